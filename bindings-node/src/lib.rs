@@ -1,0 +1,1 @@
+//! Node bindings (napi-rs). Not started yet: see the README's status list.

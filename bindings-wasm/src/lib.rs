@@ -1,0 +1,1 @@
+//! Browser bindings (wasm-bindgen). Not started yet: see the README's status list.

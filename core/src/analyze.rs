@@ -1,0 +1,310 @@
+//! Text analysis shared by indexing and querying: Unicode normalization (NFKC), lowercasing,
+//! word splitting, stopwords and Snowball stemming.
+//!
+//! Words are maximal runs of alphanumeric characters (`mart_account_segments` is three words,
+//! `don't` is two). The same [`Analyzer`] must be used for a blob's chunks and its queries; the
+//! language is part of the blob's configuration.
+
+use std::borrow::Cow;
+use std::collections::HashSet;
+
+use rust_stemmers::{Algorithm, Stemmer};
+use serde::{Deserialize, Serialize};
+use unicode_normalization::UnicodeNormalization;
+
+use crate::error::{Error, Result};
+
+/// English stopwords (the NLTK list without contractions; words are split at apostrophes).
+pub const STOPWORDS_EN: &str = include_str!("analyze/stopwords_en.txt");
+
+/// The analysis language: picks the Snowball stemmer and the stopword list.
+///
+/// Only English has a stopword list; other languages stem but drop no words.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+#[non_exhaustive]
+pub enum Language {
+    /// Snowball English (Porter2) with English stopwords. The default.
+    English,
+    /// Snowball French.
+    French,
+    /// Snowball German.
+    German,
+    /// Snowball Spanish.
+    Spanish,
+    /// Snowball Italian.
+    Italian,
+    /// Snowball Portuguese.
+    Portuguese,
+    /// Snowball Dutch.
+    Dutch,
+    /// Snowball Swedish.
+    Swedish,
+    /// Snowball Norwegian.
+    Norwegian,
+    /// Snowball Danish.
+    Danish,
+    /// Snowball Finnish.
+    Finnish,
+    /// Snowball Russian.
+    Russian,
+    /// No stemming and no stopwords: normalization and lowercasing only.
+    None,
+}
+
+impl Language {
+    /// Every language, in a stable order.
+    pub const ALL: [Language; 13] = [
+        Language::English,
+        Language::French,
+        Language::German,
+        Language::Spanish,
+        Language::Italian,
+        Language::Portuguese,
+        Language::Dutch,
+        Language::Swedish,
+        Language::Norwegian,
+        Language::Danish,
+        Language::Finnish,
+        Language::Russian,
+        Language::None,
+    ];
+
+    /// The lowercase English name (`english`, ..., `none`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Language::English => "english",
+            Language::French => "french",
+            Language::German => "german",
+            Language::Spanish => "spanish",
+            Language::Italian => "italian",
+            Language::Portuguese => "portuguese",
+            Language::Dutch => "dutch",
+            Language::Swedish => "swedish",
+            Language::Norwegian => "norwegian",
+            Language::Danish => "danish",
+            Language::Finnish => "finnish",
+            Language::Russian => "russian",
+            Language::None => "none",
+        }
+    }
+
+    /// Parses a name as returned by [`Language::name`].
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] listing the known names.
+    pub fn parse(s: &str) -> Result<Language> {
+        Language::ALL
+            .into_iter()
+            .find(|l| l.name().eq_ignore_ascii_case(s.trim()))
+            .ok_or_else(|| {
+                let names: Vec<_> = Language::ALL.iter().map(|l| l.name()).collect();
+                Error::invalid_argument(format!(
+                    "unknown language `{s}`; expected one of {}",
+                    names.join(", ")
+                ))
+            })
+    }
+
+    fn algorithm(self) -> Option<Algorithm> {
+        Some(match self {
+            Language::English => Algorithm::English,
+            Language::French => Algorithm::French,
+            Language::German => Algorithm::German,
+            Language::Spanish => Algorithm::Spanish,
+            Language::Italian => Algorithm::Italian,
+            Language::Portuguese => Algorithm::Portuguese,
+            Language::Dutch => Algorithm::Dutch,
+            Language::Swedish => Algorithm::Swedish,
+            Language::Norwegian => Algorithm::Norwegian,
+            Language::Danish => Algorithm::Danish,
+            Language::Finnish => Algorithm::Finnish,
+            Language::Russian => Algorithm::Russian,
+            Language::None => return None,
+        })
+    }
+
+    fn stopwords(self) -> &'static str {
+        match self {
+            Language::English => STOPWORDS_EN,
+            _ => "",
+        }
+    }
+}
+
+/// Normalizes, filters and stems words. Cheap to clone? No: build one per index and reuse it.
+pub struct Analyzer {
+    stemmer: Option<Stemmer>,
+    stopwords: HashSet<&'static str>,
+}
+
+impl std::fmt::Debug for Analyzer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Analyzer")
+            .field("stemming", &self.stemmer.is_some())
+            .field("stopwords", &self.stopwords.len())
+            .finish()
+    }
+}
+
+impl Analyzer {
+    /// An analyzer for `language`.
+    pub fn new(language: Language) -> Analyzer {
+        Analyzer {
+            stemmer: language.algorithm().map(Stemmer::create),
+            stopwords: language
+                .stopwords()
+                .lines()
+                .map(str::trim)
+                .filter(|w| !w.is_empty())
+                .collect(),
+        }
+    }
+
+    /// Whether the (normalized, lowercase) word is a stopword.
+    pub fn is_stopword(&self, word: &str) -> bool {
+        self.stopwords.contains(word)
+    }
+
+    /// Normalizes one raw word: NFKC and lowercase. ASCII words take a fast path.
+    pub fn normalize<'a>(&self, word: &'a str) -> Cow<'a, str> {
+        if word.is_ascii() {
+            if word.bytes().any(|b| b.is_ascii_uppercase()) {
+                Cow::Owned(word.to_ascii_lowercase())
+            } else {
+                Cow::Borrowed(word)
+            }
+        } else {
+            Cow::Owned(word.nfkc().flat_map(char::to_lowercase).collect())
+        }
+    }
+
+    /// The index term for one raw word, or `None` for a stopword.
+    pub fn term(&self, word: &str) -> Option<String> {
+        let norm = self.normalize(word);
+        if self.is_stopword(&norm) {
+            return None;
+        }
+        Some(match &self.stemmer {
+            Some(s) => s.stem(&norm).into_owned(),
+            None => norm.into_owned(),
+        })
+    }
+
+    /// Appends the index terms of `text` to `out`, in order, duplicates kept.
+    pub fn terms_into(&self, text: &str, out: &mut Vec<String>) {
+        out.extend(words(text).filter_map(|(_, w)| self.term(w)));
+    }
+
+    /// The index terms of `text`, in order, duplicates kept.
+    pub fn terms(&self, text: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        self.terms_into(text, &mut out);
+        out
+    }
+
+    /// The query's terms: for each distinct index term, the term and the normalized word it
+    /// came from (first occurrence), in query order. Stopwords are dropped.
+    pub fn query(&self, text: &str) -> Vec<QueryTerm> {
+        let mut seen = HashSet::new();
+        let mut out = Vec::new();
+        for (_, w) in words(text) {
+            let word = self.normalize(w);
+            if self.is_stopword(&word) {
+                continue;
+            }
+            let term = match &self.stemmer {
+                Some(s) => s.stem(&word).into_owned(),
+                None => word.to_string(),
+            };
+            if seen.insert(term.clone()) {
+                out.push(QueryTerm {
+                    term,
+                    word: word.into_owned(),
+                });
+            }
+        }
+        out
+    }
+}
+
+/// One distinct term of a query.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct QueryTerm {
+    /// The index term (normalized, stemmed).
+    pub term: String,
+    /// The normalized word before stemming (the token lane matches it as a prefix).
+    pub word: String,
+}
+
+/// Raw words of `text` with their byte offsets: maximal runs of alphanumeric characters.
+pub fn words(text: &str) -> impl Iterator<Item = (usize, &str)> {
+    let mut start: Option<usize> = None;
+    let mut chars = text.char_indices().chain(std::iter::once((text.len(), ' ')));
+    std::iter::from_fn(move || {
+        for (i, c) in chars.by_ref() {
+            if c.is_alphanumeric() {
+                if start.is_none() {
+                    start = Some(i);
+                }
+            } else if let Some(s) = start.take() {
+                return Some((s, &text[s..i]));
+            }
+        }
+        None
+    })
+}
+
+/// Number of whitespace-separated tokens: the unit chunk sizes are measured in.
+pub fn token_count(text: &str) -> usize {
+    text.split_whitespace().count()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn words_split_on_non_alphanumerics_with_offsets() {
+        let w: Vec<_> = words("mart_account-segments, Ünïcode 42x!").collect();
+        assert_eq!(
+            w,
+            [(0, "mart"), (5, "account"), (13, "segments"), (23, "Ünïcode"), (33, "42x")]
+        );
+    }
+
+    #[test]
+    fn english_drops_stopwords_and_stems() {
+        let a = Analyzer::new(Language::English);
+        assert_eq!(a.terms("The Running of the Revenues"), ["run", "revenu"]);
+    }
+
+    #[test]
+    fn normalization_folds_compatibility_forms_and_case() {
+        let a = Analyzer::new(Language::None);
+        assert_eq!(a.terms("ＦＵＬＬ ﬁle ÉCOLE"), ["full", "file", "école"]);
+    }
+
+    #[test]
+    fn query_terms_are_deduplicated_and_keep_their_word() {
+        let a = Analyzer::new(Language::English);
+        let q = a.query("The revenues revenue REVENUE churn");
+        let terms: Vec<_> = q.iter().map(|t| (t.term.as_str(), t.word.as_str())).collect();
+        assert_eq!(terms, [("revenu", "revenues"), ("churn", "churn")]);
+    }
+
+    #[test]
+    fn language_names_round_trip() {
+        for l in Language::ALL {
+            assert_eq!(Language::parse(l.name()).unwrap(), l);
+        }
+        assert_eq!(Language::parse("klingon").unwrap_err().code(), "invalid_argument");
+    }
+
+    #[test]
+    fn stopword_list_is_loaded() {
+        let a = Analyzer::new(Language::English);
+        assert!(a.is_stopword("the") && a.is_stopword("t") && !a.is_stopword("revenue"));
+        assert!(!Analyzer::new(Language::German).is_stopword("the"));
+    }
+}

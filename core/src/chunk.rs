@@ -1,0 +1,400 @@
+//! The chunker (DESIGN §2): splits a page body into overlapping chunks.
+//!
+//! Blocks are separated by blank lines (a fenced code block is one block, blank lines and
+//! all); a heading with nothing under it before the next blank line is glued to the block that
+//! follows, so headings stay with their text. Blocks are packed up to `max_tokens`
+//! whitespace-separated tokens; a block larger than that is split at sentence boundaries (and a
+//! sentence larger than that at token boundaries). The next chunk starts with the last
+//! sentences of the previous one, up to `overlap_tokens`. A short page is one chunk; an empty
+//! page is one empty chunk, so every page stays findable by its key, title and summary.
+//!
+//! Every chunk is a contiguous byte span of the page, so its text is a slice of the source and
+//! citations can point back at it. The output depends only on the input and the config.
+
+use serde::{Deserialize, Serialize};
+use unicode_segmentation::UnicodeSegmentation;
+
+use crate::analyze::token_count;
+use crate::error::{Error, Result};
+
+/// Chunk sizes, stored in the blob.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChunkConfig {
+    /// Target chunk size in whitespace-separated tokens (default 200, range 16..=4096). Smaller
+    /// chunks give sharper snippets and citations; larger ones keep more context together.
+    pub max_tokens: u32,
+    /// Tokens of trailing sentences carried into the next chunk (default 50; must be below
+    /// `max_tokens / 2`). 0 disables overlap.
+    pub overlap_tokens: u32,
+}
+
+impl Default for ChunkConfig {
+    fn default() -> Self {
+        ChunkConfig {
+            max_tokens: 200,
+            overlap_tokens: 50,
+        }
+    }
+}
+
+impl ChunkConfig {
+    /// Checks the ranges documented on the fields.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] when a value is out of range.
+    pub fn validate(&self) -> Result<()> {
+        if !(16..=4096).contains(&self.max_tokens) {
+            return Err(Error::invalid_argument(format!(
+                "chunk max_tokens {} is outside 16..=4096",
+                self.max_tokens
+            )));
+        }
+        if self.overlap_tokens.saturating_mul(2) >= self.max_tokens {
+            return Err(Error::invalid_argument(format!(
+                "chunk overlap_tokens {} must be below max_tokens / 2",
+                self.overlap_tokens
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// One chunk's place in the text it was cut from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Span {
+    /// Byte offset of the first byte.
+    pub start: usize,
+    /// Byte offset one past the last byte.
+    pub end: usize,
+}
+
+/// The chunk id for chunk `ordinal` of the page with id `page_id`.
+pub fn chunk_id(page_id: &str, ordinal: usize) -> String {
+    format!("{page_id}::chunk_{ordinal}")
+}
+
+/// Splits a chunk id into its page id and ordinal; `None` if it is not shaped like one.
+pub fn parse_chunk_id(id: &str) -> Option<(&str, usize)> {
+    let (page, n) = id.rsplit_once("::chunk_")?;
+    if page.is_empty() || n.is_empty() || !n.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    if n.len() > 1 && n.starts_with('0') {
+        return None;
+    }
+    Some((page, n.parse().ok()?))
+}
+
+/// The content hash of a chunk's text: the first 128 bits of its BLAKE3 hash, in hex.
+pub fn content_hash(text: &str) -> String {
+    let hash = blake3::hash(text.as_bytes());
+    hash.as_bytes()[..16]
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// Splits `text` into chunk spans (byte offsets into `text`). Never returns an empty list.
+pub fn split(text: &str, cfg: &ChunkConfig) -> Vec<Span> {
+    let max = cfg.max_tokens.max(1) as usize;
+    let overlap = cfg.overlap_tokens as usize;
+    let pieces: Vec<Span> = units(text)
+        .into_iter()
+        .flat_map(|u| fit(text, u, max))
+        .collect();
+    if pieces.is_empty() {
+        return vec![Span { start: 0, end: 0 }];
+    }
+    let mut chunks = Vec::new();
+    let mut current: Option<Span> = None;
+    let mut current_tokens = 0;
+    for piece in pieces {
+        let piece_tokens = token_count(&text[piece.start..piece.end]);
+        if let Some(cur) = current {
+            if current_tokens + piece_tokens <= max {
+                current = Some(Span {
+                    start: cur.start,
+                    end: piece.end,
+                });
+                current_tokens += piece_tokens;
+                continue;
+            }
+            chunks.push(cur);
+            let (tail_start, tail_tokens) = overlap_tail(text, cur, overlap);
+            if tail_tokens > 0 && tail_tokens + piece_tokens <= max {
+                current = Some(Span {
+                    start: tail_start,
+                    end: piece.end,
+                });
+                current_tokens = tail_tokens + piece_tokens;
+                continue;
+            }
+        }
+        current = Some(piece);
+        current_tokens = piece_tokens;
+    }
+    chunks.extend(current);
+    chunks
+}
+
+/// Blocks separated by blank lines, fences kept whole, heading-only blocks glued to the next.
+fn units(text: &str) -> Vec<Span> {
+    let mut blocks: Vec<(Span, bool)> = Vec::new();
+    let mut fence: Option<(char, usize)> = None;
+    let mut block: Option<Span> = None;
+    let mut heading_only = true;
+    let mut pos = 0;
+    while pos < text.len() {
+        let line_end = text[pos..].find('\n').map_or(text.len(), |i| pos + i + 1);
+        let line = &text[pos..line_end];
+        let content_end = pos + line.trim_end().len();
+        let trimmed = line.trim_start();
+        if let Some((c, n)) = fence_marker(trimmed) {
+            match fence {
+                None => fence = Some((c, n)),
+                Some((fc, fnum)) if fc == c && n >= fnum && trimmed.trim_end().len() == n => {
+                    fence = None
+                }
+                _ => {}
+            }
+        }
+        if line.trim().is_empty() && fence.is_none() {
+            if let Some(b) = block.take() {
+                blocks.push((b, heading_only));
+            }
+        } else {
+            let is_heading = is_heading_line(line);
+            match &mut block {
+                Some(b) => {
+                    b.end = content_end.max(b.end);
+                    heading_only &= is_heading;
+                }
+                None => {
+                    block = Some(Span {
+                        start: pos,
+                        end: content_end,
+                    });
+                    heading_only = is_heading;
+                }
+            }
+        }
+        pos = line_end;
+    }
+    if let Some(b) = block {
+        blocks.push((b, heading_only));
+    }
+    let mut out: Vec<Span> = Vec::new();
+    let mut pending_heading: Option<usize> = None;
+    for (b, heading) in blocks {
+        let start = pending_heading.take().unwrap_or(b.start);
+        if heading {
+            pending_heading = Some(start);
+        } else {
+            out.push(Span { start, end: b.end });
+        }
+    }
+    if let Some(start) = pending_heading {
+        let end = text.trim_end().len().max(start);
+        out.push(Span { start, end });
+    }
+    out
+}
+
+fn fence_marker(trimmed_line: &str) -> Option<(char, usize)> {
+    let c = trimmed_line.chars().next()?;
+    if c != '`' && c != '~' {
+        return None;
+    }
+    let n = trimmed_line.chars().take_while(|&x| x == c).count();
+    (n >= 3).then_some((c, n))
+}
+
+fn is_heading_line(line: &str) -> bool {
+    let t = line.trim_start_matches(' ');
+    if line.len() - t.len() > 3 {
+        return false;
+    }
+    let hashes = t.bytes().take_while(|&b| b == b'#').count();
+    (1..=6).contains(&hashes) && t[hashes..].chars().next().is_none_or(char::is_whitespace)
+}
+
+/// Splits a unit larger than `max` tokens at sentence boundaries, then at token boundaries.
+fn fit(text: &str, unit: Span, max: usize) -> Vec<Span> {
+    let slice = &text[unit.start..unit.end];
+    if token_count(slice) <= max {
+        return vec![unit];
+    }
+    let mut out = Vec::new();
+    for (off, sentence) in slice.split_sentence_bound_indices() {
+        let start = unit.start + off;
+        let trimmed = sentence.trim_end();
+        if trimmed.trim().is_empty() {
+            continue;
+        }
+        let span = Span {
+            start: start + (trimmed.len() - trimmed.trim_start().len()),
+            end: start + trimmed.len(),
+        };
+        if token_count(&text[span.start..span.end]) <= max {
+            out.push(span);
+        } else {
+            out.extend(split_tokens(text, span, max));
+        }
+    }
+    out
+}
+
+/// Cuts a span into pieces of at most `max` whitespace-separated tokens.
+fn split_tokens(text: &str, span: Span, max: usize) -> Vec<Span> {
+    let slice = &text[span.start..span.end];
+    let mut out = Vec::new();
+    let mut piece_start: Option<usize> = None;
+    let mut piece_end = 0;
+    let mut n = 0;
+    for (off, tok) in slice.split_whitespace().map(|t| {
+        let off = t.as_ptr() as usize - slice.as_ptr() as usize;
+        (off, t)
+    }) {
+        if n == max {
+            if let Some(s) = piece_start.take() {
+                out.push(Span {
+                    start: span.start + s,
+                    end: span.start + piece_end,
+                });
+            }
+            n = 0;
+        }
+        piece_start.get_or_insert(off);
+        piece_end = off + tok.len();
+        n += 1;
+    }
+    if let Some(s) = piece_start {
+        out.push(Span {
+            start: span.start + s,
+            end: span.start + piece_end,
+        });
+    }
+    out
+}
+
+/// The start of the trailing sentences of `chunk` that fit in `budget` tokens, and their
+/// token count; never the whole chunk (the next chunk must move forward).
+fn overlap_tail(text: &str, chunk: Span, budget: usize) -> (usize, usize) {
+    if budget == 0 {
+        return (chunk.end, 0);
+    }
+    let slice = &text[chunk.start..chunk.end];
+    let sentences: Vec<(usize, &str)> = slice.split_sentence_bound_indices().collect();
+    let mut start = chunk.end;
+    let mut tokens = 0;
+    for &(off, sentence) in sentences.iter().skip(1).rev() {
+        let t = token_count(sentence);
+        if tokens + t > budget {
+            break;
+        }
+        tokens += t;
+        start = chunk.start + off;
+    }
+    if tokens == 0 {
+        return (chunk.end, 0);
+    }
+    // Skip leading whitespace so the chunk starts on text.
+    let lead = text[start..chunk.end].len() - text[start..chunk.end].trim_start().len();
+    (start + lead, tokens)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn texts<'a>(text: &'a str, cfg: &ChunkConfig) -> Vec<&'a str> {
+        split(text, cfg)
+            .iter()
+            .map(|s| &text[s.start..s.end])
+            .collect()
+    }
+
+    fn small() -> ChunkConfig {
+        ChunkConfig {
+            max_tokens: 20,
+            overlap_tokens: 6,
+        }
+    }
+
+    #[test]
+    fn short_page_is_one_chunk() {
+        let t = "# Title\n\nOne paragraph.\n\nAnother one.\n";
+        assert_eq!(texts(t, &ChunkConfig::default()), ["# Title\n\nOne paragraph.\n\nAnother one."]);
+    }
+
+    #[test]
+    fn empty_page_is_one_empty_chunk() {
+        assert_eq!(split("", &ChunkConfig::default()), [Span { start: 0, end: 0 }]);
+        assert_eq!(split("\n\n  \n", &ChunkConfig::default()).len(), 1);
+    }
+
+    #[test]
+    fn paragraphs_pack_up_to_max_tokens_with_sentence_overlap() {
+        let p1 = "Alpha beta gamma delta epsilon. Zeta eta theta iota kappa.";
+        let p2 = "Lambda mu nu xi omicron. Pi rho sigma tau upsilon phi.";
+        let t = format!("{p1}\n\n{p2}\n");
+        let c = texts(&t, &small());
+        assert_eq!(c.len(), 2, "{c:?}");
+        assert_eq!(c[0], p1);
+        // The second chunk carries the last sentence of the first.
+        assert_eq!(c[1], format!("Zeta eta theta iota kappa.\n\n{p2}"));
+    }
+
+    #[test]
+    fn heading_stays_with_the_text_under_it() {
+        let para = "word ".repeat(15);
+        let t = format!("{}\n\n## Section\n\n{}\n", para.trim(), para.trim());
+        let c = texts(&t, &small());
+        assert_eq!(c.len(), 2);
+        assert!(c[1].starts_with("## Section"), "{c:?}");
+        assert!(!c[0].contains("Section"));
+    }
+
+    #[test]
+    fn fenced_code_with_blank_lines_is_one_block() {
+        let t = "```sql\nselect 1\n\nfrom t\n```\n\nafter\n";
+        let u = units(t);
+        assert_eq!(&t[u[0].start..u[0].end], "```sql\nselect 1\n\nfrom t\n```");
+    }
+
+    #[test]
+    fn oversized_sentence_is_cut_at_token_boundaries() {
+        let t = "w ".repeat(50);
+        let c = texts(&t, &small());
+        assert!(c.iter().all(|c| token_count(c) <= 20), "{c:?}");
+        assert_eq!(c.iter().map(|c| token_count(c)).sum::<usize>(), 50);
+    }
+
+    #[test]
+    fn chunks_cover_every_token_in_order() {
+        let t = "Intro sentence one. Intro two is here.\n\n# H\n\nBody ".to_string()
+            + &"lorem ipsum dolor sit amet. ".repeat(30);
+        let spans = split(&t, &small());
+        assert!(spans.windows(2).all(|w| w[0].start < w[1].start && w[0].end <= w[1].end));
+        assert_eq!(spans.first().unwrap().start, 0);
+        assert_eq!(spans.last().unwrap().end, t.trim_end().len());
+        assert!(spans.iter().all(|s| token_count(&t[s.start..s.end]) <= 20));
+    }
+
+    #[test]
+    fn chunk_ids_round_trip() {
+        assert_eq!(chunk_id("user/alice/revenue", 3), "user/alice/revenue::chunk_3");
+        assert_eq!(parse_chunk_id("a::b::chunk_12"), Some(("a::b", 12)));
+        assert_eq!(parse_chunk_id("a::chunk_"), None);
+        assert_eq!(parse_chunk_id("a::chunk_01"), None);
+        assert_eq!(parse_chunk_id("::chunk_1"), None);
+        assert_eq!(parse_chunk_id("a::chunk_99999999999999999999999"), None);
+    }
+
+    #[test]
+    fn config_ranges_are_checked() {
+        assert!(ChunkConfig::default().validate().is_ok());
+        assert!(ChunkConfig { max_tokens: 8, overlap_tokens: 0 }.validate().is_err());
+        assert!(ChunkConfig { max_tokens: 100, overlap_tokens: 50 }.validate().is_err());
+    }
+}

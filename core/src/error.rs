@@ -1,0 +1,144 @@
+//! The one error type of the crate, with a stable machine-readable [`Error::code`].
+
+/// Everything that can stop an operation. Findings (a skipped page, a lint issue, a citation
+/// verdict) are values in reports, not errors: `Err` means the operation itself could not run.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The bytes are not a wikidex index.
+    #[error("not a wikidex index (bad magic bytes)")]
+    NotAnIndex,
+    /// Written by a format version this build cannot read.
+    #[error("index format v{found} unsupported; this build reads v{oldest}..=v{current}")]
+    IncompatibleFormat {
+        /// Version found in the blob.
+        found: u32,
+        /// Oldest version this build reads.
+        oldest: u32,
+        /// Version this build writes.
+        current: u32,
+    },
+    /// Truncated, corrupted or internally inconsistent index bytes.
+    #[error("corrupt index: {detail}")]
+    Corrupt {
+        /// What was wrong.
+        detail: String,
+    },
+    /// A page could not be parsed (broken YAML frontmatter, invalid UTF-8, ...).
+    #[error("invalid page {path}{}: {reason}", line.map(|l| format!(" (line {l})")).unwrap_or_default())]
+    InvalidPage {
+        /// Path of the page relative to the wiki root.
+        path: String,
+        /// 1-based line in the file, when known.
+        line: Option<u32>,
+        /// What was wrong.
+        reason: String,
+    },
+    /// Two pages in the same scope have the same key.
+    #[error("duplicate key `{key}` in scope {scope}: {first} and {second}")]
+    DuplicateKey {
+        /// The key.
+        key: String,
+        /// The scope both pages are in.
+        scope: String,
+        /// The path that defined the key first.
+        first: String,
+        /// The path that defined it again.
+        second: String,
+    },
+    /// No page with this key (in the scope asked for).
+    #[error("unknown page `{key}`")]
+    UnknownPage {
+        /// The key asked for.
+        key: String,
+    },
+    /// No chunk with this id.
+    #[error("unknown chunk `{id}`")]
+    UnknownChunk {
+        /// The id asked for.
+        id: String,
+    },
+    /// An argument is out of range or malformed.
+    #[error("invalid argument: {detail}")]
+    InvalidArgument {
+        /// What was wrong.
+        detail: String,
+    },
+    /// An input collection (e.g. BEIR files) could not be read or parsed.
+    #[error("invalid input {path}{}: {reason}", line.map(|l| format!(" (line {l})")).unwrap_or_default())]
+    InvalidInput {
+        /// The file.
+        path: String,
+        /// 1-based line, when known.
+        line: Option<u32>,
+        /// What was wrong.
+        reason: String,
+    },
+    /// A file-system operation failed.
+    #[error("i/o error on {path}: {source}")]
+    Io {
+        /// The path involved.
+        path: String,
+        /// The underlying error.
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+impl Error {
+    /// A stable, machine-readable code for this error, the same in every binding.
+    pub fn code(&self) -> &'static str {
+        match self {
+            Error::NotAnIndex => "not_an_index",
+            Error::IncompatibleFormat { .. } => "incompatible_format",
+            Error::Corrupt { .. } => "corrupt_index",
+            Error::InvalidPage { .. } => "invalid_page",
+            Error::DuplicateKey { .. } => "duplicate_key",
+            Error::UnknownPage { .. } => "unknown_page",
+            Error::UnknownChunk { .. } => "unknown_chunk",
+            Error::InvalidArgument { .. } => "invalid_argument",
+            Error::InvalidInput { .. } => "invalid_input",
+            Error::Io { .. } => "io",
+        }
+    }
+
+    pub(crate) fn corrupt(detail: impl Into<String>) -> Self {
+        Error::Corrupt {
+            detail: detail.into(),
+        }
+    }
+
+    pub(crate) fn invalid_argument(detail: impl Into<String>) -> Self {
+        Error::InvalidArgument {
+            detail: detail.into(),
+        }
+    }
+
+    pub(crate) fn io(path: impl AsRef<std::path::Path>, source: std::io::Error) -> Self {
+        Error::Io {
+            path: path.as_ref().display().to_string(),
+            source,
+        }
+    }
+}
+
+/// `Result` with [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_are_stable_snake_case() {
+        let e = Error::UnknownChunk { id: "x".into() };
+        assert_eq!(e.code(), "unknown_chunk");
+        assert!(e.to_string().contains("`x`"));
+        let e = Error::InvalidPage {
+            path: "a.md".into(),
+            line: Some(3),
+            reason: "bad".into(),
+        };
+        assert_eq!(e.to_string(), "invalid page a.md (line 3): bad");
+    }
+}

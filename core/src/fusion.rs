@@ -1,0 +1,220 @@
+//! Weighted Reciprocal Rank Fusion (DESIGN §3.3–3.4).
+//!
+//! Each lane that ran adds `weight / (k + rank)` (ranks start at 1) to every chunk it ranked.
+//! Results are ordered by fused score, then by how many lanes matched, then by chunk id, so
+//! equal inputs always give the same order. A lane that was skipped or failed is simply absent
+//! from the input: it is dropped, not counted as zero.
+
+use std::cmp::Ordering;
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+use crate::lane::Lane;
+
+/// Fusion constants, stored in the blob.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct FusionConfig {
+    /// The RRF constant `k` (default 60, range `1.0..=1000.0`). Small values make the top ranks
+    /// of each lane dominate; large values flatten the curve so agreement between lanes counts
+    /// more than any single lane's top rank.
+    pub k: f32,
+    /// Weight of the lexical lane (default 1.5).
+    pub lexical: f32,
+    /// Weight of the semantic lane (default 2.0).
+    pub semantic: f32,
+    /// Weight of the token lane (default 0.75). Weights range over `0.0..=100.0`; a lane with
+    /// weight 0 still runs (and is explained) but does not move the ranking.
+    pub token: f32,
+}
+
+impl Default for FusionConfig {
+    fn default() -> Self {
+        FusionConfig {
+            k: 60.0,
+            lexical: 1.5,
+            semantic: 2.0,
+            token: 0.75,
+        }
+    }
+}
+
+impl FusionConfig {
+    /// The weight of `lane`.
+    pub fn weight(&self, lane: Lane) -> f32 {
+        match lane {
+            Lane::Lexical => self.lexical,
+            Lane::Semantic => self.semantic,
+            Lane::Token => self.token,
+        }
+    }
+
+    /// Checks the ranges documented on the fields.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] when a value is out of range or not finite.
+    pub fn validate(&self) -> Result<()> {
+        if !(1.0..=1000.0).contains(&self.k) {
+            return Err(Error::invalid_argument(format!(
+                "fusion k {} is outside 1..=1000",
+                self.k
+            )));
+        }
+        for lane in Lane::ALL {
+            let w = self.weight(lane);
+            if !(0.0..=100.0).contains(&w) {
+                return Err(Error::invalid_argument(format!(
+                    "{} weight {w} is outside 0..=100",
+                    lane.name()
+                )));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// One lane's ranking: chunk indices with the lane's own scores, best first.
+#[derive(Debug, Clone)]
+pub struct LaneRanking {
+    /// The lane.
+    pub lane: Lane,
+    /// Its fusion weight.
+    pub weight: f32,
+    /// `(chunk, lane score)`, best first; rank is position + 1.
+    pub ranked: Vec<(u32, f32)>,
+}
+
+/// Where a chunk stood in one lane.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LaneRank {
+    /// 1-based rank in the lane.
+    pub rank: u32,
+    /// The lane's own score.
+    pub score: f32,
+}
+
+/// A chunk after fusion.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Fused {
+    /// Chunk index.
+    pub chunk: u32,
+    /// Fused score: `Σ weight / (k + rank)`.
+    pub score: f32,
+    /// Per lane (in [`Lane::ALL`] order), the chunk's rank and score, if the lane ranked it.
+    pub ranks: [Option<LaneRank>; 3],
+}
+
+impl Fused {
+    /// Number of lanes that ranked this chunk.
+    pub fn lanes_matched(&self) -> usize {
+        self.ranks.iter().filter(|r| r.is_some()).count()
+    }
+}
+
+fn lane_slot(lane: Lane) -> usize {
+    match lane {
+        Lane::Lexical => 0,
+        Lane::Semantic => 1,
+        Lane::Token => 2,
+    }
+}
+
+/// The rank and score `lane` gave, from a fused result.
+pub fn lane_rank(f: &Fused, lane: Lane) -> Option<LaneRank> {
+    f.ranks[lane_slot(lane)]
+}
+
+/// Fuses lane rankings with weighted RRF. `id_order` compares two chunks by id, for the last
+/// tie rule.
+pub fn rrf(k: f32, lanes: &[LaneRanking], id_order: impl Fn(u32, u32) -> Ordering) -> Vec<Fused> {
+    let mut by_chunk: std::collections::HashMap<u32, usize> = std::collections::HashMap::new();
+    let mut out: Vec<Fused> = Vec::new();
+    for lane in lanes {
+        let slot = lane_slot(lane.lane);
+        for (i, &(chunk, score)) in lane.ranked.iter().enumerate() {
+            let rank = u32::try_from(i + 1).unwrap_or(u32::MAX);
+            let at = *by_chunk.entry(chunk).or_insert_with(|| {
+                out.push(Fused {
+                    chunk,
+                    score: 0.0,
+                    ranks: [None; 3],
+                });
+                out.len() - 1
+            });
+            let f = &mut out[at];
+            if f.ranks[slot].is_none() {
+                f.ranks[slot] = Some(LaneRank { rank, score });
+            }
+        }
+    }
+    // Sum in lane order so the float result does not depend on insertion order.
+    for f in &mut out {
+        f.score = lanes
+            .iter()
+            .filter_map(|l| {
+                f.ranks[lane_slot(l.lane)].map(|r| l.weight / (k + r.rank as f32))
+            })
+            .sum();
+    }
+    out.sort_by(|a, b| {
+        b.score
+            .total_cmp(&a.score)
+            .then_with(|| b.lanes_matched().cmp(&a.lanes_matched()))
+            .then_with(|| id_order(a.chunk, b.chunk))
+    });
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lane(lane: Lane, weight: f32, chunks: &[u32]) -> LaneRanking {
+        LaneRanking {
+            lane,
+            weight,
+            ranked: chunks.iter().map(|&c| (c, 1.0)).collect(),
+        }
+    }
+
+    #[test]
+    fn rrf_adds_weight_over_k_plus_rank() {
+        let f = rrf(60.0, &[lane(Lane::Lexical, 1.5, &[7, 8]), lane(Lane::Token, 0.75, &[8])], |a: u32, b: u32| a.cmp(&b));
+        assert_eq!(f[0].chunk, 8);
+        assert!((f[0].score - (1.5 / 62.0 + 0.75 / 61.0)).abs() < 1e-7);
+        assert_eq!(lane_rank(&f[0], Lane::Token).unwrap().rank, 1);
+        assert!((f[1].score - 1.5 / 61.0).abs() < 1e-7);
+    }
+
+    #[test]
+    fn rrf_breaks_ties_by_lane_count_then_id() {
+        // Chunk 1: rank 1 in a weight-2 lane. Chunk 2: rank 1 in two weight-1 lanes with k
+        // chosen so both sum to the same score.
+        let lanes = [
+            lane(Lane::Semantic, 2.0, &[1]),
+            lane(Lane::Lexical, 1.0, &[2]),
+            lane(Lane::Token, 1.0, &[2]),
+        ];
+        let f = rrf(60.0, &lanes, |a: u32, b: u32| a.cmp(&b));
+        assert_eq!(f[0].score, f[1].score);
+        assert_eq!(f[0].chunk, 2, "more lanes wins the tie");
+        let f = rrf(60.0, &[lane(Lane::Lexical, 1.0, &[5]), lane(Lane::Token, 1.0, &[4])], |a: u32, b: u32| a.cmp(&b));
+        assert_eq!((f[0].chunk, f[1].chunk), (4, 5), "then the lower id");
+    }
+
+    #[test]
+    fn missing_lane_is_dropped_not_zeroed() {
+        let f = rrf(60.0, &[lane(Lane::Lexical, 1.5, &[3])], |a: u32, b: u32| a.cmp(&b));
+        assert!(lane_rank(&f[0], Lane::Semantic).is_none());
+        assert_eq!(f.len(), 1);
+    }
+
+    #[test]
+    fn config_ranges_are_checked() {
+        assert!(FusionConfig::default().validate().is_ok());
+        let bad = FusionConfig { k: 0.0, ..FusionConfig::default() };
+        assert!(bad.validate().is_err());
+        let bad = FusionConfig { token: -1.0, ..FusionConfig::default() };
+        assert!(bad.validate().is_err());
+    }
+}

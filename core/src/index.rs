@@ -1,0 +1,816 @@
+//! [`Index`] and [`IndexBuilder`]: the public entry points.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::analyze::{Analyzer, Language};
+use crate::blob::{self, ChunkRecord, IndexData};
+use crate::chunk::{self, ChunkConfig};
+use crate::error::{Error, Result};
+use crate::fusion::FusionConfig;
+use crate::lane::lexical::{Bm25Params, Bm25Scorer, LexicalIndex};
+use crate::page::{self, Page, Scope};
+
+/// The whole configuration of an index; stored in the blob, so a loaded index searches the way
+/// it was built.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Config {
+    /// Chunk sizes.
+    pub chunk: ChunkConfig,
+    /// Analysis language (stemmer and stopwords).
+    pub language: Language,
+    /// BM25 parameters of the lexical lane.
+    pub bm25: Bm25Params,
+    /// RRF constant and lane weights.
+    pub fusion: FusionConfig,
+    /// Longest query, in characters (default 1,000); longer queries are cut and the result says
+    /// so.
+    pub max_query_chars: u32,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            chunk: ChunkConfig::default(),
+            language: Language::English,
+            bm25: Bm25Params::default(),
+            fusion: FusionConfig::default(),
+            max_query_chars: 1000,
+        }
+    }
+}
+
+/// A file or record the build could not use, and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Skipped {
+    /// Path relative to the wiki root (or `corpus.jsonl:<line>`).
+    pub path: String,
+    /// 1-based line of the problem, when known.
+    pub line: Option<u32>,
+    /// The error code (`invalid_page`, `duplicate_key`, ...).
+    pub code: String,
+    /// What was wrong.
+    pub reason: String,
+}
+
+/// A problem in a page that did not stop it from being indexed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Warning {
+    /// Path relative to the wiki root.
+    pub path: String,
+    /// What was odd.
+    pub message: String,
+}
+
+/// What a build did.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BuildReport {
+    /// Pages indexed.
+    pub pages: usize,
+    /// Chunks indexed.
+    pub chunks: usize,
+    /// Files skipped, with reasons.
+    pub skipped: Vec<Skipped>,
+    /// Non-fatal problems in indexed pages.
+    pub warnings: Vec<Warning>,
+}
+
+/// Collects pages, then builds an [`Index`].
+///
+/// # Example
+/// ```
+/// use wikidex::{IndexBuilder, SearchOptions};
+/// let mut b = IndexBuilder::new(Default::default())?;
+/// b.add_file("global/revenue.md", b"---\nsummary: Money in.\n---\nRevenue is recognized monthly.")?;
+/// b.add_file("global/churn.md", b"Churn is the share of accounts lost.")?;
+/// let (index, report) = b.build()?;
+/// assert_eq!(report.pages, 2);
+/// let hits = index.search("recognized revenue", &SearchOptions::default())?.hits;
+/// assert_eq!(hits[0].key, "revenue");
+/// # Ok::<(), wikidex::Error>(())
+/// ```
+#[derive(Debug)]
+pub struct IndexBuilder {
+    config: Config,
+    strict: bool,
+    pages: BTreeMap<(Scope, String), Page>,
+    report: BuildReport,
+}
+
+impl IndexBuilder {
+    /// A builder with `config`.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] if a config value is out of range.
+    pub fn new(config: Config) -> Result<IndexBuilder> {
+        config.validate()?;
+        Ok(IndexBuilder {
+            config,
+            strict: false,
+            pages: BTreeMap::new(),
+            report: BuildReport::default(),
+        })
+    }
+
+    /// In strict mode the first page that cannot be used fails the build instead of being
+    /// skipped and reported.
+    pub fn strict(mut self, strict: bool) -> IndexBuilder {
+        self.strict = strict;
+        self
+    }
+
+    /// Adds one Markdown file (`path` relative to the wiki root, `/`-separated). A file that
+    /// cannot be parsed is skipped and listed in the report.
+    ///
+    /// # Errors
+    /// In strict mode, the error that made the file unusable.
+    pub fn add_file(&mut self, path: &str, bytes: &[u8]) -> Result<()> {
+        let parsed = std::str::from_utf8(bytes)
+            .map_err(|e| Error::InvalidPage {
+                path: path.to_string(),
+                line: Some(line_of(bytes, e.valid_up_to())),
+                reason: format!("not valid UTF-8: {e}"),
+            })
+            .and_then(|text| page::parse(path, text));
+        match parsed {
+            Ok(p) => {
+                for w in p.warnings {
+                    self.report.warnings.push(Warning {
+                        path: path.to_string(),
+                        message: w,
+                    });
+                }
+                self.add_page(p.page)
+            }
+            Err(e) => self.skip(e),
+        }
+    }
+
+    /// Adds a page. A second page with the same key in the same scope is skipped and reported.
+    ///
+    /// # Errors
+    /// In strict mode, [`Error::DuplicateKey`].
+    pub fn add_page(&mut self, page: Page) -> Result<()> {
+        let slot = (page.scope.clone(), page.key.clone());
+        if let Some(first) = self.pages.get(&slot) {
+            let err = Error::DuplicateKey {
+                key: page.key.clone(),
+                scope: page.scope.to_string(),
+                first: first.path.clone(),
+                second: page.path.clone(),
+            };
+            return self.skip_at(page.path, err);
+        }
+        self.pages.insert(slot, page);
+        Ok(())
+    }
+
+    /// Adds every Markdown file under `root` (recursively, in path order). Hidden files and
+    /// folders (`.obsidian`, `.git`) and non-Markdown files are ignored; symbolic links to
+    /// folders are not followed.
+    ///
+    /// # Errors
+    /// [`Error::Io`] if `root` cannot be read; in strict mode, the first unusable page.
+    pub fn add_dir(&mut self, root: &Path) -> Result<()> {
+        for (rel, full) in wiki_files(root)? {
+            match std::fs::read(&full) {
+                Ok(bytes) => self.add_file(&rel, &bytes)?,
+                Err(e) => self.skip_at(rel, Error::io(&full, e))?,
+            }
+        }
+        Ok(())
+    }
+
+    /// Adds a BEIR `corpus.jsonl`: each line `{"_id", "title", "text"}` becomes a page with key
+    /// `_id` (verbatim), that title, and the text as its body.
+    ///
+    /// # Errors
+    /// [`Error::Io`] if the file cannot be read; in strict mode, the first bad line.
+    pub fn add_beir_corpus(&mut self, path: &Path) -> Result<()> {
+        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+        for (i, line) in text.lines().enumerate() {
+            if line.trim().is_empty() {
+                continue;
+            }
+            let at = format!("corpus.jsonl:{}", i + 1);
+            match crate::eval::beir_doc(line) {
+                Ok((id, title, body)) => {
+                    let page = page_from_record(at, id, title, body);
+                    self.add_page(page)?;
+                }
+                Err(reason) => self.skip_at(
+                    at.clone(),
+                    Error::InvalidInput {
+                        path: path.display().to_string(),
+                        line: u32::try_from(i + 1).ok(),
+                        reason,
+                    },
+                )?,
+            }
+        }
+        Ok(())
+    }
+
+    fn skip(&mut self, err: Error) -> Result<()> {
+        let path = match &err {
+            Error::InvalidPage { path, .. } => path.clone(),
+            _ => String::new(),
+        };
+        self.skip_at(path, err)
+    }
+
+    fn skip_at(&mut self, path: String, err: Error) -> Result<()> {
+        if self.strict {
+            return Err(err);
+        }
+        let line = match &err {
+            Error::InvalidPage { line, .. } | Error::InvalidInput { line, .. } => *line,
+            _ => None,
+        };
+        let reason = match &err {
+            Error::InvalidPage { reason, .. } | Error::InvalidInput { reason, .. } => {
+                reason.clone()
+            }
+            other => other.to_string(),
+        };
+        self.report.skipped.push(Skipped {
+            path,
+            line,
+            code: err.code().to_string(),
+            reason,
+        });
+        Ok(())
+    }
+
+    /// Builds the index.
+    ///
+    /// # Errors
+    /// Only if the index would exceed the format's limits (4 Gi chunks or pages).
+    pub fn build(self) -> Result<(Index, BuildReport)> {
+        self.build_with_progress(&mut |_, _| {})
+    }
+
+    /// Builds the index, calling `progress(pages_done, pages_total)` as pages are chunked and
+    /// analyzed.
+    ///
+    /// # Errors
+    /// As [`IndexBuilder::build`].
+    pub fn build_with_progress(
+        self,
+        progress: &mut dyn FnMut(usize, usize),
+    ) -> Result<(Index, BuildReport)> {
+        let mut report = self.report;
+        let pages: Vec<Page> = self.pages.into_values().collect();
+        let data = assemble(self.config, pages, progress)?;
+        report.pages = data.pages.len();
+        report.chunks = data.chunks.len();
+        Ok((Index::from_data(data), report))
+    }
+}
+
+fn line_of(bytes: &[u8], offset: usize) -> u32 {
+    let n = bytes[..offset.min(bytes.len())]
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count();
+    u32::try_from(n + 1).unwrap_or(u32::MAX)
+}
+
+/// A page made from a plain record (a BEIR document): no frontmatter, the body is the text.
+fn page_from_record(path: String, key: String, title: String, body: String) -> Page {
+    Page {
+        title: if title.trim().is_empty() {
+            key.clone()
+        } else {
+            title
+        },
+        key,
+        scope: Scope::Global,
+        path,
+        summary: None,
+        tags: Vec::new(),
+        kind: None,
+        refs: Vec::new(),
+        links: Vec::new(),
+        sl_refs: Vec::new(),
+        relations: Vec::new(),
+        usage_mode: Default::default(),
+        source: None,
+        sources: Vec::new(),
+        aliases: Vec::new(),
+        redirect_from: Vec::new(),
+        stale_since: None,
+        archived_since: None,
+        provenance: Vec::new(),
+        extra: Default::default(),
+        text: body,
+        body_start: 0,
+    }
+}
+
+/// Markdown files under `root`, as (relative `/` path, full path), sorted by relative path.
+fn wiki_files(root: &Path) -> Result<Vec<(String, PathBuf)>> {
+    let meta = std::fs::metadata(root).map_err(|e| Error::io(root, e))?;
+    if !meta.is_dir() {
+        return Err(Error::invalid_argument(format!(
+            "{} is not a folder",
+            root.display()
+        )));
+    }
+    let mut out = Vec::new();
+    let mut stack = vec![(root.to_path_buf(), String::new())];
+    while let Some((dir, rel)) = stack.pop() {
+        let entries = std::fs::read_dir(&dir).map_err(|e| Error::io(&dir, e))?;
+        for entry in entries {
+            let entry = entry.map_err(|e| Error::io(&dir, e))?;
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if name.starts_with('.') {
+                continue;
+            }
+            let rel_path = if rel.is_empty() {
+                name.clone()
+            } else {
+                format!("{rel}/{name}")
+            };
+            let ft = entry.file_type().map_err(|e| Error::io(entry.path(), e))?;
+            if ft.is_dir() {
+                stack.push((entry.path(), rel_path));
+            } else if (ft.is_file() || ft.is_symlink())
+                && page::is_markdown_path(&name)
+                && entry.path().is_file()
+            {
+                out.push((rel_path, entry.path()));
+            }
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
+/// Chunks and analyzes `pages` (already in canonical order) into index data. The only place
+/// derived data is made, so a build and an upsert give the same bytes for the same pages.
+fn assemble(
+    config: Config,
+    pages: Vec<Page>,
+    progress: &mut dyn FnMut(usize, usize),
+) -> Result<IndexData> {
+    u32::try_from(pages.len()).map_err(|_| Error::invalid_argument("more than 4 Gi pages"))?;
+    let analyzer = Analyzer::new(config.language);
+    let mut chunks = Vec::new();
+    let mut chunk_terms = Vec::new();
+    let total = pages.len();
+    for (pi, page) in pages.iter().enumerate() {
+        let body_start = page.body_start as usize;
+        let body = page.body();
+        let mut head = Vec::new();
+        analyzer.terms_into(&page.key, &mut head);
+        analyzer.terms_into(&page.title, &mut head);
+        if let Some(s) = &page.summary {
+            analyzer.terms_into(s, &mut head);
+        }
+        let mut tail = Vec::new();
+        for t in &page.tags {
+            analyzer.terms_into(t, &mut tail);
+        }
+        for span in chunk::split(body, &config.chunk) {
+            let (start, end) = (body_start + span.start, body_start + span.end);
+            let text = &page.text[start..end];
+            let mut terms = head.clone();
+            analyzer.terms_into(text, &mut terms);
+            terms.extend(tail.iter().cloned());
+            chunk_terms.push(terms);
+            chunks.push(ChunkRecord {
+                page: pi as u32,
+                start: u32::try_from(start).map_err(|_| Error::invalid_argument("page > 4 GiB"))?,
+                end: u32::try_from(end).map_err(|_| Error::invalid_argument("page > 4 GiB"))?,
+                hash: chunk::content_hash(text),
+            });
+        }
+        progress(pi + 1, total);
+    }
+    u32::try_from(chunks.len()).map_err(|_| Error::invalid_argument("more than 4 Gi chunks"))?;
+    let lexical = LexicalIndex::build(chunk_terms);
+    Ok(IndexData {
+        config,
+        pages,
+        chunks,
+        lexical,
+        vectors: None,
+    })
+}
+
+/// A chunk with its text, as returned by [`Index::chunk`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Chunk {
+    /// `{page_id}::chunk_{ordinal}`.
+    pub id: String,
+    /// Key of the page it belongs to.
+    pub key: String,
+    /// The page's scope.
+    pub scope: Scope,
+    /// Path of the page relative to the wiki root.
+    pub path: String,
+    /// Position within the page (0-based).
+    pub ordinal: u32,
+    /// Byte offset of the chunk in the page's source text.
+    pub start: u32,
+    /// Byte offset one past its end.
+    pub end: u32,
+    /// Content hash (first 128 bits of BLAKE3, hex).
+    pub hash: String,
+    /// The chunk's text.
+    pub text: String,
+}
+
+/// What [`Index::upsert_page`] did.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct UpsertReport {
+    /// The page's id.
+    pub page: String,
+    /// Whether a page with this key and scope already existed (and was replaced).
+    pub replaced: bool,
+    /// Chunks the page now has.
+    pub chunks: usize,
+    /// Non-fatal problems in the page.
+    pub warnings: Vec<String>,
+}
+
+/// A searchable index: pages, chunks, postings and configuration, loaded from or saved to one
+/// blob. Immutable while searching; [`Index::upsert_page`] and [`Index::delete_page`] change
+/// it in place.
+#[derive(Debug)]
+pub struct Index {
+    pub(crate) data: IndexData,
+    pub(crate) analyzer: Analyzer,
+    pub(crate) scorer: Bm25Scorer,
+    /// Per chunk: index of its page.
+    pub(crate) chunk_page: Vec<u32>,
+    /// Per page: index of its first chunk (one extra entry at the end).
+    pub(crate) first_chunk: Vec<u32>,
+    /// Page id → page index.
+    page_ids: HashMap<String, u32>,
+}
+
+impl Index {
+    fn from_data(data: IndexData) -> Index {
+        let analyzer = Analyzer::new(data.config.language);
+        let scorer = data.lexical.scorer(data.config.bm25);
+        let chunk_page: Vec<u32> = data.chunks.iter().map(|c| c.page).collect();
+        let mut first_chunk = vec![0u32; data.pages.len() + 1];
+        for (i, c) in data.chunks.iter().enumerate().rev() {
+            first_chunk[c.page as usize] = i as u32;
+        }
+        first_chunk[data.pages.len()] = data.chunks.len() as u32;
+        let page_ids = data
+            .pages
+            .iter()
+            .enumerate()
+            .map(|(i, p)| (p.id(), i as u32))
+            .collect();
+        Index {
+            data,
+            analyzer,
+            scorer,
+            chunk_page,
+            first_chunk,
+            page_ids,
+        }
+    }
+
+    /// Loads an index from blob bytes.
+    ///
+    /// # Errors
+    /// [`Error::NotAnIndex`] for foreign bytes, [`Error::IncompatibleFormat`] for a version this
+    /// build cannot read, [`Error::Corrupt`] for truncated, corrupted or inconsistent bytes.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Index> {
+        blob::decode(bytes).map(Index::from_data)
+    }
+
+    /// Encodes the index as a blob. The same index always gives the same bytes.
+    ///
+    /// # Errors
+    /// Only if encoding fails, which it does not for an index this crate built.
+    pub fn to_bytes(&self) -> Result<Vec<u8>> {
+        blob::encode(&self.data)
+    }
+
+    /// Loads an index from a file.
+    ///
+    /// # Errors
+    /// [`Error::Io`], or as [`Index::from_bytes`].
+    pub fn open(path: &Path) -> Result<Index> {
+        let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+        Index::from_bytes(&bytes)
+    }
+
+    /// Saves the blob to `path` atomically: it is written to a temporary file in the same
+    /// folder, flushed, then renamed over `path`, so readers see the old or the new index,
+    /// never half of one.
+    ///
+    /// # Errors
+    /// [`Error::Io`] if the folder is not writable; `path` is then unchanged.
+    pub fn save(&self, path: &Path) -> Result<()> {
+        use std::io::Write;
+        let bytes = self.to_bytes()?;
+        let dir = path
+            .parent()
+            .filter(|d| !d.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        let name = path
+            .file_name()
+            .ok_or_else(|| Error::invalid_argument(format!("{} is not a file path", path.display())))?;
+        let tmp = dir.join(format!(
+            ".{}.tmp-{}",
+            name.to_string_lossy(),
+            std::process::id()
+        ));
+        let write = || -> std::io::Result<()> {
+            let mut f = std::fs::File::create(&tmp)?;
+            f.write_all(&bytes)?;
+            f.sync_all()?;
+            std::fs::rename(&tmp, path)
+        };
+        write().map_err(|e| {
+            let _ = std::fs::remove_file(&tmp);
+            Error::io(path, e)
+        })
+    }
+
+    /// The configuration the index was built with.
+    pub fn config(&self) -> &Config {
+        &self.data.config
+    }
+
+    /// Every page, in canonical order (scope, then key).
+    pub fn pages(&self) -> &[Page] {
+        &self.data.pages
+    }
+
+    /// Number of chunks.
+    pub fn chunk_count(&self) -> usize {
+        self.data.chunks.len()
+    }
+
+    /// The page `key` as seen from `scope`: a user scope sees its own page first, then the
+    /// global one; `None` looks in the global scope, then in any user scope (lowest name
+    /// first).
+    ///
+    /// # Errors
+    /// [`Error::UnknownPage`].
+    pub fn page(&self, key: &str, scope: Option<&Scope>) -> Result<&Page> {
+        self.page_index(key, scope)
+            .map(|i| &self.data.pages[i as usize])
+            .ok_or_else(|| Error::UnknownPage {
+                key: key.to_string(),
+            })
+    }
+
+    fn page_index(&self, key: &str, scope: Option<&Scope>) -> Option<u32> {
+        let key = if self.page_ids.contains_key(key) {
+            key.to_string()
+        } else {
+            page::normalize_key(key)
+        };
+        if let Some(Scope::User(name)) = scope {
+            if let Some(&i) = self.page_ids.get(&format!("user/{name}/{key}")) {
+                return Some(i);
+            }
+        }
+        if let Some(&i) = self.page_ids.get(&key) {
+            return Some(i);
+        }
+        if scope.is_none() {
+            return self
+                .data
+                .pages
+                .iter()
+                .position(|p| p.key == key)
+                .map(|i| i as u32);
+        }
+        None
+    }
+
+    /// The page with this id (`key` or `user/<name>/<key>`).
+    pub fn page_by_id(&self, id: &str) -> Option<&Page> {
+        self.page_ids.get(id).map(|&i| &self.data.pages[i as usize])
+    }
+
+    /// The chunk with this id, with its text.
+    ///
+    /// # Errors
+    /// [`Error::UnknownChunk`] when no chunk has this id: ids are never guessed.
+    pub fn chunk(&self, id: &str) -> Result<Chunk> {
+        let unknown = || Error::UnknownChunk { id: id.to_string() };
+        let (page_id, ordinal) = chunk::parse_chunk_id(id).ok_or_else(unknown)?;
+        let &p = self.page_ids.get(page_id).ok_or_else(unknown)?;
+        let first = self.first_chunk[p as usize] as usize;
+        let count = self.first_chunk[p as usize + 1] as usize - first;
+        if ordinal >= count {
+            return Err(unknown());
+        }
+        Ok(self.chunk_at((first + ordinal) as u32))
+    }
+
+    /// The chunk at table position `c` (must be in range).
+    pub(crate) fn chunk_at(&self, c: u32) -> Chunk {
+        let rec = &self.data.chunks[c as usize];
+        let page = &self.data.pages[rec.page as usize];
+        let ordinal = c - self.first_chunk[rec.page as usize];
+        Chunk {
+            id: chunk::chunk_id(&page.id(), ordinal as usize),
+            key: page.key.clone(),
+            scope: page.scope.clone(),
+            path: page.path.clone(),
+            ordinal,
+            start: rec.start,
+            end: rec.end,
+            hash: rec.hash.clone(),
+            text: self.chunk_text(c).to_string(),
+        }
+    }
+
+    pub(crate) fn chunk_text(&self, c: u32) -> &str {
+        let rec = &self.data.chunks[c as usize];
+        let page = &self.data.pages[rec.page as usize];
+        &page.text[rec.start as usize..rec.end as usize]
+    }
+
+    /// The chunks of a page, in order.
+    ///
+    /// # Errors
+    /// [`Error::UnknownPage`].
+    pub fn chunks_of(&self, key: &str, scope: Option<&Scope>) -> Result<Vec<Chunk>> {
+        let p = self
+            .page_index(key, scope)
+            .ok_or_else(|| Error::UnknownPage { key: key.to_string() })? as usize;
+        Ok((self.first_chunk[p]..self.first_chunk[p + 1])
+            .map(|c| self.chunk_at(c))
+            .collect())
+    }
+
+    /// Adds or replaces the page at `path` (relative to the wiki root) with `text`, then
+    /// re-chunks it and recomputes the statistics. The result is byte-identical to building
+    /// from scratch with the same pages.
+    ///
+    /// Cost: the whole index is re-analyzed, O(total text); fine for wikis, slow for
+    /// collections of hundreds of thousands of pages.
+    ///
+    /// # Errors
+    /// [`Error::InvalidPage`] if the page cannot be parsed; the index is then unchanged.
+    pub fn upsert_page(&mut self, path: &str, text: &str) -> Result<UpsertReport> {
+        let parsed = page::parse(path, text)?;
+        let page = parsed.page;
+        let id = page.id();
+        let mut pages = std::mem::take(&mut self.data.pages);
+        let replaced = match pages.binary_search_by(|p| (&p.scope, &p.key).cmp(&(&page.scope, &page.key))) {
+            Ok(i) => {
+                pages[i] = page;
+                true
+            }
+            Err(i) => {
+                pages.insert(i, page);
+                false
+            }
+        };
+        self.rebuild(pages)?;
+        let chunks = self.chunks_of_id(&id);
+        Ok(UpsertReport {
+            page: id,
+            replaced,
+            chunks,
+            warnings: parsed.warnings,
+        })
+    }
+
+    /// Removes the page `key` in `scope` (`None`: the global scope) and recomputes the
+    /// statistics.
+    ///
+    /// # Errors
+    /// [`Error::UnknownPage`] if there is no such page; the index is then unchanged.
+    pub fn delete_page(&mut self, key: &str, scope: Option<&Scope>) -> Result<Page> {
+        let scope = scope.cloned().unwrap_or(Scope::Global);
+        let key = page::normalize_key(key);
+        let i = self
+            .data
+            .pages
+            .iter()
+            .position(|p| p.scope == scope && p.key == key)
+            .ok_or_else(|| Error::UnknownPage { key: key.clone() })?;
+        let mut pages = std::mem::take(&mut self.data.pages);
+        let removed = pages.remove(i);
+        self.rebuild(pages)?;
+        Ok(removed)
+    }
+
+    fn chunks_of_id(&self, id: &str) -> usize {
+        self.page_ids.get(id).map_or(0, |&p| {
+            (self.first_chunk[p as usize + 1] - self.first_chunk[p as usize]) as usize
+        })
+    }
+
+    fn rebuild(&mut self, pages: Vec<Page>) -> Result<()> {
+        let config = self.data.config.clone();
+        let data = assemble(config, pages, &mut |_, _| {})?;
+        *self = Index::from_data(data);
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn build(files: &[(&str, &str)]) -> (Index, BuildReport) {
+        let mut b = IndexBuilder::new(Config::default()).unwrap();
+        for (p, t) in files {
+            b.add_file(p, t.as_bytes()).unwrap();
+        }
+        b.build().unwrap()
+    }
+
+    #[test]
+    fn broken_page_is_skipped_and_reported_unless_strict() {
+        let files = [("global/ok.md", "fine"), ("global/bad.md", "---\na: [\n---\n")];
+        let (index, report) = build(&files);
+        assert_eq!(report.pages, 1);
+        assert_eq!(report.skipped.len(), 1);
+        assert_eq!(report.skipped[0].path, "global/bad.md");
+        assert_eq!(report.skipped[0].code, "invalid_page");
+        assert!(report.skipped[0].line.is_some());
+        assert!(index.page("ok", None).is_ok());
+        let mut strict = IndexBuilder::new(Config::default()).unwrap().strict(true);
+        strict.add_file(files[0].0, files[0].1.as_bytes()).unwrap();
+        assert_eq!(strict.add_file(files[1].0, files[1].1.as_bytes()).unwrap_err().code(), "invalid_page");
+    }
+
+    #[test]
+    fn invalid_utf8_is_reported_with_its_line() {
+        let mut b = IndexBuilder::new(Config::default()).unwrap();
+        b.add_file("x.md", b"line one\nbad \xff byte").unwrap();
+        let (_, report) = b.build().unwrap();
+        assert_eq!(report.skipped[0].line, Some(2));
+    }
+
+    #[test]
+    fn duplicate_keys_in_one_scope_are_reported_but_scopes_may_share_keys() {
+        let (index, report) = build(&[
+            ("a/revenue.md", "one"),
+            ("b/Revenue.md", "two"),
+            ("user/alice/revenue.md", "alice's"),
+        ]);
+        assert_eq!(report.pages, 2);
+        assert_eq!(report.skipped[0].code, "duplicate_key");
+        let alice = Scope::User("alice".into());
+        assert_eq!(index.page("revenue", Some(&alice)).unwrap().body(), "alice's");
+        assert_eq!(index.page("revenue", Some(&Scope::Global)).unwrap().body(), "one");
+    }
+
+    #[test]
+    fn chunk_lookup_is_exact() {
+        let (index, _) = build(&[("global/a.md", "text"), ("user/bob/a.md", "bob text")]);
+        assert_eq!(index.chunk("a::chunk_0").unwrap().text, "text");
+        assert_eq!(index.chunk("user/bob/a::chunk_0").unwrap().text, "bob text");
+        for bad in ["a::chunk_1", "b::chunk_0", "a", "a::chunk_00", ""] {
+            assert_eq!(index.chunk(bad).unwrap_err().code(), "unknown_chunk", "{bad}");
+        }
+    }
+
+    #[test]
+    fn upsert_and_delete_match_a_fresh_build_byte_for_byte() {
+        let (mut index, _) = build(&[("global/a.md", "alpha"), ("global/c.md", "gamma")]);
+        let r = index.upsert_page("global/b.md", "beta [[a]]").unwrap();
+        assert!(!r.replaced);
+        let (fresh, _) = build(&[("global/a.md", "alpha"), ("global/b.md", "beta [[a]]"), ("global/c.md", "gamma")]);
+        assert_eq!(index.to_bytes().unwrap(), fresh.to_bytes().unwrap());
+        assert!(index.upsert_page("global/b.md", "beta two").unwrap().replaced);
+        index.delete_page("b", None).unwrap();
+        index.delete_page("c", None).unwrap();
+        let (fresh, _) = build(&[("global/a.md", "alpha")]);
+        assert_eq!(index.to_bytes().unwrap(), fresh.to_bytes().unwrap());
+    }
+
+    #[test]
+    fn failed_writes_leave_the_index_unchanged() {
+        let (mut index, _) = build(&[("global/a.md", "alpha")]);
+        let before = index.to_bytes().unwrap();
+        assert_eq!(index.upsert_page("global/x.md", "---\nbad: [\n---\n").unwrap_err().code(), "invalid_page");
+        assert_eq!(index.delete_page("nope", None).unwrap_err().code(), "unknown_page");
+        assert_eq!(index.to_bytes().unwrap(), before);
+    }
+
+    #[test]
+    fn save_is_atomic_and_round_trips() {
+        let (index, _) = build(&[("global/a.md", "alpha")]);
+        let dir = std::env::temp_dir().join(format!("wikidex-save-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("index.wdx");
+        index.save(&path).unwrap();
+        let loaded = Index::open(&path).unwrap();
+        assert_eq!(loaded.to_bytes().unwrap(), index.to_bytes().unwrap());
+        let leftovers: Vec<_> = std::fs::read_dir(&dir).unwrap().collect();
+        assert_eq!(leftovers.len(), 1, "no temporary file is left behind");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

@@ -1,0 +1,352 @@
+//! The lexical lane: BM25 over an inverted index this crate owns (postings live in the blob).
+//!
+//! Scoring is Lucene's BM25 (the variant bm25s calls `lucene`):
+//! `idf(t) = ln(1 + (N - df + 0.5) / (df + 0.5))` and
+//! `score(d) = Σ idf(t) · tf · (k1 + 1) / (tf + k1 · (1 - b + b · |d| / avgdl))`,
+//! over the distinct query terms. Each chunk is indexed as key + title + summary + chunk text +
+//! tags, so a page's metadata matches through every one of its chunks.
+
+use std::collections::{BTreeMap, HashMap};
+
+use serde::{Deserialize, Serialize};
+
+use super::{top_n, Mask};
+use crate::error::{Error, Result};
+
+/// BM25 parameters, stored in the blob.
+///
+/// Defaults `k1 = 1.2`, `b = 0.75`, chosen by measurement on CACM and Cranfield (see the
+/// README's quality table and `make eval`).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Bm25Params {
+    /// Term-frequency saturation, `0.0..=10.0`. At 0 a term counts once however often it
+    /// occurs; larger values let repeated terms keep adding score.
+    pub k1: f32,
+    /// Length normalization, `0.0..=1.0`. At 0 chunk length is ignored; at 1 scores are fully
+    /// normalized by length relative to the average chunk.
+    pub b: f32,
+}
+
+impl Default for Bm25Params {
+    fn default() -> Self {
+        Bm25Params { k1: 1.2, b: 0.75 }
+    }
+}
+
+impl Bm25Params {
+    /// Checks the ranges documented on the fields.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] when a value is out of range or not finite.
+    pub fn validate(&self) -> Result<()> {
+        if !(0.0..=10.0).contains(&self.k1) {
+            return Err(Error::invalid_argument(format!(
+                "bm25 k1 {} is outside 0..=10",
+                self.k1
+            )));
+        }
+        if !(0.0..=1.0).contains(&self.b) {
+            return Err(Error::invalid_argument(format!(
+                "bm25 b {} is outside 0..=1",
+                self.b
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// The inverted index: a sorted term dictionary and, per term, the chunks it occurs in with
+/// their term frequencies (chunk ids ascending).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct LexicalIndex {
+    terms: Vec<String>,
+    /// `offsets[t]..offsets[t + 1]` is term `t`'s slice of `chunks` and `tfs`.
+    offsets: Vec<u32>,
+    chunks: Vec<u32>,
+    tfs: Vec<u32>,
+    /// Number of terms in each chunk.
+    lengths: Vec<u32>,
+}
+
+/// One query term's part in a chunk's BM25 score.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TermScore {
+    /// The analyzed query term.
+    pub term: String,
+    /// Occurrences in the chunk.
+    pub tf: u32,
+    /// Chunks containing the term.
+    pub df: u32,
+    /// The term's inverse document frequency.
+    pub idf: f32,
+    /// The term's contribution to the score.
+    pub score: f32,
+}
+
+impl LexicalIndex {
+    /// Builds the index from each chunk's analyzed terms, in chunk order.
+    pub fn build<I>(chunk_terms: I) -> LexicalIndex
+    where
+        I: IntoIterator<Item = Vec<String>>,
+    {
+        let mut postings: BTreeMap<String, Vec<(u32, u32)>> = BTreeMap::new();
+        let mut lengths = Vec::new();
+        let mut counts: HashMap<String, u32> = HashMap::new();
+        for (chunk, terms) in chunk_terms.into_iter().enumerate() {
+            let chunk = u32::try_from(chunk).unwrap_or(u32::MAX);
+            lengths.push(u32::try_from(terms.len()).unwrap_or(u32::MAX));
+            counts.clear();
+            for t in terms {
+                *counts.entry(t).or_default() += 1;
+            }
+            for (t, tf) in counts.drain() {
+                postings.entry(t).or_default().push((chunk, tf));
+            }
+        }
+        let mut index = LexicalIndex {
+            lengths,
+            offsets: vec![0],
+            ..LexicalIndex::default()
+        };
+        for (term, mut list) in postings {
+            list.sort_unstable();
+            index.terms.push(term);
+            for (c, tf) in list {
+                index.chunks.push(c);
+                index.tfs.push(tf);
+            }
+            index
+                .offsets
+                .push(u32::try_from(index.chunks.len()).unwrap_or(u32::MAX));
+        }
+        index
+    }
+
+    /// Checks internal consistency against the number of chunks (run on every load).
+    pub(crate) fn validate(&self, n_chunks: usize) -> Result<()> {
+        let bad = |d: &str| Err(Error::corrupt(format!("lexical index: {d}")));
+        if self.lengths.len() != n_chunks {
+            return bad("chunk lengths do not match the chunk count");
+        }
+        if self.offsets.len() != self.terms.len() + 1 || self.offsets.first() != Some(&0) {
+            return bad("term offsets do not match the dictionary");
+        }
+        if self.chunks.len() != self.tfs.len()
+            || self.offsets.last().map(|&o| o as usize) != Some(self.chunks.len())
+        {
+            return bad("postings lengths disagree");
+        }
+        if self.offsets.windows(2).any(|w| w[0] > w[1]) {
+            return bad("term offsets are not ascending");
+        }
+        if self.terms.windows(2).any(|w| w[0] >= w[1]) {
+            return bad("dictionary is not sorted");
+        }
+        for t in 0..self.terms.len() {
+            let (chunks, tfs) = self.postings(t);
+            if chunks.windows(2).any(|w| w[0] >= w[1])
+                || chunks.iter().any(|&c| c as usize >= n_chunks)
+                || tfs.contains(&0)
+            {
+                return bad("a posting list is out of order or out of range");
+            }
+        }
+        Ok(())
+    }
+
+    /// Number of chunks indexed.
+    pub fn chunk_count(&self) -> usize {
+        self.lengths.len()
+    }
+
+    /// Number of distinct terms.
+    pub fn term_count(&self) -> usize {
+        self.terms.len()
+    }
+
+    /// The dictionary position of `term`.
+    pub fn lookup(&self, term: &str) -> Option<usize> {
+        self.terms
+            .binary_search_by(|t| t.as_str().cmp(term))
+            .ok()
+    }
+
+    /// Dictionary positions of the terms starting with `prefix`, at most `max` of them.
+    pub fn prefixed(&self, prefix: &str, max: usize) -> std::ops::Range<usize> {
+        let start = self.terms.partition_point(|t| t.as_str() < prefix);
+        let mut end = start;
+        while end < self.terms.len() && end - start < max && self.terms[end].starts_with(prefix) {
+            end += 1;
+        }
+        start..end
+    }
+
+    /// The chunks containing term `t` and the term's frequency in each.
+    pub fn postings(&self, t: usize) -> (&[u32], &[u32]) {
+        let (s, e) = (self.offsets[t] as usize, self.offsets[t + 1] as usize);
+        (&self.chunks[s..e], &self.tfs[s..e])
+    }
+
+    /// Terms in chunk `c`.
+    pub fn length(&self, c: u32) -> u32 {
+        self.lengths[c as usize]
+    }
+
+    /// Precomputes the per-chunk length normalization for `params`.
+    pub fn scorer(&self, params: Bm25Params) -> Bm25Scorer {
+        let total: u64 = self.lengths.iter().map(|&l| u64::from(l)).sum();
+        let avgdl = if self.lengths.is_empty() {
+            1.0
+        } else {
+            (total as f64 / self.lengths.len() as f64).max(1e-9)
+        };
+        let norms = self
+            .lengths
+            .iter()
+            .map(|&l| {
+                (f64::from(params.k1) * (1.0 - f64::from(params.b) + f64::from(params.b) * f64::from(l) / avgdl))
+                    as f32
+            })
+            .collect();
+        Bm25Scorer { params, norms }
+    }
+
+    fn idf(&self, df: usize) -> f32 {
+        let n = self.lengths.len() as f64;
+        let df = df as f64;
+        (1.0 + (n - df + 0.5) / (df + 0.5)).ln() as f32
+    }
+}
+
+/// BM25 with the length normalization of one index precomputed.
+#[derive(Debug, Clone)]
+pub struct Bm25Scorer {
+    params: Bm25Params,
+    norms: Vec<f32>,
+}
+
+impl Bm25Scorer {
+    /// The `n` best chunks for the (distinct) query `terms` among those `mask` allows, by
+    /// score descending then chunk index ascending.
+    pub(crate) fn search(
+        &self,
+        index: &LexicalIndex,
+        terms: &[String],
+        mask: Mask<'_>,
+        n: usize,
+    ) -> Vec<(u32, f32)> {
+        let mut acc = vec![0f32; index.chunk_count()];
+        let mut touched: Vec<u32> = Vec::new();
+        let k1p1 = self.params.k1 + 1.0;
+        for term in terms {
+            let Some(t) = index.lookup(term) else { continue };
+            let (chunks, tfs) = index.postings(t);
+            let idf = index.idf(chunks.len());
+            for (&c, &tf) in chunks.iter().zip(tfs) {
+                let ci = c as usize;
+                if !mask[ci] {
+                    continue;
+                }
+                let tf = tf as f32;
+                if acc[ci] == 0.0 {
+                    touched.push(c);
+                }
+                acc[ci] += idf * tf * k1p1 / (tf + self.norms[ci]);
+            }
+        }
+        let scored = touched
+            .into_iter()
+            .map(|c| (c, acc[c as usize]))
+            .filter(|&(_, s)| s > 0.0)
+            .collect();
+        top_n(scored, n, |a, b| a.cmp(&b))
+    }
+
+    /// Each query term's contribution to chunk `c`'s score (terms absent from it included
+    /// with tf 0), for explanations.
+    pub fn explain(&self, index: &LexicalIndex, terms: &[String], c: u32) -> Vec<TermScore> {
+        terms
+            .iter()
+            .map(|term| {
+                let (tf, df, idf) = match index.lookup(term) {
+                    Some(t) => {
+                        let (chunks, tfs) = index.postings(t);
+                        let tf = chunks.binary_search(&c).map_or(0, |i| tfs[i]);
+                        (tf, chunks.len(), index.idf(chunks.len()))
+                    }
+                    None => (0, 0, 0.0),
+                };
+                let tff = tf as f32;
+                let score = if tf == 0 {
+                    0.0
+                } else {
+                    idf * tff * (self.params.k1 + 1.0) / (tff + self.norms[c as usize])
+                };
+                TermScore {
+                    term: term.clone(),
+                    tf,
+                    df: u32::try_from(df).unwrap_or(u32::MAX),
+                    idf,
+                    score,
+                }
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn idx(docs: &[&str]) -> LexicalIndex {
+        LexicalIndex::build(
+            docs.iter()
+                .map(|d| d.split_whitespace().map(str::to_string).collect()),
+        )
+    }
+
+    #[test]
+    fn postings_are_sorted_with_term_frequencies() {
+        let i = idx(&["a b a", "b c", "a"]);
+        let t = i.lookup("a").unwrap();
+        assert_eq!(i.postings(t), (&[0u32, 2][..], &[2u32, 1][..]));
+        assert_eq!(i.length(0), 3);
+        assert!(i.validate(3).is_ok());
+        assert!(i.validate(4).is_err());
+    }
+
+    #[test]
+    fn rarer_terms_score_higher() {
+        let i = idx(&["common rare", "common", "common", "common"]);
+        let s = i.scorer(Bm25Params::default());
+        let hits = s.search(&i, &["rare".into(), "common".into()], &[true; 4], 10);
+        assert_eq!(hits[0].0, 0);
+        let ex = s.explain(&i, &["rare".into(), "common".into()], 0);
+        assert!(ex[0].idf > ex[1].idf);
+        assert!((ex.iter().map(|e| e.score).sum::<f32>() - hits[0].1).abs() < 1e-5);
+    }
+
+    #[test]
+    fn mask_excludes_chunks() {
+        let i = idx(&["x", "x"]);
+        let s = i.scorer(Bm25Params::default());
+        let hits = s.search(&i, &["x".into()], &[false, true], 10);
+        assert_eq!(hits.iter().map(|h| h.0).collect::<Vec<_>>(), [1]);
+    }
+
+    #[test]
+    fn prefix_range_is_capped() {
+        let i = idx(&["rev revenu review zeta"]);
+        let r = i.prefixed("rev", 10);
+        assert_eq!(r.len(), 3);
+        assert_eq!(i.prefixed("rev", 2).len(), 2);
+        assert_eq!(i.prefixed("q", 10).len(), 0);
+    }
+
+    #[test]
+    fn params_are_range_checked() {
+        assert!(Bm25Params { k1: -1.0, b: 0.5 }.validate().is_err());
+        assert!(Bm25Params { k1: 1.0, b: 1.5 }.validate().is_err());
+        assert!(Bm25Params { k1: f32::NAN, b: 0.5 }.validate().is_err());
+    }
+}

@@ -1,0 +1,50 @@
+//! wikidex: an in-process retrieval engine for LLM-maintained Markdown wikis.
+//!
+//! A tour:
+//! - [`page`] parses the page contract (YAML frontmatter, keys, scopes, links);
+//! - [`chunk`] splits pages into overlapping, stably identified chunks;
+//! - [`analyze`] normalizes, filters and stems text, the same way for chunks and queries;
+//! - [`lane`] ranks chunks in independent lanes (lexical BM25, token overlap; semantic to come);
+//! - [`fusion`] combines the lanes with weighted reciprocal rank fusion;
+//! - [`Index`] ties it together: build from a folder ([`IndexBuilder`]), search, look up pages
+//!   and chunks, update pages, and save or load the portable blob ([`blob`]);
+//! - [`eval`] measures retrieval quality on BEIR-layout collections.
+//!
+//! ```
+//! use wikidex::{Index, IndexBuilder, SearchOptions};
+//! let mut builder = IndexBuilder::new(Default::default())?;
+//! builder.add_file("global/oncall.md", b"---\ntitle: On-call\ntags: [ops]\n---\nPage the on-call engineer for outages.")?;
+//! let (index, _report) = builder.build()?;
+//! let bytes = index.to_bytes()?;
+//! let index = Index::from_bytes(&bytes)?;
+//! let results = index.search("who do I page for an outage?", &SearchOptions::default())?;
+//! assert_eq!(results.hits[0].key, "oncall");
+//! assert_eq!(results.hits[0].chunk, "oncall::chunk_0");
+//! # Ok::<(), wikidex::Error>(())
+//! ```
+#![deny(missing_docs)]
+#![forbid(unsafe_code)]
+
+pub mod analyze;
+pub mod blob;
+pub mod chunk;
+mod error;
+pub mod eval;
+pub mod fusion;
+mod index;
+pub mod lane;
+pub mod page;
+mod search;
+
+pub use analyze::Language;
+pub use chunk::ChunkConfig;
+pub use error::{Error, Result};
+pub use fusion::FusionConfig;
+pub use index::{BuildReport, Chunk, Config, Index, IndexBuilder, Skipped, UpsertReport, Warning};
+pub use lane::lexical::Bm25Params;
+pub use lane::{Lane, LaneStatus};
+pub use page::{Page, Scope, UsageMode};
+pub use search::{
+    AlwaysMode, Explanation, Highlight, Hit, LaneHit, LaneReport, SearchOptions, SearchResults,
+    Snippet, DEFAULT_LIMIT, MAX_LIMIT,
+};

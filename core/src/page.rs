@@ -1,0 +1,893 @@
+//! The page contract: YAML frontmatter, keys, scopes and links (DESIGN §1).
+//!
+//! A page is a Markdown file with an optional YAML frontmatter block. Its key is the file stem,
+//! normalized by [`normalize_key`]; links (`[[key]]`, `[[key|label]]`, `[[Note#Heading]]`,
+//! `![[embed]]`, and Markdown links to `.md` files) resolve the way Obsidian resolves them: by
+//! file stem, case-insensitively, with the heading part ignored.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use pulldown_cmark::{Event, HeadingLevel, LinkType, Options, Parser, Tag, TagEnd};
+use serde::{Deserialize, Serialize};
+use yaml_rust2::{Yaml, YamlLoader};
+
+use crate::error::{Error, Result};
+
+/// Frontmatter larger than this is rejected: no real page needs it, and it bounds the work a
+/// hostile file can cause in the YAML parser.
+pub const MAX_FRONTMATTER_BYTES: usize = 256 * 1024;
+
+/// Where a page lives: shared by everyone, or one user's (or agent's) scratch space.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub enum Scope {
+    /// `global/` (or anything outside `user/<name>/`).
+    Global,
+    /// `user/<name>/`: shadows a global page with the same key for searches in this scope.
+    User(String),
+}
+
+impl Scope {
+    /// Parses `global`, `user/<name>` or a bare `<name>` (a user scope).
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] for an empty string.
+    pub fn parse(s: &str) -> Result<Scope> {
+        let s = s.trim().trim_matches('/');
+        if s.is_empty() {
+            return Err(Error::invalid_argument("scope must not be empty"));
+        }
+        if s.eq_ignore_ascii_case("global") {
+            return Ok(Scope::Global);
+        }
+        let name = s.strip_prefix("user/").unwrap_or(s);
+        Ok(Scope::User(name.to_string()))
+    }
+
+    /// Derives the scope from a path relative to the wiki root: `user/<name>/...` (optionally
+    /// under a top-level `wiki/` folder) is that user's; everything else is global.
+    pub fn from_path(path: &str) -> Scope {
+        let parts: Vec<&str> = path.split('/').filter(|p| !p.is_empty()).collect();
+        let parts = match parts.first() {
+            Some(first) if parts.len() > 1 && first.eq_ignore_ascii_case("wiki") => &parts[1..],
+            _ => &parts[..],
+        };
+        match parts {
+            [user, name, _, ..] if user.eq_ignore_ascii_case("user") => {
+                Scope::User((*name).to_string())
+            }
+            _ => Scope::Global,
+        }
+    }
+}
+
+impl fmt::Display for Scope {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Scope::Global => f.write_str("global"),
+            Scope::User(name) => write!(f, "user/{name}"),
+        }
+    }
+}
+
+/// Whether a page surfaces in search.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum UsageMode {
+    /// Always surfaced (returned first or separately, as the caller asks).
+    Always,
+    /// Ranked normally.
+    #[default]
+    Auto,
+    /// Never returned by search (still addressable by key).
+    Never,
+}
+
+impl UsageMode {
+    /// Parses `always`, `auto` or `never` (case-insensitive).
+    pub fn parse(s: &str) -> Option<UsageMode> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "always" => Some(UsageMode::Always),
+            "auto" => Some(UsageMode::Auto),
+            "never" => Some(UsageMode::Never),
+            _ => None,
+        }
+    }
+
+    /// The lowercase name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            UsageMode::Always => "always",
+            UsageMode::Auto => "auto",
+            UsageMode::Never => "never",
+        }
+    }
+}
+
+/// A typed, weighted edge from `relations` frontmatter.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Relation {
+    /// Target page key (normalized).
+    pub target: String,
+    /// Edge type, e.g. `causes`.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// Confidence in `0.0..=1.0` (default 1.0).
+    pub confidence: f32,
+    /// Supporting text, when given.
+    pub evidence: Option<String>,
+}
+
+/// A raw chunk a page was compiled from (`sources` frontmatter), with its weight.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SourceRef {
+    /// The chunk id.
+    pub chunk: String,
+    /// Weight (default 1.0).
+    pub weight: f32,
+}
+
+/// Frontmatter fields wikidex does not know, kept verbatim as JSON values.
+///
+/// In human-readable formats (JSON) this is an object; in the blob it is a JSON string, because
+/// the blob's codec is not self-describing.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Extra(pub BTreeMap<String, serde_json::Value>);
+
+impl Serialize for Extra {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        if s.is_human_readable() {
+            self.0.serialize(s)
+        } else {
+            let text = serde_json::to_string(&self.0).map_err(serde::ser::Error::custom)?;
+            text.serialize(s)
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Extra {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        if d.is_human_readable() {
+            Ok(Extra(BTreeMap::deserialize(d)?))
+        } else {
+            let text = String::deserialize(d)?;
+            serde_json::from_str(&text)
+                .map(Extra)
+                .map_err(serde::de::Error::custom)
+        }
+    }
+}
+
+/// One wiki page: its frontmatter, where it lives, and its full source text.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Page {
+    /// Flat key derived from the file name (see [`normalize_key`]).
+    pub key: String,
+    /// Global or a user's scope.
+    pub scope: Scope,
+    /// Source path relative to the wiki root, `/`-separated.
+    pub path: String,
+    /// Display title: `title`, else the first `# heading`, else the key.
+    pub title: String,
+    /// One-line summary (`summary`, else Obsidian's `description`).
+    pub summary: Option<String>,
+    /// Topic labels.
+    pub tags: Vec<String>,
+    /// Open category (`type` frontmatter).
+    pub kind: Option<String>,
+    /// Outgoing edges from `refs` (normalized keys).
+    pub refs: Vec<String>,
+    /// Outgoing edges from inline links in the body (normalized keys, deduplicated, in order).
+    pub links: Vec<String>,
+    /// Named external sources (`connection.source`), kept as data.
+    pub sl_refs: Vec<String>,
+    /// Typed, weighted edges.
+    pub relations: Vec<Relation>,
+    /// Whether the page surfaces in search.
+    pub usage_mode: UsageMode,
+    /// Where the page came from.
+    pub source: Option<String>,
+    /// Raw chunks the page was compiled from.
+    pub sources: Vec<SourceRef>,
+    /// Other names of the page.
+    pub aliases: Vec<String>,
+    /// Old keys that now point here (normalized).
+    pub redirect_from: Vec<String>,
+    /// Lifecycle mark: stale since this date.
+    pub stale_since: Option<String>,
+    /// Lifecycle mark: archived since this date (kept, never surfaced).
+    pub archived_since: Option<String>,
+    /// `<!-- from: path -->` provenance comments, in order.
+    pub provenance: Vec<String>,
+    /// Frontmatter fields wikidex does not know, kept verbatim.
+    pub extra: Extra,
+    /// The whole source text (frontmatter included); chunk spans index into it.
+    pub text: String,
+    /// Byte offset where the body starts (after the frontmatter block).
+    pub body_start: u32,
+}
+
+impl Page {
+    /// The page's id: its key for global pages, `user/<name>/<key>` for a user's page.
+    /// Chunk ids are `{page_id}::chunk_{i}`.
+    pub fn id(&self) -> String {
+        match &self.scope {
+            Scope::Global => self.key.clone(),
+            Scope::User(name) => format!("user/{name}/{}", self.key),
+        }
+    }
+
+    /// The body (the text after the frontmatter).
+    pub fn body(&self) -> &str {
+        self.text.get(self.body_start as usize..).unwrap_or("")
+    }
+
+    /// Whether the page is archived (kept but never surfaced by search).
+    pub fn is_archived(&self) -> bool {
+        self.archived_since.is_some()
+    }
+
+    /// Every page this one points at: `refs`, then inline links, then relation targets;
+    /// deduplicated, in that order.
+    pub fn outgoing(&self) -> Vec<&str> {
+        let mut seen = std::collections::BTreeSet::new();
+        self.refs
+            .iter()
+            .chain(&self.links)
+            .chain(self.relations.iter().map(|r| &r.target))
+            .map(String::as_str)
+            .filter(|k| seen.insert(*k))
+            .collect()
+    }
+}
+
+/// A parsed page and the non-fatal problems found in it.
+#[derive(Debug, Clone)]
+pub struct ParsedPage {
+    /// The page.
+    pub page: Page,
+    /// Problems that did not stop the parse (a field of the wrong type, ...).
+    pub warnings: Vec<String>,
+}
+
+/// Normalizes a page key or link target: trims, lowercases, and replaces whitespace runs with
+/// `-`. `Project Alpha` and `project alpha` both become `project-alpha`; `mart_account_segments`
+/// is unchanged.
+pub fn normalize_key(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut pending_space = false;
+    for c in s.trim().chars() {
+        if c.is_whitespace() {
+            pending_space = true;
+            continue;
+        }
+        if pending_space {
+            out.push('-');
+            pending_space = false;
+        }
+        out.extend(c.to_lowercase());
+    }
+    out
+}
+
+/// The key of the page at `path`: its file stem, normalized.
+pub fn key_from_path(path: &str) -> String {
+    let name = path.rsplit(['/', '\\']).next().unwrap_or(path);
+    normalize_key(strip_md_extension(name))
+}
+
+fn strip_md_extension(name: &str) -> &str {
+    for ext in [".md", ".markdown"] {
+        if name.len() > ext.len() && name[name.len() - ext.len()..].eq_ignore_ascii_case(ext) {
+            return &name[..name.len() - ext.len()];
+        }
+    }
+    name
+}
+
+/// Whether `path` names a Markdown page (`.md` or `.markdown`, any case).
+pub fn is_markdown_path(path: &str) -> bool {
+    let name = path.rsplit(['/', '\\']).next().unwrap_or(path);
+    strip_md_extension(name).len() != name.len()
+}
+
+/// Parses a page from its path (relative to the wiki root, `/`-separated) and its text.
+///
+/// # Errors
+/// [`Error::InvalidPage`] with the 1-based line when the frontmatter is not valid YAML, is not
+/// a mapping, is unterminated or too large, or when no key can be derived from the path.
+///
+/// # Example
+/// ```
+/// let parsed = wikidex::page::parse("global/revenue.md", "---\ntitle: Revenue\ntags: [finance]\n---\nSee [[churn_rate]].\n")?;
+/// assert_eq!(parsed.page.key, "revenue");
+/// assert_eq!(parsed.page.tags, ["finance"]);
+/// assert_eq!(parsed.page.links, ["churn_rate"]);
+/// # Ok::<(), wikidex::Error>(())
+/// ```
+pub fn parse(path: &str, text: &str) -> Result<ParsedPage> {
+    let invalid = |line: Option<u32>, reason: String| Error::InvalidPage {
+        path: path.to_string(),
+        line,
+        reason,
+    };
+    let key = key_from_path(path);
+    if key.is_empty() {
+        return Err(invalid(None, "cannot derive a key from the file name".into()));
+    }
+    let (frontmatter, body_start) = split_frontmatter(text).map_err(|(line, r)| invalid(line, r))?;
+    let mut warnings = Vec::new();
+    let mut fields = Fields::default();
+    if let Some(yaml) = frontmatter {
+        if yaml.len() > MAX_FRONTMATTER_BYTES {
+            return Err(invalid(
+                Some(1),
+                format!("frontmatter is larger than {MAX_FRONTMATTER_BYTES} bytes"),
+            ));
+        }
+        let docs = YamlLoader::load_from_str(yaml).map_err(|e| {
+            // The YAML starts on the file's second line (after the opening `---`).
+            let line = u32::try_from(e.marker().line()).unwrap_or(u32::MAX);
+            invalid(Some(line.saturating_add(1)), e.info().to_string())
+        })?;
+        match docs.into_iter().next() {
+            None | Some(Yaml::Null) => {}
+            Some(Yaml::Hash(map)) => {
+                for (k, v) in map {
+                    let Some(name) = scalar_string(&k) else {
+                        warnings.push("frontmatter key that is not a string: kept nowhere".into());
+                        continue;
+                    };
+                    fields.set(&name, v, &mut warnings);
+                }
+            }
+            Some(_) => {
+                return Err(invalid(
+                    Some(2),
+                    "frontmatter is not a mapping of field names to values".into(),
+                ))
+            }
+        }
+    }
+    let body = &text[body_start..];
+    let md = scan_markdown(body);
+    let title = fields
+        .title
+        .take()
+        .or(md.first_heading)
+        .unwrap_or_else(|| key.clone());
+    let summary = fields.summary.take().or(fields.description.take());
+    let page = Page {
+        scope: Scope::from_path(path),
+        path: path.to_string(),
+        title,
+        summary,
+        tags: fields.tags,
+        kind: fields.kind,
+        refs: dedupe(fields.refs),
+        links: dedupe(md.links),
+        sl_refs: fields.sl_refs,
+        relations: fields.relations,
+        usage_mode: fields.usage_mode,
+        source: fields.source,
+        sources: fields.sources,
+        aliases: fields.aliases,
+        redirect_from: dedupe(fields.redirect_from),
+        stale_since: fields.stale_since,
+        archived_since: fields.archived_since,
+        provenance: provenance_comments(body),
+        extra: Extra(fields.extra),
+        text: text.to_string(),
+        body_start: u32::try_from(body_start)
+            .map_err(|_| invalid(None, "page is larger than 4 GiB".into()))?,
+        key,
+    };
+    Ok(ParsedPage { page, warnings })
+}
+
+type FrontmatterSplit<'a> = std::result::Result<(Option<&'a str>, usize), (Option<u32>, String)>;
+
+/// Splits `---\n<yaml>\n---\n<body>`; returns the YAML (if any) and the body's byte offset.
+fn split_frontmatter(text: &str) -> FrontmatterSplit<'_> {
+    let start = if text.starts_with('\u{feff}') { 3 } else { 0 };
+    let rest = &text[start..];
+    let first_line_end = rest.find('\n').map_or(rest.len(), |i| i + 1);
+    if rest[..first_line_end].trim_end() != "---" {
+        return Ok((None, 0));
+    }
+    let yaml_start = start + first_line_end;
+    let mut pos = yaml_start;
+    while pos < text.len() {
+        let end = text[pos..].find('\n').map_or(text.len(), |i| pos + i + 1);
+        let line = text[pos..end].trim_end();
+        if line == "---" || line == "..." {
+            return Ok((Some(&text[yaml_start..pos]), end));
+        }
+        pos = end;
+    }
+    Err((
+        Some(1),
+        "frontmatter opened with `---` is never closed".to_string(),
+    ))
+}
+
+#[derive(Default)]
+struct Fields {
+    title: Option<String>,
+    summary: Option<String>,
+    description: Option<String>,
+    tags: Vec<String>,
+    kind: Option<String>,
+    refs: Vec<String>,
+    sl_refs: Vec<String>,
+    relations: Vec<Relation>,
+    usage_mode: UsageMode,
+    source: Option<String>,
+    sources: Vec<SourceRef>,
+    aliases: Vec<String>,
+    redirect_from: Vec<String>,
+    stale_since: Option<String>,
+    archived_since: Option<String>,
+    extra: BTreeMap<String, serde_json::Value>,
+}
+
+impl Fields {
+    /// Stores one frontmatter field. A known field with a value of the wrong shape is kept in
+    /// `extra` (nothing is lost) and reported as a warning.
+    fn set(&mut self, name: &str, v: Yaml, warnings: &mut Vec<String>) {
+        let ok = match name {
+            "title" => put(&mut self.title, scalar_string(&v)),
+            "summary" | "tldr" | "TL;DR" => put(&mut self.summary, scalar_string(&v)),
+            "description" => put(&mut self.description, scalar_string(&v)),
+            "type" => put(&mut self.kind, scalar_string(&v)),
+            "source" => put(&mut self.source, scalar_string(&v)),
+            "stale_since" => put(&mut self.stale_since, scalar_string(&v)),
+            "archived_since" => put(&mut self.archived_since, scalar_string(&v)),
+            "tags" => put_list(&mut self.tags, string_list(&v), |t| {
+                t.trim_start_matches('#').to_string()
+            }),
+            "refs" => put_list(&mut self.refs, string_list(&v), |r| link_key(r)),
+            "redirect_from" => put_list(&mut self.redirect_from, string_list(&v), |r| link_key(r)),
+            "aliases" | "alias" => put_list(&mut self.aliases, string_list(&v), str::to_string),
+            "sl_refs" => put_list(&mut self.sl_refs, string_list(&v), str::to_string),
+            "usage_mode" => match scalar_string(&v).as_deref().and_then(UsageMode::parse) {
+                Some(m) => {
+                    self.usage_mode = m;
+                    true
+                }
+                None => false,
+            },
+            "relations" => match relations(&v) {
+                Some(r) => {
+                    self.relations = r;
+                    true
+                }
+                None => false,
+            },
+            "sources" => match sources(&v) {
+                Some(s) => {
+                    self.sources = s;
+                    true
+                }
+                None => false,
+            },
+            _ => {
+                self.extra.insert(name.to_string(), yaml_to_json(&v));
+                return;
+            }
+        };
+        if !ok {
+            warnings.push(format!(
+                "field `{name}` has an unexpected shape; kept as an unknown field"
+            ));
+            self.extra.insert(name.to_string(), yaml_to_json(&v));
+        }
+    }
+}
+
+fn put(slot: &mut Option<String>, v: Option<String>) -> bool {
+    match v {
+        Some(s) => {
+            *slot = Some(s);
+            true
+        }
+        None => false,
+    }
+}
+
+fn put_list(slot: &mut Vec<String>, v: Option<Vec<String>>, f: impl Fn(&str) -> String) -> bool {
+    match v {
+        Some(items) => {
+            *slot = items
+                .iter()
+                .map(|s| f(s.trim()))
+                .filter(|s| !s.is_empty())
+                .collect();
+            true
+        }
+        None => false,
+    }
+}
+
+fn scalar_string(v: &Yaml) -> Option<String> {
+    match v {
+        Yaml::String(s) | Yaml::Real(s) => Some(s.clone()),
+        Yaml::Integer(i) => Some(i.to_string()),
+        Yaml::Boolean(b) => Some(b.to_string()),
+        _ => None,
+    }
+}
+
+/// A list of strings; a single scalar is a one-element list, and a comma-separated string (as
+/// some tools write `tags: a, b`) is split. `null` is an empty list.
+fn string_list(v: &Yaml) -> Option<Vec<String>> {
+    match v {
+        Yaml::Null => Some(Vec::new()),
+        Yaml::Array(items) => items.iter().map(scalar_string).collect(),
+        other => scalar_string(other).map(|s| s.split(',').map(str::to_string).collect()),
+    }
+}
+
+fn hash_get<'a>(v: &'a Yaml, name: &str) -> Option<&'a Yaml> {
+    match v {
+        Yaml::Hash(map) => map.get(&Yaml::String(name.to_string())),
+        _ => None,
+    }
+}
+
+fn number(v: &Yaml) -> Option<f32> {
+    match v {
+        Yaml::Integer(i) => Some(*i as f32),
+        Yaml::Real(s) => s.parse::<f32>().ok().filter(|x| x.is_finite()),
+        _ => None,
+    }
+}
+
+fn relations(v: &Yaml) -> Option<Vec<Relation>> {
+    let Yaml::Array(items) = v else {
+        return matches!(v, Yaml::Null).then(Vec::new);
+    };
+    items
+        .iter()
+        .map(|item| {
+            let target = link_key(&scalar_string(hash_get(item, "target")?)?);
+            let kind = hash_get(item, "type")
+                .and_then(scalar_string)
+                .unwrap_or_else(|| "related".to_string());
+            let confidence = match hash_get(item, "confidence") {
+                None => 1.0,
+                Some(c) => number(c).filter(|c| (0.0..=1.0).contains(c))?,
+            };
+            let evidence = hash_get(item, "evidence").and_then(scalar_string);
+            (!target.is_empty()).then_some(Relation {
+                target,
+                kind,
+                confidence,
+                evidence,
+            })
+        })
+        .collect()
+}
+
+fn sources(v: &Yaml) -> Option<Vec<SourceRef>> {
+    let Yaml::Array(items) = v else {
+        return match v {
+            Yaml::Null => Some(Vec::new()),
+            other => scalar_string(other).map(|chunk| {
+                vec![SourceRef {
+                    chunk,
+                    weight: 1.0,
+                }]
+            }),
+        };
+    };
+    items
+        .iter()
+        .map(|item| match item {
+            Yaml::Hash(_) => {
+                let chunk = hash_get(item, "chunk")
+                    .or_else(|| hash_get(item, "id"))
+                    .and_then(scalar_string)?;
+                let weight = match hash_get(item, "weight") {
+                    None => 1.0,
+                    Some(w) => number(w)?,
+                };
+                Some(SourceRef { chunk, weight })
+            }
+            other => scalar_string(other).map(|chunk| SourceRef { chunk, weight: 1.0 }),
+        })
+        .collect()
+}
+
+fn yaml_to_json(v: &Yaml) -> serde_json::Value {
+    use serde_json::Value;
+    match v {
+        Yaml::Real(s) => s
+            .parse::<f64>()
+            .ok()
+            .and_then(serde_json::Number::from_f64)
+            .map_or_else(|| Value::String(s.clone()), Value::Number),
+        Yaml::Integer(i) => Value::from(*i),
+        Yaml::String(s) => Value::String(s.clone()),
+        Yaml::Boolean(b) => Value::Bool(*b),
+        Yaml::Array(items) => Value::Array(items.iter().map(yaml_to_json).collect()),
+        Yaml::Hash(map) => Value::Object(
+            map.iter()
+                .map(|(k, v)| {
+                    let key = scalar_string(k).unwrap_or_else(|| format!("{k:?}"));
+                    (key, yaml_to_json(v))
+                })
+                .collect(),
+        ),
+        Yaml::Null | Yaml::BadValue | Yaml::Alias(_) => Value::Null,
+    }
+}
+
+/// The key a link target points at: `[[ ]]` brackets, a `|label`, a `#heading` part and a
+/// folder path are dropped, an `.md` extension is removed, then the rest is normalized.
+/// Returns an empty string for a link to a heading in the same page.
+pub fn link_key(target: &str) -> String {
+    let t = target.trim();
+    let t = t
+        .strip_prefix("[[")
+        .and_then(|t| t.strip_suffix("]]"))
+        .unwrap_or(t);
+    let t = t.split('|').next().unwrap_or(t);
+    let t = t.split('#').next().unwrap_or(t);
+    let name = t.rsplit('/').next().unwrap_or(t);
+    normalize_key(strip_md_extension(name))
+}
+
+/// File types Obsidian embeds that are not pages.
+const ATTACHMENT_EXTENSIONS: &[&str] = &[
+    "png", "jpg", "jpeg", "gif", "svg", "webp", "bmp", "avif", "pdf", "mp3", "mp4", "webm", "wav",
+    "ogg", "m4a", "flac", "mov", "mkv", "canvas", "excalidraw", "csv", "json", "txt", "zip",
+];
+
+fn is_attachment(target: &str) -> bool {
+    let name = target.split(['#', '|']).next().unwrap_or(target);
+    let name = name.rsplit('/').next().unwrap_or(name);
+    match name.rsplit_once('.') {
+        Some((stem, ext)) if !stem.is_empty() => ATTACHMENT_EXTENSIONS
+            .iter()
+            .any(|a| a.eq_ignore_ascii_case(ext)),
+        _ => false,
+    }
+}
+
+/// The key a Markdown link destination points at, if it is a relative link to a `.md` file.
+fn markdown_link_key(dest: &str) -> Option<String> {
+    let dest = dest.trim();
+    if dest.starts_with('#') || dest.contains("://") || dest.starts_with("mailto:") {
+        return None;
+    }
+    let path = dest.split(['#', '?']).next().unwrap_or(dest);
+    let decoded = percent_decode(path);
+    if !is_markdown_path(&decoded) {
+        return None;
+    }
+    let key = link_key(&decoded);
+    (!key.is_empty()).then_some(key)
+}
+
+fn percent_decode(s: &str) -> String {
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' && i + 2 < bytes.len() {
+            let hex = std::str::from_utf8(&bytes[i + 1..i + 3]).ok();
+            if let Some(b) = hex.and_then(|h| u8::from_str_radix(h, 16).ok()) {
+                out.push(b);
+                i += 3;
+                continue;
+            }
+        }
+        out.push(bytes[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+struct MarkdownScan {
+    first_heading: Option<String>,
+    links: Vec<String>,
+}
+
+fn scan_markdown(body: &str) -> MarkdownScan {
+    let opts = Options::ENABLE_WIKILINKS | Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH;
+    let mut first_heading = None;
+    let mut in_h1 = false;
+    let mut heading_text = String::new();
+    let mut links = Vec::new();
+    for event in Parser::new_ext(body, opts) {
+        match event {
+            Event::Start(Tag::Heading {
+                level: HeadingLevel::H1,
+                ..
+            }) if first_heading.is_none() => {
+                in_h1 = true;
+                heading_text.clear();
+            }
+            Event::End(TagEnd::Heading(HeadingLevel::H1)) if in_h1 => {
+                in_h1 = false;
+                let t = heading_text.trim();
+                if !t.is_empty() {
+                    first_heading = Some(t.to_string());
+                }
+            }
+            Event::Text(t) | Event::Code(t) if in_h1 => heading_text.push_str(&t),
+            Event::Start(Tag::Link {
+                link_type,
+                dest_url,
+                ..
+            })
+            | Event::Start(Tag::Image {
+                link_type,
+                dest_url,
+                ..
+            }) => {
+                let key = match link_type {
+                    LinkType::WikiLink { .. } => {
+                        (!is_attachment(&dest_url)).then(|| link_key(&dest_url))
+                    }
+                    _ => markdown_link_key(&dest_url),
+                };
+                if let Some(k) = key.filter(|k| !k.is_empty()) {
+                    links.push(k);
+                }
+            }
+            _ => {}
+        }
+    }
+    MarkdownScan {
+        first_heading,
+        links,
+    }
+}
+
+fn provenance_comments(body: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = body;
+    while let Some(start) = rest.find("<!--") {
+        let after = &rest[start + 4..];
+        let Some(end) = after.find("-->") else { break };
+        let inner = after[..end].trim();
+        if let Some(path) = inner.strip_prefix("from:") {
+            let path = path.trim();
+            if !path.is_empty() {
+                out.push(path.to_string());
+            }
+        }
+        rest = &after[end + 3..];
+    }
+    out
+}
+
+fn dedupe(items: Vec<String>) -> Vec<String> {
+    let mut seen = std::collections::BTreeSet::new();
+    items
+        .into_iter()
+        .filter(|s| seen.insert(s.clone()))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn page(path: &str, text: &str) -> Page {
+        parse(path, text).unwrap().page
+    }
+
+    #[test]
+    fn key_is_normalized_file_stem() {
+        assert_eq!(key_from_path("global/mart_account_segments.md"), "mart_account_segments");
+        assert_eq!(key_from_path("Projects/Alpha/Project Alpha.md"), "project-alpha");
+        assert_eq!(key_from_path("Notes/Ünïcode  Title.MD"), "ünïcode-title");
+    }
+
+    #[test]
+    fn scope_comes_from_user_folder_with_or_without_wiki_prefix() {
+        assert_eq!(Scope::from_path("global/a.md"), Scope::Global);
+        assert_eq!(Scope::from_path("user/alice/a.md"), Scope::User("alice".into()));
+        assert_eq!(Scope::from_path("wiki/user/bob/x/a.md"), Scope::User("bob".into()));
+        assert_eq!(Scope::from_path("wiki/global/a.md"), Scope::Global);
+        assert_eq!(Scope::from_path("user.md"), Scope::Global);
+        assert_eq!(Scope::from_path("Projects/user/a.md"), Scope::Global);
+    }
+
+    #[test]
+    fn every_known_field_is_read_and_unknown_fields_kept() {
+        let text = "---\ntitle: Revenue\nsummary: Money in.\ntags: [finance, '#metrics']\ntype: reference\nrefs: [Churn Rate, '[[arr]]']\nsl_refs: [warehouse.orders]\nrelations:\n  - {target: churn_rate, type: causes, confidence: 0.8, evidence: because}\nusage_mode: always\nsource: slack\nsources: [raw::chunk_0, {chunk: raw::chunk_1, weight: 0.5}]\naliases: [Sales]\nredirect_from: [old_revenue]\nstale_since: 2024-01-01\narchived_since: 2024-02-01\nowner: data-team\nreviewed: 3\n---\n# Heading\nBody.\n";
+        let p = page("global/revenue.md", text);
+        assert_eq!(p.title, "Revenue");
+        assert_eq!(p.summary.as_deref(), Some("Money in."));
+        assert_eq!(p.tags, ["finance", "metrics"]);
+        assert_eq!(p.kind.as_deref(), Some("reference"));
+        assert_eq!(p.refs, ["churn-rate", "arr"]);
+        assert_eq!(p.sl_refs, ["warehouse.orders"]);
+        assert_eq!(p.relations[0].target, "churn_rate");
+        assert_eq!(p.relations[0].kind, "causes");
+        assert!((p.relations[0].confidence - 0.8).abs() < 1e-6);
+        assert_eq!(p.usage_mode, UsageMode::Always);
+        assert_eq!(p.source.as_deref(), Some("slack"));
+        assert_eq!(p.sources[1].chunk, "raw::chunk_1");
+        assert_eq!(p.sources[1].weight, 0.5);
+        assert_eq!(p.aliases, ["Sales"]);
+        assert_eq!(p.redirect_from, ["old_revenue"]);
+        assert_eq!(p.stale_since.as_deref(), Some("2024-01-01"));
+        assert!(p.is_archived());
+        assert_eq!(p.extra.0["owner"], serde_json::json!("data-team"));
+        assert_eq!(p.extra.0["reviewed"], serde_json::json!(3));
+        assert_eq!(p.body(), "# Heading\nBody.\n");
+    }
+
+    #[test]
+    fn title_falls_back_to_first_h1_then_key() {
+        assert_eq!(page("a.md", "intro\n\n# The Title\n\n# Second\n").title, "The Title");
+        assert_eq!(page("some_key.md", "no heading").title, "some_key");
+    }
+
+    #[test]
+    fn description_is_the_summary_when_no_summary() {
+        let p = page("a.md", "---\ndescription: From Obsidian.\n---\nx");
+        assert_eq!(p.summary.as_deref(), Some("From Obsidian."));
+    }
+
+    #[test]
+    fn obsidian_links_resolve_by_stem_ignoring_heading_and_case() {
+        let body = "See [[Project Alpha]], [[project alpha#Timeline|the timeline]], [[Reference/Glossary]], \
+                    ![[diagram.png]], ![[Glossary]], [md](Meeting%20Notes%202024-05-01.md#agenda), \
+                    [ext](https://example.com/x.md), [[#Local heading]], `[[in code]]`.\n\n```\n[[fenced]]\n```\n";
+        let p = page("n.md", body);
+        assert_eq!(
+            p.links,
+            ["project-alpha", "glossary", "meeting-notes-2024-05-01"]
+        );
+    }
+
+    #[test]
+    fn broken_yaml_reports_file_line() {
+        let err = parse("global/bad.md", "---\ntitle: ok\ntags: [a, b\nsummary: x\n---\nbody").unwrap_err();
+        match err {
+            Error::InvalidPage { path, line, reason } => {
+                assert_eq!(path, "global/bad.md");
+                assert!(line.is_some_and(|l| (3..=5).contains(&l)), "line {line:?}");
+                assert!(!reason.is_empty());
+            }
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+
+    #[test]
+    fn unterminated_frontmatter_is_an_error() {
+        let err = parse("a.md", "---\ntitle: x\nbody without end").unwrap_err();
+        assert_eq!(err.code(), "invalid_page");
+    }
+
+    #[test]
+    fn wrong_shaped_known_field_is_kept_with_a_warning() {
+        let parsed = parse("a.md", "---\nrelations: 5\nusage_mode: sometimes\n---\n").unwrap();
+        assert_eq!(parsed.warnings.len(), 2);
+        assert_eq!(parsed.page.extra.0["relations"], serde_json::json!(5));
+        assert_eq!(parsed.page.usage_mode, UsageMode::Auto);
+    }
+
+    #[test]
+    fn provenance_comments_are_kept() {
+        let p = page("a.md", "x <!-- from: raw/slack.md --> y <!-- other --> <!-- from: b.md -->");
+        assert_eq!(p.provenance, ["raw/slack.md", "b.md"]);
+    }
+
+    #[test]
+    fn frontmatter_that_is_not_a_mapping_is_rejected() {
+        assert!(parse("a.md", "---\n- a\n- b\n---\n").is_err());
+        assert!(parse("a.md", "---\n---\nbody").is_ok());
+    }
+
+    #[test]
+    fn percent_decoding_tolerates_bad_escapes() {
+        assert_eq!(percent_decode("a%20b%zz%"), "a b%zz%");
+    }
+}
