@@ -1,1 +1,624 @@
-fn main() {}
+//! `wikidex`: build, search, inspect and evaluate wiki indexes from the command line.
+//!
+//! Every command takes `--json` for machine-readable output. Exit codes: 0 success, 1 an error
+//! (printed with its stable code), 2 a usage error.
+
+use std::collections::HashMap;
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Instant;
+
+use clap::{Args, Parser, Subcommand};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use serde_json::{json, Value};
+use wikidex::{
+    eval, AlwaysMode, Config, Error, Hit, Index, IndexBuilder, Lane, Language, Scope,
+    SearchOptions, SearchResults, UsageMode,
+};
+
+#[derive(Parser)]
+#[command(name = "wikidex", version, about = "Retrieval for LLM-maintained wikis: build an index blob, search it, inspect it.")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Build an index blob from a wiki folder (or a BEIR corpus with --beir).
+    Build(BuildArgs),
+    /// Search an index.
+    Search(SearchArgs),
+    /// Show one page by key.
+    Page(PageArgs),
+    /// Show one chunk by id.
+    Chunk(ChunkArgs),
+    /// Measure retrieval quality on a BEIR-layout collection, per lane and fused.
+    Eval(EvalArgs),
+}
+
+#[derive(Args)]
+struct ConfigArgs {
+    /// BM25 term-frequency saturation k1 (0..=10).
+    #[arg(long)]
+    k1: Option<f32>,
+    /// BM25 length normalization b (0..=1).
+    #[arg(long)]
+    b: Option<f32>,
+    /// Analysis language (english, french, german, ..., none).
+    #[arg(long)]
+    language: Option<String>,
+    /// Chunk size in tokens (16..=4096).
+    #[arg(long)]
+    chunk_tokens: Option<u32>,
+    /// Tokens of overlap between chunks (below chunk-tokens / 2).
+    #[arg(long)]
+    overlap_tokens: Option<u32>,
+}
+
+impl ConfigArgs {
+    fn config(&self) -> Result<Config, Error> {
+        let mut c = Config::default();
+        if let Some(k1) = self.k1 {
+            c.bm25.k1 = k1;
+        }
+        if let Some(b) = self.b {
+            c.bm25.b = b;
+        }
+        if let Some(l) = &self.language {
+            c.language = Language::parse(l)?;
+        }
+        if let Some(n) = self.chunk_tokens {
+            c.chunk.max_tokens = n;
+        }
+        if let Some(n) = self.overlap_tokens {
+            c.chunk.overlap_tokens = n;
+        }
+        c.validate()?;
+        Ok(c)
+    }
+}
+
+#[derive(Args)]
+struct BuildArgs {
+    /// The wiki folder (or, with --beir, a BEIR folder holding corpus.jsonl).
+    dir: PathBuf,
+    /// Where to write the index blob.
+    #[arg(short, long)]
+    output: PathBuf,
+    /// Read a BEIR-layout corpus.jsonl: each document becomes a page (`_id` is its key).
+    #[arg(long)]
+    beir: bool,
+    /// Fail on the first page that cannot be used instead of skipping and reporting it.
+    #[arg(long)]
+    strict: bool,
+    #[command(flatten)]
+    config: ConfigArgs,
+    /// Print a JSON report.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Args)]
+struct SearchArgs {
+    /// The index blob.
+    index: PathBuf,
+    /// The query.
+    query: String,
+    /// Number of hits (1..=100).
+    #[arg(short = 'n', long, default_value_t = 10)]
+    limit: usize,
+    /// Only pages with this tag (repeatable: any of them).
+    #[arg(long = "tag")]
+    tags: Vec<String>,
+    /// Only pages of this type (repeatable: any of them).
+    #[arg(long = "type")]
+    types: Vec<String>,
+    /// Search as this scope: `global`, or a user name (`alice` or `user/alice`).
+    #[arg(long)]
+    scope: Option<String>,
+    /// Only pages with this usage mode (always, auto; repeatable).
+    #[arg(long = "usage-mode")]
+    usage_modes: Vec<String>,
+    /// Lanes to run, comma-separated (lexical,semantic,token). Default: all available.
+    #[arg(long)]
+    lanes: Option<String>,
+    /// Return chunk hits instead of one hit per page.
+    #[arg(long)]
+    chunks: bool,
+    /// Put `usage_mode: always` pages in a separate list instead of first.
+    #[arg(long)]
+    always_separate: bool,
+    /// Explain each hit: per-term BM25 contributions and per-lane fusion shares.
+    #[arg(long)]
+    explain: bool,
+    /// Print JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Args)]
+struct PageArgs {
+    /// The index blob.
+    index: PathBuf,
+    /// The page key.
+    key: String,
+    /// Look the key up as this scope (a user's page shadows the global one).
+    #[arg(long)]
+    scope: Option<String>,
+    /// Print JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Args)]
+struct ChunkArgs {
+    /// The index blob.
+    index: PathBuf,
+    /// The chunk id (`{page}::chunk_{n}`).
+    id: String,
+    /// Print JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Args)]
+struct EvalArgs {
+    /// A BEIR-layout folder: corpus.jsonl, queries.jsonl, qrels/test.tsv.
+    dir: PathBuf,
+    /// Lanes to evaluate, comma-separated; each alone, then fused. Default: all.
+    #[arg(long)]
+    lanes: Option<String>,
+    /// Run each query loop this many times and report the fastest (1..=100).
+    #[arg(long, default_value_t = 1)]
+    repeat: u32,
+    #[command(flatten)]
+    config: ConfigArgs,
+    /// Print JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let json = match &cli.command {
+        Command::Build(a) => a.json,
+        Command::Search(a) => a.json,
+        Command::Page(a) => a.json,
+        Command::Chunk(a) => a.json,
+        Command::Eval(a) => a.json,
+    };
+    let result = match cli.command {
+        Command::Build(a) => build(a),
+        Command::Search(a) => search(a),
+        Command::Page(a) => page(a),
+        Command::Chunk(a) => chunk(a),
+        Command::Eval(a) => evaluate(a),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            if json {
+                let v = json!({"error": {"code": e.code(), "message": e.to_string()}});
+                println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+            } else {
+                eprintln!("error[{}]: {e}", e.code());
+            }
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn print_json(v: &impl serde::Serialize) {
+    match serde_json::to_string_pretty(v) {
+        Ok(s) => println!("{s}"),
+        Err(e) => eprintln!("error: cannot print JSON: {e}"),
+    }
+}
+
+fn progress_bar(len: u64, what: &str, quiet: bool) -> ProgressBar {
+    let bar = ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::stderr());
+    if quiet || !std::io::stderr().is_terminal() {
+        bar.set_draw_target(ProgressDrawTarget::hidden());
+    }
+    let style = ProgressStyle::with_template("{msg:>10} [{bar:30}] {pos}/{len} ({eta})")
+        .unwrap_or_else(|_| ProgressStyle::default_bar())
+        .progress_chars("=> ");
+    bar.set_style(style);
+    bar.set_message(what.to_string());
+    bar
+}
+
+/// Builds an index from a wiki folder or a BEIR corpus, with a progress bar.
+fn build_index(
+    dir: &Path,
+    beir: bool,
+    strict: bool,
+    config: Config,
+    quiet: bool,
+) -> Result<(Index, wikidex::BuildReport), Error> {
+    let mut builder = IndexBuilder::new(config)?.strict(strict);
+    if beir {
+        builder.add_beir_corpus(&dir.join("corpus.jsonl"))?;
+    } else {
+        builder.add_dir(dir)?;
+    }
+    let bar = progress_bar(0, "indexing", quiet);
+    let out = builder.build_with_progress(&mut |done, total| {
+        bar.set_length(total as u64);
+        bar.set_position(done as u64);
+    });
+    bar.finish_and_clear();
+    out
+}
+
+fn build(a: BuildArgs) -> Result<ExitCode, Error> {
+    let started = Instant::now();
+    let config = a.config.config()?;
+    let (index, report) = build_index(&a.dir, a.beir, a.strict, config, a.json)?;
+    index.save(&a.output)?;
+    let seconds = started.elapsed().as_secs_f64();
+    let bytes = std::fs::metadata(&a.output).map(|m| m.len()).unwrap_or(0);
+    if a.json {
+        print_json(&json!({
+            "output": a.output.display().to_string(),
+            "pages": report.pages,
+            "chunks": report.chunks,
+            "bytes": bytes,
+            "skipped": report.skipped,
+            "warnings": report.warnings,
+            "seconds": seconds,
+        }));
+    } else {
+        println!(
+            "built {}: {} pages, {} chunks, {} bytes in {:.2}s",
+            a.output.display(),
+            report.pages,
+            report.chunks,
+            bytes,
+            seconds
+        );
+        for s in &report.skipped {
+            let line = s.line.map(|l| format!(":{l}")).unwrap_or_default();
+            println!("  skipped {}{line}: [{}] {}", s.path, s.code, s.reason);
+        }
+        for w in &report.warnings {
+            println!("  warning {}: {}", w.path, w.message);
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn search(a: SearchArgs) -> Result<ExitCode, Error> {
+    if !(1..=wikidex::MAX_LIMIT).contains(&a.limit) {
+        return Err(Error::InvalidArgument {
+            detail: format!("--limit {} is outside 1..={}", a.limit, wikidex::MAX_LIMIT),
+        });
+    }
+    let index = Index::open(&a.index)?;
+    let usage_modes = a
+        .usage_modes
+        .iter()
+        .map(|m| {
+            UsageMode::parse(m).ok_or_else(|| Error::InvalidArgument {
+                detail: format!("unknown usage mode `{m}`; expected always, auto or never"),
+            })
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let opts = SearchOptions {
+        limit: Some(a.limit),
+        lanes: a.lanes.as_deref().map(Lane::parse_list).transpose()?,
+        tags: a.tags,
+        types: a.types,
+        scope: a.scope.as_deref().map(Scope::parse).transpose()?,
+        usage_modes,
+        chunks: a.chunks,
+        always: if a.always_separate {
+            AlwaysMode::Separate
+        } else {
+            AlwaysMode::First
+        },
+        explain: a.explain,
+        snippets: true,
+    };
+    let results = index.search(&a.query, &opts)?;
+    if a.json {
+        print_json(&results);
+    } else {
+        print_results(&results, a.explain);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn print_results(r: &SearchResults, explain: bool) {
+    let lanes: Vec<String> = r
+        .lanes
+        .iter()
+        .map(|l| format!("{} {}", l.lane.name(), l.status.name()))
+        .collect();
+    let truncated = if r.truncated { " (query cut)" } else { "" };
+    println!(
+        "{} hit{} for \"{}\"{truncated}  [{}]",
+        r.hits.len(),
+        if r.hits.len() == 1 { "" } else { "s" },
+        r.query,
+        lanes.join(", ")
+    );
+    for l in &r.lanes {
+        if let Some(reason) = l.status.reason().filter(|_| l.status.name() != "ok") {
+            if reason != "not requested" {
+                println!("  note: {} lane {}: {reason}", l.lane.name(), l.status.name());
+            }
+        }
+    }
+    let styled = std::io::stdout().is_terminal();
+    for (i, hit) in r.hits.iter().enumerate() {
+        println!();
+        print_hit(i + 1, hit, explain, styled);
+    }
+    if !r.always.is_empty() {
+        println!("\nalways:");
+        for (i, hit) in r.always.iter().enumerate() {
+            print_hit(i + 1, hit, explain, styled);
+        }
+    }
+}
+
+fn print_hit(n: usize, hit: &Hit, explain: bool, styled: bool) {
+    let mut flags = String::new();
+    if hit.always {
+        flags.push_str(" [always]");
+    }
+    if let Some(s) = &hit.stale_since {
+        flags.push_str(&format!(" [stale since {s}]"));
+    }
+    println!("{n:>2}. {} — {}{flags}", hit.page_id, hit.title);
+    println!("    {} · {} · score {:.4}", hit.path, hit.chunk, hit.score);
+    if let Some(s) = &hit.summary {
+        println!("    {s}");
+    }
+    if let Some(snip) = &hit.snippet {
+        println!("    \"{}\"", mark(&snip.text, &snip.highlights, styled));
+    }
+    let lanes: Vec<String> = hit
+        .lanes
+        .iter()
+        .map(|l| match (l.rank, l.score) {
+            (Some(rank), Some(score)) => format!("{} #{rank} ({score:.3})", l.lane.name()),
+            _ if l.status == "ok" => format!("{} —", l.lane.name()),
+            _ => format!("{} {}", l.lane.name(), l.status),
+        })
+        .collect();
+    println!("    {}", lanes.join("  "));
+    if explain {
+        if let Some(ex) = &hit.explain {
+            let shares: Vec<String> = hit
+                .lanes
+                .iter()
+                .filter_map(|l| {
+                    Some(format!(
+                        "{} {:.4} (rank {})",
+                        l.lane.name(),
+                        l.contribution?,
+                        l.rank?
+                    ))
+                })
+                .collect();
+            println!("    fused = {} (k = {})", shares.join(" + "), ex.k);
+            for t in &ex.lexical {
+                println!(
+                    "    bm25 {:<14} tf {:>2}  df {:>5}  idf {:>6.3}  → {:.3}",
+                    t.term, t.tf, t.df, t.idf, t.score
+                );
+            }
+        }
+    }
+}
+
+/// The snippet with highlighted terms: bold on a terminal, «guillemets» otherwise.
+fn mark(text: &str, highlights: &[wikidex::Highlight], styled: bool) -> String {
+    let (open, close) = if styled {
+        ("\x1b[1m", "\x1b[0m")
+    } else {
+        ("«", "»")
+    };
+    let mut out = String::with_capacity(text.len() + highlights.len() * 8);
+    let mut hl = highlights.iter().peekable();
+    for (i, c) in text.chars().enumerate() {
+        let i = i as u32;
+        if hl.peek().is_some_and(|h| h.start == i) {
+            out.push_str(open);
+        }
+        out.push(c);
+        if let Some(h) = hl.peek() {
+            if h.end == i + 1 {
+                out.push_str(close);
+                hl.next();
+            }
+        }
+    }
+    out
+}
+
+fn page(a: PageArgs) -> Result<ExitCode, Error> {
+    let index = Index::open(&a.index)?;
+    let scope = a.scope.as_deref().map(Scope::parse).transpose()?;
+    let page = index.page(&a.key, scope.as_ref())?;
+    let chunks = index.chunks_of(&page.key, Some(&page.scope))?;
+    if a.json {
+        let mut v = serde_json::to_value(page).unwrap_or(Value::Null);
+        if let Value::Object(m) = &mut v {
+            m.insert("id".into(), json!(page.id()));
+            m.insert(
+                "chunks".into(),
+                json!(chunks
+                    .iter()
+                    .map(|c| json!({"id": c.id, "hash": c.hash, "start": c.start, "end": c.end}))
+                    .collect::<Vec<_>>()),
+            );
+        }
+        print_json(&v);
+    } else {
+        println!("{} — {}", page.id(), page.title);
+        println!("path: {}  scope: {}  usage: {}", page.path, page.scope, page.usage_mode.as_str());
+        if let Some(s) = &page.summary {
+            println!("summary: {s}");
+        }
+        let list = |name: &str, v: &[String]| {
+            if !v.is_empty() {
+                println!("{name}: {}", v.join(", "));
+            }
+        };
+        list("tags", &page.tags);
+        list("refs", &page.refs);
+        list("links", &page.links);
+        list("aliases", &page.aliases);
+        println!(
+            "chunks: {}",
+            chunks.iter().map(|c| c.id.as_str()).collect::<Vec<_>>().join(", ")
+        );
+        println!("\n{}", page.body().trim_end());
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn chunk(a: ChunkArgs) -> Result<ExitCode, Error> {
+    let index = Index::open(&a.index)?;
+    let chunk = index.chunk(&a.id)?;
+    if a.json {
+        print_json(&chunk);
+    } else {
+        println!("{} ({} bytes {}..{}, hash {})", chunk.id, chunk.text.len(), chunk.start, chunk.end, chunk.hash);
+        println!("page: {} ({})\n", chunk.key, chunk.path);
+        println!("{}", chunk.text);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn evaluate(a: EvalArgs) -> Result<ExitCode, Error> {
+    let config = a.config.config()?;
+    let collection = eval::load_collection(&a.dir)?;
+    let build_started = Instant::now();
+    let (index, report) = build_index(&a.dir, true, false, config.clone(), a.json)?;
+    let build_seconds = build_started.elapsed().as_secs_f64();
+    if !(1..=100).contains(&a.repeat) {
+        return Err(Error::InvalidArgument {
+            detail: format!("--repeat {} is outside 1..=100", a.repeat),
+        });
+    }
+    let lanes = match &a.lanes {
+        Some(l) => Lane::parse_list(l)?,
+        None => Lane::ALL.to_vec(),
+    };
+    let mut runs: Vec<(String, Vec<Lane>)> = lanes
+        .iter()
+        .map(|&l| (l.name().to_string(), vec![l]))
+        .collect();
+    let mut skipped = serde_json::Map::new();
+    let mut results = serde_json::Map::new();
+    let mut available = Vec::new();
+    for (name, run_lanes) in &runs {
+        let (metrics, seconds, status) = run_queries(&index, &collection, run_lanes, a.repeat)?;
+        match status {
+            Some(reason) => {
+                skipped.insert(name.clone(), json!(reason));
+            }
+            None => {
+                available.push(run_lanes[0]);
+                results.insert(name.clone(), run_json(metrics, seconds));
+            }
+        }
+    }
+    if available.len() > 1 {
+        runs.push(("fused".into(), available.clone()));
+        let (metrics, seconds, _) = run_queries(&index, &collection, &available, a.repeat)?;
+        results.insert("fused".into(), run_json(metrics, seconds));
+    }
+    let out = json!({
+        "collection": collection.name,
+        "queries": collection.queries.len(),
+        "documents": report.pages,
+        "chunks": report.chunks,
+        "build_seconds": build_seconds,
+        "config": index.config(),
+        "runs": results,
+        "skipped": skipped,
+    });
+    if a.json {
+        print_json(&out);
+    } else {
+        println!(
+            "{}: {} queries, {} documents ({} chunks), built in {:.2}s",
+            collection.name,
+            collection.queries.len(),
+            report.pages,
+            report.chunks,
+            build_seconds
+        );
+        println!("{:<10} {:>8} {:>8} {:>10} {:>9} {:>9}", "run", "nDCG@10", "MAP", "recall@100", "seconds", "q/s");
+        for (name, v) in &results {
+            let f = |k: &str| v[k].as_f64().unwrap_or(0.0);
+            let qps = collection.queries.len() as f64 / f("query_seconds").max(1e-12);
+            println!(
+                "{name:<10} {:>8.4} {:>8.4} {:>10.4} {:>9.4} {:>9.0}",
+                f("ndcg@10"),
+                f("map"),
+                f("recall@100"),
+                f("query_seconds"),
+                qps
+            );
+        }
+        for (name, reason) in &skipped {
+            println!("{name:<10} skipped: {}", reason.as_str().unwrap_or_default());
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn run_json(m: eval::Metrics, seconds: f64) -> Value {
+    json!({"ndcg@10": m.ndcg_10, "map": m.map, "recall@100": m.recall_100, "query_seconds": seconds})
+}
+
+/// Runs every query with `lanes` (top 100 pages, ranking only: no hits are hydrated) `repeat`
+/// times, keeps the fastest loop, and scores the run. Returns the reason instead of metrics
+/// when a single lane is not available in this index.
+fn run_queries(
+    index: &Index,
+    collection: &eval::Collection,
+    lanes: &[Lane],
+    repeat: u32,
+) -> Result<(eval::Metrics, f64, Option<String>), Error> {
+    let opts = SearchOptions {
+        limit: Some(wikidex::MAX_LIMIT),
+        lanes: Some(lanes.to_vec()),
+        snippets: false,
+        ..SearchOptions::default()
+    };
+    if let [lane] = lanes {
+        let probe = index.search("", &opts)?;
+        if let Some(l) = probe.lanes.iter().find(|l| l.lane == *lane && l.status.name() != "ok") {
+            return Ok((eval::Metrics::default(), 0.0, l.status.reason().map(str::to_string)));
+        }
+    }
+    let mut best = f64::INFINITY;
+    let mut ranked: Vec<Vec<wikidex::Ranked>> = Vec::new();
+    for _ in 0..repeat {
+        ranked.clear();
+        // Each timed pass starts with no memoized stems, as a fresh process would.
+        wikidex::analyze::clear_stem_memo();
+        let started = Instant::now();
+        for (_, text) in &collection.queries {
+            ranked.push(index.rank(text, &opts)?);
+        }
+        best = best.min(started.elapsed().as_secs_f64());
+    }
+    let pages = index.pages();
+    let run: HashMap<String, Vec<String>> = collection
+        .queries
+        .iter()
+        .zip(ranked)
+        .map(|((qid, _), r)| (qid.clone(), r.iter().map(|h| pages[h.page].key.clone()).collect()))
+        .collect();
+    Ok((eval::evaluate(collection, &run), best, None))
+}

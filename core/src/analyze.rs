@@ -134,8 +134,9 @@ impl Language {
 
 /// Normalizes, filters and stems words. Cheap to clone? No: build one per index and reuse it.
 pub struct Analyzer {
+    language: Language,
     stemmer: Option<Stemmer>,
-    stopwords: HashSet<&'static str>,
+    stopwords: HashSet<&'static str, crate::lane::lexical::BuildFnv>,
 }
 
 impl std::fmt::Debug for Analyzer {
@@ -151,6 +152,7 @@ impl Analyzer {
     /// An analyzer for `language`.
     pub fn new(language: Language) -> Analyzer {
         Analyzer {
+            language,
             stemmer: language.algorithm().map(Stemmer::create),
             stopwords: language
                 .stopwords()
@@ -191,6 +193,28 @@ impl Analyzer {
         })
     }
 
+    /// The stem of a normalized query word, memoized per thread: queries repeat their words
+    /// (an agent's follow-ups, a user typing), and stemming is most of query analysis. The
+    /// memo holds at most [`STEM_MEMO_CAPACITY`] words and starts over when full.
+    fn stem_memo(&self, word: &str) -> String {
+        let Some(stemmer) = &self.stemmer else {
+            return word.to_string();
+        };
+        STEM_MEMO.with(|memo| {
+            let mut memo = memo.borrow_mut();
+            let key = (self.language as u8, word);
+            if let Some(stem) = memo.get(&key as &dyn MemoKey) {
+                return stem.clone();
+            }
+            let stem = stemmer.stem(word).into_owned();
+            if memo.len() >= STEM_MEMO_CAPACITY {
+                memo.clear();
+            }
+            memo.insert((self.language as u8, word.to_string()), stem.clone());
+            stem
+        })
+    }
+
     /// Appends the index terms of `text` to `out`, in order, duplicates kept.
     pub fn terms_into(&self, text: &str, out: &mut Vec<String>) {
         out.extend(words(text).filter_map(|(_, w)| self.term(w)));
@@ -203,25 +227,24 @@ impl Analyzer {
         out
     }
 
-    /// The query's terms: for each distinct index term, the term and the normalized word it
-    /// came from (first occurrence), in query order. Stopwords are dropped.
+    /// The query's terms: each distinct index term once, with the normalized word it first
+    /// came from and how many times it occurs in the query, in query order. Stopwords are
+    /// dropped.
     pub fn query(&self, text: &str) -> Vec<QueryTerm> {
-        let mut seen = HashSet::new();
-        let mut out = Vec::new();
+        let mut out: Vec<QueryTerm> = Vec::new();
         for (_, w) in words(text) {
             let word = self.normalize(w);
             if self.is_stopword(&word) {
                 continue;
             }
-            let term = match &self.stemmer {
-                Some(s) => s.stem(&word).into_owned(),
-                None => word.to_string(),
-            };
-            if seen.insert(term.clone()) {
-                out.push(QueryTerm {
+            let term = self.stem_memo(&word);
+            match out.iter_mut().find(|q| q.term == term) {
+                Some(q) => q.count += 1,
+                None => out.push(QueryTerm {
                     term,
                     word: word.into_owned(),
-                });
+                    count: 1,
+                }),
             }
         }
         out
@@ -235,7 +258,62 @@ pub struct QueryTerm {
     pub term: String,
     /// The normalized word before stemming (the token lane matches it as a prefix).
     pub word: String,
+    /// Occurrences in the query: the lexical lane weighs the term by it, as Lucene and bm25s
+    /// do (a concept the query repeats matters more).
+    pub count: u32,
 }
+
+/// Largest number of words the per-thread stem memo holds.
+pub const STEM_MEMO_CAPACITY: usize = 50_000;
+
+type Memo = std::collections::HashMap<(u8, String), String, crate::lane::lexical::BuildFnv>;
+
+thread_local! {
+    static STEM_MEMO: std::cell::RefCell<Memo> = std::cell::RefCell::new(Memo::default());
+}
+
+/// Empties this thread's stem memo (benchmarks call it so that every timed pass stems its
+/// words again, as a cold process would).
+pub fn clear_stem_memo() {
+    STEM_MEMO.with(|m| m.borrow_mut().clear());
+}
+
+/// Looks up `(u8, String)` keys by `(u8, &str)` without allocating.
+trait MemoKey {
+    fn parts(&self) -> (u8, &str);
+}
+
+impl MemoKey for (u8, String) {
+    fn parts(&self) -> (u8, &str) {
+        (self.0, &self.1)
+    }
+}
+
+impl MemoKey for (u8, &str) {
+    fn parts(&self) -> (u8, &str) {
+        (self.0, self.1)
+    }
+}
+
+impl<'a> std::borrow::Borrow<dyn MemoKey + 'a> for (u8, String) {
+    fn borrow(&self) -> &(dyn MemoKey + 'a) {
+        self
+    }
+}
+
+impl std::hash::Hash for dyn MemoKey + '_ {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        self.parts().hash(h);
+    }
+}
+
+impl PartialEq for dyn MemoKey + '_ {
+    fn eq(&self, other: &Self) -> bool {
+        self.parts() == other.parts()
+    }
+}
+
+impl Eq for dyn MemoKey + '_ {}
 
 /// Raw words of `text` with their byte offsets: maximal runs of alphanumeric characters.
 pub fn words(text: &str) -> impl Iterator<Item = (usize, &str)> {
@@ -289,8 +367,8 @@ mod tests {
     fn query_terms_are_deduplicated_and_keep_their_word() {
         let a = Analyzer::new(Language::English);
         let q = a.query("The revenues revenue REVENUE churn");
-        let terms: Vec<_> = q.iter().map(|t| (t.term.as_str(), t.word.as_str())).collect();
-        assert_eq!(terms, [("revenu", "revenues"), ("churn", "churn")]);
+        let terms: Vec<_> = q.iter().map(|t| (t.term.as_str(), t.word.as_str(), t.count)).collect();
+        assert_eq!(terms, [("revenu", "revenues", 3), ("churn", "churn", 1)]);
     }
 
     #[test]

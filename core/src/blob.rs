@@ -117,6 +117,8 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<IndexData> {
         return Err(Error::corrupt("payload has unread bytes"));
     }
     validate(&data)?;
+    let mut data = data;
+    data.lexical.index_terms();
     Ok(data)
 }
 

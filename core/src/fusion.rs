@@ -127,6 +127,11 @@ pub fn lane_rank(f: &Fused, lane: Lane) -> Option<LaneRank> {
 /// Fuses lane rankings with weighted RRF. `id_order` compares two chunks by id, for the last
 /// tie rule.
 pub fn rrf(k: f32, lanes: &[LaneRanking], id_order: impl Fn(u32, u32) -> Ordering) -> Vec<Fused> {
+    if let [lane] = lanes.iter().as_slice() {
+        if lane.weight > 0.0 {
+            return single_lane(k, lane);
+        }
+    }
     let mut by_chunk: std::collections::HashMap<u32, usize> = std::collections::HashMap::new();
     let mut out: Vec<Fused> = Vec::new();
     for lane in lanes {
@@ -163,6 +168,26 @@ pub fn rrf(k: f32, lanes: &[LaneRanking], id_order: impl Fn(u32, u32) -> Orderin
             .then_with(|| id_order(a.chunk, b.chunk))
     });
     out
+}
+
+/// RRF of a single lane with a positive weight: monotone in its rank, so the lane's order
+/// (which already breaks its score ties deterministically) is the fused order.
+fn single_lane(k: f32, lane: &LaneRanking) -> Vec<Fused> {
+    let slot = lane_slot(lane.lane);
+    lane.ranked
+        .iter()
+        .enumerate()
+        .map(|(i, &(chunk, score))| {
+            let rank = u32::try_from(i + 1).unwrap_or(u32::MAX);
+            let mut ranks = [None; 3];
+            ranks[slot] = Some(LaneRank { rank, score });
+            Fused {
+                chunk,
+                score: lane.weight / (k + rank as f32),
+                ranks,
+            }
+        })
+        .collect()
 }
 
 #[cfg(test)]

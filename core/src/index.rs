@@ -451,6 +451,12 @@ pub struct Index {
     pub(crate) first_chunk: Vec<u32>,
     /// Page id → page index.
     page_ids: HashMap<String, u32>,
+    /// Per page: visible to a search without filters.
+    pub(crate) default_pages: Vec<bool>,
+    /// Per chunk: rankable in a search without filters.
+    pub(crate) default_chunks: Vec<bool>,
+    /// Every chunk is rankable in a search without filters (no lane needs to check a mask).
+    pub(crate) all_default: bool,
 }
 
 impl Index {
@@ -469,14 +475,21 @@ impl Index {
             .enumerate()
             .map(|(i, p)| (p.id(), i as u32))
             .collect();
-        Index {
+        let mut index = Index {
             data,
             analyzer,
             scorer,
             chunk_page,
             first_chunk,
             page_ids,
-        }
+            default_pages: Vec::new(),
+            default_chunks: Vec::new(),
+            all_default: false,
+        };
+        index.default_pages = index.visible_pages(&crate::SearchOptions::default());
+        index.default_chunks = index.chunk_mask(&index.default_pages);
+        index.all_default = index.default_chunks.iter().all(|&ok| ok);
+        index
     }
 
     /// Loads an index from blob bytes.

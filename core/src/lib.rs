@@ -45,6 +45,6 @@ pub use lane::lexical::Bm25Params;
 pub use lane::{Lane, LaneStatus};
 pub use page::{Page, Scope, UsageMode};
 pub use search::{
-    AlwaysMode, Explanation, Highlight, Hit, LaneHit, LaneReport, SearchOptions, SearchResults,
+    AlwaysMode, Explanation, Highlight, Hit, LaneHit, LaneReport, Ranked, SearchOptions, SearchResults,
     Snippet, DEFAULT_LIMIT, MAX_LIMIT,
 };

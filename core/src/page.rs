@@ -19,7 +19,9 @@ use crate::error::{Error, Result};
 pub const MAX_FRONTMATTER_BYTES: usize = 256 * 1024;
 
 /// Where a page lives: shared by everyone, or one user's (or agent's) scratch space.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+///
+/// Serialized as a string: `global` or `user/<name>`.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Scope {
     /// `global/` (or anything outside `user/<name>/`).
     Global,
@@ -58,6 +60,19 @@ impl Scope {
             }
             _ => Scope::Global,
         }
+    }
+}
+
+impl Serialize for Scope {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for Scope {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        Scope::parse(&s).map_err(serde::de::Error::custom)
     }
 }
 

@@ -1,6 +1,7 @@
 //! Search (DESIGN §3): normalize the query, filter, rank in each lane, fuse, collapse chunks to
 //! pages, add snippets and explanations.
 
+use std::borrow::Cow;
 use std::collections::HashSet;
 
 use serde::{Deserialize, Serialize};
@@ -192,12 +193,33 @@ pub struct SearchResults {
     pub always: Vec<Hit>,
 }
 
+/// A ranked page (or chunk) before hydration, from [`Index::rank`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Ranked {
+    /// Position of the page in [`Index::pages`].
+    pub page: usize,
+    /// Position of the best chunk in the index's chunk table.
+    pub chunk: usize,
+    /// Fused score.
+    pub score: f32,
+}
+
+/// What ranking produced, before hits are hydrated.
+struct Ranking<'a> {
+    query: &'a str,
+    truncated: bool,
+    qterms: Vec<QueryTerm>,
+    reports: Vec<LaneReport>,
+    picked: Vec<Fused>,
+    page_ok: Cow<'a, [bool]>,
+}
+
 impl Index {
     /// Searches the index.
     ///
     /// # Errors
-    /// [`Error::InvalidArgument`] if a lane is asked for twice... never for an odd query: an
-    /// empty or all-stopword query returns no hits.
+    /// [`Error::InvalidArgument`] for an empty lane list. Never for an odd query: an empty or
+    /// all-stopword query returns no hits.
     ///
     /// # Example
     /// ```
@@ -212,6 +234,65 @@ impl Index {
     /// # Ok::<(), wikidex::Error>(())
     /// ```
     pub fn search(&self, query: &str, opts: &SearchOptions) -> Result<SearchResults> {
+        let r = self.ranking(query, opts)?;
+        let terms: Vec<String> = r.qterms.iter().map(|q| q.term.clone()).collect();
+        let ctx = HitContext {
+            index: self,
+            qterms: &r.qterms,
+            reports: &r.reports,
+            opts,
+        };
+        let mut hits: Vec<Hit> = r.picked.iter().map(|f| ctx.hit(f)).collect();
+        let always: Vec<Hit> = self
+            .data
+            .pages
+            .iter()
+            .enumerate()
+            .filter(|(i, p)| r.page_ok[*i] && p.usage_mode == UsageMode::Always)
+            .map(|(i, _)| ctx.always_hit(i))
+            .collect();
+        let limit = opts.limit.unwrap_or(DEFAULT_LIMIT).clamp(1, MAX_LIMIT);
+        let always = match opts.always {
+            AlwaysMode::Separate => always,
+            AlwaysMode::First => {
+                let mut all = always;
+                all.append(&mut hits);
+                all.truncate(limit);
+                hits = all;
+                Vec::new()
+            }
+        };
+        Ok(SearchResults {
+            query: r.query.to_string(),
+            truncated: r.truncated,
+            terms,
+            lanes: r.reports,
+            hits,
+            always,
+        })
+    }
+
+    /// Ranks without hydrating hits: the same order as [`Index::search`]'s ranked hits (without
+    /// `always` pages, snippets or explanations), as positions into [`Index::pages`] and the
+    /// chunk table. For evaluation, benchmarks and callers that only need keys.
+    ///
+    /// # Errors
+    /// As [`Index::search`].
+    pub fn rank(&self, query: &str, opts: &SearchOptions) -> Result<Vec<Ranked>> {
+        Ok(self
+            .ranking(query, opts)?
+            .picked
+            .iter()
+            .map(|f| Ranked {
+                page: self.chunk_page[f.chunk as usize] as usize,
+                chunk: f.chunk as usize,
+                score: f.score,
+            })
+            .collect())
+    }
+
+    fn ranking<'a>(&'a self, query: &'a str, opts: &SearchOptions) -> Result<Ranking<'a>> {
+        opts.validate()?;
         let limit = opts.limit.unwrap_or(DEFAULT_LIMIT).clamp(1, MAX_LIMIT);
         let candidates = (limit * 3).min(MAX_CANDIDATES);
         let max_chars = self.data.config.max_query_chars as usize;
@@ -220,14 +301,16 @@ impl Index {
             None => (query, false),
         };
         let qterms = self.analyzer.query(query);
-        let terms: Vec<String> = qterms.iter().map(|q| q.term.clone()).collect();
-        let page_ok = self.visible_pages(opts);
-        let mask: Vec<bool> = self
-            .chunk_page
-            .iter()
-            .map(|&p| page_ok[p as usize] && self.data.pages[p as usize].usage_mode != UsageMode::Always)
-            .collect();
-
+        let (page_ok, mask): (Cow<'_, [bool]>, Cow<'_, [bool]>) = if opts.has_filters() {
+            let page_ok = self.visible_pages(opts);
+            let mask = self.chunk_mask(&page_ok);
+            (Cow::Owned(page_ok), Cow::Owned(mask))
+        } else {
+            (
+                Cow::Borrowed(&self.default_pages[..]),
+                Cow::Borrowed(&self.default_chunks[..]),
+            )
+        };
         let wanted = |lane: Lane| opts.lanes.as_ref().is_none_or(|l| l.contains(&lane));
         let fusion_cfg = self.data.config.fusion;
         let mut rankings = Vec::new();
@@ -237,10 +320,14 @@ impl Index {
                 (LaneStatus::Skipped("not requested".into()), Vec::new())
             } else {
                 match lane {
-                    Lane::Lexical => (
-                        LaneStatus::Ok,
-                        self.scorer.search(&self.data.lexical, &terms, &mask, candidates),
-                    ),
+                    Lane::Lexical => {
+                        let weighted: Vec<(&str, f32)> =
+                            qterms.iter().map(|q| (q.term.as_str(), q.count as f32)).collect();
+                        let filter = (!self.all_default || opts.has_filters()).then_some(&mask[..]);
+                        let ranked =
+                            self.scorer.search(&self.data.lexical, &weighted, filter, candidates);
+                        (LaneStatus::Ok, ranked)
+                    }
                     Lane::Token => (
                         LaneStatus::Ok,
                         token::search(&self.data.lexical, &qterms, &mask, candidates),
@@ -265,55 +352,40 @@ impl Index {
             }
         }
         let fused = fusion::rrf(fusion_cfg.k, &rankings, |a, b| self.cmp_chunk_ids(a, b));
-        let picked: Vec<&Fused> = if opts.chunks {
-            fused.iter().take(limit).collect()
+        let picked: Vec<Fused> = if opts.chunks {
+            fused.into_iter().take(limit).collect()
         } else {
-            let mut seen = HashSet::new();
+            let mut seen = vec![false; self.data.pages.len()];
             fused
-                .iter()
-                .filter(|f| seen.insert(self.chunk_page[f.chunk as usize]))
+                .into_iter()
+                .filter(|f| !std::mem::replace(&mut seen[self.chunk_page[f.chunk as usize] as usize], true))
                 .take(limit)
                 .collect()
         };
-        let ctx = HitContext {
-            index: self,
-            qterms: &qterms,
-            terms: &terms,
-            reports: &reports,
-            opts,
-        };
-        let mut hits: Vec<Hit> = picked.into_iter().map(|f| ctx.hit(f)).collect();
-        let always: Vec<Hit> = self
-            .data
-            .pages
-            .iter()
-            .enumerate()
-            .filter(|(i, p)| page_ok[*i] && p.usage_mode == UsageMode::Always)
-            .map(|(i, _)| ctx.always_hit(i, &fused))
-            .collect();
-        let always = match opts.always {
-            AlwaysMode::Separate => always,
-            AlwaysMode::First => {
-                let mut all = always;
-                all.append(&mut hits);
-                all.truncate(limit);
-                hits = all;
-                Vec::new()
-            }
-        };
-        Ok(SearchResults {
-            query: query.to_string(),
+        Ok(Ranking {
+            query,
             truncated,
-            terms,
-            lanes: reports,
-            hits,
-            always,
+            qterms,
+            reports,
+            picked,
+            page_ok,
         })
+    }
+
+    /// Per chunk: may a lane return it? Its page is visible and not an `always` page (those
+    /// are placed by [`AlwaysMode`], not ranked).
+    pub(crate) fn chunk_mask(&self, page_ok: &[bool]) -> Vec<bool> {
+        self.chunk_page
+            .iter()
+            .map(|&p| {
+                page_ok[p as usize] && self.data.pages[p as usize].usage_mode != UsageMode::Always
+            })
+            .collect()
     }
 
     /// Per page: may this search return it? Applies lifecycle, usage mode, scope (with
     /// shadowing) and the tag and type filters.
-    fn visible_pages(&self, opts: &SearchOptions) -> Vec<bool> {
+    pub(crate) fn visible_pages(&self, opts: &SearchOptions) -> Vec<bool> {
         let pages = &self.data.pages;
         let lower = |v: &[String]| v.iter().map(|s| s.to_lowercase()).collect::<HashSet<_>>();
         let tags = lower(&opts.tags);
@@ -367,7 +439,6 @@ impl Index {
 struct HitContext<'a> {
     index: &'a Index,
     qterms: &'a [QueryTerm],
-    terms: &'a [String],
     reports: &'a [LaneReport],
     opts: &'a SearchOptions,
 }
@@ -391,23 +462,27 @@ impl HitContext<'_> {
             .collect();
         let mut hit = self.base(f.chunk, f.score, lanes);
         if self.opts.explain {
+            let weighted: Vec<(&str, f32)> = self
+                .qterms
+                .iter()
+                .map(|q| (q.term.as_str(), q.count as f32))
+                .collect();
             hit.explain = Some(Explanation {
                 lexical: self
                     .index
                     .scorer
-                    .explain(&self.index.data.lexical, self.terms, f.chunk),
+                    .explain(&self.index.data.lexical, &weighted, f.chunk),
                 k: fusion_cfg.k,
             });
         }
         hit
     }
 
-    /// An `always` page: its fused entry if a lane matched it, else its first chunk, score 0.
-    fn always_hit(&self, page: usize, fused: &[Fused]) -> Hit {
+    /// An `always` page: not ranked by any lane (they are masked out), score 0, with the chunk
+    /// that contains the most query terms.
+    fn always_hit(&self, page: usize) -> Hit {
         let first = self.index.first_chunk[page];
         let end = self.index.first_chunk[page + 1];
-        // Always pages are masked out of the lanes, so they have no fused entry; say so.
-        debug_assert!(fused.iter().all(|f| !(first..end).contains(&f.chunk)));
         let lanes = self
             .reports
             .iter()
@@ -427,11 +502,11 @@ impl HitContext<'_> {
     fn best_chunk_by_terms(&self, first: u32, end: u32) -> u32 {
         let lexical = &self.index.data.lexical;
         let count = |c: u32| {
-            self.terms
+            self.qterms
                 .iter()
-                .filter(|t| {
+                .filter(|q| {
                     lexical
-                        .lookup(t)
+                        .lookup(&q.term)
                         .is_some_and(|i| lexical.postings(i).0.binary_search(&c).is_ok())
                 })
                 .count()
@@ -441,15 +516,19 @@ impl HitContext<'_> {
 
     fn base(&self, c: u32, score: f32, lanes: Vec<LaneHit>) -> Hit {
         let index = self.index;
-        let p: &Page = &index.data.pages[index.chunk_page[c as usize] as usize];
-        let chunk = index.chunk_at(c);
+        let page_index = index.chunk_page[c as usize];
+        let p: &Page = &index.data.pages[page_index as usize];
+        let record = &index.data.chunks[c as usize];
         let snippet = self
             .opts
             .snippets
-            .then(|| snippet(index, self.qterms, &chunk.text, chunk.start));
+            .then(|| snippet(index, self.qterms, index.chunk_text(c), record.start));
+        let ordinal = (c - index.first_chunk[page_index as usize]) as usize;
+        let page_id = p.id();
         Hit {
             key: p.key.clone(),
-            page_id: p.id(),
+            chunk: crate::chunk::chunk_id(&page_id, ordinal),
+            page_id,
             scope: p.scope.clone(),
             path: p.path.clone(),
             title: p.title.clone(),
@@ -457,8 +536,7 @@ impl HitContext<'_> {
             kind: p.kind.clone(),
             tags: p.tags.clone(),
             score,
-            chunk: chunk.id,
-            chunk_hash: chunk.hash,
+            chunk_hash: record.hash.clone(),
             snippet,
             lanes,
             always: p.usage_mode == UsageMode::Always,
@@ -477,13 +555,22 @@ fn snippet(index: &Index, qterms: &[QueryTerm], text: &str, base: u32) -> Snippe
         .map(|q| q.word.as_str())
         .filter(|w| w.chars().count() >= token::MIN_PREFIX_CHARS)
         .collect();
+    // Stemming every word of a chunk is the expensive part; a stem keeps the first characters
+    // of its word in practice, so only words sharing them with a query term are stemmed.
+    let heads: HashSet<&str> = qterms
+        .iter()
+        .flat_map(|q| [head(&q.term), head(&q.word)])
+        .collect();
     let words: Vec<(usize, &str)> = analyze::words(text).collect();
     let matched: Vec<(usize, usize)> = words
         .iter()
         .filter(|(_, w)| {
             let norm = index.analyzer.normalize(w);
-            index.analyzer.term(w).is_some_and(|t| terms.contains(t.as_str()))
-                || prefixes.iter().any(|p| norm.starts_with(p))
+            if !heads.contains(head(&norm)) {
+                return false;
+            }
+            prefixes.iter().any(|p| norm.starts_with(p))
+                || index.analyzer.term(w).is_some_and(|t| terms.contains(t.as_str()))
         })
         .map(|&(s, w)| (s, s + w.len()))
         .collect();
@@ -525,26 +612,67 @@ fn snippet(index: &Index, qterms: &[QueryTerm], text: &str, base: u32) -> Snippe
             }
         }
     }
-    let slice = &text[start..end];
-    let trimmed_start = start + (slice.len() - slice.trim_start().len());
-    let slice = slice.trim();
-    let char_at = |byte: usize| text[trimmed_start..byte].chars().count() as u32;
+    // Collapse whitespace runs (newlines included) to one space; map highlights onto the
+    // collapsed text as character offsets.
+    let slice = text[start..end].trim_end();
+    let lead_ws = slice.len() - slice.trim_start().len();
+    let from = start + lead_ws;
+    let mut out = String::with_capacity(slice.len());
+    let mut char_pos: Vec<(usize, u32)> = Vec::new(); // (byte in text, char in out)
+    let mut chars_out = 0u32;
+    let mut in_space = false;
+    for (i, c) in text[from..start + slice.len()].char_indices() {
+        char_pos.push((from + i, chars_out));
+        if c.is_whitespace() {
+            if !in_space {
+                out.push(' ');
+                chars_out += 1;
+            }
+            in_space = true;
+        } else {
+            out.push(c);
+            chars_out += 1;
+            in_space = false;
+        }
+    }
+    let to = start + slice.len();
+    let at = |byte: usize| -> u32 {
+        if byte >= to {
+            return chars_out;
+        }
+        char_pos
+            .binary_search_by(|&(b, _)| b.cmp(&byte))
+            .map_or_else(|i| char_pos.get(i).map_or(chars_out, |p| p.1), |i| char_pos[i].1)
+    };
     let highlights = matched
         .iter()
-        .filter(|&&(s, e)| s >= trimmed_start && e <= trimmed_start + slice.len())
+        .filter(|&&(s, e)| s >= from && e <= to)
         .map(|&(s, e)| Highlight {
-            start: char_at(s),
-            end: char_at(e),
+            start: at(s),
+            end: at(e),
         })
         .collect();
     Snippet {
-        text: slice.to_string(),
+        text: out,
         highlights,
-        offset: base + trimmed_start as u32,
+        offset: base + from as u32,
     }
 }
 
+/// The first three characters of `s` (all of it if shorter).
+fn head(s: &str) -> &str {
+    s.char_indices().nth(3).map_or(s, |(i, _)| &s[..i])
+}
+
 impl SearchOptions {
+    /// Whether any filter is set (tags, types, scope, usage modes).
+    fn has_filters(&self) -> bool {
+        !self.tags.is_empty()
+            || !self.types.is_empty()
+            || self.scope.is_some()
+            || !self.usage_modes.is_empty()
+    }
+
     /// Checks the options against what the index can do.
     ///
     /// # Errors

@@ -3,14 +3,14 @@
 //! Scoring is Lucene's BM25 (the variant bm25s calls `lucene`):
 //! `idf(t) = ln(1 + (N - df + 0.5) / (df + 0.5))` and
 //! `score(d) = Σ idf(t) · tf · (k1 + 1) / (tf + k1 · (1 - b + b · |d| / avgdl))`,
-//! over the distinct query terms. Each chunk is indexed as key + title + summary + chunk text +
+//! over the distinct query terms, each weighted by its count in the query. Each chunk is indexed as key + title + summary + chunk text +
 //! tags, so a page's metadata matches through every one of its chunks.
 
 use std::collections::{BTreeMap, HashMap};
 
 use serde::{Deserialize, Serialize};
 
-use super::{top_n, Mask};
+use super::Mask;
 use crate::error::{Error, Result};
 
 /// BM25 parameters, stored in the blob.
@@ -57,9 +57,12 @@ impl Bm25Params {
 
 /// The inverted index: a sorted term dictionary and, per term, the chunks it occurs in with
 /// their term frequencies (chunk ids ascending).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct LexicalIndex {
     terms: Vec<String>,
+    /// Term → dictionary position; derived from `terms` on load, never stored.
+    #[serde(skip)]
+    lookup: HashMap<String, u32, BuildFnv>,
     /// `offsets[t]..offsets[t + 1]` is term `t`'s slice of `chunks` and `tfs`.
     offsets: Vec<u32>,
     chunks: Vec<u32>,
@@ -68,11 +71,47 @@ pub struct LexicalIndex {
     lengths: Vec<u32>,
 }
 
+impl PartialEq for LexicalIndex {
+    fn eq(&self, other: &Self) -> bool {
+        // `lookup` is derived from `terms`.
+        self.terms == other.terms
+            && self.offsets == other.offsets
+            && self.chunks == other.chunks
+            && self.tfs == other.tfs
+            && self.lengths == other.lengths
+    }
+}
+
+/// FNV-1a: short keys (index terms) hash several times faster than with SipHash, and the
+/// dictionary is built from the index's own text, so flooding resistance buys nothing here.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Fnv(u64);
+
+impl std::hash::Hasher for Fnv {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        let mut h = if self.0 == 0 { 0xcbf2_9ce4_8422_2325 } else { self.0 };
+        for &b in bytes {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+        self.0 = h;
+    }
+}
+
+/// Builds [`Fnv`] hashers.
+pub type BuildFnv = std::hash::BuildHasherDefault<Fnv>;
+
 /// One query term's part in a chunk's BM25 score.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TermScore {
     /// The analyzed query term.
     pub term: String,
+    /// Its weight: how many times the query contains it.
+    pub weight: f32,
     /// Occurrences in the chunk.
     pub tf: u32,
     /// Chunks containing the term.
@@ -119,7 +158,18 @@ impl LexicalIndex {
                 .offsets
                 .push(u32::try_from(index.chunks.len()).unwrap_or(u32::MAX));
         }
+        index.index_terms();
         index
+    }
+
+    /// Fills the derived term → position map (after building or decoding).
+    pub(crate) fn index_terms(&mut self) {
+        self.lookup = self
+            .terms
+            .iter()
+            .enumerate()
+            .map(|(i, t)| (t.clone(), i as u32))
+            .collect();
     }
 
     /// Checks internal consistency against the number of chunks (run on every load).
@@ -166,9 +216,7 @@ impl LexicalIndex {
 
     /// The dictionary position of `term`.
     pub fn lookup(&self, term: &str) -> Option<usize> {
-        self.terms
-            .binary_search_by(|t| t.as_str().cmp(term))
-            .ok()
+        self.lookup.get(term).map(|&i| i as usize)
     }
 
     /// Dictionary positions of the terms starting with `prefix`, at most `max` of them.
@@ -192,7 +240,10 @@ impl LexicalIndex {
         self.lengths[c as usize]
     }
 
-    /// Precomputes the per-chunk length normalization for `params`.
+    /// Precomputes, for `params`, each chunk's length normalization and each posting's
+    /// impact `idf · tf · (k1 + 1) / (tf + norm)`, so that a query only adds numbers (the
+    /// approach bm25s calls eager scoring). Costs 4 bytes per posting in memory; nothing in
+    /// the blob.
     pub fn scorer(&self, params: Bm25Params) -> Bm25Scorer {
         let total: u64 = self.lengths.iter().map(|&l| u64::from(l)).sum();
         let avgdl = if self.lengths.is_empty() {
@@ -200,15 +251,26 @@ impl LexicalIndex {
         } else {
             (total as f64 / self.lengths.len() as f64).max(1e-9)
         };
-        let norms = self
+        let (k1, b) = (f64::from(params.k1), f64::from(params.b));
+        let norms: Vec<f32> = self
             .lengths
             .iter()
-            .map(|&l| {
-                (f64::from(params.k1) * (1.0 - f64::from(params.b) + f64::from(params.b) * f64::from(l) / avgdl))
-                    as f32
-            })
+            .map(|&l| (k1 * (1.0 - b + b * f64::from(l) / avgdl)) as f32)
             .collect();
-        Bm25Scorer { params, norms }
+        let mut impacts = Vec::with_capacity(self.chunks.len());
+        for t in 0..self.terms.len() {
+            let (chunks, tfs) = self.postings(t);
+            let idf = self.idf(chunks.len());
+            impacts.extend(chunks.iter().zip(tfs).map(|(&c, &tf)| {
+                let tf = tf as f32;
+                idf * tf * (params.k1 + 1.0) / (tf + norms[c as usize])
+            }));
+        }
+        Bm25Scorer {
+            params,
+            norms,
+            impacts,
+        }
     }
 
     fn idf(&self, df: usize) -> f32 {
@@ -223,51 +285,73 @@ impl LexicalIndex {
 pub struct Bm25Scorer {
     params: Bm25Params,
     norms: Vec<f32>,
+    /// Per posting (parallel to the index's postings): the term's BM25 score in that chunk.
+    impacts: Vec<f32>,
 }
 
 impl Bm25Scorer {
-    /// The `n` best chunks for the (distinct) query `terms` among those `mask` allows, by
-    /// score descending then chunk index ascending.
+    /// The `n` best chunks for the distinct query `terms` (each with its weight) among those
+    /// `mask` allows (`None`: all), by score descending then chunk index ascending.
     pub(crate) fn search(
         &self,
         index: &LexicalIndex,
-        terms: &[String],
-        mask: Mask<'_>,
+        terms: &[(&str, f32)],
+        mask: Option<Mask<'_>>,
         n: usize,
     ) -> Vec<(u32, f32)> {
-        let mut acc = vec![0f32; index.chunk_count()];
-        let mut touched: Vec<u32> = Vec::new();
-        let k1p1 = self.params.k1 + 1.0;
-        for term in terms {
-            let Some(t) = index.lookup(term) else { continue };
-            let (chunks, tfs) = index.postings(t);
-            let idf = index.idf(chunks.len());
-            for (&c, &tf) in chunks.iter().zip(tfs) {
-                let ci = c as usize;
-                if !mask[ci] {
-                    continue;
-                }
-                let tf = tf as f32;
-                if acc[ci] == 0.0 {
-                    touched.push(c);
-                }
-                acc[ci] += idf * tf * k1p1 / (tf + self.norms[ci]);
-            }
-        }
-        let scored = touched
-            .into_iter()
-            .map(|c| (c, acc[c as usize]))
-            .filter(|&(_, s)| s > 0.0)
+        let n_chunks = index.chunk_count();
+        let found: Vec<(usize, f32)> = terms
+            .iter()
+            .filter_map(|&(term, weight)| index.lookup(term).map(|t| (t, weight)))
             .collect();
-        top_n(scored, n, |a, b| a.cmp(&b))
+        let total: usize = found.iter().map(|&(t, _)| index.postings(t).0.len()).sum();
+        with_scratch(n_chunks, |acc| {
+            // Every posting may add a new chunk; whether it does is a coin flip the branch
+            // predictor loses, so the candidate is always written and the length advanced by
+            // the comparison instead.
+            let mut touched = vec![0u32; total];
+            let mut len = 0usize;
+            for (t, weight) in found {
+                let (s, e) = (index.offsets[t] as usize, index.offsets[t + 1] as usize);
+                let postings = index.chunks[s..e].iter().zip(&self.impacts[s..e]);
+                for (&c, &impact) in postings {
+                    let ci = c as usize;
+                    if mask.is_some_and(|m| !m[ci]) {
+                        continue;
+                    }
+                    touched[len] = c;
+                    len += usize::from(acc[ci] == 0.0);
+                    acc[ci] += weight * impact;
+                }
+            }
+            touched.truncate(len);
+            // Scores are positive, so their bit patterns order like the values: pack score and
+            // inverted chunk index into one integer key and select on that.
+            let mut keys: Vec<u64> = touched
+                .iter()
+                .map(|&c| {
+                    let score = std::mem::replace(&mut acc[c as usize], 0.0);
+                    (u64::from(score.to_bits()) << 32) | u64::from(!c)
+                })
+                .collect();
+            if keys.len() > n && n > 0 {
+                keys.select_nth_unstable_by(n - 1, |a, b| b.cmp(a));
+                keys.truncate(n);
+            }
+            keys.sort_unstable_by(|a, b| b.cmp(a));
+            keys.truncate(n);
+            keys.into_iter()
+                .map(|k| (!(k as u32), f32::from_bits((k >> 32) as u32)))
+                .collect()
+        })
     }
 
     /// Each query term's contribution to chunk `c`'s score (terms absent from it included
     /// with tf 0), for explanations.
-    pub fn explain(&self, index: &LexicalIndex, terms: &[String], c: u32) -> Vec<TermScore> {
+    pub fn explain(&self, index: &LexicalIndex, terms: &[(&str, f32)], c: u32) -> Vec<TermScore> {
         terms
             .iter()
-            .map(|term| {
+            .map(|&(term, weight)| {
                 let (tf, df, idf) = match index.lookup(term) {
                     Some(t) => {
                         let (chunks, tfs) = index.postings(t);
@@ -280,10 +364,11 @@ impl Bm25Scorer {
                 let score = if tf == 0 {
                     0.0
                 } else {
-                    idf * tff * (self.params.k1 + 1.0) / (tff + self.norms[c as usize])
+                    weight * idf * tff * (self.params.k1 + 1.0) / (tff + self.norms[c as usize])
                 };
                 TermScore {
-                    term: term.clone(),
+                    term: term.to_string(),
+                    weight,
                     tf,
                     df: u32::try_from(df).unwrap_or(u32::MAX),
                     idf,
@@ -292,6 +377,23 @@ impl Bm25Scorer {
             })
             .collect()
     }
+}
+
+/// Runs `f` with a zeroed score buffer of at least `n` entries, reused across calls on this
+/// thread; `f` must leave every entry it touched at zero again. (If `f` panics, the buffer is
+/// dropped rather than returned dirty.)
+fn with_scratch<R>(n: usize, f: impl FnOnce(&mut [f32]) -> R) -> R {
+    thread_local! {
+        static SCRATCH: std::cell::RefCell<Vec<f32>> = const { std::cell::RefCell::new(Vec::new()) };
+    }
+    let mut buf = SCRATCH.with(|s| std::mem::take(&mut *s.borrow_mut()));
+    if buf.len() < n {
+        buf.resize(n, 0.0);
+    }
+    let out = f(&mut buf[..n]);
+    debug_assert!(buf.iter().all(|&x| x == 0.0), "scratch buffer left dirty");
+    SCRATCH.with(|s| *s.borrow_mut() = buf);
+    out
 }
 
 #[cfg(test)]
@@ -319,9 +421,10 @@ mod tests {
     fn rarer_terms_score_higher() {
         let i = idx(&["common rare", "common", "common", "common"]);
         let s = i.scorer(Bm25Params::default());
-        let hits = s.search(&i, &["rare".into(), "common".into()], &[true; 4], 10);
+        let q = [("rare", 1.0), ("common", 1.0)];
+        let hits = s.search(&i, &q, None, 10);
         assert_eq!(hits[0].0, 0);
-        let ex = s.explain(&i, &["rare".into(), "common".into()], 0);
+        let ex = s.explain(&i, &q, 0);
         assert!(ex[0].idf > ex[1].idf);
         assert!((ex.iter().map(|e| e.score).sum::<f32>() - hits[0].1).abs() < 1e-5);
     }
@@ -330,7 +433,7 @@ mod tests {
     fn mask_excludes_chunks() {
         let i = idx(&["x", "x"]);
         let s = i.scorer(Bm25Params::default());
-        let hits = s.search(&i, &["x".into()], &[false, true], 10);
+        let hits = s.search(&i, &[("x", 1.0)], Some(&[false, true]), 10);
         assert_eq!(hits.iter().map(|h| h.0).collect::<Vec<_>>(), [1]);
     }
 

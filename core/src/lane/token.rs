@@ -96,6 +96,7 @@ mod tests {
             .map(|x| QueryTerm {
                 term: x.to_string(),
                 word: x.to_string(),
+                count: 1,
             })
             .collect()
     }

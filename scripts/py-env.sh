@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Create/refresh the Python environment used by bench/*.py.
+#
+#   PY=$(scripts/py-env.sh)            # sets up <repo>/.venv if needed, prints its python
+#   "$PY" bench/compare_bm25s.py --help
+#
+# Idempotent: the venv is created only when missing, and bench/requirements.txt is installed only
+# when its content (or the venv's Python) changed since the last successful install (stamp file
+# .venv/.bench-requirements.sha256). Progress and errors go to stderr; the last (only) line on
+# stdout is the absolute path of the venv's python. Override the base interpreter with PYTHON=...
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+venv="$root/.venv"
+req="$root/bench/requirements.txt"
+stamp="$venv/.bench-requirements.sha256"
+base_python="${PYTHON:-python3}"
+
+if ! command -v "$base_python" >/dev/null 2>&1; then
+    echo "py-env: '$base_python' not found; install Python 3 (3.10+) or set PYTHON=/path/to/python3" >&2
+    exit 1
+fi
+
+if [ ! -x "$venv/bin/python" ]; then
+    echo "py-env: creating $venv" >&2
+    if ! "$base_python" -m venv "$venv" >&2; then
+        rm -rf "$venv"
+        echo "py-env: '$base_python -m venv' failed. On Debian/Ubuntu: apt-get install python3-venv" >&2
+        exit 1
+    fi
+fi
+# Keep the venv out of git without touching the repo's .gitignore (as Python 3.13's venv does).
+[ -f "$venv/.gitignore" ] || echo '*' >"$venv/.gitignore"
+py="$venv/bin/python"
+
+want="$( { cat "$req"; "$py" -c 'import sys; print(sys.version)'; } | sha256sum | cut -d' ' -f1)"
+have="$(cat "$stamp" 2>/dev/null || true)"
+if [ "$want" != "$have" ]; then
+    echo "py-env: installing bench/requirements.txt into $venv" >&2
+    "$py" -m pip install --quiet --disable-pip-version-check --no-input -r "$req" >&2
+    echo "$want" >"$stamp"
+fi
+
+echo "$py"
