@@ -1,0 +1,6 @@
+//! Integration tests: one binary, a module per topic.
+
+mod blob;
+mod oracle;
+mod vectors;
+mod wikis;
