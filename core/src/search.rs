@@ -311,6 +311,9 @@ impl Index {
                 Cow::Borrowed(&self.default_chunks[..]),
             )
         };
+        // Page hits: each lane ranks pages (by their best chunk), so `candidates` are that many
+        // different pages and collapsing after fusion cannot leave fewer hits than the limit.
+        let groups = (!opts.chunks).then_some(&self.chunk_page[..]);
         let wanted = |lane: Lane| opts.lanes.as_ref().is_none_or(|l| l.contains(&lane));
         let fusion_cfg = self.data.config.fusion;
         let mut rankings = Vec::new();
@@ -324,13 +327,18 @@ impl Index {
                         let weighted: Vec<(&str, f32)> =
                             qterms.iter().map(|q| (q.term.as_str(), q.count as f32)).collect();
                         let filter = (!self.all_default || opts.has_filters()).then_some(&mask[..]);
-                        let ranked =
-                            self.scorer.search(&self.data.lexical, &weighted, filter, candidates);
+                        let ranked = self.scorer.search(
+                            &self.data.lexical,
+                            &weighted,
+                            filter,
+                            groups,
+                            candidates,
+                        );
                         (LaneStatus::Ok, ranked)
                     }
                     Lane::Token => (
                         LaneStatus::Ok,
-                        token::search(&self.data.lexical, &qterms, &mask, candidates),
+                        token::search(&self.data.lexical, &qterms, &mask, groups, candidates),
                     ),
                     Lane::Semantic => {
                         (LaneStatus::Skipped(semantic::NO_VECTORS.into()), Vec::new())
@@ -351,16 +359,11 @@ impl Index {
                 });
             }
         }
-        let fused = fusion::rrf(fusion_cfg.k, &rankings, |a, b| self.cmp_chunk_ids(a, b));
         let picked: Vec<Fused> = if opts.chunks {
+            let fused = fusion::rrf(fusion_cfg.k, &rankings, |a, b| self.cmp_chunk_ids(a, b));
             fused.into_iter().take(limit).collect()
         } else {
-            let mut seen = vec![false; self.data.pages.len()];
-            fused
-                .into_iter()
-                .filter(|f| !std::mem::replace(&mut seen[self.chunk_page[f.chunk as usize] as usize], true))
-                .take(limit)
-                .collect()
+            self.fuse_pages(&rankings).into_iter().take(limit).collect()
         };
         Ok(Ranking {
             query,
@@ -370,6 +373,47 @@ impl Index {
             picked,
             page_ok,
         })
+    }
+
+    /// Fuses lane rankings of pages (each lane lists each page once, by its best chunk in that
+    /// lane), so a page gets the votes of every lane even when the lanes preferred different
+    /// chunks of it. The chunk shown for a page is the one from the lane that contributed most
+    /// to its fused score.
+    fn fuse_pages(&self, rankings: &[LaneRanking]) -> Vec<Fused> {
+        let by_page: Vec<LaneRanking> = rankings
+            .iter()
+            .map(|r| LaneRanking {
+                lane: r.lane,
+                weight: r.weight,
+                ranked: r
+                    .ranked
+                    .iter()
+                    .map(|&(c, s)| (self.chunk_page[c as usize], s))
+                    .collect(),
+            })
+            .collect();
+        let k = self.data.config.fusion.k;
+        let mut fused = fusion::rrf(k, &by_page, |a, b| {
+            let (a, b) = (&self.data.pages[a as usize], &self.data.pages[b as usize]);
+            a.id().cmp(&b.id())
+        });
+        for f in &mut fused {
+            let best = rankings
+                .iter()
+                .filter_map(|r| {
+                    let at = fusion::lane_rank(f, r.lane)?;
+                    let chunk = r.ranked.get(at.rank as usize - 1)?.0;
+                    Some((r.weight / (k + at.rank as f32), chunk))
+                })
+                .fold(None::<(f32, u32)>, |best, (w, c)| match best {
+                    Some((bw, _)) if bw >= w => best,
+                    _ => Some((w, c)),
+                });
+            if let Some((_, chunk)) = best {
+                f.chunk = chunk;
+            }
+        }
+        fused
     }
 
     /// Per chunk: may a lane return it? Its page is visible and not an `always` page (those

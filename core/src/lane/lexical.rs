@@ -293,12 +293,15 @@ pub struct Bm25Scorer {
 
 impl Bm25Scorer {
     /// The `n` best chunks for the distinct query `terms` (each with its weight) among those
-    /// `mask` allows (`None`: all), by score descending then chunk index ascending.
+    /// `mask` allows (`None`: all), by score descending then chunk index ascending. With
+    /// `groups` (chunk → page), only each page's best chunk competes, so `n` candidates are
+    /// `n` different pages.
     pub(crate) fn search(
         &self,
         index: &LexicalIndex,
         terms: &[(&str, f32)],
         mask: Option<Mask<'_>>,
+        groups: Option<&[u32]>,
         n: usize,
     ) -> Vec<(u32, f32)> {
         let n_chunks = index.chunk_count();
@@ -329,13 +332,30 @@ impl Bm25Scorer {
             touched.truncate(len);
             // Scores are positive, so their bit patterns order like the values: pack score and
             // inverted chunk index into one integer key and select on that.
-            let mut keys: Vec<u64> = touched
-                .iter()
-                .map(|&c| {
-                    let score = std::mem::replace(&mut acc[c as usize], 0.0);
-                    (u64::from(score.to_bits()) << 32) | u64::from(!c)
-                })
-                .collect();
+            let key = |c: u32, acc: &mut [f32]| {
+                let score = std::mem::replace(&mut acc[c as usize], 0.0);
+                (u64::from(score.to_bits()) << 32) | u64::from(!c)
+            };
+            let mut keys: Vec<u64> = match groups {
+                None => touched.iter().map(|&c| key(c, acc)).collect(),
+                Some(groups) => {
+                    let n_groups = groups.iter().max().map_or(0, |&g| g as usize + 1);
+                    with_group_scratch(n_groups, |best| {
+                        let mut seen: Vec<u32> = Vec::new();
+                        for &c in &touched {
+                            let k = key(c, acc);
+                            let g = groups[c as usize] as usize;
+                            if best[g] == 0 {
+                                seen.push(g as u32);
+                            }
+                            best[g] = best[g].max(k);
+                        }
+                        seen.iter()
+                            .map(|&g| std::mem::replace(&mut best[g as usize], 0))
+                            .collect()
+                    })
+                }
+            };
             if keys.len() > n && n > 0 {
                 keys.select_nth_unstable_by(n - 1, |a, b| b.cmp(a));
                 keys.truncate(n);
@@ -398,6 +418,21 @@ fn with_scratch<R>(n: usize, f: impl FnOnce(&mut [f32]) -> R) -> R {
     out
 }
 
+/// Like [`with_scratch`], for the best packed key per group.
+fn with_group_scratch<R>(n: usize, f: impl FnOnce(&mut [u64]) -> R) -> R {
+    thread_local! {
+        static SCRATCH: std::cell::RefCell<Vec<u64>> = const { std::cell::RefCell::new(Vec::new()) };
+    }
+    let mut buf = SCRATCH.with(|s| std::mem::take(&mut *s.borrow_mut()));
+    if buf.len() < n {
+        buf.resize(n, 0);
+    }
+    let out = f(&mut buf[..n]);
+    debug_assert!(buf.iter().all(|&x| x == 0), "group scratch buffer left dirty");
+    SCRATCH.with(|s| *s.borrow_mut() = buf);
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -424,7 +459,7 @@ mod tests {
         let i = idx(&["common rare", "common", "common", "common"]);
         let s = i.scorer(Bm25Params::default());
         let q = [("rare", 1.0), ("common", 1.0)];
-        let hits = s.search(&i, &q, None, 10);
+        let hits = s.search(&i, &q, None, None, 10);
         assert_eq!(hits[0].0, 0);
         let ex = s.explain(&i, &q, 0);
         assert!(ex[0].idf > ex[1].idf);
@@ -435,8 +470,18 @@ mod tests {
     fn mask_excludes_chunks() {
         let i = idx(&["x", "x"]);
         let s = i.scorer(Bm25Params::default());
-        let hits = s.search(&i, &[("x", 1.0)], Some(&[false, true]), 10);
+        let hits = s.search(&i, &[("x", 1.0)], Some(&[false, true]), None, 10);
         assert_eq!(hits.iter().map(|h| h.0).collect::<Vec<_>>(), [1]);
+    }
+
+    #[test]
+    fn groups_keep_only_the_best_chunk_of_each() {
+        let i = idx(&["x x", "x", "x x x", "y"]);
+        let s = i.scorer(Bm25Params::default());
+        let hits = s.search(&i, &[("x", 1.0)], None, Some(&[0, 0, 1, 1]), 10);
+        let chunks: Vec<u32> = hits.iter().map(|h| h.0).collect();
+        assert_eq!(chunks.len(), 2);
+        assert!(chunks.contains(&2) && (chunks.contains(&0) || chunks.contains(&1)));
     }
 
     #[test]

@@ -118,6 +118,31 @@ pub(crate) fn top_n(
     scored
 }
 
+/// Keeps each group's best `(chunk, score)` (score descending, then `tie` ascending).
+pub(crate) fn best_per_group(
+    scored: Vec<(u32, f32)>,
+    groups: &[u32],
+    tie: impl Fn(u32, u32) -> std::cmp::Ordering,
+) -> Vec<(u32, f32)> {
+    use std::collections::hash_map::Entry;
+    let mut best: std::collections::HashMap<u32, (u32, f32), lexical::BuildFnv> =
+        std::collections::HashMap::default();
+    for (c, s) in scored {
+        match best.entry(groups[c as usize]) {
+            Entry::Vacant(v) => {
+                v.insert((c, s));
+            }
+            Entry::Occupied(mut o) => {
+                let (bc, bs) = *o.get();
+                if s.total_cmp(&bs).then_with(|| tie(bc, c)).is_gt() {
+                    o.insert((c, s));
+                }
+            }
+        }
+    }
+    best.into_values().collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

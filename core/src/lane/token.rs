@@ -21,6 +21,7 @@ pub(crate) fn search(
     index: &LexicalIndex,
     query: &[QueryTerm],
     mask: Mask<'_>,
+    groups: Option<&[u32]>,
     n: usize,
 ) -> Vec<(u32, f32)> {
     let units = query.len();
@@ -56,13 +57,16 @@ pub(crate) fn search(
             credit[ci] = 0.0;
         }
     }
-    let scored = touched
+    let scored: Vec<(u32, f32)> = touched
         .into_iter()
         .map(|c| (c, acc[c as usize] / units as f32))
         .collect();
-    top_n(scored, n, |a, b| {
-        index.length(a).cmp(&index.length(b)).then(a.cmp(&b))
-    })
+    let tie = |a: u32, b: u32| index.length(a).cmp(&index.length(b)).then(a.cmp(&b));
+    let scored = match groups {
+        Some(groups) => super::best_per_group(scored, groups, tie),
+        None => scored,
+    };
+    top_n(scored, n, tie)
 }
 
 fn give(chunks: &[u32], value: f32, mask: Mask<'_>, credit: &mut [f32], credited: &mut Vec<u32>) {
@@ -104,7 +108,7 @@ mod tests {
     #[test]
     fn more_overlap_ranks_first_and_shorter_breaks_ties() {
         let i = idx(&["a b c d", "a b", "a x y z q", "a"]);
-        let hits = search(&i, &q(&["a", "b"]), &[true; 4], 10);
+        let hits = search(&i, &q(&["a", "b"]), &[true; 4], None, 10);
         let order: Vec<u32> = hits.iter().map(|h| h.0).collect();
         assert_eq!(order, [1, 0, 3, 2]);
         assert_eq!(hits[0].1, 1.0);
@@ -114,13 +118,13 @@ mod tests {
     #[test]
     fn prefixes_get_half_credit_once() {
         let i = idx(&["revenu review", "rev"]);
-        let hits = search(&i, &q(&["rev"]), &[true; 2], 10);
+        let hits = search(&i, &q(&["rev"]), &[true; 2], None, 10);
         assert_eq!(hits, [(1, 1.0), (0, 0.5)]);
     }
 
     #[test]
     fn empty_query_gives_nothing() {
         let i = idx(&["a"]);
-        assert!(search(&i, &[], &[true], 10).is_empty());
+        assert!(search(&i, &[], &[true], None, 10).is_empty());
     }
 }

@@ -1,1 +1,415 @@
-//! (being written)
+//! The index blob (DESIGN §6): truncated, corrupted, foreign, newer and hostile bytes give an
+//! error with a stable code, never a panic; the same input gives the same bytes; saving is
+//! atomic.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::OnceLock;
+
+use wikidex::blob::{FORMAT_VERSION, HEADER_LEN, MAGIC, OLDEST_SUPPORTED_FORMAT_VERSION};
+use wikidex::{Error, Index, IndexBuilder, Lane, SearchOptions};
+
+const SMALL_WIKI: &[(&str, &str)] = &[
+    (
+        "global/revenue.md",
+        "---\ntitle: Revenue\nsummary: Money in, recognized monthly.\ntags: [finance, metrics]\ntype: reference\nowner: finance-team\n---\n# Revenue\n\nRevenue is recognized monthly. See [[churn_rate]] and [[arr|annual]].\n",
+    ),
+    (
+        "global/churn_rate.md",
+        "---\ntitle: Churn rate\ntags: [metrics]\nrelations:\n  - {target: revenue, type: affects, confidence: 0.7, evidence: lost accounts}\n---\nChurn is the share of accounts lost in a month.\n\nIt is computed per segment. <!-- from: raw/slack.md -->\n",
+    ),
+    (
+        "global/arr.md",
+        "Annual recurring revenue: twelve times the monthly recurring revenue, in euros (€).\n",
+    ),
+    (
+        "user/alice/revenue.md",
+        "---\nusage_mode: never\n---\nAlice's draft: revenue excludes refunds. Ünïcode wörds too.\n",
+    ),
+];
+
+fn example_wiki() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/wiki")
+}
+
+fn build_small() -> Index {
+    let mut b = IndexBuilder::new(Default::default()).unwrap();
+    for (path, text) in SMALL_WIKI {
+        b.add_file(path, text.as_bytes()).unwrap();
+    }
+    let (index, report) = b.build().unwrap();
+    assert_eq!(report.pages, SMALL_WIKI.len(), "{report:?}");
+    index
+}
+
+fn small_blob() -> Vec<u8> {
+    build_small().to_bytes().unwrap()
+}
+
+fn build_dir(dir: &Path) -> Index {
+    let mut b = IndexBuilder::new(Default::default()).unwrap();
+    b.add_dir(dir).unwrap();
+    b.build().unwrap().0
+}
+
+/// The example wiki's blob, built once for the tests that only read it.
+fn example_blob() -> &'static [u8] {
+    static BLOB: OnceLock<Vec<u8>> = OnceLock::new();
+    BLOB.get_or_init(|| build_dir(&example_wiki()).to_bytes().unwrap())
+}
+
+/// `Index::from_bytes`, turning a panic into a test failure that names the input.
+fn load(bytes: &[u8], what: &str) -> Result<Index, Error> {
+    catch_unwind(AssertUnwindSafe(|| Index::from_bytes(bytes)))
+        .unwrap_or_else(|_| panic!("Index::from_bytes panicked on {what}"))
+}
+
+/// The error code of loading `bytes`; fails the test if they load.
+fn load_error(bytes: &[u8], what: &str) -> &'static str {
+    match load(bytes, what) {
+        Ok(_) => panic!("{what} loaded as an index"),
+        Err(e) => e.code(),
+    }
+}
+
+/// The code a blob corrupted at `offset` (and nowhere else) must be rejected with.
+fn expected_code_at(offset: usize) -> &'static str {
+    match offset {
+        0..8 => "not_an_index",
+        8..12 => "incompatible_format",
+        _ => "corrupt_index",
+    }
+}
+
+/// Rewrites the header checksum so that it matches the (tampered) payload.
+fn reseal(bytes: &mut [u8]) {
+    let hash = blake3::hash(&bytes[HEADER_LEN..]);
+    bytes[24..HEADER_LEN].copy_from_slice(hash.as_bytes());
+}
+
+fn temp_dir(tag: &str) -> PathBuf {
+    static N: AtomicUsize = AtomicUsize::new(0);
+    let dir = std::env::temp_dir().join(format!(
+        "wikidex-it-blob-{tag}-{}-{}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn dir_entries(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn small_blob_has_the_documented_header() {
+    let bytes = small_blob();
+    assert_eq!(bytes[..8], MAGIC);
+    assert_eq!(bytes[8..12], FORMAT_VERSION.to_le_bytes());
+    assert_eq!(bytes[12..16], [0, 0, 0, 0]);
+    assert_eq!(bytes[16..24], ((bytes.len() - HEADER_LEN) as u64).to_le_bytes());
+    assert_eq!(bytes[24..56], *blake3::hash(&bytes[HEADER_LEN..]).as_bytes());
+}
+
+#[test]
+fn truncated_blob_is_rejected_at_every_offset() {
+    let bytes = small_blob();
+    for n in 0..bytes.len() {
+        let code = load_error(&bytes[..n], &format!("the blob cut to {n} of {} bytes", bytes.len()));
+        assert!(
+            code == "not_an_index" || code == "corrupt_index",
+            "cut to {n} bytes: code {code}"
+        );
+    }
+}
+
+#[test]
+fn truncated_example_wiki_blob_is_rejected_in_the_header_and_every_97th_byte() {
+    let bytes = example_blob();
+    let offsets = (0..HEADER_LEN).chain((HEADER_LEN..bytes.len()).step_by(97));
+    for n in offsets {
+        let code = load_error(&bytes[..n], &format!("the example blob cut to {n} bytes"));
+        assert!(
+            code == "not_an_index" || code == "corrupt_index",
+            "cut to {n} bytes: code {code}"
+        );
+    }
+}
+
+#[test]
+fn every_byte_flipped_with_xor_ff_is_rejected_with_the_code_of_its_region() {
+    let bytes = small_blob();
+    for at in 0..bytes.len() {
+        let mut bad = bytes.clone();
+        bad[at] ^= 0xFF;
+        let code = load_error(&bad, &format!("byte {at} xor 0xFF"));
+        assert_eq!(code, expected_code_at(at), "byte {at} xor 0xFF");
+    }
+}
+
+#[test]
+fn every_byte_flipped_with_xor_01_is_rejected_with_the_code_of_its_region() {
+    let bytes = small_blob();
+    for at in 0..bytes.len() {
+        let mut bad = bytes.clone();
+        bad[at] ^= 0x01;
+        let code = load_error(&bad, &format!("byte {at} xor 0x01"));
+        assert_eq!(code, expected_code_at(at), "byte {at} xor 0x01");
+    }
+}
+
+#[test]
+fn newer_format_version_is_incompatible_and_the_message_names_both_versions() {
+    let mut bytes = small_blob();
+    let newer = FORMAT_VERSION + 1;
+    bytes[8..12].copy_from_slice(&newer.to_le_bytes());
+    let err = load(&bytes, "a newer version").unwrap_err();
+    assert_eq!(err.code(), "incompatible_format");
+    match &err {
+        Error::IncompatibleFormat { found, oldest, current } => {
+            assert_eq!(*found, newer);
+            assert_eq!(*oldest, OLDEST_SUPPORTED_FORMAT_VERSION);
+            assert_eq!(*current, FORMAT_VERSION);
+        }
+        other => panic!("unexpected error {other:?}"),
+    }
+    let message = err.to_string();
+    assert!(message.contains(&format!("v{newer}")), "{message}");
+    assert!(message.contains(&format!("v{FORMAT_VERSION}")), "{message}");
+}
+
+#[test]
+fn version_zero_is_incompatible() {
+    let mut bytes = small_blob();
+    bytes[8..12].copy_from_slice(&0u32.to_le_bytes());
+    assert_eq!(load_error(&bytes, "version 0"), "incompatible_format");
+}
+
+#[test]
+fn foreign_files_are_not_an_index() {
+    let png = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\0\x01\0\0\0\x01\x08\x06\0\0\0\x1f\x15\xc4\x89".to_vec();
+    let zip = b"PK\x03\x04\x14\0\0\0\x08\0\0\0!\0hello.txt".to_vec();
+    let json = br#"{"pages": [], "version": 1, "magic": "WIKIDEX"}"#.to_vec();
+    let zeros = vec![0u8; 1 << 20];
+    let text = b"# Revenue\n\nRevenue is recognized monthly.\n".to_vec();
+    for (what, bytes) in [("png", png), ("zip", zip), ("json", json), ("1 MiB of zeros", zeros), ("markdown", text)] {
+        assert_eq!(load_error(&bytes, what), "not_an_index", "{what}");
+    }
+}
+
+/// The crate treats empty input as a blob truncated before its magic (its own unit test
+/// `foreign_bytes_are_not_an_index` pins `corrupt_index`), not as a foreign file.
+#[test]
+fn empty_input_is_rejected_as_a_truncated_index() {
+    assert_eq!(load_error(b"", "empty input"), "corrupt_index");
+}
+
+#[test]
+fn blob_with_trailing_bytes_is_corrupt() {
+    let mut bytes = small_blob();
+    bytes.extend_from_slice(b"extra");
+    assert_eq!(load_error(&bytes, "trailing bytes"), "corrupt_index");
+}
+
+/// Exercises every read path of a loaded index; any panic fails the caller.
+fn use_everything(index: &Index) {
+    let opts = SearchOptions::default();
+    let _ = index.search("x", &opts);
+    let explain = SearchOptions {
+        explain: true,
+        chunks: true,
+        limit: Some(100),
+        ..Default::default()
+    };
+    let _ = index.search("revenue recognized churn accounts refunds ünïcode rev", &explain);
+    let token = SearchOptions {
+        lanes: Some(vec![Lane::Token]),
+        scope: Some(wikidex::Scope::User("alice".into())),
+        ..Default::default()
+    };
+    let _ = index.search("rev chu", &token);
+    let _ = index.rank("revenue", &opts);
+    for page in index.pages() {
+        let _ = index.page(&page.key, Some(&page.scope));
+        if let Ok(chunks) = index.chunks_of(&page.key, Some(&page.scope)) {
+            for c in chunks {
+                let _ = index.chunk(&c.id);
+            }
+        }
+        for ordinal in 0..3 {
+            let _ = index.chunk(&wikidex::chunk::chunk_id(&page.id(), ordinal));
+        }
+    }
+    let _ = index.to_bytes();
+}
+
+#[test]
+fn resealed_payload_with_any_byte_tampered_never_panics() {
+    let bytes = small_blob();
+    let mut loaded = 0usize;
+    for at in HEADER_LEN..bytes.len() {
+        for value in [0xFFu8, 0x00] {
+            if bytes[at] == value {
+                continue;
+            }
+            let mut bad = bytes.clone();
+            bad[at] = value;
+            reseal(&mut bad);
+            let what = format!("payload byte {at} set to {value:#04x} with a valid checksum");
+            if let Ok(index) = load(&bad, &what) {
+                loaded += 1;
+                catch_unwind(AssertUnwindSafe(|| use_everything(&index)))
+                    .unwrap_or_else(|_| panic!("using the index loaded from {what} panicked"));
+            }
+        }
+    }
+    // Some tampered bytes (inside page text, say) still make a consistent index.
+    assert!(loaded > 0);
+}
+
+#[test]
+fn resealed_payload_with_any_byte_nudged_by_one_never_panics() {
+    // ±1 keeps most varints well-formed, so counts, offsets and spans change instead of the
+    // decoder giving up: this reaches the consistency checks behind the codec.
+    let bytes = small_blob();
+    for at in HEADER_LEN..bytes.len() {
+        for delta in [1u8, 255] {
+            let mut bad = bytes.clone();
+            bad[at] = bad[at].wrapping_add(delta);
+            reseal(&mut bad);
+            let what = format!("payload byte {at} nudged by {delta} with a valid checksum");
+            if let Ok(index) = load(&bad, &what) {
+                catch_unwind(AssertUnwindSafe(|| use_everything(&index)))
+                    .unwrap_or_else(|_| panic!("using the index loaded from {what} panicked"));
+            }
+        }
+    }
+}
+
+#[test]
+fn resealed_example_wiki_payload_with_every_331st_byte_tampered_never_panics() {
+    let bytes = example_blob();
+    for at in (HEADER_LEN..bytes.len()).step_by(331) {
+        let mut bad = bytes.to_vec();
+        bad[at] ^= 0x55;
+        reseal(&mut bad);
+        let what = format!("example payload byte {at} xor 0x55 with a valid checksum");
+        if let Ok(index) = load(&bad, &what) {
+            catch_unwind(AssertUnwindSafe(|| use_everything(&index)))
+                .unwrap_or_else(|_| panic!("using the index loaded from {what} panicked"));
+        }
+    }
+}
+
+#[test]
+fn resealed_blob_with_an_unchanged_payload_loads() {
+    let mut bytes = small_blob();
+    reseal(&mut bytes);
+    assert!(load(&bytes, "a resealed blob").is_ok());
+}
+
+#[test]
+fn building_the_same_folder_twice_gives_identical_bytes() {
+    let a = build_dir(&example_wiki()).to_bytes().unwrap();
+    assert_eq!(a, example_blob());
+}
+
+#[test]
+fn loading_and_saving_again_gives_identical_bytes() {
+    let bytes = example_blob();
+    let again = Index::from_bytes(bytes).unwrap().to_bytes().unwrap();
+    assert!(again == bytes, "a load/save round trip changed the blob");
+}
+
+/// Markdown files under `root` as (`/`-separated relative path, full path).
+fn markdown_files(root: &Path) -> Vec<(String, PathBuf)> {
+    let mut out = Vec::new();
+    let mut stack = vec![(root.to_path_buf(), String::new())];
+    while let Some((dir, rel)) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let entry = entry.unwrap();
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let rel = if rel.is_empty() { name.clone() } else { format!("{rel}/{name}") };
+            if entry.file_type().unwrap().is_dir() {
+                stack.push((entry.path(), rel));
+            } else if name.ends_with(".md") {
+                out.push((rel, entry.path()));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn adding_the_example_wiki_files_in_reverse_order_gives_identical_bytes() {
+    let files = markdown_files(&example_wiki());
+    assert_eq!(files.len(), 37);
+    let mut b = IndexBuilder::new(Default::default()).unwrap();
+    for (rel, full) in files.iter().rev() {
+        b.add_file(rel, &std::fs::read(full).unwrap()).unwrap();
+    }
+    let reversed = b.build().unwrap().0.to_bytes().unwrap();
+    assert!(reversed == example_blob(), "file order changed the blob");
+}
+
+#[test]
+fn saved_index_opens_to_the_same_bytes_and_leaves_no_temporary_file() {
+    let dir = temp_dir("save");
+    let index = build_small();
+    let path = dir.join("wiki.wdx");
+    index.save(&path).unwrap();
+    let opened = Index::open(&path).unwrap();
+    assert_eq!(opened.to_bytes().unwrap(), index.to_bytes().unwrap());
+    assert_eq!(dir_entries(&dir), ["wiki.wdx"]);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn saving_over_an_existing_index_replaces_it() {
+    let dir = temp_dir("replace");
+    let path = dir.join("wiki.wdx");
+    std::fs::write(&path, b"old contents").unwrap();
+    let index = build_small();
+    index.save(&path).unwrap();
+    assert_eq!(std::fs::read(&path).unwrap(), index.to_bytes().unwrap());
+    assert_eq!(dir_entries(&dir), ["wiki.wdx"]);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn saving_into_a_missing_folder_is_an_io_error_and_leaves_nothing_behind() {
+    let dir = temp_dir("missing");
+    let missing = dir.join("no-such-folder");
+    let path = missing.join("wiki.wdx");
+    let err = build_small().save(&path).unwrap_err();
+    assert_eq!(err.code(), "io");
+    assert!(!missing.exists());
+    assert!(dir_entries(&dir).is_empty());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn opening_a_missing_file_is_an_io_error() {
+    let dir = temp_dir("open");
+    let err = Index::open(&dir.join("absent.wdx")).unwrap_err();
+    assert_eq!(err.code(), "io");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn opening_a_foreign_file_is_not_an_index() {
+    let dir = temp_dir("foreign");
+    let path = dir.join("notes.md");
+    std::fs::write(&path, "# Not an index\n").unwrap();
+    assert_eq!(Index::open(&path).unwrap_err().code(), "not_an_index");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -1,1 +1,964 @@
-//! (being written)
+//! Real wikis build unchanged: an Obsidian vault, a ktx-style wiki with user scopes and a broken
+//! page (both described in `tests/fixtures/wikis/*.EXPECTED.md`), and the example wiki.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use serde_json::json;
+use wikidex::analyze::{Analyzer, Language};
+use wikidex::{
+    AlwaysMode, BuildReport, Index, IndexBuilder, Lane, Page, Scope, SearchOptions, SearchResults,
+    UsageMode,
+};
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/wikis")
+}
+
+fn obsidian_dir() -> PathBuf {
+    fixtures().join("obsidian")
+}
+
+fn ktx_dir() -> PathBuf {
+    fixtures().join("ktx/wiki")
+}
+
+fn example_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/wiki")
+}
+
+fn build_dir(dir: &Path) -> (Index, BuildReport) {
+    let mut b = IndexBuilder::new(Default::default()).unwrap();
+    b.add_dir(dir).unwrap();
+    b.build().unwrap()
+}
+
+fn obsidian() -> &'static (Index, BuildReport) {
+    static BUILT: OnceLock<(Index, BuildReport)> = OnceLock::new();
+    BUILT.get_or_init(|| build_dir(&obsidian_dir()))
+}
+
+fn ktx() -> &'static (Index, BuildReport) {
+    static BUILT: OnceLock<(Index, BuildReport)> = OnceLock::new();
+    BUILT.get_or_init(|| build_dir(&ktx_dir()))
+}
+
+fn example() -> &'static (Index, BuildReport) {
+    static BUILT: OnceLock<(Index, BuildReport)> = OnceLock::new();
+    BUILT.get_or_init(|| build_dir(&example_dir()))
+}
+
+fn carol() -> Scope {
+    Scope::User("carol".into())
+}
+
+fn global_page<'a>(index: &'a Index, key: &str) -> &'a Page {
+    index
+        .page(key, Some(&Scope::Global))
+        .unwrap_or_else(|e| panic!("page {key}: {e}"))
+}
+
+/// Every page the page points at through `refs` and inline links, as a set.
+fn targets(page: &Page) -> BTreeSet<&str> {
+    page.refs.iter().chain(&page.links).map(String::as_str).collect()
+}
+
+fn set<'a>(items: &[&'a str]) -> BTreeSet<&'a str> {
+    items.iter().copied().collect()
+}
+
+fn hit_ids(results: &SearchResults) -> Vec<&str> {
+    results.hits.iter().map(|h| h.page_id.as_str()).collect()
+}
+
+// ---------------------------------------------------------------------------------------------
+// Obsidian vault
+
+/// (path, key, title, summary, link targets) from `obsidian.EXPECTED.md`.
+const OBSIDIAN_PAGES: &[(&str, &str, &str, Option<&str>, &[&str])] = &[
+    (
+        "Home.md",
+        "home",
+        "Home",
+        Some("Entry point of the vault; links to the active project and the reference notes."),
+        &["project-alpha", "glossary", "2024-05-02"],
+    ),
+    (
+        "Projects/Alpha/Project Alpha.md",
+        "project-alpha",
+        "Project Alpha",
+        Some("Alpha migrates the reporting stack to the new warehouse by the end of Q3 2024."),
+        &["glossary", "team-directory", "meeting-notes-2024-05-01", "alpha-risks"],
+    ),
+    (
+        "Projects/Alpha/Alpha Risks.md",
+        "alpha-risks",
+        "Alpha risk register",
+        Some("Open risks for Project Alpha with owner and mitigation."),
+        &["project-alpha", "glossary"],
+    ),
+    (
+        "Daily/Meeting Notes 2024-05-01.md",
+        "meeting-notes-2024-05-01",
+        "Alpha kickoff meeting",
+        Some("Kickoff of Project Alpha - scope, owners and the weekly review slot."),
+        &["project-alpha", "alpha-risks"],
+    ),
+    (
+        "Daily/2024-05-01.md",
+        "2024-05-01",
+        "Daily 2024-05-01",
+        None,
+        &["meeting-notes-2024-05-01", "alpha-risks"],
+    ),
+    (
+        "Daily/2024-05-02.md",
+        "2024-05-02",
+        "2024-05-02",
+        None,
+        &["meeting-notes-2024-05-01", "alpha-risks"],
+    ),
+    (
+        "Reference/Glossary.md",
+        "glossary",
+        "Glossary",
+        Some("Short definitions of the terms used in Project Alpha notes."),
+        &["team-directory"],
+    ),
+    (
+        "Reference/Team Directory.md",
+        "team-directory",
+        "Alpha Team Directory",
+        Some("Who works on Project Alpha and what they own."),
+        &["project-alpha"],
+    ),
+];
+
+#[test]
+fn obsidian_vault_builds_eight_pages_and_skips_nothing() {
+    let (index, report) = obsidian();
+    assert_eq!(report.pages, 8);
+    assert!(report.skipped.is_empty(), "{:?}", report.skipped);
+    let keys: BTreeSet<&str> = index.pages().iter().map(|p| p.key.as_str()).collect();
+    let expected: BTreeSet<&str> = OBSIDIAN_PAGES.iter().map(|p| p.1).collect();
+    assert_eq!(keys, expected);
+}
+
+#[test]
+fn obsidian_dot_folder_and_non_markdown_files_are_ignored() {
+    let (index, _) = obsidian();
+    for p in index.pages() {
+        assert!(!p.path.contains(".obsidian"), "{}", p.path);
+        assert!(p.path.ends_with(".md"), "{}", p.path);
+    }
+}
+
+#[test]
+fn obsidian_pages_keep_their_paths_relative_to_the_vault() {
+    let (index, _) = obsidian();
+    for (path, key, ..) in OBSIDIAN_PAGES {
+        assert_eq!(global_page(index, key).path, *path, "{key}");
+    }
+}
+
+#[test]
+fn obsidian_pages_are_global() {
+    let (index, _) = obsidian();
+    assert!(index.pages().iter().all(|p| p.scope == Scope::Global));
+}
+
+#[test]
+fn obsidian_titles_come_from_the_title_field_then_the_first_heading_then_the_key() {
+    let (index, _) = obsidian();
+    for (_, key, title, ..) in OBSIDIAN_PAGES {
+        assert_eq!(global_page(index, key).title, *title, "{key}");
+    }
+}
+
+#[test]
+fn obsidian_summaries_come_from_summary_or_description() {
+    let (index, _) = obsidian();
+    for (_, key, _, summary, _) in OBSIDIAN_PAGES {
+        assert_eq!(global_page(index, key).summary.as_deref(), *summary, "{key}");
+    }
+}
+
+#[test]
+fn obsidian_link_targets_match_the_expected_keys_per_page() {
+    let (index, _) = obsidian();
+    for (_, key, _, _, links) in OBSIDIAN_PAGES {
+        assert_eq!(targets(global_page(index, key)), set(links), "{key}");
+    }
+}
+
+#[test]
+fn obsidian_links_never_dangle() {
+    let (index, _) = obsidian();
+    for p in index.pages() {
+        for t in targets(p) {
+            assert!(index.page(t, Some(&Scope::Global)).is_ok(), "{} -> {t}", p.key);
+        }
+    }
+}
+
+#[test]
+fn obsidian_attachment_embeds_and_external_links_are_not_page_links() {
+    let (index, _) = obsidian();
+    let alpha = global_page(index, "project-alpha");
+    assert!(!alpha.links.iter().any(|l| l.contains("diagram")), "{:?}", alpha.links);
+    let home = global_page(index, "home");
+    assert!(!home.links.iter().any(|l| l.contains("example")), "{:?}", home.links);
+}
+
+#[test]
+fn obsidian_backlinks_match_the_expected_graph() {
+    let (index, _) = obsidian();
+    let mut backlinks: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
+    for p in index.pages() {
+        for t in targets(p) {
+            backlinks.entry(t).or_default().insert(p.key.as_str());
+        }
+    }
+    let expected: BTreeMap<&str, BTreeSet<&str>> = [
+        ("project-alpha", set(&["home", "alpha-risks", "meeting-notes-2024-05-01", "team-directory"])),
+        ("alpha-risks", set(&["project-alpha", "meeting-notes-2024-05-01", "2024-05-01", "2024-05-02"])),
+        ("glossary", set(&["home", "project-alpha", "alpha-risks"])),
+        ("team-directory", set(&["project-alpha", "glossary"])),
+        ("meeting-notes-2024-05-01", set(&["project-alpha", "2024-05-01", "2024-05-02"])),
+        ("2024-05-02", set(&["home"])),
+    ]
+    .into_iter()
+    .collect();
+    assert_eq!(backlinks, expected);
+}
+
+#[test]
+fn obsidian_aliases_and_tags_are_read() {
+    let (index, _) = obsidian();
+    let alpha = global_page(index, "project-alpha");
+    assert_eq!(alpha.aliases, ["PA", "Alpha"]);
+    assert_eq!(alpha.tags, ["project"]);
+    assert_eq!(global_page(index, "team-directory").tags, ["reference", "people"]);
+}
+
+#[test]
+fn obsidian_unknown_fields_are_kept() {
+    let (index, _) = obsidian();
+    let extra = |key: &str| global_page(index, key).extra.0.clone();
+    let alpha = extra("project-alpha");
+    assert_eq!(alpha["status"], json!("active"));
+    assert_eq!(alpha["owner"], json!("Lena"));
+    assert_eq!(extra("home")["cssclass"], json!("home-page"));
+    let meeting = extra("meeting-notes-2024-05-01");
+    assert_eq!(meeting["date"], json!("2024-05-01"));
+    assert_eq!(meeting["attendees"], json!(["Lena", "Omar", "Sam"]));
+    assert_eq!(extra("2024-05-01")["mood"], json!("busy"));
+}
+
+#[test]
+fn obsidian_known_fields_do_not_leak_into_unknown_fields() {
+    let (index, _) = obsidian();
+    let alpha = &global_page(index, "project-alpha").extra.0;
+    let keys: Vec<&str> = alpha.keys().map(String::as_str).collect();
+    assert_eq!(keys, ["owner", "status"]);
+}
+
+#[test]
+fn obsidian_page_without_frontmatter_has_no_fields() {
+    let (index, _) = obsidian();
+    let p = global_page(index, "2024-05-02");
+    assert!(p.tags.is_empty());
+    assert!(p.extra.0.is_empty());
+    assert!(p.aliases.is_empty());
+    assert_eq!(p.summary, None);
+    assert_eq!(p.kind, None);
+    assert_eq!(p.body_start, 0);
+}
+
+// ---------------------------------------------------------------------------------------------
+// ktx wiki
+
+/// (scope user or global, key, title, type, usage mode, refs + inline links, sl_refs) from
+/// `ktx.EXPECTED.md`.
+type KtxRow = (Option<&'static str>, &'static str, &'static str, &'static str, UsageMode, &'static [&'static str], &'static [&'static str]);
+
+const KTX_PAGES: &[KtxRow] = &[
+    (
+        None,
+        "mart_account_segments",
+        "mart_account_segments",
+        "reference",
+        UsageMode::Auto,
+        &["active_accounts", "churn_rate"],
+        &["warehouse.accounts", "warehouse.subscriptions"],
+    ),
+    (
+        None,
+        "active_accounts",
+        "Active accounts",
+        "reference",
+        UsageMode::Auto,
+        &["mart_account_segments"],
+        &["warehouse.subscriptions"],
+    ),
+    (
+        None,
+        "churn_rate",
+        "Churn rate",
+        "reference",
+        UsageMode::Auto,
+        &["active_accounts", "mart_account_segments"],
+        &[],
+    ),
+    (
+        None,
+        "rule_pii_handling",
+        "Rule: PII handling",
+        "rule",
+        UsageMode::Always,
+        &[],
+        &["exports.account_contacts"],
+    ),
+    (
+        Some("carol"),
+        "churn_rate",
+        "Churn rate (carol's draft, excludes account merges)",
+        "note",
+        UsageMode::Auto,
+        &["active_accounts", "segment_notes"],
+        &[],
+    ),
+    (
+        Some("carol"),
+        "segment_notes",
+        "Segment notes",
+        "note",
+        UsageMode::Never,
+        &["churn_rate", "mart_account_segments"],
+        &["salesforce.accounts"],
+    ),
+];
+
+fn ktx_scope(user: Option<&str>) -> Scope {
+    user.map_or(Scope::Global, |u| Scope::User(u.into()))
+}
+
+/// The page `key` exactly in `scope` (no fallback to the global page).
+fn ktx_page<'a>(index: &'a Index, user: Option<&str>, key: &str) -> &'a Page {
+    let scope = ktx_scope(user);
+    index
+        .pages()
+        .iter()
+        .find(|p| p.key == key && p.scope == scope)
+        .unwrap_or_else(|| panic!("no page {key} in scope {scope}"))
+}
+
+#[test]
+fn ktx_builds_six_pages_and_skips_the_broken_one() {
+    let (index, report) = ktx();
+    assert_eq!(report.pages, 6);
+    assert_eq!(index.pages().len(), 6);
+    let ids: BTreeSet<String> = index.pages().iter().map(Page::id).collect();
+    let expected: BTreeSet<String> = KTX_PAGES
+        .iter()
+        .map(|(user, key, ..)| match user {
+            Some(u) => format!("user/{u}/{key}"),
+            None => key.to_string(),
+        })
+        .collect();
+    assert_eq!(ids, expected);
+}
+
+#[test]
+fn ktx_broken_yaml_is_reported_with_its_path_code_and_line() {
+    let (_, report) = ktx();
+    assert_eq!(report.skipped.len(), 1, "{:?}", report.skipped);
+    let s = &report.skipped[0];
+    assert_eq!(s.path, "global/broken_yaml.md");
+    assert_eq!(s.code, "invalid_page");
+    // EXPECTED: line 3 (the `[` that opens the sequence); 4 (where the parser gave up) is
+    // tolerated; never 2 (frontmatter-relative) or 0.
+    assert!(matches!(s.line, Some(3 | 4)), "line {:?}", s.line);
+    assert!(!s.reason.is_empty());
+}
+
+#[test]
+fn ktx_broken_page_is_not_a_page_and_its_links_are_not_edges() {
+    let (index, _) = ktx();
+    assert_eq!(index.page("broken_yaml", None).unwrap_err().code(), "unknown_page");
+    assert!(index.pages().iter().all(|p| !p.path.contains("broken")));
+}
+
+#[test]
+fn ktx_strict_build_fails_on_the_broken_page() {
+    let mut b = IndexBuilder::new(Default::default()).unwrap().strict(true);
+    let err = b.add_dir(&ktx_dir()).unwrap_err();
+    assert_eq!(err.code(), "invalid_page");
+    assert!(err.to_string().contains("broken_yaml.md"), "{err}");
+}
+
+#[test]
+fn ktx_pages_have_the_expected_scopes_titles_types_and_usage_modes() {
+    let (index, _) = ktx();
+    for (user, key, title, kind, mode, ..) in KTX_PAGES {
+        let p = ktx_page(index, *user, key);
+        assert_eq!(p.scope, ktx_scope(*user), "{key}");
+        assert_eq!(p.title, *title, "{key}");
+        assert_eq!(p.kind.as_deref(), Some(*kind), "{key}");
+        assert_eq!(p.usage_mode, *mode, "{key}");
+    }
+}
+
+#[test]
+fn ktx_refs_and_inline_links_together_match_the_expected_targets() {
+    let (index, _) = ktx();
+    for (user, key, _, _, _, refs, _) in KTX_PAGES {
+        assert_eq!(targets(ktx_page(index, *user, key)), set(refs), "{user:?} {key}");
+    }
+}
+
+#[test]
+fn ktx_sl_refs_are_kept_as_data() {
+    let (index, _) = ktx();
+    for (user, key, _, _, _, _, sl_refs) in KTX_PAGES {
+        assert_eq!(ktx_page(index, *user, key).sl_refs, *sl_refs, "{user:?} {key}");
+    }
+}
+
+#[test]
+fn ktx_relations_keep_type_confidence_and_evidence() {
+    let (index, _) = ktx();
+    let rel = |user, key| -> Vec<(String, String, f32, Option<String>)> {
+        ktx_page(index, user, key)
+            .relations
+            .iter()
+            .map(|r| (r.target.clone(), r.kind.clone(), r.confidence, r.evidence.clone()))
+            .collect()
+    };
+    let s = |x: &str| x.to_string();
+    assert_eq!(
+        rel(None, "churn_rate"),
+        [
+            (s("active_accounts"), s("depends_on"), 1.0, Some(s("Numerator and denominator are both counts of active accounts."))),
+            (s("mart_account_segments"), s("depends_on"), 0.8, Some(s("The churn model reads is_active from mart_account_segments."))),
+        ]
+    );
+    assert_eq!(
+        rel(Some("carol"), "churn_rate"),
+        [(s("segment_notes"), s("derived_from"), 0.6, Some(s("The merge exclusion comes from the June investigation in segment_notes.")))]
+    );
+}
+
+#[test]
+fn ktx_unknown_fields_are_kept() {
+    let (index, _) = ktx();
+    let extra = |user, key| ktx_page(index, user, key).extra.0.clone();
+    let expected = [
+        (None, "mart_account_segments", json!({"owner": "data-team", "grain": "account_id x date_day"})),
+        (None, "active_accounts", json!({"owner": "data-team", "metric_version": 2})),
+        (None, "churn_rate", json!({"owner": "data-team"})),
+        (None, "rule_pii_handling", json!({"owner": "data-protection", "policy_id": "SEC-07"})),
+        (Some("carol"), "churn_rate", json!({"status": "draft", "owner": "carol"})),
+        (Some("carol"), "segment_notes", json!({"owner": "carol"})),
+    ];
+    for (user, key, fields) in expected {
+        let got = serde_json::to_value(extra(user, key)).unwrap();
+        assert_eq!(got, fields, "{user:?} {key}");
+    }
+}
+
+#[test]
+fn ktx_provenance_comment_is_kept() {
+    let (index, _) = ktx();
+    assert_eq!(ktx_page(index, Some("carol"), "churn_rate").provenance, ["raw/slack_2024_07_02.md"]);
+}
+
+#[test]
+fn ktx_refs_resolve_in_their_own_scope() {
+    let (index, _) = ktx();
+    for p in index.pages() {
+        for t in targets(p) {
+            let found = index.page(t, Some(&p.scope));
+            assert!(found.is_ok(), "{} -> {t} in scope {}", p.id(), p.scope);
+        }
+    }
+}
+
+#[test]
+fn ktx_user_page_shadows_the_global_page_for_lookups_in_its_scope() {
+    let (index, _) = ktx();
+    let p = index.page("churn_rate", Some(&carol())).unwrap();
+    assert_eq!(p.scope, carol());
+    assert_eq!(p.path, "user/carol/churn_rate.md");
+}
+
+#[test]
+fn ktx_global_page_is_what_the_global_scope_and_other_users_see() {
+    let (index, _) = ktx();
+    for scope in [None, Some(Scope::Global), Some(Scope::User("dave".into()))] {
+        let p = index.page("churn_rate", scope.as_ref()).unwrap();
+        assert_eq!(p.path, "global/churn_rate.md", "{scope:?}");
+    }
+}
+
+#[test]
+fn ktx_other_users_do_not_see_carols_pages() {
+    let (index, _) = ktx();
+    let dave = Scope::User("dave".into());
+    assert_eq!(index.page("segment_notes", Some(&dave)).unwrap_err().code(), "unknown_page");
+    assert_eq!(index.page("segment_notes", Some(&Scope::Global)).unwrap_err().code(), "unknown_page");
+}
+
+#[test]
+fn ktx_search_in_carols_scope_returns_her_churn_rate_and_not_the_global_one() {
+    let (index, _) = ktx();
+    let opts = SearchOptions {
+        scope: Some(carol()),
+        ..Default::default()
+    };
+    let results = index.search("churn rate", &opts).unwrap();
+    let ids = hit_ids(&results);
+    assert!(ids.contains(&"user/carol/churn_rate"), "{ids:?}");
+    assert!(!ids.contains(&"churn_rate"), "{ids:?}");
+}
+
+#[test]
+fn ktx_search_in_the_global_scope_returns_only_global_pages() {
+    let (index, _) = ktx();
+    let opts = SearchOptions {
+        scope: Some(Scope::Global),
+        ..Default::default()
+    };
+    let results = index.search("churn rate account merges", &opts).unwrap();
+    let ids = hit_ids(&results);
+    assert!(ids.contains(&"churn_rate"), "{ids:?}");
+    assert!(results.hits.iter().all(|h| h.scope == Scope::Global), "{ids:?}");
+}
+
+#[test]
+fn ktx_never_page_is_not_returned_in_any_scope() {
+    let (index, _) = ktx();
+    let query = "Segment notes: June churned SMB accounts merged into parent accounts salesforce";
+    for scope in [None, Some(Scope::Global), Some(carol())] {
+        for chunks in [false, true] {
+            let opts = SearchOptions {
+                scope: scope.clone(),
+                chunks,
+                usage_modes: Vec::new(),
+                ..Default::default()
+            };
+            let results = index.search(query, &opts).unwrap();
+            assert!(!results.hits.is_empty());
+            assert!(results.hits.iter().all(|h| h.key != "segment_notes"), "{scope:?}: {:?}", hit_ids(&results));
+        }
+    }
+}
+
+#[test]
+fn ktx_never_page_is_not_returned_even_when_never_is_asked_for() {
+    let (index, _) = ktx();
+    let opts = SearchOptions {
+        scope: Some(carol()),
+        usage_modes: vec![UsageMode::Never, UsageMode::Auto],
+        ..Default::default()
+    };
+    let results = index.search("segment notes merged salesforce", &opts).unwrap();
+    assert!(results.hits.iter().all(|h| h.key != "segment_notes"), "{:?}", hit_ids(&results));
+}
+
+#[test]
+fn ktx_always_page_comes_first_with_always_mode_first() {
+    let (index, _) = ktx();
+    let results = index.search("churn rate", &SearchOptions::default()).unwrap();
+    assert_eq!(results.hits[0].key, "rule_pii_handling");
+    assert!(results.hits[0].always);
+    assert!(results.hits[1..].iter().all(|h| !h.always));
+    assert!(results.always.is_empty());
+}
+
+#[test]
+fn ktx_always_page_is_returned_separately_with_always_mode_separate() {
+    let (index, _) = ktx();
+    let opts = SearchOptions {
+        always: AlwaysMode::Separate,
+        ..Default::default()
+    };
+    let results = index.search("churn rate", &opts).unwrap();
+    let always: Vec<&str> = results.always.iter().map(|h| h.key.as_str()).collect();
+    assert_eq!(always, ["rule_pii_handling"]);
+    assert!(results.hits.iter().all(|h| h.key != "rule_pii_handling"));
+    assert!(!results.hits.is_empty());
+}
+
+// ---------------------------------------------------------------------------------------------
+// The example wiki
+
+fn lexical_and_token() -> SearchOptions {
+    SearchOptions {
+        lanes: Some(vec![Lane::Lexical, Lane::Token]),
+        always: AlwaysMode::Separate,
+        ..Default::default()
+    }
+}
+
+#[test]
+fn example_wiki_builds_37_pages_without_skips_or_warnings() {
+    let (index, report) = example();
+    assert_eq!(report.pages, 37);
+    assert_eq!(index.pages().len(), 37);
+    assert!(report.skipped.is_empty(), "{:?}", report.skipped);
+    assert!(report.warnings.is_empty(), "{:?}", report.warnings);
+    assert_eq!(report.chunks, index.chunk_count());
+}
+
+#[test]
+fn example_wiki_has_exactly_one_archived_page() {
+    let (index, _) = example();
+    let archived: Vec<&str> = index.pages().iter().filter(|p| p.is_archived()).map(|p| p.key.as_str()).collect();
+    assert_eq!(archived, ["legacy_sql_scripts"]);
+}
+
+#[test]
+fn archived_page_is_never_returned_even_for_its_exact_title() {
+    let (index, _) = example();
+    let page = index.page("legacy_sql_scripts", None).unwrap();
+    for query in [page.title.as_str(), "legacy sql scripts", "legacy_sql_scripts etl-scripts cron"] {
+        for chunks in [false, true] {
+            for scope in [None, Some(Scope::Global)] {
+                let opts = SearchOptions {
+                    chunks,
+                    scope,
+                    limit: Some(100),
+                    ..Default::default()
+                };
+                let results = index.search(query, &opts).unwrap();
+                assert!(results.hits.iter().all(|h| h.key != "legacy_sql_scripts"), "{query}");
+                assert!(results.always.iter().all(|h| h.key != "legacy_sql_scripts"), "{query}");
+            }
+        }
+    }
+}
+
+#[test]
+fn archived_page_is_still_addressable_by_key() {
+    let (index, _) = example();
+    let page = index.page("legacy_sql_scripts", None).unwrap();
+    assert_eq!(page.archived_since.as_deref(), Some("2024-01-15"));
+    assert!(index.chunk("legacy_sql_scripts::chunk_0").is_ok());
+}
+
+fn first_hit(query: &str) -> String {
+    let (index, _) = example();
+    let results = index.search(query, &lexical_and_token()).unwrap();
+    results.hits.first().map(|h| h.page_id.clone()).unwrap_or_default()
+}
+
+#[test]
+fn nightly_job_crash_question_finds_the_memory_leak_incident() {
+    assert_eq!(first_hit("why did the nightly job crash"), "incident_2024_03_memory_leak");
+}
+
+#[test]
+fn outage_paging_question_finds_the_oncall_runbook() {
+    assert_eq!(first_hit("who to page for an outage"), "runbook_oncall");
+}
+
+#[test]
+fn backfill_question_finds_the_backfill_runbook() {
+    assert_eq!(first_hit("how do I backfill a day of orders"), "runbook_backfill");
+}
+
+#[test]
+fn dbt_adoption_question_finds_the_decision_record() {
+    assert_eq!(first_hit("why did we adopt dbt"), "decision_adopt_dbt");
+}
+
+#[test]
+fn tag_filter_returns_only_pages_with_that_tag() {
+    let (index, _) = example();
+    let opts = SearchOptions {
+        tags: vec!["PII".into()],
+        limit: Some(100),
+        ..Default::default()
+    };
+    let results = index.search("export customer data", &opts).unwrap();
+    assert!(!results.hits.is_empty());
+    for h in &results.hits {
+        assert!(h.tags.iter().any(|t| t.eq_ignore_ascii_case("pii")), "{} {:?}", h.key, h.tags);
+    }
+}
+
+#[test]
+fn tag_filter_keeps_every_matching_page() {
+    let (index, _) = example();
+    let opts = SearchOptions {
+        tags: vec!["pii".into()],
+        limit: Some(100),
+        always: AlwaysMode::Separate,
+        ..Default::default()
+    };
+    let results = index.search("export customer data personal", &opts).unwrap();
+    let got: BTreeSet<&str> = results.hits.iter().chain(&results.always).map(|h| h.key.as_str()).collect();
+    assert!(got.contains("data_exports"), "{got:?}");
+    assert!(got.contains("rule_pii_handling"), "{got:?}");
+}
+
+#[test]
+fn type_filter_returns_only_pages_of_that_type() {
+    let (index, _) = example();
+    let opts = SearchOptions {
+        types: vec!["runbook".into()],
+        limit: Some(100),
+        ..Default::default()
+    };
+    let results = index.search("nightly failure oncall backfill", &opts).unwrap();
+    assert!(results.hits.len() >= 2, "{:?}", hit_ids(&results));
+    for h in &results.hits {
+        assert_eq!(h.kind.as_deref(), Some("runbook"), "{}", h.key);
+    }
+}
+
+/// Checks that every highlight is a whole word of the snippet that matches a query word: the
+/// same stem, or the query word as a prefix (as the token lane matches).
+fn assert_highlights_are_query_words(query: &str, results: &SearchResults) {
+    let analyzer = Analyzer::new(Language::English);
+    let qterms = analyzer.query(query);
+    let mut checked = 0;
+    for h in results.hits.iter().chain(&results.always) {
+        let snippet = h.snippet.as_ref().expect("snippets are on by default");
+        let chars: Vec<char> = snippet.text.chars().collect();
+        for hl in &snippet.highlights {
+            let (s, e) = (hl.start as usize, hl.end as usize);
+            assert!(s < e && e <= chars.len(), "{}: highlight {hl:?} outside {:?}", h.key, snippet.text);
+            let word: String = chars[s..e].iter().collect();
+            assert!(word.chars().all(char::is_alphanumeric), "{}: {word:?} in {:?}", h.key, snippet.text);
+            assert!(s == 0 || !chars[s - 1].is_alphanumeric(), "{}: {word:?} starts mid-word", h.key);
+            assert!(e == chars.len() || !chars[e].is_alphanumeric(), "{}: {word:?} ends mid-word", h.key);
+            let norm = analyzer.normalize(&word);
+            let stem = analyzer.term(&word);
+            let matches = qterms.iter().any(|q| {
+                stem.as_deref() == Some(q.term.as_str())
+                    || (q.word.chars().count() >= 2 && norm.starts_with(q.word.as_str()))
+            });
+            assert!(matches, "{}: highlighted {word:?} matches no word of {query:?}", h.key);
+            checked += 1;
+        }
+    }
+    assert!(checked > 0, "no highlights for {query:?}");
+}
+
+#[test]
+fn snippet_highlights_are_query_words_at_character_offsets() {
+    let (index, _) = example();
+    for query in [
+        "why did the nightly job crash",
+        "who to page for an outage",
+        "how do I backfill a day of orders",
+        "Tomás signs off revenue changes",
+        "Helena Sørensen approval for exports",
+        "churn rate definition",
+    ] {
+        let results = index.search(query, &SearchOptions::default()).unwrap();
+        assert_highlights_are_query_words(query, &results);
+    }
+}
+
+#[test]
+fn snippet_highlights_count_characters_not_bytes_after_accented_letters() {
+    let (index, _) = example();
+    let query = "Tomás Ibarra finance signs off";
+    let results = index.search(query, &SearchOptions::default()).unwrap();
+    let revenue = results.hits.iter().find(|h| h.key == "revenue").expect("revenue is a hit");
+    let snippet = revenue.snippet.as_ref().unwrap();
+    let chars: Vec<char> = snippet.text.chars().collect();
+    let words: Vec<String> = snippet
+        .highlights
+        .iter()
+        .map(|h| chars[h.start as usize..h.end as usize].iter().collect())
+        .collect();
+    assert!(words.iter().any(|w| w == "Tomás"), "{words:?} in {:?}", snippet.text);
+    assert!(words.iter().any(|w| w == "Ibarra"), "{words:?} in {:?}", snippet.text);
+}
+
+#[test]
+fn chunk_hits_can_return_several_chunks_of_one_page() {
+    let (index, _) = example();
+    let opts = SearchOptions {
+        chunks: true,
+        limit: Some(50),
+        ..Default::default()
+    };
+    let results = index.search("memory leak worker airflow nightly", &opts).unwrap();
+    let of_page: Vec<&str> = results
+        .hits
+        .iter()
+        .filter(|h| h.page_id == "incident_2024_03_memory_leak")
+        .map(|h| h.chunk.as_str())
+        .collect();
+    assert!(of_page.len() >= 2, "{of_page:?}");
+    let distinct: BTreeSet<&str> = of_page.iter().copied().collect();
+    assert_eq!(distinct.len(), of_page.len());
+}
+
+#[test]
+fn page_hits_return_each_page_once() {
+    let (index, _) = example();
+    let opts = SearchOptions {
+        limit: Some(100),
+        ..Default::default()
+    };
+    let results = index.search("memory leak worker airflow nightly", &opts).unwrap();
+    let ids = hit_ids(&results);
+    let distinct: BTreeSet<&str> = ids.iter().copied().collect();
+    assert_eq!(distinct.len(), ids.len(), "{ids:?}");
+}
+
+#[test]
+fn stopword_only_query_returns_no_hits_without_error() {
+    let (index, _) = example();
+    let results = index.search("the of and", &lexical_and_token()).unwrap();
+    assert!(results.terms.is_empty(), "{:?}", results.terms);
+    assert!(results.hits.is_empty(), "{:?}", hit_ids(&results));
+}
+
+#[test]
+fn stopword_only_query_returns_only_always_pages_with_always_mode_first() {
+    let (index, _) = example();
+    let results = index.search("the of and", &SearchOptions::default()).unwrap();
+    assert!(results.hits.iter().all(|h| h.always), "{:?}", hit_ids(&results));
+}
+
+#[test]
+fn long_query_is_cut_to_the_configured_length() {
+    let (index, _) = example();
+    let query = "revenue é ".repeat(500);
+    assert_eq!(query.chars().count(), 5000);
+    let results = index.search(&query, &SearchOptions::default()).unwrap();
+    assert!(results.truncated);
+    assert_eq!(results.query.chars().count(), index.config().max_query_chars as usize);
+    assert!(query.starts_with(&results.query));
+}
+
+#[test]
+fn short_query_is_not_cut() {
+    let (index, _) = example();
+    let results = index.search("revenue", &SearchOptions::default()).unwrap();
+    assert!(!results.truncated);
+    assert_eq!(results.query, "revenue");
+}
+
+#[test]
+fn every_hit_chunk_hydrates_to_text_with_the_hit_hash() {
+    let (index, _) = example();
+    for query in ["why did the nightly job crash", "revenue recognition", "dbt naming conventions"] {
+        for chunks in [false, true] {
+            let opts = SearchOptions {
+                chunks,
+                limit: Some(100),
+                ..Default::default()
+            };
+            for h in index.search(query, &opts).unwrap().hits {
+                let c = index.chunk(&h.chunk).unwrap();
+                assert_eq!(c.id, h.chunk);
+                assert_eq!(c.hash, h.chunk_hash, "{}", h.chunk);
+                assert_eq!(wikidex::chunk::content_hash(&c.text), h.chunk_hash, "{}", h.chunk);
+            }
+        }
+    }
+}
+
+#[test]
+fn unknown_page_key_is_reported_as_unknown_page() {
+    let (index, _) = example();
+    for key in ["no_such_page", "", "revenue::chunk_0", "user/alice"] {
+        assert_eq!(index.page(key, None).unwrap_err().code(), "unknown_page", "{key:?}");
+    }
+}
+
+#[test]
+fn unknown_chunk_ids_are_reported_as_unknown_chunk() {
+    let (index, _) = example();
+    let n = index.chunks_of("revenue", Some(&Scope::Global)).unwrap().len();
+    let past_end = format!("revenue::chunk_{n}");
+    for id in [
+        "no_such_page::chunk_0",
+        past_end.as_str(),
+        "revenue::chunk_4294967296",
+        "revenue",
+        "revenue::chunk_",
+        "revenue::chunk_01",
+        "revenue::chunk_-1",
+        "revenue::chunk_0 ",
+        "::chunk_0",
+        "",
+        "user/zed/revenue::chunk_0",
+        "user/alice/no_such_page::chunk_0",
+    ] {
+        assert_eq!(index.chunk(id).unwrap_err().code(), "unknown_chunk", "{id:?}");
+    }
+}
+
+#[test]
+fn user_page_chunks_are_addressed_by_their_scoped_id() {
+    let (index, _) = example();
+    let c = index.chunk("user/alice/revenue::chunk_0").unwrap();
+    assert_eq!(c.scope, Scope::User("alice".into()));
+    assert_eq!(c.path, "user/alice/revenue.md");
+}
+
+const NEW_PAGE_PATH: &str = "global/zz_quokka_census.md";
+const NEW_PAGE: &str = "---\ntitle: Quokka census\ntags: [wildlife]\n---\n# Quokka census\n\nThe quokka census counts marsupials on Rottnest every spring. See [[revenue]].\n";
+
+#[test]
+fn upserted_page_is_found_by_search() {
+    let (mut index, _) = build_dir(&example_dir());
+    let report = index.upsert_page(NEW_PAGE_PATH, NEW_PAGE).unwrap();
+    assert!(!report.replaced);
+    assert_eq!(report.page, "zz_quokka_census");
+    let results = index.search("quokka census marsupials", &lexical_and_token()).unwrap();
+    assert_eq!(results.hits[0].key, "zz_quokka_census");
+}
+
+#[test]
+fn upsert_gives_the_bytes_of_a_fresh_build_with_the_new_file() {
+    let (mut index, _) = build_dir(&example_dir());
+    index.upsert_page(NEW_PAGE_PATH, NEW_PAGE).unwrap();
+    let mut b = IndexBuilder::new(Default::default()).unwrap();
+    b.add_dir(&example_dir()).unwrap();
+    b.add_file(NEW_PAGE_PATH, NEW_PAGE.as_bytes()).unwrap();
+    let (fresh, _) = b.build().unwrap();
+    assert!(index.to_bytes().unwrap() == fresh.to_bytes().unwrap(), "upsert differs from a fresh build");
+}
+
+#[test]
+fn deleted_page_is_no_longer_found_by_search() {
+    let (mut index, _) = build_dir(&example_dir());
+    index.upsert_page(NEW_PAGE_PATH, NEW_PAGE).unwrap();
+    let removed = index.delete_page("zz_quokka_census", None).unwrap();
+    assert_eq!(removed.path, NEW_PAGE_PATH);
+    let results = index.search("quokka census marsupials", &lexical_and_token()).unwrap();
+    assert!(results.hits.iter().all(|h| h.key != "zz_quokka_census"), "{:?}", hit_ids(&results));
+    assert_eq!(index.page("zz_quokka_census", None).unwrap_err().code(), "unknown_page");
+}
+
+#[test]
+fn upsert_then_delete_gives_back_the_original_bytes() {
+    let (mut index, _) = build_dir(&example_dir());
+    let before = index.to_bytes().unwrap();
+    index.upsert_page(NEW_PAGE_PATH, NEW_PAGE).unwrap();
+    index.delete_page("zz_quokka_census", None).unwrap();
+    assert!(index.to_bytes().unwrap() == before, "upsert + delete changed the blob");
+}
+
+#[test]
+fn upserting_an_existing_page_replaces_it() {
+    let (mut index, _) = build_dir(&example_dir());
+    let report = index
+        .upsert_page("global/runbook_backfill.md", "# Backfill\n\nNow about quokkas only.\n")
+        .unwrap();
+    assert!(report.replaced);
+    assert_eq!(index.pages().len(), 37);
+    let results = index.search("quokkas", &lexical_and_token()).unwrap();
+    assert_eq!(results.hits[0].key, "runbook_backfill");
+}

@@ -1,0 +1,184 @@
+//! The `wikidex` binary end to end: exit codes, JSON shapes, coded errors.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+fn wikidex(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_wikidex"))
+        .args(args)
+        .output()
+        .expect("run wikidex")
+}
+
+fn json(out: &Output) -> Value {
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "stdout is not JSON ({e}):\n{}\nstderr:\n{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    })
+}
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn temp(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("wikidex-cli-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    dir
+}
+
+fn built_example() -> PathBuf {
+    let out = temp("example").join("wiki.wdx");
+    let wiki = repo().join("examples/wiki");
+    let r = wikidex(&["build", wiki.to_str().unwrap(), "-o", out.to_str().unwrap(), "--json"]);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    out
+}
+
+#[test]
+fn build_reports_pages_chunks_skipped_and_seconds() {
+    let out = temp("build").join("w.wdx");
+    let wiki = repo().join("examples/wiki");
+    let r = wikidex(&["build", wiki.to_str().unwrap(), "-o", out.to_str().unwrap(), "--json"]);
+    assert!(r.status.success());
+    let v = json(&r);
+    assert_eq!(v["pages"], 37);
+    assert!(v["chunks"].as_u64().unwrap() >= 37);
+    assert_eq!(v["skipped"], serde_json::json!([]));
+    assert!(v["seconds"].as_f64().unwrap() >= 0.0);
+    assert!(out.exists());
+}
+
+#[test]
+fn build_skips_broken_yaml_and_strict_fails() {
+    let wiki = repo().join("core/tests/fixtures/wikis/ktx/wiki");
+    let out = temp("ktx").join("k.wdx");
+    let r = wikidex(&["build", wiki.to_str().unwrap(), "-o", out.to_str().unwrap(), "--json"]);
+    assert!(r.status.success());
+    let v = json(&r);
+    let skipped = v["skipped"].as_array().unwrap();
+    assert_eq!(skipped.len(), 1);
+    assert_eq!(skipped[0]["path"], "global/broken_yaml.md");
+    assert_eq!(skipped[0]["code"], "invalid_page");
+    assert!(skipped[0]["line"].as_u64().is_some());
+    let r = wikidex(&["build", wiki.to_str().unwrap(), "-o", out.to_str().unwrap(), "--strict", "--json"]);
+    assert_eq!(r.status.code(), Some(1));
+    assert_eq!(json(&r)["error"]["code"], "invalid_page");
+}
+
+#[test]
+fn search_json_hits_carry_key_path_snippet_and_lanes() {
+    let blob = built_example();
+    let r = wikidex(&["search", blob.to_str().unwrap(), "why did the nightly job crash", "--json", "--always-separate", "--limit", "3"]);
+    assert!(r.status.success());
+    let v = json(&r);
+    let hit = &v["hits"][0];
+    assert_eq!(hit["key"], "incident_2024_03_memory_leak");
+    assert_eq!(hit["path"], "global/incident_2024_03_memory_leak.md");
+    for field in ["title", "summary", "score", "chunk"] {
+        assert!(!hit[field].is_null(), "{field}");
+    }
+    assert!(hit["snippet"]["text"].as_str().unwrap().len() > 20);
+    assert!(!hit["snippet"]["highlights"].as_array().unwrap().is_empty());
+    let lanes = hit["lanes"].as_array().unwrap();
+    assert_eq!(lanes.len(), 3);
+    assert_eq!(lanes[0]["lane"], "lexical");
+    assert_eq!(lanes[0]["status"], "ok");
+    assert!(lanes[0]["rank"].as_u64().is_some_and(|r| r <= 3));
+    assert_eq!(lanes[1]["status"], "skipped");
+    assert_eq!(v["hits"].as_array().unwrap().len(), 3);
+}
+
+#[test]
+fn search_text_explains_each_lane() {
+    let blob = built_example();
+    let r = wikidex(&["search", blob.to_str().unwrap(), "who to page for an outage", "--explain", "-n", "2"]);
+    assert!(r.status.success());
+    let text = String::from_utf8_lossy(&r.stdout);
+    assert!(text.contains("runbook_oncall"), "{text}");
+    assert!(text.contains("fused = lexical"), "{text}");
+    assert!(text.contains("bm25 "), "{text}");
+}
+
+#[test]
+fn search_filters_by_tag_type_and_scope() {
+    let blob = built_example();
+    let b = blob.to_str().unwrap();
+    let v = json(&wikidex(&["search", b, "revenue", "--tag", "finance", "--json", "--always-separate"]));
+    for hit in v["hits"].as_array().unwrap() {
+        assert!(hit["tags"].as_array().unwrap().iter().any(|t| t == "finance"), "{hit}");
+    }
+    let v = json(&wikidex(&["search", b, "revenue", "--scope", "alice", "--json", "--always-separate"]));
+    let ids: Vec<&str> = v["hits"].as_array().unwrap().iter().map(|h| h["page_id"].as_str().unwrap()).collect();
+    assert!(ids.contains(&"user/alice/revenue"), "{ids:?}");
+    assert!(!ids.contains(&"revenue"), "alice's page shadows the global one: {ids:?}");
+}
+
+#[test]
+fn page_and_chunk_lookups_and_unknown_ids_exit_1() {
+    let blob = built_example();
+    let b = blob.to_str().unwrap();
+    let r = wikidex(&["page", b, "revenue", "--json"]);
+    assert!(r.status.success());
+    let page = json(&r);
+    assert_eq!(page["key"], "revenue");
+    let first = page["chunks"][0]["id"].as_str().unwrap().to_string();
+    let r = wikidex(&["chunk", b, &first, "--json"]);
+    assert!(r.status.success());
+    assert_eq!(json(&r)["id"], first.as_str());
+    let r = wikidex(&["chunk", b, "revenue::chunk_999", "--json"]);
+    assert_eq!(r.status.code(), Some(1));
+    assert_eq!(json(&r)["error"]["code"], "unknown_chunk");
+    let r = wikidex(&["page", b, "no_such_page"]);
+    assert_eq!(r.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&r.stderr).contains("error[unknown_page]"));
+}
+
+#[test]
+fn bad_input_gives_coded_errors_not_panics() {
+    let dir = temp("bad");
+    let junk = dir.join("junk.wdx");
+    std::fs::write(&junk, b"definitely not an index").unwrap();
+    let r = wikidex(&["search", junk.to_str().unwrap(), "x", "--json"]);
+    assert_eq!(r.status.code(), Some(1));
+    assert_eq!(json(&r)["error"]["code"], "not_an_index");
+    let r = wikidex(&["search", dir.join("missing.wdx").to_str().unwrap(), "x", "--json"]);
+    assert_eq!(json(&r)["error"]["code"], "io");
+    let blob = built_example();
+    let r = wikidex(&["search", blob.to_str().unwrap(), "x", "--limit", "0", "--json"]);
+    assert_eq!(json(&r)["error"]["code"], "invalid_argument");
+    let r = wikidex(&["search", blob.to_str().unwrap(), "x", "--lanes", "bm25", "--json"]);
+    assert_eq!(json(&r)["error"]["code"], "invalid_argument");
+    let r = wikidex(&["build", dir.join("nowhere").to_str().unwrap(), "-o", junk.to_str().unwrap(), "--json"]);
+    assert_eq!(r.status.code(), Some(1));
+    let r = wikidex(&["frobnicate"]);
+    assert_eq!(r.status.code(), Some(2), "usage errors exit 2");
+}
+
+#[test]
+fn eval_reports_metrics_per_lane_and_fused() {
+    let beir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/beir-mini");
+    let r = wikidex(&["eval", beir.to_str().unwrap(), "--json"]);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let v = json(&r);
+    assert_eq!(v["collection"], "beir-mini");
+    assert_eq!(v["queries"], 2, "only judged queries with text are evaluated");
+    for run in ["lexical", "token", "fused"] {
+        for metric in ["ndcg@10", "map", "recall@100", "query_seconds"] {
+            let x = v["runs"][run][metric].as_f64().unwrap_or(-1.0);
+            assert!((0.0..=1.0).contains(&x) || metric == "query_seconds", "{run} {metric} = {x}");
+        }
+    }
+    assert_eq!(v["runs"]["lexical"]["recall@100"], 1.0);
+    assert!(v["skipped"]["semantic"].is_string());
+    let r = wikidex(&["build", "--beir", beir.to_str().unwrap(), "-o", temp("beir").join("b.wdx").to_str().unwrap(), "--json"]);
+    let v = json(&r);
+    assert_eq!(v["pages"], 4);
+    assert_eq!(v["skipped"][0]["code"], "invalid_input");
+    assert_eq!(v["skipped"][0]["line"], 5);
+}
