@@ -18,7 +18,11 @@ use wikidex::{
 };
 
 #[derive(Parser)]
-#[command(name = "wikidex", version, about = "Retrieval for LLM-maintained wikis: build an index blob, search it, inspect it.")]
+#[command(
+    name = "wikidex",
+    version,
+    about = "Retrieval for LLM-maintained wikis: build an index blob, search it, inspect it."
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -348,7 +352,11 @@ fn print_results(r: &SearchResults, explain: bool) {
     for l in &r.lanes {
         if let Some(reason) = l.status.reason().filter(|_| l.status.name() != "ok") {
             if reason != "not requested" {
-                println!("  note: {} lane {}: {reason}", l.lane.name(), l.status.name());
+                println!(
+                    "  note: {} lane {}: {reason}",
+                    l.lane.name(),
+                    l.status.name()
+                );
             }
         }
     }
@@ -461,7 +469,12 @@ fn page(a: PageArgs) -> Result<ExitCode, Error> {
         print_json(&v);
     } else {
         println!("{} — {}", page.id(), page.title);
-        println!("path: {}  scope: {}  usage: {}", page.path, page.scope, page.usage_mode.as_str());
+        println!(
+            "path: {}  scope: {}  usage: {}",
+            page.path,
+            page.scope,
+            page.usage_mode.as_str()
+        );
         if let Some(s) = &page.summary {
             println!("summary: {s}");
         }
@@ -476,7 +489,11 @@ fn page(a: PageArgs) -> Result<ExitCode, Error> {
         list("aliases", &page.aliases);
         println!(
             "chunks: {}",
-            chunks.iter().map(|c| c.id.as_str()).collect::<Vec<_>>().join(", ")
+            chunks
+                .iter()
+                .map(|c| c.id.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
         );
         println!("\n{}", page.body().trim_end());
     }
@@ -489,7 +506,14 @@ fn chunk(a: ChunkArgs) -> Result<ExitCode, Error> {
     if a.json {
         print_json(&chunk);
     } else {
-        println!("{} ({} bytes {}..{}, hash {})", chunk.id, chunk.text.len(), chunk.start, chunk.end, chunk.hash);
+        println!(
+            "{} ({} bytes {}..{}, hash {})",
+            chunk.id,
+            chunk.text.len(),
+            chunk.start,
+            chunk.end,
+            chunk.hash
+        );
         println!("page: {} ({})\n", chunk.key, chunk.path);
         println!("{}", chunk.text);
     }
@@ -556,7 +580,10 @@ fn evaluate(a: EvalArgs) -> Result<ExitCode, Error> {
             report.chunks,
             build_seconds
         );
-        println!("{:<10} {:>8} {:>8} {:>10} {:>9} {:>9}", "run", "nDCG@10", "MAP", "recall@100", "seconds", "q/s");
+        println!(
+            "{:<10} {:>8} {:>8} {:>10} {:>9} {:>9}",
+            "run", "nDCG@10", "MAP", "recall@100", "seconds", "q/s"
+        );
         for (name, v) in &results {
             let f = |k: &str| v[k].as_f64().unwrap_or(0.0);
             let qps = collection.queries.len() as f64 / f("query_seconds").max(1e-12);
@@ -570,7 +597,10 @@ fn evaluate(a: EvalArgs) -> Result<ExitCode, Error> {
             );
         }
         for (name, reason) in &skipped {
-            println!("{name:<10} skipped: {}", reason.as_str().unwrap_or_default());
+            println!(
+                "{name:<10} skipped: {}",
+                reason.as_str().unwrap_or_default()
+            );
         }
     }
     Ok(ExitCode::SUCCESS)
@@ -597,8 +627,16 @@ fn run_queries(
     };
     if let [lane] = lanes {
         let probe = index.search("", &opts)?;
-        if let Some(l) = probe.lanes.iter().find(|l| l.lane == *lane && l.status.name() != "ok") {
-            return Ok((eval::Metrics::default(), 0.0, l.status.reason().map(str::to_string)));
+        if let Some(l) = probe
+            .lanes
+            .iter()
+            .find(|l| l.lane == *lane && l.status.name() != "ok")
+        {
+            return Ok((
+                eval::Metrics::default(),
+                0.0,
+                l.status.reason().map(str::to_string),
+            ));
         }
     }
     let mut best = f64::INFINITY;
@@ -618,7 +656,12 @@ fn run_queries(
         .queries
         .iter()
         .zip(ranked)
-        .map(|((qid, _), r)| (qid.clone(), r.iter().map(|h| pages[h.page].key.clone()).collect()))
+        .map(|((qid, _), r)| {
+            (
+                qid.clone(),
+                r.iter().map(|h| pages[h.page].key.clone()).collect(),
+            )
+        })
         .collect();
     Ok((eval::evaluate(collection, &run), best, None))
 }

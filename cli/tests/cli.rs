@@ -35,7 +35,13 @@ fn temp(name: &str) -> PathBuf {
 fn built_example() -> PathBuf {
     let out = temp("example").join("wiki.wdx");
     let wiki = repo().join("examples/wiki");
-    let r = wikidex(&["build", wiki.to_str().unwrap(), "-o", out.to_str().unwrap(), "--json"]);
+    let r = wikidex(&[
+        "build",
+        wiki.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "--json",
+    ]);
     assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
     out
 }
@@ -44,7 +50,13 @@ fn built_example() -> PathBuf {
 fn build_reports_pages_chunks_skipped_and_seconds() {
     let out = temp("build").join("w.wdx");
     let wiki = repo().join("examples/wiki");
-    let r = wikidex(&["build", wiki.to_str().unwrap(), "-o", out.to_str().unwrap(), "--json"]);
+    let r = wikidex(&[
+        "build",
+        wiki.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "--json",
+    ]);
     assert!(r.status.success());
     let v = json(&r);
     assert_eq!(v["pages"], 37);
@@ -58,7 +70,13 @@ fn build_reports_pages_chunks_skipped_and_seconds() {
 fn build_skips_broken_yaml_and_strict_fails() {
     let wiki = repo().join("core/tests/fixtures/wikis/ktx/wiki");
     let out = temp("ktx").join("k.wdx");
-    let r = wikidex(&["build", wiki.to_str().unwrap(), "-o", out.to_str().unwrap(), "--json"]);
+    let r = wikidex(&[
+        "build",
+        wiki.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "--json",
+    ]);
     assert!(r.status.success());
     let v = json(&r);
     let skipped = v["skipped"].as_array().unwrap();
@@ -66,7 +84,14 @@ fn build_skips_broken_yaml_and_strict_fails() {
     assert_eq!(skipped[0]["path"], "global/broken_yaml.md");
     assert_eq!(skipped[0]["code"], "invalid_page");
     assert!(skipped[0]["line"].as_u64().is_some());
-    let r = wikidex(&["build", wiki.to_str().unwrap(), "-o", out.to_str().unwrap(), "--strict", "--json"]);
+    let r = wikidex(&[
+        "build",
+        wiki.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "--strict",
+        "--json",
+    ]);
     assert_eq!(r.status.code(), Some(1));
     assert_eq!(json(&r)["error"]["code"], "invalid_page");
 }
@@ -74,7 +99,15 @@ fn build_skips_broken_yaml_and_strict_fails() {
 #[test]
 fn search_json_hits_carry_key_path_snippet_and_lanes() {
     let blob = built_example();
-    let r = wikidex(&["search", blob.to_str().unwrap(), "why did the nightly job crash", "--json", "--always-separate", "--limit", "3"]);
+    let r = wikidex(&[
+        "search",
+        blob.to_str().unwrap(),
+        "why did the nightly job crash",
+        "--json",
+        "--always-separate",
+        "--limit",
+        "3",
+    ]);
     assert!(r.status.success());
     let v = json(&r);
     let hit = &v["hits"][0];
@@ -97,7 +130,14 @@ fn search_json_hits_carry_key_path_snippet_and_lanes() {
 #[test]
 fn search_text_explains_each_lane() {
     let blob = built_example();
-    let r = wikidex(&["search", blob.to_str().unwrap(), "who to page for an outage", "--explain", "-n", "2"]);
+    let r = wikidex(&[
+        "search",
+        blob.to_str().unwrap(),
+        "who to page for an outage",
+        "--explain",
+        "-n",
+        "2",
+    ]);
     assert!(r.status.success());
     let text = String::from_utf8_lossy(&r.stdout);
     assert!(text.contains("runbook_oncall"), "{text}");
@@ -109,14 +149,45 @@ fn search_text_explains_each_lane() {
 fn search_filters_by_tag_type_and_scope() {
     let blob = built_example();
     let b = blob.to_str().unwrap();
-    let v = json(&wikidex(&["search", b, "revenue", "--tag", "finance", "--json", "--always-separate"]));
+    let v = json(&wikidex(&[
+        "search",
+        b,
+        "revenue",
+        "--tag",
+        "finance",
+        "--json",
+        "--always-separate",
+    ]));
     for hit in v["hits"].as_array().unwrap() {
-        assert!(hit["tags"].as_array().unwrap().iter().any(|t| t == "finance"), "{hit}");
+        assert!(
+            hit["tags"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|t| t == "finance"),
+            "{hit}"
+        );
     }
-    let v = json(&wikidex(&["search", b, "revenue", "--scope", "alice", "--json", "--always-separate"]));
-    let ids: Vec<&str> = v["hits"].as_array().unwrap().iter().map(|h| h["page_id"].as_str().unwrap()).collect();
+    let v = json(&wikidex(&[
+        "search",
+        b,
+        "revenue",
+        "--scope",
+        "alice",
+        "--json",
+        "--always-separate",
+    ]));
+    let ids: Vec<&str> = v["hits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["page_id"].as_str().unwrap())
+        .collect();
     assert!(ids.contains(&"user/alice/revenue"), "{ids:?}");
-    assert!(!ids.contains(&"revenue"), "alice's page shadows the global one: {ids:?}");
+    assert!(
+        !ids.contains(&"revenue"),
+        "alice's page shadows the global one: {ids:?}"
+    );
 }
 
 #[test]
@@ -147,14 +218,39 @@ fn bad_input_gives_coded_errors_not_panics() {
     let r = wikidex(&["search", junk.to_str().unwrap(), "x", "--json"]);
     assert_eq!(r.status.code(), Some(1));
     assert_eq!(json(&r)["error"]["code"], "not_an_index");
-    let r = wikidex(&["search", dir.join("missing.wdx").to_str().unwrap(), "x", "--json"]);
+    let r = wikidex(&[
+        "search",
+        dir.join("missing.wdx").to_str().unwrap(),
+        "x",
+        "--json",
+    ]);
     assert_eq!(json(&r)["error"]["code"], "io");
     let blob = built_example();
-    let r = wikidex(&["search", blob.to_str().unwrap(), "x", "--limit", "0", "--json"]);
+    let r = wikidex(&[
+        "search",
+        blob.to_str().unwrap(),
+        "x",
+        "--limit",
+        "0",
+        "--json",
+    ]);
     assert_eq!(json(&r)["error"]["code"], "invalid_argument");
-    let r = wikidex(&["search", blob.to_str().unwrap(), "x", "--lanes", "bm25", "--json"]);
+    let r = wikidex(&[
+        "search",
+        blob.to_str().unwrap(),
+        "x",
+        "--lanes",
+        "bm25",
+        "--json",
+    ]);
     assert_eq!(json(&r)["error"]["code"], "invalid_argument");
-    let r = wikidex(&["build", dir.join("nowhere").to_str().unwrap(), "-o", junk.to_str().unwrap(), "--json"]);
+    let r = wikidex(&[
+        "build",
+        dir.join("nowhere").to_str().unwrap(),
+        "-o",
+        junk.to_str().unwrap(),
+        "--json",
+    ]);
     assert_eq!(r.status.code(), Some(1));
     let r = wikidex(&["frobnicate"]);
     assert_eq!(r.status.code(), Some(2), "usage errors exit 2");
@@ -167,16 +263,29 @@ fn eval_reports_metrics_per_lane_and_fused() {
     assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
     let v = json(&r);
     assert_eq!(v["collection"], "beir-mini");
-    assert_eq!(v["queries"], 2, "only judged queries with text are evaluated");
+    assert_eq!(
+        v["queries"], 2,
+        "only judged queries with text are evaluated"
+    );
     for run in ["lexical", "token", "fused"] {
         for metric in ["ndcg@10", "map", "recall@100", "query_seconds"] {
             let x = v["runs"][run][metric].as_f64().unwrap_or(-1.0);
-            assert!((0.0..=1.0).contains(&x) || metric == "query_seconds", "{run} {metric} = {x}");
+            assert!(
+                (0.0..=1.0).contains(&x) || metric == "query_seconds",
+                "{run} {metric} = {x}"
+            );
         }
     }
     assert_eq!(v["runs"]["lexical"]["recall@100"], 1.0);
     assert!(v["skipped"]["semantic"].is_string());
-    let r = wikidex(&["build", "--beir", beir.to_str().unwrap(), "-o", temp("beir").join("b.wdx").to_str().unwrap(), "--json"]);
+    let r = wikidex(&[
+        "build",
+        "--beir",
+        beir.to_str().unwrap(),
+        "-o",
+        temp("beir").join("b.wdx").to_str().unwrap(),
+        "--json",
+    ]);
     let v = json(&r);
     assert_eq!(v["pages"], 4);
     assert_eq!(v["skipped"][0]["code"], "invalid_input");

@@ -318,7 +318,9 @@ impl Eq for dyn MemoKey + '_ {}
 /// Raw words of `text` with their byte offsets: maximal runs of alphanumeric characters.
 pub fn words(text: &str) -> impl Iterator<Item = (usize, &str)> {
     let mut start: Option<usize> = None;
-    let mut chars = text.char_indices().chain(std::iter::once((text.len(), ' ')));
+    let mut chars = text
+        .char_indices()
+        .chain(std::iter::once((text.len(), ' ')));
     std::iter::from_fn(move || {
         for (i, c) in chars.by_ref() {
             if c.is_alphanumeric() {
@@ -347,7 +349,13 @@ mod tests {
         let w: Vec<_> = words("mart_account-segments, Ünïcode 42x!").collect();
         assert_eq!(
             w,
-            [(0, "mart"), (5, "account"), (13, "segments"), (23, "Ünïcode"), (33, "42x")]
+            [
+                (0, "mart"),
+                (5, "account"),
+                (13, "segments"),
+                (23, "Ünïcode"),
+                (33, "42x")
+            ]
         );
     }
 
@@ -367,7 +375,10 @@ mod tests {
     fn query_terms_are_deduplicated_and_keep_their_word() {
         let a = Analyzer::new(Language::English);
         let q = a.query("The revenues revenue REVENUE churn");
-        let terms: Vec<_> = q.iter().map(|t| (t.term.as_str(), t.word.as_str(), t.count)).collect();
+        let terms: Vec<_> = q
+            .iter()
+            .map(|t| (t.term.as_str(), t.word.as_str(), t.count))
+            .collect();
         assert_eq!(terms, [("revenu", "revenues", 3), ("churn", "churn", 1)]);
     }
 
@@ -376,7 +387,10 @@ mod tests {
         for l in Language::ALL {
             assert_eq!(Language::parse(l.name()).unwrap(), l);
         }
-        assert_eq!(Language::parse("klingon").unwrap_err().code(), "invalid_argument");
+        assert_eq!(
+            Language::parse("klingon").unwrap_err().code(),
+            "invalid_argument"
+        );
     }
 
     #[test]

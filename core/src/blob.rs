@@ -83,7 +83,8 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<IndexData> {
             bytes.len()
         )));
     }
-    let u32_at = |at: usize| u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]]);
+    let u32_at =
+        |at: usize| u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]]);
     let version = u32_at(8);
     if !(OLDEST_SUPPORTED_FORMAT_VERSION..=FORMAT_VERSION).contains(&version) {
         return Err(Error::IncompatibleFormat {
@@ -137,7 +138,9 @@ fn validate(data: &IndexData) -> Result<()> {
             return Err(Error::corrupt(format!("chunk {i} is out of page order")));
         }
         if i == 0 && p != 0 {
-            return Err(Error::corrupt("first chunk does not belong to the first page"));
+            return Err(Error::corrupt(
+                "first chunk does not belong to the first page",
+            ));
         }
         expect_page = p;
         let page = data
@@ -146,7 +149,9 @@ fn validate(data: &IndexData) -> Result<()> {
             .ok_or_else(|| Error::corrupt(format!("chunk {i} points at missing page {p}")))?;
         let (s, e) = (c.start as usize, c.end as usize);
         if s > e || page.text.get(s..e).is_none() {
-            return Err(Error::corrupt(format!("chunk {i} span {s}..{e} is outside its page")));
+            return Err(Error::corrupt(format!(
+                "chunk {i} span {s}..{e} is outside its page"
+            )));
         }
     }
     if n_pages > 0 && (data.chunks.is_empty() || expect_page + 1 != n_pages) {
@@ -154,7 +159,10 @@ fn validate(data: &IndexData) -> Result<()> {
     }
     for p in &data.pages {
         if p.text.get(p.body_start as usize..).is_none() {
-            return Err(Error::corrupt(format!("page {} body offset is invalid", p.key)));
+            return Err(Error::corrupt(format!(
+                "page {} body offset is invalid",
+                p.key
+            )));
         }
     }
     data.lexical.validate(data.chunks.len())?;
@@ -174,7 +182,9 @@ impl Config {
         self.bm25.validate()?;
         self.fusion.validate()?;
         if self.max_query_chars == 0 {
-            return Err(Error::invalid_argument("max_query_chars must be at least 1"));
+            return Err(Error::invalid_argument(
+                "max_query_chars must be at least 1",
+            ));
         }
         Ok(())
     }
@@ -210,7 +220,10 @@ mod tests {
 
     #[test]
     fn foreign_bytes_are_not_an_index() {
-        assert_eq!(decode(b"PK\x03\x04zipzip").unwrap_err().code(), "not_an_index");
+        assert_eq!(
+            decode(b"PK\x03\x04zipzip").unwrap_err().code(),
+            "not_an_index"
+        );
         assert_eq!(decode(b"").unwrap_err().code(), "corrupt_index");
         assert_eq!(decode(b"WIKI").unwrap_err().code(), "corrupt_index");
     }

@@ -324,12 +324,18 @@ mod tests {
     #[test]
     fn short_page_is_one_chunk() {
         let t = "# Title\n\nOne paragraph.\n\nAnother one.\n";
-        assert_eq!(texts(t, &ChunkConfig::default()), ["# Title\n\nOne paragraph.\n\nAnother one."]);
+        assert_eq!(
+            texts(t, &ChunkConfig::default()),
+            ["# Title\n\nOne paragraph.\n\nAnother one."]
+        );
     }
 
     #[test]
     fn empty_page_is_one_empty_chunk() {
-        assert_eq!(split("", &ChunkConfig::default()), [Span { start: 0, end: 0 }]);
+        assert_eq!(
+            split("", &ChunkConfig::default()),
+            [Span { start: 0, end: 0 }]
+        );
         assert_eq!(split("\n\n  \n", &ChunkConfig::default()).len(), 1);
     }
 
@@ -375,7 +381,9 @@ mod tests {
         let t = "Intro sentence one. Intro two is here.\n\n# H\n\nBody ".to_string()
             + &"lorem ipsum dolor sit amet. ".repeat(30);
         let spans = split(&t, &small());
-        assert!(spans.windows(2).all(|w| w[0].start < w[1].start && w[0].end <= w[1].end));
+        assert!(spans
+            .windows(2)
+            .all(|w| w[0].start < w[1].start && w[0].end <= w[1].end));
         assert_eq!(spans.first().unwrap().start, 0);
         assert_eq!(spans.last().unwrap().end, t.trim_end().len());
         assert!(spans.iter().all(|s| token_count(&t[s.start..s.end]) <= 20));
@@ -383,7 +391,10 @@ mod tests {
 
     #[test]
     fn chunk_ids_round_trip() {
-        assert_eq!(chunk_id("user/alice/revenue", 3), "user/alice/revenue::chunk_3");
+        assert_eq!(
+            chunk_id("user/alice/revenue", 3),
+            "user/alice/revenue::chunk_3"
+        );
         assert_eq!(parse_chunk_id("a::b::chunk_12"), Some(("a::b", 12)));
         assert_eq!(parse_chunk_id("a::chunk_"), None);
         assert_eq!(parse_chunk_id("a::chunk_01"), None);
@@ -394,7 +405,17 @@ mod tests {
     #[test]
     fn config_ranges_are_checked() {
         assert!(ChunkConfig::default().validate().is_ok());
-        assert!(ChunkConfig { max_tokens: 8, overlap_tokens: 0 }.validate().is_err());
-        assert!(ChunkConfig { max_tokens: 100, overlap_tokens: 50 }.validate().is_err());
+        assert!(ChunkConfig {
+            max_tokens: 8,
+            overlap_tokens: 0
+        }
+        .validate()
+        .is_err());
+        assert!(ChunkConfig {
+            max_tokens: 100,
+            overlap_tokens: 50
+        }
+        .validate()
+        .is_err());
     }
 }

@@ -59,9 +59,14 @@ fn id_string(v: &serde_json::Value) -> Option<String> {
 /// # Errors
 /// The reason, when the line is not a JSON object with a string or number `_id`.
 pub fn beir_doc(line: &str) -> std::result::Result<(String, String, String), String> {
-    let doc: BeirDoc = serde_json::from_str(line).map_err(|e| format!("not a BEIR document: {e}"))?;
+    let doc: BeirDoc =
+        serde_json::from_str(line).map_err(|e| format!("not a BEIR document: {e}"))?;
     let id = id_string(&doc.id).ok_or("`_id` must be a non-empty string or a number")?;
-    Ok((id, doc.title.unwrap_or_default(), doc.text.unwrap_or_default()))
+    Ok((
+        id,
+        doc.title.unwrap_or_default(),
+        doc.text.unwrap_or_default(),
+    ))
 }
 
 /// Loads `queries.jsonl` and `qrels/test.tsv` from a BEIR folder.
@@ -85,12 +90,23 @@ pub fn load_collection(dir: &Path) -> Result<Collection> {
             continue;
         }
         let [q, d, s] = cols[..] else {
-            return Err(bad("qrels/test.tsv", i + 1, "expected 3 tab-separated columns".into()));
+            return Err(bad(
+                "qrels/test.tsv",
+                i + 1,
+                "expected 3 tab-separated columns".into(),
+            ));
         };
-        let s: i32 = s
-            .parse()
-            .map_err(|_| bad("qrels/test.tsv", i + 1, format!("score `{s}` is not an integer")))?;
-        qrels.entry(q.to_string()).or_default().insert(d.to_string(), s);
+        let s: i32 = s.parse().map_err(|_| {
+            bad(
+                "qrels/test.tsv",
+                i + 1,
+                format!("score `{s}` is not an integer"),
+            )
+        })?;
+        qrels
+            .entry(q.to_string())
+            .or_default()
+            .insert(d.to_string(), s);
     }
     qrels.retain(|_, docs| docs.values().any(|&r| r > 0));
     let mut texts = BTreeMap::new();
@@ -105,11 +121,6 @@ pub fn load_collection(dir: &Path) -> Result<Collection> {
         .into_iter()
         .filter(|(id, _)| qrels.contains_key(id))
         .collect();
-    qrels.retain(|q, _| {
-        // Judgments for queries without text cannot be run; trec_eval would score them 0 only
-        // with -c, which BEIR does not use.
-        true && !q.is_empty()
-    });
     let name = dir
         .canonicalize()
         .ok()
@@ -130,10 +141,20 @@ pub fn query_metrics(ranked: &[String], judged: &HashMap<String, i32>) -> Metric
     }
     let grade = |d: &String| judged.get(d).copied().unwrap_or(0).max(0);
     let discount = |i: usize| 1.0 / ((i + 2) as f64).log2();
-    let dcg: f64 = ranked.iter().take(10).enumerate().map(|(i, d)| f64::from(grade(d)) * discount(i)).sum();
+    let dcg: f64 = ranked
+        .iter()
+        .take(10)
+        .enumerate()
+        .map(|(i, d)| f64::from(grade(d)) * discount(i))
+        .sum();
     let mut ideal: Vec<i32> = judged.values().copied().filter(|&r| r > 0).collect();
     ideal.sort_unstable_by(|a, b| b.cmp(a));
-    let idcg: f64 = ideal.iter().take(10).enumerate().map(|(i, &r)| f64::from(r) * discount(i)).sum();
+    let idcg: f64 = ideal
+        .iter()
+        .take(10)
+        .enumerate()
+        .map(|(i, &r)| f64::from(r) * discount(i))
+        .sum();
     let mut hits = 0usize;
     let mut precision_sum = 0.0;
     let mut hits_100 = 0usize;
@@ -196,7 +217,10 @@ mod tests {
     #[test]
     fn average_precision_counts_unretrieved_relevant_documents() {
         // Relevant at ranks 1 and 3, a third relevant never retrieved: (1 + 2/3) / 3.
-        let m = query_metrics(&ids(&["a", "x", "b"]), &judged(&[("a", 1), ("b", 1), ("c", 1)]));
+        let m = query_metrics(
+            &ids(&["a", "x", "b"]),
+            &judged(&[("a", 1), ("b", 1), ("c", 1)]),
+        );
         assert!((m.map - (1.0 + 2.0 / 3.0) / 3.0).abs() < 1e-12);
         assert!((m.recall_100 - 2.0 / 3.0).abs() < 1e-12);
     }
@@ -218,7 +242,12 @@ mod tests {
 
     #[test]
     fn beir_lines_parse_numeric_and_string_ids() {
-        assert_eq!(beir_doc(r#"{"_id": 7, "title": "T", "text": "x"}"#).unwrap().0, "7");
+        assert_eq!(
+            beir_doc(r#"{"_id": 7, "title": "T", "text": "x"}"#)
+                .unwrap()
+                .0,
+            "7"
+        );
         assert!(beir_doc(r#"{"_id": ""}"#).is_err());
         assert!(beir_doc("nope").is_err());
     }

@@ -156,9 +156,7 @@ pub fn rrf(k: f32, lanes: &[LaneRanking], id_order: impl Fn(u32, u32) -> Orderin
     for f in &mut out {
         f.score = lanes
             .iter()
-            .filter_map(|l| {
-                f.ranks[lane_slot(l.lane)].map(|r| l.weight / (k + r.rank as f32))
-            })
+            .filter_map(|l| f.ranks[lane_slot(l.lane)].map(|r| l.weight / (k + r.rank as f32)))
             .sum();
     }
     out.sort_by(|a, b| {
@@ -204,7 +202,14 @@ mod tests {
 
     #[test]
     fn rrf_adds_weight_over_k_plus_rank() {
-        let f = rrf(60.0, &[lane(Lane::Lexical, 1.5, &[7, 8]), lane(Lane::Token, 0.75, &[8])], |a: u32, b: u32| a.cmp(&b));
+        let f = rrf(
+            60.0,
+            &[
+                lane(Lane::Lexical, 1.5, &[7, 8]),
+                lane(Lane::Token, 0.75, &[8]),
+            ],
+            |a: u32, b: u32| a.cmp(&b),
+        );
         assert_eq!(f[0].chunk, 8);
         assert!((f[0].score - (1.5 / 62.0 + 0.75 / 61.0)).abs() < 1e-7);
         assert_eq!(lane_rank(&f[0], Lane::Token).unwrap().rank, 1);
@@ -223,13 +228,19 @@ mod tests {
         let f = rrf(60.0, &lanes, |a: u32, b: u32| a.cmp(&b));
         assert_eq!(f[0].score, f[1].score);
         assert_eq!(f[0].chunk, 2, "more lanes wins the tie");
-        let f = rrf(60.0, &[lane(Lane::Lexical, 1.0, &[5]), lane(Lane::Token, 1.0, &[4])], |a: u32, b: u32| a.cmp(&b));
+        let f = rrf(
+            60.0,
+            &[lane(Lane::Lexical, 1.0, &[5]), lane(Lane::Token, 1.0, &[4])],
+            |a: u32, b: u32| a.cmp(&b),
+        );
         assert_eq!((f[0].chunk, f[1].chunk), (4, 5), "then the lower id");
     }
 
     #[test]
     fn missing_lane_is_dropped_not_zeroed() {
-        let f = rrf(60.0, &[lane(Lane::Lexical, 1.5, &[3])], |a: u32, b: u32| a.cmp(&b));
+        let f = rrf(60.0, &[lane(Lane::Lexical, 1.5, &[3])], |a: u32, b: u32| {
+            a.cmp(&b)
+        });
         assert!(lane_rank(&f[0], Lane::Semantic).is_none());
         assert_eq!(f.len(), 1);
     }
@@ -237,9 +248,15 @@ mod tests {
     #[test]
     fn config_ranges_are_checked() {
         assert!(FusionConfig::default().validate().is_ok());
-        let bad = FusionConfig { k: 0.0, ..FusionConfig::default() };
+        let bad = FusionConfig {
+            k: 0.0,
+            ..FusionConfig::default()
+        };
         assert!(bad.validate().is_err());
-        let bad = FusionConfig { token: -1.0, ..FusionConfig::default() };
+        let bad = FusionConfig {
+            token: -1.0,
+            ..FusionConfig::default()
+        };
         assert!(bad.validate().is_err());
     }
 }

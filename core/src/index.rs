@@ -531,9 +531,9 @@ impl Index {
             .parent()
             .filter(|d| !d.as_os_str().is_empty())
             .unwrap_or(Path::new("."));
-        let name = path
-            .file_name()
-            .ok_or_else(|| Error::invalid_argument(format!("{} is not a file path", path.display())))?;
+        let name = path.file_name().ok_or_else(|| {
+            Error::invalid_argument(format!("{} is not a file path", path.display()))
+        })?;
         let tmp = dir.join(format!(
             ".{}.tmp-{}",
             name.to_string_lossy(),
@@ -657,7 +657,9 @@ impl Index {
     pub fn chunks_of(&self, key: &str, scope: Option<&Scope>) -> Result<Vec<Chunk>> {
         let p = self
             .page_index(key, scope)
-            .ok_or_else(|| Error::UnknownPage { key: key.to_string() })? as usize;
+            .ok_or_else(|| Error::UnknownPage {
+                key: key.to_string(),
+            })? as usize;
         Ok((self.first_chunk[p]..self.first_chunk[p + 1])
             .map(|c| self.chunk_at(c))
             .collect())
@@ -677,16 +679,17 @@ impl Index {
         let page = parsed.page;
         let id = page.id();
         let mut pages = std::mem::take(&mut self.data.pages);
-        let replaced = match pages.binary_search_by(|p| (&p.scope, &p.key).cmp(&(&page.scope, &page.key))) {
-            Ok(i) => {
-                pages[i] = page;
-                true
-            }
-            Err(i) => {
-                pages.insert(i, page);
-                false
-            }
-        };
+        let replaced =
+            match pages.binary_search_by(|p| (&p.scope, &p.key).cmp(&(&page.scope, &page.key))) {
+                Ok(i) => {
+                    pages[i] = page;
+                    true
+                }
+                Err(i) => {
+                    pages.insert(i, page);
+                    false
+                }
+            };
         self.rebuild(pages)?;
         let chunks = self.chunks_of_id(&id);
         Ok(UpsertReport {
@@ -745,7 +748,10 @@ mod tests {
 
     #[test]
     fn broken_page_is_skipped_and_reported_unless_strict() {
-        let files = [("global/ok.md", "fine"), ("global/bad.md", "---\na: [\n---\n")];
+        let files = [
+            ("global/ok.md", "fine"),
+            ("global/bad.md", "---\na: [\n---\n"),
+        ];
         let (index, report) = build(&files);
         assert_eq!(report.pages, 1);
         assert_eq!(report.skipped.len(), 1);
@@ -755,7 +761,13 @@ mod tests {
         assert!(index.page("ok", None).is_ok());
         let mut strict = IndexBuilder::new(Config::default()).unwrap().strict(true);
         strict.add_file(files[0].0, files[0].1.as_bytes()).unwrap();
-        assert_eq!(strict.add_file(files[1].0, files[1].1.as_bytes()).unwrap_err().code(), "invalid_page");
+        assert_eq!(
+            strict
+                .add_file(files[1].0, files[1].1.as_bytes())
+                .unwrap_err()
+                .code(),
+            "invalid_page"
+        );
     }
 
     #[test]
@@ -776,8 +788,14 @@ mod tests {
         assert_eq!(report.pages, 2);
         assert_eq!(report.skipped[0].code, "duplicate_key");
         let alice = Scope::User("alice".into());
-        assert_eq!(index.page("revenue", Some(&alice)).unwrap().body(), "alice's");
-        assert_eq!(index.page("revenue", Some(&Scope::Global)).unwrap().body(), "one");
+        assert_eq!(
+            index.page("revenue", Some(&alice)).unwrap().body(),
+            "alice's"
+        );
+        assert_eq!(
+            index.page("revenue", Some(&Scope::Global)).unwrap().body(),
+            "one"
+        );
     }
 
     #[test]
@@ -786,7 +804,11 @@ mod tests {
         assert_eq!(index.chunk("a::chunk_0").unwrap().text, "text");
         assert_eq!(index.chunk("user/bob/a::chunk_0").unwrap().text, "bob text");
         for bad in ["a::chunk_1", "b::chunk_0", "a", "a::chunk_00", ""] {
-            assert_eq!(index.chunk(bad).unwrap_err().code(), "unknown_chunk", "{bad}");
+            assert_eq!(
+                index.chunk(bad).unwrap_err().code(),
+                "unknown_chunk",
+                "{bad}"
+            );
         }
     }
 
@@ -795,9 +817,18 @@ mod tests {
         let (mut index, _) = build(&[("global/a.md", "alpha"), ("global/c.md", "gamma")]);
         let r = index.upsert_page("global/b.md", "beta [[a]]").unwrap();
         assert!(!r.replaced);
-        let (fresh, _) = build(&[("global/a.md", "alpha"), ("global/b.md", "beta [[a]]"), ("global/c.md", "gamma")]);
+        let (fresh, _) = build(&[
+            ("global/a.md", "alpha"),
+            ("global/b.md", "beta [[a]]"),
+            ("global/c.md", "gamma"),
+        ]);
         assert_eq!(index.to_bytes().unwrap(), fresh.to_bytes().unwrap());
-        assert!(index.upsert_page("global/b.md", "beta two").unwrap().replaced);
+        assert!(
+            index
+                .upsert_page("global/b.md", "beta two")
+                .unwrap()
+                .replaced
+        );
         index.delete_page("b", None).unwrap();
         index.delete_page("c", None).unwrap();
         let (fresh, _) = build(&[("global/a.md", "alpha")]);
@@ -808,8 +839,17 @@ mod tests {
     fn failed_writes_leave_the_index_unchanged() {
         let (mut index, _) = build(&[("global/a.md", "alpha")]);
         let before = index.to_bytes().unwrap();
-        assert_eq!(index.upsert_page("global/x.md", "---\nbad: [\n---\n").unwrap_err().code(), "invalid_page");
-        assert_eq!(index.delete_page("nope", None).unwrap_err().code(), "unknown_page");
+        assert_eq!(
+            index
+                .upsert_page("global/x.md", "---\nbad: [\n---\n")
+                .unwrap_err()
+                .code(),
+            "invalid_page"
+        );
+        assert_eq!(
+            index.delete_page("nope", None).unwrap_err().code(),
+            "unknown_page"
+        );
         assert_eq!(index.to_bytes().unwrap(), before);
     }
 

@@ -45,6 +45,11 @@ pub use lane::lexical::Bm25Params;
 pub use lane::{Lane, LaneStatus};
 pub use page::{Page, Scope, UsageMode};
 pub use search::{
-    AlwaysMode, Explanation, Highlight, Hit, LaneHit, LaneReport, Ranked, SearchOptions, SearchResults,
-    Snippet, DEFAULT_LIMIT, MAX_LIMIT,
+    AlwaysMode, Explanation, Highlight, Hit, LaneHit, LaneReport, Ranked, SearchOptions,
+    SearchResults, Snippet, DEFAULT_LIMIT, MAX_LIMIT,
 };
+
+/// The README's Rust examples, run as doc tests so the README stays true to the code.
+#[doc = include_str!("../../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;

@@ -328,9 +328,13 @@ pub fn parse(path: &str, text: &str) -> Result<ParsedPage> {
     };
     let key = key_from_path(path);
     if key.is_empty() {
-        return Err(invalid(None, "cannot derive a key from the file name".into()));
+        return Err(invalid(
+            None,
+            "cannot derive a key from the file name".into(),
+        ));
     }
-    let (frontmatter, body_start) = split_frontmatter(text).map_err(|(line, r)| invalid(line, r))?;
+    let (frontmatter, body_start) =
+        split_frontmatter(text).map_err(|(line, r)| invalid(line, r))?;
     let mut warnings = Vec::new();
     let mut fields = Fields::default();
     if let Some(yaml) = frontmatter {
@@ -461,8 +465,8 @@ impl Fields {
             "tags" => put_list(&mut self.tags, string_list(&v), |t| {
                 t.trim_start_matches('#').to_string()
             }),
-            "refs" => put_list(&mut self.refs, string_list(&v), |r| link_key(r)),
-            "redirect_from" => put_list(&mut self.redirect_from, string_list(&v), |r| link_key(r)),
+            "refs" => put_list(&mut self.refs, string_list(&v), link_key),
+            "redirect_from" => put_list(&mut self.redirect_from, string_list(&v), link_key),
             "aliases" | "alias" => put_list(&mut self.aliases, string_list(&v), str::to_string),
             "sl_refs" => put_list(&mut self.sl_refs, string_list(&v), str::to_string),
             "usage_mode" => match scalar_string(&v).as_deref().and_then(UsageMode::parse) {
@@ -588,12 +592,7 @@ fn sources(v: &Yaml) -> Option<Vec<SourceRef>> {
     let Yaml::Array(items) = v else {
         return match v {
             Yaml::Null => Some(Vec::new()),
-            other => scalar_string(other).map(|chunk| {
-                vec![SourceRef {
-                    chunk,
-                    weight: 1.0,
-                }]
-            }),
+            other => scalar_string(other).map(|chunk| vec![SourceRef { chunk, weight: 1.0 }]),
         };
     };
     items
@@ -655,8 +654,30 @@ pub fn link_key(target: &str) -> String {
 
 /// File types Obsidian embeds that are not pages.
 const ATTACHMENT_EXTENSIONS: &[&str] = &[
-    "png", "jpg", "jpeg", "gif", "svg", "webp", "bmp", "avif", "pdf", "mp3", "mp4", "webm", "wav",
-    "ogg", "m4a", "flac", "mov", "mkv", "canvas", "excalidraw", "csv", "json", "txt", "zip",
+    "png",
+    "jpg",
+    "jpeg",
+    "gif",
+    "svg",
+    "webp",
+    "bmp",
+    "avif",
+    "pdf",
+    "mp3",
+    "mp4",
+    "webm",
+    "wav",
+    "ogg",
+    "m4a",
+    "flac",
+    "mov",
+    "mkv",
+    "canvas",
+    "excalidraw",
+    "csv",
+    "json",
+    "txt",
+    "zip",
 ];
 
 fn is_attachment(target: &str) -> bool {
@@ -797,16 +818,28 @@ mod tests {
 
     #[test]
     fn key_is_normalized_file_stem() {
-        assert_eq!(key_from_path("global/mart_account_segments.md"), "mart_account_segments");
-        assert_eq!(key_from_path("Projects/Alpha/Project Alpha.md"), "project-alpha");
+        assert_eq!(
+            key_from_path("global/mart_account_segments.md"),
+            "mart_account_segments"
+        );
+        assert_eq!(
+            key_from_path("Projects/Alpha/Project Alpha.md"),
+            "project-alpha"
+        );
         assert_eq!(key_from_path("Notes/Ünïcode  Title.MD"), "ünïcode-title");
     }
 
     #[test]
     fn scope_comes_from_user_folder_with_or_without_wiki_prefix() {
         assert_eq!(Scope::from_path("global/a.md"), Scope::Global);
-        assert_eq!(Scope::from_path("user/alice/a.md"), Scope::User("alice".into()));
-        assert_eq!(Scope::from_path("wiki/user/bob/x/a.md"), Scope::User("bob".into()));
+        assert_eq!(
+            Scope::from_path("user/alice/a.md"),
+            Scope::User("alice".into())
+        );
+        assert_eq!(
+            Scope::from_path("wiki/user/bob/x/a.md"),
+            Scope::User("bob".into())
+        );
         assert_eq!(Scope::from_path("wiki/global/a.md"), Scope::Global);
         assert_eq!(Scope::from_path("user.md"), Scope::Global);
         assert_eq!(Scope::from_path("Projects/user/a.md"), Scope::Global);
@@ -840,7 +873,10 @@ mod tests {
 
     #[test]
     fn title_falls_back_to_first_h1_then_key() {
-        assert_eq!(page("a.md", "intro\n\n# The Title\n\n# Second\n").title, "The Title");
+        assert_eq!(
+            page("a.md", "intro\n\n# The Title\n\n# Second\n").title,
+            "The Title"
+        );
         assert_eq!(page("some_key.md", "no heading").title, "some_key");
     }
 
@@ -864,7 +900,11 @@ mod tests {
 
     #[test]
     fn broken_yaml_reports_file_line() {
-        let err = parse("global/bad.md", "---\ntitle: ok\ntags: [a, b\nsummary: x\n---\nbody").unwrap_err();
+        let err = parse(
+            "global/bad.md",
+            "---\ntitle: ok\ntags: [a, b\nsummary: x\n---\nbody",
+        )
+        .unwrap_err();
         match err {
             Error::InvalidPage { path, line, reason } => {
                 assert_eq!(path, "global/bad.md");
@@ -891,7 +931,10 @@ mod tests {
 
     #[test]
     fn provenance_comments_are_kept() {
-        let p = page("a.md", "x <!-- from: raw/slack.md --> y <!-- other --> <!-- from: b.md -->");
+        let p = page(
+            "a.md",
+            "x <!-- from: raw/slack.md --> y <!-- other --> <!-- from: b.md -->",
+        );
         assert_eq!(p.provenance, ["raw/slack.md", "b.md"]);
     }
 

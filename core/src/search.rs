@@ -324,8 +324,10 @@ impl Index {
             } else {
                 match lane {
                     Lane::Lexical => {
-                        let weighted: Vec<(&str, f32)> =
-                            qterms.iter().map(|q| (q.term.as_str(), q.count as f32)).collect();
+                        let weighted: Vec<(&str, f32)> = qterms
+                            .iter()
+                            .map(|q| (q.term.as_str(), q.count as f32))
+                            .collect();
                         let filter = (!self.all_default || opts.has_filters()).then_some(&mask[..]);
                         let ranked = self.scorer.search(
                             &self.data.lexical,
@@ -449,7 +451,8 @@ impl Index {
                     None => true,
                     Some(Scope::Global) => p.scope == Scope::Global,
                     Some(s @ Scope::User(_)) => {
-                        p.scope == *s || (p.scope == Scope::Global && !shadowed.contains(p.key.as_str()))
+                        p.scope == *s
+                            || (p.scope == Scope::Global && !shadowed.contains(p.key.as_str()))
                     }
                 };
                 let mode_ok = if opts.usage_modes.is_empty() {
@@ -462,7 +465,9 @@ impl Index {
                     && !p.is_archived()
                     && (tags.is_empty() || p.tags.iter().any(|t| tags.contains(&t.to_lowercase())))
                     && (types.is_empty()
-                        || p.kind.as_ref().is_some_and(|k| types.contains(&k.to_lowercase())))
+                        || p.kind
+                            .as_ref()
+                            .is_some_and(|k| types.contains(&k.to_lowercase())))
             })
             .collect()
     }
@@ -555,7 +560,9 @@ impl HitContext<'_> {
                 })
                 .count()
         };
-        (first..end).max_by_key(|&c| (count(c), std::cmp::Reverse(c))).unwrap_or(first)
+        (first..end)
+            .max_by_key(|&c| (count(c), std::cmp::Reverse(c)))
+            .unwrap_or(first)
     }
 
     fn base(&self, c: u32, score: f32, lanes: Vec<LaneHit>) -> Hit {
@@ -614,7 +621,10 @@ fn snippet(index: &Index, qterms: &[QueryTerm], text: &str, base: u32) -> Snippe
                 return false;
             }
             prefixes.iter().any(|p| norm.starts_with(p))
-                || index.analyzer.term(w).is_some_and(|t| terms.contains(t.as_str()))
+                || index
+                    .analyzer
+                    .term(w)
+                    .is_some_and(|t| terms.contains(t.as_str()))
         })
         .map(|&(s, w)| (s, s + w.len()))
         .collect();
@@ -623,7 +633,10 @@ fn snippet(index: &Index, qterms: &[QueryTerm], text: &str, base: u32) -> Snippe
     let mut start = 0;
     let mut best = 0;
     for (i, &(s, _)) in matched.iter().enumerate() {
-        let n = matched[i..].iter().take_while(|&&(e, _)| e < s + SNIPPET_CHARS).count();
+        let n = matched[i..]
+            .iter()
+            .take_while(|&&(e, _)| e < s + SNIPPET_CHARS)
+            .count();
         if n > best {
             best = n;
             start = s;
@@ -639,23 +652,16 @@ fn snippet(index: &Index, qterms: &[QueryTerm], text: &str, base: u32) -> Snippe
             .find(|&s| s >= floor && s <= start)
             .unwrap_or(start);
     }
-    let mut end = start;
-    let mut chars = 0;
-    for (i, c) in text[start..].char_indices() {
-        if chars >= SNIPPET_CHARS {
-            break;
-        }
-        chars += 1;
-        end = start + i + c.len_utf8();
-    }
-    if end < text.len() {
-        // Do not cut a word in half.
-        if let Some(&(ws, _)) = words.iter().find(|&&(s, w)| s < end && s + w.len() > end) {
-            if ws > start {
-                end = ws;
-            }
-        }
-    }
+    let end = text[start..]
+        .char_indices()
+        .take(SNIPPET_CHARS)
+        .last()
+        .map_or(start, |(i, c)| start + i + c.len_utf8());
+    // Do not cut a word in half.
+    let end = match words.iter().find(|&&(s, w)| s < end && s + w.len() > end) {
+        Some(&(ws, _)) if end < text.len() && ws > start => ws,
+        _ => end,
+    };
     // Collapse whitespace runs (newlines included) to one space; map highlights onto the
     // collapsed text as character offsets.
     let slice = text[start..end].trim_end();
@@ -686,7 +692,10 @@ fn snippet(index: &Index, qterms: &[QueryTerm], text: &str, base: u32) -> Snippe
         }
         char_pos
             .binary_search_by(|&(b, _)| b.cmp(&byte))
-            .map_or_else(|i| char_pos.get(i).map_or(chars_out, |p| p.1), |i| char_pos[i].1)
+            .map_or_else(
+                |i| char_pos.get(i).map_or(chars_out, |p| p.1),
+                |i| char_pos[i].1,
+            )
     };
     let highlights = matched
         .iter()

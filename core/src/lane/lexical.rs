@@ -95,7 +95,11 @@ impl std::hash::Hasher for Fnv {
     }
 
     fn write(&mut self, bytes: &[u8]) {
-        let mut h = if self.0 == 0 { 0xcbf2_9ce4_8422_2325 } else { self.0 };
+        let mut h = if self.0 == 0 {
+            0xcbf2_9ce4_8422_2325
+        } else {
+            self.0
+        };
         for &b in bytes {
             h ^= u64::from(b);
             h = h.wrapping_mul(0x0100_0000_01b3);
@@ -428,7 +432,10 @@ fn with_group_scratch<R>(n: usize, f: impl FnOnce(&mut [u64]) -> R) -> R {
         buf.resize(n, 0);
     }
     let out = f(&mut buf[..n]);
-    debug_assert!(buf.iter().all(|&x| x == 0), "group scratch buffer left dirty");
+    debug_assert!(
+        buf.iter().all(|&x| x == 0),
+        "group scratch buffer left dirty"
+    );
     SCRATCH.with(|s| *s.borrow_mut() = buf);
     out
 }
@@ -497,6 +504,11 @@ mod tests {
     fn params_are_range_checked() {
         assert!(Bm25Params { k1: -1.0, b: 0.5 }.validate().is_err());
         assert!(Bm25Params { k1: 1.0, b: 1.5 }.validate().is_err());
-        assert!(Bm25Params { k1: f32::NAN, b: 0.5 }.validate().is_err());
+        assert!(Bm25Params {
+            k1: f32::NAN,
+            b: 0.5
+        }
+        .validate()
+        .is_err());
     }
 }

@@ -149,15 +149,24 @@ mod tests {
 
     #[test]
     fn lane_lists_parse_and_dedupe() {
-        assert_eq!(Lane::parse_list("token, lexical,token").unwrap(), [Lane::Lexical, Lane::Token]);
+        assert_eq!(
+            Lane::parse_list("token, lexical,token").unwrap(),
+            [Lane::Lexical, Lane::Token]
+        );
         assert_eq!(Lane::parse_list("").unwrap_err().code(), "invalid_argument");
-        assert_eq!(Lane::parse_list("bm25").unwrap_err().code(), "invalid_argument");
+        assert_eq!(
+            Lane::parse_list("bm25").unwrap_err().code(),
+            "invalid_argument"
+        );
     }
 
     #[test]
     fn top_n_orders_by_score_then_tie() {
         let v = vec![(3, 1.0), (1, 2.0), (2, 1.0), (0, 0.5)];
-        assert_eq!(top_n(v.clone(), 3, |a, b| a.cmp(&b)), [(1, 2.0), (2, 1.0), (3, 1.0)]);
+        assert_eq!(
+            top_n(v.clone(), 3, |a, b| a.cmp(&b)),
+            [(1, 2.0), (2, 1.0), (3, 1.0)]
+        );
         assert_eq!(top_n(v, 10, |a, b| a.cmp(&b)).len(), 4);
     }
 }

@@ -6,8 +6,8 @@
 //! to the shorter chunk (the match is a larger part of it), then to the lower chunk index.
 
 use super::lexical::LexicalIndex;
-use crate::analyze::QueryTerm;
 use super::{top_n, Mask};
+use crate::analyze::QueryTerm;
 
 /// How many dictionary terms one query word may expand to as a prefix.
 pub const MAX_PREFIX_EXPANSIONS: usize = 64;

@@ -1,0 +1,63 @@
+# The commands people and CI run. Every target installs what it needs and skips what is
+# already there; nothing here needs anything installed by hand beyond a Rust toolchain
+# (rustup's default profile: cargo, clippy, rustfmt) and python3 for `make bench`.
+
+CARGO  ?= cargo
+DATA   ?= ../shared/data
+BIN    := target/release/wikidex
+DEMO   := target/demo
+QUERIES := "why did the nightly job crash" "who do I page for an outage" "PII in exports"
+
+.PHONY: all demo test lint fmt eval bench check-tools release clean
+
+all: test
+
+## make demo: build the CLI, index the example wiki, search it with per-lane explanations.
+demo: release
+	@mkdir -p $(DEMO)
+	$(BIN) build examples/wiki -o $(DEMO)/wiki.wdx
+	@for q in $(QUERIES); do \
+		echo; echo "\$$ wikidex search $(DEMO)/wiki.wdx \"$$q\" --explain -n 3"; \
+		$(BIN) search $(DEMO)/wiki.wdx "$$q" --explain -n 3 || exit 1; \
+	done
+	@echo; echo "\$$ wikidex search $(DEMO)/wiki.wdx \"how is revenue defined\" --scope alice -n 3   # alice's draft shadows the global page"
+	@$(BIN) search $(DEMO)/wiki.wdx "how is revenue defined" --scope alice -n 3 --always-separate
+
+## make test: every test suite (Rust unit, integration, CLI, doc tests, cross-language vectors,
+## the benches compiled and run once as tests), after the linters.
+test: check-tools lint
+	$(CARGO) test --workspace --all-targets
+	$(CARGO) test --workspace --doc
+	@echo "bindings (Python, Node, wasm): not started yet, no suites to run (see README, Status)"
+
+## make lint: formatting and clippy with warnings as errors.
+lint: check-tools
+	$(CARGO) fmt --all -- --check
+	$(CARGO) clippy --workspace --all-targets -- -D warnings
+
+fmt:
+	$(CARGO) fmt --all
+
+## make eval: nDCG@10, MAP and recall@100 per lane and fused on CACM and Cranfield.
+eval: release
+	@for c in cacm cranfield; do \
+		test -d $(DATA)/$$c || { echo "missing $(DATA)/$$c (set DATA=...)"; exit 1; }; \
+		$(BIN) eval $(DATA)/$$c --repeat 3 || exit 1; echo; \
+	done
+
+## make bench: criterion benches, then wikidex vs bm25s side by side (single thread).
+bench: release
+	$(CARGO) bench -p wikidex --bench cacm
+	PY=$$(scripts/py-env.sh) && "$$PY" bench/compare_bm25s.py $(DATA)/cacm $(DATA)/cranfield --repeats 5
+
+release:
+	$(CARGO) build --release -p wikidex-cli
+
+check-tools:
+	@command -v $(CARGO) >/dev/null || { echo "cargo not found: install Rust with rustup (https://rustup.rs)"; exit 1; }
+	@$(CARGO) fmt --version >/dev/null 2>&1 || rustup component add rustfmt
+	@$(CARGO) clippy --version >/dev/null 2>&1 || rustup component add clippy
+
+clean:
+	$(CARGO) clean
+	rm -rf .venv
