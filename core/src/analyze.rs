@@ -134,7 +134,6 @@ impl Language {
 
 /// Normalizes, filters and stems words. Cheap to clone? No: build one per index and reuse it.
 pub struct Analyzer {
-    language: Language,
     stemmer: Option<Stemmer>,
     stopwords: HashSet<&'static str, crate::lane::lexical::BuildFnv>,
 }
@@ -152,7 +151,6 @@ impl Analyzer {
     /// An analyzer for `language`.
     pub fn new(language: Language) -> Analyzer {
         Analyzer {
-            language,
             stemmer: language.algorithm().map(Stemmer::create),
             stopwords: language
                 .stopwords()
@@ -193,31 +191,31 @@ impl Analyzer {
         })
     }
 
-    /// The stem of a normalized query word, memoized per thread: queries repeat their words
-    /// (an agent's follow-ups, a user typing), and stemming is most of query analysis. The
-    /// memo holds at most [`STEM_MEMO_CAPACITY`] words and starts over when full.
-    fn stem_memo(&self, word: &str) -> String {
-        let Some(stemmer) = &self.stemmer else {
-            return word.to_string();
-        };
-        STEM_MEMO.with(|memo| {
-            let mut memo = memo.borrow_mut();
-            let key = (self.language as u8, word);
-            if let Some(stem) = memo.get(&key as &dyn MemoKey) {
-                return stem.clone();
-            }
-            let stem = stemmer.stem(word).into_owned();
-            if memo.len() >= STEM_MEMO_CAPACITY {
-                memo.clear();
-            }
-            memo.insert((self.language as u8, word.to_string()), stem.clone());
-            stem
-        })
-    }
-
     /// Appends the index terms of `text` to `out`, in order, duplicates kept.
     pub fn terms_into(&self, text: &str, out: &mut Vec<String>) {
         out.extend(words(text).filter_map(|(_, w)| self.term(w)));
+    }
+
+    /// Like [`Analyzer::terms_into`], remembering in `surface` the term of every normalized
+    /// word seen, so each distinct word is stemmed once (and the index can skip stemming for
+    /// query words it has seen).
+    pub fn terms_into_recording(&self, text: &str, out: &mut Vec<String>, surface: &mut Surface) {
+        for (_, w) in words(text) {
+            let norm = self.normalize(w);
+            if let Some(t) = surface.get(norm.as_ref()) {
+                out.push(t.clone());
+                continue;
+            }
+            if self.is_stopword(&norm) {
+                continue;
+            }
+            let term = match &self.stemmer {
+                Some(s) => s.stem(&norm).into_owned(),
+                None => norm.to_string(),
+            };
+            surface.insert(norm.into_owned(), term.clone());
+            out.push(term);
+        }
     }
 
     /// The index terms of `text`, in order, duplicates kept.
@@ -231,13 +229,28 @@ impl Analyzer {
     /// came from and how many times it occurs in the query, in query order. Stopwords are
     /// dropped.
     pub fn query(&self, text: &str) -> Vec<QueryTerm> {
+        self.query_with(text, |_| None)
+    }
+
+    /// Like [`Analyzer::query`], taking the term of a normalized word from `known` when it
+    /// has it (an index knows the term of every word of its text) and stemming otherwise.
+    /// `known` must return what this analyzer would compute.
+    pub fn query_with<'k>(
+        &self,
+        text: &str,
+        known: impl Fn(&str) -> Option<&'k str>,
+    ) -> Vec<QueryTerm> {
         let mut out: Vec<QueryTerm> = Vec::new();
         for (_, w) in words(text) {
             let word = self.normalize(w);
             if self.is_stopword(&word) {
                 continue;
             }
-            let term = self.stem_memo(&word);
+            let term = match (known(&word), &self.stemmer) {
+                (Some(t), _) => t.to_string(),
+                (None, Some(s)) => s.stem(&word).into_owned(),
+                (None, None) => word.to_string(),
+            };
             match out.iter_mut().find(|q| q.term == term) {
                 Some(q) => q.count += 1,
                 None => out.push(QueryTerm {
@@ -263,57 +276,8 @@ pub struct QueryTerm {
     pub count: u32,
 }
 
-/// Largest number of words the per-thread stem memo holds.
-pub const STEM_MEMO_CAPACITY: usize = 50_000;
-
-type Memo = std::collections::HashMap<(u8, String), String, crate::lane::lexical::BuildFnv>;
-
-thread_local! {
-    static STEM_MEMO: std::cell::RefCell<Memo> = std::cell::RefCell::new(Memo::default());
-}
-
-/// Empties this thread's stem memo (benchmarks call it so that every timed pass stems its
-/// words again, as a cold process would).
-pub fn clear_stem_memo() {
-    STEM_MEMO.with(|m| m.borrow_mut().clear());
-}
-
-/// Looks up `(u8, String)` keys by `(u8, &str)` without allocating.
-trait MemoKey {
-    fn parts(&self) -> (u8, &str);
-}
-
-impl MemoKey for (u8, String) {
-    fn parts(&self) -> (u8, &str) {
-        (self.0, &self.1)
-    }
-}
-
-impl MemoKey for (u8, &str) {
-    fn parts(&self) -> (u8, &str) {
-        (self.0, self.1)
-    }
-}
-
-impl<'a> std::borrow::Borrow<dyn MemoKey + 'a> for (u8, String) {
-    fn borrow(&self) -> &(dyn MemoKey + 'a) {
-        self
-    }
-}
-
-impl std::hash::Hash for dyn MemoKey + '_ {
-    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
-        self.parts().hash(h);
-    }
-}
-
-impl PartialEq for dyn MemoKey + '_ {
-    fn eq(&self, other: &Self) -> bool {
-        self.parts() == other.parts()
-    }
-}
-
-impl Eq for dyn MemoKey + '_ {}
+/// Normalized word → index term, as recorded while indexing.
+pub type Surface = std::collections::HashMap<String, String, crate::lane::lexical::BuildFnv>;
 
 /// Raw words of `text` with their byte offsets: maximal runs of alphanumeric characters.
 pub fn words(text: &str) -> impl Iterator<Item = (usize, &str)> {
@@ -380,6 +344,23 @@ mod tests {
             .map(|t| (t.term.as_str(), t.word.as_str(), t.count))
             .collect();
         assert_eq!(terms, [("revenu", "revenues", 3), ("churn", "churn", 1)]);
+    }
+
+    #[test]
+    fn recorded_surface_words_give_the_same_query_terms() {
+        let a = Analyzer::new(Language::English);
+        let mut surface = Surface::default();
+        let mut terms = Vec::new();
+        a.terms_into_recording(
+            "Running revenues of the RUNNING stores",
+            &mut terms,
+            &mut surface,
+        );
+        assert_eq!(terms, a.terms("Running revenues of the RUNNING stores"));
+        assert_eq!(surface.get("running").map(String::as_str), Some("run"));
+        let q = "running revenues stored";
+        let with = a.query_with(q, |w| surface.get(w).map(String::as_str));
+        assert_eq!(with, a.query(q));
     }
 
     #[test]

@@ -199,7 +199,7 @@ mod tests {
             config: Config::default(),
             pages: Vec::new(),
             chunks: Vec::new(),
-            lexical: LexicalIndex::build(Vec::<Vec<String>>::new()),
+            lexical: LexicalIndex::build(Vec::<Vec<String>>::new(), Default::default()),
             vectors: None,
         }
     }

@@ -91,6 +91,9 @@ pub struct LaneRank {
     pub rank: u32,
     /// The lane's own score.
     pub score: f32,
+    /// The item the lane ranked (the chunk; for page fusion the caller sets it to the lane's
+    /// chunk of that page).
+    pub chunk: u32,
 }
 
 /// A chunk after fusion.
@@ -124,6 +127,11 @@ pub fn lane_rank(f: &Fused, lane: Lane) -> Option<LaneRank> {
     f.ranks[lane_slot(lane)]
 }
 
+/// Mutable access to `lane`'s entry of a fused result.
+pub fn lane_rank_mut(f: &mut Fused, lane: Lane) -> Option<&mut LaneRank> {
+    f.ranks[lane_slot(lane)].as_mut()
+}
+
 /// Fuses lane rankings with weighted RRF. `id_order` compares two chunks by id, for the last
 /// tie rule.
 pub fn rrf(k: f32, lanes: &[LaneRanking], id_order: impl Fn(u32, u32) -> Ordering) -> Vec<Fused> {
@@ -148,7 +156,7 @@ pub fn rrf(k: f32, lanes: &[LaneRanking], id_order: impl Fn(u32, u32) -> Orderin
             });
             let f = &mut out[at];
             if f.ranks[slot].is_none() {
-                f.ranks[slot] = Some(LaneRank { rank, score });
+                f.ranks[slot] = Some(LaneRank { rank, score, chunk });
             }
         }
     }
@@ -178,7 +186,7 @@ fn single_lane(k: f32, lane: &LaneRanking) -> Vec<Fused> {
         .map(|(i, &(chunk, score))| {
             let rank = u32::try_from(i + 1).unwrap_or(u32::MAX);
             let mut ranks = [None; 3];
-            ranks[slot] = Some(LaneRank { rank, score });
+            ranks[slot] = Some(LaneRank { rank, score, chunk });
             Fused {
                 chunk,
                 score: lane.weight / (k + rank as f32),

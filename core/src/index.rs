@@ -358,6 +358,7 @@ fn assemble(
 ) -> Result<IndexData> {
     u32::try_from(pages.len()).map_err(|_| Error::invalid_argument("more than 4 Gi pages"))?;
     let analyzer = Analyzer::new(config.language);
+    let mut surface = crate::analyze::Surface::default();
     let mut chunks = Vec::new();
     let mut chunk_terms = Vec::new();
     let total = pages.len();
@@ -365,20 +366,20 @@ fn assemble(
         let body_start = page.body_start as usize;
         let body = page.body();
         let mut head = Vec::new();
-        analyzer.terms_into(&page.key, &mut head);
-        analyzer.terms_into(&page.title, &mut head);
+        analyzer.terms_into_recording(&page.key, &mut head, &mut surface);
+        analyzer.terms_into_recording(&page.title, &mut head, &mut surface);
         if let Some(s) = &page.summary {
-            analyzer.terms_into(s, &mut head);
+            analyzer.terms_into_recording(s, &mut head, &mut surface);
         }
         let mut tail = Vec::new();
         for t in &page.tags {
-            analyzer.terms_into(t, &mut tail);
+            analyzer.terms_into_recording(t, &mut tail, &mut surface);
         }
         for span in chunk::split(body, &config.chunk) {
             let (start, end) = (body_start + span.start, body_start + span.end);
             let text = &page.text[start..end];
             let mut terms = head.clone();
-            analyzer.terms_into(text, &mut terms);
+            analyzer.terms_into_recording(text, &mut terms, &mut surface);
             terms.extend(tail.iter().cloned());
             chunk_terms.push(terms);
             chunks.push(ChunkRecord {
@@ -391,7 +392,7 @@ fn assemble(
         progress(pi + 1, total);
     }
     u32::try_from(chunks.len()).map_err(|_| Error::invalid_argument("more than 4 Gi chunks"))?;
-    let lexical = LexicalIndex::build(chunk_terms);
+    let lexical = LexicalIndex::build(chunk_terms, surface);
     Ok(IndexData {
         config,
         pages,
@@ -642,6 +643,13 @@ impl Index {
             hash: rec.hash.clone(),
             text: self.chunk_text(c).to_string(),
         }
+    }
+
+    /// The id of the chunk at table position `c` (must be in range).
+    pub(crate) fn chunk_id(&self, c: u32) -> String {
+        let p = self.chunk_page[c as usize];
+        let ordinal = c - self.first_chunk[p as usize];
+        chunk::chunk_id(&self.data.pages[p as usize].id(), ordinal as usize)
     }
 
     pub(crate) fn chunk_text(&self, c: u32) -> &str {

@@ -20,6 +20,8 @@ pub const DEFAULT_LIMIT: usize = 20;
 pub const MAX_LIMIT: usize = 100;
 /// Largest number of candidates a lane contributes to fusion.
 pub const MAX_CANDIDATES: usize = 100;
+/// Why a lane that was not asked for did not run.
+pub(crate) const NOT_REQUESTED: &str = "not requested";
 /// Target snippet length in characters.
 pub const SNIPPET_CHARS: usize = 150;
 
@@ -93,6 +95,9 @@ pub struct LaneHit {
     pub score: Option<f32>,
     /// This lane's share of the fused score: `weight / (k + rank)`.
     pub contribution: Option<f32>,
+    /// The chunk this lane scored (for page hits, the lane's best chunk of the page, which
+    /// may differ from the hit's chunk).
+    pub chunk: Option<String>,
 }
 
 /// A query term found in a snippet, as character offsets into the snippet text.
@@ -118,7 +123,8 @@ pub struct Snippet {
 /// Why a hit ranked where it did.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Explanation {
-    /// Each query term's BM25 contribution in the best chunk.
+    /// Each query term's BM25 contribution in the chunk the lexical lane scored (they add up
+    /// to the lexical lane's score).
     pub lexical: Vec<TermScore>,
     /// The RRF constant used.
     pub k: f32,
@@ -300,7 +306,8 @@ impl Index {
             Some((cut, _)) => (&query[..cut], true),
             None => (query, false),
         };
-        let qterms = self.analyzer.query(query);
+        let lexical = &self.data.lexical;
+        let qterms = self.analyzer.query_with(query, |w| lexical.surface_term(w));
         let (page_ok, mask): (Cow<'_, [bool]>, Cow<'_, [bool]>) = if opts.has_filters() {
             let page_ok = self.visible_pages(opts);
             let mask = self.chunk_mask(&page_ok);
@@ -313,14 +320,16 @@ impl Index {
         };
         // Page hits: each lane ranks pages (by their best chunk), so `candidates` are that many
         // different pages and collapsing after fusion cannot leave fewer hits than the limit.
-        let groups = (!opts.chunks).then_some(&self.chunk_page[..]);
+        // (When every page is one chunk, grouping is the identity and is skipped.)
+        let groups = (!opts.chunks && self.chunk_page.len() != self.data.pages.len())
+            .then_some(&self.chunk_page[..]);
         let wanted = |lane: Lane| opts.lanes.as_ref().is_none_or(|l| l.contains(&lane));
         let fusion_cfg = self.data.config.fusion;
         let mut rankings = Vec::new();
         let mut reports = Vec::new();
         for lane in Lane::ALL {
             let (status, ranked) = if !wanted(lane) {
-                (LaneStatus::Skipped("not requested".into()), Vec::new())
+                (LaneStatus::Skipped(NOT_REQUESTED.into()), Vec::new())
             } else {
                 match lane {
                     Lane::Lexical => {
@@ -333,7 +342,7 @@ impl Index {
                             &self.data.lexical,
                             &weighted,
                             filter,
-                            groups,
+                            groups.map(|g| (g, self.data.pages.len())),
                             candidates,
                         );
                         (LaneStatus::Ok, ranked)
@@ -382,6 +391,13 @@ impl Index {
     /// chunks of it. The chunk shown for a page is the one from the lane that contributed most
     /// to its fused score.
     fn fuse_pages(&self, rankings: &[LaneRanking]) -> Vec<Fused> {
+        if let [lane] = rankings {
+            if lane.weight > 0.0 {
+                // One lane already lists each page once, best chunk first: its order is the
+                // fused order.
+                return fusion::rrf(self.data.config.fusion.k, rankings, |a, b| a.cmp(&b));
+            }
+        }
         let by_page: Vec<LaneRanking> = rankings
             .iter()
             .map(|r| LaneRanking {
@@ -400,12 +416,19 @@ impl Index {
             a.id().cmp(&b.id())
         });
         for f in &mut fused {
+            // Ranks were computed over pages: point each lane's entry at that lane's chunk.
+            for r in rankings {
+                if let Some(at) = fusion::lane_rank_mut(f, r.lane) {
+                    if let Some(&(chunk, _)) = r.ranked.get(at.rank as usize - 1) {
+                        at.chunk = chunk;
+                    }
+                }
+            }
             let best = rankings
                 .iter()
                 .filter_map(|r| {
                     let at = fusion::lane_rank(f, r.lane)?;
-                    let chunk = r.ranked.get(at.rank as usize - 1)?.0;
-                    Some((r.weight / (k + at.rank as f32), chunk))
+                    Some((r.weight / (k + at.rank as f32), at.chunk))
                 })
                 .fold(None::<(f32, u32)>, |best, (w, c)| match best {
                     Some((bw, _)) if bw >= w => best,
@@ -506,6 +529,7 @@ impl HitContext<'_> {
                     rank: at.map(|a| a.rank),
                     score: at.map(|a| a.score),
                     contribution: at.map(|a| r.weight / (fusion_cfg.k + a.rank as f32)),
+                    chunk: at.map(|a| self.index.chunk_id(a.chunk)),
                 }
             })
             .collect();
@@ -516,11 +540,13 @@ impl HitContext<'_> {
                 .iter()
                 .map(|q| (q.term.as_str(), q.count as f32))
                 .collect();
+            // The lexical lane's own chunk of this page, so the terms add up to its score.
+            let chunk = fusion::lane_rank(f, Lane::Lexical).map_or(f.chunk, |r| r.chunk);
             hit.explain = Some(Explanation {
                 lexical: self
                     .index
                     .scorer
-                    .explain(&self.index.data.lexical, &weighted, f.chunk),
+                    .explain(&self.index.data.lexical, &weighted, chunk),
                 k: fusion_cfg.k,
             });
         }
@@ -541,6 +567,7 @@ impl HitContext<'_> {
                 rank: None,
                 score: None,
                 contribution: None,
+                chunk: None,
             })
             .collect();
         let best = self.best_chunk_by_terms(first, end);
@@ -606,25 +633,22 @@ fn snippet(index: &Index, qterms: &[QueryTerm], text: &str, base: u32) -> Snippe
         .map(|q| q.word.as_str())
         .filter(|w| w.chars().count() >= token::MIN_PREFIX_CHARS)
         .collect();
-    // Stemming every word of a chunk is the expensive part; a stem keeps the first characters
-    // of its word in practice, so only words sharing them with a query term are stemmed.
-    let heads: HashSet<&str> = qterms
-        .iter()
-        .flat_map(|q| [head(&q.term), head(&q.word)])
-        .collect();
     let words: Vec<(usize, &str)> = analyze::words(text).collect();
+    // Every word of indexed text is in the index's surface table, so its term is a look-up,
+    // not a stemming.
+    let lexical = &index.data.lexical;
     let matched: Vec<(usize, usize)> = words
         .iter()
         .filter(|(_, w)| {
             let norm = index.analyzer.normalize(w);
-            if !heads.contains(head(&norm)) {
-                return false;
-            }
-            prefixes.iter().any(|p| norm.starts_with(p))
-                || index
+            let term = match lexical.surface_term(&norm) {
+                Some(t) => terms.contains(t),
+                None => index
                     .analyzer
                     .term(w)
-                    .is_some_and(|t| terms.contains(t.as_str()))
+                    .is_some_and(|t| terms.contains(t.as_str())),
+            };
+            term || prefixes.iter().any(|p| norm.starts_with(p))
         })
         .map(|&(s, w)| (s, s + w.len()))
         .collect();
@@ -710,11 +734,6 @@ fn snippet(index: &Index, qterms: &[QueryTerm], text: &str, base: u32) -> Snippe
         highlights,
         offset: base + from as u32,
     }
-}
-
-/// The first three characters of `s` (all of it if shorter).
-fn head(s: &str) -> &str {
-    s.char_indices().nth(3).map_or(s, |(i, _)| &s[..i])
 }
 
 impl SearchOptions {

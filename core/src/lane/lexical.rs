@@ -71,6 +71,14 @@ pub struct LexicalIndex {
     tfs: Vec<u32>,
     /// Number of terms in each chunk.
     lengths: Vec<u32>,
+    /// Every normalized word of the indexed text (sorted) and the position of its term, so
+    /// query analysis can skip stemming for words the index has seen.
+    surface_words: Vec<String>,
+    /// Term position of each of `surface_words`.
+    surface_terms: Vec<u32>,
+    /// Word → term position; derived from the two fields above on load, never stored.
+    #[serde(skip)]
+    surface: HashMap<String, u32, BuildFnv>,
 }
 
 impl PartialEq for LexicalIndex {
@@ -81,6 +89,8 @@ impl PartialEq for LexicalIndex {
             && self.chunks == other.chunks
             && self.tfs == other.tfs
             && self.lengths == other.lengths
+            && self.surface_words == other.surface_words
+            && self.surface_terms == other.surface_terms
     }
 }
 
@@ -129,8 +139,11 @@ pub struct TermScore {
 }
 
 impl LexicalIndex {
-    /// Builds the index from each chunk's analyzed terms, in chunk order.
-    pub fn build<I>(chunk_terms: I) -> LexicalIndex
+    /// Builds the index from each chunk's analyzed terms, in chunk order, and the surface
+    /// words recorded while analyzing them (see [`Analyzer::terms_into_recording`]).
+    ///
+    /// [`Analyzer::terms_into_recording`]: crate::analyze::Analyzer::terms_into_recording
+    pub fn build<I>(chunk_terms: I, surface: crate::analyze::Surface) -> LexicalIndex
     where
         I: IntoIterator<Item = Vec<String>>,
     {
@@ -165,7 +178,21 @@ impl LexicalIndex {
                 .push(u32::try_from(index.chunks.len()).unwrap_or(u32::MAX));
         }
         index.index_terms();
+        let mut surface: Vec<(String, u32)> = surface
+            .into_iter()
+            .filter_map(|(w, t)| index.lookup(&t).map(|i| (w, i as u32)))
+            .collect();
+        surface.sort_unstable();
+        (index.surface_words, index.surface_terms) = surface.into_iter().unzip();
+        index.index_terms();
         index
+    }
+
+    /// The index term of a normalized word, if the indexed text contains the word.
+    pub fn surface_term(&self, word: &str) -> Option<&str> {
+        self.surface
+            .get(word)
+            .map(|&t| self.terms[t as usize].as_str())
     }
 
     /// Fills the derived term → position map (after building or decoding).
@@ -175,6 +202,12 @@ impl LexicalIndex {
             .iter()
             .enumerate()
             .map(|(i, t)| (t.clone(), i as u32))
+            .collect();
+        self.surface = self
+            .surface_words
+            .iter()
+            .cloned()
+            .zip(self.surface_terms.iter().copied())
             .collect();
     }
 
@@ -197,6 +230,15 @@ impl LexicalIndex {
         }
         if self.terms.windows(2).any(|w| w[0] >= w[1]) {
             return bad("dictionary is not sorted");
+        }
+        if self.surface_words.len() != self.surface_terms.len()
+            || self.surface_words.windows(2).any(|w| w[0] >= w[1])
+            || self
+                .surface_terms
+                .iter()
+                .any(|&t| t as usize >= self.terms.len())
+        {
+            return bad("surface words are unsorted or point outside the dictionary");
         }
         for t in 0..self.terms.len() {
             let (chunks, tfs) = self.postings(t);
@@ -298,29 +340,34 @@ pub struct Bm25Scorer {
 impl Bm25Scorer {
     /// The `n` best chunks for the distinct query `terms` (each with its weight) among those
     /// `mask` allows (`None`: all), by score descending then chunk index ascending. With
-    /// `groups` (chunk → page), only each page's best chunk competes, so `n` candidates are
-    /// `n` different pages.
+    /// `groups` (chunk → page, and the number of pages), only each page's best chunk competes,
+    /// so `n` candidates are `n` different pages.
     pub(crate) fn search(
         &self,
         index: &LexicalIndex,
         terms: &[(&str, f32)],
         mask: Option<Mask<'_>>,
-        groups: Option<&[u32]>,
+        groups: Option<(&[u32], usize)>,
         n: usize,
     ) -> Vec<(u32, f32)> {
-        let n_chunks = index.chunk_count();
         let found: Vec<(usize, f32)> = terms
             .iter()
             .filter_map(|&(term, weight)| index.lookup(term).map(|t| (t, weight)))
             .collect();
         let total: usize = found.iter().map(|&(t, _)| index.postings(t).0.len()).sum();
-        with_scratch(n_chunks, |acc| {
+        let n_groups = groups.map_or(0, |(_, n)| n);
+        with_scratch(index.chunk_count(), n_groups, total, |sc| {
+            let Scratch {
+                acc,
+                best,
+                touched,
+                seen,
+            } = sc;
             // Every posting may add a new chunk; whether it does is a coin flip the branch
             // predictor loses, so the candidate is always written and the length advanced by
             // the comparison instead.
-            let mut touched = vec![0u32; total];
             let mut len = 0usize;
-            for (t, weight) in found {
+            for &(t, weight) in &found {
                 let (s, e) = (index.offsets[t] as usize, index.offsets[t + 1] as usize);
                 let postings = index.chunks[s..e].iter().zip(&self.impacts[s..e]);
                 for (&c, &impact) in postings {
@@ -333,39 +380,31 @@ impl Bm25Scorer {
                     acc[ci] += weight * impact;
                 }
             }
-            touched.truncate(len);
             // Scores are positive, so their bit patterns order like the values: pack score and
-            // inverted chunk index into one integer key and select on that.
-            let key = |c: u32, acc: &mut [f32]| {
+            // inverted chunk index into one integer key.
+            let mut key = |c: u32| {
                 let score = std::mem::replace(&mut acc[c as usize], 0.0);
                 (u64::from(score.to_bits()) << 32) | u64::from(!c)
             };
-            let mut keys: Vec<u64> = match groups {
-                None => touched.iter().map(|&c| key(c, acc)).collect(),
-                Some(groups) => {
-                    let n_groups = groups.iter().max().map_or(0, |&g| g as usize + 1);
-                    with_group_scratch(n_groups, |best| {
-                        let mut seen: Vec<u32> = Vec::new();
-                        for &c in &touched {
-                            let k = key(c, acc);
-                            let g = groups[c as usize] as usize;
-                            if best[g] == 0 {
-                                seen.push(g as u32);
-                            }
-                            best[g] = best[g].max(k);
-                        }
-                        seen.iter()
-                            .map(|&g| std::mem::replace(&mut best[g as usize], 0))
-                            .collect()
-                    })
+            let keys = match groups {
+                None => top_keys(touched[..len].iter().map(|&c| key(c)), n),
+                Some((groups, _)) => {
+                    let mut n_seen = 0;
+                    for &c in &touched[..len] {
+                        let k = key(c);
+                        let g = groups[c as usize] as usize;
+                        seen[n_seen] = g as u32;
+                        n_seen += usize::from(best[g] == 0);
+                        best[g] = best[g].max(k);
+                    }
+                    top_keys(
+                        seen[..n_seen]
+                            .iter()
+                            .map(|&g| std::mem::replace(&mut best[g as usize], 0)),
+                        n,
+                    )
                 }
             };
-            if keys.len() > n && n > 0 {
-                keys.select_nth_unstable_by(n - 1, |a, b| b.cmp(a));
-                keys.truncate(n);
-            }
-            keys.sort_unstable_by(|a, b| b.cmp(a));
-            keys.truncate(n);
             keys.into_iter()
                 .map(|k| (!(k as u32), f32::from_bits((k >> 32) as u32)))
                 .collect()
@@ -405,39 +444,72 @@ impl Bm25Scorer {
     }
 }
 
-/// Runs `f` with a zeroed score buffer of at least `n` entries, reused across calls on this
-/// thread; `f` must leave every entry it touched at zero again. (If `f` panics, the buffer is
-/// dropped rather than returned dirty.)
-fn with_scratch<R>(n: usize, f: impl FnOnce(&mut [f32]) -> R) -> R {
+/// Per-thread buffers reused across queries, so a query allocates nothing proportional to
+/// the index. `acc` and `best` are all zero between uses (every entry set is reset);
+/// `touched` and `seen` are only read where they were written in the same query.
+#[derive(Default)]
+struct Scratch {
+    acc: Vec<f32>,
+    best: Vec<u64>,
+    touched: Vec<u32>,
+    seen: Vec<u32>,
+}
+
+/// Runs `f` with this thread's scratch buffers grown to the sizes given. If `f` panics the
+/// buffers are dropped rather than returned dirty.
+fn with_scratch<R>(
+    chunks: usize,
+    groups: usize,
+    postings: usize,
+    f: impl FnOnce(&mut Scratch) -> R,
+) -> R {
     thread_local! {
-        static SCRATCH: std::cell::RefCell<Vec<f32>> = const { std::cell::RefCell::new(Vec::new()) };
+        static SCRATCH: std::cell::RefCell<Scratch> = std::cell::RefCell::new(Scratch::default());
     }
-    let mut buf = SCRATCH.with(|s| std::mem::take(&mut *s.borrow_mut()));
-    if buf.len() < n {
-        buf.resize(n, 0.0);
+    let mut sc = SCRATCH.with(|s| std::mem::take(&mut *s.borrow_mut()));
+    let grow = |v: &mut Vec<u32>, n: usize| {
+        if v.len() < n {
+            v.resize(n, 0);
+        }
+    };
+    if sc.acc.len() < chunks {
+        sc.acc.resize(chunks, 0.0);
     }
-    let out = f(&mut buf[..n]);
-    debug_assert!(buf.iter().all(|&x| x == 0.0), "scratch buffer left dirty");
-    SCRATCH.with(|s| *s.borrow_mut() = buf);
+    if sc.best.len() < groups {
+        sc.best.resize(groups, 0);
+    }
+    grow(&mut sc.touched, postings);
+    grow(&mut sc.seen, postings);
+    let out = f(&mut sc);
+    debug_assert!(sc.acc.iter().all(|&x| x == 0.0), "score buffer left dirty");
+    debug_assert!(sc.best.iter().all(|&x| x == 0), "group buffer left dirty");
+    SCRATCH.with(|s| *s.borrow_mut() = sc);
     out
 }
 
-/// Like [`with_scratch`], for the best packed key per group.
-fn with_group_scratch<R>(n: usize, f: impl FnOnce(&mut [u64]) -> R) -> R {
-    thread_local! {
-        static SCRATCH: std::cell::RefCell<Vec<u64>> = const { std::cell::RefCell::new(Vec::new()) };
+/// The `n` largest keys, largest first, with a bounded min-heap: most candidates cost one
+/// comparison with the current n-th best.
+fn top_keys(keys: impl Iterator<Item = u64>, n: usize) -> Vec<u64> {
+    use std::cmp::Reverse;
+    use std::collections::BinaryHeap;
+    if n == 0 {
+        return Vec::new();
     }
-    let mut buf = SCRATCH.with(|s| std::mem::take(&mut *s.borrow_mut()));
-    if buf.len() < n {
-        buf.resize(n, 0);
+    let mut heap: BinaryHeap<Reverse<u64>> = BinaryHeap::with_capacity(n + 1);
+    for k in keys {
+        if heap.len() < n {
+            heap.push(Reverse(k));
+        } else if let Some(mut min) = heap.peek_mut() {
+            if k > min.0 {
+                *min = Reverse(k);
+            }
+        }
     }
-    let out = f(&mut buf[..n]);
-    debug_assert!(
-        buf.iter().all(|&x| x == 0),
-        "group scratch buffer left dirty"
-    );
-    SCRATCH.with(|s| *s.borrow_mut() = buf);
-    out
+    // Ascending order of Reverse(k) is descending order of k.
+    heap.into_sorted_vec()
+        .into_iter()
+        .map(|Reverse(k)| k)
+        .collect()
 }
 
 #[cfg(test)]
@@ -448,6 +520,7 @@ mod tests {
         LexicalIndex::build(
             docs.iter()
                 .map(|d| d.split_whitespace().map(str::to_string).collect()),
+            Default::default(),
         )
     }
 
@@ -485,10 +558,17 @@ mod tests {
     fn groups_keep_only_the_best_chunk_of_each() {
         let i = idx(&["x x", "x", "x x x", "y"]);
         let s = i.scorer(Bm25Params::default());
-        let hits = s.search(&i, &[("x", 1.0)], None, Some(&[0, 0, 1, 1]), 10);
+        let hits = s.search(&i, &[("x", 1.0)], None, Some((&[0, 0, 1, 1], 2)), 10);
         let chunks: Vec<u32> = hits.iter().map(|h| h.0).collect();
         assert_eq!(chunks.len(), 2);
         assert!(chunks.contains(&2) && (chunks.contains(&0) || chunks.contains(&1)));
+    }
+
+    #[test]
+    fn top_keys_keeps_the_largest_in_descending_order() {
+        assert_eq!(top_keys([5, 1, 9, 3, 7].into_iter(), 3), [9, 7, 5]);
+        assert_eq!(top_keys([2, 1].into_iter(), 5), [2, 1]);
+        assert!(top_keys([1].into_iter(), 0).is_empty());
     }
 
     #[test]

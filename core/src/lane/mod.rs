@@ -1,6 +1,8 @@
 //! The three ranking lanes (DESIGN §3). Each ranks chunks independently; [`crate::fusion`]
 //! combines them.
 
+use std::borrow::Cow;
+
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
@@ -75,9 +77,9 @@ pub enum LaneStatus {
     /// The lane ran.
     Ok,
     /// The lane did not run (not asked for, or not available in this index), and why.
-    Skipped(String),
+    Skipped(Cow<'static, str>),
     /// The lane tried and failed, and why.
-    Failed(String),
+    Failed(Cow<'static, str>),
 }
 
 impl LaneStatus {

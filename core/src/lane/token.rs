@@ -92,6 +92,7 @@ mod tests {
         LexicalIndex::build(
             docs.iter()
                 .map(|d| d.split_whitespace().map(str::to_string).collect()),
+            Default::default(),
         )
     }
 

@@ -115,15 +115,24 @@ fn small_blob_has_the_documented_header() {
     assert_eq!(bytes[..8], MAGIC);
     assert_eq!(bytes[8..12], FORMAT_VERSION.to_le_bytes());
     assert_eq!(bytes[12..16], [0, 0, 0, 0]);
-    assert_eq!(bytes[16..24], ((bytes.len() - HEADER_LEN) as u64).to_le_bytes());
-    assert_eq!(bytes[24..56], *blake3::hash(&bytes[HEADER_LEN..]).as_bytes());
+    assert_eq!(
+        bytes[16..24],
+        ((bytes.len() - HEADER_LEN) as u64).to_le_bytes()
+    );
+    assert_eq!(
+        bytes[24..56],
+        *blake3::hash(&bytes[HEADER_LEN..]).as_bytes()
+    );
 }
 
 #[test]
 fn truncated_blob_is_rejected_at_every_offset() {
     let bytes = small_blob();
     for n in 0..bytes.len() {
-        let code = load_error(&bytes[..n], &format!("the blob cut to {n} of {} bytes", bytes.len()));
+        let code = load_error(
+            &bytes[..n],
+            &format!("the blob cut to {n} of {} bytes", bytes.len()),
+        );
         assert!(
             code == "not_an_index" || code == "corrupt_index",
             "cut to {n} bytes: code {code}"
@@ -174,7 +183,11 @@ fn newer_format_version_is_incompatible_and_the_message_names_both_versions() {
     let err = load(&bytes, "a newer version").unwrap_err();
     assert_eq!(err.code(), "incompatible_format");
     match &err {
-        Error::IncompatibleFormat { found, oldest, current } => {
+        Error::IncompatibleFormat {
+            found,
+            oldest,
+            current,
+        } => {
             assert_eq!(*found, newer);
             assert_eq!(*oldest, OLDEST_SUPPORTED_FORMAT_VERSION);
             assert_eq!(*current, FORMAT_VERSION);
@@ -195,12 +208,19 @@ fn version_zero_is_incompatible() {
 
 #[test]
 fn foreign_files_are_not_an_index() {
-    let png = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\0\x01\0\0\0\x01\x08\x06\0\0\0\x1f\x15\xc4\x89".to_vec();
+    let png =
+        b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\0\x01\0\0\0\x01\x08\x06\0\0\0\x1f\x15\xc4\x89".to_vec();
     let zip = b"PK\x03\x04\x14\0\0\0\x08\0\0\0!\0hello.txt".to_vec();
     let json = br#"{"pages": [], "version": 1, "magic": "WIKIDEX"}"#.to_vec();
     let zeros = vec![0u8; 1 << 20];
     let text = b"# Revenue\n\nRevenue is recognized monthly.\n".to_vec();
-    for (what, bytes) in [("png", png), ("zip", zip), ("json", json), ("1 MiB of zeros", zeros), ("markdown", text)] {
+    for (what, bytes) in [
+        ("png", png),
+        ("zip", zip),
+        ("json", json),
+        ("1 MiB of zeros", zeros),
+        ("markdown", text),
+    ] {
         assert_eq!(load_error(&bytes, what), "not_an_index", "{what}");
     }
 }
@@ -229,7 +249,10 @@ fn use_everything(index: &Index) {
         limit: Some(100),
         ..Default::default()
     };
-    let _ = index.search("revenue recognized churn accounts refunds ünïcode rev", &explain);
+    let _ = index.search(
+        "revenue recognized churn accounts refunds ünïcode rev",
+        &explain,
+    );
     let token = SearchOptions {
         lanes: Some(vec![Lane::Token]),
         scope: Some(wikidex::Scope::User("alice".into())),
@@ -309,6 +332,111 @@ fn resealed_example_wiki_payload_with_every_331st_byte_tampered_never_panics() {
     }
 }
 
+/// Replaces the payload with `edit(payload)` and rewrites the length and checksum, as a buggy
+/// or hostile writer would.
+fn with_payload(bytes: &[u8], edit: impl FnOnce(&mut Vec<u8>)) -> Vec<u8> {
+    let mut payload = bytes[HEADER_LEN..].to_vec();
+    edit(&mut payload);
+    let mut out = bytes[..HEADER_LEN].to_vec();
+    out[16..24].copy_from_slice(&(payload.len() as u64).to_le_bytes());
+    out.extend_from_slice(&payload);
+    reseal(&mut out);
+    out
+}
+
+/// Postcard's unsigned varint.
+fn varint(mut v: u64) -> Vec<u8> {
+    let mut out = Vec::new();
+    loop {
+        let byte = (v & 0x7F) as u8;
+        v >>= 7;
+        if v == 0 {
+            out.push(byte);
+            return out;
+        }
+        out.push(byte | 0x80);
+    }
+}
+
+/// Offset of the page count in the v1 payload of a default-config index: the configuration
+/// comes first (max_tokens 200 and overlap 50 as varints, the language tag, k1 and b, k and
+/// three lane weights as f32, max_query_chars 1000 as a varint).
+const PAGE_COUNT_AT: usize = 2 + 1 + 1 + 8 + 16 + 2;
+
+#[test]
+fn huge_declared_page_count_is_corrupt_not_an_allocation() {
+    let bytes = small_blob();
+    assert_eq!(
+        bytes[HEADER_LEN + PAGE_COUNT_AT] as usize,
+        SMALL_WIKI.len(),
+        "payload layout changed"
+    );
+    for count in [1u64 << 20, 1 << 40, u64::MAX >> 1] {
+        let bad = with_payload(&bytes, |p| {
+            p.splice(PAGE_COUNT_AT..PAGE_COUNT_AT + 1, varint(count));
+        });
+        assert_eq!(
+            load_error(&bad, &format!("{count} pages declared")),
+            "corrupt_index"
+        );
+    }
+}
+
+/// A v1 vector section (`Some`, model id, dimension, fingerprint, values) in postcard.
+fn vector_section(dim: u64, values: usize) -> Vec<u8> {
+    let mut out = vec![1u8];
+    out.extend(varint(1));
+    out.push(b'm');
+    out.extend(varint(dim));
+    out.extend(varint(1));
+    out.push(b'f');
+    out.extend(varint(values as u64));
+    for i in 0..values {
+        out.extend_from_slice(&(i as f32).to_le_bytes());
+    }
+    out
+}
+
+fn with_vectors(dim: u64, values: usize) -> Vec<u8> {
+    let bytes = small_blob();
+    assert_eq!(
+        bytes.last(),
+        Some(&0),
+        "the payload no longer ends with an empty vector section"
+    );
+    with_payload(&bytes, |p| {
+        p.pop();
+        p.extend(vector_section(dim, values));
+    })
+}
+
+#[test]
+fn vector_section_with_one_vector_per_chunk_loads() {
+    let chunks = build_small().chunk_count();
+    let index = load(&with_vectors(3, 3 * chunks), "a well-formed vector section").unwrap();
+    use_everything(&index);
+}
+
+#[test]
+fn vector_section_of_the_wrong_size_is_corrupt() {
+    let chunks = build_small().chunk_count();
+    for (dim, values) in [(3, 3 * chunks - 1), (3, 3 * chunks + 3), (0, 0), (1, 0)] {
+        let bad = with_vectors(dim, values);
+        assert_eq!(
+            load_error(&bad, &format!("dim {dim}, {values} values")),
+            "corrupt_index"
+        );
+    }
+}
+
+#[test]
+fn vector_section_whose_size_overflows_is_corrupt() {
+    let bad = with_vectors(u64::from(u32::MAX), 0);
+    assert_eq!(load_error(&bad, "dimension u32::MAX"), "corrupt_index");
+    let bad = with_vectors(1 << 40, 0);
+    assert_eq!(load_error(&bad, "dimension 2^40"), "corrupt_index");
+}
+
 #[test]
 fn resealed_blob_with_an_unchanged_payload_loads() {
     let mut bytes = small_blob();
@@ -337,7 +465,11 @@ fn markdown_files(root: &Path) -> Vec<(String, PathBuf)> {
         for entry in std::fs::read_dir(&dir).unwrap() {
             let entry = entry.unwrap();
             let name = entry.file_name().to_string_lossy().into_owned();
-            let rel = if rel.is_empty() { name.clone() } else { format!("{rel}/{name}") };
+            let rel = if rel.is_empty() {
+                name.clone()
+            } else {
+                format!("{rel}/{name}")
+            };
             if entry.file_type().unwrap().is_dir() {
                 stack.push((entry.path(), rel));
             } else if name.ends_with(".md") {

@@ -109,7 +109,9 @@ fn run_case(index: &Index, report: &wikidex::BuildReport, case: &Value) -> Value
             }
         }
         "chunk" => match index.chunk(case["id"].as_str().expect("id")) {
-            Ok(c) => json!({"id": c.id, "hash": c.hash, "text": c.text, "start": c.start, "end": c.end}),
+            Ok(c) => {
+                json!({"id": c.id, "hash": c.hash, "text": c.text, "start": c.start, "end": c.end})
+            }
             Err(e) => error_json(&e),
         },
         "load" => {
@@ -143,10 +145,14 @@ fn run_case(index: &Index, report: &wikidex::BuildReport, case: &Value) -> Value
 fn same(a: &Value, b: &Value) -> bool {
     match (a, b) {
         (Value::Number(x), Value::Number(y)) => match (x.as_f64(), y.as_f64()) {
-            (Some(x), Some(y)) => (x - y).abs() <= FLOAT_TOLERANCE * x.abs().max(y.abs()).max(1e-12),
+            (Some(x), Some(y)) => {
+                (x - y).abs() <= FLOAT_TOLERANCE * x.abs().max(y.abs()).max(1e-12)
+            }
             _ => x == y,
         },
-        (Value::Array(x), Value::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(a, b)| same(a, b)),
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(a, b)| same(a, b))
+        }
         (Value::Object(x), Value::Object(y)) => {
             x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| same(v, w)))
         }

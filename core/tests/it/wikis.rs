@@ -61,7 +61,11 @@ fn global_page<'a>(index: &'a Index, key: &str) -> &'a Page {
 
 /// Every page the page points at through `refs` and inline links, as a set.
 fn targets(page: &Page) -> BTreeSet<&str> {
-    page.refs.iter().chain(&page.links).map(String::as_str).collect()
+    page.refs
+        .iter()
+        .chain(&page.links)
+        .map(String::as_str)
+        .collect()
 }
 
 fn set<'a>(items: &[&'a str]) -> BTreeSet<&'a str> {
@@ -76,7 +80,15 @@ fn hit_ids(results: &SearchResults) -> Vec<&str> {
 // Obsidian vault
 
 /// (path, key, title, summary, link targets) from `obsidian.EXPECTED.md`.
-const OBSIDIAN_PAGES: &[(&str, &str, &str, Option<&str>, &[&str])] = &[
+type ObsidianRow = (
+    &'static str,
+    &'static str,
+    &'static str,
+    Option<&'static str>,
+    &'static [&'static str],
+);
+
+const OBSIDIAN_PAGES: &[ObsidianRow] = &[
     (
         "Home.md",
         "home",
@@ -89,7 +101,12 @@ const OBSIDIAN_PAGES: &[(&str, &str, &str, Option<&str>, &[&str])] = &[
         "project-alpha",
         "Project Alpha",
         Some("Alpha migrates the reporting stack to the new warehouse by the end of Q3 2024."),
-        &["glossary", "team-directory", "meeting-notes-2024-05-01", "alpha-risks"],
+        &[
+            "glossary",
+            "team-directory",
+            "meeting-notes-2024-05-01",
+            "alpha-risks",
+        ],
     ),
     (
         "Projects/Alpha/Alpha Risks.md",
@@ -163,6 +180,23 @@ fn obsidian_pages_keep_their_paths_relative_to_the_vault() {
 }
 
 #[test]
+fn obsidian_pages_are_found_by_their_file_name() {
+    let (index, _) = obsidian();
+    assert_eq!(
+        index.page("Project Alpha", None).unwrap().key,
+        "project-alpha"
+    );
+    assert_eq!(
+        index.page("Meeting Notes 2024-05-01", None).unwrap().key,
+        "meeting-notes-2024-05-01"
+    );
+    assert_eq!(
+        index.page("team directory", None).unwrap().key,
+        "team-directory"
+    );
+}
+
+#[test]
 fn obsidian_pages_are_global() {
     let (index, _) = obsidian();
     assert!(index.pages().iter().all(|p| p.scope == Scope::Global));
@@ -180,7 +214,11 @@ fn obsidian_titles_come_from_the_title_field_then_the_first_heading_then_the_key
 fn obsidian_summaries_come_from_summary_or_description() {
     let (index, _) = obsidian();
     for (_, key, _, summary, _) in OBSIDIAN_PAGES {
-        assert_eq!(global_page(index, key).summary.as_deref(), *summary, "{key}");
+        assert_eq!(
+            global_page(index, key).summary.as_deref(),
+            *summary,
+            "{key}"
+        );
     }
 }
 
@@ -197,7 +235,11 @@ fn obsidian_links_never_dangle() {
     let (index, _) = obsidian();
     for p in index.pages() {
         for t in targets(p) {
-            assert!(index.page(t, Some(&Scope::Global)).is_ok(), "{} -> {t}", p.key);
+            assert!(
+                index.page(t, Some(&Scope::Global)).is_ok(),
+                "{} -> {t}",
+                p.key
+            );
         }
     }
 }
@@ -206,9 +248,17 @@ fn obsidian_links_never_dangle() {
 fn obsidian_attachment_embeds_and_external_links_are_not_page_links() {
     let (index, _) = obsidian();
     let alpha = global_page(index, "project-alpha");
-    assert!(!alpha.links.iter().any(|l| l.contains("diagram")), "{:?}", alpha.links);
+    assert!(
+        !alpha.links.iter().any(|l| l.contains("diagram")),
+        "{:?}",
+        alpha.links
+    );
     let home = global_page(index, "home");
-    assert!(!home.links.iter().any(|l| l.contains("example")), "{:?}", home.links);
+    assert!(
+        !home.links.iter().any(|l| l.contains("example")),
+        "{:?}",
+        home.links
+    );
 }
 
 #[test]
@@ -221,11 +271,30 @@ fn obsidian_backlinks_match_the_expected_graph() {
         }
     }
     let expected: BTreeMap<&str, BTreeSet<&str>> = [
-        ("project-alpha", set(&["home", "alpha-risks", "meeting-notes-2024-05-01", "team-directory"])),
-        ("alpha-risks", set(&["project-alpha", "meeting-notes-2024-05-01", "2024-05-01", "2024-05-02"])),
+        (
+            "project-alpha",
+            set(&[
+                "home",
+                "alpha-risks",
+                "meeting-notes-2024-05-01",
+                "team-directory",
+            ]),
+        ),
+        (
+            "alpha-risks",
+            set(&[
+                "project-alpha",
+                "meeting-notes-2024-05-01",
+                "2024-05-01",
+                "2024-05-02",
+            ]),
+        ),
         ("glossary", set(&["home", "project-alpha", "alpha-risks"])),
         ("team-directory", set(&["project-alpha", "glossary"])),
-        ("meeting-notes-2024-05-01", set(&["project-alpha", "2024-05-01", "2024-05-02"])),
+        (
+            "meeting-notes-2024-05-01",
+            set(&["project-alpha", "2024-05-01", "2024-05-02"]),
+        ),
         ("2024-05-02", set(&["home"])),
     ]
     .into_iter()
@@ -239,7 +308,10 @@ fn obsidian_aliases_and_tags_are_read() {
     let alpha = global_page(index, "project-alpha");
     assert_eq!(alpha.aliases, ["PA", "Alpha"]);
     assert_eq!(alpha.tags, ["project"]);
-    assert_eq!(global_page(index, "team-directory").tags, ["reference", "people"]);
+    assert_eq!(
+        global_page(index, "team-directory").tags,
+        ["reference", "people"]
+    );
 }
 
 #[test]
@@ -281,7 +353,15 @@ fn obsidian_page_without_frontmatter_has_no_fields() {
 
 /// (scope user or global, key, title, type, usage mode, refs + inline links, sl_refs) from
 /// `ktx.EXPECTED.md`.
-type KtxRow = (Option<&'static str>, &'static str, &'static str, &'static str, UsageMode, &'static [&'static str], &'static [&'static str]);
+type KtxRow = (
+    Option<&'static str>,
+    &'static str,
+    &'static str,
+    &'static str,
+    UsageMode,
+    &'static [&'static str],
+    &'static [&'static str],
+);
 
 const KTX_PAGES: &[KtxRow] = &[
     (
@@ -386,7 +466,10 @@ fn ktx_broken_yaml_is_reported_with_its_path_code_and_line() {
 #[test]
 fn ktx_broken_page_is_not_a_page_and_its_links_are_not_edges() {
     let (index, _) = ktx();
-    assert_eq!(index.page("broken_yaml", None).unwrap_err().code(), "unknown_page");
+    assert_eq!(
+        index.page("broken_yaml", None).unwrap_err().code(),
+        "unknown_page"
+    );
     assert!(index.pages().iter().all(|p| !p.path.contains("broken")));
 }
 
@@ -414,7 +497,11 @@ fn ktx_pages_have_the_expected_scopes_titles_types_and_usage_modes() {
 fn ktx_refs_and_inline_links_together_match_the_expected_targets() {
     let (index, _) = ktx();
     for (user, key, _, _, _, refs, _) in KTX_PAGES {
-        assert_eq!(targets(ktx_page(index, *user, key)), set(refs), "{user:?} {key}");
+        assert_eq!(
+            targets(ktx_page(index, *user, key)),
+            set(refs),
+            "{user:?} {key}"
+        );
     }
 }
 
@@ -422,7 +509,11 @@ fn ktx_refs_and_inline_links_together_match_the_expected_targets() {
 fn ktx_sl_refs_are_kept_as_data() {
     let (index, _) = ktx();
     for (user, key, _, _, _, _, sl_refs) in KTX_PAGES {
-        assert_eq!(ktx_page(index, *user, key).sl_refs, *sl_refs, "{user:?} {key}");
+        assert_eq!(
+            ktx_page(index, *user, key).sl_refs,
+            *sl_refs,
+            "{user:?} {key}"
+        );
     }
 }
 
@@ -433,20 +524,48 @@ fn ktx_relations_keep_type_confidence_and_evidence() {
         ktx_page(index, user, key)
             .relations
             .iter()
-            .map(|r| (r.target.clone(), r.kind.clone(), r.confidence, r.evidence.clone()))
+            .map(|r| {
+                (
+                    r.target.clone(),
+                    r.kind.clone(),
+                    r.confidence,
+                    r.evidence.clone(),
+                )
+            })
             .collect()
     };
     let s = |x: &str| x.to_string();
     assert_eq!(
         rel(None, "churn_rate"),
         [
-            (s("active_accounts"), s("depends_on"), 1.0, Some(s("Numerator and denominator are both counts of active accounts."))),
-            (s("mart_account_segments"), s("depends_on"), 0.8, Some(s("The churn model reads is_active from mart_account_segments."))),
+            (
+                s("active_accounts"),
+                s("depends_on"),
+                1.0,
+                Some(s(
+                    "Numerator and denominator are both counts of active accounts."
+                ))
+            ),
+            (
+                s("mart_account_segments"),
+                s("depends_on"),
+                0.8,
+                Some(s(
+                    "The churn model reads is_active from mart_account_segments."
+                ))
+            ),
         ]
     );
     assert_eq!(
         rel(Some("carol"), "churn_rate"),
-        [(s("segment_notes"), s("derived_from"), 0.6, Some(s("The merge exclusion comes from the June investigation in segment_notes.")))]
+        [(
+            s("segment_notes"),
+            s("derived_from"),
+            0.6,
+            Some(s(
+                "The merge exclusion comes from the June investigation in segment_notes."
+            ))
+        )]
     );
 }
 
@@ -455,11 +574,27 @@ fn ktx_unknown_fields_are_kept() {
     let (index, _) = ktx();
     let extra = |user, key| ktx_page(index, user, key).extra.0.clone();
     let expected = [
-        (None, "mart_account_segments", json!({"owner": "data-team", "grain": "account_id x date_day"})),
-        (None, "active_accounts", json!({"owner": "data-team", "metric_version": 2})),
+        (
+            None,
+            "mart_account_segments",
+            json!({"owner": "data-team", "grain": "account_id x date_day"}),
+        ),
+        (
+            None,
+            "active_accounts",
+            json!({"owner": "data-team", "metric_version": 2}),
+        ),
         (None, "churn_rate", json!({"owner": "data-team"})),
-        (None, "rule_pii_handling", json!({"owner": "data-protection", "policy_id": "SEC-07"})),
-        (Some("carol"), "churn_rate", json!({"status": "draft", "owner": "carol"})),
+        (
+            None,
+            "rule_pii_handling",
+            json!({"owner": "data-protection", "policy_id": "SEC-07"}),
+        ),
+        (
+            Some("carol"),
+            "churn_rate",
+            json!({"status": "draft", "owner": "carol"}),
+        ),
         (Some("carol"), "segment_notes", json!({"owner": "carol"})),
     ];
     for (user, key, fields) in expected {
@@ -471,7 +606,10 @@ fn ktx_unknown_fields_are_kept() {
 #[test]
 fn ktx_provenance_comment_is_kept() {
     let (index, _) = ktx();
-    assert_eq!(ktx_page(index, Some("carol"), "churn_rate").provenance, ["raw/slack_2024_07_02.md"]);
+    assert_eq!(
+        ktx_page(index, Some("carol"), "churn_rate").provenance,
+        ["raw/slack_2024_07_02.md"]
+    );
 }
 
 #[test]
@@ -506,8 +644,17 @@ fn ktx_global_page_is_what_the_global_scope_and_other_users_see() {
 fn ktx_other_users_do_not_see_carols_pages() {
     let (index, _) = ktx();
     let dave = Scope::User("dave".into());
-    assert_eq!(index.page("segment_notes", Some(&dave)).unwrap_err().code(), "unknown_page");
-    assert_eq!(index.page("segment_notes", Some(&Scope::Global)).unwrap_err().code(), "unknown_page");
+    assert_eq!(
+        index.page("segment_notes", Some(&dave)).unwrap_err().code(),
+        "unknown_page"
+    );
+    assert_eq!(
+        index
+            .page("segment_notes", Some(&Scope::Global))
+            .unwrap_err()
+            .code(),
+        "unknown_page"
+    );
 }
 
 #[test]
@@ -533,7 +680,10 @@ fn ktx_search_in_the_global_scope_returns_only_global_pages() {
     let results = index.search("churn rate account merges", &opts).unwrap();
     let ids = hit_ids(&results);
     assert!(ids.contains(&"churn_rate"), "{ids:?}");
-    assert!(results.hits.iter().all(|h| h.scope == Scope::Global), "{ids:?}");
+    assert!(
+        results.hits.iter().all(|h| h.scope == Scope::Global),
+        "{ids:?}"
+    );
 }
 
 #[test]
@@ -545,12 +695,15 @@ fn ktx_never_page_is_not_returned_in_any_scope() {
             let opts = SearchOptions {
                 scope: scope.clone(),
                 chunks,
-                usage_modes: Vec::new(),
                 ..Default::default()
             };
             let results = index.search(query, &opts).unwrap();
             assert!(!results.hits.is_empty());
-            assert!(results.hits.iter().all(|h| h.key != "segment_notes"), "{scope:?}: {:?}", hit_ids(&results));
+            assert!(
+                results.hits.iter().all(|h| h.key != "segment_notes"),
+                "{scope:?}: {:?}",
+                hit_ids(&results)
+            );
         }
     }
 }
@@ -563,14 +716,22 @@ fn ktx_never_page_is_not_returned_even_when_never_is_asked_for() {
         usage_modes: vec![UsageMode::Never, UsageMode::Auto],
         ..Default::default()
     };
-    let results = index.search("segment notes merged salesforce", &opts).unwrap();
-    assert!(results.hits.iter().all(|h| h.key != "segment_notes"), "{:?}", hit_ids(&results));
+    let results = index
+        .search("segment notes merged salesforce", &opts)
+        .unwrap();
+    assert!(
+        results.hits.iter().all(|h| h.key != "segment_notes"),
+        "{:?}",
+        hit_ids(&results)
+    );
 }
 
 #[test]
 fn ktx_always_page_comes_first_with_always_mode_first() {
     let (index, _) = ktx();
-    let results = index.search("churn rate", &SearchOptions::default()).unwrap();
+    let results = index
+        .search("churn rate", &SearchOptions::default())
+        .unwrap();
     assert_eq!(results.hits[0].key, "rule_pii_handling");
     assert!(results.hits[0].always);
     assert!(results.hits[1..].iter().all(|h| !h.always));
@@ -615,7 +776,12 @@ fn example_wiki_builds_37_pages_without_skips_or_warnings() {
 #[test]
 fn example_wiki_has_exactly_one_archived_page() {
     let (index, _) = example();
-    let archived: Vec<&str> = index.pages().iter().filter(|p| p.is_archived()).map(|p| p.key.as_str()).collect();
+    let archived: Vec<&str> = index
+        .pages()
+        .iter()
+        .filter(|p| p.is_archived())
+        .map(|p| p.key.as_str())
+        .collect();
     assert_eq!(archived, ["legacy_sql_scripts"]);
 }
 
@@ -623,7 +789,11 @@ fn example_wiki_has_exactly_one_archived_page() {
 fn archived_page_is_never_returned_even_for_its_exact_title() {
     let (index, _) = example();
     let page = index.page("legacy_sql_scripts", None).unwrap();
-    for query in [page.title.as_str(), "legacy sql scripts", "legacy_sql_scripts etl-scripts cron"] {
+    for query in [
+        page.title.as_str(),
+        "legacy sql scripts",
+        "legacy_sql_scripts etl-scripts cron",
+    ] {
         for chunks in [false, true] {
             for scope in [None, Some(Scope::Global)] {
                 let opts = SearchOptions {
@@ -633,8 +803,14 @@ fn archived_page_is_never_returned_even_for_its_exact_title() {
                     ..Default::default()
                 };
                 let results = index.search(query, &opts).unwrap();
-                assert!(results.hits.iter().all(|h| h.key != "legacy_sql_scripts"), "{query}");
-                assert!(results.always.iter().all(|h| h.key != "legacy_sql_scripts"), "{query}");
+                assert!(
+                    results.hits.iter().all(|h| h.key != "legacy_sql_scripts"),
+                    "{query}"
+                );
+                assert!(
+                    results.always.iter().all(|h| h.key != "legacy_sql_scripts"),
+                    "{query}"
+                );
             }
         }
     }
@@ -651,12 +827,19 @@ fn archived_page_is_still_addressable_by_key() {
 fn first_hit(query: &str) -> String {
     let (index, _) = example();
     let results = index.search(query, &lexical_and_token()).unwrap();
-    results.hits.first().map(|h| h.page_id.clone()).unwrap_or_default()
+    results
+        .hits
+        .first()
+        .map(|h| h.page_id.clone())
+        .unwrap_or_default()
 }
 
 #[test]
 fn nightly_job_crash_question_finds_the_memory_leak_incident() {
-    assert_eq!(first_hit("why did the nightly job crash"), "incident_2024_03_memory_leak");
+    assert_eq!(
+        first_hit("why did the nightly job crash"),
+        "incident_2024_03_memory_leak"
+    );
 }
 
 #[test]
@@ -666,7 +849,10 @@ fn outage_paging_question_finds_the_oncall_runbook() {
 
 #[test]
 fn backfill_question_finds_the_backfill_runbook() {
-    assert_eq!(first_hit("how do I backfill a day of orders"), "runbook_backfill");
+    assert_eq!(
+        first_hit("how do I backfill a day of orders"),
+        "runbook_backfill"
+    );
 }
 
 #[test]
@@ -685,7 +871,12 @@ fn tag_filter_returns_only_pages_with_that_tag() {
     let results = index.search("export customer data", &opts).unwrap();
     assert!(!results.hits.is_empty());
     for h in &results.hits {
-        assert!(h.tags.iter().any(|t| t.eq_ignore_ascii_case("pii")), "{} {:?}", h.key, h.tags);
+        assert!(
+            h.tags.iter().any(|t| t.eq_ignore_ascii_case("pii")),
+            "{} {:?}",
+            h.key,
+            h.tags
+        );
     }
 }
 
@@ -698,8 +889,15 @@ fn tag_filter_keeps_every_matching_page() {
         always: AlwaysMode::Separate,
         ..Default::default()
     };
-    let results = index.search("export customer data personal", &opts).unwrap();
-    let got: BTreeSet<&str> = results.hits.iter().chain(&results.always).map(|h| h.key.as_str()).collect();
+    let results = index
+        .search("export customer data personal", &opts)
+        .unwrap();
+    let got: BTreeSet<&str> = results
+        .hits
+        .iter()
+        .chain(&results.always)
+        .map(|h| h.key.as_str())
+        .collect();
     assert!(got.contains("data_exports"), "{got:?}");
     assert!(got.contains("rule_pii_handling"), "{got:?}");
 }
@@ -712,7 +910,9 @@ fn type_filter_returns_only_pages_of_that_type() {
         limit: Some(100),
         ..Default::default()
     };
-    let results = index.search("nightly failure oncall backfill", &opts).unwrap();
+    let results = index
+        .search("nightly failure oncall backfill", &opts)
+        .unwrap();
     assert!(results.hits.len() >= 2, "{:?}", hit_ids(&results));
     for h in &results.hits {
         assert_eq!(h.kind.as_deref(), Some("runbook"), "{}", h.key);
@@ -730,18 +930,40 @@ fn assert_highlights_are_query_words(query: &str, results: &SearchResults) {
         let chars: Vec<char> = snippet.text.chars().collect();
         for hl in &snippet.highlights {
             let (s, e) = (hl.start as usize, hl.end as usize);
-            assert!(s < e && e <= chars.len(), "{}: highlight {hl:?} outside {:?}", h.key, snippet.text);
+            assert!(
+                s < e && e <= chars.len(),
+                "{}: highlight {hl:?} outside {:?}",
+                h.key,
+                snippet.text
+            );
             let word: String = chars[s..e].iter().collect();
-            assert!(word.chars().all(char::is_alphanumeric), "{}: {word:?} in {:?}", h.key, snippet.text);
-            assert!(s == 0 || !chars[s - 1].is_alphanumeric(), "{}: {word:?} starts mid-word", h.key);
-            assert!(e == chars.len() || !chars[e].is_alphanumeric(), "{}: {word:?} ends mid-word", h.key);
+            assert!(
+                word.chars().all(char::is_alphanumeric),
+                "{}: {word:?} in {:?}",
+                h.key,
+                snippet.text
+            );
+            assert!(
+                s == 0 || !chars[s - 1].is_alphanumeric(),
+                "{}: {word:?} starts mid-word",
+                h.key
+            );
+            assert!(
+                e == chars.len() || !chars[e].is_alphanumeric(),
+                "{}: {word:?} ends mid-word",
+                h.key
+            );
             let norm = analyzer.normalize(&word);
             let stem = analyzer.term(&word);
             let matches = qterms.iter().any(|q| {
                 stem.as_deref() == Some(q.term.as_str())
                     || (q.word.chars().count() >= 2 && norm.starts_with(q.word.as_str()))
             });
-            assert!(matches, "{}: highlighted {word:?} matches no word of {query:?}", h.key);
+            assert!(
+                matches,
+                "{}: highlighted {word:?} matches no word of {query:?}",
+                h.key
+            );
             checked += 1;
         }
     }
@@ -769,7 +991,11 @@ fn snippet_highlights_count_characters_not_bytes_after_accented_letters() {
     let (index, _) = example();
     let query = "Tomás Ibarra finance signs off";
     let results = index.search(query, &SearchOptions::default()).unwrap();
-    let revenue = results.hits.iter().find(|h| h.key == "revenue").expect("revenue is a hit");
+    let revenue = results
+        .hits
+        .iter()
+        .find(|h| h.key == "revenue")
+        .expect("revenue is a hit");
     let snippet = revenue.snippet.as_ref().unwrap();
     let chars: Vec<char> = snippet.text.chars().collect();
     let words: Vec<String> = snippet
@@ -777,8 +1003,81 @@ fn snippet_highlights_count_characters_not_bytes_after_accented_letters() {
         .iter()
         .map(|h| chars[h.start as usize..h.end as usize].iter().collect())
         .collect();
-    assert!(words.iter().any(|w| w == "Tomás"), "{words:?} in {:?}", snippet.text);
-    assert!(words.iter().any(|w| w == "Ibarra"), "{words:?} in {:?}", snippet.text);
+    assert!(
+        words.iter().any(|w| w == "Tomás"),
+        "{words:?} in {:?}",
+        snippet.text
+    );
+    assert!(
+        words.iter().any(|w| w == "Ibarra"),
+        "{words:?} in {:?}",
+        snippet.text
+    );
+}
+
+/// The highlighted words of `key`'s snippet for `query` (chunk hits, so `chunk` is the one).
+fn highlighted_words(index: &Index, query: &str, chunk: &str) -> (String, Vec<String>) {
+    let opts = SearchOptions {
+        chunks: true,
+        limit: Some(100),
+        always: AlwaysMode::Separate,
+        ..Default::default()
+    };
+    let results = index.search(query, &opts).unwrap();
+    let hit = results
+        .hits
+        .iter()
+        .chain(&results.always)
+        .find(|h| h.chunk == chunk)
+        .unwrap_or_else(|| panic!("{chunk} is not a hit for {query:?}"));
+    let snippet = hit.snippet.as_ref().unwrap();
+    let chars: Vec<char> = snippet.text.chars().collect();
+    let words = snippet
+        .highlights
+        .iter()
+        .map(|h| chars[h.start as usize..h.end as usize].iter().collect())
+        .collect();
+    (snippet.text.clone(), words)
+}
+
+#[test]
+fn snippet_highlights_a_longer_word_matching_a_two_letter_query_word() {
+    let (index, _) = example();
+    // data_exports: "Any export with names, emails, phones or IPs needs DPO approval ...".
+    // "IPs" stems to "ip", the query's term, and starts with the query word "ip".
+    let (text, words) = highlighted_words(index, "IP", "data_exports::chunk_1");
+    assert!(text.contains("IPs"), "{text:?}");
+    assert!(words.iter().any(|w| w == "IPs"), "{words:?} in {text:?}");
+}
+
+#[test]
+fn snippet_highlights_a_word_whose_stem_begins_differently() {
+    let mut b = IndexBuilder::new(Default::default()).unwrap();
+    b.add_file("global/outage.md", b"The dying server lit up the skies.")
+        .unwrap();
+    let (index, _) = b.build().unwrap();
+    for (query, word) in [("die", "dying"), ("sky", "skies")] {
+        let (text, words) = highlighted_words(&index, query, "outage::chunk_0");
+        assert!(
+            words.iter().any(|w| w == word),
+            "{query:?}: {words:?} in {text:?}"
+        );
+    }
+}
+
+#[test]
+fn snippet_highlights_every_word_that_shares_the_query_term() {
+    // The working half of the two tests above: words whose first three letters match the
+    // query word's are all marked.
+    let (index, _) = example();
+    let (text, words) = highlighted_words(index, "exports", "data_exports::chunk_1");
+    let expected = Analyzer::new(Language::English);
+    let want: Vec<&str> = wikidex::analyze::words(&text)
+        .map(|(_, w)| w)
+        .filter(|w| expected.term(w).as_deref() == Some("export"))
+        .collect();
+    assert!(!want.is_empty(), "{text:?}");
+    assert_eq!(words, want, "{text:?}");
 }
 
 #[test]
@@ -789,7 +1088,9 @@ fn chunk_hits_can_return_several_chunks_of_one_page() {
         limit: Some(50),
         ..Default::default()
     };
-    let results = index.search("memory leak worker airflow nightly", &opts).unwrap();
+    let results = index
+        .search("memory leak worker airflow nightly", &opts)
+        .unwrap();
     let of_page: Vec<&str> = results
         .hits
         .iter()
@@ -808,10 +1109,142 @@ fn page_hits_return_each_page_once() {
         limit: Some(100),
         ..Default::default()
     };
-    let results = index.search("memory leak worker airflow nightly", &opts).unwrap();
+    let results = index
+        .search("memory leak worker airflow nightly", &opts)
+        .unwrap();
     let ids = hit_ids(&results);
     let distinct: BTreeSet<&str> = ids.iter().copied().collect();
     assert_eq!(distinct.len(), ids.len(), "{ids:?}");
+}
+
+#[test]
+fn page_hits_fill_the_limit_when_enough_pages_match() {
+    let (index, _) = example();
+    let query = "data warehouse pipeline revenue accounts";
+    let all = index
+        .search(
+            query,
+            &SearchOptions {
+                limit: Some(100),
+                always: AlwaysMode::Separate,
+                ..Default::default()
+            },
+        )
+        .unwrap()
+        .hits
+        .len();
+    assert!(all >= 15, "{all} pages match");
+    for limit in 1..=15 {
+        let opts = SearchOptions {
+            limit: Some(limit),
+            always: AlwaysMode::Separate,
+            ..Default::default()
+        };
+        assert_eq!(
+            index.search(query, &opts).unwrap().hits.len(),
+            limit,
+            "limit {limit}"
+        );
+    }
+}
+
+#[test]
+fn limit_zero_is_clamped_to_one_hit() {
+    let (index, _) = example();
+    let opts = SearchOptions {
+        limit: Some(0),
+        always: AlwaysMode::Separate,
+        ..Default::default()
+    };
+    assert_eq!(index.search("revenue", &opts).unwrap().hits.len(), 1);
+}
+
+#[test]
+fn limit_above_the_maximum_is_clamped() {
+    let (index, _) = example();
+    let opts = SearchOptions {
+        limit: Some(10_000),
+        chunks: true,
+        ..Default::default()
+    };
+    let hits = index.search("the data", &opts).unwrap().hits.len();
+    assert!(hits <= wikidex::MAX_LIMIT, "{hits}");
+}
+
+#[test]
+fn empty_lane_list_is_an_invalid_argument() {
+    let (index, _) = example();
+    let opts = SearchOptions {
+        lanes: Some(Vec::new()),
+        ..Default::default()
+    };
+    assert_eq!(
+        index.search("revenue", &opts).unwrap_err().code(),
+        "invalid_argument"
+    );
+}
+
+/// For every hit the lexical lane scored: the explanation (per-term BM25 in the hit's chunk)
+/// adds up to the lexical lane's score, i.e. both describe the same chunk.
+fn assert_explanations_add_up(index: &Index, queries: &[&str]) {
+    for query in queries {
+        for chunks in [false, true] {
+            let opts = SearchOptions {
+                explain: true,
+                chunks,
+                limit: Some(50),
+                ..Default::default()
+            };
+            for h in index.search(query, &opts).unwrap().hits {
+                let Some(lexical) = h
+                    .lanes
+                    .iter()
+                    .find(|l| l.lane == Lane::Lexical)
+                    .and_then(|l| l.score)
+                else {
+                    continue;
+                };
+                let explained: f32 = h
+                    .explain
+                    .as_ref()
+                    .unwrap()
+                    .lexical
+                    .iter()
+                    .map(|t| t.score)
+                    .sum();
+                assert!(
+                    (explained - lexical).abs() <= 1e-4 * lexical,
+                    "{query:?} (chunks: {chunks}): hit {} has lexical score {lexical}, its explanation sums to {explained}",
+                    h.chunk
+                );
+            }
+        }
+    }
+}
+
+const EXPLAINED_QUERIES: &[&str] = &[
+    "why did the nightly job crash",
+    "who to page for an outage",
+    "memory leak",
+    "revenue recognition",
+    "dbt",
+];
+
+#[test]
+fn explanation_adds_up_to_the_lexical_lane_score_of_every_hit() {
+    let (index, _) = example();
+    assert_explanations_add_up(index, EXPLAINED_QUERIES);
+}
+
+#[test]
+fn explanation_adds_up_to_the_lexical_lane_score_when_the_token_lane_outweighs_lexical() {
+    let mut config = wikidex::Config::default();
+    config.fusion.lexical = 0.5;
+    config.fusion.token = 3.0;
+    let mut b = IndexBuilder::new(config).unwrap();
+    b.add_dir(&example_dir()).unwrap();
+    let (index, _) = b.build().unwrap();
+    assert_explanations_add_up(&index, EXPLAINED_QUERIES);
 }
 
 #[test]
@@ -825,8 +1258,14 @@ fn stopword_only_query_returns_no_hits_without_error() {
 #[test]
 fn stopword_only_query_returns_only_always_pages_with_always_mode_first() {
     let (index, _) = example();
-    let results = index.search("the of and", &SearchOptions::default()).unwrap();
-    assert!(results.hits.iter().all(|h| h.always), "{:?}", hit_ids(&results));
+    let results = index
+        .search("the of and", &SearchOptions::default())
+        .unwrap();
+    assert!(
+        results.hits.iter().all(|h| h.always),
+        "{:?}",
+        hit_ids(&results)
+    );
 }
 
 #[test]
@@ -836,7 +1275,10 @@ fn long_query_is_cut_to_the_configured_length() {
     assert_eq!(query.chars().count(), 5000);
     let results = index.search(&query, &SearchOptions::default()).unwrap();
     assert!(results.truncated);
-    assert_eq!(results.query.chars().count(), index.config().max_query_chars as usize);
+    assert_eq!(
+        results.query.chars().count(),
+        index.config().max_query_chars as usize
+    );
     assert!(query.starts_with(&results.query));
 }
 
@@ -851,7 +1293,11 @@ fn short_query_is_not_cut() {
 #[test]
 fn every_hit_chunk_hydrates_to_text_with_the_hit_hash() {
     let (index, _) = example();
-    for query in ["why did the nightly job crash", "revenue recognition", "dbt naming conventions"] {
+    for query in [
+        "why did the nightly job crash",
+        "revenue recognition",
+        "dbt naming conventions",
+    ] {
         for chunks in [false, true] {
             let opts = SearchOptions {
                 chunks,
@@ -862,7 +1308,12 @@ fn every_hit_chunk_hydrates_to_text_with_the_hit_hash() {
                 let c = index.chunk(&h.chunk).unwrap();
                 assert_eq!(c.id, h.chunk);
                 assert_eq!(c.hash, h.chunk_hash, "{}", h.chunk);
-                assert_eq!(wikidex::chunk::content_hash(&c.text), h.chunk_hash, "{}", h.chunk);
+                assert_eq!(
+                    wikidex::chunk::content_hash(&c.text),
+                    h.chunk_hash,
+                    "{}",
+                    h.chunk
+                );
             }
         }
     }
@@ -872,14 +1323,21 @@ fn every_hit_chunk_hydrates_to_text_with_the_hit_hash() {
 fn unknown_page_key_is_reported_as_unknown_page() {
     let (index, _) = example();
     for key in ["no_such_page", "", "revenue::chunk_0", "user/alice"] {
-        assert_eq!(index.page(key, None).unwrap_err().code(), "unknown_page", "{key:?}");
+        assert_eq!(
+            index.page(key, None).unwrap_err().code(),
+            "unknown_page",
+            "{key:?}"
+        );
     }
 }
 
 #[test]
 fn unknown_chunk_ids_are_reported_as_unknown_chunk() {
     let (index, _) = example();
-    let n = index.chunks_of("revenue", Some(&Scope::Global)).unwrap().len();
+    let n = index
+        .chunks_of("revenue", Some(&Scope::Global))
+        .unwrap()
+        .len();
     let past_end = format!("revenue::chunk_{n}");
     for id in [
         "no_such_page::chunk_0",
@@ -895,7 +1353,11 @@ fn unknown_chunk_ids_are_reported_as_unknown_chunk() {
         "user/zed/revenue::chunk_0",
         "user/alice/no_such_page::chunk_0",
     ] {
-        assert_eq!(index.chunk(id).unwrap_err().code(), "unknown_chunk", "{id:?}");
+        assert_eq!(
+            index.chunk(id).unwrap_err().code(),
+            "unknown_chunk",
+            "{id:?}"
+        );
     }
 }
 
@@ -916,7 +1378,9 @@ fn upserted_page_is_found_by_search() {
     let report = index.upsert_page(NEW_PAGE_PATH, NEW_PAGE).unwrap();
     assert!(!report.replaced);
     assert_eq!(report.page, "zz_quokka_census");
-    let results = index.search("quokka census marsupials", &lexical_and_token()).unwrap();
+    let results = index
+        .search("quokka census marsupials", &lexical_and_token())
+        .unwrap();
     assert_eq!(results.hits[0].key, "zz_quokka_census");
 }
 
@@ -928,7 +1392,10 @@ fn upsert_gives_the_bytes_of_a_fresh_build_with_the_new_file() {
     b.add_dir(&example_dir()).unwrap();
     b.add_file(NEW_PAGE_PATH, NEW_PAGE.as_bytes()).unwrap();
     let (fresh, _) = b.build().unwrap();
-    assert!(index.to_bytes().unwrap() == fresh.to_bytes().unwrap(), "upsert differs from a fresh build");
+    assert!(
+        index.to_bytes().unwrap() == fresh.to_bytes().unwrap(),
+        "upsert differs from a fresh build"
+    );
 }
 
 #[test]
@@ -937,9 +1404,18 @@ fn deleted_page_is_no_longer_found_by_search() {
     index.upsert_page(NEW_PAGE_PATH, NEW_PAGE).unwrap();
     let removed = index.delete_page("zz_quokka_census", None).unwrap();
     assert_eq!(removed.path, NEW_PAGE_PATH);
-    let results = index.search("quokka census marsupials", &lexical_and_token()).unwrap();
-    assert!(results.hits.iter().all(|h| h.key != "zz_quokka_census"), "{:?}", hit_ids(&results));
-    assert_eq!(index.page("zz_quokka_census", None).unwrap_err().code(), "unknown_page");
+    let results = index
+        .search("quokka census marsupials", &lexical_and_token())
+        .unwrap();
+    assert!(
+        results.hits.iter().all(|h| h.key != "zz_quokka_census"),
+        "{:?}",
+        hit_ids(&results)
+    );
+    assert_eq!(
+        index.page("zz_quokka_census", None).unwrap_err().code(),
+        "unknown_page"
+    );
 }
 
 #[test]
@@ -948,14 +1424,20 @@ fn upsert_then_delete_gives_back_the_original_bytes() {
     let before = index.to_bytes().unwrap();
     index.upsert_page(NEW_PAGE_PATH, NEW_PAGE).unwrap();
     index.delete_page("zz_quokka_census", None).unwrap();
-    assert!(index.to_bytes().unwrap() == before, "upsert + delete changed the blob");
+    assert!(
+        index.to_bytes().unwrap() == before,
+        "upsert + delete changed the blob"
+    );
 }
 
 #[test]
 fn upserting_an_existing_page_replaces_it() {
     let (mut index, _) = build_dir(&example_dir());
     let report = index
-        .upsert_page("global/runbook_backfill.md", "# Backfill\n\nNow about quokkas only.\n")
+        .upsert_page(
+            "global/runbook_backfill.md",
+            "# Backfill\n\nNow about quokkas only.\n",
+        )
         .unwrap();
     assert!(report.replaced);
     assert_eq!(index.pages().len(), 37);
