@@ -293,8 +293,11 @@ pub fn key_from_path(path: &str) -> String {
 
 fn strip_md_extension(name: &str) -> &str {
     for ext in [".md", ".markdown"] {
-        if name.len() > ext.len() && name[name.len() - ext.len()..].eq_ignore_ascii_case(ext) {
-            return &name[..name.len() - ext.len()];
+        // Compare bytes: the last bytes of `name` may be inside a multi-byte character; when
+        // they equal the (ASCII) extension, the cut lands on a character boundary.
+        let n = name.len();
+        if n > ext.len() && name.as_bytes()[n - ext.len()..].eq_ignore_ascii_case(ext.as_bytes()) {
+            return &name[..n - ext.len()];
         }
     }
     name
@@ -942,6 +945,16 @@ mod tests {
     fn frontmatter_that_is_not_a_mapping_is_rejected() {
         assert!(parse("a.md", "---\n- a\n- b\n---\n").is_err());
         assert!(parse("a.md", "---\n---\nbody").is_ok());
+    }
+
+    #[test]
+    fn names_ending_in_multibyte_characters_are_not_cut_inside_them() {
+        assert_eq!(key_from_path("global/é-3"), "é-3");
+        assert_eq!(
+            link_key("[[👩\u{200d}👩\u{200d}👧1.5]]"),
+            "👩\u{200d}👩\u{200d}👧1.5"
+        );
+        assert_eq!(key_from_path("a/Ünï.MD"), "ünï");
     }
 
     #[test]

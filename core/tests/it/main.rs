@@ -2,5 +2,6 @@
 
 mod blob;
 mod oracle;
+mod robustness;
 mod vectors;
 mod wikis;

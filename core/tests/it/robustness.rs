@@ -1,0 +1,119 @@
+//! No input makes the page parser, the builder or search panic (DESIGN: "never a panic").
+
+use std::sync::OnceLock;
+
+use proptest::prelude::*;
+use wikidex::{Index, IndexBuilder, Lane, SearchOptions};
+
+/// Text that looks like pages: frontmatter fences, YAML punctuation, Markdown and wiki-link
+/// syntax, multi-byte characters and odd whitespace, in random order.
+fn pageish() -> impl Strategy<Value = String> {
+    let pieces = prop::sample::select(vec![
+        "---\n",
+        "...\n",
+        "title: ",
+        "tags: [",
+        "]",
+        "refs:\n  - ",
+        "relations:\n  - {target: ",
+        "confidence: ",
+        "1.5",
+        "-3",
+        "null",
+        "~",
+        "&a ",
+        "*a ",
+        "!!binary ",
+        "'",
+        "\"",
+        ": ",
+        "\n",
+        "\n\n",
+        "\r\n",
+        "\t",
+        "# ",
+        "## ",
+        "```",
+        "~~~",
+        "[[",
+        "]]",
+        "|",
+        "#",
+        "![[",
+        "](",
+        ")",
+        "%20",
+        "%zz",
+        "<!-- from: ",
+        "-->",
+        "é",
+        "ß",
+        "日本",
+        "👩‍👩‍👧",
+        "\u{feff}",
+        "\u{0}",
+        "\u{200b}",
+        "word ",
+        "Sentence. ",
+        "usage_mode: always",
+        "sources: [x::chunk_0]",
+        "{",
+        "}",
+    ]);
+    prop::collection::vec(pieces, 0..60).prop_map(|v| v.concat())
+}
+
+fn example() -> &'static Index {
+    static INDEX: OnceLock<Index> = OnceLock::new();
+    INDEX.get_or_init(|| {
+        let mut b = IndexBuilder::new(Default::default()).unwrap();
+        b.add_dir(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/wiki"))
+            .unwrap();
+        b.build().unwrap().0
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 512, failure_persistence: None, ..ProptestConfig::default() })]
+
+    #[test]
+    fn parsing_any_page_text_returns_a_page_or_an_error(text in pageish(), name in "[a-zA-Z _.-]{0,12}") {
+        let path = format!("global/{name}.md");
+        let _ = wikidex::page::parse(&path, &text);
+    }
+
+    #[test]
+    fn building_and_searching_any_pages_never_panics(
+        pages in prop::collection::vec(pageish(), 1..6),
+        query in pageish(),
+    ) {
+        let mut b = IndexBuilder::new(Default::default()).unwrap();
+        for (i, text) in pages.iter().enumerate() {
+            b.add_file(&format!("global/p{i}.md"), text.as_bytes()).unwrap();
+        }
+        let (index, report) = b.build().unwrap();
+        prop_assert_eq!(report.pages + report.skipped.len(), pages.len());
+        let bytes = index.to_bytes().unwrap();
+        let index = Index::from_bytes(&bytes).unwrap();
+        let opts = SearchOptions { explain: true, ..Default::default() };
+        let results = index.search(&query, &opts).unwrap();
+        for hit in results.hits {
+            prop_assert!(index.chunk(&hit.chunk).is_ok());
+        }
+    }
+
+    #[test]
+    fn any_query_on_the_example_wiki_returns_results(query in "\\PC{0,80}", prefix in "[a-z]{1,3}") {
+        let index = example();
+        for lanes in [None, Some(vec![Lane::Token]), Some(vec![Lane::Lexical])] {
+            let opts = SearchOptions { lanes, explain: true, chunks: prefix.len() == 2, ..Default::default() };
+            let r = index.search(&query, &opts).unwrap();
+            for hit in &r.hits {
+                let snippet = hit.snippet.as_ref().unwrap();
+                let n = snippet.text.chars().count() as u32;
+                prop_assert!(snippet.highlights.iter().all(|h| h.start < h.end && h.end <= n));
+            }
+            index.search(&format!("{query} {prefix}"), &opts).unwrap();
+        }
+    }
+}
