@@ -22,6 +22,16 @@ fn json(out: &Output) -> Value {
     })
 }
 
+/// Runs a command that must fail and returns its JSON error code.
+fn error_code(args: &[&str]) -> String {
+    let r = wikidex(args);
+    assert_eq!(r.status.code(), Some(1), "{args:?} must exit 1");
+    json(&r)["error"]["code"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string()
+}
+
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
@@ -215,43 +225,29 @@ fn bad_input_gives_coded_errors_not_panics() {
     let dir = temp("bad");
     let junk = dir.join("junk.wdx");
     std::fs::write(&junk, b"definitely not an index").unwrap();
-    let r = wikidex(&["search", junk.to_str().unwrap(), "x", "--json"]);
-    assert_eq!(r.status.code(), Some(1));
-    assert_eq!(json(&r)["error"]["code"], "not_an_index");
-    let r = wikidex(&[
-        "search",
-        dir.join("missing.wdx").to_str().unwrap(),
-        "x",
-        "--json",
-    ]);
-    assert_eq!(json(&r)["error"]["code"], "io");
+    let junk_s = junk.to_str().unwrap();
+    assert_eq!(
+        error_code(&["search", junk_s, "x", "--json"]),
+        "not_an_index"
+    );
+    let missing = dir.join("missing.wdx");
+    assert_eq!(
+        error_code(&["search", missing.to_str().unwrap(), "x", "--json"]),
+        "io"
+    );
     let blob = built_example();
-    let r = wikidex(&[
-        "search",
-        blob.to_str().unwrap(),
-        "x",
-        "--limit",
-        "0",
-        "--json",
-    ]);
-    assert_eq!(json(&r)["error"]["code"], "invalid_argument");
-    let r = wikidex(&[
-        "search",
-        blob.to_str().unwrap(),
-        "x",
-        "--lanes",
-        "bm25",
-        "--json",
-    ]);
-    assert_eq!(json(&r)["error"]["code"], "invalid_argument");
-    let r = wikidex(&[
-        "build",
-        dir.join("nowhere").to_str().unwrap(),
-        "-o",
-        junk.to_str().unwrap(),
-        "--json",
-    ]);
-    assert_eq!(r.status.code(), Some(1));
+    let b = blob.to_str().unwrap();
+    assert_eq!(
+        error_code(&["search", b, "x", "--limit", "0", "--json"]),
+        "invalid_argument"
+    );
+    assert_eq!(
+        error_code(&["search", b, "x", "--lanes", "bm25", "--json"]),
+        "invalid_argument"
+    );
+    let nowhere = dir.join("nowhere");
+    let code = error_code(&["build", nowhere.to_str().unwrap(), "-o", junk_s, "--json"]);
+    assert_eq!(code, "io");
     let r = wikidex(&["frobnicate"]);
     assert_eq!(r.status.code(), Some(2), "usage errors exit 2");
 }

@@ -512,16 +512,22 @@ fn top_keys(keys: impl Iterator<Item = u64>, n: usize) -> Vec<u64> {
         .collect()
 }
 
+/// An index over whitespace-split documents, one chunk each (for unit tests of the lanes).
+#[cfg(test)]
+pub(crate) fn test_index(docs: &[&str]) -> LexicalIndex {
+    LexicalIndex::build(
+        docs.iter()
+            .map(|d| d.split_whitespace().map(str::to_string).collect()),
+        Default::default(),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn idx(docs: &[&str]) -> LexicalIndex {
-        LexicalIndex::build(
-            docs.iter()
-                .map(|d| d.split_whitespace().map(str::to_string).collect()),
-            Default::default(),
-        )
+        test_index(docs)
     }
 
     #[test]

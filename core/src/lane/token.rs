@@ -88,13 +88,7 @@ fn give(chunks: &[u32], value: f32, mask: Mask<'_>, credit: &mut [f32], credited
 mod tests {
     use super::*;
 
-    fn idx(docs: &[&str]) -> LexicalIndex {
-        LexicalIndex::build(
-            docs.iter()
-                .map(|d| d.split_whitespace().map(str::to_string).collect()),
-            Default::default(),
-        )
-    }
+    use crate::lane::lexical::test_index as idx;
 
     fn q(v: &[&str]) -> Vec<QueryTerm> {
         v.iter()

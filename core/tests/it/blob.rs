@@ -545,3 +545,21 @@ fn opening_a_foreign_file_is_not_an_index() {
     assert_eq!(Index::open(&path).unwrap_err().code(), "not_an_index");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Format compatibility: every committed blob of a released format version must still load and
+/// answer. `tests/fixtures/blobs/v<N>.wdx` are never regenerated (v1: the tiny wiki of
+/// `tests/vectors/search.json`, built when format v1 was released).
+#[test]
+fn committed_v1_blob_still_loads_and_answers() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/blobs/v1.wdx");
+    let index = Index::open(&path).expect("format v1 blob loads");
+    assert_eq!(index.pages().len(), 8);
+    let opts = wikidex::SearchOptions {
+        always: wikidex::AlwaysMode::Separate,
+        ..Default::default()
+    };
+    let results = index.search("how is revenue recognized", &opts).unwrap();
+    assert_eq!(results.hits[0].page_id, "revenue");
+    assert_eq!(results.always[0].page_id, "pii_rule");
+    assert_eq!(index.chunk("arr::chunk_0").unwrap().key, "arr");
+}
