@@ -95,8 +95,8 @@ pub struct LaneHit {
     pub score: Option<f32>,
     /// This lane's share of the fused score: `weight / (k + rank)`.
     pub contribution: Option<f32>,
-    /// The chunk this lane scored (for page hits, the lane's best chunk of the page, which
-    /// may differ from the hit's chunk).
+    /// The chunk this lane scored, when it is not the hit's chunk (for page hits each lane
+    /// ranks a page by its own best chunk). `None` means the hit's chunk, or no rank.
     pub chunk: Option<String>,
 }
 
@@ -349,7 +349,13 @@ impl Index {
                     }
                     Lane::Token => (
                         LaneStatus::Ok,
-                        token::search(&self.data.lexical, &qterms, &mask, groups, candidates),
+                        token::search(
+                            &self.data.lexical,
+                            &qterms,
+                            &mask,
+                            groups.map(|g| (g, self.data.pages.len())),
+                            candidates,
+                        ),
                     ),
                     Lane::Semantic => {
                         (LaneStatus::Skipped(semantic::NO_VECTORS.into()), Vec::new())
@@ -529,7 +535,15 @@ impl HitContext<'_> {
                     rank: at.map(|a| a.rank),
                     score: at.map(|a| a.score),
                     contribution: at.map(|a| r.weight / (fusion_cfg.k + a.rank as f32)),
-                    chunk: at.map(|a| self.index.chunk_id(a.chunk)),
+                    chunk: at
+                        .map(|a| {
+                            if a.chunk == f.chunk {
+                                None
+                            } else {
+                                Some(self.index.chunk_id(a.chunk))
+                            }
+                        })
+                        .unwrap_or(None),
                 }
             })
             .collect();

@@ -10,7 +10,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use serde::{Deserialize, Serialize};
 
-use super::Mask;
+use super::{top_keys, Mask};
 use crate::error::{Error, Result};
 
 /// BM25 parameters, stored in the blob.
@@ -487,31 +487,6 @@ fn with_scratch<R>(
     out
 }
 
-/// The `n` largest keys, largest first, with a bounded min-heap: most candidates cost one
-/// comparison with the current n-th best.
-fn top_keys(keys: impl Iterator<Item = u64>, n: usize) -> Vec<u64> {
-    use std::cmp::Reverse;
-    use std::collections::BinaryHeap;
-    if n == 0 {
-        return Vec::new();
-    }
-    let mut heap: BinaryHeap<Reverse<u64>> = BinaryHeap::with_capacity(n + 1);
-    for k in keys {
-        if heap.len() < n {
-            heap.push(Reverse(k));
-        } else if let Some(mut min) = heap.peek_mut() {
-            if k > min.0 {
-                *min = Reverse(k);
-            }
-        }
-    }
-    // Ascending order of Reverse(k) is descending order of k.
-    heap.into_sorted_vec()
-        .into_iter()
-        .map(|Reverse(k)| k)
-        .collect()
-}
-
 /// An index over whitespace-split documents, one chunk each (for unit tests of the lanes).
 #[cfg(test)]
 pub(crate) fn test_index(docs: &[&str]) -> LexicalIndex {
@@ -568,13 +543,6 @@ mod tests {
         let chunks: Vec<u32> = hits.iter().map(|h| h.0).collect();
         assert_eq!(chunks.len(), 2);
         assert!(chunks.contains(&2) && (chunks.contains(&0) || chunks.contains(&1)));
-    }
-
-    #[test]
-    fn top_keys_keeps_the_largest_in_descending_order() {
-        assert_eq!(top_keys([5, 1, 9, 3, 7].into_iter(), 3), [9, 7, 5]);
-        assert_eq!(top_keys([2, 1].into_iter(), 5), [2, 1]);
-        assert!(top_keys([1].into_iter(), 0).is_empty());
     }
 
     #[test]

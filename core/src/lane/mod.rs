@@ -104,45 +104,30 @@ impl LaneStatus {
 /// Which chunks a query may return: one flag per chunk.
 pub(crate) type Mask<'a> = &'a [bool];
 
-/// Keeps the `n` best `(chunk, score)` pairs, by score descending then by `tie` ascending.
-pub(crate) fn top_n(
-    mut scored: Vec<(u32, f32)>,
-    n: usize,
-    tie: impl Fn(u32, u32) -> std::cmp::Ordering,
-) -> Vec<(u32, f32)> {
-    let cmp = |a: &(u32, f32), b: &(u32, f32)| b.1.total_cmp(&a.1).then_with(|| tie(a.0, b.0));
-    if scored.len() > n && n > 0 {
-        scored.select_nth_unstable_by(n - 1, cmp);
-        scored.truncate(n);
+/// The `n` largest keys, largest first, with a bounded min-heap: most candidates cost one
+/// comparison with the current n-th best. Lanes pack their whole ordering (score, then tie
+/// rules) into one integer key.
+pub(crate) fn top_keys<K: Ord + Copy>(keys: impl IntoIterator<Item = K>, n: usize) -> Vec<K> {
+    use std::cmp::Reverse;
+    use std::collections::BinaryHeap;
+    if n == 0 {
+        return Vec::new();
     }
-    scored.sort_unstable_by(cmp);
-    scored.truncate(n);
-    scored
-}
-
-/// Keeps each group's best `(chunk, score)` (score descending, then `tie` ascending).
-pub(crate) fn best_per_group(
-    scored: Vec<(u32, f32)>,
-    groups: &[u32],
-    tie: impl Fn(u32, u32) -> std::cmp::Ordering,
-) -> Vec<(u32, f32)> {
-    use std::collections::hash_map::Entry;
-    let mut best: std::collections::HashMap<u32, (u32, f32), lexical::BuildFnv> =
-        std::collections::HashMap::default();
-    for (c, s) in scored {
-        match best.entry(groups[c as usize]) {
-            Entry::Vacant(v) => {
-                v.insert((c, s));
-            }
-            Entry::Occupied(mut o) => {
-                let (bc, bs) = *o.get();
-                if s.total_cmp(&bs).then_with(|| tie(bc, c)).is_gt() {
-                    o.insert((c, s));
-                }
+    let mut heap: BinaryHeap<Reverse<K>> = BinaryHeap::with_capacity(n + 1);
+    for k in keys {
+        if heap.len() < n {
+            heap.push(Reverse(k));
+        } else if let Some(mut min) = heap.peek_mut() {
+            if k > min.0 {
+                *min = Reverse(k);
             }
         }
     }
-    best.into_values().collect()
+    // Ascending order of Reverse(k) is descending order of k.
+    heap.into_sorted_vec()
+        .into_iter()
+        .map(|Reverse(k)| k)
+        .collect()
 }
 
 #[cfg(test)]
@@ -163,12 +148,9 @@ mod tests {
     }
 
     #[test]
-    fn top_n_orders_by_score_then_tie() {
-        let v = vec![(3, 1.0), (1, 2.0), (2, 1.0), (0, 0.5)];
-        assert_eq!(
-            top_n(v.clone(), 3, |a, b| a.cmp(&b)),
-            [(1, 2.0), (2, 1.0), (3, 1.0)]
-        );
-        assert_eq!(top_n(v, 10, |a, b| a.cmp(&b)).len(), 4);
+    fn top_keys_keeps_the_largest_in_descending_order() {
+        assert_eq!(top_keys([5, 1, 9, 3, 7], 3), [9, 7, 5]);
+        assert_eq!(top_keys([2u128, 1], 5), [2, 1]);
+        assert!(top_keys([1u64], 0).is_empty());
     }
 }

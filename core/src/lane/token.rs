@@ -2,11 +2,13 @@
 //! spelling) still get candidates, with no statistics and no model.
 //!
 //! A chunk scores the fraction of query terms it contains: 1 for a term it contains exactly,
-//! 0.5 for a term it only contains as the prefix of a longer term (`rev` → `revenu`). Ties go
-//! to the shorter chunk (the match is a larger part of it), then to the lower chunk index.
+//! 0.5 for a term it only contains as the prefix of a longer term (`rev` → `revenu`). Prefixes
+//! are tried for the last query word (the one being typed) and for words the index does not
+//! contain; a complete, known word is matched exactly. Ties go to the shorter chunk (the match
+//! is a larger part of it), then to the lower chunk index.
 
 use super::lexical::LexicalIndex;
-use super::{top_n, Mask};
+use super::{top_keys, Mask};
 use crate::analyze::QueryTerm;
 
 /// How many dictionary terms one query word may expand to as a prefix.
@@ -21,7 +23,7 @@ pub(crate) fn search(
     index: &LexicalIndex,
     query: &[QueryTerm],
     mask: Mask<'_>,
-    groups: Option<&[u32]>,
+    groups: Option<(&[u32], usize)>,
     n: usize,
 ) -> Vec<(u32, f32)> {
     let units = query.len();
@@ -33,12 +35,18 @@ pub(crate) fn search(
     // Per query unit: the best credit each chunk got (exact 1.0 beats prefix 0.5).
     let mut credit = vec![0f32; index.chunk_count()];
     let mut credited: Vec<u32> = Vec::new();
-    for q in query {
+    for (i, q) in query.iter().enumerate() {
         let exact = index.lookup(&q.term);
         if let Some(t) = exact {
             give(index.postings(t).0, 1.0, mask, &mut credit, &mut credited);
         }
-        for prefix in [q.term.as_str(), q.word.as_str()] {
+        let typing = i + 1 == query.len();
+        let prefixes: &[&str] = if exact.is_none() || typing {
+            &[q.term.as_str(), q.word.as_str()]
+        } else {
+            &[]
+        };
+        for &prefix in prefixes {
             if prefix.chars().count() < MIN_PREFIX_CHARS {
                 continue;
             }
@@ -57,16 +65,31 @@ pub(crate) fn search(
             credit[ci] = 0.0;
         }
     }
-    let scored: Vec<(u32, f32)> = touched
-        .into_iter()
-        .map(|c| (c, acc[c as usize] / units as f32))
-        .collect();
-    let tie = |a: u32, b: u32| index.length(a).cmp(&index.length(b)).then(a.cmp(&b));
-    let scored = match groups {
-        Some(groups) => super::best_per_group(scored, groups, tie),
-        None => scored,
+    // One integer key per chunk orders it the way the lane ranks: score (a positive float, so
+    // its bits order like its value) descending, then shorter chunk, then lower index.
+    let key = |c: u32| {
+        let score = acc[c as usize] / units as f32;
+        (u128::from(score.to_bits()) << 64) | (u128::from(!index.length(c)) << 32) | u128::from(!c)
     };
-    top_n(scored, n, tie)
+    let keys: Vec<u128> = match groups {
+        None => touched.iter().map(|&c| key(c)).collect(),
+        Some((groups, n_groups)) => {
+            let mut best = vec![0u128; n_groups];
+            let mut seen = Vec::new();
+            for &c in &touched {
+                let g = groups[c as usize] as usize;
+                if best[g] == 0 {
+                    seen.push(g);
+                }
+                best[g] = best[g].max(key(c));
+            }
+            seen.into_iter().map(|g| best[g]).collect()
+        }
+    };
+    top_keys(keys, n)
+        .into_iter()
+        .map(|k| (!(k as u32), f32::from_bits((k >> 64) as u32)))
+        .collect()
 }
 
 fn give(chunks: &[u32], value: f32, mask: Mask<'_>, credit: &mut [f32], credited: &mut Vec<u32>) {
@@ -115,6 +138,16 @@ mod tests {
         let i = idx(&["revenu review", "rev"]);
         let hits = search(&i, &q(&["rev"]), &[true; 2], None, 10);
         assert_eq!(hits, [(1, 1.0), (0, 0.5)]);
+    }
+
+    #[test]
+    fn known_words_before_the_last_are_matched_exactly() {
+        let i = idx(&["revenu", "revenues", "rev"]);
+        // "rev" is known and not last: exact only. "reve" is last: prefixes too.
+        let hits = search(&i, &q(&["rev", "zzz"]), &[true; 3], None, 10);
+        assert_eq!(hits.iter().map(|h| h.0).collect::<Vec<_>>(), [2]);
+        let hits = search(&i, &q(&["zzz", "rev"]), &[true; 3], None, 10);
+        assert_eq!(hits.len(), 3);
     }
 
     #[test]
