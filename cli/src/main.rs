@@ -394,8 +394,8 @@ fn print_hit(n: usize, hit: &Hit, explain: bool, styled: bool) {
         .iter()
         .map(|l| match (l.rank, l.score) {
             (Some(rank), Some(score)) => format!("{} #{rank} ({score:.3})", l.lane.name()),
-            _ if l.status == "ok" => format!("{} —", l.lane.name()),
-            _ => format!("{} {}", l.lane.name(), l.status),
+            _ if l.status == wikidex::StatusKind::Ok => format!("{} —", l.lane.name()),
+            _ => format!("{} {}", l.lane.name(), l.status.name()),
         })
         .collect();
     println!("    {}", lanes.join("  "));

@@ -42,7 +42,7 @@ pub use error::{Error, Result};
 pub use fusion::FusionConfig;
 pub use index::{BuildReport, Chunk, Config, Index, IndexBuilder, Skipped, UpsertReport, Warning};
 pub use lane::lexical::Bm25Params;
-pub use lane::{Lane, LaneStatus};
+pub use lane::{Lane, LaneStatus, StatusKind};
 pub use page::{Page, Scope, UsageMode};
 pub use search::{
     AlwaysMode, Explanation, Highlight, Hit, LaneHit, LaneReport, Ranked, SearchOptions,

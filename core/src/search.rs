@@ -11,7 +11,7 @@ use crate::error::{Error, Result};
 use crate::fusion::{self, Fused, LaneRanking};
 use crate::index::Index;
 use crate::lane::lexical::TermScore;
-use crate::lane::{semantic, token, Lane, LaneStatus};
+use crate::lane::{semantic, token, Lane, LaneStatus, StatusKind};
 use crate::page::{Page, Scope, UsageMode};
 
 /// Default number of hits.
@@ -87,8 +87,9 @@ impl Default for SearchOptions {
 pub struct LaneHit {
     /// The lane.
     pub lane: Lane,
-    /// `ok`, `skipped` or `failed` (for the query as a whole).
-    pub status: String,
+    /// `ok`, `skipped` or `failed` (for the query as a whole; the reason is in
+    /// [`SearchResults::lanes`]).
+    pub status: StatusKind,
     /// 1-based rank of the hit's chunk in the lane, if the lane ranked it.
     pub rank: Option<u32>,
     /// The lane's own score for the chunk, if it ranked it.
@@ -531,7 +532,7 @@ impl HitContext<'_> {
                 let at = fusion::lane_rank(f, r.lane);
                 LaneHit {
                     lane: r.lane,
-                    status: r.status.name().to_string(),
+                    status: r.status.kind(),
                     rank: at.map(|a| a.rank),
                     score: at.map(|a| a.score),
                     contribution: at.map(|a| r.weight / (fusion_cfg.k + a.rank as f32)),
@@ -577,7 +578,7 @@ impl HitContext<'_> {
             .iter()
             .map(|r| LaneHit {
                 lane: r.lane,
-                status: r.status.name().to_string(),
+                status: r.status.kind(),
                 rank: None,
                 score: None,
                 contribution: None,

@@ -82,13 +82,41 @@ pub enum LaneStatus {
     Failed(Cow<'static, str>),
 }
 
+/// [`LaneStatus`] without its reason, as each hit carries it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum StatusKind {
+    /// The lane ran.
+    Ok,
+    /// The lane did not run.
+    Skipped,
+    /// The lane failed.
+    Failed,
+}
+
+impl StatusKind {
+    /// `ok`, `skipped` or `failed`.
+    pub fn name(self) -> &'static str {
+        match self {
+            StatusKind::Ok => "ok",
+            StatusKind::Skipped => "skipped",
+            StatusKind::Failed => "failed",
+        }
+    }
+}
+
 impl LaneStatus {
     /// `ok`, `skipped` or `failed`.
     pub fn name(&self) -> &'static str {
+        self.kind().name()
+    }
+
+    /// The status without its reason.
+    pub fn kind(&self) -> StatusKind {
         match self {
-            LaneStatus::Ok => "ok",
-            LaneStatus::Skipped(_) => "skipped",
-            LaneStatus::Failed(_) => "failed",
+            LaneStatus::Ok => StatusKind::Ok,
+            LaneStatus::Skipped(_) => StatusKind::Skipped,
+            LaneStatus::Failed(_) => StatusKind::Failed,
         }
     }
 
