@@ -34,6 +34,7 @@ test: check-tools lint
 lint: check-tools
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
+	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --no-deps -p wikidex
 
 fmt:
 	$(CARGO) fmt --all
