@@ -49,7 +49,7 @@ eval: release
 ## make bench: criterion benches, then wikidex vs bm25s side by side (single thread).
 bench: release
 	$(CARGO) bench -p wikidex --bench cacm
-	PY=$$(scripts/py-env.sh) && "$$PY" bench/compare_bm25s.py $(DATA)/cacm $(DATA)/cranfield --repeats 5
+	PY=$$(scripts/py-env.sh) && "$$PY" bench/compare_bm25s.py $(DATA)/cacm $(DATA)/cranfield --repeats 5 --rounds 5
 
 release:
 	$(CARGO) build --release -p wikidex-cli

@@ -228,34 +228,35 @@ impl Analyzer {
     /// The query's terms: each distinct index term once, with the normalized word it first
     /// came from and how many times it occurs in the query, in query order. Stopwords are
     /// dropped.
-    pub fn query(&self, text: &str) -> Vec<QueryTerm> {
+    pub fn query<'q>(&self, text: &'q str) -> Vec<QueryTerm<'q>> {
         self.query_with(text, |_| None)
     }
 
     /// Like [`Analyzer::query`], taking the term of a normalized word from `known` when it
     /// has it (an index knows the term of every word of its text) and stemming otherwise.
-    /// `known` must return what this analyzer would compute.
-    pub fn query_with<'k>(
+    /// `known` must return what this analyzer would compute. Terms and words borrow from
+    /// `known` and `text` where they can, so a typical query allocates no strings.
+    pub fn query_with<'q>(
         &self,
-        text: &str,
-        known: impl Fn(&str) -> Option<&'k str>,
-    ) -> Vec<QueryTerm> {
-        let mut out: Vec<QueryTerm> = Vec::new();
+        text: &'q str,
+        known: impl Fn(&str) -> Option<&'q str>,
+    ) -> Vec<QueryTerm<'q>> {
+        let mut out: Vec<QueryTerm<'q>> = Vec::new();
         for (_, w) in words(text) {
             let word = self.normalize(w);
             if self.is_stopword(&word) {
                 continue;
             }
-            let term = match (known(&word), &self.stemmer) {
-                (Some(t), _) => t.to_string(),
-                (None, Some(s)) => s.stem(&word).into_owned(),
-                (None, None) => word.to_string(),
+            let term: Cow<'q, str> = match (known(&word), &self.stemmer) {
+                (Some(t), _) => Cow::Borrowed(t),
+                (None, Some(s)) => Cow::Owned(s.stem(&word).into_owned()),
+                (None, None) => Cow::Owned(word.to_string()),
             };
             match out.iter_mut().find(|q| q.term == term) {
                 Some(q) => q.count += 1,
                 None => out.push(QueryTerm {
                     term,
-                    word: word.into_owned(),
+                    word,
                     count: 1,
                 }),
             }
@@ -264,13 +265,13 @@ impl Analyzer {
     }
 }
 
-/// One distinct term of a query.
+/// One distinct term of a query (borrowing from the query text and the index where it can).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct QueryTerm {
+pub struct QueryTerm<'q> {
     /// The index term (normalized, stemmed).
-    pub term: String,
+    pub term: Cow<'q, str>,
     /// The normalized word before stemming (the token lane matches it as a prefix).
-    pub word: String,
+    pub word: Cow<'q, str>,
     /// Occurrences in the query: the lexical lane weighs the term by it, as Lucene and bm25s
     /// do (a concept the query repeats matters more).
     pub count: u32,

@@ -215,7 +215,7 @@ pub struct Ranked {
 struct Ranking<'a> {
     query: &'a str,
     truncated: bool,
-    qterms: Vec<QueryTerm>,
+    qterms: Vec<QueryTerm<'a>>,
     reports: Vec<LaneReport>,
     picked: Vec<Fused>,
     page_ok: Cow<'a, [bool]>,
@@ -242,7 +242,7 @@ impl Index {
     /// ```
     pub fn search(&self, query: &str, opts: &SearchOptions) -> Result<SearchResults> {
         let r = self.ranking(query, opts)?;
-        let terms: Vec<String> = r.qterms.iter().map(|q| q.term.clone()).collect();
+        let terms: Vec<String> = r.qterms.iter().map(|q| q.term.to_string()).collect();
         let ctx = HitContext {
             index: self,
             qterms: &r.qterms,
@@ -336,7 +336,7 @@ impl Index {
                     Lane::Lexical => {
                         let weighted: Vec<(&str, f32)> = qterms
                             .iter()
-                            .map(|q| (q.term.as_str(), q.count as f32))
+                            .map(|q| (q.term.as_ref(), q.count as f32))
                             .collect();
                         let filter = (!self.all_default || opts.has_filters()).then_some(&mask[..]);
                         let ranked = self.scorer.search(
@@ -517,7 +517,7 @@ impl Index {
 
 struct HitContext<'a> {
     index: &'a Index,
-    qterms: &'a [QueryTerm],
+    qterms: &'a [QueryTerm<'a>],
     reports: &'a [LaneReport],
     opts: &'a SearchOptions,
 }
@@ -553,7 +553,7 @@ impl HitContext<'_> {
             let weighted: Vec<(&str, f32)> = self
                 .qterms
                 .iter()
-                .map(|q| (q.term.as_str(), q.count as f32))
+                .map(|q| (q.term.as_ref(), q.count as f32))
                 .collect();
             // The lexical lane's own chunk of this page, so the terms add up to its score.
             let chunk = fusion::lane_rank(f, Lane::Lexical).map_or(f.chunk, |r| r.chunk);
@@ -641,11 +641,11 @@ impl HitContext<'_> {
 
 /// About [`SNIPPET_CHARS`] characters of `text` around the densest run of query terms, with
 /// their character offsets. `base` is the text's byte offset in its page.
-fn snippet(index: &Index, qterms: &[QueryTerm], text: &str, base: u32) -> Snippet {
-    let terms: HashSet<&str> = qterms.iter().map(|q| q.term.as_str()).collect();
+fn snippet(index: &Index, qterms: &[QueryTerm<'_>], text: &str, base: u32) -> Snippet {
+    let terms: HashSet<&str> = qterms.iter().map(|q| q.term.as_ref()).collect();
     let prefixes: Vec<&str> = qterms
         .iter()
-        .map(|q| q.word.as_str())
+        .map(|q| q.word.as_ref())
         .filter(|w| w.chars().count() >= token::MIN_PREFIX_CHARS)
         .collect();
     let words: Vec<(usize, &str)> = analyze::words(text).collect();

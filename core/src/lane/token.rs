@@ -21,7 +21,7 @@ pub const MIN_PREFIX_CHARS: usize = 2;
 /// term or of the unstemmed word it came from).
 pub(crate) fn search(
     index: &LexicalIndex,
-    query: &[QueryTerm],
+    query: &[QueryTerm<'_>],
     mask: Mask<'_>,
     groups: Option<(&[u32], usize)>,
     n: usize,
@@ -42,7 +42,7 @@ pub(crate) fn search(
         }
         let typing = i + 1 == query.len();
         let prefixes: &[&str] = if exact.is_none() || typing {
-            &[q.term.as_str(), q.word.as_str()]
+            &[q.term.as_ref(), q.word.as_ref()]
         } else {
             &[]
         };
@@ -113,11 +113,11 @@ mod tests {
 
     use crate::lane::lexical::test_index as idx;
 
-    fn q(v: &[&str]) -> Vec<QueryTerm> {
+    fn q<'a>(v: &[&'a str]) -> Vec<QueryTerm<'a>> {
         v.iter()
             .map(|x| QueryTerm {
-                term: x.to_string(),
-                word: x.to_string(),
+                term: (*x).into(),
+                word: (*x).into(),
                 count: 1,
             })
             .collect()
