@@ -342,7 +342,7 @@ mod tests {
         let q = a.query("The revenues revenue REVENUE churn");
         let terms: Vec<_> = q
             .iter()
-            .map(|t| (t.term.as_str(), t.word.as_str(), t.count))
+            .map(|t| (t.term.as_ref(), t.word.as_ref(), t.count))
             .collect();
         assert_eq!(terms, [("revenu", "revenues", 3), ("churn", "churn", 1)]);
     }

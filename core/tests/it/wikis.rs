@@ -956,8 +956,8 @@ fn assert_highlights_are_query_words(query: &str, results: &SearchResults) {
             let norm = analyzer.normalize(&word);
             let stem = analyzer.term(&word);
             let matches = qterms.iter().any(|q| {
-                stem.as_deref() == Some(q.term.as_str())
-                    || (q.word.chars().count() >= 2 && norm.starts_with(q.word.as_str()))
+                stem.as_deref() == Some(q.term.as_ref())
+                    || (q.word.chars().count() >= 2 && norm.starts_with(q.word.as_ref()))
             });
             assert!(
                 matches,
