@@ -59,6 +59,12 @@ struct ConfigArgs {
     /// Tokens of overlap between chunks (below chunk-tokens / 2).
     #[arg(long)]
     overlap_tokens: Option<u32>,
+    /// A lane's fusion weight, as LANE=WEIGHT (repeatable; 0..=100), e.g. `token=0.5`.
+    #[arg(long = "weight", value_name = "LANE=WEIGHT")]
+    weights: Vec<String>,
+    /// The RRF constant k (1..=1000).
+    #[arg(long)]
+    rrf_k: Option<f32>,
 }
 
 impl ConfigArgs {
@@ -78,6 +84,21 @@ impl ConfigArgs {
         }
         if let Some(n) = self.overlap_tokens {
             c.chunk.overlap_tokens = n;
+        }
+        if let Some(k) = self.rrf_k {
+            c.fusion.k = k;
+        }
+        for w in &self.weights {
+            let bad = || Error::InvalidArgument {
+                detail: format!("--weight `{w}`: expected LANE=WEIGHT, e.g. token=0.5"),
+            };
+            let (lane, weight) = w.split_once('=').ok_or_else(bad)?;
+            let weight: f32 = weight.trim().parse().map_err(|_| bad())?;
+            match Lane::parse(lane)? {
+                Lane::Lexical => c.fusion.lexical = weight,
+                Lane::Semantic => c.fusion.semantic = weight,
+                Lane::Token => c.fusion.token = weight,
+            }
         }
         c.validate()?;
         Ok(c)

@@ -248,6 +248,19 @@ fn bad_input_gives_coded_errors_not_panics() {
     let nowhere = dir.join("nowhere");
     let code = error_code(&["build", nowhere.to_str().unwrap(), "-o", junk_s, "--json"]);
     assert_eq!(code, "io");
+    let beir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/beir-mini");
+    let beir = beir.to_str().unwrap();
+    for bad in ["token", "token=x", "bm25=1", "token=-1"] {
+        assert_eq!(
+            error_code(&["eval", beir, "--weight", bad, "--json"]),
+            "invalid_argument",
+            "{bad}"
+        );
+    }
+    assert_eq!(
+        error_code(&["eval", beir, "--rrf-k", "0", "--json"]),
+        "invalid_argument"
+    );
     let r = wikidex(&["frobnicate"]);
     assert_eq!(r.status.code(), Some(2), "usage errors exit 2");
 }
@@ -273,6 +286,18 @@ fn eval_reports_metrics_per_lane_and_fused() {
         }
     }
     assert_eq!(v["runs"]["lexical"]["recall@100"], 1.0);
+    let r = wikidex(&[
+        "eval",
+        beir.to_str().unwrap(),
+        "--weight",
+        "token=0.25",
+        "--rrf-k",
+        "30",
+        "--json",
+    ]);
+    let v = json(&r);
+    assert_eq!(v["config"]["fusion"]["token"], 0.25);
+    assert_eq!(v["config"]["fusion"]["k"], 30.0);
     assert!(v["skipped"]["semantic"].is_string());
     let r = wikidex(&[
         "build",
