@@ -237,9 +237,11 @@ fn bad_input_gives_coded_errors_not_panics() {
     );
     let blob = built_example();
     let b = blob.to_str().unwrap();
+    let r = wikidex(&["search", b, "x", "--limit", "0", "--json"]);
     assert_eq!(
-        error_code(&["search", b, "x", "--limit", "0", "--json"]),
-        "invalid_argument"
+        r.status.code(),
+        Some(2),
+        "an out-of-range --limit is a usage error"
     );
     assert_eq!(
         error_code(&["search", b, "x", "--lanes", "bm25", "--json"]),

@@ -280,7 +280,9 @@ pub struct QueryTerm<'q> {
 /// Normalized word → index term, as recorded while indexing.
 pub type Surface = std::collections::HashMap<String, String, crate::lane::lexical::BuildFnv>;
 
-/// Raw words of `text` with their byte offsets: maximal runs of alphanumeric characters.
+/// Raw words of `text` with their byte offsets: maximal runs of alphanumeric characters and
+/// combining marks (so `cafe\u{301}`, an accent stored apart as macOS file names and many
+/// pastes have it, stays one word and normalizes to `café`).
 pub fn words(text: &str) -> impl Iterator<Item = (usize, &str)> {
     let mut start: Option<usize> = None;
     let mut chars = text
@@ -288,7 +290,9 @@ pub fn words(text: &str) -> impl Iterator<Item = (usize, &str)> {
         .chain(std::iter::once((text.len(), ' ')));
     std::iter::from_fn(move || {
         for (i, c) in chars.by_ref() {
-            if c.is_alphanumeric() {
+            let word_char = c.is_alphanumeric()
+                || (!c.is_ascii() && unicode_normalization::char::is_combining_mark(c));
+            if word_char {
                 if start.is_none() {
                     start = Some(i);
                 }
@@ -322,6 +326,16 @@ mod tests {
                 (33, "42x")
             ]
         );
+    }
+
+    #[test]
+    fn decomposed_and_precomposed_accents_give_the_same_term() {
+        let a = Analyzer::new(Language::English);
+        assert_eq!(
+            a.terms("Le cafe\u{301} est bon"),
+            a.terms("Le café est bon")
+        );
+        assert_eq!(words("cafe\u{301}!").count(), 1);
     }
 
     #[test]

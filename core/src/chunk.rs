@@ -108,10 +108,13 @@ pub fn split(text: &str, cfg: &ChunkConfig) -> Vec<Span> {
     let mut chunks = Vec::new();
     let mut current: Option<Span> = None;
     let mut current_tokens = 0;
+    // The last piece packed into `current`, its tokens, and where `current` ended before it.
+    let mut last: Option<(Span, usize, usize)> = None;
     for piece in pieces {
         let piece_tokens = token_count(&text[piece.start..piece.end]);
         if let Some(cur) = current {
             if current_tokens + piece_tokens <= max {
+                last = Some((piece, piece_tokens, cur.end));
                 current = Some(Span {
                     start: cur.start,
                     end: piece.end,
@@ -119,9 +122,33 @@ pub fn split(text: &str, cfg: &ChunkConfig) -> Vec<Span> {
                 current_tokens += piece_tokens;
                 continue;
             }
+            // A heading never ends a chunk: it moves to the next one, with its text.
+            if let Some((heading, heading_tokens, before)) =
+                last.filter(|(p, _, _)| p.start > cur.start && is_heading_piece(text, *p))
+            {
+                chunks.push(Span {
+                    start: cur.start,
+                    end: before,
+                });
+                if heading_tokens + piece_tokens <= max {
+                    last = Some((piece, piece_tokens, heading.end));
+                    current = Some(Span {
+                        start: heading.start,
+                        end: piece.end,
+                    });
+                    current_tokens = heading_tokens + piece_tokens;
+                    continue;
+                }
+                chunks.push(heading);
+                last = None;
+                current = Some(piece);
+                current_tokens = piece_tokens;
+                continue;
+            }
             chunks.push(cur);
             let (tail_start, tail_tokens) = overlap_tail(text, cur, overlap);
             if tail_tokens > 0 && tail_tokens + piece_tokens <= max {
+                last = Some((piece, piece_tokens, cur.end));
                 current = Some(Span {
                     start: tail_start,
                     end: piece.end,
@@ -130,11 +157,21 @@ pub fn split(text: &str, cfg: &ChunkConfig) -> Vec<Span> {
                 continue;
             }
         }
+        last = None;
         current = Some(piece);
         current_tokens = piece_tokens;
     }
     chunks.extend(current);
     chunks
+}
+
+/// Whether every line of the piece is a Markdown heading.
+fn is_heading_piece(text: &str, piece: Span) -> bool {
+    let t = &text[piece.start..piece.end];
+    !t.trim().is_empty()
+        && t.lines()
+            .filter(|l| !l.trim().is_empty())
+            .all(is_heading_line)
 }
 
 /// Blocks separated by blank lines, fences kept whole, heading-only blocks glued to the next.
@@ -359,6 +396,28 @@ mod tests {
         assert_eq!(c.len(), 2);
         assert!(c[1].starts_with("## Section"), "{c:?}");
         assert!(!c[0].contains("Section"));
+    }
+
+    #[test]
+    fn heading_before_an_oversized_block_starts_the_next_chunk() {
+        let intro = "w ".repeat(16);
+        let body = "This sentence has exactly seven words here. ".repeat(8);
+        let t = format!("{}\n\n## Section Title\n\n{}\n", intro.trim(), body.trim());
+        let cfg = ChunkConfig {
+            max_tokens: 20,
+            overlap_tokens: 0,
+        };
+        let c = texts(&t, &cfg);
+        assert!(
+            c.iter()
+                .all(|c| !c.trim_end().ends_with("## Section Title")),
+            "{c:?}"
+        );
+        assert!(
+            c.iter()
+                .any(|c| c.starts_with("## Section Title\n\nThis sentence")),
+            "{c:?}"
+        );
     }
 
     #[test]

@@ -3,7 +3,10 @@
 //! MAP, recall@100; a document is relevant when its judgment is at least 1).
 //!
 //! Only queries with at least one relevant document in the qrels (and a text in
-//! `queries.jsonl`) are evaluated, as `trec_eval` does.
+//! `queries.jsonl`) are evaluated. A query that returns nothing scores 0 and counts in the
+//! average (`trec_eval -c`; plain `trec_eval` would skip it, and BEIR's evaluation does too).
+//! The ranked list is used in rank order: where fused scores tie, wikidex's tie rules (lanes
+//! matched, then id) decide, where `trec_eval` would re-sort by document id.
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;

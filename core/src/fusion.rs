@@ -2,7 +2,7 @@
 //!
 //! Each lane that ran adds `weight / (k + rank)` (ranks start at 1) to every chunk it ranked.
 //! Results are ordered by fused score, then by how many lanes matched, then by chunk id, so
-//! equal inputs always give the same order. A lane that was skipped or failed is simply absent
+//! equal inputs always give the same order. A single lane keeps its own order. A lane that was skipped or failed is simply absent
 //! from the input: it is dropped, not counted as zero.
 
 use std::cmp::Ordering;
@@ -135,10 +135,8 @@ pub fn lane_rank_mut(f: &mut Fused, lane: Lane) -> Option<&mut LaneRank> {
 /// Fuses lane rankings with weighted RRF. `id_order` compares two chunks by id, for the last
 /// tie rule.
 pub fn rrf(k: f32, lanes: &[LaneRanking], id_order: impl Fn(u32, u32) -> Ordering) -> Vec<Fused> {
-    if let [lane] = lanes.iter().as_slice() {
-        if lane.weight > 0.0 {
-            return single_lane(k, lane);
-        }
+    if let [lane] = lanes {
+        return single_lane(k, lane);
     }
     let mut by_chunk: std::collections::HashMap<u32, usize> = std::collections::HashMap::new();
     let mut out: Vec<Fused> = Vec::new();
@@ -176,8 +174,9 @@ pub fn rrf(k: f32, lanes: &[LaneRanking], id_order: impl Fn(u32, u32) -> Orderin
     out
 }
 
-/// RRF of a single lane with a positive weight: monotone in its rank, so the lane's order
-/// (which already breaks its score ties deterministically) is the fused order.
+/// RRF of a single lane: there is nothing to combine, so the lane's own order (which already
+/// breaks its score ties deterministically) is the fused order, whatever its weight (with
+/// weight 0 every fused score is 0 and the tie rules would otherwise sort by id).
 fn single_lane(k: f32, lane: &LaneRanking) -> Vec<Fused> {
     let slot = lane_slot(lane.lane);
     lane.ranked

@@ -213,6 +213,17 @@ impl IndexBuilder {
         Ok(())
     }
 
+    #[cfg(test)]
+    fn add_beir_corpus_lines(&mut self, id: &str, text: &str) {
+        let page = page_from_record(
+            "corpus.jsonl:1".into(),
+            id.into(),
+            String::new(),
+            text.into(),
+        );
+        self.add_page(page).unwrap();
+    }
+
     fn skip(&mut self, err: Error) -> Result<()> {
         let path = match &err {
             Error::InvalidPage { path, .. } => path.clone(),
@@ -582,7 +593,10 @@ impl Index {
     }
 
     fn page_index(&self, key: &str, scope: Option<&Scope>) -> Option<u32> {
-        let key = if self.page_ids.contains_key(key) {
+        // A page id (or an un-normalized key, as BEIR ids are) found as given wins over the
+        // normalized form.
+        let exact = self.page_ids.get(key).copied();
+        let key = if exact.is_some() {
             key.to_string()
         } else {
             page::normalize_key(key)
@@ -592,8 +606,14 @@ impl Index {
                 return Some(i);
             }
         }
-        if let Some(&i) = self.page_ids.get(&key) {
-            return Some(i);
+        if let Some(i) = exact.or_else(|| self.page_ids.get(&key).copied()) {
+            let found = &self.data.pages[i as usize].scope;
+            let visible = match scope {
+                None => true,
+                Some(Scope::Global) => *found == Scope::Global,
+                Some(s) => found == s || *found == Scope::Global,
+            };
+            return visible.then_some(i);
         }
         if scope.is_none() {
             return self
@@ -715,13 +735,19 @@ impl Index {
     /// [`Error::UnknownPage`] if there is no such page; the index is then unchanged.
     pub fn delete_page(&mut self, key: &str, scope: Option<&Scope>) -> Result<Page> {
         let scope = scope.cloned().unwrap_or(Scope::Global);
-        let key = page::normalize_key(key);
-        let i = self
-            .data
-            .pages
+        let normalized = page::normalize_key(key);
+        let pages = &self.data.pages;
+        let i = pages
             .iter()
             .position(|p| p.scope == scope && p.key == key)
-            .ok_or_else(|| Error::UnknownPage { key: key.clone() })?;
+            .or_else(|| {
+                pages
+                    .iter()
+                    .position(|p| p.scope == scope && p.key == normalized)
+            })
+            .ok_or_else(|| Error::UnknownPage {
+                key: key.to_string(),
+            })?;
         let mut pages = std::mem::take(&mut self.data.pages);
         let removed = pages.remove(i);
         self.rebuild(pages)?;
@@ -803,6 +829,62 @@ mod tests {
         assert_eq!(
             index.page("revenue", Some(&Scope::Global)).unwrap().body(),
             "one"
+        );
+    }
+
+    #[test]
+    fn page_ids_respect_the_scope_asked_for() {
+        let (index, _) = build(&[("global/a.md", "g"), ("user/bob/a.md", "b")]);
+        let bob = Scope::User("bob".into());
+        assert_eq!(index.page("user/bob/a", Some(&bob)).unwrap().body(), "b");
+        assert_eq!(
+            index
+                .page("user/bob/a", Some(&Scope::Global))
+                .unwrap_err()
+                .code(),
+            "unknown_page"
+        );
+        assert_eq!(
+            index
+                .page("user/bob/a", Some(&Scope::User("eve".into())))
+                .unwrap_err()
+                .code(),
+            "unknown_page"
+        );
+        assert_eq!(
+            index
+                .page("a", Some(&Scope::User("eve".into())))
+                .unwrap()
+                .body(),
+            "g"
+        );
+    }
+
+    #[test]
+    fn pages_with_unnormalized_keys_can_be_deleted() {
+        let mut b = IndexBuilder::new(Config::default()).unwrap();
+        b.add_beir_corpus_lines("MED-10", "text");
+        let (mut index, _) = b.build().unwrap();
+        assert_eq!(index.delete_page("MED-10", None).unwrap().key, "MED-10");
+    }
+
+    #[test]
+    fn an_archived_user_page_no_longer_shadows_the_global_one() {
+        let (index, _) = build(&[
+            ("global/rev.md", "revenue global"),
+            (
+                "user/bob/rev.md",
+                "---\narchived_since: 2024-01-01\n---\nrevenue bob",
+            ),
+        ]);
+        let opts = crate::SearchOptions {
+            scope: Some(Scope::User("bob".into())),
+            ..Default::default()
+        };
+        let hits = index.search("revenue", &opts).unwrap().hits;
+        assert_eq!(
+            hits.iter().map(|h| h.page_id.as_str()).collect::<Vec<_>>(),
+            ["rev"]
         );
     }
 

@@ -71,8 +71,14 @@ impl Serialize for Scope {
 
 impl<'de> Deserialize<'de> for Scope {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        // The exact inverse of `Display` (no trimming, unlike `Scope::parse`), so a scope
+        // round-trips through the blob unchanged.
         let s = String::deserialize(d)?;
-        Scope::parse(&s).map_err(serde::de::Error::custom)
+        match s.strip_prefix("user/") {
+            Some(name) if !name.is_empty() => Ok(Scope::User(name.to_string())),
+            _ if s == "global" => Ok(Scope::Global),
+            _ => Scope::parse(&s).map_err(serde::de::Error::custom),
+        }
     }
 }
 
@@ -265,13 +271,15 @@ pub struct ParsedPage {
     pub warnings: Vec<String>,
 }
 
-/// Normalizes a page key or link target: trims, lowercases, and replaces whitespace runs with
-/// `-`. `Project Alpha` and `project alpha` both become `project-alpha`; `mart_account_segments`
+/// Normalizes a page key or link target: trims, composes (Unicode NFC, so a decomposed `é`
+/// in a file name matches a composed one in a link), lowercases, and replaces whitespace runs
+/// with `-`. `Project Alpha` and `project alpha` both become `project-alpha`; `mart_account_segments`
 /// is unchanged.
 pub fn normalize_key(s: &str) -> String {
+    use unicode_normalization::UnicodeNormalization;
     let mut out = String::with_capacity(s.len());
     let mut pending_space = false;
-    for c in s.trim().chars() {
+    for c in s.trim().nfc() {
         if c.is_whitespace() {
             pending_space = true;
             continue;
@@ -415,7 +423,8 @@ fn split_frontmatter(text: &str) -> FrontmatterSplit<'_> {
     let rest = &text[start..];
     let first_line_end = rest.find('\n').map_or(rest.len(), |i| i + 1);
     if rest[..first_line_end].trim_end() != "---" {
-        return Ok((None, 0));
+        // No frontmatter: the body starts after a byte-order mark, if any.
+        return Ok((None, start));
     }
     let yaml_start = start + first_line_end;
     let mut pos = yaml_start;
@@ -930,6 +939,30 @@ mod tests {
         assert_eq!(parsed.warnings.len(), 2);
         assert_eq!(parsed.page.extra.0["relations"], serde_json::json!(5));
         assert_eq!(parsed.page.usage_mode, UsageMode::Auto);
+    }
+
+    #[test]
+    fn bom_without_frontmatter_is_not_part_of_the_body() {
+        let p = page("x.md", "\u{feff}# Real Title\n\nBody.\n");
+        assert_eq!(p.title, "Real Title");
+        assert!(p.body().starts_with("# Real"));
+    }
+
+    #[test]
+    fn decomposed_file_names_match_composed_links() {
+        assert_eq!(key_from_path("Cafe\u{301}.md"), normalize_key("Café"));
+    }
+
+    #[test]
+    fn scopes_round_trip_through_serde_exactly() {
+        for scope in [
+            Scope::Global,
+            Scope::User("bob ".into()),
+            Scope::User("a/b".into()),
+        ] {
+            let json = serde_json::to_string(&scope).unwrap();
+            assert_eq!(serde_json::from_str::<Scope>(&json).unwrap(), scope);
+        }
     }
 
     #[test]

@@ -398,12 +398,10 @@ impl Index {
     /// chunks of it. The chunk shown for a page is the one from the lane that contributed most
     /// to its fused score.
     fn fuse_pages(&self, rankings: &[LaneRanking]) -> Vec<Fused> {
-        if let [lane] = rankings {
-            if lane.weight > 0.0 {
-                // One lane already lists each page once, best chunk first: its order is the
-                // fused order.
-                return fusion::rrf(self.data.config.fusion.k, rankings, |a, b| a.cmp(&b));
-            }
+        if let [_] = rankings {
+            // One lane already lists each page once, best chunk first: its order is the fused
+            // order.
+            return fusion::rrf(self.data.config.fusion.k, rankings, |a, b| a.cmp(&b));
         }
         let by_page: Vec<LaneRanking> = rankings
             .iter()
@@ -466,10 +464,12 @@ impl Index {
         let lower = |v: &[String]| v.iter().map(|s| s.to_lowercase()).collect::<HashSet<_>>();
         let tags = lower(&opts.tags);
         let types = lower(&opts.types);
+        // A user's archived or `never` page no longer stands in for the global one.
         let shadowed: HashSet<&str> = match &opts.scope {
             Some(Scope::User(name)) => pages
                 .iter()
                 .filter(|p| matches!(&p.scope, Scope::User(n) if n == name))
+                .filter(|p| !p.is_archived() && p.usage_mode != UsageMode::Never)
                 .map(|p| p.key.as_str())
                 .collect(),
             _ => HashSet::new(),
@@ -643,9 +643,8 @@ impl HitContext<'_> {
 /// their character offsets. `base` is the text's byte offset in its page.
 fn snippet(index: &Index, qterms: &[QueryTerm<'_>], text: &str, base: u32) -> Snippet {
     let terms: HashSet<&str> = qterms.iter().map(|q| q.term.as_ref()).collect();
-    let prefixes: Vec<&str> = qterms
-        .iter()
-        .map(|q| q.word.as_ref())
+    let prefixes: Vec<&str> = token::prefix_terms(&index.data.lexical, qterms)
+        .flat_map(|q| [q.term.as_ref(), q.word.as_ref()])
         .filter(|w| w.chars().count() >= token::MIN_PREFIX_CHARS)
         .collect();
     let words: Vec<(usize, &str)> = analyze::words(text).collect();

@@ -40,8 +40,7 @@ pub(crate) fn search(
         if let Some(t) = exact {
             give(index.postings(t).0, 1.0, mask, &mut credit, &mut credited);
         }
-        let typing = i + 1 == query.len();
-        let prefixes: &[&str] = if exact.is_none() || typing {
+        let prefixes: &[&str] = if matches_as_prefix(exact, i, query.len()) {
             &[q.term.as_ref(), q.word.as_ref()]
         } else {
             &[]
@@ -90,6 +89,24 @@ pub(crate) fn search(
         .into_iter()
         .map(|k| (!(k as u32), f32::from_bits((k >> 64) as u32)))
         .collect()
+}
+
+/// Whether query term `i` of `n` (found at `exact` in the dictionary, or not) also matches as
+/// a prefix: the last word (the one being typed) and words the index does not contain.
+fn matches_as_prefix(exact: Option<usize>, i: usize, n: usize) -> bool {
+    exact.is_none() || i + 1 == n
+}
+
+/// The query terms this lane also matches as prefixes (snippets highlight the same).
+pub(crate) fn prefix_terms<'a, 'q>(
+    index: &'a LexicalIndex,
+    query: &'a [QueryTerm<'q>],
+) -> impl Iterator<Item = &'a QueryTerm<'q>> + 'a {
+    query
+        .iter()
+        .enumerate()
+        .filter(move |(i, q)| matches_as_prefix(index.lookup(&q.term), *i, query.len()))
+        .map(|(_, q)| q)
 }
 
 fn give(chunks: &[u32], value: f32, mask: Mask<'_>, credit: &mut [f32], credited: &mut Vec<u32>) {

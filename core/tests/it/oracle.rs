@@ -264,6 +264,7 @@ fn naive_rrf(k: f32, lanes: &[LaneRanking]) -> Vec<FusedRow> {
         .iter()
         .flat_map(|l| l.ranked.iter().map(|r| r.0))
         .collect();
+    let single = lanes.len() == 1;
     let mut out: Vec<FusedRow> = chunks
         .into_iter()
         .map(|c| {
@@ -281,6 +282,12 @@ fn naive_rrf(k: f32, lanes: &[LaneRanking]) -> Vec<FusedRow> {
         })
         .collect();
     let matched = |r: &[Option<(u32, f32)>]| r.iter().filter(|x| x.is_some()).count();
+    if single {
+        // One lane: nothing to combine, its own order stands (whatever its weight).
+        let rank = |r: &FusedRow| r.2.iter().flatten().map(|x| x.0).min().unwrap_or(u32::MAX);
+        out.sort_by_key(rank);
+        return out;
+    }
     out.sort_by(|a, b| {
         b.1.total_cmp(&a.1)
             .then_with(|| matched(&b.2).cmp(&matched(&a.2)))
@@ -440,8 +447,14 @@ fn rrf_of_no_lanes_is_empty() {
 }
 
 #[test]
-fn rrf_of_one_zero_weight_lane_orders_by_id() {
+fn rrf_of_one_zero_weight_lane_keeps_the_lane_order() {
     check_rrf(60.0, &[lane(Lane::Token, 0.0, &[5, 2, 9])]).unwrap();
+    let f = rrf(
+        60.0,
+        &[lane(Lane::Token, 0.0, &[5, 2, 9])],
+        |a: u32, b: u32| a.cmp(&b),
+    );
+    assert_eq!(f.iter().map(|f| f.chunk).collect::<Vec<_>>(), [5, 2, 9]);
 }
 
 #[test]
