@@ -4,8 +4,9 @@
 //! A chunk scores the fraction of query terms it contains: 1 for a term it contains exactly,
 //! 0.5 for a term it only contains as the prefix of a longer term (`rev` → `revenu`). Prefixes
 //! are tried for the last query word (the one being typed) and for words the index does not
-//! contain; a complete, known word is matched exactly. Ties go to the shorter chunk (the match
-//! is a larger part of it), then to the lower chunk index.
+//! contain; a complete, known word is matched exactly. Ties go to the chunk where the matched
+//! terms occur more often (typing `reven` should find the page about revenue before a page
+//! that mentions it once), then to the shorter chunk, then to the lower chunk index.
 
 use super::lexical::LexicalIndex;
 use super::{top_keys, Mask};
@@ -35,10 +36,19 @@ pub(crate) fn search(
     // Per query unit: the best credit each chunk got (exact 1.0 beats prefix 0.5).
     let mut credit = vec![0f32; index.chunk_count()];
     let mut credited: Vec<u32> = Vec::new();
+    // Occurrences of matched terms per chunk, for ties.
+    let mut occurrences = vec![0u32; index.chunk_count()];
     for (i, q) in query.iter().enumerate() {
         let exact = index.lookup(&q.term);
         if let Some(t) = exact {
-            give(index.postings(t).0, 1.0, mask, &mut credit, &mut credited);
+            give(
+                index.postings(t),
+                1.0,
+                mask,
+                &mut credit,
+                &mut credited,
+                &mut occurrences,
+            );
         }
         let prefixes: &[&str] = if matches_as_prefix(exact, i, query.len()) {
             &[q.term.as_ref(), q.word.as_ref()]
@@ -51,7 +61,14 @@ pub(crate) fn search(
             }
             for t in index.prefixed(prefix, MAX_PREFIX_EXPANSIONS) {
                 if Some(t) != exact {
-                    give(index.postings(t).0, 0.5, mask, &mut credit, &mut credited);
+                    give(
+                        index.postings(t),
+                        0.5,
+                        mask,
+                        &mut credit,
+                        &mut credited,
+                        &mut occurrences,
+                    );
                 }
             }
         }
@@ -65,10 +82,14 @@ pub(crate) fn search(
         }
     }
     // One integer key per chunk orders it the way the lane ranks: score (a positive float, so
-    // its bits order like its value) descending, then shorter chunk, then lower index.
+    // its bits order like its value) descending, then more occurrences, then shorter chunk,
+    // then lower index.
     let key = |c: u32| {
         let score = acc[c as usize] / units as f32;
-        (u128::from(score.to_bits()) << 64) | (u128::from(!index.length(c)) << 32) | u128::from(!c)
+        (u128::from(score.to_bits()) << 96)
+            | (u128::from(occurrences[c as usize]) << 64)
+            | (u128::from(!index.length(c)) << 32)
+            | u128::from(!c)
     };
     let keys: Vec<u128> = match groups {
         None => touched.iter().map(|&c| key(c)).collect(),
@@ -87,7 +108,7 @@ pub(crate) fn search(
     };
     top_keys(keys, n)
         .into_iter()
-        .map(|k| (!(k as u32), f32::from_bits((k >> 64) as u32)))
+        .map(|k| (!(k as u32), f32::from_bits((k >> 96) as u32)))
         .collect()
 }
 
@@ -109,8 +130,15 @@ pub(crate) fn prefix_terms<'a, 'q>(
         .map(|(_, q)| q)
 }
 
-fn give(chunks: &[u32], value: f32, mask: Mask<'_>, credit: &mut [f32], credited: &mut Vec<u32>) {
-    for &c in chunks {
+fn give(
+    (chunks, tfs): (&[u32], &[u32]),
+    value: f32,
+    mask: Mask<'_>,
+    credit: &mut [f32],
+    credited: &mut Vec<u32>,
+    occurrences: &mut [u32],
+) {
+    for (&c, &tf) in chunks.iter().zip(tfs) {
         let ci = c as usize;
         if !mask[ci] {
             continue;
@@ -121,6 +149,7 @@ fn give(chunks: &[u32], value: f32, mask: Mask<'_>, credit: &mut [f32], credited
         if value > credit[ci] {
             credit[ci] = value;
         }
+        occurrences[ci] = occurrences[ci].saturating_add(tf);
     }
 }
 
@@ -138,6 +167,13 @@ mod tests {
                 count: 1,
             })
             .collect()
+    }
+
+    #[test]
+    fn ties_go_to_more_occurrences_then_shorter_chunks() {
+        let i = idx(&["revenu x", "x revenu revenu y z", "revenu"]);
+        let hits = search(&i, &q(&["rev"]), &[true; 3], None, 10);
+        assert_eq!(hits.iter().map(|h| h.0).collect::<Vec<_>>(), [1, 2, 0]);
     }
 
     #[test]
