@@ -42,16 +42,22 @@ fn temp(name: &str) -> PathBuf {
     dir
 }
 
-fn built_example() -> PathBuf {
-    let out = temp("example").join("wiki.wdx");
-    let wiki = repo().join("examples/wiki");
-    let r = wikidex(&[
+/// `wikidex build <wiki> -o <out> --json [extra...]`.
+fn build(wiki: &Path, out: &Path, extra: &[&str]) -> Output {
+    let mut args = vec![
         "build",
         wiki.to_str().unwrap(),
         "-o",
         out.to_str().unwrap(),
         "--json",
-    ]);
+    ];
+    args.extend_from_slice(extra);
+    wikidex(&args)
+}
+
+fn built_example() -> PathBuf {
+    let out = temp("example").join("wiki.wdx");
+    let r = build(&repo().join("examples/wiki"), &out, &[]);
     assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
     out
 }
@@ -59,14 +65,7 @@ fn built_example() -> PathBuf {
 #[test]
 fn build_reports_pages_chunks_skipped_and_seconds() {
     let out = temp("build").join("w.wdx");
-    let wiki = repo().join("examples/wiki");
-    let r = wikidex(&[
-        "build",
-        wiki.to_str().unwrap(),
-        "-o",
-        out.to_str().unwrap(),
-        "--json",
-    ]);
+    let r = build(&repo().join("examples/wiki"), &out, &[]);
     assert!(r.status.success());
     let v = json(&r);
     assert_eq!(v["pages"], 37);
@@ -80,13 +79,7 @@ fn build_reports_pages_chunks_skipped_and_seconds() {
 fn build_skips_broken_yaml_and_strict_fails() {
     let wiki = repo().join("core/tests/fixtures/wikis/ktx/wiki");
     let out = temp("ktx").join("k.wdx");
-    let r = wikidex(&[
-        "build",
-        wiki.to_str().unwrap(),
-        "-o",
-        out.to_str().unwrap(),
-        "--json",
-    ]);
+    let r = build(&wiki, &out, &[]);
     assert!(r.status.success());
     let v = json(&r);
     let skipped = v["skipped"].as_array().unwrap();
@@ -94,14 +87,7 @@ fn build_skips_broken_yaml_and_strict_fails() {
     assert_eq!(skipped[0]["path"], "global/broken_yaml.md");
     assert_eq!(skipped[0]["code"], "invalid_page");
     assert!(skipped[0]["line"].as_u64().is_some());
-    let r = wikidex(&[
-        "build",
-        wiki.to_str().unwrap(),
-        "-o",
-        out.to_str().unwrap(),
-        "--strict",
-        "--json",
-    ]);
+    let r = build(&wiki, &out, &["--strict"]);
     assert_eq!(r.status.code(), Some(1));
     assert_eq!(json(&r)["error"]["code"], "invalid_page");
 }
