@@ -367,7 +367,7 @@ fn print_results(r: &SearchResults, explain: bool) {
     );
     for l in &r.lanes {
         if let Some(reason) = l.status.reason().filter(|_| l.status.name() != "ok") {
-            if reason != "not requested" {
+            if reason != wikidex::lane::NOT_REQUESTED {
                 println!(
                     "  note: {} lane {}: {reason}",
                     l.lane.name(),
@@ -546,7 +546,7 @@ fn evaluate(a: EvalArgs) -> Result<ExitCode, Error> {
         Some(l) => Lane::parse_list(l)?,
         None => Lane::ALL.to_vec(),
     };
-    let mut runs: Vec<(String, Vec<Lane>)> = lanes
+    let runs: Vec<(String, Vec<Lane>)> = lanes
         .iter()
         .map(|&l| (l.name().to_string(), vec![l]))
         .collect();
@@ -566,7 +566,6 @@ fn evaluate(a: EvalArgs) -> Result<ExitCode, Error> {
         }
     }
     if available.len() > 1 {
-        runs.push(("fused".into(), available.clone()));
         let (metrics, seconds, _) = run_queries(&index, &collection, &available, a.repeat)?;
         results.insert("fused".into(), run_json(metrics, seconds));
     }

@@ -179,16 +179,22 @@ impl Analyzer {
         }
     }
 
+    /// The term of a normalized word: its stem, or the word itself for a language without a
+    /// stemmer.
+    fn stem(&self, norm: &str) -> String {
+        match &self.stemmer {
+            Some(s) => s.stem(norm).into_owned(),
+            None => norm.to_string(),
+        }
+    }
+
     /// The index term for one raw word, or `None` for a stopword.
     pub fn term(&self, word: &str) -> Option<String> {
         let norm = self.normalize(word);
         if self.is_stopword(&norm) {
             return None;
         }
-        Some(match &self.stemmer {
-            Some(s) => s.stem(&norm).into_owned(),
-            None => norm.into_owned(),
-        })
+        Some(self.stem(&norm))
     }
 
     /// Appends the index terms of `text` to `out`, in order, duplicates kept.
@@ -209,10 +215,7 @@ impl Analyzer {
             if self.is_stopword(&norm) {
                 continue;
             }
-            let term = match &self.stemmer {
-                Some(s) => s.stem(&norm).into_owned(),
-                None => norm.to_string(),
-            };
+            let term = self.stem(&norm);
             surface.insert(norm.into_owned(), term.clone());
             out.push(term);
         }
@@ -250,10 +253,9 @@ impl Analyzer {
             if self.is_stopword(&word) {
                 continue;
             }
-            let term: Cow<'q, str> = match (known(&word), &self.stemmer) {
-                (Some(t), _) => Cow::Borrowed(t),
-                (None, Some(s)) => Cow::Owned(s.stem(&word).into_owned()),
-                (None, None) => Cow::Owned(word.to_string()),
+            let term: Cow<'q, str> = match known(&word) {
+                Some(t) => Cow::Borrowed(t),
+                None => Cow::Owned(self.stem(&word)),
             };
             match out.iter_mut().find(|q| q.term == term) {
                 Some(q) => q.count += 1,

@@ -18,7 +18,6 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::chunk::ChunkConfig;
 use crate::error::{Error, Result};
 use crate::index::Config;
 use crate::lane::lexical::LexicalIndex;
@@ -170,24 +169,6 @@ fn validate(data: &IndexData) -> Result<()> {
         v.validate(data.chunks.len())?;
     }
     Ok(())
-}
-
-impl Config {
-    /// Checks every value's documented range.
-    ///
-    /// # Errors
-    /// [`Error::InvalidArgument`] naming the first value out of range.
-    pub fn validate(&self) -> Result<()> {
-        ChunkConfig::validate(&self.chunk)?;
-        self.bm25.validate()?;
-        self.fusion.validate()?;
-        if self.max_query_chars == 0 {
-            return Err(Error::invalid_argument(
-                "max_query_chars must be at least 1",
-            ));
-        }
-        Ok(())
-    }
 }
 
 #[cfg(test)]

@@ -42,6 +42,24 @@ impl Default for Config {
     }
 }
 
+impl Config {
+    /// Checks every value's documented range.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] naming the first value out of range.
+    pub fn validate(&self) -> Result<()> {
+        ChunkConfig::validate(&self.chunk)?;
+        self.bm25.validate()?;
+        self.fusion.validate()?;
+        if self.max_query_chars == 0 {
+            return Err(Error::invalid_argument(
+                "max_query_chars must be at least 1",
+            ));
+        }
+        Ok(())
+    }
+}
+
 /// A file or record the build could not use, and why.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Skipped {
@@ -651,13 +669,12 @@ impl Index {
     pub(crate) fn chunk_at(&self, c: u32) -> Chunk {
         let rec = &self.data.chunks[c as usize];
         let page = &self.data.pages[rec.page as usize];
-        let ordinal = c - self.first_chunk[rec.page as usize];
         Chunk {
-            id: chunk::chunk_id(&page.id(), ordinal as usize),
+            id: self.chunk_id(c),
+            ordinal: c - self.first_chunk[rec.page as usize],
             key: page.key.clone(),
             scope: page.scope.clone(),
             path: page.path.clone(),
-            ordinal,
             start: rec.start,
             end: rec.end,
             hash: rec.hash.clone(),

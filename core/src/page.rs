@@ -247,19 +247,6 @@ impl Page {
     pub fn is_archived(&self) -> bool {
         self.archived_since.is_some()
     }
-
-    /// Every page this one points at: `refs`, then inline links, then relation targets;
-    /// deduplicated, in that order.
-    pub fn outgoing(&self) -> Vec<&str> {
-        let mut seen = std::collections::BTreeSet::new();
-        self.refs
-            .iter()
-            .chain(&self.links)
-            .chain(self.relations.iter().map(|r| &r.target))
-            .map(String::as_str)
-            .filter(|k| seen.insert(*k))
-            .collect()
-    }
 }
 
 /// A parsed page and the non-fatal problems found in it.

@@ -11,7 +11,7 @@ use crate::error::{Error, Result};
 use crate::fusion::{self, Fused, LaneRanking};
 use crate::index::Index;
 use crate::lane::lexical::TermScore;
-use crate::lane::{semantic, token, Lane, LaneStatus, StatusKind};
+use crate::lane::{semantic, token, Lane, LaneStatus, StatusKind, NOT_REQUESTED};
 use crate::page::{Page, Scope, UsageMode};
 
 /// Default number of hits.
@@ -20,8 +20,6 @@ pub const DEFAULT_LIMIT: usize = 20;
 pub const MAX_LIMIT: usize = 100;
 /// Largest number of candidates a lane contributes to fusion.
 pub const MAX_CANDIDATES: usize = 100;
-/// Why a lane that was not asked for did not run.
-pub(crate) const NOT_REQUESTED: &str = "not requested";
 /// Target snippet length in characters.
 pub const SNIPPET_CHARS: usize = 150;
 

@@ -311,7 +311,7 @@ impl LexicalIndex {
             let idf = self.idf(chunks.len());
             impacts.extend(chunks.iter().zip(tfs).map(|(&c, &tf)| {
                 let tf = tf as f32;
-                idf * tf * (params.k1 + 1.0) / (tf + norms[c as usize])
+                impact(params, idf, tf, norms[c as usize])
             }));
         }
         Bm25Scorer {
@@ -326,6 +326,12 @@ impl LexicalIndex {
         let df = df as f64;
         (1.0 + (n - df + 0.5) / (df + 0.5)).ln() as f32
     }
+}
+
+/// One term's BM25 score in one chunk: `idf · tf · (k1 + 1) / (tf + norm)`, where `norm` is
+/// the chunk's `k1 · (1 - b + b · |d| / avgdl)`.
+fn impact(params: Bm25Params, idf: f32, tf: f32, norm: f32) -> f32 {
+    idf * tf * (params.k1 + 1.0) / (tf + norm)
 }
 
 /// BM25 with the length normalization of one index precomputed.
@@ -432,7 +438,7 @@ impl Bm25Scorer {
                 let score = if tf == 0 {
                     0.0
                 } else {
-                    weight * idf * tff * (self.params.k1 + 1.0) / (tff + self.norms[c as usize])
+                    weight * impact(self.params, idf, tff, self.norms[c as usize])
                 };
                 TermScore {
                     term: term.to_string(),

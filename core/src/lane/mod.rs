@@ -70,6 +70,9 @@ impl Lane {
     }
 }
 
+/// The reason a [`LaneStatus::Skipped`] lane gives when the search did not ask for it.
+pub const NOT_REQUESTED: &str = "not requested";
+
 /// How a lane fared on one query. A skipped or failed lane is dropped from fusion, not zeroed.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "status", content = "reason", rename_all = "lowercase")]
