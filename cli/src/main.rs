@@ -7,15 +7,19 @@ use std::collections::HashMap;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::Arc;
 use std::time::Instant;
 
 use clap::{Args, Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde_json::{json, Value};
 use wikidex::{
-    eval, AlwaysMode, Config, Error, Hit, Index, IndexBuilder, Lane, Language, Scope,
-    SearchOptions, SearchResults, UsageMode,
+    eval, AlwaysMode, BuildStage, Config, Embedder, Error, Hit, Index, IndexBuilder, Lane,
+    Language, Scope, SearchOptions, SearchResults, UsageMode, VectorEncoding,
 };
+
+mod model;
+use model::ModelArgs;
 
 #[derive(Parser)]
 #[command(
@@ -40,6 +44,46 @@ enum Command {
     Chunk(ChunkArgs),
     /// Measure retrieval quality on a BEIR-layout collection, per lane and fused.
     Eval(EvalArgs),
+    /// Embed texts with the model and print the vectors (or time a whole corpus).
+    Embed(EmbedArgs),
+}
+
+/// How `build` and `eval` embed chunks.
+#[derive(Args)]
+struct EmbedBuildArgs {
+    #[command(flatten)]
+    model: ModelArgs,
+    /// Build without embeddings (lexical and token lanes only), even when a model is present.
+    #[arg(long, conflicts_with_all = ["model", "onnx"])]
+    no_embed: bool,
+    /// How to store the vectors: f32, or int8 (a quarter of the size).
+    #[arg(long, default_value = "f32", value_name = "f32|int8")]
+    vectors: String,
+}
+
+impl EmbedBuildArgs {
+    fn embedder(&self, quiet: bool) -> Result<Option<Arc<dyn Embedder>>, Error> {
+        if self.no_embed {
+            return Ok(None);
+        }
+        self.model.load_for_build(quiet)
+    }
+}
+
+#[derive(Args)]
+struct EmbedArgs {
+    /// Texts to embed (one vector each).
+    #[arg(required_unless_present = "corpus")]
+    texts: Vec<String>,
+    /// Instead of texts: embed every document of a BEIR corpus (title + " " + text) and
+    /// report sequences, tokens and seconds (model load excluded), for benchmarks.
+    #[arg(long, value_name = "DIR", conflicts_with = "texts")]
+    corpus: Option<PathBuf>,
+    #[command(flatten)]
+    model: ModelArgs,
+    /// Print JSON.
+    #[arg(long)]
+    json: bool,
 }
 
 #[derive(Args)]
@@ -120,6 +164,8 @@ struct BuildArgs {
     strict: bool,
     #[command(flatten)]
     config: ConfigArgs,
+    #[command(flatten)]
+    embed: EmbedBuildArgs,
     /// Print a JSON report.
     #[arg(long)]
     json: bool,
@@ -158,6 +204,8 @@ struct SearchArgs {
     /// Explain each hit: per-term BM25 contributions and per-lane fusion shares.
     #[arg(long)]
     explain: bool,
+    #[command(flatten)]
+    model: ModelArgs,
     /// Print JSON.
     #[arg(long)]
     json: bool,
@@ -200,6 +248,8 @@ struct EvalArgs {
     repeat: u32,
     #[command(flatten)]
     config: ConfigArgs,
+    #[command(flatten)]
+    embed: EmbedBuildArgs,
     /// Print JSON.
     #[arg(long)]
     json: bool,
@@ -213,6 +263,7 @@ fn main() -> ExitCode {
         Command::Page(a) => a.json,
         Command::Chunk(a) => a.json,
         Command::Eval(a) => a.json,
+        Command::Embed(a) => a.json,
     };
     let result = match cli.command {
         Command::Build(a) => build(a),
@@ -220,6 +271,7 @@ fn main() -> ExitCode {
         Command::Page(a) => page(a),
         Command::Chunk(a) => chunk(a),
         Command::Eval(a) => evaluate(a),
+        Command::Embed(a) => embed(a),
     };
     match result {
         Ok(code) => code,
@@ -256,21 +308,39 @@ fn progress_bar(len: u64, what: &str, quiet: bool) -> ProgressBar {
 }
 
 /// Builds an index from a wiki folder or a BEIR corpus, with a progress bar.
-fn build_index(
-    dir: &Path,
+/// What to build from, and how.
+struct BuildPlan<'a> {
+    dir: &'a Path,
     beir: bool,
     strict: bool,
     config: Config,
+    embed: &'a EmbedBuildArgs,
     quiet: bool,
-) -> Result<(Index, wikidex::BuildReport), Error> {
-    let mut builder = IndexBuilder::new(config)?.strict(strict);
-    if beir {
-        builder.add_beir_corpus(&dir.join("corpus.jsonl"))?;
-    } else {
-        builder.add_dir(dir)?;
+}
+
+/// Builds an index from a wiki folder or a BEIR corpus, with progress bars for analysis and
+/// embedding.
+fn build_index(plan: BuildPlan<'_>) -> Result<(Index, wikidex::BuildReport), Error> {
+    let quiet = plan.quiet;
+    let mut builder = IndexBuilder::new(plan.config)?.strict(plan.strict);
+    if let Some(e) = plan.embed.embedder(quiet)? {
+        builder = builder
+            .embedder(e)
+            .vector_encoding(VectorEncoding::parse(&plan.embed.vectors)?);
     }
-    let bar = progress_bar(0, "indexing", quiet);
-    let out = builder.build_with_progress(&mut |done, total| {
+    if plan.beir {
+        builder.add_beir_corpus(&plan.dir.join("corpus.jsonl"))?;
+    } else {
+        builder.add_dir(plan.dir)?;
+    }
+    let mut stage = BuildStage::Pages;
+    let mut bar = progress_bar(0, "indexing", quiet);
+    let out = builder.build_with_progress(&mut |s, done, total| {
+        if s != stage {
+            bar.finish_and_clear();
+            bar = progress_bar(0, "embedding", quiet);
+            stage = s;
+        }
         bar.set_length(total as u64);
         bar.set_position(done as u64);
     });
@@ -278,10 +348,29 @@ fn build_index(
     out
 }
 
+/// The vector section's identity, for reports.
+fn vectors_json(index: &Index) -> Value {
+    index.vectors().map_or(Value::Null, |v| {
+        json!({
+            "model": v.model_id,
+            "fingerprint": v.fingerprint,
+            "dim": v.dim,
+            "encoding": v.encoding().name(),
+        })
+    })
+}
+
 fn build(a: BuildArgs) -> Result<ExitCode, Error> {
     let started = Instant::now();
     let config = a.config.config()?;
-    let (index, report) = build_index(&a.dir, a.beir, a.strict, config, a.json)?;
+    let (index, report) = build_index(BuildPlan {
+        dir: &a.dir,
+        beir: a.beir,
+        strict: a.strict,
+        config,
+        embed: &a.embed,
+        quiet: a.json,
+    })?;
     index.save(&a.output)?;
     let seconds = started.elapsed().as_secs_f64();
     let bytes = std::fs::metadata(&a.output).map(|m| m.len()).unwrap_or(0);
@@ -290,6 +379,7 @@ fn build(a: BuildArgs) -> Result<ExitCode, Error> {
             "output": a.output.display().to_string(),
             "pages": report.pages,
             "chunks": report.chunks,
+            "embeddings": vectors_json(&index),
             "bytes": bytes,
             "skipped": report.skipped,
             "warnings": report.warnings,
@@ -304,6 +394,16 @@ fn build(a: BuildArgs) -> Result<ExitCode, Error> {
             bytes,
             seconds
         );
+        match index.vectors() {
+            Some(v) => println!(
+                "  embeddings: {} ({} x {}, {})",
+                v.model_id,
+                v.len(),
+                v.dim,
+                v.encoding().name()
+            ),
+            None => println!("  embeddings: none (semantic lane unavailable)"),
+        }
         for s in &report.skipped {
             let line = s.line.map(|l| format!(":{l}")).unwrap_or_default();
             println!("  skipped {}{line}: [{}] {}", s.path, s.code, s.reason);
@@ -316,7 +416,12 @@ fn build(a: BuildArgs) -> Result<ExitCode, Error> {
 }
 
 fn search(a: SearchArgs) -> Result<ExitCode, Error> {
-    let index = Index::open(&a.index)?;
+    let mut index = Index::open(&a.index)?;
+    if let Some(note) = a.model.attach_for_search(&mut index)? {
+        if !a.json {
+            eprintln!("note: {note}");
+        }
+    }
     let usage_modes = a
         .usage_modes
         .iter()
@@ -341,6 +446,7 @@ fn search(a: SearchArgs) -> Result<ExitCode, Error> {
         },
         explain: a.explain,
         snippets: true,
+        query_vector: None,
     };
     let results = index.search(&a.query, &opts)?;
     if a.json {
@@ -540,7 +646,14 @@ fn evaluate(a: EvalArgs) -> Result<ExitCode, Error> {
     let config = a.config.config()?;
     let collection = eval::load_collection(&a.dir)?;
     let build_started = Instant::now();
-    let (index, report) = build_index(&a.dir, true, false, config.clone(), a.json)?;
+    let (index, report) = build_index(BuildPlan {
+        dir: &a.dir,
+        beir: true,
+        strict: false,
+        config: config.clone(),
+        embed: &a.embed,
+        quiet: a.json,
+    })?;
     let build_seconds = build_started.elapsed().as_secs_f64();
     let lanes = match &a.lanes {
         Some(l) => Lane::parse_list(l)?,
@@ -576,6 +689,7 @@ fn evaluate(a: EvalArgs) -> Result<ExitCode, Error> {
         "chunks": report.chunks,
         "build_seconds": build_seconds,
         "config": index.config(),
+        "embeddings": vectors_json(&index),
         "runs": results,
         "skipped": skipped,
     });
@@ -672,4 +786,65 @@ fn run_queries(
         })
         .collect();
     Ok((eval::evaluate(collection, &run), best, None))
+}
+
+fn embed(a: EmbedArgs) -> Result<ExitCode, Error> {
+    let model = a.model.load()?;
+    if let Some(dir) = &a.corpus {
+        let path = dir.join("corpus.jsonl");
+        let text = std::fs::read_to_string(&path).map_err(|e| Error::Io {
+            path: path.display().to_string(),
+            source: e,
+        })?;
+        let mut docs = Vec::new();
+        for (i, line) in text
+            .lines()
+            .enumerate()
+            .filter(|(_, l)| !l.trim().is_empty())
+        {
+            let (_, title, body) = eval::beir_doc(line).map_err(|reason| Error::InvalidInput {
+                path: path.display().to_string(),
+                line: Some(i as u32 + 1),
+                reason,
+            })?;
+            docs.push(format!("{title} {body}"));
+        }
+        let texts: Vec<&str> = docs.iter().map(String::as_str).collect();
+        let started = Instant::now();
+        let vectors = model.embed(&texts)?;
+        let seconds = started.elapsed().as_secs_f64();
+        let tokens: usize = model.tokenize(&texts)?.iter().map(Vec::len).sum();
+        let out = json!({
+            "model": model.model_id(),
+            "sequences": vectors.len(),
+            "tokens": tokens,
+            "seconds": seconds,
+        });
+        if a.json {
+            print_json(&out);
+        } else {
+            println!(
+                "{} sequences ({tokens} tokens) in {seconds:.2}s: {:.1} sequences/s",
+                vectors.len(),
+                vectors.len() as f64 / seconds.max(1e-9)
+            );
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    let texts: Vec<&str> = a.texts.iter().map(String::as_str).collect();
+    let vectors = model.embed(&texts)?;
+    if a.json {
+        print_json(&json!({
+            "model": model.model_id(),
+            "fingerprint": model.fingerprint(),
+            "dim": model.dim(),
+            "vectors": vectors,
+        }));
+    } else {
+        for v in &vectors {
+            let cells: Vec<String> = v.iter().map(|x| format!("{x:.6}")).collect();
+            println!("[{}]", cells.join(", "));
+        }
+    }
+    Ok(ExitCode::SUCCESS)
 }

@@ -119,7 +119,10 @@ fn search_json_hits_carry_key_path_snippet_and_lanes() {
     assert_eq!(lanes[0]["lane"], "lexical");
     assert_eq!(lanes[0]["status"], "ok");
     assert!(lanes[0]["rank"].as_u64().is_some_and(|r| r <= 3));
-    assert_eq!(lanes[1]["status"], "skipped");
+    // The default model (`make models`) is found, so the blob has vectors and the query is
+    // embedded.
+    assert_eq!(lanes[1]["lane"], "semantic");
+    assert_eq!(lanes[1]["status"], "ok");
     assert_eq!(v["hits"].as_array().unwrap().len(), 3);
 }
 
@@ -264,7 +267,7 @@ fn eval_reports_metrics_per_lane_and_fused() {
         v["queries"], 2,
         "only judged queries with text are evaluated"
     );
-    for run in ["lexical", "token", "fused"] {
+    for run in ["lexical", "semantic", "token", "fused"] {
         for metric in ["ndcg@10", "map", "recall@100", "query_seconds"] {
             let x = v["runs"][run][metric].as_f64().unwrap_or(-1.0);
             assert!(
@@ -281,6 +284,7 @@ fn eval_reports_metrics_per_lane_and_fused() {
         "token=0.25",
         "--rrf-k",
         "30",
+        "--no-embed",
         "--json",
     ]);
     let v = json(&r);

@@ -74,6 +74,24 @@ pub enum Error {
         /// What was wrong.
         reason: String,
     },
+    /// An embedding model could not be loaded or run.
+    #[error("model error: {detail}")]
+    Model {
+        /// What was wrong.
+        detail: String,
+    },
+    /// The index's vectors were made by another model than the one given.
+    #[error("model mismatch: the index holds vectors of {index} ({index_fingerprint}), the embedder is {given} ({given_fingerprint})")]
+    ModelMismatch {
+        /// Model id stored in the index.
+        index: String,
+        /// Model fingerprint stored in the index.
+        index_fingerprint: String,
+        /// Model id of the embedder given.
+        given: String,
+        /// Fingerprint of the embedder given.
+        given_fingerprint: String,
+    },
     /// A file-system operation failed.
     #[error("i/o error on {path}: {source}")]
     Io {
@@ -98,6 +116,8 @@ impl Error {
             Error::UnknownChunk { .. } => "unknown_chunk",
             Error::InvalidArgument { .. } => "invalid_argument",
             Error::InvalidInput { .. } => "invalid_input",
+            Error::Model { .. } => "model",
+            Error::ModelMismatch { .. } => "model_mismatch",
             Error::Io { .. } => "io",
         }
     }

@@ -2,16 +2,20 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
 use crate::analyze::{Analyzer, Language};
 use crate::blob::{self, ChunkRecord, IndexData};
 use crate::chunk::{self, ChunkConfig};
+use crate::embed::Embedder;
 use crate::error::{Error, Result};
 use crate::fusion::FusionConfig;
 use crate::lane::lexical::{Bm25Params, Bm25Scorer, LexicalIndex};
+use crate::lane::semantic::VectorEncoding;
 use crate::page::{self, Page, Scope};
+use crate::vectors::{self, Attached};
 
 /// The whole configuration of an index; stored in the blob, so a loaded index searches the way
 /// it was built.
@@ -113,6 +117,8 @@ pub struct BuildReport {
 pub struct IndexBuilder {
     config: Config,
     strict: bool,
+    embedder: Option<Attached>,
+    encoding: VectorEncoding,
     pages: BTreeMap<(Scope, String), Page>,
     report: BuildReport,
 }
@@ -127,6 +133,8 @@ impl IndexBuilder {
         Ok(IndexBuilder {
             config,
             strict: false,
+            embedder: None,
+            encoding: VectorEncoding::F32,
             pages: BTreeMap::new(),
             report: BuildReport::default(),
         })
@@ -136,6 +144,19 @@ impl IndexBuilder {
     /// skipped and reported.
     pub fn strict(mut self, strict: bool) -> IndexBuilder {
         self.strict = strict;
+        self
+    }
+
+    /// Embeds every chunk with `embedder` at build time (the semantic lane), and attaches it
+    /// to the built index to embed queries.
+    pub fn embedder(mut self, embedder: Arc<dyn Embedder>) -> IndexBuilder {
+        self.embedder = Some(Attached(embedder));
+        self
+    }
+
+    /// How to store the vectors (default [`VectorEncoding::F32`]).
+    pub fn vector_encoding(mut self, encoding: VectorEncoding) -> IndexBuilder {
+        self.encoding = encoding;
         self
     }
 
@@ -278,24 +299,37 @@ impl IndexBuilder {
     /// # Errors
     /// Only if the index would exceed the format's limits (4 Gi chunks or pages).
     pub fn build(self) -> Result<(Index, BuildReport)> {
-        self.build_with_progress(&mut |_, _| {})
+        self.build_with_progress(&mut |_, _, _| {})
     }
 
-    /// Builds the index, calling `progress(pages_done, pages_total)` as pages are chunked and
-    /// analyzed.
+    /// Builds the index, calling `progress(stage, done, total)` as pages are chunked and
+    /// analyzed, then as chunks are embedded (with an embedder).
     ///
     /// # Errors
-    /// As [`IndexBuilder::build`].
+    /// As [`IndexBuilder::build`], and whatever the embedder reports.
     pub fn build_with_progress(
         self,
-        progress: &mut dyn FnMut(usize, usize),
+        progress: &mut dyn FnMut(BuildStage, usize, usize),
     ) -> Result<(Index, BuildReport)> {
         let mut report = self.report;
         let pages: Vec<Page> = self.pages.into_values().collect();
-        let data = assemble(self.config, pages, progress)?;
+        let mut data = assemble(self.config, pages, &mut |d, t| {
+            progress(BuildStage::Pages, d, t)
+        })?;
+        if let Some(e) = &self.embedder {
+            vectors::embed_chunks(
+                &mut data,
+                e.0.as_ref(),
+                self.encoding,
+                &HashMap::new(),
+                &mut |d, t| progress(BuildStage::Embeddings, d, t),
+            )?;
+        }
         report.pages = data.pages.len();
         report.chunks = data.chunks.len();
-        Ok((Index::from_data(data), report))
+        let mut index = Index::from_data(data);
+        index.embedder = self.embedder;
+        Ok((index, report))
     }
 }
 
@@ -376,6 +410,15 @@ fn wiki_files(root: &Path) -> Result<Vec<(String, PathBuf)>> {
     }
     out.sort();
     Ok(out)
+}
+
+/// What [`IndexBuilder::build_with_progress`] is doing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BuildStage {
+    /// Chunking and analyzing pages (counts pages).
+    Pages,
+    /// Embedding chunks (counts chunks).
+    Embeddings,
 }
 
 /// Chunks and analyzes `pages` (already in canonical order) into index data. The only place
@@ -487,6 +530,8 @@ pub struct Index {
     pub(crate) default_chunks: Vec<bool>,
     /// Every chunk is rankable in a search without filters (no lane needs to check a mask).
     pub(crate) all_default: bool,
+    /// The model that embeds queries and new chunks (not stored in the blob).
+    pub(crate) embedder: Option<Attached>,
 }
 
 impl Index {
@@ -515,6 +560,7 @@ impl Index {
             default_pages: Vec::new(),
             default_chunks: Vec::new(),
             all_default: false,
+            embedder: None,
         };
         index.default_pages = index.visible_pages(&crate::SearchOptions::default());
         index.default_chunks = index.chunk_mask(&index.default_pages);
@@ -723,7 +769,7 @@ impl Index {
         let parsed = page::parse(path, text)?;
         let page = parsed.page;
         let id = page.id();
-        let mut pages = std::mem::take(&mut self.data.pages);
+        let mut pages = self.data.pages.clone();
         let replaced =
             match pages.binary_search_by(|p| (&p.scope, &p.key).cmp(&(&page.scope, &page.key))) {
                 Ok(i) => {
@@ -765,7 +811,7 @@ impl Index {
             .ok_or_else(|| Error::UnknownPage {
                 key: key.to_string(),
             })?;
-        let mut pages = std::mem::take(&mut self.data.pages);
+        let mut pages = self.data.pages.clone();
         let removed = pages.remove(i);
         self.rebuild(pages)?;
         Ok(removed)
@@ -777,10 +823,28 @@ impl Index {
         })
     }
 
+    /// Re-derives everything from `pages`; stored vectors are kept for unchanged passages and
+    /// new ones embedded with the attached embedder. On error the index is unchanged.
     fn rebuild(&mut self, pages: Vec<Page>) -> Result<()> {
         let config = self.data.config.clone();
-        let data = assemble(config, pages, &mut |_, _| {})?;
+        let mut data = assemble(config, pages, &mut |_, _| {})?;
+        if let Some(old) = &self.data.vectors {
+            let known = vectors::known_vectors(&self.data);
+            let embedder = match &self.embedder {
+                Some(e) => Arc::clone(&e.0),
+                None => Arc::new(vectors::KnownOnly { section: old }) as Arc<dyn Embedder>,
+            };
+            vectors::embed_chunks(
+                &mut data,
+                embedder.as_ref(),
+                old.encoding(),
+                &known,
+                &mut |_, _| {},
+            )?;
+        }
+        let embedder = self.embedder.take();
         *self = Index::from_data(data);
+        self.embedder = embedder;
         Ok(())
     }
 }

@@ -4,7 +4,9 @@
 //! - [`page`] parses the page contract (YAML frontmatter, keys, scopes, links);
 //! - [`chunk`] splits pages into overlapping, stably identified chunks;
 //! - [`analyze`] normalizes, filters and stems text, the same way for chunks and queries;
-//! - [`lane`] ranks chunks in independent lanes (lexical BM25, token overlap; semantic to come);
+//! - [`lane`] ranks chunks in independent lanes (lexical BM25, semantic cosine, token overlap);
+//! - [`embed`] turns text into vectors for the semantic lane ([`OnnxEmbedder`] runs a local
+//!   ONNX sentence model; or bring your own [`Embedder`]);
 //! - [`fusion`] combines the lanes with weighted reciprocal rank fusion;
 //! - [`Index`] ties it together: build from a folder ([`IndexBuilder`]), search, look up pages
 //!   and chunks, update pages, and save or load the portable blob ([`blob`]);
@@ -28,6 +30,7 @@
 pub mod analyze;
 pub mod blob;
 pub mod chunk;
+pub mod embed;
 mod error;
 pub mod eval;
 pub mod fusion;
@@ -35,13 +38,20 @@ mod index;
 pub mod lane;
 pub mod page;
 mod search;
+mod vectors;
 
 pub use analyze::Language;
 pub use chunk::ChunkConfig;
+pub use embed::Embedder;
+#[cfg(feature = "embed")]
+pub use embed::{OnnxEmbedder, OnnxOptions};
 pub use error::{Error, Result};
 pub use fusion::FusionConfig;
-pub use index::{BuildReport, Chunk, Config, Index, IndexBuilder, Skipped, UpsertReport, Warning};
+pub use index::{
+    BuildReport, BuildStage, Chunk, Config, Index, IndexBuilder, Skipped, UpsertReport, Warning,
+};
 pub use lane::lexical::Bm25Params;
+pub use lane::semantic::{VectorEncoding, VectorSection};
 pub use lane::{Lane, LaneStatus, StatusKind};
 pub use page::{Page, Scope, UsageMode};
 pub use search::{

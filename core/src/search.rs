@@ -61,6 +61,9 @@ pub struct SearchOptions {
     pub explain: bool,
     /// Add a snippet of the best chunk to each hit (default true).
     pub snippets: bool,
+    /// The query's embedding for the semantic lane, when the caller computes it (bring your
+    /// own embeddings). `None`: the attached embedder embeds the query, if there is one.
+    pub query_vector: Option<Vec<f32>>,
 }
 
 impl Default for SearchOptions {
@@ -76,6 +79,7 @@ impl Default for SearchOptions {
             always: AlwaysMode::First,
             explain: false,
             snippets: true,
+            query_vector: None,
         }
     }
 }
@@ -357,7 +361,8 @@ impl Index {
                         ),
                     ),
                     Lane::Semantic => {
-                        (LaneStatus::Skipped(semantic::NO_VECTORS.into()), Vec::new())
+                        let filter = (!self.all_default || opts.has_filters()).then_some(&mask[..]);
+                        self.semantic_lane(query, opts, filter, groups, candidates)?
                     }
                 }
             };
@@ -389,6 +394,37 @@ impl Index {
             picked,
             page_ok,
         })
+    }
+
+    /// Runs the semantic lane: skipped without vectors or a query vector, failed when the
+    /// embedder fails (search goes on with the other lanes), an error for a malformed query
+    /// vector.
+    fn semantic_lane(
+        &self,
+        query: &str,
+        opts: &SearchOptions,
+        filter: Option<&[bool]>,
+        groups: Option<&[u32]>,
+        candidates: usize,
+    ) -> Result<(LaneStatus, Vec<(u32, f32)>)> {
+        let Some(section) = &self.data.vectors else {
+            return Ok((LaneStatus::Skipped(semantic::NO_VECTORS.into()), Vec::new()));
+        };
+        match self.query_vector(query, opts.query_vector.as_deref()) {
+            Ok(Some(q)) => {
+                let groups = groups.map(|g| (g, self.data.pages.len()));
+                Ok((
+                    LaneStatus::Ok,
+                    section.search(&q, filter, groups, candidates),
+                ))
+            }
+            Ok(None) => Ok((
+                LaneStatus::Skipped(semantic::NO_QUERY_VECTOR.into()),
+                Vec::new(),
+            )),
+            Err(e @ Error::InvalidArgument { .. }) => Err(e),
+            Err(e) => Ok((LaneStatus::Failed(e.to_string().into()), Vec::new())),
+        }
     }
 
     /// Fuses lane rankings of pages (each lane lists each page once, by its best chunk in that

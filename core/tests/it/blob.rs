@@ -382,7 +382,7 @@ fn huge_declared_page_count_is_corrupt_not_an_allocation() {
     }
 }
 
-/// A v1 vector section (`Some`, model id, dimension, fingerprint, values) in postcard.
+/// A vector section (`Some`, model id, dimension, fingerprint, f32 values) in postcard.
 fn vector_section(dim: u64, values: usize) -> Vec<u8> {
     let mut out = vec![1u8];
     out.extend(varint(1));
@@ -390,6 +390,7 @@ fn vector_section(dim: u64, values: usize) -> Vec<u8> {
     out.extend(varint(dim));
     out.extend(varint(1));
     out.push(b'f');
+    out.extend(varint(0)); // VectorValues::F32
     out.extend(varint(values as u64));
     for i in 0..values {
         out.extend_from_slice(&(i as f32).to_le_bytes());

@@ -1,0 +1,145 @@
+//! Finding and loading the embedding model for `build`, `search`, `eval` and `embed`.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use clap::Args;
+use wikidex::{Embedder, Error, Index, OnnxEmbedder, OnnxOptions};
+
+/// The default model's folder name under `models/` (written by `scripts/fetch-model.sh`).
+const DEFAULT_MODEL: &str = "all-MiniLM-L6-v2";
+
+#[derive(Args, Clone, Default)]
+pub struct ModelArgs {
+    /// Folder of an ONNX sentence model and its tokenizer.json. Default: $WIKIDEX_MODEL, else
+    /// models/all-MiniLM-L6-v2 in the current folder or in the checkout this binary was built
+    /// from, when present.
+    #[arg(long, value_name = "DIR")]
+    pub model: Option<PathBuf>,
+    /// The ONNX file to run, e.g. model-int8.onnx (a bare name is looked up in the model
+    /// folder). Default: model.onnx.
+    #[arg(long, value_name = "FILE")]
+    pub onnx: Option<PathBuf>,
+    /// Texts per model call (1..=1024).
+    #[arg(long, default_value_t = 32, value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub batch_size: u32,
+    /// Threads for the model's matrix products (default: 2, or 1 on a single core).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=256))]
+    pub threads: Option<u32>,
+    /// Longest input in tokens (default: the model's own, 256 for MiniLM).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(2..=8192))]
+    pub max_length: Option<u32>,
+}
+
+impl ModelArgs {
+    /// Whether the user named a model (then it must load).
+    fn explicit(&self) -> bool {
+        self.model.is_some()
+            || self
+                .onnx
+                .as_ref()
+                .is_some_and(|f| f.components().count() > 1)
+    }
+
+    /// The model folder: the one given, else the first default that exists.
+    fn dir(&self) -> Option<PathBuf> {
+        if let Some(d) = &self.model {
+            return Some(d.clone());
+        }
+        if let Some(d) = std::env::var_os("WIKIDEX_MODEL") {
+            return Some(PathBuf::from(d));
+        }
+        let checkout = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        [PathBuf::from("."), checkout]
+            .into_iter()
+            .map(|root| root.join("models").join(DEFAULT_MODEL))
+            .find(|d| d.join("tokenizer.json").is_file())
+    }
+
+    /// The ONNX file to load from `dir`.
+    fn file(&self, dir: &Path) -> PathBuf {
+        match &self.onnx {
+            Some(f) if f.components().count() > 1 || f.is_absolute() => f.clone(),
+            Some(f) => dir.join(f),
+            None => dir.join("model.onnx"),
+        }
+    }
+
+    fn options(&self) -> OnnxOptions {
+        let mut o = OnnxOptions {
+            batch_size: self.batch_size as usize,
+            max_length: self.max_length.map(|n| n as usize),
+            ..OnnxOptions::default()
+        };
+        if let Some(t) = self.threads {
+            o.threads = t as usize;
+        }
+        o
+    }
+
+    fn load_file(&self, dir: &Path, file: &Path) -> Result<OnnxEmbedder, Error> {
+        OnnxEmbedder::from_files(file, &dir.join("tokenizer.json"), self.options())
+    }
+
+    /// Loads the model; an error when none is given or found.
+    pub fn load(&self) -> Result<OnnxEmbedder, Error> {
+        let dir = self.dir().ok_or_else(|| Error::InvalidArgument {
+            detail: format!(
+                "no embedding model: pass --model DIR, set WIKIDEX_MODEL, or run `make models` \
+                 to fetch models/{DEFAULT_MODEL}"
+            ),
+        })?;
+        self.load_file(&dir, &self.file(&dir))
+    }
+
+    /// For `build` and `eval`: the model given (which must load), else the default one when
+    /// present. `Ok(None)` (with a note on stderr) when there is none.
+    pub fn load_for_build(&self, quiet: bool) -> Result<Option<Arc<dyn Embedder>>, Error> {
+        if self.explicit() || self.dir().is_some() {
+            return Ok(Some(Arc::new(self.load()?)));
+        }
+        if !quiet {
+            eprintln!(
+                "note: no embedding model found (pass --model DIR, or run `make models`); \
+                 building without the semantic lane"
+            );
+        }
+        Ok(None)
+    }
+
+    /// For `search`: attaches the model the index's vectors were made with. A model named on
+    /// the command line must match (else `model_mismatch`); the default folder is used when it
+    /// holds the same model, else the semantic lane reports itself skipped. Returns a note for
+    /// the user when the lane cannot run.
+    pub fn attach_for_search(&self, index: &mut Index) -> Result<Option<String>, Error> {
+        let Some(v) = index.vectors() else {
+            return Ok(None);
+        };
+        let stored = v.model_id.clone();
+        if self.explicit() {
+            index.attach_embedder(Arc::new(self.load()?))?;
+            return Ok(None);
+        }
+        let Some(dir) = self.dir() else {
+            return Ok(Some(format!(
+                "the index's vectors are from {stored}; pass --model DIR to embed the query"
+            )));
+        };
+        // `all-MiniLM-L6-v2/model-int8` was made from `model-int8.onnx` in that folder.
+        let file = match (&self.onnx, stored.split_once('/')) {
+            (None, Some((_, stem))) => dir.join(format!("{stem}.onnx")),
+            _ => self.file(&dir),
+        };
+        if !file.is_file() {
+            return Ok(Some(format!(
+                "the index's vectors are from {stored}, not found in {}; pass --model DIR",
+                dir.display()
+            )));
+        }
+        match index.attach_embedder(Arc::new(self.load_file(&dir, &file)?)) {
+            Ok(()) => Ok(None),
+            Err(e @ Error::ModelMismatch { .. }) => Ok(Some(e.to_string())),
+            Err(e) => Err(e),
+        }
+    }
+}

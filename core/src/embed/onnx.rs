@@ -1,0 +1,439 @@
+//! [`OnnxEmbedder`]: a sentence-transformers style ONNX model run by tract.
+
+use std::path::Path;
+
+use tokenizers::{Encoding, Tokenizer, TruncationParams};
+use tract_onnx::prelude::*;
+use tract_onnx::tract_hir::internal::{DimLike, Factoid};
+
+use super::{normalize, Embedder};
+use crate::error::{Error, Result};
+
+/// The model file [`OnnxEmbedder::from_dir`] looks for.
+pub const MODEL_FILE: &str = "model.onnx";
+/// The tokenizer file [`OnnxEmbedder::from_dir`] looks for.
+pub const TOKENIZER_FILE: &str = "tokenizer.json";
+
+/// How to load and run an ONNX sentence model. `Default` gives the documented defaults.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OnnxOptions {
+    /// Longest input in tokens (special tokens included); longer texts are truncated. `None`:
+    /// `max_seq_length` of `sentence_bert_config.json` beside the model, else the tokenizer's
+    /// own truncation, else 512.
+    pub max_length: Option<usize>,
+    /// Texts per model call (default 32). Texts are sorted by length first, so a batch pads
+    /// to similar lengths.
+    pub batch_size: usize,
+    /// Threads for matrix products (default: 2, at most the cores available; always 1 on
+    /// wasm).
+    pub threads: usize,
+    /// The id stored in the index. `None`: the model folder's name (plus the file stem when
+    /// the file is not `model.onnx`).
+    pub model_id: Option<String>,
+}
+
+impl Default for OnnxOptions {
+    fn default() -> Self {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        OnnxOptions {
+            max_length: None,
+            batch_size: 32,
+            threads: cores.min(2),
+            model_id: None,
+        }
+    }
+}
+
+/// What each model input is fed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Feed {
+    InputIds,
+    AttentionMask,
+    TokenTypeIds,
+}
+
+/// A sentence-transformers style ONNX model (inputs `input_ids`, `attention_mask`, and
+/// optionally `token_type_ids`; output `last_hidden_state` or a pooled `[batch, dim]`
+/// embedding) with its `tokenizer.json`. Token states are mean-pooled over the attention mask
+/// and L2-normalized, as sentence-transformers does for MiniLM.
+pub struct OnnxEmbedder {
+    model_id: String,
+    fingerprint: String,
+    dim: usize,
+    max_length: usize,
+    batch_size: usize,
+    tokenizer: Tokenizer,
+    plan: Arc<TypedSimplePlan>,
+    feeds: Vec<Feed>,
+    output: usize,
+    pooled: bool,
+}
+
+impl std::fmt::Debug for OnnxEmbedder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OnnxEmbedder")
+            .field("model_id", &self.model_id)
+            .field("fingerprint", &self.fingerprint)
+            .field("dim", &self.dim)
+            .field("max_length", &self.max_length)
+            .field("batch_size", &self.batch_size)
+            .finish_non_exhaustive()
+    }
+}
+
+fn model_err(what: impl std::fmt::Display) -> Error {
+    Error::Model {
+        detail: what.to_string(),
+    }
+}
+
+fn read(path: &Path) -> Result<Vec<u8>> {
+    std::fs::read(path).map_err(|e| Error::io(path, e))
+}
+
+/// `max_seq_length` from a sentence-transformers `sentence_bert_config.json`, if present.
+fn sentence_bert_max_length(dir: &Path) -> Result<Option<usize>> {
+    let path = dir.join("sentence_bert_config.json");
+    let Ok(bytes) = std::fs::read(&path) else {
+        return Ok(None);
+    };
+    let json: serde_json::Value = serde_json::from_slice(&bytes)
+        .map_err(|e| model_err(format!("{}: not valid JSON: {e}", path.display())))?;
+    Ok(json
+        .get("max_seq_length")
+        .and_then(|v| v.as_u64())
+        .map(|n| n as usize))
+}
+
+impl OnnxEmbedder {
+    /// Loads `model.onnx` and `tokenizer.json` from a folder (a sentence-transformers export
+    /// also has `sentence_bert_config.json`, whose `max_seq_length` is honoured).
+    ///
+    /// # Errors
+    /// [`Error::Io`] when a file cannot be read, [`Error::Model`] when the model or tokenizer
+    /// is not usable.
+    pub fn from_dir(dir: &Path, options: OnnxOptions) -> Result<OnnxEmbedder> {
+        OnnxEmbedder::from_files(&dir.join(MODEL_FILE), &dir.join(TOKENIZER_FILE), options)
+    }
+
+    /// Loads a model file and a tokenizer file (`max_seq_length` is read from a
+    /// `sentence_bert_config.json` beside the model, when there is one).
+    ///
+    /// # Errors
+    /// As [`OnnxEmbedder::from_dir`].
+    pub fn from_files(
+        model: &Path,
+        tokenizer: &Path,
+        mut options: OnnxOptions,
+    ) -> Result<OnnxEmbedder> {
+        let dir = model.parent().map(Path::to_path_buf).unwrap_or_default();
+        if options.max_length.is_none() {
+            options.max_length = sentence_bert_max_length(&dir)?;
+        }
+        if options.model_id.is_none() {
+            options.model_id = Some(default_model_id(model));
+        }
+        OnnxEmbedder::from_bytes(&read(model)?, &read(tokenizer)?, options)
+    }
+
+    /// Loads a model and a tokenizer from bytes (how the browser build gets them).
+    ///
+    /// # Errors
+    /// [`Error::Model`] when the model or tokenizer is not usable, or the options are out of
+    /// range.
+    pub fn from_bytes(model: &[u8], tokenizer: &[u8], options: OnnxOptions) -> Result<Self> {
+        if options.batch_size == 0 {
+            return Err(Error::invalid_argument("batch size must be at least 1"));
+        }
+        if options.threads == 0 {
+            return Err(Error::invalid_argument("threads must be at least 1"));
+        }
+        let mut tokenizer = Tokenizer::from_bytes(tokenizer)
+            .map_err(|e| model_err(format!("cannot read tokenizer.json: {e}")))?;
+        let max_length = match options.max_length {
+            Some(0) => return Err(Error::invalid_argument("max length must be at least 1")),
+            Some(n) => n,
+            None => tokenizer.get_truncation().map_or(512, |t| t.max_length),
+        };
+        tokenizer
+            .with_truncation(Some(TruncationParams {
+                max_length,
+                ..Default::default()
+            }))
+            .map_err(|e| model_err(format!("cannot set truncation: {e}")))?;
+        // We pad per batch ourselves; a tokenizer.json often asks for fixed padding.
+        tokenizer.with_padding(None);
+
+        let fingerprint = format!("blake3:{}", &blake3::hash(model).to_hex()[..32]);
+        let (plan, feeds, output, pooled, dim) = load_model(model, options.threads)?;
+        Ok(OnnxEmbedder {
+            model_id: options.model_id.unwrap_or_else(|| "onnx-model".into()),
+            fingerprint,
+            dim,
+            max_length,
+            batch_size: options.batch_size,
+            tokenizer,
+            plan,
+            feeds,
+            output,
+            pooled,
+        })
+    }
+
+    /// Longest input in tokens.
+    pub fn max_length(&self) -> usize {
+        self.max_length
+    }
+
+    /// Tokenizes texts as the model sees them (special tokens added, truncated at
+    /// [`OnnxEmbedder::max_length`]).
+    ///
+    /// # Errors
+    /// [`Error::Model`] when the tokenizer fails.
+    pub fn tokenize(&self, texts: &[&str]) -> Result<Vec<Vec<u32>>> {
+        Ok(self
+            .encode(texts)?
+            .iter()
+            .map(|e| e.get_ids().to_vec())
+            .collect())
+    }
+
+    fn encode(&self, texts: &[&str]) -> Result<Vec<Encoding>> {
+        texts
+            .iter()
+            .map(|t| {
+                self.tokenizer
+                    .encode(*t, true)
+                    .map_err(|e| model_err(format!("tokenizer failed: {e}")))
+            })
+            .collect()
+    }
+
+    /// Runs the model on one batch of encodings, writing one unit vector per encoding.
+    fn run_batch(&self, batch: &[&Encoding], out: &mut [Vec<f32>]) -> Result<()> {
+        let rows = batch.len();
+        let cols = batch.iter().map(|e| e.len()).max().unwrap_or(0).max(1);
+        let mut ids = vec![0i64; rows * cols];
+        let mut mask = vec![0i64; rows * cols];
+        let mut types = vec![0i64; rows * cols];
+        for (r, e) in batch.iter().enumerate() {
+            let at = r * cols;
+            for (i, ((&id, &m), &t)) in e
+                .get_ids()
+                .iter()
+                .zip(e.get_attention_mask())
+                .zip(e.get_type_ids())
+                .enumerate()
+            {
+                ids[at + i] = i64::from(id);
+                mask[at + i] = i64::from(m);
+                types[at + i] = i64::from(t);
+            }
+        }
+        let tensor = |v: &[i64]| -> Result<TValue> {
+            Ok(Tensor::from_shape(&[rows, cols], v)
+                .map_err(model_err)?
+                .into_tvalue())
+        };
+        let inputs: TVec<TValue> = self
+            .feeds
+            .iter()
+            .map(|f| match f {
+                Feed::InputIds => tensor(&ids),
+                Feed::AttentionMask => tensor(&mask),
+                Feed::TokenTypeIds => tensor(&types),
+            })
+            .collect::<Result<_>>()?;
+        let outputs = self
+            .plan
+            .run(inputs)
+            .map_err(|e| model_err(format!("model run failed: {e:#}")))?;
+        let states = outputs[self.output]
+            .to_plain_array_view::<f32>()
+            .map_err(|e| model_err(format!("model output is not f32: {e:#}")))?;
+        let shape = states.shape().to_vec();
+        let data = states
+            .as_slice()
+            .ok_or_else(|| model_err("model output is not contiguous"))?;
+        if self.pooled {
+            if shape != [rows, self.dim] {
+                return Err(model_err(format!(
+                    "model output has shape {shape:?}, expected [{rows}, {}]",
+                    self.dim
+                )));
+            }
+            for (r, v) in out.iter_mut().enumerate() {
+                *v = data[r * self.dim..(r + 1) * self.dim].to_vec();
+                normalize(v);
+            }
+            return Ok(());
+        }
+        if shape != [rows, cols, self.dim] {
+            return Err(model_err(format!(
+                "model output has shape {shape:?}, expected [{rows}, {cols}, {}]",
+                self.dim
+            )));
+        }
+        // Mean over the tokens the attention mask keeps.
+        for (r, v) in out.iter_mut().enumerate() {
+            let mut sum = vec![0f32; self.dim];
+            let mut kept = 0f32;
+            for t in 0..cols {
+                if mask[r * cols + t] == 0 {
+                    continue;
+                }
+                kept += 1.0;
+                let row = &data[(r * cols + t) * self.dim..(r * cols + t + 1) * self.dim];
+                for (s, x) in sum.iter_mut().zip(row) {
+                    *s += x;
+                }
+            }
+            let kept = kept.max(1e-9);
+            for s in &mut sum {
+                *s /= kept;
+            }
+            normalize(&mut sum);
+            *v = sum;
+        }
+        Ok(())
+    }
+}
+
+impl Embedder for OnnxEmbedder {
+    fn model_id(&self) -> &str {
+        &self.model_id
+    }
+
+    fn fingerprint(&self) -> &str {
+        &self.fingerprint
+    }
+
+    fn dim(&self) -> usize {
+        self.dim
+    }
+
+    fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
+        let encodings = self.encode(texts)?;
+        // Similar lengths in one batch, so little of each batch is padding.
+        let mut order: Vec<usize> = (0..texts.len()).collect();
+        order.sort_by_key(|&i| encodings[i].len());
+        let mut out = vec![Vec::new(); texts.len()];
+        for batch in order.chunks(self.batch_size) {
+            let encs: Vec<&Encoding> = batch.iter().map(|&i| &encodings[i]).collect();
+            let mut vecs = vec![Vec::new(); batch.len()];
+            self.run_batch(&encs, &mut vecs)?;
+            for (&i, v) in batch.iter().zip(vecs) {
+                out[i] = v;
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// `all-MiniLM-L6-v2` for `…/all-MiniLM-L6-v2/model.onnx`, `all-MiniLM-L6-v2/model-int8`
+/// for another file in that folder.
+fn default_model_id(model: &Path) -> String {
+    let dir = model
+        .parent()
+        .and_then(Path::file_name)
+        .map(|d| d.to_string_lossy().into_owned());
+    let stem = model
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    match dir {
+        Some(d) if model.file_name().is_some_and(|f| f == MODEL_FILE) => d,
+        Some(d) => format!("{d}/{stem}"),
+        None => stem,
+    }
+}
+
+type Loaded = (Arc<TypedSimplePlan>, Vec<Feed>, usize, bool, usize);
+
+/// Parses the ONNX graph, types its inputs as `i64 [batch, sequence]`, optimizes it and finds
+/// the output to pool.
+fn load_model(bytes: &[u8], threads: usize) -> Result<Loaded> {
+    let mut model = tract_onnx::onnx()
+        .model_for_read(&mut std::io::Cursor::new(bytes))
+        .map_err(|e| model_err(format!("cannot read the ONNX model: {e:#}")))?;
+    let batch = model.sym("batch");
+    let seq = model.sym("sequence");
+    let mut feeds = Vec::new();
+    for (i, outlet) in model
+        .input_outlets()
+        .map_err(model_err)?
+        .to_vec()
+        .iter()
+        .enumerate()
+    {
+        let name = model.node(outlet.node).name.clone();
+        let feed = match name.as_str() {
+            "input_ids" => Feed::InputIds,
+            "attention_mask" => Feed::AttentionMask,
+            "token_type_ids" => Feed::TokenTypeIds,
+            other => {
+                return Err(model_err(format!(
+                    "unsupported model input `{other}` (expected input_ids, attention_mask, \
+                     token_type_ids)"
+                )))
+            }
+        };
+        feeds.push(feed);
+        // Keep the model's own symbolic dims when it declares them (its graph may rely on
+        // their names); type the input otherwise.
+        let declared = model.input_fact(i).map_err(model_err)?;
+        if declared.shape.rank().concretize() != Some(2)
+            || declared.datum_type.concretize() != Some(i64::datum_type())
+        {
+            model
+                .set_input_fact(i, i64::fact([batch.to_dim(), seq.to_dim()]).into())
+                .map_err(model_err)?;
+        }
+    }
+    if !feeds.contains(&Feed::InputIds) {
+        return Err(model_err("the model has no `input_ids` input"));
+    }
+    let outputs = model.output_outlets().map_err(model_err)?.to_vec();
+    let output = outputs
+        .iter()
+        .position(|o| {
+            model.node(o.node).name == "last_hidden_state"
+                || model.outlet_label(*o) == Some("last_hidden_state")
+        })
+        .unwrap_or(0);
+    let typed = model
+        .into_optimized()
+        .map_err(|e| model_err(format!("cannot optimize the ONNX model: {e:#}")))?;
+    let fact = typed.output_fact(output).map_err(model_err)?.clone();
+    let rank = fact.rank();
+    let dim = fact
+        .shape
+        .last()
+        .and_then(|d| d.to_usize().ok())
+        .filter(|_| rank == 2 || rank == 3)
+        .ok_or_else(|| {
+            model_err(format!(
+                "model output {output} has shape {:?}; expected [batch, sequence, dim] or \
+                 [batch, dim] with a fixed dim",
+                fact.shape
+            ))
+        })?;
+    let options = RunOptions {
+        executor: executor(threads),
+        ..Default::default()
+    };
+    let plan = typed
+        .into_runnable_with_options(&options)
+        .map_err(|e| model_err(format!("cannot prepare the ONNX model: {e:#}")))?;
+    Ok((plan, feeds, output, rank == 2, dim))
+}
+
+#[cfg(not(target_family = "wasm"))]
+fn executor(threads: usize) -> Option<tract_linalg::multithread::Executor> {
+    (threads > 1).then(|| tract_linalg::multithread::Executor::multithread(threads))
+}
+
+#[cfg(target_family = "wasm")]
+fn executor(_threads: usize) -> Option<tract_linalg::multithread::Executor> {
+    None
+}

@@ -1,0 +1,264 @@
+//! Embeddings in an index: computing them at build time with an [`Embedder`], bringing your
+//! own, keeping them through page writes, and embedding queries.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use crate::blob::IndexData;
+use crate::embed::Embedder;
+use crate::error::{Error, Result};
+use crate::index::Index;
+use crate::lane::semantic::{VectorEncoding, VectorSection};
+
+/// Texts handed to an embedder per call while building (it sorts and batches them itself).
+const EMBED_GROUP: usize = 256;
+
+/// An embedder attached to a builder or index (with a `Debug` the trait object lacks).
+#[derive(Clone)]
+pub(crate) struct Attached(pub Arc<dyn Embedder>);
+
+impl std::fmt::Debug for Attached {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} ({})", self.0.model_id(), self.0.fingerprint())
+    }
+}
+
+/// The text the model sees for chunk `c`: the page title, then the chunk text (unless the
+/// chunk already starts with the title, as a page's first chunk under its `# heading` does).
+pub(crate) fn passage(data: &IndexData, c: usize) -> String {
+    let rec = &data.chunks[c];
+    let page = &data.pages[rec.page as usize];
+    let text = &page.text[rec.start as usize..rec.end as usize];
+    let head = text.trim_start().trim_start_matches('#').trim_start();
+    if page.title.is_empty() || head.starts_with(page.title.as_str()) {
+        text.to_string()
+    } else {
+        format!("{}\n{text}", page.title)
+    }
+}
+
+/// Embeds every chunk of `data` (in groups, reporting `progress(done, total)`), and stores the
+/// vectors as `encoding`. Vectors already known for a passage (from `known`) are reused.
+pub(crate) fn embed_chunks(
+    data: &mut IndexData,
+    embedder: &dyn Embedder,
+    encoding: VectorEncoding,
+    known: &HashMap<String, Vec<f32>>,
+    progress: &mut dyn FnMut(usize, usize),
+) -> Result<()> {
+    let dim = embedder.dim();
+    let passages: Vec<String> = (0..data.chunks.len()).map(|c| passage(data, c)).collect();
+    let mut vectors: Vec<Option<Vec<f32>>> =
+        passages.iter().map(|p| known.get(p).cloned()).collect();
+    let mut todo: Vec<usize> = (0..passages.len())
+        .filter(|&c| vectors[c].is_none())
+        .collect();
+    // Similar lengths together, so the embedder's batches pad little.
+    todo.sort_by_key(|&c| passages[c].len());
+    let total = todo.len();
+    progress(0, total);
+    for (g, group) in todo.chunks(EMBED_GROUP).enumerate() {
+        let texts: Vec<&str> = group.iter().map(|&c| passages[c].as_str()).collect();
+        let out = embedder.embed(&texts)?;
+        if out.len() != texts.len() || out.iter().any(|v| v.len() != dim) {
+            return Err(Error::Model {
+                detail: format!(
+                    "the embedder returned {} vectors for {} texts (or a vector not of dimension {dim})",
+                    out.len(),
+                    texts.len()
+                ),
+            });
+        }
+        for (&c, v) in group.iter().zip(out) {
+            vectors[c] = Some(v);
+        }
+        progress((g * EMBED_GROUP + group.len()).min(total), total);
+    }
+    let vectors: Vec<Vec<f32>> = vectors.into_iter().map(Option::unwrap_or_default).collect();
+    data.vectors = Some(VectorSection::new(
+        embedder.model_id(),
+        embedder.fingerprint(),
+        dim,
+        &vectors,
+        encoding,
+    )?);
+    Ok(())
+}
+
+/// Passage → stored vector, for every chunk of `data` (to carry vectors through a rebuild).
+pub(crate) fn known_vectors(data: &IndexData) -> HashMap<String, Vec<f32>> {
+    let Some(v) = &data.vectors else {
+        return HashMap::new();
+    };
+    (0..data.chunks.len())
+        .map(|c| (passage(data, c), v.vector(c)))
+        .collect()
+}
+
+/// Stands in for the model when an index with vectors has no embedder attached: every stored
+/// vector can be reused, nothing new can be embedded.
+pub(crate) struct KnownOnly<'a> {
+    pub section: &'a VectorSection,
+}
+
+impl Embedder for KnownOnly<'_> {
+    fn model_id(&self) -> &str {
+        &self.section.model_id
+    }
+
+    fn fingerprint(&self) -> &str {
+        &self.section.fingerprint
+    }
+
+    fn dim(&self) -> usize {
+        self.section.dim as usize
+    }
+
+    fn embed(&self, _texts: &[&str]) -> Result<Vec<Vec<f32>>> {
+        Err(Error::Model {
+            detail: format!(
+                "this index holds embeddings of {}; attach that model (attach_embedder) before \
+                 writing pages with new text",
+                self.section.model_id
+            ),
+        })
+    }
+}
+
+impl Index {
+    /// The stored embeddings, if the index has any.
+    pub fn vectors(&self) -> Option<&VectorSection> {
+        self.data.vectors.as_ref()
+    }
+
+    /// Attaches the model that embeds queries (and new chunks on page writes).
+    ///
+    /// # Errors
+    /// [`Error::ModelMismatch`] when the index holds vectors made by another model (another
+    /// fingerprint or dimension); the index is then unchanged.
+    pub fn attach_embedder(&mut self, embedder: Arc<dyn Embedder>) -> Result<()> {
+        if let Some(v) = &self.data.vectors {
+            if v.fingerprint != embedder.fingerprint() || v.dim as usize != embedder.dim() {
+                return Err(Error::ModelMismatch {
+                    index: v.model_id.clone(),
+                    index_fingerprint: v.fingerprint.clone(),
+                    given: embedder.model_id().to_string(),
+                    given_fingerprint: embedder.fingerprint().to_string(),
+                });
+            }
+        }
+        self.embedder = Some(Attached(embedder));
+        Ok(())
+    }
+
+    /// The attached embedder, if any.
+    pub fn embedder(&self) -> Option<&Arc<dyn Embedder>> {
+        self.embedder.as_ref().map(|a| &a.0)
+    }
+
+    /// Embeds every chunk with `embedder` (replacing any stored vectors) and attaches it.
+    /// `progress(done, total)` is called as chunks are embedded.
+    ///
+    /// # Errors
+    /// Whatever the embedder reports; the index is then unchanged.
+    pub fn embed_all(
+        &mut self,
+        embedder: Arc<dyn Embedder>,
+        encoding: VectorEncoding,
+        progress: &mut dyn FnMut(usize, usize),
+    ) -> Result<()> {
+        let mut data = self.data.clone();
+        embed_chunks(
+            &mut data,
+            embedder.as_ref(),
+            encoding,
+            &HashMap::new(),
+            progress,
+        )?;
+        self.data.vectors = data.vectors;
+        self.embedder = Some(Attached(embedder));
+        Ok(())
+    }
+
+    /// The text each chunk's embedding is computed from (page title, then chunk text), in
+    /// chunk order: what to embed when bringing your own vectors to [`Index::set_vectors`].
+    pub fn passages(&self) -> Vec<String> {
+        (0..self.data.chunks.len())
+            .map(|c| passage(&self.data, c))
+            .collect()
+    }
+
+    /// Stores vectors the caller computed (bring your own embeddings): one per chunk, in the
+    /// order of [`Index::passages`]. They are normalized here. Queries then need
+    /// [`crate::SearchOptions::query_vector`] (or an attached embedder with the same
+    /// `fingerprint`).
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] when the count or a dimension is wrong; the index is then
+    /// unchanged.
+    pub fn set_vectors(
+        &mut self,
+        model_id: &str,
+        fingerprint: &str,
+        vectors: &[Vec<f32>],
+        encoding: VectorEncoding,
+    ) -> Result<()> {
+        if vectors.len() != self.data.chunks.len() {
+            return Err(Error::invalid_argument(format!(
+                "{} vectors for {} chunks",
+                vectors.len(),
+                self.data.chunks.len()
+            )));
+        }
+        let dim = vectors.first().map_or(0, Vec::len);
+        self.data.vectors = Some(VectorSection::new(
+            model_id,
+            fingerprint,
+            dim,
+            vectors,
+            encoding,
+        )?);
+        if self
+            .embedder
+            .as_ref()
+            .is_some_and(|e| e.0.fingerprint() != fingerprint)
+        {
+            self.embedder = None;
+        }
+        Ok(())
+    }
+
+    /// The unit query vector for the semantic lane: the caller's, else the attached
+    /// embedder's. `Ok(None)` when there is neither.
+    pub(crate) fn query_vector(
+        &self,
+        query: &str,
+        given: Option<&[f32]>,
+    ) -> Result<Option<Vec<f32>>> {
+        let Some(section) = &self.data.vectors else {
+            return Ok(None);
+        };
+        let dim = section.dim as usize;
+        if let Some(v) = given {
+            if v.len() != dim || v.iter().any(|x| !x.is_finite()) {
+                return Err(Error::invalid_argument(format!(
+                    "the query vector has {} values (finite ones expected), the index's vectors have {dim}",
+                    v.len()
+                )));
+            }
+            let mut v = v.to_vec();
+            crate::embed::normalize(&mut v);
+            return Ok(Some(v));
+        }
+        let Some(e) = &self.embedder else {
+            return Ok(None);
+        };
+        let mut out = e.0.embed(&[query])?;
+        match out.pop() {
+            Some(v) if v.len() == dim => Ok(Some(v)),
+            _ => Err(Error::Model {
+                detail: format!("the embedder did not return one vector of dimension {dim}"),
+            }),
+        }
+    }
+}
