@@ -74,6 +74,21 @@ pub enum Error {
         /// What was wrong.
         reason: String,
     },
+    /// A page write was rejected because some of its refs or links point at no page visible
+    /// in its scope. Nothing was changed.
+    #[error("page `{page}` links to missing pages: {}", missing.join(", "))]
+    DanglingLinks {
+        /// The id of the page that was written.
+        page: String,
+        /// The targets that resolve to no visible page, sorted.
+        missing: Vec<String>,
+    },
+    /// A write tried to change a raw source document: raw chunks are immutable evidence.
+    #[error("raw document `{id}` is immutable")]
+    Immutable {
+        /// The raw document's id.
+        id: String,
+    },
     /// A file-system operation failed.
     #[error("i/o error on {path}: {source}")]
     Io {
@@ -98,6 +113,8 @@ impl Error {
             Error::UnknownChunk { .. } => "unknown_chunk",
             Error::InvalidArgument { .. } => "invalid_argument",
             Error::InvalidInput { .. } => "invalid_input",
+            Error::DanglingLinks { .. } => "dangling_links",
+            Error::Immutable { .. } => "immutable_chunk",
             Error::Io { .. } => "io",
         }
     }

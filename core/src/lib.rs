@@ -28,21 +28,32 @@
 pub mod analyze;
 pub mod blob;
 pub mod chunk;
+pub mod cite;
 mod error;
 pub mod eval;
 pub mod fusion;
+pub mod graph;
 mod index;
 pub mod lane;
+pub mod lint;
 pub mod page;
+pub mod raw;
 mod search;
 
 pub use analyze::Language;
 pub use chunk::ChunkConfig;
 pub use error::{Error, Result};
 pub use fusion::FusionConfig;
-pub use index::{BuildReport, Chunk, Config, Index, IndexBuilder, Skipped, UpsertReport, Warning};
+pub use graph::{
+    EvidenceOptions, GraphEdge, GraphNode, Pointer, Subgraph, SupportingChunk, TraverseOptions,
+};
+pub use index::{
+    BuildReport, Chunk, Config, DeleteReport, Index, IndexBuilder, RenameReport, Skipped,
+    UpsertReport, Warning, WriteOptions,
+};
 pub use lane::lexical::Bm25Params;
 pub use lane::{Lane, LaneStatus, StatusKind};
+pub use lint::{LintIssue, LintReport, Severity};
 pub use page::{Page, Scope, UsageMode};
 pub use search::{
     AlwaysMode, Explanation, Highlight, Hit, LaneHit, LaneReport, Ranked, SearchOptions,
