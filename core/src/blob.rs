@@ -364,6 +364,49 @@ mod tests {
         assert_eq!(decode(b"WIKI").unwrap_err().code(), "corrupt_index");
     }
 
+    fn built() -> IndexData {
+        let mut b = crate::IndexBuilder::new(Config::default()).unwrap();
+        b.add_file("a.md", b"[[b]] and [[c]]").unwrap();
+        b.add_file(
+            "b.md",
+            b"---\nrelations:\n  - {target: a, type: x, chunk: \"raw/r::chunk_0\"}\n---\nb",
+        )
+        .unwrap();
+        b.add_file("raw/r.md", b"raw text").unwrap();
+        b.build().unwrap().0.data
+    }
+
+    #[test]
+    fn an_inconsistent_graph_or_raw_section_is_corrupt_not_a_panic() {
+        let ok = built();
+        assert!(decode(&encode(&ok).unwrap()).is_ok());
+        let mut bad = Vec::new();
+        let mut d = ok.clone();
+        d.graph.edges[0].to = crate::graph::Target::Page(99);
+        bad.push(d);
+        let mut d = ok.clone();
+        d.graph.incoming.reverse();
+        d.graph.incoming.push(0);
+        bad.push(d);
+        let mut d = ok.clone();
+        d.graph.edges[0].confidence = f32::NAN;
+        bad.push(d);
+        let mut d = ok.clone();
+        let last = d.graph.edges.len() - 1;
+        d.graph.edges[last].chunk = Some(crate::graph::ChunkRef::Raw(7));
+        bad.push(d);
+        let mut d = ok.clone();
+        d.raw.chunks[0].end = 999;
+        bad.push(d);
+        let mut d = ok.clone();
+        d.raw.docs[0].id = "nope".into();
+        bad.push(d);
+        for (i, d) in bad.iter().enumerate() {
+            let err = decode(&encode(d).unwrap()).unwrap_err();
+            assert_eq!(err.code(), "corrupt_index", "case {i}");
+        }
+    }
+
     #[test]
     fn trailing_bytes_are_corrupt() {
         let mut bytes = encode(&empty()).unwrap();

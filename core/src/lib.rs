@@ -8,6 +8,10 @@
 //! - [`fusion`] combines the lanes with weighted reciprocal rank fusion;
 //! - [`Index`] ties it together: build from a folder ([`IndexBuilder`]), search, look up pages
 //!   and chunks, update pages, and save or load the portable blob ([`blob`]);
+//! - [`graph`] resolves links (redirects, aliases), keeps forward and backward adjacency, and
+//!   walks the graph with evidence; [`lint`] finds what to fix in a wiki;
+//! - [`raw`] is the layer of immutable raw source documents pages are compiled from, and
+//!   [`cite`] verifies the citations of an answer against it and the pages;
 //! - [`eval`] measures retrieval quality on BEIR-layout collections.
 //!
 //! ```
