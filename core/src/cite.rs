@@ -23,8 +23,8 @@
 //! one chunk is *supported* by it; supported sentences that cite no chunk id, and sentences
 //! supported by no chunk, are reported.
 //!
-//! The header format, one line per hit in a prompt: `[page <key> · chunk <id> · score <s>]
-//! <title>` ([`format_header`], [`parse_headers`]).
+//! The header format, one line per hit in a prompt ([`format_header`], [`parse_headers`]):
+//! `[page <key> · chunk <id> · score <s>] <title>`.
 
 use std::collections::HashSet;
 
