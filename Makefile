@@ -22,6 +22,14 @@ demo: release models
 	done
 	@echo; echo "\$$ wikidex search $(DEMO)/wiki.wdx \"how is revenue defined\" --scope alice -n 3   # alice's draft shadows the global page"
 	@$(BIN) search $(DEMO)/wiki.wdx "how is revenue defined" --scope alice -n 3 --always-separate
+	@echo; echo "\$$ wikidex neighbors $(DEMO)/wiki.wdx incident_2024_03_memory_leak --depth 1"
+	@$(BIN) neighbors $(DEMO)/wiki.wdx incident_2024_03_memory_leak --depth 1
+	@echo; echo "\$$ wikidex lint examples/wiki   # the example plants one problem per rule: exit 1 expected"
+	@$(BIN) lint examples/wiki; test $$? -eq 1
+	@echo; echo "\$$ wikidex verify $(DEMO)/wiki.wdx --answer - --cite raw/slack_2024_03_12::chunk_0,made_up::chunk_0"
+	@echo "The segment_enricher pod was OOM-killed three times, and nightly_build failed at 03:31 UTC." \
+		| $(BIN) verify $(DEMO)/wiki.wdx --answer - --cite raw/slack_2024_03_12::chunk_0,made_up::chunk_0; \
+		test $$? -eq 1
 
 ## make test: every test suite (Rust unit, integration, CLI, doc tests, cross-language vectors,
 ## the benches compiled and run once as tests), after the linters.

@@ -34,7 +34,8 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Build an index blob from a wiki folder (or a BEIR corpus with --beir).
+    /// Build an index blob from a wiki folder (or a BEIR corpus with --beir); files under the
+    /// wiki's raw/ folder (or --raw DIR) are indexed as raw source documents.
     Build(BuildArgs),
     /// Search an index.
     Search(SearchArgs),
@@ -46,6 +47,14 @@ enum Command {
     Eval(EvalArgs),
     /// Embed texts with the model and print the vectors (or time a whole corpus).
     Embed(EmbedArgs),
+    /// Lint a wiki folder or an index: dangling links, orphans, redirects, drift, ... Exits 1
+    /// when an error-severity finding exists.
+    Lint(LintArgs),
+    /// Walk the page graph from a page (depth <= 2) and print the subgraph with its evidence.
+    Neighbors(NeighborsArgs),
+    /// Verify an answer's citations against an index. Exits 1 when a citation is unknown or
+    /// drifted.
+    Verify(VerifyArgs),
 }
 
 /// How `build` and `eval` embed chunks.
@@ -81,6 +90,62 @@ struct EmbedArgs {
     corpus: Option<PathBuf>,
     #[command(flatten)]
     model: ModelArgs,
+    /// Print JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Args)]
+struct LintArgs {
+    /// A wiki folder (built in memory, with its raw/ folder) or an index blob.
+    path: PathBuf,
+    /// A folder of raw source documents (as the wiki's raw/ folder), for a wiki folder.
+    #[arg(long)]
+    raw: Option<PathBuf>,
+    /// Print JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Args)]
+struct NeighborsArgs {
+    /// The index blob.
+    index: PathBuf,
+    /// The seed page key (repeat the command's --seed for more).
+    key: String,
+    /// More seed keys.
+    #[arg(long = "seed")]
+    seeds: Vec<String>,
+    /// Depth, 0..=2.
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u32).range(0..=2))]
+    depth: u32,
+    /// Only follow connections at least this confident (0..=1).
+    #[arg(long, default_value_t = 0.0)]
+    min_confidence: f32,
+    /// Most nodes returned (1..=1000).
+    #[arg(long, default_value_t = 50, value_parser = clap::value_parser!(u16).range(1..=1000))]
+    max_nodes: u16,
+    /// Resolve the seeds as this scope.
+    #[arg(long)]
+    scope: Option<String>,
+    /// Print JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Args)]
+struct VerifyArgs {
+    /// The index blob.
+    index: PathBuf,
+    /// The answer text: a file, or `-` for standard input.
+    #[arg(long)]
+    answer: String,
+    /// Cited chunk ids, comma-separated; `id@hash` carries the hash the model saw.
+    #[arg(long, value_delimiter = ',')]
+    cite: Vec<String>,
+    /// Chunk ids the model was offered (shown in its prompt), comma-separated.
+    #[arg(long, value_delimiter = ',')]
+    offered: Vec<String>,
     /// Print JSON.
     #[arg(long)]
     json: bool,
@@ -162,6 +227,9 @@ struct BuildArgs {
     /// Fail on the first page that cannot be used instead of skipping and reporting it.
     #[arg(long)]
     strict: bool,
+    /// A folder of raw source documents, indexed as the wiki's raw/ folder.
+    #[arg(long)]
+    raw: Option<PathBuf>,
     #[command(flatten)]
     config: ConfigArgs,
     #[command(flatten)]
@@ -206,6 +274,10 @@ struct SearchArgs {
     explain: bool,
     #[command(flatten)]
     model: ModelArgs,
+    /// Print a prompt block for an agent (citation headers, chunk text, source pointers) and
+    /// the offered chunk ids, instead of the hit list.
+    #[arg(long)]
+    prompt: bool,
     /// Print JSON.
     #[arg(long)]
     json: bool,
@@ -264,6 +336,9 @@ fn main() -> ExitCode {
         Command::Chunk(a) => a.json,
         Command::Eval(a) => a.json,
         Command::Embed(a) => a.json,
+        Command::Lint(a) => a.json,
+        Command::Neighbors(a) => a.json,
+        Command::Verify(a) => a.json,
     };
     let result = match cli.command {
         Command::Build(a) => build(a),
@@ -272,6 +347,9 @@ fn main() -> ExitCode {
         Command::Chunk(a) => chunk(a),
         Command::Eval(a) => evaluate(a),
         Command::Embed(a) => embed(a),
+        Command::Lint(a) => lint(a),
+        Command::Neighbors(a) => neighbors(a),
+        Command::Verify(a) => verify(a),
     };
     match result {
         Ok(code) => code,
@@ -307,12 +385,12 @@ fn progress_bar(len: u64, what: &str, quiet: bool) -> ProgressBar {
     bar
 }
 
-/// Builds an index from a wiki folder or a BEIR corpus, with a progress bar.
 /// What to build from, and how.
 struct BuildPlan<'a> {
     dir: &'a Path,
     beir: bool,
     strict: bool,
+    raw: Option<&'a Path>,
     config: Config,
     embed: &'a EmbedBuildArgs,
     quiet: bool,
@@ -327,6 +405,9 @@ fn build_index(plan: BuildPlan<'_>) -> Result<(Index, wikidex::BuildReport), Err
         builder = builder
             .embedder(e)
             .vector_encoding(VectorEncoding::parse(&plan.embed.vectors)?);
+    }
+    if let Some(raw) = plan.raw {
+        builder.add_raw_dir(raw)?;
     }
     if plan.beir {
         builder.add_beir_corpus(&plan.dir.join("corpus.jsonl"))?;
@@ -367,6 +448,7 @@ fn build(a: BuildArgs) -> Result<ExitCode, Error> {
         dir: &a.dir,
         beir: a.beir,
         strict: a.strict,
+        raw: a.raw.as_deref(),
         config,
         embed: &a.embed,
         quiet: a.json,
@@ -380,14 +462,24 @@ fn build(a: BuildArgs) -> Result<ExitCode, Error> {
             "pages": report.pages,
             "chunks": report.chunks,
             "embeddings": vectors_json(&index),
+            "raw_documents": report.raw_documents,
+            "raw_chunks": report.raw_chunks,
             "bytes": bytes,
             "skipped": report.skipped,
             "warnings": report.warnings,
             "seconds": seconds,
         }));
     } else {
+        let raw = if report.raw_documents > 0 {
+            format!(
+                ", {} raw documents ({} chunks)",
+                report.raw_documents, report.raw_chunks
+            )
+        } else {
+            String::new()
+        };
         println!(
-            "built {}: {} pages, {} chunks, {} bytes in {:.2}s",
+            "built {}: {} pages, {} chunks{raw}, {} bytes in {:.2}s",
             a.output.display(),
             report.pages,
             report.chunks,
@@ -449,6 +541,16 @@ fn search(a: SearchArgs) -> Result<ExitCode, Error> {
         query_vector: None,
     };
     let results = index.search(&a.query, &opts)?;
+    if a.prompt {
+        let block = index.prompt_block(&results);
+        if a.json {
+            print_json(&block);
+        } else {
+            print!("{}", block.text);
+            println!("offered: {}", block.offered.join(","));
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
     if a.json {
         print_json(&results);
     } else {
@@ -650,6 +752,7 @@ fn evaluate(a: EvalArgs) -> Result<ExitCode, Error> {
         dir: &a.dir,
         beir: true,
         strict: false,
+        raw: None,
         config: config.clone(),
         embed: &a.embed,
         quiet: a.json,
@@ -847,4 +950,183 @@ fn embed(a: EmbedArgs) -> Result<ExitCode, Error> {
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+fn lint(a: LintArgs) -> Result<ExitCode, Error> {
+    let report = if a.path.is_dir() {
+        // Lint reads links, pages and hashes: no embeddings needed.
+        let embed = EmbedBuildArgs {
+            model: ModelArgs::default(),
+            no_embed: true,
+            vectors: "f32".into(),
+        };
+        let (index, build) = build_index(BuildPlan {
+            dir: &a.path,
+            beir: false,
+            strict: false,
+            raw: a.raw.as_deref(),
+            config: Config::default(),
+            embed: &embed,
+            quiet: true,
+        })?;
+        index.lint_with_build(&build)
+    } else {
+        Index::open(&a.path)?.lint()
+    };
+    if a.json {
+        print_json(&report);
+    } else {
+        for i in &report.issues {
+            let sev = match i.severity {
+                wikidex::Severity::Error => "error",
+                wikidex::Severity::Warning => "warning",
+            };
+            println!("{sev}[{}] {}: {}", i.code, i.page, i.message);
+        }
+        println!(
+            "{} error{}, {} warning{}",
+            report.errors,
+            if report.errors == 1 { "" } else { "s" },
+            report.warnings,
+            if report.warnings == 1 { "" } else { "s" }
+        );
+    }
+    Ok(if report.errors > 0 {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+fn neighbors(a: NeighborsArgs) -> Result<ExitCode, Error> {
+    let index = Index::open(&a.index)?;
+    let opts = wikidex::TraverseOptions {
+        depth: a.depth,
+        min_confidence: a.min_confidence,
+        max_nodes: usize::from(a.max_nodes),
+        scope: a.scope.as_deref().map(Scope::parse).transpose()?,
+    };
+    let mut seeds: Vec<&str> = vec![a.key.as_str()];
+    seeds.extend(a.seeds.iter().map(String::as_str));
+    let g = index.neighbors(&seeds, &opts)?;
+    if a.json {
+        print_json(&g);
+        return Ok(ExitCode::SUCCESS);
+    }
+    for s in &g.unknown_seeds {
+        println!("unknown seed: {s}");
+    }
+    for n in &g.nodes {
+        let stale = n
+            .stale_since
+            .as_deref()
+            .map(|s| format!(" [stale since {s}]"))
+            .unwrap_or_default();
+        println!(
+            "{}{} — {} (depth {}, confidence {:.2}){stale}",
+            "  ".repeat(n.depth as usize),
+            n.id,
+            n.title,
+            n.depth,
+            n.confidence
+        );
+        for p in &n.sources {
+            println!(
+                "{}  source {} ({})",
+                "  ".repeat(n.depth as usize),
+                p.chunk,
+                p.weight
+            );
+        }
+    }
+    if !g.chain.is_empty() {
+        println!("\nevidence:");
+        for line in &g.chain {
+            println!("  {line}");
+        }
+    }
+    let typed: Vec<&wikidex::GraphEdge> = g.edges.iter().filter(|e| e.evidence.is_some()).collect();
+    if !typed.is_empty() {
+        println!("\nedges:");
+        for e in typed {
+            let chunk = e
+                .chunk
+                .as_deref()
+                .map(|c| format!(" [{c}]"))
+                .unwrap_or_default();
+            println!(
+                "  {} --[{}]--> {} ({:.2}){chunk}: {}",
+                e.from,
+                e.kind,
+                e.to,
+                e.confidence,
+                e.evidence.as_deref().unwrap_or_default()
+            );
+        }
+    }
+    if g.truncated {
+        println!("\n(truncated to {} nodes)", g.nodes.len());
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn verify(a: VerifyArgs) -> Result<ExitCode, Error> {
+    use std::io::Read;
+    let index = Index::open(&a.index)?;
+    let answer = if a.answer == "-" {
+        let mut s = String::new();
+        std::io::stdin()
+            .read_to_string(&mut s)
+            .map_err(|e| Error::Io {
+                path: "<stdin>".into(),
+                source: e,
+            })?;
+        s
+    } else {
+        std::fs::read_to_string(&a.answer).map_err(|e| Error::Io {
+            path: a.answer.clone(),
+            source: e,
+        })?
+    };
+    let cited: Vec<wikidex::cite::Cited> = a
+        .cite
+        .iter()
+        .filter(|c| !c.trim().is_empty())
+        .map(|c| wikidex::cite::Cited::parse(c))
+        .collect();
+    let offered: Vec<String> = a
+        .offered
+        .iter()
+        .map(|o| o.trim().to_string())
+        .filter(|o| !o.is_empty())
+        .collect();
+    let v = index.verify(&answer, &cited, &offered);
+    let support = index.uncited_support(&answer);
+    if a.json {
+        print_json(&json!({"citations": v.citations, "passed": v.passed, "support": support}));
+    } else {
+        for c in &v.citations {
+            let span = c
+                .quote
+                .map(|q| format!(": \"{}\"", &answer[q.answer_start..q.answer_end]))
+                .unwrap_or_default();
+            println!("{:<10} {}{span}", c.status.name(), c.id);
+        }
+        for s in &support.uncited {
+            println!(
+                "uncited sentence (matches {}): {}",
+                s.best_chunk.as_deref().unwrap_or("?"),
+                s.text
+            );
+        }
+        for s in &support.unsupported {
+            println!("unsupported sentence: {}", s.text);
+        }
+        println!("{}", if v.passed { "passed" } else { "FAILED" });
+    }
+    Ok(if v.passed {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
 }

@@ -68,9 +68,10 @@ fn build_reports_pages_chunks_skipped_and_seconds() {
     let r = build(&repo().join("examples/wiki"), &out, &[]);
     assert!(r.status.success());
     let v = json(&r);
-    assert_eq!(v["pages"], 37);
-    assert!(v["chunks"].as_u64().unwrap() >= 37);
-    assert_eq!(v["skipped"], serde_json::json!([]));
+    assert_eq!(v["pages"], 42);
+    assert!(v["chunks"].as_u64().unwrap() >= 42);
+    assert_eq!(v["raw_documents"], 2);
+    assert_eq!(v["skipped"][0]["code"], "duplicate_key");
     assert!(v["seconds"].as_f64().unwrap() >= 0.0);
     assert!(out.exists());
 }
@@ -106,7 +107,8 @@ fn search_json_hits_carry_key_path_snippet_and_lanes() {
     ]);
     assert!(r.status.success());
     let v = json(&r);
-    let hit = &v["hits"][0];
+    assert_eq!(v["hits"][0]["key"], "answer_why_nightly_crashed_2024_03_12");
+    let hit = &v["hits"][1];
     assert_eq!(hit["key"], "incident_2024_03_memory_leak");
     assert_eq!(hit["path"], "global/incident_2024_03_memory_leak.md");
     for field in ["title", "summary", "score", "chunk"] {
@@ -303,4 +305,205 @@ fn eval_reports_metrics_per_lane_and_fused() {
     assert_eq!(v["pages"], 4);
     assert_eq!(v["skipped"][0]["code"], "invalid_input");
     assert_eq!(v["skipped"][0]["line"], 5);
+}
+
+fn clean_wiki() -> PathBuf {
+    repo().join("core/tests/fixtures/wikis/clean")
+}
+
+#[test]
+fn lint_finds_exactly_the_planted_problems_and_exits_1() {
+    let r = wikidex(&[
+        "lint",
+        repo().join("examples/wiki").to_str().unwrap(),
+        "--json",
+    ]);
+    assert_eq!(r.status.code(), Some(1));
+    let v = json(&r);
+    let mut found: Vec<(String, String)> = v["issues"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| {
+            (
+                i["code"].as_str().unwrap().to_string(),
+                i["page"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    found.sort();
+    let planted = [
+        ("dangling_link", "runbook_backfill"),
+        ("drifted_source", "incident_2024_03_memory_leak"),
+        ("duplicate_key", "global/wiki_import/glossary.md"),
+        ("links_archived", "decision_adopt_dbt"),
+        ("links_stale", "exec_dashboard"),
+        ("no_summary", "warehouse_costs"),
+        ("orphan", "answer_why_nightly_crashed_2024_03_12"),
+        ("redirect_chain", "kpi_glossary"),
+        ("redirect_cycle", "metrics_faq"),
+        ("unknown_source", "answer_why_nightly_crashed_2024_03_12"),
+    ];
+    let planted: Vec<(String, String)> = planted
+        .iter()
+        .map(|(c, p)| (c.to_string(), p.to_string()))
+        .collect();
+    assert_eq!(found, planted);
+    assert_eq!(v["errors"], 4);
+}
+
+#[test]
+fn lint_of_a_clean_wiki_and_of_its_blob_exits_0() {
+    let r = wikidex(&["lint", clean_wiki().to_str().unwrap()]);
+    assert_eq!(
+        r.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&r.stdout)
+    );
+    let out = temp("clean").join("c.wdx");
+    assert!(build(&clean_wiki(), &out, &[]).status.success());
+    let r = wikidex(&["lint", out.to_str().unwrap(), "--json"]);
+    assert_eq!(r.status.code(), Some(0));
+    assert_eq!(json(&r)["issues"], serde_json::json!([]));
+}
+
+#[test]
+fn build_with_a_separate_raw_folder_indexes_it_as_raw() {
+    let dir = temp("rawdir");
+    let wiki = dir.join("wiki");
+    std::fs::create_dir_all(wiki.join("global")).unwrap();
+    std::fs::write(
+        wiki.join("global/a.md"),
+        "---\nsources: [raw/notes::chunk_0]\n---\nA page.",
+    )
+    .unwrap();
+    let raw = dir.join("sources");
+    std::fs::create_dir_all(&raw).unwrap();
+    std::fs::write(raw.join("notes.txt"), "Raw notes about the outage.").unwrap();
+    let out = dir.join("w.wdx");
+    let r = build(&wiki, &out, &["--raw", raw.to_str().unwrap()]);
+    assert_eq!(json(&r)["raw_documents"], 1);
+    let r = wikidex(&[
+        "chunk",
+        out.to_str().unwrap(),
+        "raw/notes::chunk_0",
+        "--json",
+    ]);
+    assert_eq!(json(&r)["raw"], true);
+}
+
+#[test]
+fn neighbors_prints_typed_edges_with_evidence() {
+    let out = temp("nclean").join("c.wdx");
+    assert!(build(&clean_wiki(), &out, &[]).status.success());
+    let r = wikidex(&[
+        "neighbors",
+        out.to_str().unwrap(),
+        "leak",
+        "--depth",
+        "1",
+        "--json",
+    ]);
+    assert!(r.status.success());
+    let v = json(&r);
+    assert_eq!(
+        v["chain"],
+        serde_json::json!(["Memory leak --[causes]--> System crash"])
+    );
+    let causes = v["edges"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["type"] == "causes")
+        .unwrap();
+    assert_eq!(causes["chunk"], "raw/log::chunk_0");
+    let r = wikidex(&["neighbors", out.to_str().unwrap(), "leak", "--depth", "3"]);
+    assert_eq!(r.status.code(), Some(2));
+    let r = wikidex(&["neighbors", out.to_str().unwrap(), "nothing", "--json"]);
+    assert!(r.status.success());
+    assert_eq!(json(&r)["nodes"], serde_json::json!([]));
+}
+
+#[test]
+fn verify_passes_quotes_and_fails_fabricated_ids() {
+    let dir = temp("verify");
+    let out = dir.join("c.wdx");
+    assert!(build(&clean_wiki(), &out, &[]).status.success());
+    let answer = dir.join("answer.txt");
+    std::fs::write(
+        &answer,
+        "The POD was OOM-killed   three times and the nightly job failed.",
+    )
+    .unwrap();
+    let blob = out.to_str().unwrap();
+    let ans = answer.to_str().unwrap();
+    let r = wikidex(&[
+        "verify",
+        blob,
+        "--answer",
+        ans,
+        "--cite",
+        "raw/log::chunk_0",
+        "--json",
+    ]);
+    assert_eq!(r.status.code(), Some(0));
+    assert_eq!(json(&r)["citations"][0]["status"], "quote");
+    let r = wikidex(&[
+        "verify",
+        blob,
+        "--answer",
+        ans,
+        "--cite",
+        "raw/log::chunk_0,leak::chunk_5",
+        "--offered",
+        "crash::chunk_0",
+        "--json",
+    ]);
+    assert_eq!(r.status.code(), Some(1));
+    let v = json(&r);
+    let statuses: Vec<&str> = v["citations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["status"].as_str().unwrap())
+        .collect();
+    assert_eq!(statuses, ["none", "unknown", "uncited"]);
+    let r = wikidex(&[
+        "verify",
+        blob,
+        "--answer",
+        ans,
+        "--cite",
+        "raw/log::chunk_0@0000",
+        "--json",
+    ]);
+    assert_eq!(json(&r)["citations"][0]["status"], "drifted");
+}
+
+#[test]
+fn search_prompt_block_lists_the_offered_chunks() {
+    let blob = built_example();
+    let r = wikidex(&[
+        "search",
+        blob.to_str().unwrap(),
+        "why did the nightly job crash",
+        "--prompt",
+        "--json",
+        "-n",
+        "2",
+    ]);
+    assert!(r.status.success());
+    let v = json(&r);
+    assert!(v["text"].as_str().unwrap().starts_with("[page "));
+    let offered: Vec<&str> = v["offered"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o.as_str().unwrap())
+        .collect();
+    assert!(
+        offered.contains(&"raw/slack_2024_03_12::chunk_0"),
+        "{offered:?}"
+    );
 }

@@ -11,7 +11,9 @@
 //! ```
 //!
 //! The payload holds the whole configuration, the pages (with their full text), the chunk
-//! table, the lexical postings and the (optional) vector section. Every collection in it is a
+//! table, the lexical postings, the (optional) vector section, and (since v2) the page graph
+//! and the raw layer. A v1 payload is decoded with the v1 schema and upgraded: its pages get
+//! the fields v2 added (empty), and the graph is rebuilt from them. Every collection in it is a
 //! list in a canonical order, so the same input always gives byte-identical output. Loading
 //! checks the header, the length, the checksum, then the internal consistency of every
 //! section: a truncated, corrupted, foreign or newer blob is an [`Error`], never a panic.
@@ -19,15 +21,17 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
+use crate::graph::GraphSection;
 use crate::index::Config;
 use crate::lane::lexical::LexicalIndex;
 use crate::lane::semantic::VectorSection;
 use crate::page::Page;
+use crate::raw::RawSection;
 
 /// Magic bytes at the start of every blob.
 pub const MAGIC: [u8; 8] = *b"WIKIDEX\0";
 /// The format version this build writes.
-pub const FORMAT_VERSION: u32 = 1;
+pub const FORMAT_VERSION: u32 = 2;
 /// The oldest format version this build reads.
 pub const OLDEST_SUPPORTED_FORMAT_VERSION: u32 = 1;
 /// Size of the fixed header before the payload.
@@ -54,6 +58,136 @@ pub(crate) struct IndexData {
     pub chunks: Vec<ChunkRecord>,
     pub lexical: LexicalIndex,
     pub vectors: Option<VectorSection>,
+    /// Since v2: forward and backward adjacency of the pages.
+    pub graph: GraphSection,
+    /// Since v2: raw source documents and their chunks.
+    pub raw: RawSection,
+}
+
+/// The v1 payload, decoded as it was written, then upgraded by [`upgrade_v1`].
+#[derive(Deserialize)]
+struct IndexDataV1 {
+    config: Config,
+    pages: Vec<v1::Page>,
+    chunks: Vec<ChunkRecord>,
+    lexical: LexicalIndex,
+    // Always `None` in every v1 blob ever written (no v1 build had a model).
+    vectors: Option<VectorSection>,
+}
+
+/// The v1 page schema (frozen: never change it).
+mod v1 {
+    use serde::Deserialize;
+
+    use crate::page::{Extra, Scope, UsageMode};
+
+    #[derive(Deserialize)]
+    pub(super) struct Relation {
+        pub target: String,
+        pub kind: String,
+        pub confidence: f32,
+        pub evidence: Option<String>,
+    }
+
+    #[derive(Deserialize)]
+    pub(super) struct SourceRef {
+        pub chunk: String,
+        pub weight: f32,
+    }
+
+    #[derive(Deserialize)]
+    pub(super) struct Page {
+        pub key: String,
+        pub scope: Scope,
+        pub path: String,
+        pub title: String,
+        pub summary: Option<String>,
+        pub tags: Vec<String>,
+        pub kind: Option<String>,
+        pub refs: Vec<String>,
+        pub links: Vec<String>,
+        pub sl_refs: Vec<String>,
+        pub relations: Vec<Relation>,
+        pub usage_mode: UsageMode,
+        pub source: Option<String>,
+        pub sources: Vec<SourceRef>,
+        pub aliases: Vec<String>,
+        pub redirect_from: Vec<String>,
+        pub stale_since: Option<String>,
+        pub archived_since: Option<String>,
+        pub provenance: Vec<String>,
+        pub extra: Extra,
+        pub text: String,
+        pub body_start: u32,
+    }
+
+    impl From<Page> for crate::page::Page {
+        fn from(p: Page) -> Self {
+            crate::page::Page {
+                key: p.key,
+                scope: p.scope,
+                path: p.path,
+                title: p.title,
+                summary: p.summary,
+                tags: p.tags,
+                kind: p.kind,
+                refs: p.refs,
+                links: p.links,
+                sl_refs: p.sl_refs,
+                relations: p
+                    .relations
+                    .into_iter()
+                    .map(|r| crate::page::Relation {
+                        target: r.target,
+                        kind: r.kind,
+                        confidence: r.confidence,
+                        evidence: r.evidence,
+                        chunk: None,
+                    })
+                    .collect(),
+                usage_mode: p.usage_mode,
+                source: p.source,
+                sources: p
+                    .sources
+                    .into_iter()
+                    .map(|s| crate::page::SourceRef {
+                        chunk: s.chunk,
+                        weight: s.weight,
+                        hash: None,
+                    })
+                    .collect(),
+                aliases: p.aliases,
+                redirect_from: p.redirect_from,
+                stale_since: p.stale_since,
+                archived_since: p.archived_since,
+                provenance: p.provenance,
+                extra: p.extra,
+                text: p.text,
+                body_start: p.body_start,
+            }
+        }
+    }
+}
+
+/// A v1 index as v2 data: the same pages, chunks and postings, no raw layer, and the graph
+/// derived from the pages (v1 did not store one).
+fn upgrade_v1(old: IndexDataV1) -> Result<IndexData> {
+    let pages: Vec<Page> = old.pages.into_iter().map(Page::from).collect();
+    // The graph reads chunk spans: check them before deriving it.
+    validate_chunk_table(&old.chunks, pages.len(), |p| {
+        pages.get(p).map(|p| p.text.as_str())
+    })?;
+    let raw = RawSection::default();
+    let graph = GraphSection::build(&pages, &old.chunks, &raw);
+    Ok(IndexData {
+        config: old.config,
+        pages,
+        chunks: old.chunks,
+        lexical: old.lexical,
+        vectors: old.vectors,
+        graph,
+        raw,
+    })
 }
 
 /// Encodes an index as a blob.
@@ -111,8 +245,14 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<IndexData> {
     if blake3::hash(payload).as_bytes()[..] != bytes[24..56] {
         return Err(Error::corrupt("checksum mismatch"));
     }
-    let (data, rest): (IndexData, &[u8]) = postcard::take_from_bytes(payload)
-        .map_err(|e| Error::corrupt(format!("cannot decode payload: {e}")))?;
+    let cannot = |e: postcard::Error| Error::corrupt(format!("cannot decode payload: {e}"));
+    let (data, rest): (IndexData, &[u8]) = if version == 1 {
+        let (old, rest): (IndexDataV1, &[u8]) =
+            postcard::take_from_bytes(payload).map_err(cannot)?;
+        (upgrade_v1(old)?, rest)
+    } else {
+        postcard::take_from_bytes(payload).map_err(cannot)?
+    };
     if !rest.is_empty() {
         return Err(Error::corrupt("payload has unread bytes"));
     }
@@ -129,33 +269,9 @@ fn validate(data: &IndexData) -> Result<()> {
     data.config
         .validate()
         .map_err(|e| Error::corrupt(format!("stored configuration: {e}")))?;
-    let n_pages = data.pages.len();
-    let mut expect_page = 0usize;
-    for (i, c) in data.chunks.iter().enumerate() {
-        let p = c.page as usize;
-        if p != expect_page && p != expect_page + 1 {
-            return Err(Error::corrupt(format!("chunk {i} is out of page order")));
-        }
-        if i == 0 && p != 0 {
-            return Err(Error::corrupt(
-                "first chunk does not belong to the first page",
-            ));
-        }
-        expect_page = p;
-        let page = data
-            .pages
-            .get(p)
-            .ok_or_else(|| Error::corrupt(format!("chunk {i} points at missing page {p}")))?;
-        let (s, e) = (c.start as usize, c.end as usize);
-        if s > e || page.text.get(s..e).is_none() {
-            return Err(Error::corrupt(format!(
-                "chunk {i} span {s}..{e} is outside its page"
-            )));
-        }
-    }
-    if n_pages > 0 && (data.chunks.is_empty() || expect_page + 1 != n_pages) {
-        return Err(Error::corrupt("a page has no chunk"));
-    }
+    validate_chunk_table(&data.chunks, data.pages.len(), |p| {
+        data.pages.get(p).map(|p| p.text.as_str())
+    })?;
     for p in &data.pages {
         if p.text.get(p.body_start as usize..).is_none() {
             return Err(Error::corrupt(format!(
@@ -167,6 +283,43 @@ fn validate(data: &IndexData) -> Result<()> {
     data.lexical.validate(data.chunks.len())?;
     if let Some(v) = &data.vectors {
         v.validate(data.chunks.len())?;
+    }
+    data.raw.validate()?;
+    data.graph
+        .validate(data.pages.len(), data.chunks.len(), data.raw.chunks.len())?;
+    Ok(())
+}
+
+/// Checks a chunk table against the texts it cuts: chunks in document order, every document
+/// with at least one chunk, every span inside its document's text.
+pub(crate) fn validate_chunk_table<'a>(
+    chunks: &[ChunkRecord],
+    n_docs: usize,
+    text: impl Fn(usize) -> Option<&'a str>,
+) -> Result<()> {
+    let mut expect_page = 0usize;
+    for (i, c) in chunks.iter().enumerate() {
+        let p = c.page as usize;
+        if p != expect_page && p != expect_page + 1 {
+            return Err(Error::corrupt(format!("chunk {i} is out of page order")));
+        }
+        if i == 0 && p != 0 {
+            return Err(Error::corrupt(
+                "first chunk does not belong to the first page",
+            ));
+        }
+        expect_page = p;
+        let t = text(p)
+            .ok_or_else(|| Error::corrupt(format!("chunk {i} points at missing page {p}")))?;
+        let (s, e) = (c.start as usize, c.end as usize);
+        if s > e || t.get(s..e).is_none() {
+            return Err(Error::corrupt(format!(
+                "chunk {i} span {s}..{e} is outside its page"
+            )));
+        }
+    }
+    if n_docs > 0 && (chunks.is_empty() || expect_page + 1 != n_docs) {
+        return Err(Error::corrupt("a page has no chunk"));
     }
     Ok(())
 }
@@ -182,6 +335,8 @@ mod tests {
             chunks: Vec::new(),
             lexical: LexicalIndex::build(Vec::<Vec<String>>::new(), Default::default()),
             vectors: None,
+            graph: GraphSection::default(),
+            raw: RawSection::default(),
         }
     }
 
@@ -207,6 +362,49 @@ mod tests {
         );
         assert_eq!(decode(b"").unwrap_err().code(), "corrupt_index");
         assert_eq!(decode(b"WIKI").unwrap_err().code(), "corrupt_index");
+    }
+
+    fn built() -> IndexData {
+        let mut b = crate::IndexBuilder::new(Config::default()).unwrap();
+        b.add_file("a.md", b"[[b]] and [[c]]").unwrap();
+        b.add_file(
+            "b.md",
+            b"---\nrelations:\n  - {target: a, type: x, chunk: \"raw/r::chunk_0\"}\n---\nb",
+        )
+        .unwrap();
+        b.add_file("raw/r.md", b"raw text").unwrap();
+        b.build().unwrap().0.data
+    }
+
+    #[test]
+    fn an_inconsistent_graph_or_raw_section_is_corrupt_not_a_panic() {
+        let ok = built();
+        assert!(decode(&encode(&ok).unwrap()).is_ok());
+        let mut bad = Vec::new();
+        let mut d = ok.clone();
+        d.graph.edges[0].to = crate::graph::Target::Page(99);
+        bad.push(d);
+        let mut d = ok.clone();
+        d.graph.incoming.reverse();
+        d.graph.incoming.push(0);
+        bad.push(d);
+        let mut d = ok.clone();
+        d.graph.edges[0].confidence = f32::NAN;
+        bad.push(d);
+        let mut d = ok.clone();
+        let last = d.graph.edges.len() - 1;
+        d.graph.edges[last].chunk = Some(crate::graph::ChunkRef::Raw(7));
+        bad.push(d);
+        let mut d = ok.clone();
+        d.raw.chunks[0].end = 999;
+        bad.push(d);
+        let mut d = ok.clone();
+        d.raw.docs[0].id = "nope".into();
+        bad.push(d);
+        for (i, d) in bad.iter().enumerate() {
+            let err = decode(&encode(d).unwrap()).unwrap_err();
+            assert_eq!(err.code(), "corrupt_index", "case {i}");
+        }
     }
 
     #[test]

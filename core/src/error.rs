@@ -92,6 +92,21 @@ pub enum Error {
         /// Fingerprint of the embedder given.
         given_fingerprint: String,
     },
+    /// A page write was rejected because some of its refs or links point at no page visible
+    /// in its scope. Nothing was changed.
+    #[error("page `{page}` links to missing pages: {}", missing.join(", "))]
+    DanglingLinks {
+        /// The id of the page that was written.
+        page: String,
+        /// The targets that resolve to no visible page, sorted.
+        missing: Vec<String>,
+    },
+    /// A write tried to change a raw source document: raw chunks are immutable evidence.
+    #[error("raw document `{id}` is immutable")]
+    Immutable {
+        /// The raw document's id.
+        id: String,
+    },
     /// A file-system operation failed.
     #[error("i/o error on {path}: {source}")]
     Io {
@@ -118,6 +133,8 @@ impl Error {
             Error::InvalidInput { .. } => "invalid_input",
             Error::Model { .. } => "model",
             Error::ModelMismatch { .. } => "model_mismatch",
+            Error::DanglingLinks { .. } => "dangling_links",
+            Error::Immutable { .. } => "immutable_chunk",
             Error::Io { .. } => "io",
         }
     }

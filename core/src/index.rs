@@ -12,9 +12,11 @@ use crate::chunk::{self, ChunkConfig};
 use crate::embed::Embedder;
 use crate::error::{Error, Result};
 use crate::fusion::FusionConfig;
+use crate::graph::{GraphSection, Names};
 use crate::lane::lexical::{Bm25Params, Bm25Scorer, LexicalIndex};
 use crate::lane::semantic::VectorEncoding;
 use crate::page::{self, Page, Scope};
+use crate::raw::{self, RawDoc, RawSection};
 use crate::vectors::{self, Attached};
 
 /// The whole configuration of an index; stored in the blob, so a loaded index searches the way
@@ -93,6 +95,10 @@ pub struct BuildReport {
     pub pages: usize,
     /// Chunks indexed.
     pub chunks: usize,
+    /// Raw source documents indexed (see [`raw`](crate::raw)).
+    pub raw_documents: usize,
+    /// Their chunks.
+    pub raw_chunks: usize,
     /// Files skipped, with reasons.
     pub skipped: Vec<Skipped>,
     /// Non-fatal problems in indexed pages.
@@ -120,6 +126,7 @@ pub struct IndexBuilder {
     embedder: Option<Attached>,
     encoding: VectorEncoding,
     pages: BTreeMap<(Scope, String), Page>,
+    raw: BTreeMap<String, RawDoc>,
     report: BuildReport,
 }
 
@@ -136,6 +143,7 @@ impl IndexBuilder {
             embedder: None,
             encoding: VectorEncoding::F32,
             pages: BTreeMap::new(),
+            raw: BTreeMap::new(),
             report: BuildReport::default(),
         })
     }
@@ -161,18 +169,27 @@ impl IndexBuilder {
     }
 
     /// Adds one Markdown file (`path` relative to the wiki root, `/`-separated). A file that
-    /// cannot be parsed is skipped and listed in the report.
+    /// cannot be parsed is skipped and listed in the report. A file under `raw/` is a raw
+    /// source document (see [`raw`](crate::raw)), not a page.
     ///
     /// # Errors
     /// In strict mode, the error that made the file unusable.
     pub fn add_file(&mut self, path: &str, bytes: &[u8]) -> Result<()> {
-        let parsed = std::str::from_utf8(bytes)
-            .map_err(|e| Error::InvalidPage {
-                path: path.to_string(),
-                line: Some(line_of(bytes, e.valid_up_to())),
-                reason: format!("not valid UTF-8: {e}"),
-            })
-            .and_then(|text| page::parse(path, text));
+        let text = std::str::from_utf8(bytes).map_err(|e| Error::InvalidPage {
+            path: path.to_string(),
+            line: Some(line_of(bytes, e.valid_up_to())),
+            reason: format!("not valid UTF-8: {e}"),
+        });
+        if let Some(doc) = raw::document(path, "") {
+            return match text {
+                Ok(text) => self.add_raw(RawDoc {
+                    text: text.to_string(),
+                    ..raw::document(path, text).unwrap_or(doc)
+                }),
+                Err(e) => self.skip(e),
+            };
+        }
+        let parsed = text.and_then(|text| page::parse(path, text));
         match parsed {
             Ok(p) => {
                 for w in p.warnings {
@@ -187,22 +204,69 @@ impl IndexBuilder {
         }
     }
 
-    /// Adds a page. A second page with the same key in the same scope is skipped and reported.
+    /// Adds a page. Of two pages with the same key in the same scope, the one with the
+    /// smaller path is kept (whatever the order they were added in, so the blob does not
+    /// depend on it) and the other is skipped and reported.
     ///
     /// # Errors
     /// In strict mode, [`Error::DuplicateKey`].
     pub fn add_page(&mut self, page: Page) -> Result<()> {
         let slot = (page.scope.clone(), page.key.clone());
         if let Some(first) = self.pages.get(&slot) {
-            let err = Error::DuplicateKey {
-                key: page.key.clone(),
-                scope: page.scope.to_string(),
-                first: first.path.clone(),
-                second: page.path.clone(),
+            let (kept, dropped) = if first.path <= page.path {
+                (first.path.clone(), page)
+            } else {
+                let old = self.pages.insert(slot, page);
+                let Some(old) = old else { return Ok(()) };
+                (
+                    self.pages[&(old.scope.clone(), old.key.clone())]
+                        .path
+                        .clone(),
+                    old,
+                )
             };
-            return self.skip_at(page.path, err);
+            let err = Error::DuplicateKey {
+                key: dropped.key.clone(),
+                scope: dropped.scope.to_string(),
+                first: kept,
+                second: dropped.path.clone(),
+            };
+            return self.skip_at(dropped.path, err);
         }
         self.pages.insert(slot, page);
+        Ok(())
+    }
+
+    fn add_raw(&mut self, doc: RawDoc) -> Result<()> {
+        if let Some(first) = self.raw.get(&doc.id) {
+            let err = Error::DuplicateKey {
+                key: doc.id.clone(),
+                scope: "raw".into(),
+                first: first.path.clone(),
+                second: doc.path.clone(),
+            };
+            return self.skip_at(doc.path, err);
+        }
+        self.raw.insert(doc.id.clone(), doc);
+        Ok(())
+    }
+
+    /// Adds every `.md`, `.markdown` and `.txt` file under `dir` as a raw source document, as
+    /// if `dir` were the wiki's `raw/` folder (`dir/a/b.md` becomes `raw/a/b`).
+    ///
+    /// # Errors
+    /// [`Error::Io`] if `dir` cannot be read; in strict mode, the first unusable file.
+    pub fn add_raw_dir(&mut self, dir: &Path) -> Result<()> {
+        for (rel, full) in files_under(dir, &|_| true)? {
+            let path = format!("{}{rel}", raw::RAW_PREFIX);
+            if !raw::is_raw_path(&path) {
+                continue;
+            }
+            match std::fs::read(&full) {
+                Ok(bytes) => self.add_file(&path, &bytes)?,
+                Err(e) => self.skip_at(path, Error::io(&full, e))?,
+            }
+        }
         Ok(())
     }
 
@@ -313,7 +377,8 @@ impl IndexBuilder {
     ) -> Result<(Index, BuildReport)> {
         let mut report = self.report;
         let pages: Vec<Page> = self.pages.into_values().collect();
-        let mut data = assemble(self.config, pages, &mut |d, t| {
+        let raw = RawSection::build(self.raw.into_values().collect(), &self.config.chunk)?;
+        let mut data = assemble(self.config, pages, raw, &mut |d, t| {
             progress(BuildStage::Pages, d, t)
         })?;
         if let Some(e) = &self.embedder {
@@ -327,6 +392,8 @@ impl IndexBuilder {
         }
         report.pages = data.pages.len();
         report.chunks = data.chunks.len();
+        report.raw_documents = data.raw.docs.len();
+        report.raw_chunks = data.raw.chunks.len();
         let mut index = Index::from_data(data);
         index.embedder = self.embedder;
         Ok((index, report))
@@ -373,8 +440,16 @@ fn page_from_record(path: String, key: String, title: String, body: String) -> P
     }
 }
 
-/// Markdown files under `root`, as (relative `/` path, full path), sorted by relative path.
+/// Markdown files (and raw documents) under `root`, as (relative `/` path, full path), sorted
+/// by relative path.
 fn wiki_files(root: &Path) -> Result<Vec<(String, PathBuf)>> {
+    files_under(root, &|rel| {
+        page::is_markdown_path(rel) || raw::is_raw_path(rel)
+    })
+}
+
+/// Files under `root` whose relative path `keep` accepts, sorted by relative path.
+fn files_under(root: &Path, keep: &dyn Fn(&str) -> bool) -> Result<Vec<(String, PathBuf)>> {
     let meta = std::fs::metadata(root).map_err(|e| Error::io(root, e))?;
     if !meta.is_dir() {
         return Err(Error::invalid_argument(format!(
@@ -400,9 +475,7 @@ fn wiki_files(root: &Path) -> Result<Vec<(String, PathBuf)>> {
             let ft = entry.file_type().map_err(|e| Error::io(entry.path(), e))?;
             if ft.is_dir() {
                 stack.push((entry.path(), rel_path));
-            } else if (ft.is_file() || ft.is_symlink())
-                && page::is_markdown_path(&name)
-                && entry.path().is_file()
+            } else if (ft.is_file() || ft.is_symlink()) && keep(&rel_path) && entry.path().is_file()
             {
                 out.push((rel_path, entry.path()));
             }
@@ -426,6 +499,7 @@ pub enum BuildStage {
 fn assemble(
     config: Config,
     pages: Vec<Page>,
+    raw: RawSection,
     progress: &mut dyn FnMut(usize, usize),
 ) -> Result<IndexData> {
     u32::try_from(pages.len()).map_err(|_| Error::invalid_argument("more than 4 Gi pages"))?;
@@ -465,12 +539,15 @@ fn assemble(
     }
     u32::try_from(chunks.len()).map_err(|_| Error::invalid_argument("more than 4 Gi chunks"))?;
     let lexical = LexicalIndex::build(chunk_terms, surface);
+    let graph = GraphSection::build(&pages, &chunks, &raw);
     Ok(IndexData {
         config,
         pages,
         chunks,
         lexical,
         vectors: None,
+        graph,
+        raw,
     })
 }
 
@@ -495,6 +572,16 @@ pub struct Chunk {
     pub hash: String,
     /// The chunk's text.
     pub text: String,
+    /// A raw source chunk (its `key` is the raw document id, its scope global).
+    pub raw: bool,
+}
+
+impl Chunk {
+    /// The id of the page (or raw document) the chunk belongs to: the part of its id before
+    /// `::chunk_`.
+    pub fn key_id(&self) -> String {
+        chunk::parse_chunk_id(&self.id).map_or_else(|| self.key.clone(), |(p, _)| p.to_string())
+    }
 }
 
 /// What [`Index::upsert_page`] did.
@@ -508,6 +595,38 @@ pub struct UpsertReport {
     pub chunks: usize,
     /// Non-fatal problems in the page.
     pub warnings: Vec<String>,
+    /// Targets that resolve to no visible page (only when dangling links were allowed).
+    pub dangling: Vec<String>,
+}
+
+/// Options of the write API ([`Index::upsert_page_with`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct WriteOptions {
+    /// Accept a page whose refs or links point at no visible page (default false: reject).
+    pub allow_dangling: bool,
+}
+
+/// What [`Index::delete_page`] did.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DeleteReport {
+    /// The page removed.
+    pub page: Page,
+    /// Ids of the pages that now have a dangling link because of the removal, sorted.
+    pub broken: Vec<String>,
+}
+
+/// What [`Index::rename_page`] did.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RenameReport {
+    /// The page's old id.
+    pub from: String,
+    /// Its new id.
+    pub to: String,
+    /// Its new path, relative to the wiki root.
+    pub path: String,
+    /// Its new text (with the redirect), to write to `path`.
+    pub text: String,
 }
 
 /// A searchable index: pages, chunks, postings and configuration, loaded from or saved to one
@@ -523,7 +642,13 @@ pub struct Index {
     /// Per page: index of its first chunk (one extra entry at the end).
     pub(crate) first_chunk: Vec<u32>,
     /// Page id → page index.
-    page_ids: HashMap<String, u32>,
+    pub(crate) page_ids: HashMap<String, u32>,
+    /// Keys, redirects and aliases, for link resolution.
+    pub(crate) names: Names,
+    /// Raw document id → position.
+    raw_ids: HashMap<String, u32>,
+    /// Per raw document: index of its first raw chunk (one extra entry at the end).
+    raw_first: Vec<u32>,
     /// Per page: visible to a search without filters.
     pub(crate) default_pages: Vec<bool>,
     /// Per chunk: rankable in a search without filters.
@@ -550,6 +675,19 @@ impl Index {
             .enumerate()
             .map(|(i, p)| (p.id(), i as u32))
             .collect();
+        let mut raw_first = vec![0u32; data.raw.docs.len() + 1];
+        for (i, c) in data.raw.chunks.iter().enumerate().rev() {
+            raw_first[c.page as usize] = i as u32;
+        }
+        raw_first[data.raw.docs.len()] = data.raw.chunks.len() as u32;
+        let raw_ids = data
+            .raw
+            .docs
+            .iter()
+            .enumerate()
+            .map(|(i, d)| (d.id.clone(), i as u32))
+            .collect();
+        let names = Names::new(&data.pages);
         let mut index = Index {
             data,
             analyzer,
@@ -557,6 +695,9 @@ impl Index {
             chunk_page,
             first_chunk,
             page_ids,
+            names,
+            raw_ids,
+            raw_first,
             default_pages: Vec::new(),
             default_chunks: Vec::new(),
             all_default: false,
@@ -702,6 +843,14 @@ impl Index {
     pub fn chunk(&self, id: &str) -> Result<Chunk> {
         let unknown = || Error::UnknownChunk { id: id.to_string() };
         let (page_id, ordinal) = chunk::parse_chunk_id(id).ok_or_else(unknown)?;
+        if let Some(&d) = self.raw_ids.get(page_id) {
+            let first = self.raw_first[d as usize] as usize;
+            let count = self.raw_first[d as usize + 1] as usize - first;
+            if ordinal >= count {
+                return Err(unknown());
+            }
+            return Ok(self.raw_chunk_at((first + ordinal) as u32));
+        }
         let &p = self.page_ids.get(page_id).ok_or_else(unknown)?;
         let first = self.first_chunk[p as usize] as usize;
         let count = self.first_chunk[p as usize + 1] as usize - first;
@@ -725,7 +874,43 @@ impl Index {
             end: rec.end,
             hash: rec.hash.clone(),
             text: self.chunk_text(c).to_string(),
+            raw: false,
         }
+    }
+
+    /// The raw document list, in id order.
+    pub fn raw_documents(&self) -> &[RawDoc] {
+        &self.data.raw.docs
+    }
+
+    /// Number of raw chunks.
+    pub fn raw_chunk_count(&self) -> usize {
+        self.data.raw.chunks.len()
+    }
+
+    /// The raw chunk at raw-table position `c` (must be in range).
+    pub(crate) fn raw_chunk_at(&self, c: u32) -> Chunk {
+        let rec = &self.data.raw.chunks[c as usize];
+        let doc = &self.data.raw.docs[rec.page as usize];
+        Chunk {
+            id: self.raw_chunk_id(c),
+            ordinal: c - self.raw_first[rec.page as usize],
+            key: doc.id.clone(),
+            scope: Scope::Global,
+            path: doc.path.clone(),
+            start: rec.start,
+            end: rec.end,
+            hash: rec.hash.clone(),
+            text: doc.text[rec.start as usize..rec.end as usize].to_string(),
+            raw: true,
+        }
+    }
+
+    /// The id of the raw chunk at raw-table position `c` (must be in range).
+    pub(crate) fn raw_chunk_id(&self, c: u32) -> String {
+        let d = self.data.raw.chunks[c as usize].page;
+        let ordinal = c - self.raw_first[d as usize];
+        chunk::chunk_id(&self.data.raw.docs[d as usize].id, ordinal as usize)
     }
 
     /// The id of the chunk at table position `c` (must be in range).
@@ -757,30 +942,72 @@ impl Index {
     }
 
     /// Adds or replaces the page at `path` (relative to the wiki root) with `text`, then
-    /// re-chunks it and recomputes the statistics. The result is byte-identical to building
-    /// from scratch with the same pages.
+    /// re-chunks it and recomputes the statistics and the graph. The result is byte-identical
+    /// to building from scratch with the same pages.
+    ///
+    /// Every ref, inline link and relation target of the page must resolve to a page visible
+    /// in the page's scope (itself, a global page, or for a user page that user's pages;
+    /// redirects and aliases count). Use [`Index::upsert_page_with`] to allow dangling links.
     ///
     /// Cost: the whole index is re-analyzed, O(total text); fine for wikis, slow for
     /// collections of hundreds of thousands of pages.
     ///
     /// # Errors
-    /// [`Error::InvalidPage`] if the page cannot be parsed; the index is then unchanged.
+    /// The index is unchanged after any error:
+    /// [`Error::InvalidPage`] if the page cannot be parsed; [`Error::DanglingLinks`] with the
+    /// sorted list of missing targets; [`Error::Immutable`] for a path under `raw/`.
+    ///
+    /// # Example
+    /// ```
+    /// # use wikidex::IndexBuilder;
+    /// # let mut b = IndexBuilder::new(Default::default())?;
+    /// # b.add_file("global/revenue.md", b"Revenue is recognized monthly.")?;
+    /// # let (mut index, _) = b.build()?;
+    /// let before = index.to_bytes()?;
+    /// let err = index.upsert_page("global/answer.md", "See [[revenue]] and [[nope]].").unwrap_err();
+    /// assert_eq!(err.code(), "dangling_links");
+    /// assert_eq!(index.to_bytes()?, before);
+    /// index.upsert_page("global/answer.md", "---\ntype: topic\n---\nSee [[revenue]].")?;
+    /// # Ok::<(), wikidex::Error>(())
+    /// ```
     pub fn upsert_page(&mut self, path: &str, text: &str) -> Result<UpsertReport> {
+        self.upsert_page_with(path, text, &WriteOptions::default())
+    }
+
+    /// [`Index::upsert_page`] with options.
+    ///
+    /// # Errors
+    /// As [`Index::upsert_page`] (no [`Error::DanglingLinks`] when `allow_dangling` is set).
+    pub fn upsert_page_with(
+        &mut self,
+        path: &str,
+        text: &str,
+        opts: &WriteOptions,
+    ) -> Result<UpsertReport> {
+        if raw::is_raw_path(path) {
+            return Err(Error::Immutable {
+                id: raw::raw_id(path).unwrap_or_default(),
+            });
+        }
         let parsed = page::parse(path, text)?;
         let page = parsed.page;
         let id = page.id();
         let mut pages = self.data.pages.clone();
-        let replaced =
+        let (at, replaced) =
             match pages.binary_search_by(|p| (&p.scope, &p.key).cmp(&(&page.scope, &page.key))) {
                 Ok(i) => {
                     pages[i] = page;
-                    true
+                    (i, true)
                 }
                 Err(i) => {
                     pages.insert(i, page);
-                    false
+                    (i, false)
                 }
             };
+        let missing = crate::graph::missing_targets(&pages, at);
+        if !missing.is_empty() && !opts.allow_dangling {
+            return Err(Error::DanglingLinks { page: id, missing });
+        }
         self.rebuild(pages)?;
         let chunks = self.chunks_of_id(&id);
         Ok(UpsertReport {
@@ -788,19 +1015,122 @@ impl Index {
             replaced,
             chunks,
             warnings: parsed.warnings,
+            dangling: missing,
         })
     }
 
-    /// Removes the page `key` in `scope` (`None`: the global scope) and recomputes the
-    /// statistics.
+    /// Removes the page `key` in `scope` (`None`: the global scope), recomputes the statistics
+    /// and the graph, and reports the pages whose links now dangle because of it.
     ///
     /// # Errors
-    /// [`Error::UnknownPage`] if there is no such page; the index is then unchanged.
-    pub fn delete_page(&mut self, key: &str, scope: Option<&Scope>) -> Result<Page> {
+    /// [`Error::UnknownPage`] if there is no such page; [`Error::Immutable`] for a raw
+    /// document id. The index is then unchanged.
+    pub fn delete_page(&mut self, key: &str, scope: Option<&Scope>) -> Result<DeleteReport> {
+        if self.raw_ids.contains_key(key) {
+            return Err(Error::Immutable {
+                id: key.to_string(),
+            });
+        }
+        let i = self.position_in(key, scope)?;
+        let dependents: Vec<String> = {
+            let mut v: Vec<String> = self
+                .in_edges(i as u32)
+                .filter(|e| e.from != i as u32)
+                .map(|e| self.data.pages[e.from as usize].id())
+                .collect();
+            v.sort();
+            v.dedup();
+            v
+        };
+        let missing_before: Vec<usize> = dependents.iter().map(|d| self.missing_count(d)).collect();
+        let mut pages = self.data.pages.clone();
+        let removed = pages.remove(i);
+        self.rebuild(pages)?;
+        let broken = dependents
+            .into_iter()
+            .zip(missing_before)
+            .filter(|(d, before)| self.missing_count(d) > *before)
+            .map(|(d, _)| d)
+            .collect();
+        Ok(DeleteReport {
+            page: removed,
+            broken,
+        })
+    }
+
+    /// Renames page `key` (in `scope`; `None`: global) to `new_key`, leaving a redirect: the
+    /// page's frontmatter gains `redirect_from: [<old key>]` (kept with any it had), so links
+    /// to the old key still resolve. The file name changes to `<new_key>.md` in the same
+    /// folder. The report carries the new path and text for the caller to write to disk.
+    ///
+    /// # Errors
+    /// [`Error::UnknownPage`]; [`Error::DuplicateKey`] if `new_key` is taken in that scope;
+    /// [`Error::InvalidArgument`] for an empty new key; [`Error::Immutable`] for a raw
+    /// document. The index is then unchanged.
+    pub fn rename_page(
+        &mut self,
+        key: &str,
+        scope: Option<&Scope>,
+        new_key: &str,
+    ) -> Result<RenameReport> {
+        if self.raw_ids.contains_key(key) {
+            return Err(Error::Immutable {
+                id: key.to_string(),
+            });
+        }
+        let i = self.position_in(key, scope)?;
+        let old = &self.data.pages[i];
+        let new_key = page::normalize_key(new_key);
+        if new_key.is_empty() || new_key.contains('/') {
+            return Err(Error::invalid_argument(
+                "the new key must be a non-empty file stem",
+            ));
+        }
+        if self
+            .data
+            .pages
+            .iter()
+            .any(|p| p.scope == old.scope && p.key == new_key)
+        {
+            return Err(Error::DuplicateKey {
+                key: new_key,
+                scope: old.scope.to_string(),
+                first: String::new(),
+                second: old.path.clone(),
+            });
+        }
+        let folder = old.path.rsplit_once('/').map_or("", |(f, _)| f);
+        let path = if folder.is_empty() {
+            format!("{new_key}.md")
+        } else {
+            format!("{folder}/{new_key}.md")
+        };
+        let text = page::add_redirect(&old.text, &old.key)?;
+        let renamed = page::parse(&path, &text)?.page;
+        let from = old.id();
+        let to = renamed.id();
+        let mut pages = self.data.pages.clone();
+        pages.remove(i);
+        let at = pages
+            .binary_search_by(|p| (&p.scope, &p.key).cmp(&(&renamed.scope, &renamed.key)))
+            .unwrap_or_else(|e| e);
+        pages.insert(at, renamed);
+        self.rebuild(pages)?;
+        Ok(RenameReport {
+            from,
+            to,
+            path,
+            text,
+        })
+    }
+
+    /// Position of the page `key` in `scope` (`None`: global), matching the key as given or
+    /// normalized.
+    fn position_in(&self, key: &str, scope: Option<&Scope>) -> Result<usize> {
         let scope = scope.cloned().unwrap_or(Scope::Global);
         let normalized = page::normalize_key(key);
         let pages = &self.data.pages;
-        let i = pages
+        pages
             .iter()
             .position(|p| p.scope == scope && p.key == key)
             .or_else(|| {
@@ -810,11 +1140,17 @@ impl Index {
             })
             .ok_or_else(|| Error::UnknownPage {
                 key: key.to_string(),
-            })?;
-        let mut pages = self.data.pages.clone();
-        let removed = pages.remove(i);
-        self.rebuild(pages)?;
-        Ok(removed)
+            })
+    }
+
+    /// Number of edges of page `id` whose target is missing.
+    fn missing_count(&self, id: &str) -> usize {
+        self.page_ids.get(id).map_or(0, |&p| {
+            self.out_edges(p)
+                .iter()
+                .filter(|e| matches!(e.to, crate::graph::Target::Missing(_)))
+                .count()
+        })
     }
 
     fn chunks_of_id(&self, id: &str) -> usize {
@@ -827,7 +1163,8 @@ impl Index {
     /// new ones embedded with the attached embedder. On error the index is unchanged.
     fn rebuild(&mut self, pages: Vec<Page>) -> Result<()> {
         let config = self.data.config.clone();
-        let mut data = assemble(config, pages, &mut |_, _| {})?;
+        let raw = self.data.raw.clone();
+        let mut data = assemble(config, pages, raw, &mut |_, _| {})?;
         if let Some(old) = &self.data.vectors {
             let known = vectors::known_vectors(&self.data);
             let embedder = match &self.embedder {
@@ -946,7 +1283,10 @@ mod tests {
         let mut b = IndexBuilder::new(Config::default()).unwrap();
         b.add_beir_corpus_lines("MED-10", "text");
         let (mut index, _) = b.build().unwrap();
-        assert_eq!(index.delete_page("MED-10", None).unwrap().key, "MED-10");
+        assert_eq!(
+            index.delete_page("MED-10", None).unwrap().page.key,
+            "MED-10"
+        );
     }
 
     #[test]

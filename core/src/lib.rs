@@ -10,6 +10,10 @@
 //! - [`fusion`] combines the lanes with weighted reciprocal rank fusion;
 //! - [`Index`] ties it together: build from a folder ([`IndexBuilder`]), search, look up pages
 //!   and chunks, update pages, and save or load the portable blob ([`blob`]);
+//! - [`graph`] resolves links (redirects, aliases), keeps forward and backward adjacency, and
+//!   walks the graph with evidence; [`lint`] finds what to fix in a wiki;
+//! - [`raw`] is the layer of immutable raw source documents pages are compiled from, and
+//!   [`cite`] verifies the citations of an answer against it and the pages;
 //! - [`eval`] measures retrieval quality on BEIR-layout collections.
 //!
 //! ```
@@ -30,13 +34,17 @@
 pub mod analyze;
 pub mod blob;
 pub mod chunk;
+pub mod cite;
 pub mod embed;
 mod error;
 pub mod eval;
 pub mod fusion;
+pub mod graph;
 mod index;
 pub mod lane;
+pub mod lint;
 pub mod page;
+pub mod raw;
 mod search;
 mod vectors;
 
@@ -47,12 +55,17 @@ pub use embed::Embedder;
 pub use embed::{OnnxEmbedder, OnnxOptions};
 pub use error::{Error, Result};
 pub use fusion::FusionConfig;
+pub use graph::{
+    EvidenceOptions, GraphEdge, GraphNode, Pointer, Subgraph, SupportingChunk, TraverseOptions,
+};
 pub use index::{
-    BuildReport, BuildStage, Chunk, Config, Index, IndexBuilder, Skipped, UpsertReport, Warning,
+    BuildReport, BuildStage, Chunk, Config, DeleteReport, Index, IndexBuilder, RenameReport,
+    Skipped, UpsertReport, Warning, WriteOptions,
 };
 pub use lane::lexical::Bm25Params;
 pub use lane::semantic::{VectorEncoding, VectorSection};
 pub use lane::{Lane, LaneStatus, StatusKind};
+pub use lint::{LintIssue, LintReport, Severity};
 pub use page::{Page, Scope, UsageMode};
 pub use search::{
     AlwaysMode, Explanation, Highlight, Hit, LaneHit, LaneReport, Ranked, SearchOptions,

@@ -137,6 +137,8 @@ pub struct Relation {
     pub confidence: f32,
     /// Supporting text, when given.
     pub evidence: Option<String>,
+    /// The chunk holding the evidence (`chunk` or `evidence_chunk`), usually a raw chunk id.
+    pub chunk: Option<String>,
 }
 
 /// A raw chunk a page was compiled from (`sources` frontmatter), with its weight.
@@ -146,6 +148,19 @@ pub struct SourceRef {
     pub chunk: String,
     /// Weight (default 1.0).
     pub weight: f32,
+    /// The chunk's content hash when the page was compiled (`hash`), for drift checks.
+    pub hash: Option<String>,
+}
+
+impl SourceRef {
+    /// A source with weight 1.0 and no recorded hash.
+    pub fn new(chunk: String) -> SourceRef {
+        SourceRef {
+            chunk,
+            weight: 1.0,
+            hash: None,
+        }
+    }
 }
 
 /// Frontmatter fields wikidex does not know, kept verbatim as JSON values.
@@ -402,6 +417,59 @@ pub fn parse(path: &str, text: &str) -> Result<ParsedPage> {
     Ok(ParsedPage { page, warnings })
 }
 
+/// `text` with `old` added to its `redirect_from` frontmatter (kept with the keys it had),
+/// creating the frontmatter block if there is none. Other fields are left as written.
+///
+/// # Errors
+/// [`Error::InvalidPage`] if the frontmatter cannot be parsed.
+pub(crate) fn add_redirect(text: &str, old: &str) -> Result<String> {
+    let existing = parse("page.md", text)?.page.redirect_from;
+    let mut keys: Vec<String> = existing;
+    if !keys.iter().any(|k| k == old) {
+        keys.push(old.to_string());
+    }
+    let list: Vec<String> = keys
+        .iter()
+        .map(|k| serde_json::to_string(k).unwrap_or_default())
+        .collect();
+    let line = format!("redirect_from: [{}]\n", list.join(", "));
+    let (frontmatter, body_start) =
+        split_frontmatter(text).map_err(|(line, reason)| Error::InvalidPage {
+            path: "page.md".into(),
+            line,
+            reason,
+        })?;
+    let Some(yaml) = frontmatter else {
+        return Ok(format!("---\n{line}---\n{}", &text[body_start..]));
+    };
+    let yaml_start = yaml.as_ptr() as usize - text.as_ptr() as usize;
+    let yaml_end = yaml_start + yaml.len();
+    // Drop the old top-level `redirect_from` entry (its line and its indented or `- `
+    // continuation lines), then append the new one at the end of the block.
+    let mut kept = String::new();
+    let mut skipping = false;
+    for l in yaml.split_inclusive('\n') {
+        let continuation = l.starts_with([' ', '\t']) || l.starts_with("- ");
+        if l.starts_with("redirect_from:") {
+            skipping = true;
+            continue;
+        }
+        if skipping && continuation {
+            continue;
+        }
+        skipping = false;
+        kept.push_str(l);
+    }
+    if !kept.is_empty() && !kept.ends_with('\n') {
+        kept.push('\n');
+    }
+    Ok(format!(
+        "{}{kept}{line}{}",
+        &text[..yaml_start],
+        &text[yaml_end..]
+    ))
+}
+
 type FrontmatterSplit<'a> = std::result::Result<(Option<&'a str>, usize), (Option<u32>, String)>;
 
 /// Splits `---\n<yaml>\n---\n<body>`; returns the YAML (if any) and the body's byte offset.
@@ -577,11 +645,15 @@ fn relations(v: &Yaml) -> Option<Vec<Relation>> {
                 Some(c) => number(c).filter(|c| (0.0..=1.0).contains(c))?,
             };
             let evidence = hash_get(item, "evidence").and_then(scalar_string);
+            let chunk = hash_get(item, "chunk")
+                .or_else(|| hash_get(item, "evidence_chunk"))
+                .and_then(scalar_string);
             (!target.is_empty()).then_some(Relation {
                 target,
                 kind,
                 confidence,
                 evidence,
+                chunk,
             })
         })
         .collect()
@@ -591,7 +663,7 @@ fn sources(v: &Yaml) -> Option<Vec<SourceRef>> {
     let Yaml::Array(items) = v else {
         return match v {
             Yaml::Null => Some(Vec::new()),
-            other => scalar_string(other).map(|chunk| vec![SourceRef { chunk, weight: 1.0 }]),
+            other => scalar_string(other).map(|chunk| vec![SourceRef::new(chunk)]),
         };
     };
     items
@@ -605,9 +677,14 @@ fn sources(v: &Yaml) -> Option<Vec<SourceRef>> {
                     None => 1.0,
                     Some(w) => number(w)?,
                 };
-                Some(SourceRef { chunk, weight })
+                let hash = hash_get(item, "hash").and_then(scalar_string);
+                Some(SourceRef {
+                    chunk,
+                    weight,
+                    hash,
+                })
             }
-            other => scalar_string(other).map(|chunk| SourceRef { chunk, weight: 1.0 }),
+            other => scalar_string(other).map(SourceRef::new),
         })
         .collect()
 }
@@ -727,6 +804,24 @@ fn percent_decode(s: &str) -> String {
 struct MarkdownScan {
     first_heading: Option<String>,
     links: Vec<String>,
+    spans: Vec<LinkSpan>,
+}
+
+/// One inline link in a page body: the key it points at and where it is written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LinkSpan {
+    /// The normalized key the link points at.
+    pub key: String,
+    /// Byte offset of the link in the body.
+    pub start: usize,
+    /// Byte offset one past its end.
+    pub end: usize,
+}
+
+/// Every inline link in `body` (the page text after its frontmatter), in order, with its byte
+/// span: the same links, by the same rules, as [`Page::links`], but not deduplicated.
+pub fn link_spans(body: &str) -> Vec<LinkSpan> {
+    scan_markdown(body).spans
 }
 
 fn scan_markdown(body: &str) -> MarkdownScan {
@@ -735,7 +830,8 @@ fn scan_markdown(body: &str) -> MarkdownScan {
     let mut in_h1 = false;
     let mut heading_text = String::new();
     let mut links = Vec::new();
-    for event in Parser::new_ext(body, opts) {
+    let mut spans = Vec::new();
+    for (event, range) in Parser::new_ext(body, opts).into_offset_iter() {
         match event {
             Event::Start(Tag::Heading {
                 level: HeadingLevel::H1,
@@ -769,6 +865,11 @@ fn scan_markdown(body: &str) -> MarkdownScan {
                     _ => markdown_link_key(&dest_url),
                 };
                 if let Some(k) = key.filter(|k| !k.is_empty()) {
+                    spans.push(LinkSpan {
+                        key: k.clone(),
+                        start: range.start,
+                        end: range.end,
+                    });
                     links.push(k);
                 }
             }
@@ -778,6 +879,7 @@ fn scan_markdown(body: &str) -> MarkdownScan {
     MarkdownScan {
         first_heading,
         links,
+        spans,
     }
 }
 
@@ -975,6 +1077,29 @@ mod tests {
             "👩\u{200d}👩\u{200d}👧1.5"
         );
         assert_eq!(key_from_path("a/Ünï.MD"), "ünï");
+    }
+
+    #[test]
+    fn add_redirect_keeps_old_redirects_and_other_fields() {
+        let text = "---\ntitle: T\nredirect_from:\n  - a\n  - b\nrefs: [x]\n---\nbody\n";
+        let out = add_redirect(text, "c").unwrap();
+        let p = page("global/t.md", &out);
+        assert_eq!(p.redirect_from, ["a", "b", "c"]);
+        assert_eq!(p.refs, ["x"]);
+        assert_eq!(p.title, "T");
+        assert!(out.ends_with("---\nbody\n"));
+        let bare = add_redirect("just body", "old").unwrap();
+        assert_eq!(page("n.md", &bare).redirect_from, ["old"]);
+        assert_eq!(page("n.md", &bare).body(), "just body");
+    }
+
+    #[test]
+    fn link_spans_point_at_the_links() {
+        let body = "a [[b]] and [c](c.md)";
+        let spans = link_spans(body);
+        assert_eq!(spans.len(), 2);
+        assert_eq!(&body[spans[0].start..spans[0].end], "[[b]]");
+        assert_eq!(spans[1].key, "c");
     }
 
     #[test]

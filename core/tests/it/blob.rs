@@ -398,29 +398,44 @@ fn vector_section(dim: u64, values: usize) -> Vec<u8> {
     out
 }
 
+/// A wiki without links or raw documents: its payload ends with an empty vector section and
+/// the four empty lists of an empty graph and raw layer.
+fn build_linkless() -> Index {
+    let mut b = IndexBuilder::new(Default::default()).unwrap();
+    b.add_file("global/a.md", b"Alpha text about revenue.")
+        .unwrap();
+    b.add_file(
+        "global/b.md",
+        b"Beta text about churn.\n\nA second paragraph.",
+    )
+    .unwrap();
+    b.build().unwrap().0
+}
+
 fn with_vectors(dim: u64, values: usize) -> Vec<u8> {
-    let bytes = small_blob();
+    let bytes = build_linkless().to_bytes().unwrap();
     assert_eq!(
-        bytes.last(),
-        Some(&0),
-        "the payload no longer ends with an empty vector section"
+        bytes[bytes.len() - 5..],
+        [0, 0, 0, 0, 0],
+        "the payload no longer ends with an empty vector section, graph and raw layer"
     );
     with_payload(&bytes, |p| {
-        p.pop();
+        p.truncate(p.len() - 5);
         p.extend(vector_section(dim, values));
+        p.extend([0, 0, 0, 0]);
     })
 }
 
 #[test]
 fn vector_section_with_one_vector_per_chunk_loads() {
-    let chunks = build_small().chunk_count();
+    let chunks = build_linkless().chunk_count();
     let index = load(&with_vectors(3, 3 * chunks), "a well-formed vector section").unwrap();
     use_everything(&index);
 }
 
 #[test]
 fn vector_section_of_the_wrong_size_is_corrupt() {
-    let chunks = build_small().chunk_count();
+    let chunks = build_linkless().chunk_count();
     for (dim, values) in [(3, 3 * chunks - 1), (3, 3 * chunks + 3), (0, 0), (1, 0)] {
         let bad = with_vectors(dim, values);
         assert_eq!(
@@ -473,7 +488,7 @@ fn markdown_files(root: &Path) -> Vec<(String, PathBuf)> {
             };
             if entry.file_type().unwrap().is_dir() {
                 stack.push((entry.path(), rel));
-            } else if name.ends_with(".md") {
+            } else if name.ends_with(".md") || name.ends_with(".txt") {
                 out.push((rel, entry.path()));
             }
         }
@@ -485,7 +500,8 @@ fn markdown_files(root: &Path) -> Vec<(String, PathBuf)> {
 #[test]
 fn adding_the_example_wiki_files_in_reverse_order_gives_identical_bytes() {
     let files = markdown_files(&example_wiki());
-    assert_eq!(files.len(), 37);
+    // 43 pages (one a planted duplicate key) and 2 raw documents.
+    assert_eq!(files.len(), 45);
     let mut b = IndexBuilder::new(Default::default()).unwrap();
     for (rel, full) in files.iter().rev() {
         b.add_file(rel, &std::fs::read(full).unwrap()).unwrap();
@@ -563,4 +579,31 @@ fn committed_v1_blob_still_loads_and_answers() {
     assert_eq!(results.hits[0].page_id, "revenue");
     assert_eq!(results.always[0].page_id, "pii_rule");
     assert_eq!(index.chunk("arr::chunk_0").unwrap().key, "arr");
+}
+
+/// The v1 fixture, upgraded, re-encodes to exactly what building its wiki today gives: the
+/// upgrade derives the same graph a fresh build does.
+#[test]
+fn upgraded_v1_blob_equals_a_fresh_build_of_its_wiki() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/blobs/v1.wdx");
+    let upgraded = Index::open(&path).unwrap().to_bytes().unwrap();
+    assert_eq!(upgraded[8..12], FORMAT_VERSION.to_le_bytes());
+    let vector: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/vectors/search.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    let mut b = IndexBuilder::new(Default::default()).unwrap();
+    let files: std::collections::BTreeMap<String, String> =
+        serde_json::from_value(vector["files"].clone()).unwrap();
+    for (p, t) in &files {
+        b.add_file(p, t.as_bytes()).unwrap();
+    }
+    let fresh = b.build().unwrap().0.to_bytes().unwrap();
+    assert!(
+        upgraded == fresh,
+        "the upgraded v1 blob differs from a fresh build"
+    );
 }

@@ -137,6 +137,102 @@ fn run_case(index: &Index, report: &wikidex::BuildReport, case: &Value) -> Value
                 Err(e) => error_json(&e),
             }
         }
+        "lint" => {
+            let r = index.lint_with_build(report);
+            json!({
+                "errors": r.errors,
+                "warnings": r.warnings,
+                "issues": r.issues.iter().map(|i| json!({"page": i.page, "code": i.code, "target": i.target, "severity": i.severity})).collect::<Vec<_>>(),
+            })
+        }
+        "neighbors" => {
+            let opts: wikidex::TraverseOptions = match case.get("options") {
+                Some(o) => serde_json::from_value(o.clone()).expect("traverse options"),
+                None => Default::default(),
+            };
+            let seeds: Vec<String> = serde_json::from_value(case["seeds"].clone()).expect("seeds");
+            let seeds: Vec<&str> = seeds.iter().map(String::as_str).collect();
+            match index.neighbors(&seeds, &opts) {
+                Ok(g) => json!({
+                    "seeds": g.seeds,
+                    "unknown_seeds": g.unknown_seeds,
+                    "nodes": g.nodes.iter().map(|n| json!({"id": n.id, "depth": n.depth, "confidence": n.confidence, "via": n.via, "sources": n.sources.iter().map(|p| &p.chunk).collect::<Vec<_>>()})).collect::<Vec<_>>(),
+                    "edges": g.edges.iter().map(|e| json!({"from": e.from, "to": e.to, "type": e.kind, "confidence": e.confidence, "evidence": e.evidence, "chunk": e.chunk})).collect::<Vec<_>>(),
+                    "chain": g.chain,
+                    "truncated": g.truncated,
+                }),
+                Err(e) => error_json(&e),
+            }
+        }
+        "verify" => {
+            let cited: Vec<wikidex::cite::Cited> =
+                serde_json::from_value(case["cited"].clone()).expect("cited");
+            let offered: Vec<String> = match case.get("offered") {
+                Some(o) => serde_json::from_value(o.clone()).expect("offered"),
+                None => Vec::new(),
+            };
+            let answer = case["answer"].as_str().expect("answer");
+            let v = index.verify(answer, &cited, &offered);
+            json!({
+                "passed": v.passed,
+                "citations": v.citations.iter().map(|c| json!({
+                    "id": c.id,
+                    "status": c.status.name(),
+                    "quoted": c.quote.map(|q| &answer[q.answer_start..q.answer_end]),
+                })).collect::<Vec<_>>(),
+            })
+        }
+        "uncited_support" => {
+            let s = index.uncited_support(case["answer"].as_str().expect("answer"));
+            let rows = |v: &[wikidex::cite::SentenceSupport]| {
+                v.iter()
+                    .map(|s| json!({"text": s.text, "best_chunk": s.best_chunk}))
+                    .collect::<Vec<_>>()
+            };
+            json!({"uncited": rows(&s.uncited), "unsupported": rows(&s.unsupported)})
+        }
+        "parse_headers" => json!(wikidex::cite::parse_headers(
+            case["text"].as_str().expect("text")
+        )),
+        "pointers" => match index.pointers(case["key"].as_str().expect("key"), None) {
+            Ok(p) => json!(p
+                .iter()
+                .map(|p| json!({"chunk": p.chunk, "weight": p.weight}))
+                .collect::<Vec<_>>()),
+            Err(e) => error_json(&e),
+        },
+        "upsert" => {
+            let mut index = Index::from_bytes(&index.to_bytes().expect("encode")).expect("load");
+            let before = index.to_bytes().expect("encode");
+            let opts = wikidex::WriteOptions {
+                allow_dangling: case
+                    .get("allow_dangling")
+                    .and_then(Value::as_bool)
+                    .unwrap_or(false),
+            };
+            let r = index.upsert_page_with(
+                case["path"].as_str().expect("path"),
+                case["text"].as_str().expect("text"),
+                &opts,
+            );
+            let unchanged = index.to_bytes().expect("encode") == before;
+            match r {
+                Ok(r) => {
+                    json!({"page": r.page, "replaced": r.replaced, "dangling": r.dangling, "unchanged": unchanged})
+                }
+                Err(Error::DanglingLinks { missing, .. }) => {
+                    json!({"error": "dangling_links", "missing": missing, "unchanged": unchanged})
+                }
+                Err(e) => json!({"error": e.code(), "unchanged": unchanged}),
+            }
+        }
+        "delete" => {
+            let mut index = Index::from_bytes(&index.to_bytes().expect("encode")).expect("load");
+            match index.delete_page(case["key"].as_str().expect("key"), None) {
+                Ok(r) => json!({"page": r.page.id(), "broken": r.broken}),
+                Err(e) => error_json(&e),
+            }
+        }
         other => panic!("unknown vector op `{other}`"),
     }
 }

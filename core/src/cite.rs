@@ -1,0 +1,651 @@
+//! Citation verification and the citation header format (DESIGN §5).
+//!
+//! [`Index::verify`] classifies each chunk an answer cites, and each chunk the model was
+//! offered but did not cite. Rules, checked in this order for a cited id:
+//! - `unknown`: no chunk has this id and no page has this key (a fabricated id never passes);
+//! - `none`: the id names a page, not a chunk, or (when `offered` is not empty) neither the
+//!   chunk nor any other chunk of its page or raw document was offered: the page was never
+//!   drilled into, so the model cannot have read what it cites;
+//! - `drifted`: the citation carries the hash the model saw, and the chunk's current hash
+//!   differs;
+//! - `quote`: the answer contains a run of at least [`QUOTE_MIN_WORDS`] consecutive words of
+//!   the chunk (or the whole chunk, if it is shorter), compared word by word after Unicode
+//!   normalization and lowercasing, so whitespace, case, punctuation and Markdown markup do
+//!   not matter; the verdict gives the matched span's byte offsets in the answer and in the
+//!   chunk text;
+//! - `paraphrase`: otherwise.
+//!
+//! An offered id that is not cited is `uncited` (or `unknown` if no chunk has it). Verdicts
+//! come in the order of `cited` (duplicates removed), then of `offered`.
+//!
+//! [`Index::uncited_support`] looks at the answer sentence by sentence: a sentence whose
+//! content terms (stemmed, stopwords dropped) are at least [`SUPPORT_THRESHOLD`] contained in
+//! one chunk is *supported* by it; supported sentences that cite no chunk id, and sentences
+//! supported by no chunk, are reported.
+//!
+//! The header format, one line per hit in a prompt ([`format_header`], [`parse_headers`]):
+//! `[page <key> · chunk <id> · score <s>] <title>`.
+
+use std::collections::HashSet;
+
+use serde::{Deserialize, Serialize};
+use unicode_segmentation::UnicodeSegmentation;
+
+use crate::analyze;
+use crate::chunk;
+use crate::index::Index;
+use crate::search::SearchResults;
+
+/// Fewest consecutive words that make a quote (unless the whole chunk is shorter).
+pub const QUOTE_MIN_WORDS: usize = 8;
+/// Share of a sentence's content terms a chunk must contain to support it.
+pub const SUPPORT_THRESHOLD: f32 = 0.6;
+/// Sentences with fewer content terms than this are too short to judge and are skipped.
+pub const MIN_SENTENCE_TERMS: usize = 3;
+
+/// A citation as the model gave it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Cited {
+    /// A chunk id (or a page key).
+    pub id: String,
+    /// The content hash of the chunk the model saw, when known.
+    pub hash: Option<String>,
+}
+
+impl Cited {
+    /// A citation of `id` without a hash.
+    pub fn id(id: impl Into<String>) -> Cited {
+        Cited {
+            id: id.into(),
+            hash: None,
+        }
+    }
+
+    /// Parses `id` or `id@hash`.
+    pub fn parse(s: &str) -> Cited {
+        match s.trim().rsplit_once('@') {
+            Some((id, hash)) if !hash.is_empty() => Cited {
+                id: id.to_string(),
+                hash: Some(hash.to_string()),
+            },
+            _ => Cited::id(s.trim()),
+        }
+    }
+}
+
+/// The verdict on one citation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CitationStatus {
+    /// A verbatim span of the chunk is in the answer.
+    Quote,
+    /// The chunk exists and is unchanged; no verbatim span.
+    Paraphrase,
+    /// The chunk changed since the model saw it.
+    Drifted,
+    /// Offered to the model, not cited.
+    Uncited,
+    /// Cited, but its page was never drilled into.
+    None,
+    /// No such chunk.
+    Unknown,
+}
+
+impl CitationStatus {
+    /// The lowercase name.
+    pub fn name(self) -> &'static str {
+        match self {
+            CitationStatus::Quote => "quote",
+            CitationStatus::Paraphrase => "paraphrase",
+            CitationStatus::Drifted => "drifted",
+            CitationStatus::Uncited => "uncited",
+            CitationStatus::None => "none",
+            CitationStatus::Unknown => "unknown",
+        }
+    }
+}
+
+/// Where a quote is: byte offsets in the answer and in the chunk's text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct QuoteSpan {
+    /// Start in the answer.
+    pub answer_start: usize,
+    /// End in the answer (exclusive).
+    pub answer_end: usize,
+    /// Start in the chunk text.
+    pub chunk_start: usize,
+    /// End in the chunk text (exclusive).
+    pub chunk_end: usize,
+    /// Words matched.
+    pub words: usize,
+}
+
+/// One citation's verdict.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Verdict {
+    /// The id as cited or offered.
+    pub id: String,
+    /// The verdict.
+    pub status: CitationStatus,
+    /// The id of the page (or raw document) the chunk belongs to, when it exists.
+    pub page: Option<String>,
+    /// The chunk's current hash, when it exists.
+    pub hash: Option<String>,
+    /// The matched span, for a quote.
+    pub quote: Option<QuoteSpan>,
+}
+
+/// What [`Index::verify`] returns.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Verification {
+    /// One verdict per cited id, then per offered-but-not-cited id.
+    pub citations: Vec<Verdict>,
+    /// No citation is `unknown` or `drifted`.
+    pub passed: bool,
+}
+
+/// An answer sentence, with what supports it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SentenceSupport {
+    /// Byte offset of the sentence in the answer.
+    pub start: usize,
+    /// End (exclusive).
+    pub end: usize,
+    /// The sentence, trimmed.
+    pub text: String,
+    /// Chunk ids the sentence cites.
+    pub cites: Vec<String>,
+    /// The chunk that contains most of its terms, if any contains one.
+    pub best_chunk: Option<String>,
+    /// The share of its content terms that chunk contains.
+    pub score: f32,
+}
+
+/// What [`Index::uncited_support`] returns.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Support {
+    /// Sentences a chunk supports that cite nothing.
+    pub uncited: Vec<SentenceSupport>,
+    /// Sentences no chunk supports (cited or not).
+    pub unsupported: Vec<SentenceSupport>,
+}
+
+/// A parsed citation header.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CitationHeader {
+    /// The page key.
+    pub page: String,
+    /// The chunk id.
+    pub chunk: String,
+    /// The score, when given and a number.
+    pub score: Option<f32>,
+    /// The title (the rest of the line).
+    pub title: String,
+}
+
+/// A prompt block for an agent's context (see [`Index::prompt_block`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PromptBlock {
+    /// The text to put in the prompt.
+    pub text: String,
+    /// Every chunk id the block shows, in order: pass it as `offered` to [`Index::verify`].
+    pub offered: Vec<String>,
+}
+
+/// The header line for a hit: `[page <key> · chunk <id> · score <s>] <title>` (score with 4
+/// decimals).
+///
+/// # Example
+/// ```
+/// let h = wikidex::cite::format_header("revenue", "revenue::chunk_0", 0.0325, "Revenue");
+/// assert_eq!(h, "[page revenue · chunk revenue::chunk_0 · score 0.0325] Revenue");
+/// let parsed = wikidex::cite::parse_headers(&h);
+/// assert_eq!(parsed[0].chunk, "revenue::chunk_0");
+/// ```
+pub fn format_header(key: &str, chunk: &str, score: f32, title: &str) -> String {
+    format!("[page {key} · chunk {chunk} · score {score:.4}] {title}")
+}
+
+/// Every citation header in `text`, in order. Fields may be separated by `·` or `|`; the
+/// score is optional; malformed brackets are skipped.
+pub fn parse_headers(text: &str) -> Vec<CitationHeader> {
+    let mut out = Vec::new();
+    for line in text.lines() {
+        let mut rest = line;
+        while let Some(open) = rest.find("[page ") {
+            let after = &rest[open + 1..];
+            let Some(close) = after.find(']') else { break };
+            let inside = &after[..close];
+            let tail = &after[close + 1..];
+            let title_end = tail.find("[page ").unwrap_or(tail.len());
+            let mut page = None;
+            let mut chunk = None;
+            let mut score = None;
+            for field in inside.split(['·', '|']) {
+                let field = field.trim();
+                if let Some(v) = field.strip_prefix("page ") {
+                    page = Some(v.trim().to_string());
+                } else if let Some(v) = field.strip_prefix("chunk ") {
+                    chunk = Some(v.trim().to_string());
+                } else if let Some(v) = field.strip_prefix("score ") {
+                    score = v.trim().parse::<f32>().ok().filter(|s| s.is_finite());
+                }
+            }
+            if let (Some(page), Some(chunk)) = (page, chunk) {
+                out.push(CitationHeader {
+                    page,
+                    chunk,
+                    score,
+                    title: tail[..title_end].trim().to_string(),
+                });
+            }
+            rest = &tail[title_end..];
+        }
+    }
+    out
+}
+
+/// Chunk ids written anywhere in `text` (`<page>::chunk_<n>`, inside brackets or not), in
+/// order, without duplicates.
+pub fn cited_ids(text: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for token in text.split(|c: char| c.is_whitespace() || "[](),;·|\"'`<>".contains(c)) {
+        let token = token.trim_end_matches(['.', ':', '!', '?']);
+        if chunk::parse_chunk_id(token).is_some() && !out.iter().any(|t| t == token) {
+            out.push(token.to_string());
+        }
+    }
+    out
+}
+
+/// Normalized words of `text` with their byte spans.
+fn norm_words(text: &str) -> Vec<(usize, usize, String)> {
+    analyze::words(text)
+        .map(|(s, w)| {
+            use unicode_normalization::UnicodeNormalization;
+            let n: String = w.nfc().flat_map(char::to_lowercase).collect();
+            (s, s + w.len(), n)
+        })
+        .collect()
+}
+
+/// The longest run of consecutive words shared by `a` and `b`: (length, end in a, end in b),
+/// the earliest in `a` on ties.
+fn longest_common_run(
+    a: &[(usize, usize, String)],
+    b: &[(usize, usize, String)],
+) -> (usize, usize, usize) {
+    let mut best = (0, 0, 0);
+    let mut prev = vec![0usize; b.len() + 1];
+    let mut cur = vec![0usize; b.len() + 1];
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            cur[j] = if a[i - 1].2 == b[j - 1].2 {
+                prev[j - 1] + 1
+            } else {
+                0
+            };
+            if cur[j] > best.0 {
+                best = (cur[j], i, j);
+            }
+        }
+        std::mem::swap(&mut prev, &mut cur);
+    }
+    best
+}
+
+/// The quote span of `chunk_text` in `answer`, if there is one (see the module docs).
+pub fn find_quote(answer: &str, chunk_text: &str) -> Option<QuoteSpan> {
+    let a = norm_words(answer);
+    let c = norm_words(chunk_text);
+    if c.is_empty() {
+        return None;
+    }
+    let (len, ai, ci) = longest_common_run(&a, &c);
+    let needed = QUOTE_MIN_WORDS.min(c.len());
+    (len >= needed).then(|| QuoteSpan {
+        answer_start: a[ai - len].0,
+        answer_end: a[ai - 1].1,
+        chunk_start: c[ci - len].0,
+        chunk_end: c[ci - 1].1,
+        words: len,
+    })
+}
+
+impl Index {
+    /// Verifies an answer's citations (DESIGN §5; the rules are in the
+    /// [module docs](crate::cite)).
+    ///
+    /// # Example
+    /// ```
+    /// # use wikidex::{IndexBuilder, cite::Cited};
+    /// # let mut b = IndexBuilder::new(Default::default())?;
+    /// # b.add_file("global/oncall.md", b"Page the on-call engineer for any outage of the nightly pipeline.")?;
+    /// # let (index, _) = b.build()?;
+    /// let answer = "Per the runbook: PAGE the on-call engineer for any   outage of the nightly pipeline.";
+    /// let v = index.verify(answer, &[Cited::id("oncall::chunk_0"), Cited::id("oncall::chunk_9")], &[]);
+    /// assert_eq!(v.citations[0].status.name(), "quote");
+    /// assert_eq!(v.citations[1].status.name(), "unknown");
+    /// assert!(!v.passed);
+    /// # Ok::<(), wikidex::Error>(())
+    /// ```
+    pub fn verify(&self, answer: &str, cited: &[Cited], offered: &[String]) -> Verification {
+        let offered_docs: HashSet<&str> = offered
+            .iter()
+            .filter_map(|o| chunk::parse_chunk_id(o).map(|(d, _)| d))
+            .collect();
+        let mut seen = HashSet::new();
+        let mut citations = Vec::new();
+        for c in cited {
+            if !seen.insert(c.id.as_str()) {
+                continue;
+            }
+            citations.push(self.verdict(answer, c, offered, &offered_docs));
+        }
+        for o in offered {
+            if !seen.insert(o.as_str()) {
+                continue;
+            }
+            let v = match self.chunk(o) {
+                Ok(ch) => Verdict {
+                    id: o.clone(),
+                    status: CitationStatus::Uncited,
+                    page: Some(ch.key_id()),
+                    hash: Some(ch.hash),
+                    quote: None,
+                },
+                Err(_) => unknown(o),
+            };
+            citations.push(v);
+        }
+        let passed = citations
+            .iter()
+            .all(|v| !matches!(v.status, CitationStatus::Unknown | CitationStatus::Drifted));
+        Verification { citations, passed }
+    }
+
+    fn verdict(
+        &self,
+        answer: &str,
+        c: &Cited,
+        offered: &[String],
+        offered_docs: &HashSet<&str>,
+    ) -> Verdict {
+        let Ok(ch) = self.chunk(&c.id) else {
+            return match self
+                .page_by_id(&c.id)
+                .or_else(|| self.page(&c.id, None).ok())
+            {
+                Some(p) => Verdict {
+                    id: c.id.clone(),
+                    status: CitationStatus::None,
+                    page: Some(p.id()),
+                    hash: None,
+                    quote: None,
+                },
+                None => unknown(&c.id),
+            };
+        };
+        let page = ch.key_id();
+        let mut v = Verdict {
+            id: c.id.clone(),
+            status: CitationStatus::Paraphrase,
+            page: Some(page.clone()),
+            hash: Some(ch.hash.clone()),
+            quote: None,
+        };
+        if !offered.is_empty() && !offered.contains(&c.id) && !offered_docs.contains(page.as_str())
+        {
+            v.status = CitationStatus::None;
+        } else if c.hash.as_deref().is_some_and(|h| h != ch.hash) {
+            v.status = CitationStatus::Drifted;
+        } else if let Some(q) = find_quote(answer, &ch.text) {
+            v.status = CitationStatus::Quote;
+            v.quote = Some(q);
+        }
+        v
+    }
+
+    /// Answer sentences that a chunk supports but that cite nothing, and sentences no chunk
+    /// supports (see the [module docs](crate::cite)). Compares with every wiki and raw chunk:
+    /// O(answer × total text).
+    pub fn uncited_support(&self, answer: &str) -> Support {
+        let chunk_terms: Vec<(String, HashSet<String>)> = (0..self.chunk_count() as u32)
+            .map(|c| {
+                (
+                    self.chunk_id(c),
+                    self.analyzer
+                        .terms(self.chunk_text(c))
+                        .into_iter()
+                        .collect(),
+                )
+            })
+            .chain((0..self.raw_chunk_count() as u32).map(|c| {
+                let ch = self.raw_chunk_at(c);
+                (ch.id, self.analyzer.terms(&ch.text).into_iter().collect())
+            }))
+            .collect();
+        let mut out = Support::default();
+        for (start, sentence) in answer.split_sentence_bound_indices() {
+            let cites = cited_ids(sentence);
+            let mut plain = sentence.to_string();
+            for id in &cites {
+                plain = plain.replace(id.as_str(), " ");
+            }
+            let terms: HashSet<String> = self.analyzer.terms(&plain).into_iter().collect();
+            if terms.len() < MIN_SENTENCE_TERMS {
+                continue;
+            }
+            let mut best: Option<(&str, usize)> = None;
+            for (id, ct) in &chunk_terms {
+                let shared = terms.iter().filter(|t| ct.contains(*t)).count();
+                if shared > 0 && best.is_none_or(|(_, b)| shared > b) {
+                    best = Some((id, shared));
+                }
+            }
+            let score = best.map_or(0.0, |(_, n)| n as f32 / terms.len() as f32);
+            let trimmed = sentence.trim();
+            let lead = sentence.len() - sentence.trim_start().len();
+            let s = SentenceSupport {
+                start: start + lead,
+                end: start + lead + trimmed.len(),
+                text: trimmed.to_string(),
+                cites: cites.clone(),
+                best_chunk: best.map(|(id, _)| id.to_string()),
+                score,
+            };
+            if score >= SUPPORT_THRESHOLD {
+                if cites.is_empty() {
+                    out.uncited.push(s);
+                }
+            } else {
+                out.unsupported.push(s);
+            }
+        }
+        out
+    }
+
+    /// A compact block for an agent's context: per hit, its [citation header](format_header),
+    /// its summary, the text of its best chunk, and its `sources` pointers; plus the list of
+    /// chunk ids shown (the `offered` list for [`Index::verify`]).
+    pub fn prompt_block(&self, results: &SearchResults) -> PromptBlock {
+        let mut text = String::new();
+        let mut offered = Vec::new();
+        for h in results.always.iter().chain(&results.hits) {
+            text.push_str(&format_header(&h.page_id, &h.chunk, h.score, &h.title));
+            text.push('\n');
+            if let Some(s) = &h.summary {
+                text.push_str("summary: ");
+                text.push_str(s);
+                text.push('\n');
+            }
+            if let Ok(c) = self.chunk(&h.chunk) {
+                text.push_str(c.text.trim());
+                text.push('\n');
+            }
+            offered.push(h.chunk.clone());
+            if let Some(&p) = self.page_ids.get(&h.page_id) {
+                let pointers = self.pointers_of(p);
+                if !pointers.is_empty() {
+                    let list: Vec<String> = pointers
+                        .iter()
+                        .map(|p| format!("{} ({})", p.chunk, p.weight))
+                        .collect();
+                    text.push_str("sources: ");
+                    text.push_str(&list.join(", "));
+                    text.push('\n');
+                    offered.extend(pointers.into_iter().map(|p| p.chunk));
+                }
+            }
+            text.push('\n');
+        }
+        PromptBlock { text, offered }
+    }
+}
+
+fn unknown(id: &str) -> Verdict {
+    Verdict {
+        id: id.to_string(),
+        status: CitationStatus::Unknown,
+        page: None,
+        hash: None,
+        quote: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::IndexBuilder;
+
+    const LEAK: &str = "The segment_enricher pod was OOM-killed three times, and nightly_build failed at 03:31 UTC.";
+
+    fn index() -> Index {
+        let mut b = IndexBuilder::new(Default::default()).unwrap();
+        b.add_file("raw/slack.md", LEAK.as_bytes()).unwrap();
+        b.add_file("global/leak.md", b"---\nsummary: The leak.\nsources: [raw/slack::chunk_0]\n---\nA memory leak in segment_enricher crashed the nightly job.").unwrap();
+        b.add_file("global/other.md", b"Revenue is recognized monthly in USD.")
+            .unwrap();
+        b.build().unwrap().0
+    }
+
+    fn statuses(v: &Verification) -> Vec<(&str, &str)> {
+        v.citations
+            .iter()
+            .map(|c| (c.id.as_str(), c.status.name()))
+            .collect()
+    }
+
+    #[test]
+    fn a_verbatim_quote_survives_whitespace_and_case_changes() {
+        let i = index();
+        let answer = "Slack says: the SEGMENT_ENRICHER pod was\n  OOM-killed three times, and nightly_build failed.";
+        let v = i.verify(answer, &[Cited::id("raw/slack::chunk_0")], &[]);
+        assert_eq!(statuses(&v), [("raw/slack::chunk_0", "quote")]);
+        let q = v.citations[0].quote.unwrap();
+        assert_eq!(
+            &answer[q.answer_start..q.answer_end],
+            "the SEGMENT_ENRICHER pod was\n  OOM-killed three times, and nightly_build failed"
+        );
+        assert_eq!(
+            &LEAK[q.chunk_start..q.chunk_end],
+            "The segment_enricher pod was OOM-killed three times, and nightly_build failed"
+        );
+    }
+
+    #[test]
+    fn fabricated_ids_are_unknown_and_edited_chunks_drifted() {
+        let i = index();
+        let v = i.verify(
+            "It crashed.",
+            &[
+                Cited::id("raw/slack::chunk_7"),
+                Cited::id("made_up::chunk_0"),
+                Cited::parse("global/leak::chunk_0"),
+                Cited::parse("leak::chunk_0@0123"),
+            ],
+            &[],
+        );
+        assert_eq!(
+            statuses(&v),
+            [
+                ("raw/slack::chunk_7", "unknown"),
+                ("made_up::chunk_0", "unknown"),
+                ("global/leak::chunk_0", "unknown"),
+                ("leak::chunk_0", "drifted"),
+            ]
+        );
+        assert!(!v.passed);
+    }
+
+    #[test]
+    fn paraphrase_uncited_and_none() {
+        let i = index();
+        let offered = vec!["leak::chunk_0".to_string(), "other::chunk_0".to_string()];
+        let v = i.verify(
+            "The job died because of a leak.",
+            &[
+                Cited::id("leak::chunk_0"),
+                Cited::id("raw/slack::chunk_0"),
+                Cited::id("other"),
+            ],
+            &offered,
+        );
+        assert_eq!(
+            statuses(&v),
+            [
+                ("leak::chunk_0", "paraphrase"),
+                ("raw/slack::chunk_0", "none"),
+                ("other", "none"),
+                ("other::chunk_0", "uncited"),
+            ]
+        );
+        assert!(v.passed);
+    }
+
+    #[test]
+    fn uncited_support_finds_copied_and_invented_sentences() {
+        let i = index();
+        let answer = "The segment_enricher pod was OOM-killed three times. Revenue is recognized monthly [other::chunk_0]. Penguins invented jazz in Antarctica.";
+        let s = i.uncited_support(answer);
+        assert_eq!(s.uncited.len(), 1);
+        assert_eq!(
+            s.uncited[0].best_chunk.as_deref(),
+            Some("raw/slack::chunk_0")
+        );
+        assert_eq!(s.unsupported.len(), 1);
+        assert!(s.unsupported[0].text.starts_with("Penguins"));
+        assert_eq!(
+            &answer[s.unsupported[0].start..s.unsupported[0].end],
+            s.unsupported[0].text
+        );
+    }
+
+    #[test]
+    fn headers_round_trip_and_ids_are_found_in_text() {
+        let h = format_header("leak", "leak::chunk_0", 0.5, "Memory leak");
+        let two = format!("{h}\nbody\n[page a | chunk a::chunk_1] A title");
+        let parsed = parse_headers(&two);
+        assert_eq!(parsed.len(), 2);
+        assert_eq!(parsed[0].score, Some(0.5));
+        assert_eq!(parsed[0].title, "Memory leak");
+        assert_eq!(parsed[1].chunk, "a::chunk_1");
+        assert_eq!(parsed[1].score, None);
+        assert_eq!(
+            cited_ids("see [leak::chunk_0], raw/x::chunk_2."),
+            ["leak::chunk_0", "raw/x::chunk_2"]
+        );
+    }
+
+    #[test]
+    fn the_prompt_block_lists_hits_and_pointers_as_offered() {
+        let i = index();
+        let r = i.search("memory leak", &Default::default()).unwrap();
+        let block = i.prompt_block(&r);
+        assert!(block
+            .text
+            .starts_with("[page leak · chunk leak::chunk_0 · score "));
+        assert!(block.text.contains("sources: raw/slack::chunk_0 (1)"));
+        assert_eq!(block.offered[..2], ["leak::chunk_0", "raw/slack::chunk_0"]);
+    }
+}

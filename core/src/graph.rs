@@ -1,0 +1,1154 @@
+//! The page graph (DESIGN §4): adjacency, name resolution, traversal with evidence, pointers.
+//!
+//! **Edges.** Every page has outgoing edges, stored in the blob in page order:
+//! - `ref`: a key in `refs` (confidence 1.0);
+//! - `link`: an inline link whose key is not also in `refs` (confidence 1.0);
+//! - a relation's type (`causes`, `depends_on`, ...): from `relations`, with its confidence and
+//!   evidence text, and the chunk named by its `chunk` field when it names one;
+//! - `sl_ref`: a named external source from `sl_refs`, kept as an external target;
+//! - `redirect`: from a page whose key another page claims in `redirect_from` to that page.
+//!
+//! A `ref` or `link` edge carries the sentence of the body where the target is linked and the
+//! chunk holding it (when the target is linked inline). Edges to pages that do not exist are
+//! kept as *missing* targets (that is what lint and the write API report); a page's edges to
+//! itself are dropped. The backward adjacency (every edge that reaches a page) is stored too;
+//! it is what [`Index::edges_to`], orphan detection and `delete_page` breakage reports read.
+//!
+//! **Resolution.** A key written on a page in scope `S` resolves, looking in `S` and then in
+//! the global scope: first through `redirect_from` claims (a page that declares
+//! `redirect_from: [old]` takes over `old`, even from a page still called `old`, which becomes a
+//! redirect stub), followed hop by hop; then to the page with that key; then to a page with
+//! that alias. A redirect cycle stops at the page written, if it exists.
+//!
+//! **Traversal** ([`Index::neighbors`]) goes forward along page-to-page edges (the direction
+//! the author wrote them), breadth first, to depth ≤ 2. The confidence of a connection is the
+//! highest confidence of the typed relations between the two pages, or 1.0 when they are only
+//! connected by refs, links or redirects (a plain ref does not raise a relation's stated
+//! confidence). A node's confidence is the product along its best path from a seed.
+
+use std::collections::{HashMap, HashSet};
+
+use serde::{Deserialize, Serialize};
+use unicode_segmentation::UnicodeSegmentation;
+
+use crate::blob::ChunkRecord;
+use crate::chunk;
+use crate::error::{Error, Result};
+use crate::index::Index;
+use crate::page::{self, Page, Scope, UsageMode};
+use crate::raw::RawSection;
+use crate::search::{AlwaysMode, SearchOptions};
+
+/// Edge type of a key in `refs`.
+pub const KIND_REF: &str = "ref";
+/// Edge type of an inline link (whose key is not in `refs`).
+pub const KIND_LINK: &str = "link";
+/// Edge type from a redirect stub to the page that claims its key.
+pub const KIND_REDIRECT: &str = "redirect";
+/// Edge type of a named external source (`sl_refs`).
+pub const KIND_EXTERNAL: &str = "sl_ref";
+/// Deepest traversal [`Index::neighbors`] accepts.
+pub const MAX_DEPTH: u32 = 2;
+/// Most nodes a traversal returns.
+pub const MAX_NODES: usize = 1000;
+/// Most `sources` pointers [`Index::pointers`] returns.
+pub const MAX_POINTERS: usize = 5;
+/// Longest supporting sentence kept on an edge, in bytes (longer ones are cut at a word).
+const MAX_EVIDENCE_BYTES: usize = 400;
+
+/// Where an edge points.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub(crate) enum Target {
+    /// A page, by position in the page list.
+    Page(u32),
+    /// A named external source (`sl_refs`).
+    External(String),
+    /// A key no visible page has.
+    Missing(String),
+}
+
+/// A chunk an edge's evidence sits in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) enum ChunkRef {
+    /// Position in the wiki chunk table.
+    Wiki(u32),
+    /// Position in the raw chunk table.
+    Raw(u32),
+}
+
+/// One stored edge.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(crate) struct EdgeRecord {
+    pub from: u32,
+    pub to: Target,
+    pub kind: String,
+    pub confidence: f32,
+    /// The key as the page wrote it (differs from the target's key through a redirect or
+    /// alias).
+    pub written: String,
+    pub evidence: Option<String>,
+    pub chunk: Option<ChunkRef>,
+}
+
+/// Forward edges (sorted by source page) and, for every page, the edges that reach it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub(crate) struct GraphSection {
+    pub edges: Vec<EdgeRecord>,
+    /// Indices into `edges` of every edge with a page target, sorted by (target, index).
+    pub incoming: Vec<u32>,
+}
+
+/// The name tables keys resolve through.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Names {
+    exact: HashMap<(Scope, String), u32>,
+    redirect: HashMap<(Scope, String), u32>,
+    alias: HashMap<(Scope, String), u32>,
+}
+
+/// The outcome of resolving one written key.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Resolved {
+    /// The page it reaches.
+    pub page: Option<u32>,
+    /// Keys followed through `redirect_from` claims, in order (empty: no redirect).
+    pub hops: Vec<String>,
+    /// The redirects loop.
+    pub cycle: bool,
+}
+
+/// Hops after which a redirect chain is treated as a cycle.
+const MAX_HOPS: usize = 16;
+
+impl Names {
+    pub(crate) fn new(pages: &[Page]) -> Names {
+        let mut n = Names::default();
+        for (i, p) in pages.iter().enumerate() {
+            let i = i as u32;
+            n.exact.entry((p.scope.clone(), p.key.clone())).or_insert(i);
+            for r in &p.redirect_from {
+                n.redirect.entry((p.scope.clone(), r.clone())).or_insert(i);
+            }
+            for a in &p.aliases {
+                let a = page::normalize_key(a);
+                if !a.is_empty() {
+                    n.alias.entry((p.scope.clone(), a)).or_insert(i);
+                }
+            }
+        }
+        n
+    }
+
+    fn lookup(map: &HashMap<(Scope, String), u32>, scopes: &[Scope], key: &str) -> Option<u32> {
+        scopes
+            .iter()
+            .find_map(|s| map.get(&(s.clone(), key.to_string())).copied())
+    }
+
+    /// The page with exactly this key, seen from `scope`.
+    pub(crate) fn exact(&self, scope: &Scope, key: &str) -> Option<u32> {
+        Self::lookup(&self.exact, &visible_scopes(scope), key)
+    }
+
+    /// The page that claims `key` in `redirect_from`, seen from `scope`.
+    pub(crate) fn redirect(&self, scope: &Scope, key: &str) -> Option<u32> {
+        Self::lookup(&self.redirect, &visible_scopes(scope), key)
+    }
+
+    /// Resolves `key` as written on a page in `scope` (see the module docs).
+    pub(crate) fn resolve(&self, pages: &[Page], scope: &Scope, key: &str) -> Resolved {
+        let scopes = visible_scopes(scope);
+        let mut cur = key.to_string();
+        let mut seen = vec![cur.clone()];
+        let mut hops = Vec::new();
+        loop {
+            if let Some(q) = Self::lookup(&self.redirect, &scopes, &cur) {
+                let next = pages[q as usize].key.clone();
+                if seen.contains(&next) || hops.len() >= MAX_HOPS {
+                    return Resolved {
+                        page: Self::lookup(&self.exact, &scopes, key),
+                        hops,
+                        cycle: true,
+                    };
+                }
+                hops.push(cur);
+                seen.push(next.clone());
+                cur = next;
+                continue;
+            }
+            let page = Self::lookup(&self.exact, &scopes, &cur)
+                .or_else(|| Self::lookup(&self.alias, &scopes, &cur));
+            return Resolved {
+                page,
+                hops,
+                cycle: false,
+            };
+        }
+    }
+}
+
+/// The scopes a page in `scope` sees, in the order they are searched.
+fn visible_scopes(scope: &Scope) -> Vec<Scope> {
+    match scope {
+        Scope::Global => vec![Scope::Global],
+        s => vec![s.clone(), Scope::Global],
+    }
+}
+
+/// Chunk id → chunk position, for the chunk tables of one index.
+struct ChunkIds<'a> {
+    pages: HashMap<String, (u32, u32)>,
+    raw: HashMap<&'a str, (u32, u32)>,
+}
+
+impl<'a> ChunkIds<'a> {
+    fn new(pages: &[Page], chunks: &[ChunkRecord], raw: &'a RawSection) -> ChunkIds<'a> {
+        let spans = |table: &[ChunkRecord]| {
+            let mut out: HashMap<u32, (u32, u32)> = HashMap::new();
+            for (i, c) in table.iter().enumerate() {
+                let e = out.entry(c.page).or_insert((i as u32, 0));
+                e.1 += 1;
+            }
+            out
+        };
+        let wiki = spans(chunks);
+        let raw_spans = spans(&raw.chunks);
+        ChunkIds {
+            pages: pages
+                .iter()
+                .enumerate()
+                .filter_map(|(i, p)| Some((p.id(), *wiki.get(&(i as u32))?)))
+                .collect(),
+            raw: raw
+                .docs
+                .iter()
+                .enumerate()
+                .filter_map(|(i, d)| Some((d.id.as_str(), *raw_spans.get(&(i as u32))?)))
+                .collect(),
+        }
+    }
+
+    fn find(&self, id: &str) -> Option<ChunkRef> {
+        let (doc, ordinal) = chunk::parse_chunk_id(id)?;
+        let ordinal = u32::try_from(ordinal).ok()?;
+        if let Some(&(first, n)) = self.raw.get(doc) {
+            return (ordinal < n).then_some(ChunkRef::Raw(first + ordinal));
+        }
+        let &(first, n) = self.pages.get(doc)?;
+        (ordinal < n).then_some(ChunkRef::Wiki(first + ordinal))
+    }
+}
+
+impl GraphSection {
+    /// Derives the graph from pages, their chunk table and the raw layer.
+    pub(crate) fn build(pages: &[Page], chunks: &[ChunkRecord], raw: &RawSection) -> GraphSection {
+        let names = Names::new(pages);
+        let ids = ChunkIds::new(pages, chunks, raw);
+        let mut first_chunk = vec![u32::MAX; pages.len()];
+        for (i, c) in chunks.iter().enumerate().rev() {
+            if let Some(slot) = first_chunk.get_mut(c.page as usize) {
+                *slot = i as u32;
+            }
+        }
+        let mut edges = Vec::new();
+        for (i, p) in pages.iter().enumerate() {
+            let from = i as u32;
+            let chunk_of = |offset: usize| -> Option<ChunkRef> {
+                let first = *first_chunk.get(i)? as usize;
+                chunks
+                    .iter()
+                    .enumerate()
+                    .skip(first)
+                    .take_while(|(_, c)| c.page == from)
+                    .find(|(_, c)| {
+                        (c.start as usize..c.end.max(c.start + 1) as usize).contains(&offset)
+                    })
+                    .map(|(c, _)| ChunkRef::Wiki(c as u32))
+            };
+            page_edges(p, from, &names, pages, &ids, &chunk_of, &mut edges);
+        }
+        let incoming = incoming_of(&edges);
+        GraphSection { edges, incoming }
+    }
+
+    /// Checks every index and the backward adjacency, so traversal cannot panic on a hostile
+    /// blob.
+    pub(crate) fn validate(&self, pages: usize, chunks: usize, raw_chunks: usize) -> Result<()> {
+        let mut last = 0u32;
+        for (i, e) in self.edges.iter().enumerate() {
+            let bad = |what: &str| Error::corrupt(format!("graph edge {i}: {what}"));
+            if e.from as usize >= pages || e.from < last {
+                return Err(bad("source page out of range or order"));
+            }
+            last = e.from;
+            if let Target::Page(t) = e.to {
+                if t as usize >= pages {
+                    return Err(bad("target page out of range"));
+                }
+            }
+            if !(0.0..=1.0).contains(&e.confidence) {
+                return Err(bad("confidence outside 0..=1"));
+            }
+            let chunk_ok = match e.chunk {
+                None => true,
+                Some(ChunkRef::Wiki(c)) => (c as usize) < chunks,
+                Some(ChunkRef::Raw(c)) => (c as usize) < raw_chunks,
+            };
+            if !chunk_ok || e.kind.is_empty() {
+                return Err(bad("chunk out of range or empty type"));
+            }
+        }
+        if incoming_of(&self.edges) != self.incoming {
+            return Err(Error::corrupt(
+                "graph backward adjacency does not match its edges",
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// The refs, links and relation targets of `pages[at]` that resolve to no page visible in its
+/// scope, sorted and deduplicated.
+pub(crate) fn missing_targets(pages: &[Page], at: usize) -> Vec<String> {
+    let names = Names::new(pages);
+    let p = &pages[at];
+    let mut missing: Vec<String> = p
+        .refs
+        .iter()
+        .chain(&p.links)
+        .chain(p.relations.iter().map(|r| &r.target))
+        .filter(|k| **k != p.key && names.resolve(pages, &p.scope, k).page.is_none())
+        .cloned()
+        .collect();
+    missing.sort();
+    missing.dedup();
+    missing
+}
+
+fn incoming_of(edges: &[EdgeRecord]) -> Vec<u32> {
+    let mut incoming: Vec<(u32, u32)> = edges
+        .iter()
+        .enumerate()
+        .filter_map(|(i, e)| match e.to {
+            Target::Page(t) => Some((t, i as u32)),
+            _ => None,
+        })
+        .collect();
+    incoming.sort_unstable();
+    incoming.into_iter().map(|(_, i)| i).collect()
+}
+
+/// The outgoing edges of one page, appended to `out` (see the module docs for the order).
+fn page_edges(
+    p: &Page,
+    from: u32,
+    names: &Names,
+    pages: &[Page],
+    ids: &ChunkIds<'_>,
+    chunk_of: &dyn Fn(usize) -> Option<ChunkRef>,
+    out: &mut Vec<EdgeRecord>,
+) {
+    let body = p.body();
+    let body_start = p.body_start as usize;
+    let mut first_span: HashMap<String, page::LinkSpan> = HashMap::new();
+    for s in page::link_spans(body) {
+        first_span.entry(s.key.clone()).or_insert(s);
+    }
+    let located = |key: &str| -> (Option<String>, Option<ChunkRef>) {
+        match first_span.get(key) {
+            Some(s) => (
+                Some(sentence_at(body, s.start)),
+                chunk_of(body_start + s.start),
+            ),
+            None => (None, None),
+        }
+    };
+    let mut seen: HashSet<(Target, String)> = HashSet::new();
+    let mut push = |to: Target, kind: &str, confidence: f32, written: &str, ev, chunk| {
+        if to == Target::Page(from) || !seen.insert((to.clone(), kind.to_string())) {
+            return;
+        }
+        out.push(EdgeRecord {
+            from,
+            to,
+            kind: kind.to_string(),
+            confidence,
+            written: written.to_string(),
+            evidence: ev,
+            chunk,
+        });
+    };
+    let target = |key: &str| match names.resolve(pages, &p.scope, key).page {
+        Some(t) => Target::Page(t),
+        None => Target::Missing(key.to_string()),
+    };
+    let refs: HashSet<&str> = p.refs.iter().map(String::as_str).collect();
+    for r in &p.refs {
+        let (ev, c) = located(r);
+        push(target(r), KIND_REF, 1.0, r, ev, c);
+    }
+    for l in p.links.iter().filter(|l| !refs.contains(l.as_str())) {
+        let (ev, c) = located(l);
+        push(target(l), KIND_LINK, 1.0, l, ev, c);
+    }
+    for rel in &p.relations {
+        let (sentence, linked) = located(&rel.target);
+        let chunk = match &rel.chunk {
+            Some(id) => ids.find(id),
+            None => linked,
+        };
+        let confidence = if rel.confidence.is_finite() {
+            rel.confidence.clamp(0.0, 1.0)
+        } else {
+            0.0
+        };
+        let kind = if rel.kind.trim().is_empty() {
+            "related"
+        } else {
+            rel.kind.as_str()
+        };
+        push(
+            target(&rel.target),
+            kind,
+            confidence,
+            &rel.target,
+            rel.evidence.clone().or(sentence),
+            chunk,
+        );
+    }
+    for s in &p.sl_refs {
+        push(
+            Target::External(s.clone()),
+            KIND_EXTERNAL,
+            1.0,
+            s,
+            None,
+            None,
+        );
+    }
+    if let Some(q) = names.redirect(&p.scope, &p.key) {
+        push(Target::Page(q), KIND_REDIRECT, 1.0, &p.key, None, None);
+    }
+}
+
+/// The sentence of `body` around byte `offset`, whitespace collapsed (cut to
+/// [`MAX_EVIDENCE_BYTES`] at a word boundary).
+fn sentence_at(body: &str, offset: usize) -> String {
+    let para_start = body[..offset].rfind("\n\n").map_or(0, |i| i + 2);
+    let para_end = body[offset..]
+        .find("\n\n")
+        .map_or(body.len(), |i| offset + i);
+    let para = &body[para_start..para_end];
+    let at = offset - para_start;
+    let sentence = para
+        .split_sentence_bound_indices()
+        .find(|(s, t)| at >= *s && at < s + t.len())
+        .map_or(para, |(_, t)| t);
+    let mut out = String::new();
+    for w in sentence.split_whitespace() {
+        if out.len() + w.len() + 1 > MAX_EVIDENCE_BYTES {
+            out.push_str(" …");
+            break;
+        }
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(w);
+    }
+    out
+}
+
+/// One edge as the public API returns it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GraphEdge {
+    /// Id of the source page.
+    pub from: String,
+    /// Id of the target page; for an external edge its name, for a missing target the key.
+    pub to: String,
+    /// `page`, `external` or `missing`.
+    pub target: String,
+    /// `ref`, `link`, `redirect`, `sl_ref` or the relation's type.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// Confidence in `0.0..=1.0` (1.0 for refs, links, redirects and external names).
+    pub confidence: f32,
+    /// The key as the source page wrote it.
+    pub written: String,
+    /// Supporting text: the relation's evidence, or the sentence that links the target.
+    pub evidence: Option<String>,
+    /// The chunk where the evidence is (a wiki or raw chunk id), when known.
+    pub chunk: Option<String>,
+}
+
+/// A raw chunk a page was compiled from (see [`Index::pointers`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Pointer {
+    /// The chunk id.
+    pub chunk: String,
+    /// The weight from `sources`.
+    pub weight: f32,
+    /// The chunk's current content hash.
+    pub hash: String,
+}
+
+/// Traversal settings (see [`Index::neighbors`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct TraverseOptions {
+    /// How many edges away from a seed to go: 0, 1 or 2 (default 2).
+    pub depth: u32,
+    /// Only follow connections at least this confident, `0.0..=1.0` (default 0.0: all).
+    pub min_confidence: f32,
+    /// Most nodes returned, seeds included, `1..=1000` (default 50).
+    pub max_nodes: usize,
+    /// Resolve seed keys as this scope (default: global first, then any user scope).
+    pub scope: Option<Scope>,
+}
+
+impl Default for TraverseOptions {
+    fn default() -> Self {
+        TraverseOptions {
+            depth: MAX_DEPTH,
+            min_confidence: 0.0,
+            max_nodes: 50,
+            scope: None,
+        }
+    }
+}
+
+/// A node of a traversal's subgraph, with its provenance.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GraphNode {
+    /// The page id.
+    pub id: String,
+    /// Its key.
+    pub key: String,
+    /// Its title.
+    pub title: String,
+    /// Its summary.
+    pub summary: Option<String>,
+    /// The page's file, relative to the wiki root.
+    pub path: String,
+    /// 0 for a seed, else the number of edges from the nearest seed.
+    pub depth: u32,
+    /// Product of connection confidences along the best path from a seed (1.0 for a seed).
+    pub confidence: f32,
+    /// The node it was reached from (`None` for a seed).
+    pub via: Option<String>,
+    /// Stale since this date, if marked stale.
+    pub stale_since: Option<String>,
+    /// The raw chunks the page was compiled from (see [`Index::pointers`]).
+    pub sources: Vec<Pointer>,
+    /// Named external sources of the page (`sl_refs`).
+    pub external: Vec<String>,
+}
+
+/// What [`Index::neighbors`] returns.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Subgraph {
+    /// Seed page ids, in the order given (unknown and duplicate seeds removed).
+    pub seeds: Vec<String>,
+    /// Seeds that name no page.
+    pub unknown_seeds: Vec<String>,
+    /// Nodes: seeds, then depth 1, then depth 2; within a depth by confidence, then key.
+    pub nodes: Vec<GraphNode>,
+    /// Every edge between two returned nodes whose connection meets the minimum confidence,
+    /// by source node order.
+    pub edges: Vec<GraphEdge>,
+    /// One line per non-seed node: its best path from a seed, by title
+    /// (`A --[causes]--> B --[feeds]--> C`).
+    pub chain: Vec<String>,
+    /// Nodes were left out to stay within `max_nodes`.
+    pub truncated: bool,
+}
+
+/// Settings of [`Index::query_with_evidence`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct EvidenceOptions {
+    /// How many top pages of the search become seeds, `1..=20` (default 3).
+    pub seeds: usize,
+    /// The traversal from the seeds.
+    pub traverse: TraverseOptions,
+}
+
+impl Default for EvidenceOptions {
+    fn default() -> Self {
+        EvidenceOptions {
+            seeds: 3,
+            traverse: TraverseOptions::default(),
+        }
+    }
+}
+
+/// A chunk that supports an evidence subgraph.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SupportingChunk {
+    /// The chunk id.
+    pub id: String,
+    /// Why it is here: `hit` (a seed's best chunk), `edge` (holds an edge's evidence) or
+    /// `source` (a node's raw source pointer).
+    pub why: String,
+    /// Its content hash.
+    pub hash: String,
+    /// Its text.
+    pub text: String,
+}
+
+/// What [`Index::query_with_evidence`] returns.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Evidence {
+    /// The query.
+    pub query: String,
+    /// The subgraph around the top pages (empty when the search found nothing).
+    pub graph: Subgraph,
+    /// Supporting chunks, each once: hits first, then edge evidence, then source pointers.
+    pub chunks: Vec<SupportingChunk>,
+}
+
+impl Index {
+    /// Resolves `key` the way a link on a page in `scope` would (redirects, then the key, then
+    /// aliases; see the [module docs](crate::graph)); `None` for the scope looks in the global
+    /// scope, then in any user scope.
+    pub fn resolve(&self, key: &str, scope: Option<&Scope>) -> Option<&Page> {
+        let normalized = page::normalize_key(key);
+        let from = scope.cloned().unwrap_or(Scope::Global);
+        let r = self.names.resolve(self.pages(), &from, &normalized);
+        match r.page {
+            Some(p) => Some(&self.pages()[p as usize]),
+            None => self.page(key, scope).ok(),
+        }
+    }
+
+    /// The outgoing edges of page `key` (forward adjacency), in stored order.
+    ///
+    /// # Errors
+    /// [`Error::UnknownPage`].
+    pub fn edges_from(&self, key: &str, scope: Option<&Scope>) -> Result<Vec<GraphEdge>> {
+        let p = self.page_position(key, scope)?;
+        Ok(self
+            .out_edges(p)
+            .iter()
+            .map(|e| self.public_edge(e))
+            .collect())
+    }
+
+    /// The edges that reach page `key` (backward adjacency), by source page.
+    ///
+    /// # Errors
+    /// [`Error::UnknownPage`].
+    pub fn edges_to(&self, key: &str, scope: Option<&Scope>) -> Result<Vec<GraphEdge>> {
+        let p = self.page_position(key, scope)?;
+        Ok(self.in_edges(p).map(|e| self.public_edge(e)).collect())
+    }
+
+    /// The raw chunks page `key` was compiled from (its `sources`): at most
+    /// [`MAX_POINTERS`], by weight (highest first), then chunk id. Ids that name no chunk are
+    /// left out (lint reports them as `unknown_source`).
+    ///
+    /// # Errors
+    /// [`Error::UnknownPage`].
+    pub fn pointers(&self, key: &str, scope: Option<&Scope>) -> Result<Vec<Pointer>> {
+        let p = self.page_position(key, scope)?;
+        Ok(self.pointers_of(p))
+    }
+
+    pub(crate) fn pointers_of(&self, p: u32) -> Vec<Pointer> {
+        let mut out: Vec<Pointer> = Vec::new();
+        for s in &self.pages()[p as usize].sources {
+            if out.iter().any(|o| o.chunk == s.chunk) {
+                continue;
+            }
+            if let Ok(c) = self.chunk(&s.chunk) {
+                out.push(Pointer {
+                    chunk: c.id,
+                    weight: s.weight,
+                    hash: c.hash,
+                });
+            }
+        }
+        out.sort_by(|a, b| {
+            b.weight
+                .total_cmp(&a.weight)
+                .then_with(|| a.chunk.cmp(&b.chunk))
+        });
+        out.truncate(MAX_POINTERS);
+        out
+    }
+
+    /// Walks the graph from `seeds` (page keys or ids) and returns the subgraph with its
+    /// evidence (DESIGN §4; the rules are in the [module docs](crate::graph)).
+    ///
+    /// Pruning keeps seeds first (in the order given), then depth-1 nodes, then depth-2 nodes;
+    /// within a depth, higher confidence first, then key, then id. Only kept depth-1 nodes are
+    /// expanded. Archived and `never` pages are not entered (a seed may be one). Unknown seeds
+    /// are listed, not an error: no known seed gives an empty subgraph.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] for a depth above [`MAX_DEPTH`], a minimum confidence outside
+    /// `0.0..=1.0`, or `max_nodes` outside `1..=`[`MAX_NODES`].
+    ///
+    /// # Example
+    /// ```
+    /// # use wikidex::{IndexBuilder, graph::TraverseOptions};
+    /// let mut b = IndexBuilder::new(Default::default())?;
+    /// b.add_file("leak.md", b"---\ntitle: memory leak\nrelations:\n  - {target: crash, type: causes, confidence: 0.9}\n---\nLeaks.")?;
+    /// b.add_file("crash.md", b"---\ntitle: system crash\n---\nCrashes.")?;
+    /// let (index, _) = b.build()?;
+    /// let g = index.neighbors(&["leak"], &TraverseOptions::default())?;
+    /// assert_eq!(g.chain, ["memory leak --[causes]--> system crash"]);
+    /// assert!(index.neighbors(&["nothing"], &TraverseOptions::default())?.nodes.is_empty());
+    /// # Ok::<(), wikidex::Error>(())
+    /// ```
+    pub fn neighbors(&self, seeds: &[&str], opts: &TraverseOptions) -> Result<Subgraph> {
+        if opts.depth > MAX_DEPTH {
+            return Err(Error::invalid_argument(format!(
+                "depth {} is above {MAX_DEPTH}",
+                opts.depth
+            )));
+        }
+        if !(0.0..=1.0).contains(&opts.min_confidence) {
+            return Err(Error::invalid_argument(
+                "min_confidence must be within 0.0..=1.0",
+            ));
+        }
+        if !(1..=MAX_NODES).contains(&opts.max_nodes) {
+            return Err(Error::invalid_argument(format!(
+                "max_nodes must be within 1..={MAX_NODES}"
+            )));
+        }
+        let pages = self.pages();
+        let mut kept: Vec<Visit> = Vec::new();
+        let mut in_graph: HashSet<u32> = HashSet::new();
+        let mut unknown = Vec::new();
+        let mut truncated = false;
+        for s in seeds {
+            match self.resolve(s, opts.scope.as_ref()) {
+                Some(p) => {
+                    let i = self.page_position(&p.id(), None).unwrap_or(0);
+                    if in_graph.contains(&i) {
+                        continue;
+                    }
+                    if kept.len() == opts.max_nodes {
+                        truncated = true;
+                        continue;
+                    }
+                    in_graph.insert(i);
+                    kept.push(Visit {
+                        page: i,
+                        depth: 0,
+                        confidence: 1.0,
+                        parent: None,
+                    });
+                }
+                None => unknown.push((*s).to_string()),
+            }
+        }
+        let mut frontier: Vec<usize> = (0..kept.len()).collect();
+        for depth in 1..=opts.depth {
+            let mut best: HashMap<u32, Visit> = HashMap::new();
+            for &v in &frontier {
+                let from = &kept[v];
+                for (to, conf, edge) in self.connections(from.page) {
+                    let p = &pages[to as usize];
+                    if conf < opts.min_confidence
+                        || in_graph.contains(&to)
+                        || p.is_archived()
+                        || p.usage_mode == UsageMode::Never
+                    {
+                        continue;
+                    }
+                    let c = from.confidence * conf;
+                    let cand = Visit {
+                        page: to,
+                        depth,
+                        confidence: c,
+                        parent: Some((v, edge)),
+                    };
+                    match best.get(&to) {
+                        Some(b) if b.confidence >= c => {}
+                        _ => {
+                            best.insert(to, cand);
+                        }
+                    }
+                }
+            }
+            let mut layer: Vec<Visit> = best.into_values().collect();
+            layer.sort_by(|a, b| {
+                b.confidence
+                    .total_cmp(&a.confidence)
+                    .then_with(|| pages[a.page as usize].key.cmp(&pages[b.page as usize].key))
+                    .then_with(|| a.page.cmp(&b.page))
+            });
+            let room = opts.max_nodes - kept.len();
+            if layer.len() > room {
+                truncated = true;
+                layer.truncate(room);
+            }
+            frontier = (kept.len()..kept.len() + layer.len()).collect();
+            for v in layer {
+                in_graph.insert(v.page);
+                kept.push(v);
+            }
+        }
+        Ok(self.subgraph(&kept, unknown, truncated, opts.min_confidence))
+    }
+
+    /// Searches the wiki, takes the top pages as seeds, walks the graph from them and returns
+    /// the subgraph with its supporting chunks and evidence chain. A query that finds nothing
+    /// gives an empty subgraph, not an error.
+    ///
+    /// # Errors
+    /// As [`Index::search`] and [`Index::neighbors`]; [`Error::InvalidArgument`] for `seeds`
+    /// outside `1..=20`.
+    pub fn query_with_evidence(&self, query: &str, opts: &EvidenceOptions) -> Result<Evidence> {
+        if !(1..=20).contains(&opts.seeds) {
+            return Err(Error::invalid_argument("seeds must be within 1..=20"));
+        }
+        let search = SearchOptions {
+            limit: Some(opts.seeds),
+            scope: opts.traverse.scope.clone(),
+            always: AlwaysMode::Separate,
+            snippets: false,
+            ..SearchOptions::default()
+        };
+        let results = self.search(query, &search)?;
+        let seeds: Vec<&str> = results.hits.iter().map(|h| h.page_id.as_str()).collect();
+        let graph = self.neighbors(&seeds, &opts.traverse)?;
+        let mut chunks: Vec<SupportingChunk> = Vec::new();
+        let mut add = |id: &str, why: &str| {
+            if chunks.iter().any(|c| c.id == id) {
+                return;
+            }
+            if let Ok(c) = self.chunk(id) {
+                chunks.push(SupportingChunk {
+                    id: c.id,
+                    why: why.to_string(),
+                    hash: c.hash,
+                    text: c.text,
+                });
+            }
+        };
+        for h in &results.hits {
+            add(&h.chunk, "hit");
+        }
+        for e in &graph.edges {
+            if let Some(c) = &e.chunk {
+                add(c, "edge");
+            }
+        }
+        for n in &graph.nodes {
+            for s in &n.sources {
+                add(&s.chunk, "source");
+            }
+        }
+        Ok(Evidence {
+            query: query.to_string(),
+            graph,
+            chunks,
+        })
+    }
+
+    fn page_position(&self, key: &str, scope: Option<&Scope>) -> Result<u32> {
+        let p = self.page(key, scope)?;
+        self.page_ids
+            .get(&p.id())
+            .copied()
+            .ok_or_else(|| Error::UnknownPage {
+                key: key.to_string(),
+            })
+    }
+
+    fn out_range(&self, p: u32) -> std::ops::Range<usize> {
+        let edges = &self.data.graph.edges;
+        edges.partition_point(|e| e.from < p)..edges.partition_point(|e| e.from <= p)
+    }
+
+    pub(crate) fn out_edges(&self, p: u32) -> &[EdgeRecord] {
+        &self.data.graph.edges[self.out_range(p)]
+    }
+
+    pub(crate) fn in_edges(&self, p: u32) -> impl Iterator<Item = &EdgeRecord> {
+        let g = &self.data.graph;
+        let target = |i: &u32| match g.edges[*i as usize].to {
+            Target::Page(t) => t,
+            _ => u32::MAX,
+        };
+        let start = g.incoming.partition_point(|i| target(i) < p);
+        let end = g.incoming.partition_point(|i| target(i) <= p);
+        g.incoming[start..end]
+            .iter()
+            .map(move |&i| &g.edges[i as usize])
+    }
+
+    /// Page-to-page connections out of `p`: (target, connection confidence, the edge that
+    /// explains it best), by target.
+    fn connections(&self, p: u32) -> Vec<(u32, f32, usize)> {
+        let edges = self.out_edges(p);
+        let mut by_target: Vec<(u32, f32, usize, bool)> = Vec::new();
+        for (i, e) in edges.iter().enumerate() {
+            let Target::Page(t) = e.to else { continue };
+            let typed = is_relation(&e.kind);
+            match by_target.iter_mut().find(|c| c.0 == t) {
+                None => by_target.push((t, e.confidence, i, typed)),
+                Some(c) => {
+                    // A typed relation decides the confidence of the connection; among typed
+                    // relations the most confident one explains it.
+                    if typed && (!c.3 || e.confidence > c.1) {
+                        *c = (t, e.confidence, i, true);
+                    }
+                }
+            }
+        }
+        let first = self.out_range(p).start;
+        by_target
+            .into_iter()
+            .map(|(t, c, i, _)| (t, c, first + i))
+            .collect()
+    }
+
+    fn subgraph(
+        &self,
+        kept: &[Visit],
+        unknown_seeds: Vec<String>,
+        truncated: bool,
+        min_confidence: f32,
+    ) -> Subgraph {
+        let pages = self.pages();
+        let all = &self.data.graph.edges;
+        let position: HashMap<u32, usize> =
+            kept.iter().enumerate().map(|(i, v)| (v.page, i)).collect();
+        let nodes: Vec<GraphNode> = kept
+            .iter()
+            .map(|v| {
+                let p = &pages[v.page as usize];
+                GraphNode {
+                    id: p.id(),
+                    key: p.key.clone(),
+                    title: p.title.clone(),
+                    summary: p.summary.clone(),
+                    path: p.path.clone(),
+                    depth: v.depth,
+                    confidence: v.confidence,
+                    via: v
+                        .parent
+                        .map(|(parent, _)| pages[kept[parent].page as usize].id()),
+                    stale_since: p.stale_since.clone(),
+                    sources: self.pointers_of(v.page),
+                    external: p.sl_refs.clone(),
+                }
+            })
+            .collect();
+        let mut edges = Vec::new();
+        for v in kept {
+            let conns = self.connections(v.page);
+            for e in self.out_edges(v.page) {
+                let Target::Page(t) = e.to else { continue };
+                let conn = conns.iter().find(|c| c.0 == t).map_or(1.0, |c| c.1);
+                if position.contains_key(&t) && conn >= min_confidence {
+                    edges.push(self.public_edge(e));
+                }
+            }
+        }
+        let chain = kept
+            .iter()
+            .filter(|v| v.parent.is_some())
+            .map(|v| {
+                let mut steps = Vec::new();
+                let mut cur = v;
+                while let Some((parent, edge)) = cur.parent {
+                    steps.push((all[edge].kind.as_str(), &pages[cur.page as usize].title));
+                    cur = &kept[parent];
+                }
+                let mut line = pages[cur.page as usize].title.clone();
+                for (kind, title) in steps.iter().rev() {
+                    line.push_str(&format!(" --[{kind}]--> {title}"));
+                }
+                line
+            })
+            .collect();
+        Subgraph {
+            seeds: kept
+                .iter()
+                .filter(|v| v.depth == 0)
+                .map(|v| pages[v.page as usize].id())
+                .collect(),
+            unknown_seeds,
+            nodes,
+            edges,
+            chain,
+            truncated,
+        }
+    }
+
+    pub(crate) fn public_edge(&self, e: &EdgeRecord) -> GraphEdge {
+        let pages = self.pages();
+        let (to, target) = match &e.to {
+            Target::Page(t) => (pages[*t as usize].id(), "page"),
+            Target::External(n) => (n.clone(), "external"),
+            Target::Missing(k) => (k.clone(), "missing"),
+        };
+        GraphEdge {
+            from: pages[e.from as usize].id(),
+            to,
+            target: target.to_string(),
+            kind: e.kind.clone(),
+            confidence: e.confidence,
+            written: e.written.clone(),
+            evidence: e.evidence.clone(),
+            chunk: e.chunk.map(|c| self.chunk_ref_id(c)),
+        }
+    }
+
+    pub(crate) fn chunk_ref_id(&self, c: ChunkRef) -> String {
+        match c {
+            ChunkRef::Wiki(c) => self.chunk_id(c),
+            ChunkRef::Raw(c) => self.raw_chunk_id(c),
+        }
+    }
+}
+
+/// Whether an edge type is a typed relation (not a ref, link, redirect or external name).
+pub(crate) fn is_relation(kind: &str) -> bool {
+    !matches!(kind, KIND_REF | KIND_LINK | KIND_REDIRECT | KIND_EXTERNAL)
+}
+
+/// A node reached by a traversal.
+#[derive(Debug, Clone, Copy)]
+struct Visit {
+    page: u32,
+    depth: u32,
+    confidence: f32,
+    /// Position of the parent in the kept list, and the index of the edge followed.
+    parent: Option<(usize, usize)>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::IndexBuilder;
+
+    fn index(files: &[(&str, &str)]) -> Index {
+        let mut b = IndexBuilder::new(Default::default()).unwrap();
+        for (p, t) in files {
+            b.add_file(p, t.as_bytes()).unwrap();
+        }
+        b.build().unwrap().0
+    }
+
+    #[test]
+    fn refs_links_relations_and_externals_become_edges_with_evidence() {
+        let i = index(&[
+            ("a.md", "---\nrefs: [b]\nsl_refs: [db.t]\nrelations:\n  - {target: c, type: causes, confidence: 0.5, evidence: why}\n---\nIntro.\n\nSee [[b]] for more. Also [[c]].\n"),
+            ("b.md", "b"),
+            ("c.md", "c"),
+        ]);
+        let e = i.edges_from("a", None).unwrap();
+        let kinds: Vec<(&str, &str)> = e.iter().map(|e| (e.kind.as_str(), e.to.as_str())).collect();
+        assert_eq!(
+            kinds,
+            [
+                ("ref", "b"),
+                ("link", "c"),
+                ("causes", "c"),
+                ("sl_ref", "db.t")
+            ]
+        );
+        assert_eq!(e[0].evidence.as_deref(), Some("See [[b]] for more."));
+        assert_eq!(e[0].chunk.as_deref(), Some("a::chunk_0"));
+        assert_eq!(e[2].evidence.as_deref(), Some("why"));
+        assert_eq!(i.edges_to("c", None).unwrap().len(), 2);
+    }
+
+    #[test]
+    fn redirects_resolve_old_keys_and_stubs_point_at_the_new_page() {
+        let i = index(&[
+            ("new.md", "---\nredirect_from: [old, stub]\n---\nnew"),
+            ("stub.md", "stub"),
+            ("a.md", "[[old]] and [[stub]]"),
+        ]);
+        assert_eq!(i.resolve("old", None).unwrap().key, "new");
+        assert_eq!(i.resolve("stub", None).unwrap().key, "new");
+        let e = i.edges_from("a", None).unwrap();
+        assert!(e.iter().all(|e| e.to == "new"));
+        assert_eq!(i.edges_from("stub", None).unwrap()[0].kind, "redirect");
+    }
+
+    #[test]
+    fn a_redirect_cycle_resolves_to_the_page_written() {
+        let i = index(&[
+            ("p.md", "---\nredirect_from: [q]\n---\np"),
+            ("q.md", "---\nredirect_from: [p]\n---\nq"),
+        ]);
+        let r = i.names.resolve(i.pages(), &Scope::Global, "p");
+        assert!(r.cycle);
+        assert_eq!(r.page, Some(0));
+    }
+
+    #[test]
+    fn traversal_prunes_seeds_then_depth_then_confidence_then_key() {
+        let i = index(&[
+            ("s.md", "---\nrefs: [z1, a1]\nrelations:\n  - {target: m1, type: x, confidence: 0.9}\n  - {target: l1, type: x, confidence: 0.2}\n---\ns"),
+            ("z1.md", "[[d2]]"),
+            ("a1.md", "a"),
+            ("m1.md", "m"),
+            ("l1.md", "l"),
+            ("d2.md", "d"),
+        ]);
+        let opts = TraverseOptions {
+            max_nodes: 4,
+            ..Default::default()
+        };
+        let g = i.neighbors(&["s"], &opts).unwrap();
+        let ids: Vec<&str> = g.nodes.iter().map(|n| n.id.as_str()).collect();
+        assert_eq!(ids, ["s", "a1", "z1", "m1"]);
+        assert!(g.truncated);
+        let all = i.neighbors(&["s"], &TraverseOptions::default()).unwrap();
+        let ids: Vec<&str> = all.nodes.iter().map(|n| n.id.as_str()).collect();
+        assert_eq!(ids, ["s", "a1", "z1", "m1", "l1", "d2"]);
+        assert_eq!(all.nodes[5].depth, 2);
+        let strict = TraverseOptions {
+            min_confidence: 0.5,
+            ..Default::default()
+        };
+        let g = i.neighbors(&["s"], &strict).unwrap();
+        assert!(!g.nodes.iter().any(|n| n.id == "l1"));
+        let shallow = TraverseOptions {
+            depth: 1,
+            ..Default::default()
+        };
+        assert!(!i
+            .neighbors(&["s"], &shallow)
+            .unwrap()
+            .nodes
+            .iter()
+            .any(|n| n.id == "d2"));
+    }
+
+    #[test]
+    fn no_known_seed_is_an_empty_graph_and_bad_options_are_errors() {
+        let i = index(&[("a.md", "a")]);
+        let g = i.neighbors(&[], &TraverseOptions::default()).unwrap();
+        assert!(g.nodes.is_empty() && g.edges.is_empty() && g.chain.is_empty());
+        let g = i.neighbors(&["zz"], &TraverseOptions::default()).unwrap();
+        assert_eq!(g.unknown_seeds, ["zz"]);
+        let deep = TraverseOptions {
+            depth: 3,
+            ..Default::default()
+        };
+        assert_eq!(
+            i.neighbors(&["a"], &deep).unwrap_err().code(),
+            "invalid_argument"
+        );
+    }
+
+    #[test]
+    fn archived_pages_are_not_entered() {
+        let i = index(&[
+            ("a.md", "[[old]]"),
+            ("old.md", "---\narchived_since: 2024-01-01\n---\nold"),
+        ]);
+        let g = i.neighbors(&["a"], &TraverseOptions::default()).unwrap();
+        assert_eq!(g.nodes.len(), 1);
+    }
+}
