@@ -177,6 +177,15 @@ struct ConfigArgs {
 }
 
 impl ConfigArgs {
+    /// Whether only query-time (fusion) settings are given.
+    fn only_fusion(&self) -> bool {
+        self.k1.is_none()
+            && self.b.is_none()
+            && self.language.is_none()
+            && self.chunk_tokens.is_none()
+            && self.overlap_tokens.is_none()
+    }
+
     fn config(&self) -> Result<Config, Error> {
         let mut c = Config::default();
         if let Some(k1) = self.k1 {
@@ -318,6 +327,10 @@ struct EvalArgs {
     /// Run each query loop this many times and report the fastest (1..=100).
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=100))]
     repeat: u32,
+    /// Evaluate this prebuilt index of the collection (`wikidex build --beir`) instead of
+    /// building one: only --weight and --rrf-k then apply (fusion is a query-time setting).
+    #[arg(long, value_name = "FILE")]
+    index: Option<PathBuf>,
     #[command(flatten)]
     config: ConfigArgs,
     #[command(flatten)]
@@ -748,15 +761,39 @@ fn evaluate(a: EvalArgs) -> Result<ExitCode, Error> {
     let config = a.config.config()?;
     let collection = eval::load_collection(&a.dir)?;
     let build_started = Instant::now();
-    let (index, report) = build_index(BuildPlan {
-        dir: &a.dir,
-        beir: true,
-        strict: false,
-        raw: None,
-        config: config.clone(),
-        embed: &a.embed,
-        quiet: a.json,
-    })?;
+    let (index, report) = match &a.index {
+        Some(path) => {
+            if !a.config.only_fusion() {
+                return Err(Error::InvalidArgument {
+                    detail: "with --index only --weight and --rrf-k apply (the index was \
+                             built with its own analysis and chunking)"
+                        .into(),
+                });
+            }
+            let mut index = Index::open(path)?;
+            index.set_fusion(config.fusion)?;
+            if index.vectors().is_some() && !a.embed.no_embed {
+                if let Some(note) = a.embed.model.attach_for_search(&mut index)? {
+                    return Err(Error::InvalidArgument { detail: note });
+                }
+            }
+            let report = wikidex::BuildReport {
+                pages: index.pages().len(),
+                chunks: index.chunk_count(),
+                ..Default::default()
+            };
+            (index, report)
+        }
+        None => build_index(BuildPlan {
+            dir: &a.dir,
+            beir: true,
+            strict: false,
+            raw: None,
+            config: config.clone(),
+            embed: &a.embed,
+            quiet: a.json,
+        })?,
+    };
     let build_seconds = build_started.elapsed().as_secs_f64();
     let lanes = match &a.lanes {
         Some(l) => Lane::parse_list(l)?,
@@ -1088,12 +1125,19 @@ fn verify(a: VerifyArgs) -> Result<ExitCode, Error> {
             source: e,
         })?
     };
-    let cited: Vec<wikidex::cite::Cited> = a
+    // The ids given with --cite, then any the answer itself cites: a fabricated id written in
+    // the answer must be checked too.
+    let mut cited: Vec<wikidex::cite::Cited> = a
         .cite
         .iter()
         .filter(|c| !c.trim().is_empty())
         .map(|c| wikidex::cite::Cited::parse(c))
         .collect();
+    for id in wikidex::cite::cited_ids(&answer) {
+        if !cited.iter().any(|c| c.id == id) {
+            cited.push(wikidex::cite::Cited::parse(&id));
+        }
+    }
     let offered: Vec<String> = a
         .offered
         .iter()

@@ -3,11 +3,11 @@
 //! [`Index::verify`] classifies each chunk an answer cites, and each chunk the model was
 //! offered but did not cite. Rules, checked in this order for a cited id:
 //! - `unknown`: no chunk has this id and no page has this key (a fabricated id never passes);
+//! - `drifted`: the citation carries the hash the model saw, and the chunk's current hash
+//!   differs (checked before `none`: a hash proves the model saw the chunk);
 //! - `none`: the id names a page, not a chunk, or (when `offered` is not empty) neither the
 //!   chunk nor any other chunk of its page or raw document was offered: the page was never
 //!   drilled into, so the model cannot have read what it cites;
-//! - `drifted`: the citation carries the hash the model saw, and the chunk's current hash
-//!   differs;
 //! - `quote`: the answer contains a run of at least [`QUOTE_MIN_WORDS`] consecutive words of
 //!   the chunk (or the whole chunk, if it is shorter), compared word by word after Unicode
 //!   normalization and lowercasing, so whitespace, case, punctuation and Markdown markup do
@@ -394,11 +394,14 @@ impl Index {
             hash: Some(ch.hash.clone()),
             quote: None,
         };
-        if !offered.is_empty() && !offered.contains(&c.id) && !offered_docs.contains(page.as_str())
+        // A hash means the model saw the chunk: an edit since is drift, whatever was offered.
+        if c.hash.as_deref().is_some_and(|h| h != ch.hash) {
+            v.status = CitationStatus::Drifted;
+        } else if !offered.is_empty()
+            && !offered.contains(&c.id)
+            && !offered_docs.contains(page.as_str())
         {
             v.status = CitationStatus::None;
-        } else if c.hash.as_deref().is_some_and(|h| h != ch.hash) {
-            v.status = CitationStatus::Drifted;
         } else if let Some(q) = find_quote(answer, &ch.text) {
             v.status = CitationStatus::Quote;
             v.quote = Some(q);

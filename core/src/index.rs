@@ -773,6 +773,21 @@ impl Index {
         &self.data.config
     }
 
+    /// Changes the fusion weights and constant (query-time settings: no rebuild). Saved with
+    /// the index.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] for a value out of range; the index is then unchanged.
+    pub fn set_fusion(&mut self, fusion: FusionConfig) -> Result<()> {
+        let config = Config {
+            fusion,
+            ..self.data.config.clone()
+        };
+        config.validate()?;
+        self.data.config = config;
+        Ok(())
+    }
+
     /// Every page, in canonical order (scope, then key).
     pub fn pages(&self) -> &[Page] {
         &self.data.pages

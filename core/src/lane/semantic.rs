@@ -182,6 +182,23 @@ impl VectorSection {
         Ok(())
     }
 
+    /// The `n` vectors nearest to `query` (a unit vector of `dim` values) by cosine, best
+    /// first, as (vector index, cosine); ties go to the lower index. One exact pass over every
+    /// vector.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] when `query` does not have `dim` values.
+    pub fn nearest(&self, query: &[f32], n: usize) -> Result<Vec<(u32, f32)>> {
+        if query.len() != self.dim as usize {
+            return Err(Error::invalid_argument(format!(
+                "query has {} values, the vectors have {}",
+                query.len(),
+                self.dim
+            )));
+        }
+        Ok(self.search(query, None, None, n))
+    }
+
     /// The `n` best chunks by cosine with `query` (a unit vector of `dim` values), among the
     /// chunks `mask` allows; with `groups`, the best chunk of each of the `n` best groups
     /// (pages). Ties go to the lower chunk index.
