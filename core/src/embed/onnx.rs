@@ -332,7 +332,7 @@ impl Embedder for OnnxEmbedder {
         // scales better than splitting each matrix product across threads, measured 1.3x for
         // two threads on a batch of 32).
         let workers = self.threads.min(batches.len()).max(1);
-        let run = |w: usize| -> Result<Vec<(usize, Vec<f32>)>> {
+        let run = |w: usize| -> Result<Embedded> {
             let mut done = Vec::new();
             // One state per worker: its buffers are reused from batch to batch.
             let mut state = self
@@ -347,13 +347,11 @@ impl Embedder for OnnxEmbedder {
             }
             Ok(done)
         };
-        let parts: Vec<Result<Vec<(usize, Vec<f32>)>>> = if workers == 1 {
+        let parts: Vec<Result<Embedded>> = if workers == 1 {
             vec![run(0)]
         } else {
             std::thread::scope(|scope| {
-                let handles: Vec<_> = (0..workers)
-                    .map(|w| scope.spawn(move || run(w)))
-                    .collect();
+                let handles: Vec<_> = (0..workers).map(|w| scope.spawn(move || run(w))).collect();
                 handles
                     .into_iter()
                     .map(|h| {
@@ -390,6 +388,9 @@ fn default_model_id(model: &Path) -> String {
         None => stem,
     }
 }
+
+/// (text index, vector) pairs one worker produced.
+type Embedded = Vec<(usize, Vec<f32>)>;
 
 type Loaded = (Arc<TypedSimplePlan>, Vec<Feed>, usize, bool, usize);
 
