@@ -36,6 +36,8 @@ pub(crate) fn normalize(v: &mut [f32]) {
 }
 
 #[cfg(feature = "embed")]
+mod fast_add;
+#[cfg(feature = "embed")]
 mod onnx;
 #[cfg(feature = "embed")]
 pub use onnx::{OnnxEmbedder, OnnxOptions};
