@@ -14,15 +14,15 @@ Writes, under --models-dir (default <repo>/models):
     tokenizer.json                 the same tokenizer as above
 
 The ONNX graphs are written op by op with onnx.helper (no torch, no exporter): BERT embeddings
-(word + position + token type, LayerNorm), 6 encoder layers (12-head self-attention with an
-additive attention-mask bias, erf GELU, post-LayerNorm). Inputs `input_ids`, `attention_mask`,
-`token_type_ids`: int64 [batch, sequence]; output `last_hidden_state`: float32
+(word + position + token type, LayerNorm), 6 encoder layers (12-head self-attention with the
+attention mask folded into the score product, erf GELU, post-LayerNorm). Inputs `input_ids`,
+`attention_mask`, `token_type_ids`: int64 [batch, sequence]; output `last_hidden_state`: float32
 [batch, sequence, 384]. Pooling and normalisation are left to the caller (mean over the attention
 mask, then L2), as sentence-transformers does in its Pooling and Normalize modules.
 
 The graphs keep to opset 17 and to ops every ONNX runtime we target runs (tract-onnx included):
-Gather, Shape, Slice, Add, Sub, Mul, Div, MatMul, Reshape, Transpose, Softmax, Erf, Sqrt,
-ReduceMean, Cast, Unsqueeze. LayerNorm is spelled out (ReduceMean/Sub/Mul/Add/Sqrt/Div/Mul/Add)
+Gather, Shape, Slice, Expand, Concat, Add, Sub, Mul, Div, MatMul, Reshape, Transpose, Softmax,
+Erf, Sqrt, ReduceMean, Cast, Unsqueeze. LayerNorm is spelled out (ReduceMean/Sub/Mul/Add/Sqrt/Div/Mul/Add)
 rather than using the LayerNormalization op. The 1/sqrt(head_dim) attention scale is folded into
 the query projection's weight and bias.
 
@@ -234,14 +234,22 @@ def build_bert(tensors, cfg, int8):
     x = layer_norm(g, x, t("embeddings.LayerNorm.weight"), t("embeddings.LayerNorm.bias"), eps,
                    "emb.ln")
 
-    # Attention-mask bias [batch, 1, 1, sequence]: 0 where attended, -1e9 on padding.
+    # The attention mask enters the score product itself instead of a broadcast Add over
+    # [batch, heads, sequence, sequence] (the slowest non-matmul op in tract, ~5% of a batch):
+    # each head's query gets a 33rd component fixed at 1 (a zero weight column with bias 1 in
+    # the query projection) and each key a 33rd component holding the key's mask bias (0 where
+    # attended, -1e9 on padding), so q'.k' = q.k + bias[key].
     mask_f = g.op("Cast", ["attention_mask"], "mask.f", to=TensorProto.FLOAT)
     inv = g.op("Sub", [g.const("const.one", np.array(1.0, np.float32)), mask_f], "mask.inv")
     bias = g.op("Mul", [inv, g.const("const.mask_neg", np.array(-1e9, np.float32))], "mask.neg")
-    bias = g.op("Unsqueeze", [bias, g.const("const.mask_axes", np.array([1, 2], np.int64))],
-                "mask.bias")
+    bias = g.op("Unsqueeze", [bias, g.const("const.mask_axes", np.array([2, 3], np.int64))],
+                "mask.bias")  # [batch, sequence, 1, 1]
+    key_bias = g.op("Expand", [bias, g.const("const.mask_heads",
+                                            np.array([1, 1, heads, 1], np.int64))],
+                    "mask.key_bias")  # [batch, sequence, heads, 1]
 
     split_heads = g.const("const.split_heads", np.array([0, 0, heads, head_dim], np.int64))
+    split_query = g.const("const.split_query", np.array([0, 0, heads, head_dim + 1], np.int64))
     merge_heads = g.const("const.merge_heads", np.array([0, 0, hidden], np.int64))
     q_scale = np.float32(1.0 / np.sqrt(head_dim))
 
@@ -249,24 +257,31 @@ def build_bert(tensors, cfg, int8):
         p = f"encoder.layer.{i}."
         n = f"l{i}."
 
-        def linear(inp, key, name, pre_scale=None):
+        def linear(inp, key, name, pre_scale=None, unit_column=False):
             w = t(p + key + ".weight").T  # torch Linear stores [out, in]
             b = t(p + key + ".bias")
             if pre_scale is not None:
                 w, b = w * pre_scale, b * pre_scale
+            if unit_column:  # per head: head_dim outputs, then one that is always 1
+                w = np.concatenate([w.reshape(hidden, heads, head_dim),
+                                    np.zeros((hidden, heads, 1), np.float32)], axis=2)
+                w = w.reshape(hidden, heads * (head_dim + 1))
+                b = np.concatenate([b.reshape(heads, head_dim),
+                                    np.ones((heads, 1), np.float32)], axis=1).reshape(-1)
             y = wts.matmul(inp, np.ascontiguousarray(w), n + name)
             return g.op("Add", [y, g.const(n + name + ".bias", b)], n + name + ".out")
 
-        q = linear(x, "attention.self.query", "q", pre_scale=q_scale)
+        q = linear(x, "attention.self.query", "q", pre_scale=q_scale, unit_column=True)
         k = linear(x, "attention.self.key", "k")
         v = linear(x, "attention.self.value", "v")
-        q = g.op("Transpose", [g.op("Reshape", [q, split_heads], n + "q.heads")], n + "q.t",
-                 perm=[0, 2, 1, 3])  # [b, h, s, d]
-        k = g.op("Transpose", [g.op("Reshape", [k, split_heads], n + "k.heads")], n + "k.t",
-                 perm=[0, 2, 3, 1])  # [b, h, d, s]
+        q = g.op("Transpose", [g.op("Reshape", [q, split_query], n + "q.heads")], n + "q.t",
+                 perm=[0, 2, 1, 3])  # [b, h, s, d + 1]
+        k = g.op("Concat", [g.op("Reshape", [k, split_heads], n + "k.heads"), key_bias],
+                 n + "k.masked", axis=3)  # [b, s, h, d + 1]
+        k = g.op("Transpose", [k], n + "k.t", perm=[0, 2, 3, 1])  # [b, h, d + 1, s]
         v = g.op("Transpose", [g.op("Reshape", [v, split_heads], n + "v.heads")], n + "v.t",
                  perm=[0, 2, 1, 3])  # [b, h, s, d]
-        scores = g.op("Add", [g.op("MatMul", [q, k], n + "scores"), bias], n + "scores.masked")
+        scores = g.op("MatMul", [q, k], n + "scores.masked")
         probs = g.op("Softmax", [scores], n + "probs", axis=-1)
         ctx = g.op("Transpose", [g.op("MatMul", [probs, v], n + "ctx")], n + "ctx.t",
                    perm=[0, 2, 1, 3])
