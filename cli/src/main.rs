@@ -340,7 +340,27 @@ struct EvalArgs {
     json: bool,
 }
 
+/// The model runner allocates every operator's output afresh (up to 100 MB for a batch of
+/// 256-token texts). glibc maps allocations over 128 KiB from the kernel and unmaps them when
+/// freed, so each buffer was faulted in page by page on every batch, and two embedding threads
+/// contended on the kernel's memory map for it (15% of the time on long texts, seen with
+/// `perf`). Serving every allocation from the heap and keeping freed memory for reuse made
+/// embedding 10-20% faster, for about 25% more peak memory.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+fn keep_freed_memory() {
+    // SAFETY: mallopt only changes allocator tuning parameters; it is called before any
+    // other thread exists.
+    unsafe {
+        libc::mallopt(libc::M_MMAP_MAX, 0);
+        libc::mallopt(libc::M_TRIM_THRESHOLD, 512 << 20);
+    }
+}
+
+#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+fn keep_freed_memory() {}
+
 fn main() -> ExitCode {
+    keep_freed_memory();
     let cli = Cli::parse();
     let json = match &cli.command {
         Command::Build(a) => a.json,
