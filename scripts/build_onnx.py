@@ -22,8 +22,8 @@ mask, then L2), as sentence-transformers does in its Pooling and Normalize modul
 
 The graphs keep to opset 17 and to ops every ONNX runtime we target runs (tract-onnx included):
 Gather, Shape, Slice, Expand, Concat, Add, Sub, Mul, Div, MatMul, Reshape, Transpose, Softmax,
-Erf, Sqrt, ReduceMean, Cast, Unsqueeze. LayerNorm is spelled out (ReduceMean/Sub/Mul/Add/Sqrt/Div/Mul/Add)
-rather than using the LayerNormalization op. The 1/sqrt(head_dim) attention scale is folded into
+Erf, Sqrt, ReduceMean, Cast, Unsqueeze. LayerNorm is spelled out
+(ReduceMean/Sub/Mul/Add/Sqrt/Div/Mul/Add) rather than using the LayerNormalization op. The 1/sqrt(head_dim) attention scale is folded into
 the query projection's weight and bias.
 
 int8 variant: every projection matrix is stored as int8 with one f32 scale per output column and
@@ -238,7 +238,9 @@ def build_bert(tensors, cfg, int8):
     # [batch, heads, sequence, sequence] (the slowest non-matmul op in tract, ~5% of a batch):
     # each head's query gets a 33rd component fixed at 1 (a zero weight column with bias 1 in
     # the query projection) and each key a 33rd component holding the key's mask bias (0 where
-    # attended, -1e9 on padding), so q'.k' = q.k + bias[key].
+    # attended, -1e9 on padding), so q'.k' = q.k + bias[key]. tract splits that product back
+    # into q.k plus a rank-1 product and adds them, but a same-shape addition, which wikidex
+    # runs vectorized, costs less than the broadcast did.
     mask_f = g.op("Cast", ["attention_mask"], "mask.f", to=TensorProto.FLOAT)
     inv = g.op("Sub", [g.const("const.one", np.array(1.0, np.float32)), mask_f], "mask.inv")
     bias = g.op("Mul", [inv, g.const("const.mask_neg", np.array(-1e9, np.float32))], "mask.neg")

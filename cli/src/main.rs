@@ -345,7 +345,7 @@ struct EvalArgs {
 /// freed, so each buffer was faulted in page by page on every batch, and two embedding threads
 /// contended on the kernel's memory map for it (15% of the time on long texts, seen with
 /// `perf`). Serving every allocation from the heap and keeping freed memory for reuse made
-/// embedding 10-20% faster, for about 25% more peak memory.
+/// embedding long texts about 10% faster, for about 25% more peak memory.
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 fn keep_freed_memory() {
     // SAFETY: mallopt only changes allocator tuning parameters; it is called before any
