@@ -207,16 +207,7 @@ impl ConfigArgs {
             c.fusion.k = k;
         }
         for w in &self.weights {
-            let bad = || Error::InvalidArgument {
-                detail: format!("--weight `{w}`: expected LANE=WEIGHT, e.g. token=0.5"),
-            };
-            let (lane, weight) = w.split_once('=').ok_or_else(bad)?;
-            let weight: f32 = weight.trim().parse().map_err(|_| bad())?;
-            match Lane::parse(lane)? {
-                Lane::Lexical => c.fusion.lexical = weight,
-                Lane::Semantic => c.fusion.semantic = weight,
-                Lane::Token => c.fusion.token = weight,
-            }
+            c.fusion.apply_setting(w)?;
         }
         c.validate()?;
         Ok(c)
@@ -388,7 +379,7 @@ fn main() -> ExitCode {
         Ok(code) => code,
         Err(e) => {
             if json {
-                let v = json!({"error": {"code": e.code(), "message": e.to_string()}});
+                let v = json!({ "error": e.record() });
                 println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
             } else {
                 eprintln!("error[{}]: {e}", e.code());
@@ -433,9 +424,10 @@ struct BuildPlan<'a> {
 /// embedding.
 fn build_index(plan: BuildPlan<'_>) -> Result<(Index, wikidex::BuildReport), Error> {
     let quiet = plan.quiet;
-    let mut builder = IndexBuilder::new(plan.config)?.strict(plan.strict);
+    let mut builder = IndexBuilder::new(plan.config)?;
+    builder.strict(plan.strict);
     if let Some(e) = plan.embed.embedder(quiet)? {
-        builder = builder
+        builder
             .embedder(e)
             .vector_encoding(VectorEncoding::parse(&plan.embed.vectors)?);
     }
@@ -542,23 +534,23 @@ fn build(a: BuildArgs) -> Result<ExitCode, Error> {
 
 fn search(a: SearchArgs) -> Result<ExitCode, Error> {
     let mut index = Index::open(&a.index)?;
-    if let Some(note) = a.model.attach_for_search(&mut index)? {
-        if !a.json {
-            eprintln!("note: {note}");
+    let lanes = a.lanes.as_deref().map(Lane::parse_list).transpose()?;
+    // A lane that is not asked for costs nothing: the model loads only for the semantic lane.
+    if wants(lanes.as_deref(), Lane::Semantic) {
+        if let Some(note) = a.model.attach_for_search(&mut index)? {
+            if !a.json {
+                eprintln!("note: {note}");
+            }
         }
     }
     let usage_modes = a
         .usage_modes
         .iter()
-        .map(|m| {
-            UsageMode::parse(m).ok_or_else(|| Error::InvalidArgument {
-                detail: format!("unknown usage mode `{m}`; expected always, auto or never"),
-            })
-        })
+        .map(|m| UsageMode::parse(m))
         .collect::<Result<Vec<_>, _>>()?;
     let opts = SearchOptions {
         limit: Some(usize::from(a.limit)),
-        lanes: a.lanes.as_deref().map(Lane::parse_list).transpose()?,
+        lanes,
         tags: a.tags,
         types: a.types,
         scope: a.scope.as_deref().map(Scope::parse).transpose()?,
@@ -590,6 +582,11 @@ fn search(a: SearchArgs) -> Result<ExitCode, Error> {
         print_results(&results, a.explain);
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Whether a `--lanes` list (`None`: every lane) includes `lane`.
+fn wants(lanes: Option<&[Lane]>, lane: Lane) -> bool {
+    lanes.is_none_or(|l| l.contains(&lane))
 }
 
 fn print_results(r: &SearchResults, explain: bool) {
@@ -690,14 +687,15 @@ fn mark(text: &str, highlights: &[wikidex::Highlight], styled: bool) -> String {
     };
     let mut out = String::with_capacity(text.len() + highlights.len() * 8);
     let mut hl = highlights.iter().peekable();
-    for (i, c) in text.chars().enumerate() {
+    // Highlights are byte offsets (the Rust API's offset unit).
+    for (i, c) in text.char_indices() {
         let i = i as u32;
         if hl.peek().is_some_and(|h| h.start == i) {
             out.push_str(open);
         }
         out.push(c);
         if let Some(h) = hl.peek() {
-            if h.end == i + 1 {
+            if h.end == i + c.len_utf8() as u32 {
                 out.push_str(close);
                 hl.next();
             }
@@ -709,23 +707,11 @@ fn mark(text: &str, highlights: &[wikidex::Highlight], styled: bool) -> String {
 fn page(a: PageArgs) -> Result<ExitCode, Error> {
     let index = Index::open(&a.index)?;
     let scope = a.scope.as_deref().map(Scope::parse).transpose()?;
-    let page = index.page(&a.key, scope.as_ref())?;
-    let chunks = index.chunks_of(&page.key, Some(&page.scope))?;
+    let page = index.page_record(&a.key, scope.as_ref())?;
     if a.json {
-        let mut v = serde_json::to_value(page).unwrap_or(Value::Null);
-        if let Value::Object(m) = &mut v {
-            m.insert("id".into(), json!(page.id()));
-            m.insert(
-                "chunks".into(),
-                json!(chunks
-                    .iter()
-                    .map(|c| json!({"id": c.id, "hash": c.hash, "start": c.start, "end": c.end}))
-                    .collect::<Vec<_>>()),
-            );
-        }
-        print_json(&v);
+        print_json(&page);
     } else {
-        println!("{} — {}", page.id(), page.title);
+        println!("{} — {}", page.id, page.title);
         println!(
             "path: {}  scope: {}  usage: {}",
             page.path,
@@ -746,13 +732,13 @@ fn page(a: PageArgs) -> Result<ExitCode, Error> {
         list("aliases", &page.aliases);
         println!(
             "chunks: {}",
-            chunks
+            page.chunks
                 .iter()
                 .map(|c| c.id.as_str())
                 .collect::<Vec<_>>()
                 .join(", ")
         );
-        println!("\n{}", page.body().trim_end());
+        println!("\n{}", page.body.trim_end());
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -779,6 +765,12 @@ fn chunk(a: ChunkArgs) -> Result<ExitCode, Error> {
 
 fn evaluate(a: EvalArgs) -> Result<ExitCode, Error> {
     let config = a.config.config()?;
+    let lanes = match &a.lanes {
+        Some(l) => Lane::parse_list(l)?,
+        None => Lane::ALL.to_vec(),
+    };
+    // The corpus is embedded (and the model loaded) only when the semantic lane is measured.
+    let semantic = lanes.contains(&Lane::Semantic);
     let collection = eval::load_collection(&a.dir)?;
     let build_started = Instant::now();
     let (index, report) = match &a.index {
@@ -792,7 +784,7 @@ fn evaluate(a: EvalArgs) -> Result<ExitCode, Error> {
             }
             let mut index = Index::open(path)?;
             index.set_fusion(config.fusion)?;
-            if index.vectors().is_some() && !a.embed.no_embed {
+            if semantic && index.vectors().is_some() && !a.embed.no_embed {
                 if let Some(note) = a.embed.model.attach_for_search(&mut index)? {
                     return Err(Error::InvalidArgument { detail: note });
                 }
@@ -804,21 +796,24 @@ fn evaluate(a: EvalArgs) -> Result<ExitCode, Error> {
             };
             (index, report)
         }
-        None => build_index(BuildPlan {
-            dir: &a.dir,
-            beir: true,
-            strict: false,
-            raw: None,
-            config: config.clone(),
-            embed: &a.embed,
-            quiet: a.json,
-        })?,
+        None => {
+            let no_embed = EmbedBuildArgs {
+                model: ModelArgs::default(),
+                no_embed: true,
+                vectors: "f32".into(),
+            };
+            build_index(BuildPlan {
+                dir: &a.dir,
+                beir: true,
+                strict: false,
+                raw: None,
+                config: config.clone(),
+                embed: if semantic { &a.embed } else { &no_embed },
+                quiet: a.json,
+            })?
+        }
     };
     let build_seconds = build_started.elapsed().as_secs_f64();
-    let lanes = match &a.lanes {
-        Some(l) => Lane::parse_list(l)?,
-        None => Lane::ALL.to_vec(),
-    };
     let runs: Vec<(String, Vec<Lane>)> = lanes
         .iter()
         .map(|&l| (l.name().to_string(), vec![l]))
@@ -910,17 +905,9 @@ fn run_queries(
         ..SearchOptions::default()
     };
     if let [lane] = lanes {
-        let probe = index.search("", &opts)?;
-        if let Some(l) = probe
-            .lanes
-            .iter()
-            .find(|l| l.lane == *lane && l.status.name() != "ok")
-        {
-            return Ok((
-                eval::Metrics::default(),
-                0.0,
-                l.status.reason().map(str::to_string),
-            ));
+        let status = index.lane_status(*lane);
+        if let Some(reason) = status.reason() {
+            return Ok((eval::Metrics::default(), 0.0, Some(reason.to_string())));
         }
     }
     let mut best = f64::INFINITY;
@@ -1011,22 +998,7 @@ fn embed(a: EmbedArgs) -> Result<ExitCode, Error> {
 
 fn lint(a: LintArgs) -> Result<ExitCode, Error> {
     let report = if a.path.is_dir() {
-        // Lint reads links, pages and hashes: no embeddings needed.
-        let embed = EmbedBuildArgs {
-            model: ModelArgs::default(),
-            no_embed: true,
-            vectors: "f32".into(),
-        };
-        let (index, build) = build_index(BuildPlan {
-            dir: &a.path,
-            beir: false,
-            strict: false,
-            raw: a.raw.as_deref(),
-            config: Config::default(),
-            embed: &embed,
-            quiet: true,
-        })?;
-        index.lint_with_build(&build)
+        Index::lint_dir(&a.path, a.raw.as_deref())?
     } else {
         Index::open(&a.path)?.lint()
     };

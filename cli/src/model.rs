@@ -126,9 +126,9 @@ impl ModelArgs {
             )));
         };
         // `all-MiniLM-L6-v2/model-int8` was made from `model-int8.onnx` in that folder.
-        let file = match (&self.onnx, stored.split_once('/')) {
-            (None, Some((_, stem))) => dir.join(format!("{stem}.onnx")),
-            _ => self.file(&dir),
+        let file = match &self.onnx {
+            None => wikidex::embed::model_file_for_id(&dir, &stored),
+            Some(_) => self.file(&dir),
         };
         if !file.is_file() {
             return Ok(Some(format!(

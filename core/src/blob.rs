@@ -192,8 +192,9 @@ fn upgrade_v1(old: IndexDataV1) -> Result<IndexData> {
 
 /// Encodes an index as a blob.
 pub(crate) fn encode(data: &IndexData) -> Result<Vec<u8>> {
-    let payload = postcard::to_allocvec(data)
-        .map_err(|e| Error::corrupt(format!("cannot encode index: {e}")))?;
+    let payload = postcard::to_allocvec(data).map_err(|e| Error::Encode {
+        detail: e.to_string(),
+    })?;
     let mut out = Vec::with_capacity(HEADER_LEN + payload.len());
     out.extend_from_slice(&MAGIC);
     out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());

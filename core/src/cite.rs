@@ -105,7 +105,8 @@ impl CitationStatus {
     }
 }
 
-/// Where a quote is: byte offsets in the answer and in the chunk's text.
+/// Where a quote is: offsets in the answer and in the chunk's text, in the index's
+/// [`OffsetUnit`](crate::OffsetUnit) ([`find_quote`] itself counts bytes).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct QuoteSpan {
     /// Start in the answer.
@@ -147,7 +148,7 @@ pub struct Verification {
 /// An answer sentence, with what supports it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SentenceSupport {
-    /// Byte offset of the sentence in the answer.
+    /// Where the sentence starts in the answer (in the index's offset unit).
     pub start: usize,
     /// End (exclusive).
     pub end: usize,
@@ -404,7 +405,14 @@ impl Index {
             v.status = CitationStatus::None;
         } else if let Some(q) = find_quote(answer, &ch.text) {
             v.status = CitationStatus::Quote;
-            v.quote = Some(q);
+            let unit = self.offsets;
+            v.quote = Some(QuoteSpan {
+                answer_start: unit.convert(answer, q.answer_start),
+                answer_end: unit.convert(answer, q.answer_end),
+                chunk_start: unit.convert(&ch.text, q.chunk_start),
+                chunk_end: unit.convert(&ch.text, q.chunk_end),
+                words: q.words,
+            });
         }
         v
     }
@@ -450,8 +458,8 @@ impl Index {
             let trimmed = sentence.trim();
             let lead = sentence.len() - sentence.trim_start().len();
             let s = SentenceSupport {
-                start: start + lead,
-                end: start + lead + trimmed.len(),
+                start: self.offsets.convert(answer, start + lead),
+                end: self.offsets.convert(answer, start + lead + trimmed.len()),
                 text: trimmed.to_string(),
                 cites: cites.clone(),
                 best_chunk: best.map(|(id, _)| id.to_string()),

@@ -107,6 +107,19 @@ pub enum Error {
         /// The raw document's id.
         id: String,
     },
+    /// A page write needs new embeddings but no embedder is attached (the index holds vectors
+    /// of a model; attach it, or write without new text).
+    #[error("no embedder attached: {detail}")]
+    NoEmbedder {
+        /// What needed the embedder.
+        detail: String,
+    },
+    /// The index could not be encoded as a blob (a value the format cannot hold).
+    #[error("cannot encode the index: {detail}")]
+    Encode {
+        /// What was wrong.
+        detail: String,
+    },
     /// A file-system operation failed.
     #[error("i/o error on {path}: {source}")]
     Io {
@@ -135,7 +148,65 @@ impl Error {
             Error::ModelMismatch { .. } => "model_mismatch",
             Error::DanglingLinks { .. } => "dangling_links",
             Error::Immutable { .. } => "immutable_chunk",
+            Error::NoEmbedder { .. } => "no_embedder",
+            Error::Encode { .. } => "encode",
             Error::Io { .. } => "io",
+        }
+    }
+
+    /// What a caller acts on, as a JSON object: the error's fields (for
+    /// [`Error::DanglingLinks`], the page and its missing targets; for [`Error::InvalidPage`],
+    /// the path and line; ...). Empty for errors that carry nothing beyond their message.
+    pub fn details(&self) -> serde_json::Value {
+        use serde_json::json;
+        match self {
+            Error::NotAnIndex => json!({}),
+            Error::IncompatibleFormat {
+                found,
+                oldest,
+                current,
+            } => json!({"found": found, "oldest": oldest, "current": current}),
+            Error::Corrupt { detail }
+            | Error::InvalidArgument { detail }
+            | Error::Model { detail }
+            | Error::NoEmbedder { detail }
+            | Error::Encode { detail } => json!({ "detail": detail }),
+            Error::InvalidPage { path, line, reason }
+            | Error::InvalidInput { path, line, reason } => {
+                json!({"path": path, "line": line, "reason": reason})
+            }
+            Error::DuplicateKey {
+                key,
+                scope,
+                first,
+                second,
+            } => json!({"key": key, "scope": scope, "first": first, "second": second}),
+            Error::UnknownPage { key } => json!({ "key": key }),
+            Error::UnknownChunk { id } | Error::Immutable { id } => json!({ "id": id }),
+            Error::ModelMismatch {
+                index,
+                index_fingerprint,
+                given,
+                given_fingerprint,
+            } => json!({
+                "index": index,
+                "index_fingerprint": index_fingerprint,
+                "given": given,
+                "given_fingerprint": given_fingerprint,
+            }),
+            Error::DanglingLinks { page, missing } => json!({"page": page, "missing": missing}),
+            Error::Io { path, source } => {
+                json!({"path": path, "kind": format!("{:?}", source.kind())})
+            }
+        }
+    }
+
+    /// The error as the record every binding passes through: `{code, message, details}`.
+    pub fn record(&self) -> ErrorRecord {
+        ErrorRecord {
+            code: self.code().to_string(),
+            message: self.to_string(),
+            details: self.details(),
         }
     }
 
@@ -159,6 +230,24 @@ impl Error {
     }
 }
 
+/// An [`Error`] as plain data: what the CLI prints with `--json` and what every binding's
+/// exception or `Error` object carries (`code`, `message`, `details`).
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct ErrorRecord {
+    /// The stable code ([`Error::code`]).
+    pub code: String,
+    /// The human-readable message.
+    pub message: String,
+    /// What a caller acts on ([`Error::details`]): always a JSON object.
+    pub details: serde_json::Value,
+}
+
+impl serde::Serialize for Error {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        self.record().serialize(s)
+    }
+}
+
 /// `Result` with [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
@@ -177,5 +266,18 @@ mod tests {
             reason: "bad".into(),
         };
         assert_eq!(e.to_string(), "invalid page a.md (line 3): bad");
+    }
+
+    #[test]
+    fn errors_serialize_as_code_message_and_details() {
+        let e = Error::DanglingLinks {
+            page: "a".into(),
+            missing: vec!["b".into(), "c".into()],
+        };
+        let v = serde_json::to_value(&e).unwrap();
+        assert_eq!(v["code"], "dangling_links");
+        assert_eq!(v["message"], e.to_string());
+        assert_eq!(v["details"]["missing"], serde_json::json!(["b", "c"]));
+        assert!(serde_json::to_value(Error::NotAnIndex).unwrap()["details"].is_object());
     }
 }

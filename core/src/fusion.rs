@@ -49,6 +49,36 @@ impl FusionConfig {
         }
     }
 
+    /// Sets the weight of `lane` (checked by [`FusionConfig::validate`]).
+    pub fn set_weight(&mut self, lane: Lane, weight: f32) {
+        match lane {
+            Lane::Lexical => self.lexical = weight,
+            Lane::Semantic => self.semantic = weight,
+            Lane::Token => self.token = weight,
+        }
+    }
+
+    /// Applies a `LANE=WEIGHT` setting (e.g. `token=0.5`), as the CLI's `--weight` and the
+    /// bindings' options spell it.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] for a malformed setting, an unknown lane or a weight out of
+    /// range; `self` is then unchanged.
+    pub fn apply_setting(&mut self, setting: &str) -> Result<()> {
+        let bad = || {
+            Error::invalid_argument(format!(
+                "weight `{setting}`: expected LANE=WEIGHT, e.g. token=0.5"
+            ))
+        };
+        let (lane, weight) = setting.split_once('=').ok_or_else(bad)?;
+        let weight: f32 = weight.trim().parse().map_err(|_| bad())?;
+        let mut next = *self;
+        next.set_weight(Lane::parse(lane)?, weight);
+        next.validate()?;
+        *self = next;
+        Ok(())
+    }
+
     /// Checks the ranges documented on the fields.
     ///
     /// # Errors
@@ -198,6 +228,22 @@ fn single_lane(k: f32, lane: &LaneRanking) -> Vec<Fused> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn weight_settings_parse_by_lane_name_and_reject_bad_ones() {
+        let mut f = FusionConfig::default();
+        f.apply_setting("token=0.5").unwrap();
+        f.apply_setting(" Semantic = 3 ").unwrap();
+        assert_eq!((f.token, f.semantic), (0.5, 3.0));
+        for bad in ["token", "token=x", "nope=1", "lexical=101", "lexical=-1"] {
+            assert_eq!(
+                f.apply_setting(bad).unwrap_err().code(),
+                "invalid_argument",
+                "{bad}"
+            );
+        }
+        assert_eq!((f.token, f.semantic, f.lexical), (0.5, 3.0, 1.5));
+    }
 
     fn lane(lane: Lane, weight: f32, chunks: &[u32]) -> LaneRanking {
         LaneRanking {

@@ -15,6 +15,7 @@ use crate::fusion::FusionConfig;
 use crate::graph::{GraphSection, Names};
 use crate::lane::lexical::{Bm25Params, Bm25Scorer, LexicalIndex};
 use crate::lane::semantic::VectorEncoding;
+use crate::offset::OffsetUnit;
 use crate::page::{self, Page, Scope};
 use crate::raw::{self, RawDoc, RawSection};
 use crate::vectors::{self, Attached};
@@ -150,20 +151,20 @@ impl IndexBuilder {
 
     /// In strict mode the first page that cannot be used fails the build instead of being
     /// skipped and reported.
-    pub fn strict(mut self, strict: bool) -> IndexBuilder {
+    pub fn strict(&mut self, strict: bool) -> &mut IndexBuilder {
         self.strict = strict;
         self
     }
 
     /// Embeds every chunk with `embedder` at build time (the semantic lane), and attaches it
     /// to the built index to embed queries.
-    pub fn embedder(mut self, embedder: Arc<dyn Embedder>) -> IndexBuilder {
+    pub fn embedder(&mut self, embedder: Arc<dyn Embedder>) -> &mut IndexBuilder {
         self.embedder = Some(Attached(embedder));
         self
     }
 
     /// How to store the vectors (default [`VectorEncoding::F32`]).
-    pub fn vector_encoding(mut self, encoding: VectorEncoding) -> IndexBuilder {
+    pub fn vector_encoding(&mut self, encoding: VectorEncoding) -> &mut IndexBuilder {
         self.encoding = encoding;
         self
     }
@@ -564,9 +565,10 @@ pub struct Chunk {
     pub path: String,
     /// Position within the page (0-based).
     pub ordinal: u32,
-    /// Byte offset of the chunk in the page's source text.
+    /// Where the chunk starts in the page's body (the text after the frontmatter, as
+    /// [`PageRecord::body`] holds it), in the index's [`OffsetUnit`].
     pub start: u32,
-    /// Byte offset one past its end.
+    /// One past its end, likewise.
     pub end: u32,
     /// Content hash (first 128 bits of BLAKE3, hex).
     pub hash: String,
@@ -582,6 +584,72 @@ impl Chunk {
     pub fn key_id(&self) -> String {
         chunk::parse_chunk_id(&self.id).map_or_else(|| self.key.clone(), |(p, _)| p.to_string())
     }
+}
+
+/// A chunk of a page record: its id, hash and span.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChunkSpan {
+    /// `{page_id}::chunk_{ordinal}`.
+    pub id: String,
+    /// Content hash.
+    pub hash: String,
+    /// Start in [`PageRecord::body`], in the index's [`OffsetUnit`].
+    pub start: u32,
+    /// One past the end, likewise.
+    pub end: u32,
+}
+
+/// A page as every surface returns it ([`Index::page_record`]): its frontmatter fields, body
+/// and chunks. Serialized field names are the contract (`type`, not `kind`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PageRecord {
+    /// `key`, or `user/<name>/<key>`.
+    pub id: String,
+    /// Flat key derived from the file name.
+    pub key: String,
+    /// Global or a user's scope.
+    pub scope: Scope,
+    /// Source path relative to the wiki root.
+    pub path: String,
+    /// Display title.
+    pub title: String,
+    /// One-line summary.
+    pub summary: Option<String>,
+    /// Open category (`type` frontmatter).
+    #[serde(rename = "type")]
+    pub kind: Option<String>,
+    /// Topic labels.
+    pub tags: Vec<String>,
+    /// Outgoing edges from `refs`.
+    pub refs: Vec<String>,
+    /// Outgoing edges from inline links.
+    pub links: Vec<String>,
+    /// Named external sources.
+    pub sl_refs: Vec<String>,
+    /// Typed, weighted edges.
+    pub relations: Vec<crate::page::Relation>,
+    /// `always`, `auto` or `never`.
+    pub usage_mode: crate::page::UsageMode,
+    /// Where the page came from.
+    pub source: Option<String>,
+    /// Raw chunks the page was compiled from.
+    pub sources: Vec<crate::page::SourceRef>,
+    /// Other names.
+    pub aliases: Vec<String>,
+    /// Old keys that now point here.
+    pub redirect_from: Vec<String>,
+    /// Lifecycle mark: stale since this date.
+    pub stale_since: Option<String>,
+    /// Lifecycle mark: archived since this date.
+    pub archived_since: Option<String>,
+    /// `<!-- from: path -->` provenance comments.
+    pub provenance: Vec<String>,
+    /// Frontmatter fields wikidex does not know, verbatim.
+    pub extra: crate::page::Extra,
+    /// The text after the frontmatter.
+    pub body: String,
+    /// The page's chunks, in order, with spans into `body`.
+    pub chunks: Vec<ChunkSpan>,
 }
 
 /// What [`Index::upsert_page`] did.
@@ -657,6 +725,8 @@ pub struct Index {
     pub(crate) all_default: bool,
     /// The model that embeds queries and new chunks (not stored in the blob).
     pub(crate) embedder: Option<Attached>,
+    /// How records count offsets (a property of the handle, not stored in the blob).
+    pub(crate) offsets: OffsetUnit,
 }
 
 impl Index {
@@ -702,6 +772,7 @@ impl Index {
             default_chunks: Vec::new(),
             all_default: false,
             embedder: None,
+            offsets: OffsetUnit::Byte,
         };
         index.default_pages = index.visible_pages(&crate::SearchOptions::default());
         index.default_chunks = index.chunk_mask(&index.default_pages);
@@ -771,6 +842,17 @@ impl Index {
     /// The configuration the index was built with.
     pub fn config(&self) -> &Config {
         &self.data.config
+    }
+
+    /// Sets how the records this handle returns count offsets (default
+    /// [`OffsetUnit::Byte`]; see [`crate::offset`]). Not stored in the blob.
+    pub fn set_offset_unit(&mut self, unit: OffsetUnit) {
+        self.offsets = unit;
+    }
+
+    /// How the records this handle returns count offsets.
+    pub fn offset_unit(&self) -> OffsetUnit {
+        self.offsets
     }
 
     /// Changes the fusion weights and constant (query-time settings: no rebuild). Saved with
@@ -879,18 +961,81 @@ impl Index {
     pub(crate) fn chunk_at(&self, c: u32) -> Chunk {
         let rec = &self.data.chunks[c as usize];
         let page = &self.data.pages[rec.page as usize];
+        let (start, end) = self.body_span(page, rec);
         Chunk {
             id: self.chunk_id(c),
             ordinal: c - self.first_chunk[rec.page as usize],
             key: page.key.clone(),
             scope: page.scope.clone(),
             path: page.path.clone(),
-            start: rec.start,
-            end: rec.end,
+            start,
+            end,
             hash: rec.hash.clone(),
             text: self.chunk_text(c).to_string(),
             raw: false,
         }
+    }
+
+    /// A chunk record's span in its page's body, in the handle's offset unit.
+    fn body_span(&self, page: &Page, rec: &ChunkRecord) -> (u32, u32) {
+        let body = page.body();
+        let base = page.body_start as usize;
+        let at = |b: u32| {
+            self.offsets
+                .convert_u32(body, (b as usize).saturating_sub(base))
+        };
+        (at(rec.start), at(rec.end))
+    }
+
+    /// The page `key` as a [`PageRecord`] (resolved as [`Index::page`] does).
+    ///
+    /// # Errors
+    /// [`Error::UnknownPage`].
+    pub fn page_record(&self, key: &str, scope: Option<&Scope>) -> Result<PageRecord> {
+        let p = self
+            .page_index(key, scope)
+            .ok_or_else(|| Error::UnknownPage {
+                key: key.to_string(),
+            })? as usize;
+        let page = &self.data.pages[p];
+        let chunks = (self.first_chunk[p]..self.first_chunk[p + 1])
+            .map(|c| {
+                let rec = &self.data.chunks[c as usize];
+                let (start, end) = self.body_span(page, rec);
+                ChunkSpan {
+                    id: self.chunk_id(c),
+                    hash: rec.hash.clone(),
+                    start,
+                    end,
+                }
+            })
+            .collect();
+        let page = page.clone();
+        Ok(PageRecord {
+            id: page.id(),
+            body: page.body().to_string(),
+            key: page.key,
+            scope: page.scope,
+            path: page.path,
+            title: page.title,
+            summary: page.summary,
+            kind: page.kind,
+            tags: page.tags,
+            refs: page.refs,
+            links: page.links,
+            sl_refs: page.sl_refs,
+            relations: page.relations,
+            usage_mode: page.usage_mode,
+            source: page.source,
+            sources: page.sources,
+            aliases: page.aliases,
+            redirect_from: page.redirect_from,
+            stale_since: page.stale_since,
+            archived_since: page.archived_since,
+            provenance: page.provenance,
+            extra: page.extra,
+            chunks,
+        })
     }
 
     /// The raw document list, in id order.
@@ -913,8 +1058,8 @@ impl Index {
             key: doc.id.clone(),
             scope: Scope::Global,
             path: doc.path.clone(),
-            start: rec.start,
-            end: rec.end,
+            start: self.offsets.convert_u32(&doc.text, rec.start as usize),
+            end: self.offsets.convert_u32(&doc.text, rec.end as usize),
             hash: rec.hash.clone(),
             text: doc.text[rec.start as usize..rec.end as usize].to_string(),
             raw: true,
@@ -999,6 +1144,18 @@ impl Index {
         text: &str,
         opts: &WriteOptions,
     ) -> Result<UpsertReport> {
+        let (next, report) = self.upserted(path, text, opts)?;
+        *self = next;
+        Ok(report)
+    }
+
+    /// The snapshot after [`Index::upsert_page_with`], leaving `self` as it is.
+    pub(crate) fn upserted(
+        &self,
+        path: &str,
+        text: &str,
+        opts: &WriteOptions,
+    ) -> Result<(Index, UpsertReport)> {
         if raw::is_raw_path(path) {
             return Err(Error::Immutable {
                 id: raw::raw_id(path).unwrap_or_default(),
@@ -1023,24 +1180,37 @@ impl Index {
         if !missing.is_empty() && !opts.allow_dangling {
             return Err(Error::DanglingLinks { page: id, missing });
         }
-        self.rebuild(pages)?;
-        let chunks = self.chunks_of_id(&id);
-        Ok(UpsertReport {
+        let next = self.rebuilt(pages)?;
+        let chunks = next.chunks_of_id(&id);
+        let report = UpsertReport {
             page: id,
             replaced,
             chunks,
             warnings: parsed.warnings,
             dangling: missing,
-        })
+        };
+        Ok((next, report))
     }
 
-    /// Removes the page `key` in `scope` (`None`: the global scope), recomputes the statistics
-    /// and the graph, and reports the pages whose links now dangle because of it.
+    /// Removes the page `key` in `scope` (the page's own scope; `None`: the page
+    /// [`Index::page`] finds, global first), recomputes the statistics and the graph, and
+    /// reports the pages whose links now dangle because of it.
     ///
     /// # Errors
     /// [`Error::UnknownPage`] if there is no such page; [`Error::Immutable`] for a raw
     /// document id. The index is then unchanged.
     pub fn delete_page(&mut self, key: &str, scope: Option<&Scope>) -> Result<DeleteReport> {
+        let (next, report) = self.deleted(key, scope)?;
+        *self = next;
+        Ok(report)
+    }
+
+    /// The snapshot after [`Index::delete_page`], leaving `self` as it is.
+    pub(crate) fn deleted(
+        &self,
+        key: &str,
+        scope: Option<&Scope>,
+    ) -> Result<(Index, DeleteReport)> {
         if self.raw_ids.contains_key(key) {
             return Err(Error::Immutable {
                 id: key.to_string(),
@@ -1060,20 +1230,22 @@ impl Index {
         let missing_before: Vec<usize> = dependents.iter().map(|d| self.missing_count(d)).collect();
         let mut pages = self.data.pages.clone();
         let removed = pages.remove(i);
-        self.rebuild(pages)?;
+        let next = self.rebuilt(pages)?;
         let broken = dependents
             .into_iter()
             .zip(missing_before)
-            .filter(|(d, before)| self.missing_count(d) > *before)
+            .filter(|(d, before)| next.missing_count(d) > *before)
             .map(|(d, _)| d)
             .collect();
-        Ok(DeleteReport {
+        let report = DeleteReport {
             page: removed,
             broken,
-        })
+        };
+        Ok((next, report))
     }
 
-    /// Renames page `key` (in `scope`; `None`: global) to `new_key`, leaving a redirect: the
+    /// Renames page `key` (in `scope`, the page's own; `None`: the page [`Index::page`] finds)
+    /// to `new_key`, leaving a redirect: the
     /// page's frontmatter gains `redirect_from: [<old key>]` (kept with any it had), so links
     /// to the old key still resolve. The file name changes to `<new_key>.md` in the same
     /// folder. The report carries the new path and text for the caller to write to disk.
@@ -1088,6 +1260,18 @@ impl Index {
         scope: Option<&Scope>,
         new_key: &str,
     ) -> Result<RenameReport> {
+        let (next, report) = self.renamed(key, scope, new_key)?;
+        *self = next;
+        Ok(report)
+    }
+
+    /// The snapshot after [`Index::rename_page`], leaving `self` as it is.
+    pub(crate) fn renamed(
+        &self,
+        key: &str,
+        scope: Option<&Scope>,
+        new_key: &str,
+    ) -> Result<(Index, RenameReport)> {
         if self.raw_ids.contains_key(key) {
             return Err(Error::Immutable {
                 id: key.to_string(),
@@ -1130,32 +1314,43 @@ impl Index {
             .binary_search_by(|p| (&p.scope, &p.key).cmp(&(&renamed.scope, &renamed.key)))
             .unwrap_or_else(|e| e);
         pages.insert(at, renamed);
-        self.rebuild(pages)?;
-        Ok(RenameReport {
-            from,
-            to,
-            path,
-            text,
-        })
+        let next = self.rebuilt(pages)?;
+        Ok((
+            next,
+            RenameReport {
+                from,
+                to,
+                path,
+                text,
+            },
+        ))
     }
 
-    /// Position of the page `key` in `scope` (`None`: global), matching the key as given or
-    /// normalized.
+    /// Position of the page a write names: with `Some(scope)`, the page `key` in exactly that
+    /// scope (the key as given or normalized); with `None`, the page [`Index::page`] finds
+    /// (global first, then the lowest-named user scope): `None` means the same for every
+    /// call that takes a scope.
     fn position_in(&self, key: &str, scope: Option<&Scope>) -> Result<usize> {
-        let scope = scope.cloned().unwrap_or(Scope::Global);
+        let unknown = || Error::UnknownPage {
+            key: key.to_string(),
+        };
+        let Some(scope) = scope else {
+            return self
+                .page_index(key, None)
+                .map(|i| i as usize)
+                .ok_or_else(unknown);
+        };
         let normalized = page::normalize_key(key);
         let pages = &self.data.pages;
         pages
             .iter()
-            .position(|p| p.scope == scope && p.key == key)
+            .position(|p| p.scope == *scope && p.key == key)
             .or_else(|| {
                 pages
                     .iter()
-                    .position(|p| p.scope == scope && p.key == normalized)
+                    .position(|p| p.scope == *scope && p.key == normalized)
             })
-            .ok_or_else(|| Error::UnknownPage {
-                key: key.to_string(),
-            })
+            .ok_or_else(unknown)
     }
 
     /// Number of edges of page `id` whose target is missing.
@@ -1174,9 +1369,10 @@ impl Index {
         })
     }
 
-    /// Re-derives everything from `pages`; stored vectors are kept for unchanged passages and
-    /// new ones embedded with the attached embedder. On error the index is unchanged.
-    fn rebuild(&mut self, pages: Vec<Page>) -> Result<()> {
+    /// A new snapshot re-derived from `pages` (with this handle's embedder and offset unit);
+    /// stored vectors are kept for unchanged passages and new ones embedded with the attached
+    /// embedder.
+    fn rebuilt(&self, pages: Vec<Page>) -> Result<Index> {
         let config = self.data.config.clone();
         let raw = self.data.raw.clone();
         let mut data = assemble(config, pages, raw, &mut |_, _| {})?;
@@ -1194,10 +1390,117 @@ impl Index {
                 &mut |_, _| {},
             )?;
         }
-        let embedder = self.embedder.take();
-        *self = Index::from_data(data);
-        self.embedder = embedder;
-        Ok(())
+        Ok(self.with_data(data))
+    }
+
+    /// A handle on `data` with this handle's embedder and offset unit.
+    fn with_data(&self, data: IndexData) -> Index {
+        let mut next = Index::from_data(data);
+        next.embedder = self.embedder.clone();
+        next.offsets = self.offsets;
+        next
+    }
+}
+
+impl Clone for Index {
+    /// A copy of the snapshot (same data, embedder and offset unit); the derived tables are
+    /// recomputed.
+    fn clone(&self) -> Index {
+        self.with_data(self.data.clone())
+    }
+}
+
+/// An index shared between threads, the way every binding holds one: searches run on the
+/// current snapshot ([`SharedIndex::snapshot`], an `Arc` any number of threads hold), and a
+/// write builds a new snapshot beside it and swaps it in, so readers never wait for a write
+/// and never see half of one. Writes are serialized among themselves.
+///
+/// # Example
+/// ```
+/// use wikidex::{IndexBuilder, SearchOptions, SharedIndex};
+/// let mut b = IndexBuilder::new(Default::default())?;
+/// b.add_file("global/a.md", b"alpha")?;
+/// let shared = SharedIndex::new(b.build()?.0);
+/// let before = shared.snapshot();
+/// shared.upsert_page("global/b.md", "beta", &Default::default())?;
+/// assert_eq!(before.pages().len(), 1); // an old snapshot stays as it was
+/// assert_eq!(shared.snapshot().pages().len(), 2);
+/// # Ok::<(), wikidex::Error>(())
+/// ```
+#[derive(Debug)]
+pub struct SharedIndex {
+    current: std::sync::RwLock<Arc<Index>>,
+    writer: std::sync::Mutex<()>,
+}
+
+impl SharedIndex {
+    /// Shares `index`.
+    pub fn new(index: Index) -> SharedIndex {
+        SharedIndex {
+            current: std::sync::RwLock::new(Arc::new(index)),
+            writer: std::sync::Mutex::new(()),
+        }
+    }
+
+    /// The current snapshot. It stays valid (and unchanged) however many writes follow.
+    pub fn snapshot(&self) -> Arc<Index> {
+        // A poisoned lock only means a thread panicked while swapping an `Arc` in: the value
+        // is still a whole snapshot.
+        Arc::clone(&self.current.read().unwrap_or_else(|e| e.into_inner()))
+    }
+
+    /// Runs `write` on the current snapshot and swaps in the snapshot it returns. Nothing
+    /// changes when it fails.
+    ///
+    /// # Errors
+    /// Whatever `write` returns.
+    pub fn update<R>(&self, write: impl FnOnce(&Index) -> Result<(Index, R)>) -> Result<R> {
+        let _one_writer = self.writer.lock().unwrap_or_else(|e| e.into_inner());
+        let (next, out) = write(&self.snapshot())?;
+        *self.current.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(next);
+        Ok(out)
+    }
+
+    /// Changes a copy of the current snapshot with `change` and swaps it in (for settings such
+    /// as [`Index::attach_embedder`] or [`Index::set_vectors`]).
+    ///
+    /// # Errors
+    /// Whatever `change` returns; nothing changes then.
+    pub fn modify<R>(&self, change: impl FnOnce(&mut Index) -> Result<R>) -> Result<R> {
+        self.update(|index| {
+            let mut next = index.clone();
+            let out = change(&mut next)?;
+            Ok((next, out))
+        })
+    }
+
+    /// [`Index::upsert_page_with`] as a new snapshot.
+    ///
+    /// # Errors
+    /// As [`Index::upsert_page_with`]; the current snapshot is then unchanged.
+    pub fn upsert_page(&self, path: &str, text: &str, opts: &WriteOptions) -> Result<UpsertReport> {
+        self.update(|index| index.upserted(path, text, opts))
+    }
+
+    /// [`Index::delete_page`] as a new snapshot.
+    ///
+    /// # Errors
+    /// As [`Index::delete_page`].
+    pub fn delete_page(&self, key: &str, scope: Option<&Scope>) -> Result<DeleteReport> {
+        self.update(|index| index.deleted(key, scope))
+    }
+
+    /// [`Index::rename_page`] as a new snapshot.
+    ///
+    /// # Errors
+    /// As [`Index::rename_page`].
+    pub fn rename_page(
+        &self,
+        key: &str,
+        scope: Option<&Scope>,
+        new_key: &str,
+    ) -> Result<RenameReport> {
+        self.update(|index| index.renamed(key, scope, new_key))
     }
 }
 
@@ -1226,7 +1529,8 @@ mod tests {
         assert_eq!(report.skipped[0].code, "invalid_page");
         assert!(report.skipped[0].line.is_some());
         assert!(index.page("ok", None).is_ok());
-        let mut strict = IndexBuilder::new(Config::default()).unwrap().strict(true);
+        let mut strict = IndexBuilder::new(Config::default()).unwrap();
+        strict.strict(true);
         strict.add_file(files[0].0, files[0].1.as_bytes()).unwrap();
         assert_eq!(
             strict
@@ -1377,6 +1681,56 @@ mod tests {
             "unknown_page"
         );
         assert_eq!(index.to_bytes().unwrap(), before);
+    }
+
+    #[test]
+    fn readers_keep_their_snapshot_while_a_write_swaps_in_a_new_one() {
+        let (index, _) = build(&[("global/a.md", "alpha")]);
+        let shared = SharedIndex::new(index);
+        let old = shared.snapshot();
+        std::thread::scope(|s| {
+            let readers: Vec<_> = (0..4)
+                .map(|_| {
+                    s.spawn(|| {
+                        for _ in 0..50 {
+                            let snap = shared.snapshot();
+                            let n = snap.pages().len();
+                            let hits = snap
+                                .search("alpha beta", &crate::SearchOptions::default())
+                                .unwrap()
+                                .hits;
+                            // A snapshot is whole: its search sees exactly its own pages.
+                            assert!(hits.len() <= n && (n == 1 || n == 2));
+                        }
+                    })
+                })
+                .collect();
+            shared
+                .upsert_page("global/b.md", "beta [[a]]", &WriteOptions::default())
+                .unwrap();
+            for r in readers {
+                r.join().unwrap();
+            }
+        });
+        assert_eq!(old.pages().len(), 1);
+        assert_eq!(shared.snapshot().pages().len(), 2);
+        let err = shared
+            .upsert_page("global/c.md", "[[nowhere]]", &WriteOptions::default())
+            .unwrap_err();
+        assert_eq!(err.code(), "dangling_links");
+        assert_eq!(err.details()["missing"], serde_json::json!(["nowhere"]));
+        assert_eq!(shared.snapshot().pages().len(), 2, "a failed write swaps nothing in");
+    }
+
+    #[test]
+    fn none_scope_means_the_page_lookups_find_for_every_call() {
+        let (mut index, _) = build(&[("user/bob/only.md", "bob's"), ("global/g.md", "g")]);
+        assert_eq!(index.page("only", None).unwrap().id(), "user/bob/only");
+        // A write with no scope names the same page a look-up finds.
+        assert_eq!(
+            index.delete_page("only", None).unwrap().page.id(),
+            "user/bob/only"
+        );
     }
 
     #[test]

@@ -43,6 +43,7 @@ pub mod graph;
 mod index;
 pub mod lane;
 pub mod lint;
+pub mod offset;
 pub mod page;
 pub mod raw;
 mod search;
@@ -50,26 +51,43 @@ mod vectors;
 
 pub use analyze::Language;
 pub use chunk::ChunkConfig;
+pub use cite::{
+    CitationHeader, CitationStatus, Cited, PromptBlock, QuoteSpan, SentenceSupport, Support,
+    Verdict, Verification,
+};
 pub use embed::Embedder;
 #[cfg(feature = "embed")]
 pub use embed::{OnnxEmbedder, OnnxOptions};
-pub use error::{Error, Result};
+pub use error::{Error, ErrorRecord, Result};
+pub use eval::{Collection, Metrics};
 pub use fusion::FusionConfig;
 pub use graph::{
-    EvidenceOptions, GraphEdge, GraphNode, Pointer, Subgraph, SupportingChunk, TraverseOptions,
+    Evidence, EvidenceOptions, GraphEdge, GraphNode, Pointer, Subgraph, SupportingChunk,
+    TraverseOptions,
 };
 pub use index::{
-    BuildReport, BuildStage, Chunk, Config, DeleteReport, Index, IndexBuilder, RenameReport,
-    Skipped, UpsertReport, Warning, WriteOptions,
+    BuildReport, BuildStage, Chunk, ChunkSpan, Config, DeleteReport, Index, IndexBuilder,
+    PageRecord, RenameReport, SharedIndex, Skipped, UpsertReport, Warning, WriteOptions,
 };
-pub use lane::lexical::Bm25Params;
+pub use lane::lexical::{Bm25Params, TermScore};
 pub use lane::semantic::{VectorEncoding, VectorSection};
 pub use lane::{Lane, LaneStatus, StatusKind};
 pub use lint::{LintIssue, LintReport, Severity};
-pub use page::{Page, Scope, UsageMode};
+pub use offset::OffsetUnit;
+pub use page::{Extra, LinkSpan, Page, ParsedPage, Relation, Scope, SourceRef, UsageMode};
+pub use raw::RawDoc;
 pub use search::{
     AlwaysMode, Explanation, Highlight, Hit, LaneHit, LaneReport, Ranked, SearchOptions,
     SearchResults, Snippet, DEFAULT_LIMIT, MAX_LIMIT,
+};
+
+// An index is shared between threads by every binding (Python releases the GIL, Node runs
+// searches on the libuv pool): keep it `Send + Sync`.
+const _: () = {
+    const fn assert_send_sync<T: Send + Sync>() {}
+    assert_send_sync::<Index>();
+    assert_send_sync::<IndexBuilder>();
+    assert_send_sync::<SharedIndex>();
 };
 
 /// The README's Rust examples, run as doc tests so the README stays true to the code.

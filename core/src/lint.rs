@@ -126,6 +126,25 @@ impl Index {
         LintReport::from_issues(self.lint_issues())
     }
 
+    /// Lints the wiki in folder `root` as it is on disk (its `raw/` folder included, plus the
+    /// raw documents under `raw` when given): builds it in memory without embeddings, then
+    /// [`Index::lint_with_build`], so duplicate keys are reported too.
+    ///
+    /// # Errors
+    /// [`Error::Io`](crate::Error::Io) if `root` (or `raw`) cannot be read.
+    pub fn lint_dir(
+        root: &std::path::Path,
+        raw: Option<&std::path::Path>,
+    ) -> crate::Result<LintReport> {
+        let mut b = crate::IndexBuilder::new(crate::Config::default())?;
+        if let Some(raw) = raw {
+            b.add_raw_dir(raw)?;
+        }
+        b.add_dir(root)?;
+        let (index, report) = b.build()?;
+        Ok(index.lint_with_build(&report))
+    }
+
     /// [`Index::lint`] plus the build's duplicate keys (two files with one key in one scope,
     /// which a built index no longer holds).
     pub fn lint_with_build(&self, report: &BuildReport) -> LintReport {

@@ -106,12 +106,18 @@ pub enum UsageMode {
 
 impl UsageMode {
     /// Parses `always`, `auto` or `never` (case-insensitive).
-    pub fn parse(s: &str) -> Option<UsageMode> {
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] for any other word.
+    pub fn parse(s: &str) -> Result<UsageMode> {
         match s.trim().to_ascii_lowercase().as_str() {
-            "always" => Some(UsageMode::Always),
-            "auto" => Some(UsageMode::Auto),
-            "never" => Some(UsageMode::Never),
-            _ => None,
+            "always" => Ok(UsageMode::Always),
+            "auto" => Ok(UsageMode::Auto),
+            "never" => Ok(UsageMode::Never),
+            _ => Err(Error::invalid_argument(format!(
+                "unknown usage mode `{}`; expected always, auto or never",
+                s.trim()
+            ))),
         }
     }
 
@@ -210,6 +216,7 @@ pub struct Page {
     /// Topic labels.
     pub tags: Vec<String>,
     /// Open category (`type` frontmatter).
+    #[serde(rename = "type")]
     pub kind: Option<String>,
     /// Outgoing edges from `refs` (normalized keys).
     pub refs: Vec<String>,
@@ -536,7 +543,10 @@ impl Fields {
             "redirect_from" => put_list(&mut self.redirect_from, string_list(&v), link_key),
             "aliases" | "alias" => put_list(&mut self.aliases, string_list(&v), str::to_string),
             "sl_refs" => put_list(&mut self.sl_refs, string_list(&v), str::to_string),
-            "usage_mode" => match scalar_string(&v).as_deref().and_then(UsageMode::parse) {
+            "usage_mode" => match scalar_string(&v)
+                .as_deref()
+                .and_then(|s| UsageMode::parse(s).ok())
+            {
                 Some(m) => {
                     self.usage_mode = m;
                     true

@@ -103,12 +103,14 @@ pub struct LaneHit {
     pub chunk: Option<String>,
 }
 
-/// A query term found in a snippet, as character offsets into the snippet text.
+/// A query term found in a snippet, as offsets into the snippet text (in the index's
+/// [`OffsetUnit`](crate::OffsetUnit): bytes in Rust, code points in Python, UTF-16 units in
+/// JavaScript).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Highlight {
-    /// First character (Unicode scalar value index) of the match.
+    /// Start of the match.
     pub start: u32,
-    /// One past the last character.
+    /// One past its end.
     pub end: u32,
 }
 
@@ -119,7 +121,8 @@ pub struct Snippet {
     pub text: String,
     /// Where query terms occur in `text`.
     pub highlights: Vec<Highlight>,
-    /// Byte offset of `text` in the page's source.
+    /// Where the excerpt starts in the page's body (whitespace in `text` is collapsed, so
+    /// only the start maps back), in the index's offset unit.
     pub offset: u32,
 }
 
@@ -332,7 +335,7 @@ impl Index {
         let mut reports = Vec::new();
         for lane in Lane::ALL {
             let (status, ranked) = if !wanted(lane) {
-                (LaneStatus::Skipped(NOT_REQUESTED.into()), Vec::new())
+                (LaneStatus::skipped(NOT_REQUESTED), Vec::new())
             } else {
                 match lane {
                     Lane::Lexical => {
@@ -408,7 +411,7 @@ impl Index {
         candidates: usize,
     ) -> Result<(LaneStatus, Vec<(u32, f32)>)> {
         let Some(section) = &self.data.vectors else {
-            return Ok((LaneStatus::Skipped(semantic::NO_VECTORS.into()), Vec::new()));
+            return Ok((LaneStatus::skipped(semantic::NO_VECTORS), Vec::new()));
         };
         match self.query_vector(query, opts.query_vector.as_deref()) {
             Ok(Some(q)) => {
@@ -418,12 +421,9 @@ impl Index {
                     section.search(&q, filter, groups, candidates),
                 ))
             }
-            Ok(None) => Ok((
-                LaneStatus::Skipped(semantic::NO_QUERY_VECTOR.into()),
-                Vec::new(),
-            )),
+            Ok(None) => Ok((LaneStatus::skipped(semantic::NO_QUERY_VECTOR), Vec::new())),
             Err(e @ Error::InvalidArgument { .. }) => Err(e),
-            Err(e) => Ok((LaneStatus::Failed(e.to_string().into()), Vec::new())),
+            Err(e) => Ok((LaneStatus::failed(&e), Vec::new())),
         }
     }
 
@@ -646,10 +646,10 @@ impl HitContext<'_> {
         let page_index = index.chunk_page[c as usize];
         let p: &Page = &index.data.pages[page_index as usize];
         let record = &index.data.chunks[c as usize];
-        let snippet = self
-            .opts
-            .snippets
-            .then(|| snippet(index, self.qterms, index.chunk_text(c), record.start));
+        let snippet = self.opts.snippets.then(|| {
+            let base = (record.start as usize).saturating_sub(p.body_start as usize);
+            snippet(index, self.qterms, index.chunk_text(c), p.body(), base)
+        });
         let ordinal = (c - index.first_chunk[page_index as usize]) as usize;
         let page_id = p.id();
         Hit {
@@ -674,8 +674,14 @@ impl HitContext<'_> {
 }
 
 /// About [`SNIPPET_CHARS`] characters of `text` around the densest run of query terms, with
-/// their character offsets. `base` is the text's byte offset in its page.
-fn snippet(index: &Index, qterms: &[QueryTerm<'_>], text: &str, base: u32) -> Snippet {
+/// their offsets in the index's unit. `text` starts `base` bytes into `body`.
+fn snippet(
+    index: &Index,
+    qterms: &[QueryTerm<'_>],
+    text: &str,
+    body: &str,
+    base: usize,
+) -> Snippet {
     let terms: HashSet<&str> = qterms.iter().map(|q| q.term.as_ref()).collect();
     let prefixes: Vec<&str> = token::prefix_terms(&index.data.lexical, qterms)
         .flat_map(|q| [q.term.as_ref(), q.word.as_ref()])
@@ -735,52 +741,50 @@ fn snippet(index: &Index, qterms: &[QueryTerm<'_>], text: &str, base: u32) -> Sn
         _ => end,
     };
     // Collapse whitespace runs (newlines included) to one space; map highlights onto the
-    // collapsed text as character offsets.
+    // collapsed text.
     let slice = text[start..end].trim_end();
     let lead_ws = slice.len() - slice.trim_start().len();
     let from = start + lead_ws;
     let mut out = String::with_capacity(slice.len());
-    let mut char_pos: Vec<(usize, u32)> = Vec::new(); // (byte in text, char in out)
-    let mut chars_out = 0u32;
+    let mut byte_pos: Vec<(usize, usize)> = Vec::new(); // (byte in text, byte in out)
     let mut in_space = false;
     for (i, c) in text[from..start + slice.len()].char_indices() {
-        char_pos.push((from + i, chars_out));
+        byte_pos.push((from + i, out.len()));
         if c.is_whitespace() {
             if !in_space {
                 out.push(' ');
-                chars_out += 1;
             }
             in_space = true;
         } else {
             out.push(c);
-            chars_out += 1;
             in_space = false;
         }
     }
     let to = start + slice.len();
-    let at = |byte: usize| -> u32 {
+    let at = |byte: usize| -> usize {
         if byte >= to {
-            return chars_out;
+            return out.len();
         }
-        char_pos
+        byte_pos
             .binary_search_by(|&(b, _)| b.cmp(&byte))
             .map_or_else(
-                |i| char_pos.get(i).map_or(chars_out, |p| p.1),
-                |i| char_pos[i].1,
+                |i| byte_pos.get(i).map_or(out.len(), |p| p.1),
+                |i| byte_pos[i].1,
             )
     };
+    let unit = index.offsets;
     let highlights = matched
         .iter()
         .filter(|&&(s, e)| s >= from && e <= to)
         .map(|&(s, e)| Highlight {
-            start: at(s),
-            end: at(e),
+            start: unit.convert_u32(&out, at(s)),
+            end: unit.convert_u32(&out, at(e)),
         })
         .collect();
     Snippet {
+        offset: unit.convert_u32(body, base + from),
         text: out,
         highlights,
-        offset: base + from as u32,
     }
 }
 

@@ -115,7 +115,7 @@ impl Embedder for KnownOnly<'_> {
     }
 
     fn embed(&self, _texts: &[&str]) -> Result<Vec<Vec<f32>>> {
-        Err(Error::Model {
+        Err(Error::NoEmbedder {
             detail: format!(
                 "this index holds embeddings of {}; attach that model (attach_embedder) before \
                  writing pages with new text",
@@ -149,6 +149,23 @@ impl Index {
         }
         self.embedder = Some(Attached(embedder));
         Ok(())
+    }
+
+    /// Whether `lane` can rank this index's chunks for a query given as text: lexical and
+    /// token always can; semantic needs stored vectors and an attached embedder (or a query
+    /// vector in the options, which this does not see). What `eval` and search UIs check
+    /// before they offer a lane.
+    pub fn lane_status(&self, lane: crate::Lane) -> crate::LaneStatus {
+        use crate::lane::semantic::{NO_QUERY_VECTOR, NO_VECTORS};
+        match lane {
+            crate::Lane::Semantic if self.data.vectors.is_none() => {
+                crate::LaneStatus::skipped(NO_VECTORS)
+            }
+            crate::Lane::Semantic if self.embedder.is_none() => {
+                crate::LaneStatus::skipped(NO_QUERY_VECTOR)
+            }
+            _ => crate::LaneStatus::Ok,
+        }
     }
 
     /// The attached embedder, if any.

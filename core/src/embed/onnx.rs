@@ -392,6 +392,19 @@ fn default_model_id(model: &Path) -> String {
     }
 }
 
+/// The ONNX file in model folder `dir` that a model id names, the inverse of the id
+/// [`OnnxEmbedder::from_files`] gives a file: `…/model.onnx` for `all-MiniLM-L6-v2`,
+/// `…/model-int8.onnx` for `all-MiniLM-L6-v2/model-int8`. What a loader uses to find the model
+/// an index's vectors were made with.
+pub fn model_file_for_id(dir: &Path, model_id: &str) -> std::path::PathBuf {
+    match model_id.split_once('/') {
+        Some((_, stem)) if !stem.is_empty() && !stem.contains('/') => {
+            dir.join(format!("{stem}.onnx"))
+        }
+        _ => dir.join(MODEL_FILE),
+    }
+}
+
 /// (text index, vector) pairs one worker produced.
 type Embedded = Vec<(usize, Vec<f32>)>;
 
@@ -471,4 +484,18 @@ fn load_model(bytes: &[u8]) -> Result<Loaded> {
         .into_runnable_with_options(&RunOptions::default())
         .map_err(|e| model_err(format!("cannot prepare the ONNX model: {e:#}")))?;
     Ok((plan, feeds, output, rank == 2, dim))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_model_id_names_the_file_its_id_was_made_from() {
+        let dir = Path::new("models/m");
+        for file in ["model.onnx", "model-int8.onnx"] {
+            let path = dir.join(file);
+            assert_eq!(model_file_for_id(dir, &default_model_id(&path)), path);
+        }
+    }
 }

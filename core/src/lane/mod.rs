@@ -74,15 +74,26 @@ impl Lane {
 pub const NOT_REQUESTED: &str = "not requested";
 
 /// How a lane fared on one query. A skipped or failed lane is dropped from fusion, not zeroed.
+/// Serialized as `{"status": "ok"}`, `{"status": "skipped", "reason": ...}` or
+/// `{"status": "failed", "code": ..., "reason": ...}` (`code`: the [`crate::Error::code`] of
+/// what failed).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "status", content = "reason", rename_all = "lowercase")]
+#[serde(tag = "status", rename_all = "lowercase")]
 pub enum LaneStatus {
     /// The lane ran.
     Ok,
-    /// The lane did not run (not asked for, or not available in this index), and why.
-    Skipped(Cow<'static, str>),
-    /// The lane tried and failed, and why.
-    Failed(Cow<'static, str>),
+    /// The lane did not run (not asked for, or not available in this index).
+    Skipped {
+        /// Why.
+        reason: Cow<'static, str>,
+    },
+    /// The lane tried and failed.
+    Failed {
+        /// The error code of the failure ([`crate::Error::code`]).
+        code: Cow<'static, str>,
+        /// The error's message.
+        reason: Cow<'static, str>,
+    },
 }
 
 /// [`LaneStatus`] without its reason, as each hit carries it.
@@ -109,6 +120,21 @@ impl StatusKind {
 }
 
 impl LaneStatus {
+    /// A skipped lane, and why.
+    pub fn skipped(reason: impl Into<Cow<'static, str>>) -> LaneStatus {
+        LaneStatus::Skipped {
+            reason: reason.into(),
+        }
+    }
+
+    /// A failed lane: the error that stopped it, with its code kept.
+    pub fn failed(e: &crate::Error) -> LaneStatus {
+        LaneStatus::Failed {
+            code: e.code().into(),
+            reason: e.to_string().into(),
+        }
+    }
+
     /// `ok`, `skipped` or `failed`.
     pub fn name(&self) -> &'static str {
         self.kind().name()
@@ -118,8 +144,8 @@ impl LaneStatus {
     pub fn kind(&self) -> StatusKind {
         match self {
             LaneStatus::Ok => StatusKind::Ok,
-            LaneStatus::Skipped(_) => StatusKind::Skipped,
-            LaneStatus::Failed(_) => StatusKind::Failed,
+            LaneStatus::Skipped { .. } => StatusKind::Skipped,
+            LaneStatus::Failed { .. } => StatusKind::Failed,
         }
     }
 
@@ -127,7 +153,15 @@ impl LaneStatus {
     pub fn reason(&self) -> Option<&str> {
         match self {
             LaneStatus::Ok => None,
-            LaneStatus::Skipped(r) | LaneStatus::Failed(r) => Some(r),
+            LaneStatus::Skipped { reason } | LaneStatus::Failed { reason, .. } => Some(reason),
+        }
+    }
+
+    /// The error code of a failed lane.
+    pub fn code(&self) -> Option<&str> {
+        match self {
+            LaneStatus::Failed { code, .. } => Some(code),
+            _ => None,
         }
     }
 }

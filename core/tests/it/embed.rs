@@ -152,10 +152,8 @@ const WIKI: &[(&str, &str)] = &[
 ];
 
 fn build(encoding: VectorEncoding) -> Index {
-    let mut b = IndexBuilder::new(Default::default())
-        .unwrap()
-        .embedder(fp32())
-        .vector_encoding(encoding);
+    let mut b = IndexBuilder::new(Default::default()).unwrap();
+    b.embedder(fp32()).vector_encoding(encoding);
     for (p, t) in WIKI {
         b.add_file(p, t.as_bytes()).unwrap();
     }
@@ -244,7 +242,7 @@ fn page_writes_embed_new_chunks_and_keep_the_rest() {
     let e = loaded
         .upsert_page("global/new.md", "Brand new text.")
         .unwrap_err();
-    assert_eq!(e.code(), "model");
+    assert_eq!(e.code(), "no_embedder");
     assert_eq!(loaded.to_bytes().unwrap(), bytes);
     // A delete needs no model.
     loaded.delete_page("vacation", None).unwrap();
@@ -331,6 +329,7 @@ fn a_failing_model_fails_its_lane_not_the_search() {
     index.attach_embedder(Arc::new(Broken)).unwrap();
     let r = index.search("revenue", &SearchOptions::default()).unwrap();
     assert_eq!(r.lanes[1].status.name(), "failed");
+    assert_eq!(r.lanes[1].status.code(), Some("model"));
     assert!(r.lanes[1]
         .status
         .reason()

@@ -8,8 +8,8 @@ use std::sync::OnceLock;
 use serde_json::json;
 use wikidex::analyze::{Analyzer, Language};
 use wikidex::{
-    AlwaysMode, BuildReport, Index, IndexBuilder, Lane, Page, Scope, SearchOptions, SearchResults,
-    UsageMode,
+    AlwaysMode, BuildReport, Index, IndexBuilder, Lane, OffsetUnit, Page, Scope, SearchOptions,
+    SearchResults, UsageMode,
 };
 
 fn fixtures() -> PathBuf {
@@ -475,7 +475,8 @@ fn ktx_broken_page_is_not_a_page_and_its_links_are_not_edges() {
 
 #[test]
 fn ktx_strict_build_fails_on_the_broken_page() {
-    let mut b = IndexBuilder::new(Default::default()).unwrap().strict(true);
+    let mut b = IndexBuilder::new(Default::default()).unwrap();
+    b.strict(true);
     let err = b.add_dir(&ktx_dir()).unwrap_err();
     assert_eq!(err.code(), "invalid_page");
     assert!(err.to_string().contains("broken_yaml.md"), "{err}");
@@ -1024,16 +1025,17 @@ fn assert_highlights_are_query_words(query: &str, results: &SearchResults) {
     let mut checked = 0;
     for h in results.hits.iter().chain(&results.always) {
         let snippet = h.snippet.as_ref().expect("snippets are on by default");
-        let chars: Vec<char> = snippet.text.chars().collect();
+        // Highlights are byte offsets in Rust: slice the snippet with them.
+        let text = snippet.text.as_str();
         for hl in &snippet.highlights {
             let (s, e) = (hl.start as usize, hl.end as usize);
-            assert!(
-                s < e && e <= chars.len(),
-                "{}: highlight {hl:?} outside {:?}",
-                h.key,
-                snippet.text
-            );
-            let word: String = chars[s..e].iter().collect();
+            let word = text
+                .get(s..e)
+                .filter(|w| !w.is_empty())
+                .unwrap_or_else(|| panic!("{}: highlight {hl:?} outside {text:?}", h.key));
+            let word = word.to_string();
+            let before = text[..s].chars().next_back();
+            let after = text[e..].chars().next();
             assert!(
                 word.chars().all(char::is_alphanumeric),
                 "{}: {word:?} in {:?}",
@@ -1041,12 +1043,12 @@ fn assert_highlights_are_query_words(query: &str, results: &SearchResults) {
                 snippet.text
             );
             assert!(
-                s == 0 || !chars[s - 1].is_alphanumeric(),
+                !before.is_some_and(char::is_alphanumeric),
                 "{}: {word:?} starts mid-word",
                 h.key
             );
             assert!(
-                e == chars.len() || !chars[e].is_alphanumeric(),
+                !after.is_some_and(char::is_alphanumeric),
                 "{}: {word:?} ends mid-word",
                 h.key
             );
@@ -1068,7 +1070,7 @@ fn assert_highlights_are_query_words(query: &str, results: &SearchResults) {
 }
 
 #[test]
-fn snippet_highlights_are_query_words_at_character_offsets() {
+fn snippet_highlights_are_query_words_at_their_offsets() {
     let (index, _) = example();
     for query in [
         "why did the nightly job crash",
@@ -1084,32 +1086,54 @@ fn snippet_highlights_are_query_words_at_character_offsets() {
 }
 
 #[test]
-fn snippet_highlights_count_characters_not_bytes_after_accented_letters() {
-    let (index, _) = example();
+fn snippet_highlights_index_the_snippet_in_every_offset_unit() {
     let query = "Tomás Ibarra finance signs off";
-    let results = index.search(query, &SearchOptions::default()).unwrap();
-    let revenue = results
-        .hits
-        .iter()
-        .find(|h| h.key == "revenue")
-        .expect("revenue is a hit");
-    let snippet = revenue.snippet.as_ref().unwrap();
-    let chars: Vec<char> = snippet.text.chars().collect();
-    let words: Vec<String> = snippet
-        .highlights
-        .iter()
-        .map(|h| chars[h.start as usize..h.end as usize].iter().collect())
-        .collect();
-    assert!(
-        words.iter().any(|w| w == "Tomás"),
-        "{words:?} in {:?}",
-        snippet.text
-    );
-    assert!(
-        words.iter().any(|w| w == "Ibarra"),
-        "{words:?} in {:?}",
-        snippet.text
-    );
+    let mut index = build_dir(&example_dir()).0;
+    for unit in [OffsetUnit::Byte, OffsetUnit::Char, OffsetUnit::Utf16] {
+        index.set_offset_unit(unit);
+        let results = index.search(query, &SearchOptions::default()).unwrap();
+        let revenue = results
+            .hits
+            .iter()
+            .find(|h| h.key == "revenue")
+            .expect("revenue is a hit");
+        let snippet = revenue.snippet.as_ref().unwrap();
+        // Slice as the surface of each unit would: bytes (Rust), code points (Python),
+        // UTF-16 units (JavaScript).
+        let slice = |s: u32, e: u32| -> String {
+            let (s, e) = (s as usize, e as usize);
+            match unit {
+                OffsetUnit::Byte => snippet.text[s..e].to_string(),
+                OffsetUnit::Char => snippet.text.chars().skip(s).take(e - s).collect(),
+                _ => {
+                    let units: Vec<u16> = snippet.text.encode_utf16().collect();
+                    String::from_utf16(&units[s..e]).unwrap()
+                }
+            }
+        };
+        let words: Vec<String> = snippet
+            .highlights
+            .iter()
+            .map(|h| slice(h.start, h.end))
+            .collect();
+        assert!(
+            words.iter().any(|w| w == "Tomás") && words.iter().any(|w| w == "Ibarra"),
+            "{unit:?}: {words:?} in {:?}",
+            snippet.text
+        );
+        // The snippet's offset points into the page body in the same unit.
+        let body = index.page_record("revenue", None).unwrap().body;
+        let at = match unit {
+            OffsetUnit::Byte => body[snippet.offset as usize..].to_string(),
+            OffsetUnit::Char => body.chars().skip(snippet.offset as usize).collect(),
+            _ => {
+                let units: Vec<u16> = body.encode_utf16().collect();
+                String::from_utf16(&units[snippet.offset as usize..]).unwrap()
+            }
+        };
+        let first_word = snippet.text.split(' ').next().unwrap();
+        assert!(at.starts_with(first_word), "{unit:?}: {at:?}");
+    }
 }
 
 /// The highlighted words of `key`'s snippet for `query` (chunk hits, so `chunk` is the one).
@@ -1128,11 +1152,10 @@ fn highlighted_words(index: &Index, query: &str, chunk: &str) -> (String, Vec<St
         .find(|h| h.chunk == chunk)
         .unwrap_or_else(|| panic!("{chunk} is not a hit for {query:?}"));
     let snippet = hit.snippet.as_ref().unwrap();
-    let chars: Vec<char> = snippet.text.chars().collect();
     let words = snippet
         .highlights
         .iter()
-        .map(|h| chars[h.start as usize..h.end as usize].iter().collect())
+        .map(|h| snippet.text[h.start as usize..h.end as usize].to_string())
         .collect();
     (snippet.text.clone(), words)
 }
