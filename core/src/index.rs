@@ -1285,16 +1285,16 @@ impl Index {
                 "the new key must be a non-empty file stem",
             ));
         }
-        if self
+        if let Some(taken) = self
             .data
             .pages
             .iter()
-            .any(|p| p.scope == old.scope && p.key == new_key)
+            .find(|p| p.scope == old.scope && p.key == new_key)
         {
             return Err(Error::DuplicateKey {
                 key: new_key,
                 scope: old.scope.to_string(),
-                first: String::new(),
+                first: taken.path.clone(),
                 second: old.path.clone(),
             });
         }
@@ -1719,7 +1719,11 @@ mod tests {
             .unwrap_err();
         assert_eq!(err.code(), "dangling_links");
         assert_eq!(err.details()["missing"], serde_json::json!(["nowhere"]));
-        assert_eq!(shared.snapshot().pages().len(), 2, "a failed write swaps nothing in");
+        assert_eq!(
+            shared.snapshot().pages().len(),
+            2,
+            "a failed write swaps nothing in"
+        );
     }
 
     #[test]

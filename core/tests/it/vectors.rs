@@ -1,15 +1,22 @@
 //! The Rust runner of the cross-language vectors in `tests/vectors/` (see its README).
 //!
-//! Each vector file holds a small wiki (`files`), an optional `config`, and `cases`. For every
-//! case this runner computes the result the way every binding must, and compares it with the
-//! case's `expect`. With `WIKIDEX_BLESS=1` it writes the results into `expect` instead: Rust
-//! alone writes expectations; the bindings only read them.
+//! Each vector file holds a small wiki (`files`), an optional `config`, optional stored
+//! `vectors`, and `cases`. Every case names one core call (`op`, the function's name) and its
+//! arguments (the function's parameter names); the runner makes that one call and projects the
+//! record it returns the way every binding's runner must: offsets become the substrings they
+//! point at, so the same expectation holds in Rust (bytes), Python (code points) and JavaScript
+//! (UTF-16 units). This runner checks every case in all three offset units. With
+//! `WIKIDEX_BLESS=1` it writes the results into `expect` instead: Rust alone writes
+//! expectations; the bindings only read them.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde_json::{json, Map, Value};
-use wikidex::{Config, Error, Index, IndexBuilder, SearchOptions};
+use wikidex::{
+    Cited, Config, Error, Index, IndexBuilder, OffsetUnit, Scope, SearchOptions, TraverseOptions,
+    VectorEncoding, WriteOptions,
+};
 
 /// Relative tolerance for floats (scores may differ in the last bits between targets whose
 /// `ln` differs, e.g. native and wasm).
@@ -19,8 +26,9 @@ fn vectors_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/vectors")
 }
 
+/// A failed call: its code and details (what a caller acts on).
 fn error_json(e: &Error) -> Value {
-    json!({ "error": e.code() })
+    json!({ "error": e.code(), "details": e.details() })
 }
 
 fn build(vector: &Value) -> (Index, wikidex::BuildReport) {
@@ -34,67 +42,125 @@ fn build(vector: &Value) -> (Index, wikidex::BuildReport) {
     for (path, text) in &files {
         builder.add_file(path, text.as_bytes()).expect("add file");
     }
-    builder.build().expect("build")
+    let (mut index, report) = builder.build().expect("build");
+    if let Some(v) = vector.get("vectors") {
+        let values: Vec<Vec<f32>> = serde_json::from_value(v["values"].clone()).expect("values");
+        let encoding = VectorEncoding::parse(v["encoding"].as_str().unwrap_or("f32")).unwrap();
+        index
+            .set_vectors(
+                v["model_id"].as_str().expect("model_id"),
+                v["fingerprint"].as_str().expect("fingerprint"),
+                &values,
+                encoding,
+            )
+            .expect("set_vectors");
+    }
+    (index, report)
 }
 
-/// Runs one case and returns its result as the vectors spell it.
+/// `text[start..end]` with offsets counted in `unit`, as the surface of that unit slices.
+fn slice(text: &str, start: usize, end: usize, unit: OffsetUnit) -> String {
+    match unit {
+        OffsetUnit::Byte => text.get(start..end).expect("byte span").to_string(),
+        OffsetUnit::Char => text.chars().skip(start).take(end - start).collect(),
+        _ => {
+            let units: Vec<u16> = text.encode_utf16().collect();
+            String::from_utf16(&units[start..end]).expect("utf-16 span")
+        }
+    }
+}
+
+fn arg<T: serde::de::DeserializeOwned>(case: &Value, name: &str) -> T {
+    serde_json::from_value(case[name].clone()).unwrap_or_else(|e| panic!("argument {name}: {e}"))
+}
+
+fn opt_arg<T: serde::de::DeserializeOwned + Default>(case: &Value, name: &str) -> T {
+    case.get(name).map_or_else(T::default, |v| {
+        serde_json::from_value(v.clone()).unwrap_or_else(|e| panic!("argument {name}: {e}"))
+    })
+}
+
+fn scope_arg(case: &Value) -> Option<Scope> {
+    case.get("scope")
+        .and_then(Value::as_str)
+        .map(|s| Scope::parse(s).expect("scope"))
+}
+
+fn project_search(index: &Index, r: &wikidex::SearchResults, unit: OffsetUnit) -> Value {
+    let hit = |h: &wikidex::Hit| {
+        let mut v = json!({
+            "page_id": h.page_id,
+            "chunk": h.chunk,
+            "score": h.score,
+        });
+        for l in &h.lanes {
+            if let Some(rank) = l.rank {
+                v[format!("{}_rank", l.lane.name())] = json!(rank);
+            }
+        }
+        if let Some(s) = &h.snippet {
+            v["snippet"] = json!(s.text);
+            let marked: Vec<String> = s
+                .highlights
+                .iter()
+                .map(|m| slice(&s.text, m.start as usize, m.end as usize, unit))
+                .collect();
+            v["highlighted"] = json!(marked);
+            // The snippet's offset points at its first word in the page body.
+            let body = index.page_record(&h.page_id, None).expect("hit page").body;
+            let at = match unit {
+                OffsetUnit::Byte => body.len(),
+                OffsetUnit::Char => body.chars().count(),
+                _ => body.encode_utf16().count(),
+            };
+            let first = s.text.split(' ').next().unwrap_or("");
+            let n = match unit {
+                OffsetUnit::Byte => first.len(),
+                OffsetUnit::Char => first.chars().count(),
+                _ => first.encode_utf16().count(),
+            };
+            let from = s.offset as usize;
+            v["at_offset"] = json!(slice(&body, from, (from + n).min(at), unit));
+        }
+        if let Some(e) = &h.explain {
+            v["explain"] = json!(e
+                .lexical
+                .iter()
+                .map(|t| json!({"term": t.term, "tf": t.tf, "df": t.df, "score": t.score}))
+                .collect::<Vec<_>>());
+        }
+        v
+    };
+    json!({
+        "terms": r.terms,
+        "truncated": r.truncated,
+        "lanes": r.lanes.iter().map(|l| (l.lane.name().to_string(), json!(l.status.name()))).collect::<Map<_, _>>(),
+        "hits": r.hits.iter().map(hit).collect::<Vec<_>>(),
+        "always": r.always.iter().map(hit).collect::<Vec<_>>(),
+    })
+}
+
+/// Runs one case (one core call) and returns its result as the vectors spell it.
 fn run_case(index: &Index, report: &wikidex::BuildReport, case: &Value) -> Value {
+    let unit = index.offset_unit();
     let op = case["op"].as_str().expect("case op");
-    match op {
-        "build_report" => json!({
+    let result = match op {
+        "build_report" => Ok(json!({
             "pages": report.pages,
             "chunks": report.chunks,
             "skipped": report.skipped.iter().map(|s| json!({"path": s.path, "code": s.code, "line": s.line})).collect::<Vec<_>>(),
-        }),
+        })),
         "search" => {
-            let opts: SearchOptions = match case.get("options") {
-                Some(o) => serde_json::from_value(o.clone()).expect("search options"),
-                None => SearchOptions::default(),
-            };
-            let query = case["query"].as_str().expect("query");
-            match index.search(query, &opts) {
-                Ok(r) => {
-                    let hit = |h: &wikidex::Hit| {
-                        let mut v = json!({
-                            "page_id": h.page_id,
-                            "chunk": h.chunk,
-                            "score": h.score,
-                        });
-                        for l in &h.lanes {
-                            if let Some(rank) = l.rank {
-                                v[format!("{}_rank", l.lane.name())] = json!(rank);
-                            }
-                        }
-                        if let Some(s) = &h.snippet {
-                            let chars: Vec<char> = s.text.chars().collect();
-                            let marked: Vec<String> = s
-                                .highlights
-                                .iter()
-                                .map(|m| chars[m.start as usize..m.end as usize].iter().collect())
-                                .collect();
-                            v["highlighted"] = json!(marked);
-                        }
-                        v
-                    };
-                    json!({
-                        "terms": r.terms,
-                        "truncated": r.truncated,
-                        "lanes": r.lanes.iter().map(|l| (l.lane.name().to_string(), json!(l.status.name()))).collect::<Map<_, _>>(),
-                        "hits": r.hits.iter().map(hit).collect::<Vec<_>>(),
-                        "always": r.always.iter().map(hit).collect::<Vec<_>>(),
-                    })
-                }
-                Err(e) => error_json(&e),
-            }
+            let opts: SearchOptions = opt_arg(case, "options");
+            index
+                .search(case["query"].as_str().expect("query"), &opts)
+                .map(|r| project_search(index, &r, unit))
         }
-        "page" => {
-            let scope = case
-                .get("scope")
-                .and_then(Value::as_str)
-                .map(|s| wikidex::Scope::parse(s).expect("scope"));
-            match index.page(case["key"].as_str().expect("key"), scope.as_ref()) {
-                Ok(p) => json!({
-                    "id": p.id(),
+        "page_record" => index
+            .page_record(case["key"].as_str().expect("key"), scope_arg(case).as_ref())
+            .map(|p| {
+                json!({
+                    "id": p.id,
                     "title": p.title,
                     "summary": p.summary,
                     "scope": p.scope,
@@ -104,17 +170,18 @@ fn run_case(index: &Index, report: &wikidex::BuildReport, case: &Value) -> Value
                     "links": p.links,
                     "usage_mode": p.usage_mode,
                     "extra": p.extra,
-                }),
-                Err(e) => error_json(&e),
-            }
-        }
-        "chunk" => match index.chunk(case["id"].as_str().expect("id")) {
-            Ok(c) => {
-                json!({"id": c.id, "hash": c.hash, "text": c.text, "start": c.start, "end": c.end})
-            }
-            Err(e) => error_json(&e),
-        },
-        "load" => {
+                    "body": p.body,
+                    "chunks": p.chunks.iter().map(|c| json!({
+                        "id": c.id,
+                        "hash": c.hash,
+                        "text": slice(&p.body, c.start as usize, c.end as usize, unit),
+                    })).collect::<Vec<_>>(),
+                })
+            }),
+        "chunk" => index
+            .chunk(case["id"].as_str().expect("id"))
+            .map(|c| json!({"id": c.id, "hash": c.hash, "text": c.text, "raw": c.raw})),
+        "from_bytes" => {
             let mut bytes = index.to_bytes().expect("encode");
             let m = &case["mutate"];
             if let Some(n) = m.get("truncate").and_then(Value::as_u64) {
@@ -132,109 +199,107 @@ fn run_case(index: &Index, report: &wikidex::BuildReport, case: &Value) -> Value
             if let Some(text) = m.get("replace_utf8").and_then(Value::as_str) {
                 bytes = text.as_bytes().to_vec();
             }
-            match Index::from_bytes(&bytes) {
-                Ok(i) => json!({"pages": i.pages().len()}),
-                Err(e) => error_json(&e),
-            }
+            Index::from_bytes(&bytes).map(|i| json!({"pages": i.pages().len()}))
         }
         "lint" => {
             let r = index.lint_with_build(report);
-            json!({
+            Ok(json!({
                 "errors": r.errors,
                 "warnings": r.warnings,
                 "issues": r.issues.iter().map(|i| json!({"page": i.page, "code": i.code, "target": i.target, "severity": i.severity})).collect::<Vec<_>>(),
-            })
+            }))
         }
         "neighbors" => {
-            let opts: wikidex::TraverseOptions = match case.get("options") {
-                Some(o) => serde_json::from_value(o.clone()).expect("traverse options"),
-                None => Default::default(),
-            };
-            let seeds: Vec<String> = serde_json::from_value(case["seeds"].clone()).expect("seeds");
+            let opts: TraverseOptions = opt_arg(case, "options");
+            let seeds: Vec<String> = arg(case, "seeds");
             let seeds: Vec<&str> = seeds.iter().map(String::as_str).collect();
-            match index.neighbors(&seeds, &opts) {
-                Ok(g) => json!({
-                    "seeds": g.seeds,
-                    "unknown_seeds": g.unknown_seeds,
-                    "nodes": g.nodes.iter().map(|n| json!({"id": n.id, "depth": n.depth, "confidence": n.confidence, "via": n.via, "sources": n.sources.iter().map(|p| &p.chunk).collect::<Vec<_>>()})).collect::<Vec<_>>(),
-                    "edges": g.edges.iter().map(|e| json!({"from": e.from, "to": e.to, "type": e.kind, "confidence": e.confidence, "evidence": e.evidence, "chunk": e.chunk})).collect::<Vec<_>>(),
-                    "chain": g.chain,
-                    "truncated": g.truncated,
-                }),
-                Err(e) => error_json(&e),
-            }
+            index.neighbors(&seeds, &opts).map(|g| json!({
+                "seeds": g.seeds,
+                "unknown_seeds": g.unknown_seeds,
+                "nodes": g.nodes.iter().map(|n| json!({"id": n.id, "depth": n.depth, "confidence": n.confidence, "via": n.via, "sources": n.sources.iter().map(|p| &p.chunk).collect::<Vec<_>>()})).collect::<Vec<_>>(),
+                "edges": g.edges.iter().map(|e| json!({"from": e.from, "to": e.to, "type": e.kind, "confidence": e.confidence, "evidence": e.evidence, "chunk": e.chunk})).collect::<Vec<_>>(),
+                "chain": g.chain,
+                "truncated": g.truncated,
+            }))
         }
         "verify" => {
-            let cited: Vec<wikidex::cite::Cited> =
-                serde_json::from_value(case["cited"].clone()).expect("cited");
-            let offered: Vec<String> = match case.get("offered") {
-                Some(o) => serde_json::from_value(o.clone()).expect("offered"),
-                None => Vec::new(),
-            };
+            let cited: Vec<Cited> = arg(case, "cited");
+            let offered: Vec<String> = opt_arg(case, "offered");
             let answer = case["answer"].as_str().expect("answer");
             let v = index.verify(answer, &cited, &offered);
-            json!({
+            Ok(json!({
                 "passed": v.passed,
                 "citations": v.citations.iter().map(|c| json!({
                     "id": c.id,
                     "status": c.status.name(),
-                    "quoted": c.quote.map(|q| &answer[q.answer_start..q.answer_end]),
+                    "quoted": c.quote.map(|q| slice(answer, q.answer_start, q.answer_end, unit)),
+                    "quoted_in_chunk": c.quote.map(|q| {
+                        let text = index.chunk(&c.id).expect("quoted chunk").text;
+                        slice(&text, q.chunk_start, q.chunk_end, unit)
+                    }),
                 })).collect::<Vec<_>>(),
-            })
+            }))
         }
         "uncited_support" => {
-            let s = index.uncited_support(case["answer"].as_str().expect("answer"));
-            let rows = |v: &[wikidex::cite::SentenceSupport]| {
+            let answer = case["answer"].as_str().expect("answer");
+            let s = index.uncited_support(answer);
+            let rows = |v: &[wikidex::SentenceSupport]| {
                 v.iter()
-                    .map(|s| json!({"text": s.text, "best_chunk": s.best_chunk}))
+                    .map(|s| {
+                        json!({
+                            "text": s.text,
+                            "at_span": slice(answer, s.start, s.end, unit),
+                            "best_chunk": s.best_chunk,
+                        })
+                    })
                     .collect::<Vec<_>>()
             };
-            json!({"uncited": rows(&s.uncited), "unsupported": rows(&s.unsupported)})
+            Ok(json!({"uncited": rows(&s.uncited), "unsupported": rows(&s.unsupported)}))
         }
-        "parse_headers" => json!(wikidex::cite::parse_headers(
+        "parse_headers" => Ok(json!(wikidex::cite::parse_headers(
             case["text"].as_str().expect("text")
-        )),
-        "pointers" => match index.pointers(case["key"].as_str().expect("key"), None) {
-            Ok(p) => json!(p
-                .iter()
-                .map(|p| json!({"chunk": p.chunk, "weight": p.weight}))
-                .collect::<Vec<_>>()),
-            Err(e) => error_json(&e),
-        },
-        "upsert" => {
-            let mut index = Index::from_bytes(&index.to_bytes().expect("encode")).expect("load");
-            let before = index.to_bytes().expect("encode");
-            let opts = wikidex::WriteOptions {
-                allow_dangling: case
-                    .get("allow_dangling")
-                    .and_then(Value::as_bool)
-                    .unwrap_or(false),
+        ))),
+        "pointers" => index
+            .pointers(case["key"].as_str().expect("key"), scope_arg(case).as_ref())
+            .map(|p| {
+                json!(p
+                    .iter()
+                    .map(|p| json!({"chunk": p.chunk, "weight": p.weight}))
+                    .collect::<Vec<_>>())
+            }),
+        // Writes run on a copy; `unchanged` says whether the original's bytes survived.
+        "upsert_page" | "delete_page" | "rename_page" => {
+            let mut copy = index.clone();
+            let before = copy.to_bytes().expect("encode");
+            let r = match op {
+                "upsert_page" => {
+                    let opts: WriteOptions = opt_arg(case, "options");
+                    copy.upsert_page_with(
+                        case["path"].as_str().expect("path"),
+                        case["text"].as_str().expect("text"),
+                        &opts,
+                    )
+                    .map(|r| json!({"page": r.page, "replaced": r.replaced, "chunks": r.chunks, "dangling": r.dangling}))
+                }
+                "delete_page" => copy
+                    .delete_page(case["key"].as_str().expect("key"), scope_arg(case).as_ref())
+                    .map(|r| json!({"page": r.page.id(), "broken": r.broken})),
+                _ => copy
+                    .rename_page(
+                        case["key"].as_str().expect("key"),
+                        scope_arg(case).as_ref(),
+                        case["new_key"].as_str().expect("new_key"),
+                    )
+                    .map(|r| json!({"from": r.from, "to": r.to, "path": r.path, "text": r.text})),
             };
-            let r = index.upsert_page_with(
-                case["path"].as_str().expect("path"),
-                case["text"].as_str().expect("text"),
-                &opts,
-            );
-            let unchanged = index.to_bytes().expect("encode") == before;
-            match r {
-                Ok(r) => {
-                    json!({"page": r.page, "replaced": r.replaced, "dangling": r.dangling, "unchanged": unchanged})
-                }
-                Err(Error::DanglingLinks { missing, .. }) => {
-                    json!({"error": "dangling_links", "missing": missing, "unchanged": unchanged})
-                }
-                Err(e) => json!({"error": e.code(), "unchanged": unchanged}),
-            }
-        }
-        "delete" => {
-            let mut index = Index::from_bytes(&index.to_bytes().expect("encode")).expect("load");
-            match index.delete_page(case["key"].as_str().expect("key"), None) {
-                Ok(r) => json!({"page": r.page.id(), "broken": r.broken}),
-                Err(e) => error_json(&e),
-            }
+            let unchanged = copy.to_bytes().expect("encode") == before;
+            let mut v = r.unwrap_or_else(|e| error_json(&e));
+            v["unchanged"] = json!(unchanged);
+            Ok(v)
         }
         other => panic!("unknown vector op `{other}`"),
-    }
+    };
+    result.unwrap_or_else(|e| error_json(&e))
 }
 
 /// Equal, with relative tolerance for floats.
@@ -257,7 +322,7 @@ fn same(a: &Value, b: &Value) -> bool {
 }
 
 #[test]
-fn every_vector_case_matches_its_expectation() {
+fn every_vector_case_matches_its_expectation_in_every_offset_unit() {
     let bless = std::env::var_os("WIKIDEX_BLESS").is_some_and(|v| v == "1");
     let mut files: Vec<PathBuf> = std::fs::read_dir(vectors_dir())
         .expect("tests/vectors")
@@ -272,20 +337,30 @@ fn every_vector_case_matches_its_expectation() {
         let text = std::fs::read_to_string(&path).expect("read vector");
         let mut vector: Value = serde_json::from_str(&text).expect("vector JSON");
         let (index, report) = build(&vector);
-        let list = vector["cases"].as_array_mut().expect("cases");
-        for case in list.iter_mut() {
-            cases += 1;
-            let actual = run_case(&index, &report, case);
-            if bless {
-                case["expect"] = actual;
-            } else if !case.get("expect").is_some_and(|e| same(e, &actual)) {
-                failures.push(format!(
-                    "{} / {}:\n  expected {}\n  actual   {}",
-                    path.file_name().unwrap_or_default().to_string_lossy(),
-                    case["name"],
-                    case.get("expect").unwrap_or(&Value::Null),
-                    actual
-                ));
+        let units = if bless {
+            vec![OffsetUnit::Byte]
+        } else {
+            vec![OffsetUnit::Byte, OffsetUnit::Char, OffsetUnit::Utf16]
+        };
+        for unit in units {
+            let mut index = index.clone();
+            index.set_offset_unit(unit);
+            let list = vector["cases"].as_array_mut().expect("cases");
+            for case in list.iter_mut() {
+                cases += 1;
+                let actual = run_case(&index, &report, case);
+                if bless {
+                    case["expect"] = actual;
+                } else if !case.get("expect").is_some_and(|e| same(e, &actual)) {
+                    failures.push(format!(
+                        "{} / {} ({}):\n  expected {}\n  actual   {}",
+                        path.file_name().unwrap_or_default().to_string_lossy(),
+                        case["name"],
+                        unit.name(),
+                        case.get("expect").unwrap_or(&Value::Null),
+                        actual
+                    ));
+                }
             }
         }
         if bless {
