@@ -1117,27 +1117,22 @@ fn verify(a: VerifyArgs) -> Result<ExitCode, Error> {
             source: e,
         })?
     };
-    // The ids given with --cite, then any the answer itself cites: a fabricated id written in
-    // the answer must be checked too.
-    let mut cited: Vec<wikidex::cite::Cited> = a
+    let cited: Vec<wikidex::cite::Cited> = a
         .cite
         .iter()
         .filter(|c| !c.trim().is_empty())
         .map(|c| wikidex::cite::Cited::parse(c))
         .collect();
-    for id in wikidex::cite::cited_ids(&answer) {
-        if !cited.iter().any(|c| c.id == id) {
-            cited.push(wikidex::cite::Cited::parse(&id));
-        }
-    }
     let offered: Vec<String> = a
         .offered
         .iter()
         .map(|o| o.trim().to_string())
         .filter(|o| !o.is_empty())
         .collect();
-    let v = index.verify(&answer, &cited, &offered);
-    let support = index.uncited_support(&answer);
+    let wikidex::AnswerCheck {
+        verification: v,
+        support,
+    } = index.check_answer(&answer, &cited, &offered);
     if a.json {
         print_json(&json!({"citations": v.citations, "passed": v.passed, "support": support}));
     } else {

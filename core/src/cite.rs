@@ -171,6 +171,16 @@ pub struct Support {
     pub unsupported: Vec<SentenceSupport>,
 }
 
+/// What [`Index::check_answer`] returns: the citation verdicts and the sentence support.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AnswerCheck {
+    /// The verdicts on the ids given and the ids the answer itself cites.
+    pub verification: Verification,
+    /// Sentences supported but citing nothing (a sentence whose best chunk is one of the
+    /// cited ids counts as citing it) and sentences nothing supports.
+    pub support: Support,
+}
+
 /// A parsed citation header.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CitationHeader {
@@ -476,6 +486,31 @@ impl Index {
         out
     }
 
+    /// Checks an answer the way an agent loop needs it, in one call: [`Index::verify`] over the
+    /// ids given in `cited` plus every chunk id written in the answer itself (a fabricated id
+    /// in the text is checked too), and [`Index::uncited_support`], where a sentence whose
+    /// best-supporting chunk is one of those cited ids counts as cited (citations given apart
+    /// from the text, as `wikidex verify --cite` takes them, cover the sentences they support).
+    pub fn check_answer(&self, answer: &str, cited: &[Cited], offered: &[String]) -> AnswerCheck {
+        let mut all: Vec<Cited> = cited.to_vec();
+        for id in cited_ids(answer) {
+            if !all.iter().any(|c| c.id == id) {
+                all.push(Cited::id(id));
+            }
+        }
+        let verification = self.verify(answer, &all, offered);
+        let mut support = self.uncited_support(answer);
+        support.uncited.retain(|s| {
+            s.best_chunk
+                .as_ref()
+                .is_none_or(|b| !all.iter().any(|c| &c.id == b))
+        });
+        AnswerCheck {
+            verification,
+            support,
+        }
+    }
+
     /// A compact block for an agent's context: per hit, its [citation header](format_header),
     /// its summary, the text of its best chunk, and its `sources` pointers; plus the list of
     /// chunk ids shown (the `offered` list for [`Index::verify`]).
@@ -612,6 +647,26 @@ mod tests {
             ]
         );
         assert!(v.passed);
+    }
+
+    #[test]
+    fn a_citation_given_apart_from_the_answer_covers_the_sentence_it_supports() {
+        let i = index();
+        let answer = "As logged, the segment_enricher pod was OOM-killed three times, and \
+                      nightly_build failed at 03:31 UTC.";
+        // Alone, the sentence cites nothing in its text.
+        assert_eq!(i.uncited_support(answer).uncited.len(), 1);
+        let checked = i.check_answer(answer, &[Cited::id("raw/slack::chunk_0")], &[]);
+        assert!(checked.support.uncited.is_empty());
+        assert_eq!(
+            checked.verification.citations[0].status,
+            CitationStatus::Quote
+        );
+        // An id written in the answer is verified even when not given.
+        let invented = format!("{answer} [made_up::chunk_0]");
+        let checked = i.check_answer(&invented, &[], &[]);
+        assert_eq!(checked.verification.citations[0].id, "made_up::chunk_0");
+        assert!(!checked.verification.passed);
     }
 
     #[test]

@@ -52,8 +52,8 @@ mod vectors;
 pub use analyze::Language;
 pub use chunk::ChunkConfig;
 pub use cite::{
-    CitationHeader, CitationStatus, Cited, PromptBlock, QuoteSpan, SentenceSupport, Support,
-    Verdict, Verification,
+    AnswerCheck, CitationHeader, CitationStatus, Cited, PromptBlock, QuoteSpan, SentenceSupport,
+    Support, Verdict, Verification,
 };
 pub use embed::Embedder;
 #[cfg(feature = "embed")]

@@ -140,6 +140,37 @@ fn project_search(index: &Index, r: &wikidex::SearchResults, unit: OffsetUnit) -
     })
 }
 
+fn project_verification(index: &Index, answer: &str, v: &wikidex::Verification) -> Value {
+    let unit = index.offset_unit();
+    json!({
+        "passed": v.passed,
+        "citations": v.citations.iter().map(|c| json!({
+            "id": c.id,
+            "status": c.status.name(),
+            "quoted": c.quote.map(|q| slice(answer, q.answer_start, q.answer_end, unit)),
+            "quoted_in_chunk": c.quote.map(|q| {
+                let text = index.chunk(&c.id).expect("quoted chunk").text;
+                slice(&text, q.chunk_start, q.chunk_end, unit)
+            }),
+        })).collect::<Vec<_>>(),
+    })
+}
+
+fn project_support(answer: &str, s: &wikidex::Support, unit: OffsetUnit) -> Value {
+    let rows = |v: &[wikidex::SentenceSupport]| {
+        v.iter()
+            .map(|s| {
+                json!({
+                    "text": s.text,
+                    "at_span": slice(answer, s.start, s.end, unit),
+                    "best_chunk": s.best_chunk,
+                })
+            })
+            .collect::<Vec<_>>()
+    };
+    json!({"uncited": rows(&s.uncited), "unsupported": rows(&s.unsupported)})
+}
+
 /// Runs one case (one core call) and returns its result as the vectors spell it.
 fn run_case(index: &Index, report: &wikidex::BuildReport, case: &Value) -> Value {
     let unit = index.offset_unit();
@@ -222,39 +253,31 @@ fn run_case(index: &Index, report: &wikidex::BuildReport, case: &Value) -> Value
                 "truncated": g.truncated,
             }))
         }
-        "verify" => {
+        "verify" | "check_answer" => {
             let cited: Vec<Cited> = arg(case, "cited");
             let offered: Vec<String> = opt_arg(case, "offered");
             let answer = case["answer"].as_str().expect("answer");
-            let v = index.verify(answer, &cited, &offered);
-            Ok(json!({
-                "passed": v.passed,
-                "citations": v.citations.iter().map(|c| json!({
-                    "id": c.id,
-                    "status": c.status.name(),
-                    "quoted": c.quote.map(|q| slice(answer, q.answer_start, q.answer_end, unit)),
-                    "quoted_in_chunk": c.quote.map(|q| {
-                        let text = index.chunk(&c.id).expect("quoted chunk").text;
-                        slice(&text, q.chunk_start, q.chunk_end, unit)
-                    }),
-                })).collect::<Vec<_>>(),
-            }))
+            if op == "verify" {
+                Ok(project_verification(
+                    index,
+                    answer,
+                    &index.verify(answer, &cited, &offered),
+                ))
+            } else {
+                let c = index.check_answer(answer, &cited, &offered);
+                Ok(json!({
+                    "verification": project_verification(index, answer, &c.verification),
+                    "support": project_support(answer, &c.support, unit),
+                }))
+            }
         }
         "uncited_support" => {
             let answer = case["answer"].as_str().expect("answer");
-            let s = index.uncited_support(answer);
-            let rows = |v: &[wikidex::SentenceSupport]| {
-                v.iter()
-                    .map(|s| {
-                        json!({
-                            "text": s.text,
-                            "at_span": slice(answer, s.start, s.end, unit),
-                            "best_chunk": s.best_chunk,
-                        })
-                    })
-                    .collect::<Vec<_>>()
-            };
-            Ok(json!({"uncited": rows(&s.uncited), "unsupported": rows(&s.unsupported)}))
+            Ok(project_support(
+                answer,
+                &index.uncited_support(answer),
+                unit,
+            ))
         }
         "parse_headers" => Ok(json!(wikidex::cite::parse_headers(
             case["text"].as_str().expect("text")
