@@ -20,9 +20,10 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::chunk::ChunkRecord;
+use crate::config::Config;
 use crate::error::{Error, Result};
 use crate::graph::GraphSection;
-use crate::index::Config;
 use crate::lane::lexical::LexicalIndex;
 use crate::lane::semantic::VectorSection;
 use crate::page::Page;
@@ -36,19 +37,6 @@ pub const FORMAT_VERSION: u32 = 2;
 pub const OLDEST_SUPPORTED_FORMAT_VERSION: u32 = 1;
 /// Size of the fixed header before the payload.
 pub const HEADER_LEN: usize = 56;
-
-/// One chunk's row in the chunk table; its page and ordinal come from the table's order.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub(crate) struct ChunkRecord {
-    /// Index of the page in the page list.
-    pub page: u32,
-    /// Byte span in the page's text.
-    pub start: u32,
-    /// Byte span end (exclusive).
-    pub end: u32,
-    /// Content hash of the chunk text.
-    pub hash: String,
-}
 
 /// Everything stored in a blob.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

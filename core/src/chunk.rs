@@ -68,6 +68,19 @@ pub struct Span {
     pub end: usize,
 }
 
+/// One chunk's row in the chunk table; its page and ordinal come from the table's order.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct ChunkRecord {
+    /// Index of the page in the page list.
+    pub page: u32,
+    /// Byte span in the page's text.
+    pub start: u32,
+    /// Byte span end (exclusive).
+    pub end: u32,
+    /// Content hash of the chunk text.
+    pub hash: String,
+}
+
 /// The chunk id for chunk `ordinal` of the page with id `page_id`.
 pub fn chunk_id(page_id: &str, ordinal: usize) -> String {
     format!("{page_id}::chunk_{ordinal}")

@@ -31,8 +31,8 @@ use std::collections::{HashMap, HashSet};
 use serde::{Deserialize, Serialize};
 use unicode_segmentation::UnicodeSegmentation;
 
-use crate::blob::ChunkRecord;
 use crate::chunk;
+use crate::chunk::ChunkRecord;
 use crate::error::{Error, Result};
 use crate::index::Index;
 use crate::page::{self, Page, Scope, UsageMode};

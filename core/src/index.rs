@@ -6,105 +6,21 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use crate::analyze::{Analyzer, Language};
-use crate::blob::{self, ChunkRecord, IndexData};
-use crate::chunk::{self, ChunkConfig};
+use crate::analyze::Analyzer;
+use crate::blob::{self, IndexData};
+use crate::chunk::{self, ChunkRecord};
+pub use crate::config::Config;
 use crate::embed::Embedder;
 use crate::error::{Error, Result};
 use crate::fusion::FusionConfig;
 use crate::graph::{GraphSection, Names};
-use crate::lane::lexical::{Bm25Params, Bm25Scorer, LexicalIndex};
+use crate::lane::lexical::{Bm25Scorer, LexicalIndex};
 use crate::lane::semantic::VectorEncoding;
 use crate::offset::OffsetUnit;
 use crate::page::{self, Page, Scope};
 use crate::raw::{self, RawDoc, RawSection};
+pub use crate::record::{BuildReport, Skipped, Warning};
 use crate::vectors::{self, Attached};
-
-/// The whole configuration of an index; stored in the blob, so a loaded index searches the way
-/// it was built.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Config {
-    /// Chunk sizes.
-    pub chunk: ChunkConfig,
-    /// Analysis language (stemmer and stopwords).
-    pub language: Language,
-    /// BM25 parameters of the lexical lane.
-    pub bm25: Bm25Params,
-    /// RRF constant and lane weights.
-    pub fusion: FusionConfig,
-    /// Longest query, in characters (default 1,000); longer queries are cut and the result says
-    /// so.
-    pub max_query_chars: u32,
-}
-
-impl Default for Config {
-    fn default() -> Self {
-        Config {
-            chunk: ChunkConfig::default(),
-            language: Language::English,
-            bm25: Bm25Params::default(),
-            fusion: FusionConfig::default(),
-            max_query_chars: 1000,
-        }
-    }
-}
-
-impl Config {
-    /// Checks every value's documented range.
-    ///
-    /// # Errors
-    /// [`Error::InvalidArgument`] naming the first value out of range.
-    pub fn validate(&self) -> Result<()> {
-        ChunkConfig::validate(&self.chunk)?;
-        self.bm25.validate()?;
-        self.fusion.validate()?;
-        if self.max_query_chars == 0 {
-            return Err(Error::invalid_argument(
-                "max_query_chars must be at least 1",
-            ));
-        }
-        Ok(())
-    }
-}
-
-/// A file or record the build could not use, and why.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Skipped {
-    /// Path relative to the wiki root (or `corpus.jsonl:<line>`).
-    pub path: String,
-    /// 1-based line of the problem, when known.
-    pub line: Option<u32>,
-    /// The error code (`invalid_page`, `duplicate_key`, ...).
-    pub code: String,
-    /// What was wrong.
-    pub reason: String,
-}
-
-/// A problem in a page that did not stop it from being indexed.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Warning {
-    /// Path relative to the wiki root.
-    pub path: String,
-    /// What was odd.
-    pub message: String,
-}
-
-/// What a build did.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct BuildReport {
-    /// Pages indexed.
-    pub pages: usize,
-    /// Chunks indexed.
-    pub chunks: usize,
-    /// Raw source documents indexed (see [`raw`](crate::raw)).
-    pub raw_documents: usize,
-    /// Their chunks.
-    pub raw_chunks: usize,
-    /// Files skipped, with reasons.
-    pub skipped: Vec<Skipped>,
-    /// Non-fatal problems in indexed pages.
-    pub warnings: Vec<Warning>,
-}
 
 /// Collects pages, then builds an [`Index`].
 ///

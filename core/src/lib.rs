@@ -35,6 +35,7 @@ pub mod analyze;
 pub mod blob;
 pub mod chunk;
 pub mod cite;
+mod config;
 pub mod embed;
 mod error;
 pub mod eval;
@@ -46,6 +47,7 @@ pub mod lint;
 pub mod offset;
 pub mod page;
 pub mod raw;
+mod record;
 mod search;
 mod vectors;
 

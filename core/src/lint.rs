@@ -21,8 +21,9 @@ use std::collections::{BTreeSet, HashMap};
 use serde::{Deserialize, Serialize};
 
 use crate::graph::{Target, KIND_REDIRECT};
-use crate::index::{BuildReport, Index};
+use crate::index::Index;
 use crate::page::{self, Scope, UsageMode};
+use crate::record::BuildReport;
 
 /// How bad a finding is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]

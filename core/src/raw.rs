@@ -16,7 +16,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::blob::ChunkRecord;
+use crate::chunk::ChunkRecord;
 use crate::chunk::{self, ChunkConfig};
 use crate::error::{Error, Result};
 use crate::page;

@@ -11,6 +11,7 @@ use std::collections::{BTreeMap, HashMap};
 use serde::{Deserialize, Serialize};
 
 use super::{top_keys, Mask};
+pub use crate::analyze::{BuildFnv, Fnv};
 use crate::error::{Error, Result};
 
 /// BM25 parameters, stored in the blob.
@@ -93,33 +94,6 @@ impl PartialEq for LexicalIndex {
             && self.surface_terms == other.surface_terms
     }
 }
-
-/// FNV-1a: short keys (index terms) hash several times faster than with SipHash, and the
-/// dictionary is built from the index's own text, so flooding resistance buys nothing here.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct Fnv(u64);
-
-impl std::hash::Hasher for Fnv {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        let mut h = if self.0 == 0 {
-            0xcbf2_9ce4_8422_2325
-        } else {
-            self.0
-        };
-        for &b in bytes {
-            h ^= u64::from(b);
-            h = h.wrapping_mul(0x0100_0000_01b3);
-        }
-        self.0 = h;
-    }
-}
-
-/// Builds [`Fnv`] hashers.
-pub type BuildFnv = std::hash::BuildHasherDefault<Fnv>;
 
 /// One query term's part in a chunk's BM25 score.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -1,0 +1,43 @@
+//! Plain records the build reports (what was indexed, skipped and odd), shared by the builder
+//! and lint.
+
+use serde::{Deserialize, Serialize};
+
+/// A file or record the build could not use, and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Skipped {
+    /// Path relative to the wiki root (or `corpus.jsonl:<line>`).
+    pub path: String,
+    /// 1-based line of the problem, when known.
+    pub line: Option<u32>,
+    /// The error code (`invalid_page`, `duplicate_key`, ...).
+    pub code: String,
+    /// What was wrong.
+    pub reason: String,
+}
+
+/// A problem in a page that did not stop it from being indexed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Warning {
+    /// Path relative to the wiki root.
+    pub path: String,
+    /// What was odd.
+    pub message: String,
+}
+
+/// What a build did.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BuildReport {
+    /// Pages indexed.
+    pub pages: usize,
+    /// Chunks indexed.
+    pub chunks: usize,
+    /// Raw source documents indexed (see [`raw`](crate::raw)).
+    pub raw_documents: usize,
+    /// Their chunks.
+    pub raw_chunks: usize,
+    /// Files skipped, with reasons.
+    pub skipped: Vec<Skipped>,
+    /// Non-fatal problems in indexed pages.
+    pub warnings: Vec<Warning>,
+}
