@@ -1,6 +1,7 @@
 //! Integration tests: one binary, a module per topic.
 
 mod blob;
+mod check;
 mod embed;
 mod oracle;
 mod robustness;
