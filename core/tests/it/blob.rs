@@ -267,7 +267,9 @@ fn use_everything(index: &Index) {
         ..Default::default()
     };
     check::search(index, "rev chu", &token);
-    let ranked = index.rank("revenue", &opts).expect("rank with valid options");
+    let ranked = index
+        .rank("revenue", &opts)
+        .expect("rank with valid options");
     assert!(ranked.len() <= check::limit(&opts));
     for r in &ranked {
         assert!(r.page < index.pages().len() && r.chunk < index.chunk_count());
@@ -296,7 +298,10 @@ fn use_everything(index: &Index) {
                 }
                 Err(e) => {
                     assert_eq!(e.code(), "unknown_chunk", "{id}: {e}");
-                    assert!(ordinal >= chunks.len(), "{id} of chunks_of does not resolve");
+                    assert!(
+                        ordinal >= chunks.len(),
+                        "{id} of chunks_of does not resolve"
+                    );
                 }
             }
         }

@@ -28,7 +28,12 @@ pub fn search(index: &Index, query: &str, opts: &SearchOptions) -> SearchResults
 /// [`Index::rank`] gives the same order as the ranked hits.
 pub fn results_hold(index: &Index, query: &str, opts: &SearchOptions, r: &SearchResults) {
     let ctx = || format!("query {query:?}, options {opts:?}");
-    assert!(r.hits.len() <= limit(opts), "{} hits > limit: {}", r.hits.len(), ctx());
+    assert!(
+        r.hits.len() <= limit(opts),
+        "{} hits > limit: {}",
+        r.hits.len(),
+        ctx()
+    );
     let reported: Vec<Lane> = r.lanes.iter().map(|l| l.lane).collect();
     assert_eq!(reported, Lane::ALL, "{}", ctx());
     let n_always = r.hits.iter().take_while(|h| h.always).count();
@@ -67,9 +72,19 @@ pub fn results_hold(index: &Index, query: &str, opts: &SearchOptions, r: &Search
         })
         .collect();
     let distinct: BTreeSet<&str> = ids.iter().copied().collect();
-    assert_eq!(distinct.len(), ids.len(), "repeated hit in {ids:?}: {}", ctx());
+    assert_eq!(
+        distinct.len(),
+        ids.len(),
+        "repeated hit in {ids:?}: {}",
+        ctx()
+    );
     for h in r.hits.iter().chain(&r.always) {
-        assert!(h.score.is_finite() && h.score >= 0.0, "{}: {}", h.chunk, ctx());
+        assert!(
+            h.score.is_finite() && h.score >= 0.0,
+            "{}: {}",
+            h.chunk,
+            ctx()
+        );
         let lanes: Vec<Lane> = h.lanes.iter().map(|l| l.lane).collect();
         assert_eq!(lanes, Lane::ALL, "{}: {}", h.chunk, ctx());
         let c = index

@@ -872,7 +872,10 @@ fn raw_documents_are_never_search_results_but_chunks_resolve() {
             &Default::default(),
         )
         .unwrap();
-    assert!(!results.hits.is_empty(), "pages cite the raw document's words");
+    assert!(
+        !results.hits.is_empty(),
+        "pages cite the raw document's words"
+    );
     assert!(results.hits.iter().all(|h| !h.page_id.starts_with("raw/")));
     let c = index
         .chunk("raw/airflow_nightly_build_2024_03_12::chunk_0")
