@@ -1,7 +1,9 @@
 //! Integration tests: one binary, a module per topic.
 
 mod blob;
+mod check;
 mod embed;
+mod limit;
 mod oracle;
 mod robustness;
 mod vectors;

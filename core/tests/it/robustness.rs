@@ -1,9 +1,12 @@
-//! No input makes the page parser, the builder or search panic (DESIGN: "never a panic").
+//! No input makes the page parser, the builder or search panic (DESIGN: "never a panic"), and
+//! whatever they return holds the invariants of its kind (`check`).
 
 use std::sync::OnceLock;
 
 use proptest::prelude::*;
-use wikidex::{Index, IndexBuilder, Lane, SearchOptions};
+use wikidex::{Index, IndexBuilder, Lane, Scope, SearchOptions};
+
+use crate::check;
 
 /// Text that looks like pages: frontmatter fences, YAML punctuation, Markdown and wiki-link
 /// syntax, multi-byte characters and odd whitespace, in random order.
@@ -79,7 +82,30 @@ proptest! {
     #[test]
     fn parsing_any_page_text_returns_a_page_or_an_error(text in pageish(), name in "[a-zA-Z _.-]{0,12}") {
         let path = format!("global/{name}.md");
-        let _ = wikidex::page::parse(&path, &text);
+        match wikidex::page::parse(&path, &text) {
+            Ok(parsed) => {
+                let page = parsed.page;
+                prop_assert_eq!(&page.key, &wikidex::page::key_from_path(&path));
+                prop_assert!(!page.key.is_empty());
+                prop_assert_eq!(&page.path, &path);
+                prop_assert_eq!(&page.scope, &Scope::Global);
+                prop_assert_eq!(&page.text, &text);
+                let body_start = page.body_start as usize;
+                prop_assert!(text.is_char_boundary(body_start) && body_start <= text.len());
+                prop_assert!(text.ends_with(page.body()));
+            }
+            Err(e) => {
+                prop_assert_eq!(e.code(), "invalid_page", "{}", e);
+                let wikidex::Error::InvalidPage { path: p, line, .. } = &e else {
+                    unreachable!("the code says invalid_page");
+                };
+                prop_assert_eq!(p, &path);
+                // A line, when given, is a line of the text (or the one just past its end,
+                // for an unterminated block).
+                let lines = text.lines().count() as u32 + 1;
+                prop_assert!(line.is_none_or(|l| (1..=lines).contains(&l)), "{} of {} lines", e, lines);
+            }
+        }
     }
 
     #[test]
@@ -95,10 +121,11 @@ proptest! {
         prop_assert_eq!(report.pages + report.skipped.len(), pages.len());
         let bytes = index.to_bytes().unwrap();
         let index = Index::from_bytes(&bytes).unwrap();
-        let opts = SearchOptions { explain: true, ..Default::default() };
-        let results = index.search(&query, &opts).unwrap();
-        for hit in results.hits {
-            prop_assert!(index.chunk(&hit.chunk).is_ok());
+        for opts in [
+            SearchOptions { explain: true, ..Default::default() },
+            SearchOptions { chunks: true, limit: Some(3), ..Default::default() },
+        ] {
+            check::search(&index, &query, &opts);
         }
     }
 
@@ -107,14 +134,15 @@ proptest! {
         let index = example();
         for lanes in [None, Some(vec![Lane::Token]), Some(vec![Lane::Lexical])] {
             let opts = SearchOptions { lanes, explain: true, chunks: prefix.len() == 2, ..Default::default() };
-            let r = index.search(&query, &opts).unwrap();
-            for hit in &r.hits {
-                let snippet = hit.snippet.as_ref().unwrap();
-                let text = &snippet.text;
-                prop_assert!(snippet.highlights.iter().all(|h| h.start < h.end
-                    && text.get(h.start as usize..h.end as usize).is_some()));
+            for query in [query.clone(), format!("{query} {prefix}")] {
+                let r = check::search(index, &query, &opts);
+                for hit in &r.hits {
+                    let snippet = hit.snippet.as_ref().unwrap();
+                    let text = &snippet.text;
+                    prop_assert!(snippet.highlights.iter().all(|h| h.start < h.end
+                        && text.get(h.start as usize..h.end as usize).is_some()));
+                }
             }
-            index.search(&format!("{query} {prefix}"), &opts).unwrap();
         }
     }
 }

@@ -720,6 +720,7 @@ fn ktx_never_page_is_not_returned_even_when_never_is_asked_for() {
     let results = index
         .search("segment notes merged salesforce", &opts)
         .unwrap();
+    assert!(!results.hits.is_empty(), "other pages match the query");
     assert!(
         results.hits.iter().all(|h| h.key != "segment_notes"),
         "{:?}",
@@ -814,6 +815,7 @@ fn archived_page_is_never_returned_even_for_its_exact_title() {
                     ..Default::default()
                 };
                 let results = index.search(query, &opts).unwrap();
+                assert!(!results.hits.is_empty(), "other pages match {query:?}");
                 assert!(
                     results.hits.iter().all(|h| h.key != "legacy_sql_scripts"),
                     "{query}"
@@ -871,6 +873,10 @@ fn raw_documents_are_never_search_results_but_chunks_resolve() {
             &Default::default(),
         )
         .unwrap();
+    assert!(
+        !results.hits.is_empty(),
+        "pages cite the raw document's words"
+    );
     assert!(results.hits.iter().all(|h| !h.page_id.starts_with("raw/")));
     let c = index
         .chunk("raw/airflow_nightly_build_2024_03_12::chunk_0")
@@ -1269,29 +1275,6 @@ fn page_hits_fill_the_limit_when_enough_pages_match() {
 }
 
 #[test]
-fn limit_zero_is_clamped_to_one_hit() {
-    let (index, _) = example();
-    let opts = SearchOptions {
-        limit: Some(0),
-        always: AlwaysMode::Separate,
-        ..Default::default()
-    };
-    assert_eq!(index.search("revenue", &opts).unwrap().hits.len(), 1);
-}
-
-#[test]
-fn limit_above_the_maximum_is_clamped() {
-    let (index, _) = example();
-    let opts = SearchOptions {
-        limit: Some(10_000),
-        chunks: true,
-        ..Default::default()
-    };
-    let hits = index.search("the data", &opts).unwrap().hits.len();
-    assert!(hits <= wikidex::MAX_LIMIT, "{hits}");
-}
-
-#[test]
 fn empty_lane_list_is_an_invalid_argument() {
     let (index, _) = example();
     let opts = SearchOptions {
@@ -1308,6 +1291,7 @@ fn empty_lane_list_is_an_invalid_argument() {
 /// adds up to the lexical lane's score, i.e. both describe the same chunk.
 fn assert_explanations_add_up(index: &Index, queries: &[&str]) {
     for query in queries {
+        let mut checked = 0;
         for chunks in [false, true] {
             let opts = SearchOptions {
                 explain: true,
@@ -1337,8 +1321,10 @@ fn assert_explanations_add_up(index: &Index, queries: &[&str]) {
                     "{query:?} (chunks: {chunks}): hit {} has lexical score {lexical}, its explanation sums to {explained}",
                     h.chunk
                 );
+                checked += 1;
             }
         }
+        assert!(checked > 0, "{query:?}: no hit the lexical lane scored");
     }
 }
 
@@ -1381,11 +1367,9 @@ fn stopword_only_query_returns_only_always_pages_with_always_mode_first() {
     let results = index
         .search("the of and", &SearchOptions::default())
         .unwrap();
-    assert!(
-        results.hits.iter().all(|h| h.always),
-        "{:?}",
-        hit_ids(&results)
-    );
+    // No term ranks anything; the one `always` page is still given, first.
+    assert_eq!(hit_ids(&results), ["rule_pii_handling"]);
+    assert!(results.hits[0].always);
 }
 
 #[test]
@@ -1424,7 +1408,9 @@ fn every_hit_chunk_hydrates_to_text_with_the_hit_hash() {
                 limit: Some(100),
                 ..Default::default()
             };
-            for h in index.search(query, &opts).unwrap().hits {
+            let hits = index.search(query, &opts).unwrap().hits;
+            assert!(!hits.is_empty(), "{query:?}");
+            for h in hits {
                 let c = index.chunk(&h.chunk).unwrap();
                 assert_eq!(c.id, h.chunk);
                 assert_eq!(c.hash, h.chunk_hash, "{}", h.chunk);
@@ -1522,6 +1508,10 @@ fn upsert_gives_the_bytes_of_a_fresh_build_with_the_new_file() {
 fn deleted_page_is_no_longer_found_by_search() {
     let (mut index, _) = build_dir(&example_dir());
     index.upsert_page(NEW_PAGE_PATH, NEW_PAGE).unwrap();
+    let before = index
+        .search("quokka census marsupials", &lexical_and_token())
+        .unwrap();
+    assert_eq!(hit_ids(&before)[..1], ["zz_quokka_census"]);
     let removed = index.delete_page("zz_quokka_census", None).unwrap();
     assert_eq!(removed.page.path, NEW_PAGE_PATH);
     let results = index
