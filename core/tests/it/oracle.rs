@@ -1094,22 +1094,23 @@ struct PageRow {
     lanes: [Option<(u32, usize)>; 3],
 }
 
+/// One lane's input to the page-fusion oracle: the lane, its weight, and its ranked
+/// (chunk, page) pairs.
+type LaneInput = (Lane, f32, Vec<(usize, usize)>);
+/// One lane's pages: page → (rank, chunk).
+type LanePages = (Lane, f32, BTreeMap<usize, (u32, usize)>);
+
 /// Page fusion by its definition (DESIGN §3.2–3.4, README): each lane ranks pages by their
 /// best chunk in that lane (the page's first chunk in the lane's ranking) and keeps the best
 /// `min(3 x limit, 100)`; each lane adds `weight / (k + rank)` to a page, summed in lane order;
 /// pages go by fused score, then by the number of lanes that ranked them, then by page id; a
 /// page shows the chunk of the lane that contributed most (the earlier lane in [`Lane::ALL`]
 /// on a tie). A lane alone keeps its own order, whatever its weight. Returns the top `limit`.
-fn oracle_pages(
-    lanes: &[(Lane, f32, Vec<(usize, usize)>)],
-    k: f32,
-    limit: usize,
-    page_ids: &[String],
-) -> Vec<PageRow> {
+fn oracle_pages(lanes: &[LaneInput], k: f32, limit: usize, page_ids: &[String]) -> Vec<PageRow> {
     let candidates = (limit * 3).min(wikidex::MAX_LIMIT);
     let slot = |lane: Lane| Lane::ALL.iter().position(|l| *l == lane).unwrap();
     // Per lane: page → (rank, chunk).
-    let per_lane: Vec<(Lane, f32, BTreeMap<usize, (u32, usize)>)> = lanes
+    let per_lane: Vec<LanePages> = lanes
         .iter()
         .map(|(lane, weight, ranked)| {
             let mut pages = BTreeMap::new();
@@ -1210,7 +1211,7 @@ fn check_pages(index: &mut Index, query: &str, case: &FusionCase) -> Result<(), 
     };
     index.set_fusion(fusion).map_err(|e| e.to_string())?;
     let index = &*index;
-    let lanes: Vec<(Lane, f32, Vec<(usize, usize)>)> = case
+    let lanes: Vec<LaneInput> = case
         .lanes
         .iter()
         .filter(|&&l| l != Lane::Semantic || query_vector.is_some())
