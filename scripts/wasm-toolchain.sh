@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Make sure a Rust toolchain can build for wasm32-unknown-unknown, and print how to call it.
 #
-#   WASM_CARGO=$(scripts/wasm-toolchain.sh | tail -n 1)     # or: make wasm-check
+#   WASM_CARGO=$(scripts/wasm-toolchain.sh)     # or: make wasm-check
 #   env $WASM_CARGO build -p wikidex --no-default-features --target wasm32-unknown-unknown
 #
-# The last line on stdout is the command that replaces `cargo` (it may start with `env VAR=...`,
-# so call it as `env $WASM_CARGO ...`, word-split, not quoted). Progress and errors go to stderr.
+# The last (only) line on stdout is the command that replaces `cargo`; it may start with
+# `env VAR=...`, so call it as `env $WASM_CARGO ...` (word-split, not quoted). Progress and errors
+# go to stderr; the exit status is not 0 when no toolchain could be set up.
 #
 # 1. rustup (the usual case): `rustup target add wasm32-unknown-unknown`, skipped when
 #    `rustup target list --installed` already lists it. Prints `$CARGO` (default `cargo`).
