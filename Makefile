@@ -8,7 +8,7 @@ BIN    := target/release/wikidex
 DEMO   := target/demo
 QUERIES := "why did the nightly job crash" "who do I page for an outage" "PII in exports"
 
-.PHONY: all demo test lint fmt eval bench models check-tools release clean
+.PHONY: all demo test lint fmt eval bench models check-tools wasm-check release clean
 
 all: test
 
@@ -32,8 +32,8 @@ demo: release models
 		test $$? -eq 1
 
 ## make test: every test suite (Rust unit, integration, CLI, doc tests, cross-language vectors,
-## the benches compiled and run once as tests), after the linters.
-test: check-tools models lint
+## the benches compiled and run once as tests), after the linters and the wasm32 builds.
+test: check-tools models lint wasm-check
 	@echo "bindings (Python, Node, wasm): not started yet, no suites to run (see README, Status)"
 	$(CARGO) test --workspace --all-targets
 	$(CARGO) test --doc -p wikidex -p wikidex-cli
@@ -46,6 +46,13 @@ lint: check-tools
 
 fmt:
 	$(CARGO) fmt --all
+
+## make wasm-check: the core builds for wasm32-unknown-unknown, without the model runner and with
+## it (toolchain from scripts/wasm-toolchain.sh: rustup's target, else Debian's rustc-web).
+wasm-check: check-tools
+	WASM_CARGO=$$(CARGO="$(CARGO)" scripts/wasm-toolchain.sh) && \
+	env $$WASM_CARGO build -p wikidex --no-default-features --target wasm32-unknown-unknown && \
+	env $$WASM_CARGO build -p wikidex --no-default-features --features embed --target wasm32-unknown-unknown
 
 ## make eval: nDCG@10, MAP and recall@100 per lane and fused on CACM and Cranfield.
 eval: release models

@@ -738,11 +738,12 @@ impl Index {
         let name = path.file_name().ok_or_else(|| {
             Error::invalid_argument(format!("{} is not a file path", path.display()))
         })?;
-        let tmp = dir.join(format!(
-            ".{}.tmp-{}",
-            name.to_string_lossy(),
-            std::process::id()
-        ));
+        // wasm has no process ids (std::process::id panics there); its one instance stands alone.
+        #[cfg(not(target_arch = "wasm32"))]
+        let pid = std::process::id();
+        #[cfg(target_arch = "wasm32")]
+        let pid = 0;
+        let tmp = dir.join(format!(".{}.tmp-{pid}", name.to_string_lossy()));
         let write = || -> std::io::Result<()> {
             let mut f = std::fs::File::create(&tmp)?;
             f.write_all(&bytes)?;
