@@ -9,126 +9,37 @@ use std::borrow::Cow;
 use std::collections::HashSet;
 
 use rust_stemmers::{Algorithm, Stemmer};
-use serde::{Deserialize, Serialize};
 use unicode_normalization::UnicodeNormalization;
 
-use crate::error::{Error, Result};
+pub use crate::config::Language;
 
 /// English stopwords (the NLTK list without contractions; words are split at apostrophes).
 pub const STOPWORDS_EN: &str = include_str!("analyze/stopwords_en.txt");
 
-/// The analysis language: picks the Snowball stemmer and the stopword list.
-///
-/// Only English has a stopword list; other languages stem but drop no words.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-#[non_exhaustive]
-pub enum Language {
-    /// Snowball English (Porter2) with English stopwords. The default.
-    English,
-    /// Snowball French.
-    French,
-    /// Snowball German.
-    German,
-    /// Snowball Spanish.
-    Spanish,
-    /// Snowball Italian.
-    Italian,
-    /// Snowball Portuguese.
-    Portuguese,
-    /// Snowball Dutch.
-    Dutch,
-    /// Snowball Swedish.
-    Swedish,
-    /// Snowball Norwegian.
-    Norwegian,
-    /// Snowball Danish.
-    Danish,
-    /// Snowball Finnish.
-    Finnish,
-    /// Snowball Russian.
-    Russian,
-    /// No stemming and no stopwords: normalization and lowercasing only.
-    None,
+/// The Snowball stemmer of `language`, if it has one.
+fn stemmer_algorithm(language: Language) -> Option<Algorithm> {
+    Some(match language {
+        Language::English => Algorithm::English,
+        Language::French => Algorithm::French,
+        Language::German => Algorithm::German,
+        Language::Spanish => Algorithm::Spanish,
+        Language::Italian => Algorithm::Italian,
+        Language::Portuguese => Algorithm::Portuguese,
+        Language::Dutch => Algorithm::Dutch,
+        Language::Swedish => Algorithm::Swedish,
+        Language::Norwegian => Algorithm::Norwegian,
+        Language::Danish => Algorithm::Danish,
+        Language::Finnish => Algorithm::Finnish,
+        Language::Russian => Algorithm::Russian,
+        Language::None => return None,
+    })
 }
 
-impl Language {
-    /// Every language, in a stable order.
-    pub const ALL: [Language; 13] = [
-        Language::English,
-        Language::French,
-        Language::German,
-        Language::Spanish,
-        Language::Italian,
-        Language::Portuguese,
-        Language::Dutch,
-        Language::Swedish,
-        Language::Norwegian,
-        Language::Danish,
-        Language::Finnish,
-        Language::Russian,
-        Language::None,
-    ];
-
-    /// The lowercase English name (`english`, ..., `none`).
-    pub fn name(self) -> &'static str {
-        match self {
-            Language::English => "english",
-            Language::French => "french",
-            Language::German => "german",
-            Language::Spanish => "spanish",
-            Language::Italian => "italian",
-            Language::Portuguese => "portuguese",
-            Language::Dutch => "dutch",
-            Language::Swedish => "swedish",
-            Language::Norwegian => "norwegian",
-            Language::Danish => "danish",
-            Language::Finnish => "finnish",
-            Language::Russian => "russian",
-            Language::None => "none",
-        }
-    }
-
-    /// Parses a name as returned by [`Language::name`].
-    ///
-    /// # Errors
-    /// [`Error::InvalidArgument`] listing the known names.
-    pub fn parse(s: &str) -> Result<Language> {
-        Language::ALL
-            .into_iter()
-            .find(|l| l.name().eq_ignore_ascii_case(s.trim()))
-            .ok_or_else(|| {
-                let names: Vec<_> = Language::ALL.iter().map(|l| l.name()).collect();
-                Error::invalid_argument(format!(
-                    "unknown language `{s}`; expected one of {}",
-                    names.join(", ")
-                ))
-            })
-    }
-
-    fn algorithm(self) -> Option<Algorithm> {
-        Some(match self {
-            Language::English => Algorithm::English,
-            Language::French => Algorithm::French,
-            Language::German => Algorithm::German,
-            Language::Spanish => Algorithm::Spanish,
-            Language::Italian => Algorithm::Italian,
-            Language::Portuguese => Algorithm::Portuguese,
-            Language::Dutch => Algorithm::Dutch,
-            Language::Swedish => Algorithm::Swedish,
-            Language::Norwegian => Algorithm::Norwegian,
-            Language::Danish => Algorithm::Danish,
-            Language::Finnish => Algorithm::Finnish,
-            Language::Russian => Algorithm::Russian,
-            Language::None => return None,
-        })
-    }
-
-    fn stopwords(self) -> &'static str {
-        match self {
-            Language::English => STOPWORDS_EN,
-            _ => "",
-        }
+/// The stopword list of `language` (one word a line; empty but for English).
+fn stopword_list(language: Language) -> &'static str {
+    match language {
+        Language::English => STOPWORDS_EN,
+        _ => "",
     }
 }
 
@@ -151,9 +62,8 @@ impl Analyzer {
     /// An analyzer for `language`.
     pub fn new(language: Language) -> Analyzer {
         Analyzer {
-            stemmer: language.algorithm().map(Stemmer::create),
-            stopwords: language
-                .stopwords()
+            stemmer: stemmer_algorithm(language).map(Stemmer::create),
+            stopwords: stopword_list(language)
                 .lines()
                 .map(str::trim)
                 .filter(|w| !w.is_empty())

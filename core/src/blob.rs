@@ -162,7 +162,7 @@ mod v1 {
 fn upgrade_v1(old: IndexDataV1) -> Result<IndexData> {
     let pages: Vec<Page> = old.pages.into_iter().map(Page::from).collect();
     // The graph reads chunk spans: check them before deriving it.
-    validate_chunk_table(&old.chunks, pages.len(), |p| {
+    crate::chunk::validate_chunk_table(&old.chunks, pages.len(), |p| {
         pages.get(p).map(|p| p.text.as_str())
     })?;
     let raw = RawSection::default();
@@ -258,7 +258,7 @@ fn validate(data: &IndexData) -> Result<()> {
     data.config
         .validate()
         .map_err(|e| Error::corrupt(format!("stored configuration: {e}")))?;
-    validate_chunk_table(&data.chunks, data.pages.len(), |p| {
+    crate::chunk::validate_chunk_table(&data.chunks, data.pages.len(), |p| {
         data.pages.get(p).map(|p| p.text.as_str())
     })?;
     for p in &data.pages {
@@ -276,40 +276,6 @@ fn validate(data: &IndexData) -> Result<()> {
     data.raw.validate()?;
     data.graph
         .validate(data.pages.len(), data.chunks.len(), data.raw.chunks.len())?;
-    Ok(())
-}
-
-/// Checks a chunk table against the texts it cuts: chunks in document order, every document
-/// with at least one chunk, every span inside its document's text.
-pub(crate) fn validate_chunk_table<'a>(
-    chunks: &[ChunkRecord],
-    n_docs: usize,
-    text: impl Fn(usize) -> Option<&'a str>,
-) -> Result<()> {
-    let mut expect_page = 0usize;
-    for (i, c) in chunks.iter().enumerate() {
-        let p = c.page as usize;
-        if p != expect_page && p != expect_page + 1 {
-            return Err(Error::corrupt(format!("chunk {i} is out of page order")));
-        }
-        if i == 0 && p != 0 {
-            return Err(Error::corrupt(
-                "first chunk does not belong to the first page",
-            ));
-        }
-        expect_page = p;
-        let t = text(p)
-            .ok_or_else(|| Error::corrupt(format!("chunk {i} points at missing page {p}")))?;
-        let (s, e) = (c.start as usize, c.end as usize);
-        if s > e || t.get(s..e).is_none() {
-            return Err(Error::corrupt(format!(
-                "chunk {i} span {s}..{e} is outside its page"
-            )));
-        }
-    }
-    if n_docs > 0 && (chunks.is_empty() || expect_page + 1 != n_docs) {
-        return Err(Error::corrupt("a page has no chunk"));
-    }
     Ok(())
 }
 

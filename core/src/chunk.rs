@@ -15,49 +15,8 @@ use serde::{Deserialize, Serialize};
 use unicode_segmentation::UnicodeSegmentation;
 
 use crate::analyze::token_count;
+pub use crate::config::ChunkConfig;
 use crate::error::{Error, Result};
-
-/// Chunk sizes, stored in the blob.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ChunkConfig {
-    /// Target chunk size in whitespace-separated tokens (default 200, range 16..=4096). Smaller
-    /// chunks give sharper snippets and citations; larger ones keep more context together.
-    pub max_tokens: u32,
-    /// Tokens of trailing sentences carried into the next chunk (default 50; must be below
-    /// `max_tokens / 2`). 0 disables overlap.
-    pub overlap_tokens: u32,
-}
-
-impl Default for ChunkConfig {
-    fn default() -> Self {
-        ChunkConfig {
-            max_tokens: 200,
-            overlap_tokens: 50,
-        }
-    }
-}
-
-impl ChunkConfig {
-    /// Checks the ranges documented on the fields.
-    ///
-    /// # Errors
-    /// [`Error::InvalidArgument`] when a value is out of range.
-    pub fn validate(&self) -> Result<()> {
-        if !(16..=4096).contains(&self.max_tokens) {
-            return Err(Error::invalid_argument(format!(
-                "chunk max_tokens {} is outside 16..=4096",
-                self.max_tokens
-            )));
-        }
-        if self.overlap_tokens.saturating_mul(2) >= self.max_tokens {
-            return Err(Error::invalid_argument(format!(
-                "chunk overlap_tokens {} must be below max_tokens / 2",
-                self.overlap_tokens
-            )));
-        }
-        Ok(())
-    }
-}
 
 /// One chunk's place in the text it was cut from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -79,6 +38,40 @@ pub(crate) struct ChunkRecord {
     pub end: u32,
     /// Content hash of the chunk text.
     pub hash: String,
+}
+
+/// Checks a chunk table against the texts it cuts: chunks in document order, every document
+/// with at least one chunk, every span inside its document's text.
+pub(crate) fn validate_chunk_table<'a>(
+    chunks: &[ChunkRecord],
+    n_docs: usize,
+    text: impl Fn(usize) -> Option<&'a str>,
+) -> Result<()> {
+    let mut expect_page = 0usize;
+    for (i, c) in chunks.iter().enumerate() {
+        let p = c.page as usize;
+        if p != expect_page && p != expect_page + 1 {
+            return Err(Error::corrupt(format!("chunk {i} is out of page order")));
+        }
+        if i == 0 && p != 0 {
+            return Err(Error::corrupt(
+                "first chunk does not belong to the first page",
+            ));
+        }
+        expect_page = p;
+        let t = text(p)
+            .ok_or_else(|| Error::corrupt(format!("chunk {i} points at missing page {p}")))?;
+        let (s, e) = (c.start as usize, c.end as usize);
+        if s > e || t.get(s..e).is_none() {
+            return Err(Error::corrupt(format!(
+                "chunk {i} span {s}..{e} is outside its page"
+            )));
+        }
+    }
+    if n_docs > 0 && (chunks.is_empty() || expect_page + 1 != n_docs) {
+        return Err(Error::corrupt("a page has no chunk"));
+    }
+    Ok(())
 }
 
 /// The chunk id for chunk `ordinal` of the page with id `page_id`.

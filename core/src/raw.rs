@@ -133,7 +133,7 @@ impl RawSection {
                 return Err(Error::corrupt("raw documents are out of order"));
             }
         }
-        crate::blob::validate_chunk_table(&self.chunks, self.docs.len(), |d| {
+        crate::chunk::validate_chunk_table(&self.chunks, self.docs.len(), |d| {
             Some(self.docs.get(d)?.text.as_str())
         })
         .map_err(|e| Error::corrupt(format!("raw section: {e}")))

@@ -12,51 +12,8 @@ use serde::{Deserialize, Serialize};
 
 use super::{top_keys, Mask};
 pub use crate::analyze::{BuildFnv, Fnv};
+pub use crate::config::Bm25Params;
 use crate::error::{Error, Result};
-
-/// BM25 parameters, stored in the blob.
-///
-/// Defaults `k1 = 1.5`, `b = 0.6`, chosen by measurement on CACM and Cranfield over the grid
-/// k1 ∈ {0.9, 1.2, 1.5, 2.0} × b ∈ {0.5, 0.6, 0.75, 0.9} (the README has the table; rerun with
-/// `make eval`). (2.0, 0.6) scored marginally higher (within 0.01 on every metric); 1.5 keeps
-/// term frequency saturating sooner, which matters on wiki pages that repeat their keywords.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct Bm25Params {
-    /// Term-frequency saturation, `0.0..=10.0`. At 0 a term counts once however often it
-    /// occurs; larger values let repeated terms keep adding score.
-    pub k1: f32,
-    /// Length normalization, `0.0..=1.0`. At 0 chunk length is ignored; at 1 scores are fully
-    /// normalized by length relative to the average chunk.
-    pub b: f32,
-}
-
-impl Default for Bm25Params {
-    fn default() -> Self {
-        Bm25Params { k1: 1.5, b: 0.6 }
-    }
-}
-
-impl Bm25Params {
-    /// Checks the ranges documented on the fields.
-    ///
-    /// # Errors
-    /// [`Error::InvalidArgument`] when a value is out of range or not finite.
-    pub fn validate(&self) -> Result<()> {
-        if !(0.0..=10.0).contains(&self.k1) {
-            return Err(Error::invalid_argument(format!(
-                "bm25 k1 {} is outside 0..=10",
-                self.k1
-            )));
-        }
-        if !(0.0..=1.0).contains(&self.b) {
-            return Err(Error::invalid_argument(format!(
-                "bm25 b {} is outside 0..=1",
-                self.b
-            )));
-        }
-        Ok(())
-    }
-}
 
 /// The inverted index: a sorted term dictionary and, per term, the chunks it occurs in with
 /// their term frequencies (chunk ids ascending).

@@ -5,70 +5,11 @@ use std::borrow::Cow;
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::{Error, Result};
+pub use crate::config::Lane;
 
 pub mod lexical;
 pub mod semantic;
 pub mod token;
-
-/// A ranking lane.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Lane {
-    /// BM25 over key + title + summary + body + tags, with stemming.
-    Lexical,
-    /// Cosine similarity between query and chunk embeddings.
-    Semantic,
-    /// Plain term overlap (exact terms, then prefixes); needs no statistics and no model.
-    Token,
-}
-
-impl Lane {
-    /// Every lane, in fusion order.
-    pub const ALL: [Lane; 3] = [Lane::Lexical, Lane::Semantic, Lane::Token];
-
-    /// The lowercase name.
-    pub fn name(self) -> &'static str {
-        match self {
-            Lane::Lexical => "lexical",
-            Lane::Semantic => "semantic",
-            Lane::Token => "token",
-        }
-    }
-
-    /// Parses a lane name.
-    ///
-    /// # Errors
-    /// [`Error::InvalidArgument`] for an unknown name.
-    pub fn parse(s: &str) -> Result<Lane> {
-        Lane::ALL
-            .into_iter()
-            .find(|l| l.name().eq_ignore_ascii_case(s.trim()))
-            .ok_or_else(|| {
-                Error::invalid_argument(format!(
-                    "unknown lane `{s}`; expected lexical, semantic or token"
-                ))
-            })
-    }
-
-    /// Parses a comma-separated list of lane names (`lexical,token`), deduplicated.
-    ///
-    /// # Errors
-    /// [`Error::InvalidArgument`] for an unknown or empty list.
-    pub fn parse_list(s: &str) -> Result<Vec<Lane>> {
-        let mut lanes: Vec<Lane> = s
-            .split(',')
-            .filter(|p| !p.trim().is_empty())
-            .map(Lane::parse)
-            .collect::<Result<_>>()?;
-        lanes.sort();
-        lanes.dedup();
-        if lanes.is_empty() {
-            return Err(Error::invalid_argument("no lanes given"));
-        }
-        Ok(lanes)
-    }
-}
 
 /// The reason a [`LaneStatus::Skipped`] lane gives when the search did not ask for it.
 pub const NOT_REQUESTED: &str = "not requested";
