@@ -2,6 +2,7 @@
 
 mod blob;
 mod embed;
+mod fuzz_replay;
 mod oracle;
 mod robustness;
 mod vectors;
