@@ -71,15 +71,17 @@ bench: release models
 	PY=$$(scripts/py-env.sh bench/requirements-embed.txt) && "$$PY" bench/compare_onnxruntime.py --rounds 3
 
 ## make fuzz: each fuzz target (fuzz/) for FUZZ_RUNS executions or FUZZ_TIME seconds, whichever
-## comes first, one at a time; per input at most 10 s and 2 GiB. New inputs go to fuzz/work/,
-## crashes to fuzz/artifacts/; the committed seeds in fuzz/corpus/ are only read.
+## comes first, one at a time; per input at most 10 s and 2 GiB; with fuzz/dict/<target>.dict
+## if there is one. New inputs go to fuzz/work/, crashes to fuzz/artifacts/; the committed
+## seeds in fuzz/corpus/ are only read.
 fuzz: fuzz-tools
 	@for t in $(FUZZ_TARGETS); do \
 		mkdir -p fuzz/work/$$t; \
 		echo "fuzz target $$t: $(FUZZ_RUNS) runs, at most $(FUZZ_TIME) s, sanitizer $(FUZZ_SANITIZER)"; \
+		dict=$$(test -f fuzz/dict/$$t.dict && echo -dict=$(CURDIR)/fuzz/dict/$$t.dict); \
 		($(FUZZ) run --sanitizer $(FUZZ_SANITIZER) $$t work/$$t corpus/$$t -- \
 			-runs=$(FUZZ_RUNS) -max_total_time=$(FUZZ_TIME) -timeout=10 -rss_limit_mb=2048 \
-			-print_final_stats=1) || exit 1; \
+			-print_final_stats=1 $$dict) || exit 1; \
 	done
 
 ## make fuzz-seeds: rewrite the seed corpora (fuzz/examples/seeds.rs) and minimize them.
