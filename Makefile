@@ -7,8 +7,17 @@ DATA   ?= ../shared/data
 BIN    := target/release/wikidex
 DEMO   := target/demo
 QUERIES := "why did the nightly job crash" "who do I page for an outage" "PII in exports"
+# make fuzz: executions per target (the goal), an upper bound on each target's time in
+# seconds, the sanitizer (address or none), the targets.
+FUZZ_RUNS      ?= 10000000
+FUZZ_TIME      ?= 3600
+FUZZ_SANITIZER ?= none
+FUZZ_TARGETS   ?= blob page search verify headers
+# cargo-fuzz passes nightly flags (-Z sanitizer, sancov); the stable toolchain accepts them
+# with RUSTC_BOOTSTRAP=1.
+FUZZ := cd fuzz && RUSTC_BOOTSTRAP=1 $(CARGO) fuzz
 
-.PHONY: all demo test lint fmt eval bench models check-tools wasm-check release clean
+.PHONY: all demo test lint fmt eval bench models check-tools wasm-check release clean fuzz fuzz-seeds fuzz-tools
 
 all: test
 
@@ -32,7 +41,8 @@ demo: release models
 		test $$? -eq 1
 
 ## make test: every test suite (Rust unit, integration, CLI, doc tests, cross-language vectors,
-## the benches compiled and run once as tests), after the linters and the wasm32 builds.
+## the fuzz corpora replayed, the benches compiled and run once as tests), after the linters
+## and the wasm32 builds.
 test: check-tools models lint wasm-check
 	@echo "bindings (Python, Node, wasm): not started yet, no suites to run (see README, Status)"
 	$(CARGO) test --workspace --all-targets
@@ -69,6 +79,30 @@ bench: release models
 	$(CARGO) bench -p wikidex --bench cacm --bench scan
 	PY=$$(scripts/py-env.sh) && "$$PY" bench/compare_bm25s.py $(DATA)/cacm $(DATA)/cranfield --repeats 5 --rounds 5
 	PY=$$(scripts/py-env.sh bench/requirements-embed.txt) && "$$PY" bench/compare_onnxruntime.py --rounds 3
+
+## make fuzz: each fuzz target (fuzz/) for FUZZ_RUNS executions or FUZZ_TIME seconds, whichever
+## comes first, one at a time; per input at most 10 s and 2 GiB; with fuzz/dict/<target>.dict
+## if there is one. New inputs go to fuzz/work/, crashes to fuzz/artifacts/; the committed
+## seeds in fuzz/corpus/ are only read.
+fuzz: fuzz-tools
+	@for t in $(FUZZ_TARGETS); do \
+		mkdir -p fuzz/work/$$t; \
+		echo "fuzz target $$t: $(FUZZ_RUNS) runs, at most $(FUZZ_TIME) s, sanitizer $(FUZZ_SANITIZER)"; \
+		dict=$$(test -f fuzz/dict/$$t.dict && echo -dict=$(CURDIR)/fuzz/dict/$$t.dict); \
+		($(FUZZ) run --sanitizer $(FUZZ_SANITIZER) $$t work/$$t corpus/$$t -- \
+			-runs=$(FUZZ_RUNS) -max_total_time=$(FUZZ_TIME) -timeout=10 -rss_limit_mb=2048 \
+			-print_final_stats=1 $$dict) || exit 1; \
+	done
+
+## make fuzz-seeds: rewrite the seed corpora (fuzz/examples/seeds.rs) and minimize them.
+fuzz-seeds: fuzz-tools
+	cd fuzz && rm -rf corpus && $(CARGO) run --example seeds
+	@for t in $(FUZZ_TARGETS); do \
+		($(FUZZ) cmin --sanitizer $(FUZZ_SANITIZER) $$t corpus/$$t) || exit 1; \
+	done
+
+fuzz-tools:
+	@$(CARGO) fuzz --version >/dev/null 2>&1 || $(CARGO) install cargo-fuzz --locked
 
 release:
 	$(CARGO) build --release -p wikidex-cli

@@ -3,6 +3,7 @@
 mod blob;
 mod check;
 mod embed;
+mod fuzz_replay;
 mod limit;
 mod oracle;
 mod robustness;
