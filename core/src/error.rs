@@ -107,6 +107,17 @@ pub enum Error {
         /// The raw document's id.
         id: String,
     },
+    /// An input is above one of the crate's caps (an answer too long to verify, too many cited
+    /// ids, a page too large, ...). Nothing was done.
+    #[error("{what} is too large: {found} is above the limit of {limit}")]
+    TooLarge {
+        /// What was measured, with its unit (`answer bytes`, `cited ids`, ...).
+        what: String,
+        /// The cap.
+        limit: u64,
+        /// The size found.
+        found: u64,
+    },
     /// A file-system operation failed.
     #[error("i/o error on {path}: {source}")]
     Io {
@@ -135,6 +146,7 @@ impl Error {
             Error::ModelMismatch { .. } => "model_mismatch",
             Error::DanglingLinks { .. } => "dangling_links",
             Error::Immutable { .. } => "immutable_chunk",
+            Error::TooLarge { .. } => "too_large",
             Error::Io { .. } => "io",
         }
     }
@@ -151,6 +163,15 @@ impl Error {
         }
     }
 
+    pub(crate) fn too_large(what: impl Into<String>, limit: usize, found: usize) -> Self {
+        Error::TooLarge {
+            what: what.into(),
+            limit: limit as u64,
+            found: found as u64,
+        }
+    }
+
+    #[cfg_attr(not(feature = "fs"), allow(dead_code))]
     pub(crate) fn io(path: impl AsRef<std::path::Path>, source: std::io::Error) -> Self {
         Error::Io {
             path: path.as_ref().display().to_string(),
