@@ -172,7 +172,7 @@ fn run_case(index: &Index, report: &wikidex::BuildReport, case: &Value) -> Value
                 None => Vec::new(),
             };
             let answer = case["answer"].as_str().expect("answer");
-            let v = index.verify(answer, &cited, &offered);
+            let v = index.verify(answer, &cited, &offered).expect("verify");
             json!({
                 "passed": v.passed,
                 "citations": v.citations.iter().map(|c| json!({
@@ -183,7 +183,9 @@ fn run_case(index: &Index, report: &wikidex::BuildReport, case: &Value) -> Value
             })
         }
         "uncited_support" => {
-            let s = index.uncited_support(case["answer"].as_str().expect("answer"));
+            let s = index
+                .uncited_support(case["answer"].as_str().expect("answer"))
+                .expect("uncited_support");
             let rows = |v: &[wikidex::cite::SentenceSupport]| {
                 v.iter()
                     .map(|s| json!({"text": s.text, "best_chunk": s.best_chunk}))
