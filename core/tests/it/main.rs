@@ -2,6 +2,7 @@
 
 mod blob;
 mod embed;
+mod hostile;
 mod oracle;
 mod robustness;
 mod vectors;
