@@ -1,8 +1,11 @@
 //! `wikidex`: build, search, inspect and evaluate wiki indexes from the command line.
 //!
 //! Every command takes `--json` for machine-readable output. Exit codes: 0 success, 1 an error
-//! (printed with its stable code), 2 a usage error.
+//! (printed with its stable code), 2 a usage error. Output into a closed pipe ends the process
+//! quietly, as Unix tools do. Human output shows control characters escaped (`\x1b`), since
+//! titles, snippets and file names come from the wiki; JSON output is exact.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -20,6 +23,52 @@ use wikidex::{
 
 mod model;
 use model::ModelArgs;
+
+/// `println!` for human output: the line with control characters escaped (see [`clean`]).
+macro_rules! say {
+    () => {
+        println!()
+    };
+    ($($arg:tt)*) => {
+        println!("{}", clean(&format!($($arg)*)))
+    };
+}
+
+/// `eprintln!` for human messages, escaped like [`say!`].
+macro_rules! esay {
+    ($($arg:tt)*) => {
+        eprintln!("{}", clean(&format!($($arg)*)))
+    };
+}
+
+/// `text` with the control characters a terminal would act on shown as escapes: C0 controls
+/// other than newline and tab (ESC among them), DEL, and C1 controls. A page title like
+/// `ESC[2J` would otherwise clear the user's screen, and `ESC]0;...BEL` retitle the window.
+fn clean(text: &str) -> Cow<'_, str> {
+    if !text.chars().any(is_hostile_control) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        push_clean(&mut out, c);
+    }
+    Cow::Owned(out)
+}
+
+fn is_hostile_control(c: char) -> bool {
+    (c.is_control() && c != '\n' && c != '\t') || ('\u{80}'..='\u{9f}').contains(&c)
+}
+
+fn push_clean(out: &mut String, c: char) {
+    use std::fmt::Write;
+    if !is_hostile_control(c) {
+        out.push(c);
+    } else if (c as u32) < 0x80 {
+        let _ = write!(out, "\\x{:02x}", c as u32);
+    } else {
+        let _ = write!(out, "\\u{{{:x}}}", c as u32);
+    }
+}
 
 #[derive(Parser)]
 #[command(
@@ -102,6 +151,10 @@ struct LintArgs {
     /// A folder of raw source documents (as the wiki's raw/ folder), for a wiki folder.
     #[arg(long)]
     raw: Option<PathBuf>,
+    /// Read files whose symbolic links lead outside the wiki folder (by default they are
+    /// skipped and reported as `outside_root`).
+    #[arg(long)]
+    follow_outside_root: bool,
     /// Print JSON.
     #[arg(long)]
     json: bool,
@@ -218,7 +271,8 @@ impl ConfigArgs {
 struct BuildArgs {
     /// The wiki folder (or, with --beir, a BEIR folder holding corpus.jsonl).
     dir: PathBuf,
-    /// Where to write the index blob.
+    /// Where to write the index blob. Written atomically; a read-only file is refused, not
+    /// replaced; a symbolic link is followed (the file it names is replaced, the link stays).
     #[arg(short, long)]
     output: PathBuf,
     /// Read a BEIR-layout corpus.jsonl: each document becomes a page (`_id` is its key).
@@ -230,6 +284,10 @@ struct BuildArgs {
     /// A folder of raw source documents, indexed as the wiki's raw/ folder.
     #[arg(long)]
     raw: Option<PathBuf>,
+    /// Read files whose symbolic links lead outside the wiki folder (by default they are
+    /// skipped and reported as `outside_root`).
+    #[arg(long)]
+    follow_outside_root: bool,
     #[command(flatten)]
     config: ConfigArgs,
     #[command(flatten)]
@@ -243,7 +301,7 @@ struct BuildArgs {
 struct SearchArgs {
     /// The index blob.
     index: PathBuf,
-    /// The query.
+    /// The query, or `-` to read it from standard input.
     query: String,
     /// Number of hits (1..=100).
     #[arg(short = 'n', long, default_value_t = 10, value_parser = clap::value_parser!(u16).range(1..=100))]
@@ -350,7 +408,23 @@ fn keep_freed_memory() {
 #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
 fn keep_freed_memory() {}
 
+/// Rust ignores SIGPIPE, so printing into a closed pipe (`wikidex search ... | head -1`) is an
+/// error, and `println!` panics on it (exit 101). Restoring the default action ends the
+/// process quietly instead, as `cat` or `grep` end.
+#[cfg(unix)]
+fn quiet_on_closed_pipe() {
+    // SAFETY: resets one signal's disposition to its default before any other thread exists;
+    // no handler code is involved.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
+
+#[cfg(not(unix))]
+fn quiet_on_closed_pipe() {}
+
 fn main() -> ExitCode {
+    quiet_on_closed_pipe();
     keep_freed_memory();
     let cli = Cli::parse();
     let json = match &cli.command {
@@ -382,17 +456,63 @@ fn main() -> ExitCode {
                 let v = json!({ "error": e.record() });
                 println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
             } else {
-                eprintln!("error[{}]: {e}", e.code());
+                esay!("error[{}]: {}", e.code(), clean(&e.to_string()));
             }
             ExitCode::FAILURE
         }
     }
 }
 
+/// Longest query `search -` reads from standard input (the index cuts queries much shorter;
+/// this only bounds what is read).
+const MAX_STDIN_QUERY_BYTES: usize = 1 << 20;
+
+/// Standard input as text, refused past `limit` bytes.
+fn read_stdin(what: &str, limit: usize) -> Result<String, Error> {
+    use std::io::Read;
+    let mut bytes = Vec::new();
+    std::io::stdin()
+        .take(limit as u64 + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| Error::Io {
+            path: "<stdin>".into(),
+            source: e,
+        })?;
+    if bytes.len() > limit {
+        return Err(Error::TooLarge {
+            what: format!("{what} on standard input (bytes)"),
+            limit: limit as u64,
+            found: bytes.len() as u64,
+        });
+    }
+    String::from_utf8(bytes).map_err(|e| Error::InvalidArgument {
+        detail: format!("{what} on standard input is not UTF-8: {e}"),
+    })
+}
+
+/// The `--scope` value, checked against the index: `global`, or a user scope that has pages
+/// (a misspelled user name would otherwise quietly search as that empty scope, which sees
+/// only the global pages).
+fn scope_arg(index: &Index, scope: Option<&str>) -> Result<Option<Scope>, Error> {
+    let Some(s) = scope else { return Ok(None) };
+    let scope = Scope::parse(s)?;
+    if scope != Scope::Global && !index.pages().iter().any(|p| p.scope == scope) {
+        let mut known: Vec<String> = index.pages().iter().map(|p| p.scope.to_string()).collect();
+        known.dedup();
+        return Err(Error::InvalidArgument {
+            detail: format!(
+                "unknown scope `{scope}`: no page of the index is in it (scopes: {})",
+                known.join(", ")
+            ),
+        });
+    }
+    Ok(Some(scope))
+}
+
 fn print_json(v: &impl serde::Serialize) {
     match serde_json::to_string_pretty(v) {
         Ok(s) => println!("{s}"),
-        Err(e) => eprintln!("error: cannot print JSON: {e}"),
+        Err(e) => esay!("error: cannot print JSON: {e}"),
     }
 }
 
@@ -415,6 +535,7 @@ struct BuildPlan<'a> {
     beir: bool,
     strict: bool,
     raw: Option<&'a Path>,
+    follow_outside_root: bool,
     config: Config,
     embed: &'a EmbedBuildArgs,
     quiet: bool,
@@ -426,6 +547,7 @@ fn build_index(plan: BuildPlan<'_>) -> Result<(Index, wikidex::BuildReport), Err
     let quiet = plan.quiet;
     let mut builder = IndexBuilder::new(plan.config)?;
     builder.strict(plan.strict);
+    builder.follow_links_outside_root(plan.follow_outside_root);
     if let Some(e) = plan.embed.embedder(quiet)? {
         builder
             .embedder(e)
@@ -474,6 +596,7 @@ fn build(a: BuildArgs) -> Result<ExitCode, Error> {
         beir: a.beir,
         strict: a.strict,
         raw: a.raw.as_deref(),
+        follow_outside_root: a.follow_outside_root,
         config,
         embed: &a.embed,
         quiet: a.json,
@@ -503,7 +626,7 @@ fn build(a: BuildArgs) -> Result<ExitCode, Error> {
         } else {
             String::new()
         };
-        println!(
+        say!(
             "built {}: {} pages, {} chunks{raw}, {} bytes in {:.2}s",
             a.output.display(),
             report.pages,
@@ -512,21 +635,21 @@ fn build(a: BuildArgs) -> Result<ExitCode, Error> {
             seconds
         );
         match index.vectors() {
-            Some(v) => println!(
+            Some(v) => say!(
                 "  embeddings: {} ({} x {}, {})",
                 v.model_id,
                 v.len(),
                 v.dim,
                 v.encoding().name()
             ),
-            None => println!("  embeddings: none (semantic lane unavailable)"),
+            None => say!("  embeddings: none (semantic lane unavailable)"),
         }
         for s in &report.skipped {
             let line = s.line.map(|l| format!(":{l}")).unwrap_or_default();
-            println!("  skipped {}{line}: [{}] {}", s.path, s.code, s.reason);
+            say!("  skipped {}{line}: [{}] {}", s.path, s.code, s.reason);
         }
         for w in &report.warnings {
-            println!("  warning {}: {}", w.path, w.message);
+            say!("  warning {}: {}", w.path, w.message);
         }
     }
     Ok(ExitCode::SUCCESS)
@@ -539,7 +662,7 @@ fn search(a: SearchArgs) -> Result<ExitCode, Error> {
     if wants(lanes.as_deref(), Lane::Semantic) {
         if let Some(note) = a.model.attach_for_search(&mut index)? {
             if !a.json {
-                eprintln!("note: {note}");
+                esay!("note: {note}");
             }
         }
     }
@@ -553,7 +676,7 @@ fn search(a: SearchArgs) -> Result<ExitCode, Error> {
         lanes,
         tags: a.tags,
         types: a.types,
-        scope: a.scope.as_deref().map(Scope::parse).transpose()?,
+        scope: scope_arg(&index, a.scope.as_deref())?,
         usage_modes,
         chunks: a.chunks,
         always: if a.always_separate {
@@ -565,14 +688,19 @@ fn search(a: SearchArgs) -> Result<ExitCode, Error> {
         snippets: true,
         query_vector: None,
     };
-    let results = index.search(&a.query, &opts)?;
+    let query = if a.query == "-" {
+        read_stdin("the query", MAX_STDIN_QUERY_BYTES)?
+    } else {
+        a.query.clone()
+    };
+    let results = index.search(query.trim_end_matches(['\n', '\r']), &opts)?;
     if a.prompt {
         let block = index.prompt_block(&results);
         if a.json {
             print_json(&block);
         } else {
-            print!("{}", block.text);
-            println!("offered: {}", block.offered.join(","));
+            print!("{}", clean(&block.text));
+            say!("offered: {}", block.offered.join(","));
         }
         return Ok(ExitCode::SUCCESS);
     }
@@ -596,7 +724,7 @@ fn print_results(r: &SearchResults, explain: bool) {
         .map(|l| format!("{} {}", l.lane.name(), l.status.name()))
         .collect();
     let truncated = if r.truncated { " (query cut)" } else { "" };
-    println!(
+    say!(
         "{} hit{} for \"{}\"{truncated}  [{}]",
         r.hits.len(),
         if r.hits.len() == 1 { "" } else { "s" },
@@ -606,7 +734,7 @@ fn print_results(r: &SearchResults, explain: bool) {
     for l in &r.lanes {
         if let Some(reason) = l.status.reason().filter(|_| l.status.name() != "ok") {
             if reason != wikidex::lane::NOT_REQUESTED {
-                println!(
+                say!(
                     "  note: {} lane {}: {reason}",
                     l.lane.name(),
                     l.status.name()
@@ -616,11 +744,11 @@ fn print_results(r: &SearchResults, explain: bool) {
     }
     let styled = std::io::stdout().is_terminal();
     for (i, hit) in r.hits.iter().enumerate() {
-        println!();
+        say!();
         print_hit(i + 1, hit, explain, styled);
     }
     if !r.always.is_empty() {
-        println!("\nalways:");
+        say!("\nalways:");
         for (i, hit) in r.always.iter().enumerate() {
             print_hit(i + 1, hit, explain, styled);
         }
@@ -635,10 +763,10 @@ fn print_hit(n: usize, hit: &Hit, explain: bool, styled: bool) {
     if let Some(s) = &hit.stale_since {
         flags.push_str(&format!(" [stale since {s}]"));
     }
-    println!("{n:>2}. {} — {}{flags}", hit.page_id, hit.title);
-    println!("    {} · {} · score {:.4}", hit.path, hit.chunk, hit.score);
+    say!("{n:>2}. {} — {}{flags}", hit.page_id, hit.title);
+    say!("    {} · {} · score {:.4}", hit.path, hit.chunk, hit.score);
     if let Some(s) = &hit.summary {
-        println!("    {s}");
+        say!("    {s}");
     }
     if let Some(snip) = &hit.snippet {
         println!("    \"{}\"", mark(&snip.text, &snip.highlights, styled));
@@ -652,7 +780,7 @@ fn print_hit(n: usize, hit: &Hit, explain: bool, styled: bool) {
             _ => format!("{} {}", l.lane.name(), l.status.name()),
         })
         .collect();
-    println!("    {}", lanes.join("  "));
+    say!("    {}", lanes.join("  "));
     if explain {
         if let Some(ex) = &hit.explain {
             let shares: Vec<String> = hit
@@ -667,11 +795,15 @@ fn print_hit(n: usize, hit: &Hit, explain: bool, styled: bool) {
                     ))
                 })
                 .collect();
-            println!("    fused = {} (k = {})", shares.join(" + "), ex.k);
+            say!("    fused = {} (k = {})", shares.join(" + "), ex.k);
             for t in &ex.lexical {
-                println!(
+                say!(
                     "    bm25 {:<14} tf {:>2}  df {:>5}  idf {:>6.3}  → {:.3}",
-                    t.term, t.tf, t.df, t.idf, t.score
+                    t.term,
+                    t.tf,
+                    t.df,
+                    t.idf,
+                    t.score
                 );
             }
         }
@@ -693,7 +825,7 @@ fn mark(text: &str, highlights: &[wikidex::Highlight], styled: bool) -> String {
         if hl.peek().is_some_and(|h| h.start == i) {
             out.push_str(open);
         }
-        out.push(c);
+        push_clean(&mut out, c);
         if let Some(h) = hl.peek() {
             if h.end == i + c.len_utf8() as u32 {
                 out.push_str(close);
@@ -706,31 +838,31 @@ fn mark(text: &str, highlights: &[wikidex::Highlight], styled: bool) -> String {
 
 fn page(a: PageArgs) -> Result<ExitCode, Error> {
     let index = Index::open(&a.index)?;
-    let scope = a.scope.as_deref().map(Scope::parse).transpose()?;
+    let scope = scope_arg(&index, a.scope.as_deref())?;
     let page = index.page_record(&a.key, scope.as_ref())?;
     if a.json {
         print_json(&page);
     } else {
-        println!("{} — {}", page.id, page.title);
-        println!(
+        say!("{} — {}", page.id, page.title);
+        say!(
             "path: {}  scope: {}  usage: {}",
             page.path,
             page.scope,
             page.usage_mode.as_str()
         );
         if let Some(s) = &page.summary {
-            println!("summary: {s}");
+            say!("summary: {s}");
         }
         let list = |name: &str, v: &[String]| {
             if !v.is_empty() {
-                println!("{name}: {}", v.join(", "));
+                say!("{name}: {}", v.join(", "));
             }
         };
         list("tags", &page.tags);
         list("refs", &page.refs);
         list("links", &page.links);
         list("aliases", &page.aliases);
-        println!(
+        say!(
             "chunks: {}",
             page.chunks
                 .iter()
@@ -738,7 +870,7 @@ fn page(a: PageArgs) -> Result<ExitCode, Error> {
                 .collect::<Vec<_>>()
                 .join(", ")
         );
-        println!("\n{}", page.body.trim_end());
+        say!("\n{}", page.body.trim_end());
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -749,7 +881,7 @@ fn chunk(a: ChunkArgs) -> Result<ExitCode, Error> {
     if a.json {
         print_json(&chunk);
     } else {
-        println!(
+        say!(
             "{} ({} bytes {}..{}, hash {})",
             chunk.id,
             chunk.text.len(),
@@ -757,8 +889,8 @@ fn chunk(a: ChunkArgs) -> Result<ExitCode, Error> {
             chunk.end,
             chunk.hash
         );
-        println!("page: {} ({})\n", chunk.key, chunk.path);
-        println!("{}", chunk.text);
+        say!("page: {} ({})\n", chunk.key, chunk.path);
+        say!("{}", chunk.text);
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -807,6 +939,7 @@ fn evaluate(a: EvalArgs) -> Result<ExitCode, Error> {
                 beir: true,
                 strict: false,
                 raw: None,
+                follow_outside_root: false,
                 config: config.clone(),
                 embed: if semantic { &a.embed } else { &no_embed },
                 quiet: a.json,
@@ -851,7 +984,7 @@ fn evaluate(a: EvalArgs) -> Result<ExitCode, Error> {
     if a.json {
         print_json(&out);
     } else {
-        println!(
+        say!(
             "{}: {} queries, {} documents ({} chunks), built in {:.2}s",
             collection.name,
             collection.queries.len(),
@@ -859,14 +992,19 @@ fn evaluate(a: EvalArgs) -> Result<ExitCode, Error> {
             report.chunks,
             build_seconds
         );
-        println!(
+        say!(
             "{:<10} {:>8} {:>8} {:>10} {:>9} {:>9}",
-            "run", "nDCG@10", "MAP", "recall@100", "seconds", "q/s"
+            "run",
+            "nDCG@10",
+            "MAP",
+            "recall@100",
+            "seconds",
+            "q/s"
         );
         for (name, v) in &results {
             let f = |k: &str| v[k].as_f64().unwrap_or(0.0);
             let qps = collection.queries.len() as f64 / f("query_seconds").max(1e-12);
-            println!(
+            say!(
                 "{name:<10} {:>8.4} {:>8.4} {:>10.4} {:>9.4} {:>9.0}",
                 f("ndcg@10"),
                 f("map"),
@@ -876,7 +1014,7 @@ fn evaluate(a: EvalArgs) -> Result<ExitCode, Error> {
             );
         }
         for (name, reason) in &skipped {
-            println!(
+            say!(
                 "{name:<10} skipped: {}",
                 reason.as_str().unwrap_or_default()
             );
@@ -970,7 +1108,7 @@ fn embed(a: EmbedArgs) -> Result<ExitCode, Error> {
         if a.json {
             print_json(&out);
         } else {
-            println!(
+            say!(
                 "{} sequences ({tokens} tokens) in {seconds:.2}s: {:.1} sequences/s",
                 vectors.len(),
                 vectors.len() as f64 / seconds.max(1e-9)
@@ -990,7 +1128,7 @@ fn embed(a: EmbedArgs) -> Result<ExitCode, Error> {
     } else {
         for v in &vectors {
             let cells: Vec<String> = v.iter().map(|x| format!("{x:.6}")).collect();
-            println!("[{}]", cells.join(", "));
+            say!("[{}]", cells.join(", "));
         }
     }
     Ok(ExitCode::SUCCESS)
@@ -998,7 +1136,7 @@ fn embed(a: EmbedArgs) -> Result<ExitCode, Error> {
 
 fn lint(a: LintArgs) -> Result<ExitCode, Error> {
     let report = if a.path.is_dir() {
-        Index::lint_dir(&a.path, a.raw.as_deref())?
+        Index::lint_dir(&a.path, a.raw.as_deref(), a.follow_outside_root)?
     } else {
         Index::open(&a.path)?.lint()
     };
@@ -1010,9 +1148,9 @@ fn lint(a: LintArgs) -> Result<ExitCode, Error> {
                 wikidex::Severity::Error => "error",
                 wikidex::Severity::Warning => "warning",
             };
-            println!("{sev}[{}] {}: {}", i.code, i.page, i.message);
+            say!("{sev}[{}] {}: {}", i.code, i.page, i.message);
         }
-        println!(
+        say!(
             "{} error{}, {} warning{}",
             report.errors,
             if report.errors == 1 { "" } else { "s" },
@@ -1033,17 +1171,21 @@ fn neighbors(a: NeighborsArgs) -> Result<ExitCode, Error> {
         depth: a.depth,
         min_confidence: a.min_confidence,
         max_nodes: usize::from(a.max_nodes),
-        scope: a.scope.as_deref().map(Scope::parse).transpose()?,
+        scope: scope_arg(&index, a.scope.as_deref())?,
     };
     let mut seeds: Vec<&str> = vec![a.key.as_str()];
     seeds.extend(a.seeds.iter().map(String::as_str));
     let g = index.neighbors(&seeds, &opts)?;
+    // As `page` and `chunk` do: a key that names no page is an error, not an empty graph.
+    if let Some(key) = g.unknown_seeds.first() {
+        return Err(Error::UnknownPage { key: key.clone() });
+    }
     if a.json {
         print_json(&g);
         return Ok(ExitCode::SUCCESS);
     }
     for s in &g.unknown_seeds {
-        println!("unknown seed: {s}");
+        say!("unknown seed: {s}");
     }
     for n in &g.nodes {
         let stale = n
@@ -1051,7 +1193,7 @@ fn neighbors(a: NeighborsArgs) -> Result<ExitCode, Error> {
             .as_deref()
             .map(|s| format!(" [stale since {s}]"))
             .unwrap_or_default();
-        println!(
+        say!(
             "{}{} — {} (depth {}, confidence {:.2}){stale}",
             "  ".repeat(n.depth as usize),
             n.id,
@@ -1060,7 +1202,7 @@ fn neighbors(a: NeighborsArgs) -> Result<ExitCode, Error> {
             n.confidence
         );
         for p in &n.sources {
-            println!(
+            say!(
                 "{}  source {} ({})",
                 "  ".repeat(n.depth as usize),
                 p.chunk,
@@ -1069,21 +1211,21 @@ fn neighbors(a: NeighborsArgs) -> Result<ExitCode, Error> {
         }
     }
     if !g.chain.is_empty() {
-        println!("\nevidence:");
+        say!("\nevidence:");
         for line in &g.chain {
-            println!("  {line}");
+            say!("  {line}");
         }
     }
     let typed: Vec<&wikidex::GraphEdge> = g.edges.iter().filter(|e| e.evidence.is_some()).collect();
     if !typed.is_empty() {
-        println!("\nedges:");
+        say!("\nedges:");
         for e in typed {
             let chunk = e
                 .chunk
                 .as_deref()
                 .map(|c| format!(" [{c}]"))
                 .unwrap_or_default();
-            println!(
+            say!(
                 "  {} --[{}]--> {} ({:.2}){chunk}: {}",
                 e.from,
                 e.kind,
@@ -1094,23 +1236,15 @@ fn neighbors(a: NeighborsArgs) -> Result<ExitCode, Error> {
         }
     }
     if g.truncated {
-        println!("\n(truncated to {} nodes)", g.nodes.len());
+        say!("\n(truncated to {} nodes)", g.nodes.len());
     }
     Ok(ExitCode::SUCCESS)
 }
 
 fn verify(a: VerifyArgs) -> Result<ExitCode, Error> {
-    use std::io::Read;
     let index = Index::open(&a.index)?;
     let answer = if a.answer == "-" {
-        let mut s = String::new();
-        std::io::stdin()
-            .read_to_string(&mut s)
-            .map_err(|e| Error::Io {
-                path: "<stdin>".into(),
-                source: e,
-            })?;
-        s
+        read_stdin("the answer", wikidex::cite::MAX_ANSWER_BYTES)?
     } else {
         std::fs::read_to_string(&a.answer).map_err(|e| Error::Io {
             path: a.answer.clone(),
@@ -1132,7 +1266,7 @@ fn verify(a: VerifyArgs) -> Result<ExitCode, Error> {
     let wikidex::AnswerCheck {
         verification: v,
         support,
-    } = index.check_answer(&answer, &cited, &offered);
+    } = index.check_answer(&answer, &cited, &offered)?;
     if a.json {
         print_json(&json!({"citations": v.citations, "passed": v.passed, "support": support}));
     } else {
@@ -1141,19 +1275,19 @@ fn verify(a: VerifyArgs) -> Result<ExitCode, Error> {
                 .quote
                 .map(|q| format!(": \"{}\"", &answer[q.answer_start..q.answer_end]))
                 .unwrap_or_default();
-            println!("{:<10} {}{span}", c.status.name(), c.id);
+            say!("{:<10} {}{span}", c.status.name(), c.id);
         }
         for s in &support.uncited {
-            println!(
+            say!(
                 "uncited sentence (matches {}): {}",
                 s.best_chunk.as_deref().unwrap_or("?"),
                 s.text
             );
         }
         for s in &support.unsupported {
-            println!("unsupported sentence: {}", s.text);
+            say!("unsupported sentence: {}", s.text);
         }
-        println!("{}", if v.passed { "passed" } else { "FAILED" });
+        say!("{}", if v.passed { "passed" } else { "FAILED" });
     }
     Ok(if v.passed {
         ExitCode::SUCCESS

@@ -420,9 +420,11 @@ fn neighbors_prints_typed_edges_with_evidence() {
     assert_eq!(causes["chunk"], "raw/log::chunk_0");
     let r = wikidex(&["neighbors", out.to_str().unwrap(), "leak", "--depth", "3"]);
     assert_eq!(r.status.code(), Some(2));
-    let r = wikidex(&["neighbors", out.to_str().unwrap(), "nothing", "--json"]);
-    assert!(r.status.success());
-    assert_eq!(json(&r)["nodes"], serde_json::json!([]));
+    // Issue 9: as `page` and `chunk`, an unknown key is an error (it was an empty graph).
+    assert_eq!(
+        error_code(&["neighbors", out.to_str().unwrap(), "nothing", "--json"]),
+        "unknown_page"
+    );
 }
 
 #[test]
@@ -506,4 +508,317 @@ fn search_prompt_block_lists_the_offered_chunks() {
         offered.contains(&"raw/slack_2024_03_12::chunk_0"),
         "{offered:?}"
     );
+}
+
+// ---- issue 9: hostile inputs at the command line ----
+
+/// A small wiki in a fresh folder, built without embeddings (fast); returns (wiki, blob).
+fn small_wiki(name: &str, files: &[(&str, &str)]) -> (PathBuf, PathBuf) {
+    let dir = temp(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    let wiki = dir.join("wiki");
+    for (path, text) in files {
+        let p = wiki.join(path);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+    let blob = dir.join("w.wdx");
+    let r = build(&wiki, &blob, &["--no-embed"]);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stdout));
+    (wiki, blob)
+}
+
+fn stdout(r: &Output) -> String {
+    String::from_utf8_lossy(&r.stdout).into_owned()
+}
+
+#[test]
+fn output_into_a_closed_pipe_ends_quietly() {
+    use std::process::Stdio;
+    // A page bigger than a pipe's buffer, so the writer meets the closed end whatever the
+    // timing.
+    let big = "A line of text about revenue.\n".repeat(40_000);
+    let (_, blob) = small_wiki("pipe", &[("global/big.md", big.as_str())]);
+    let b = blob.to_str().unwrap();
+    for args in [
+        vec!["page", b, "big"],
+        vec!["page", b, "big", "--json"],
+        vec!["chunk", b, "big::chunk_0"],
+        vec!["search", b, "revenue", "--json"],
+        vec!["lint", b],
+    ] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_wikidex"))
+            .args(&args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        drop(child.stdout.take());
+        let out = child.wait_with_output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+        assert_ne!(out.status.code(), Some(101), "{args:?}");
+        assert!(err.is_empty(), "{args:?} printed {err}");
+    }
+}
+
+#[test]
+fn control_characters_are_escaped_in_human_output_and_exact_in_json() {
+    let title = "\u{1b}]0;pwned\u{7}\u{1b}[2J Title";
+    let page = format!(
+        "---\ntitle: \"\\e]0;pwned\\a\\e[2J Title\"\nsummary: \"C1 \\u009b here\"\n---\nBody with \u{1b}[31mred\u{1b}[0m and DEL \u{7f}.\n"
+    );
+    let (_, blob) = small_wiki("ctl", &[("global/evil.md", page.as_str())]);
+    let b = blob.to_str().unwrap();
+    for args in [
+        vec!["page", b, "evil"],
+        vec!["chunk", b, "evil::chunk_0"],
+        vec!["search", b, "body red"],
+        vec!["search", b, "body red", "--prompt"],
+    ] {
+        let r = wikidex(&args);
+        assert!(r.status.success(), "{args:?}");
+        let out = stdout(&r);
+        assert!(
+            !out.chars()
+                .any(|c| (c.is_control() && c != '\n' && c != '\t')
+                    || ('\u{80}'..='\u{9f}').contains(&c)),
+            "{args:?} printed a raw control character: {out:?}"
+        );
+        assert!(out.contains("\\x1b"), "{args:?}: {out}");
+    }
+    let v = json(&wikidex(&["page", b, "evil", "--json"]));
+    assert_eq!(v["title"], title, "JSON output stays exact");
+    assert_eq!(v["summary"], "C1 \u{9b} here");
+}
+
+#[test]
+fn neighbors_of_an_unknown_key_exits_1_with_unknown_page() {
+    let (_, blob) = small_wiki(
+        "nunknown",
+        &[("global/a.md", "[[b]]"), ("global/b.md", "b")],
+    );
+    let r = wikidex(&["neighbors", blob.to_str().unwrap(), "nope"]);
+    assert_eq!(r.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&r.stderr).contains("error[unknown_page]"));
+    let r = wikidex(&["neighbors", blob.to_str().unwrap(), "a"]);
+    assert!(r.status.success());
+}
+
+#[test]
+fn an_unknown_scope_is_an_error_not_a_silent_global_search() {
+    let (_, blob) = small_wiki(
+        "scope",
+        &[
+            ("global/rev.md", "revenue"),
+            ("user/alice/rev.md", "alice revenue"),
+        ],
+    );
+    let b = blob.to_str().unwrap();
+    for cmd in [
+        vec!["search", b, "revenue", "--scope", "zed", "--json"],
+        vec!["page", b, "rev", "--scope", "user/zed", "--json"],
+        vec!["neighbors", b, "rev", "--scope", "zed", "--json"],
+    ] {
+        assert_eq!(error_code(&cmd), "invalid_argument", "{cmd:?}");
+    }
+    assert!(wikidex(&["search", b, "revenue", "--scope", "alice"])
+        .status
+        .success());
+    assert!(wikidex(&["search", b, "revenue", "--scope", "global"])
+        .status
+        .success());
+}
+
+#[test]
+fn a_dash_query_is_read_from_standard_input() {
+    use std::io::Write;
+    use std::process::Stdio;
+    let (_, blob) = small_wiki(
+        "stdin",
+        &[
+            ("global/rev.md", "Revenue is recognized monthly."),
+            ("global/x.md", "Other."),
+        ],
+    );
+    let mut child = Command::new(env!("CARGO_BIN_EXE_wikidex"))
+        .args(["search", blob.to_str().unwrap(), "-", "--json"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"recognized revenue\n")
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    let v = json(&out);
+    assert_eq!(v["query"], "recognized revenue");
+    assert_eq!(v["hits"][0]["key"], "rev");
+}
+
+#[cfg(unix)]
+#[test]
+fn a_symlink_out_of_the_wiki_root_is_not_indexed_unless_allowed() {
+    let (wiki, _) = small_wiki("symlink", &[("global/real.md", "A real page.")]);
+    let secret = wiki.parent().unwrap().join("secret.md");
+    std::fs::write(&secret, "API_TOKEN=hunter2").unwrap();
+    std::os::unix::fs::symlink(&secret, wiki.join("global/env.md")).unwrap();
+    let out = wiki.parent().unwrap().join("s.wdx");
+    let r = build(&wiki, &out, &["--no-embed"]);
+    assert!(r.status.success());
+    let v = json(&r);
+    assert_eq!(v["pages"], 1);
+    assert_eq!(v["skipped"][0]["path"], "global/env.md");
+    assert_eq!(v["skipped"][0]["code"], "outside_root");
+    assert!(!std::fs::read(&out)
+        .unwrap()
+        .windows(7)
+        .any(|w| w == b"hunter2"));
+    let r = wikidex(&["lint", wiki.to_str().unwrap(), "--json"]);
+    assert!(!stdout(&r).contains("hunter2"));
+    let r = build(&wiki, &out, &["--no-embed", "--follow-outside-root"]);
+    assert_eq!(json(&r)["pages"], 2);
+}
+
+#[cfg(unix)]
+#[test]
+fn a_read_only_output_is_refused_and_a_symlinked_one_written_through() {
+    use std::os::unix::fs::PermissionsExt;
+    let (wiki, _) = small_wiki("readonly", &[("global/a.md", "alpha")]);
+    let dir = wiki.parent().unwrap();
+    let ro = dir.join("ro.wdx");
+    std::fs::write(&ro, b"keep me").unwrap();
+    std::fs::set_permissions(&ro, std::fs::Permissions::from_mode(0o444)).unwrap();
+    let r = build(&wiki, &ro, &["--no-embed"]);
+    assert_eq!(r.status.code(), Some(1));
+    assert_eq!(json(&r)["error"]["code"], "io");
+    assert_eq!(std::fs::read(&ro).unwrap(), b"keep me");
+    assert_eq!(
+        std::fs::metadata(&ro).unwrap().permissions().mode() & 0o777,
+        0o444
+    );
+    let real = dir.join("real.wdx");
+    std::fs::write(&real, b"old").unwrap();
+    let link = dir.join("link.wdx");
+    std::os::unix::fs::symlink(&real, &link).unwrap();
+    assert!(build(&wiki, &link, &["--no-embed"]).status.success());
+    assert!(std::fs::symlink_metadata(&link)
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    assert!(wikidex(&["page", real.to_str().unwrap(), "a"])
+        .status
+        .success());
+}
+
+#[test]
+fn hostile_pages_are_skipped_and_the_build_goes_on() {
+    let mut bomb = String::from(
+        "a0: &a0 [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\"]\n",
+    );
+    for i in 1..9 {
+        let refs = vec![format!("*a{}", i - 1); 9].join(",");
+        bomb.push_str(&format!("a{i}: &a{i} [{refs}]\n"));
+    }
+    let bomb = format!("---\n{bomb}---\nbody\n");
+    let deep = format!(
+        "---\nx: {}1{}\n---\nbody\n",
+        "[".repeat(127),
+        "]".repeat(127)
+    );
+    let (wiki, blob) = small_wiki(
+        "hostile",
+        &[
+            ("global/bomb.md", bomb.as_str()),
+            ("global/deep.md", deep.as_str()),
+            ("global/rule.md", "---\ntext under a rule\n"),
+            ("global/ok.md", "fine"),
+        ],
+    );
+    let r = build(&wiki, &blob, &["--no-embed"]);
+    let v = json(&r);
+    let skipped: Vec<&str> = v["skipped"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(skipped, ["global/bomb.md", "global/deep.md"]);
+    assert_eq!(v["pages"], 2, "the rule page is kept, with a warning");
+    assert_eq!(v["warnings"][0]["path"], "global/rule.md");
+    // Strict fails, and the good blob at -o is left as it was.
+    let before = std::fs::read(&blob).unwrap();
+    let r = build(&wiki, &blob, &["--no-embed", "--strict"]);
+    assert_eq!(r.status.code(), Some(1));
+    assert_eq!(std::fs::read(&blob).unwrap(), before);
+    assert!(wikidex(&["search", blob.to_str().unwrap(), "fine"])
+        .status
+        .success());
+}
+
+#[test]
+fn verify_refuses_a_huge_answer_with_too_large() {
+    let (_, blob) = small_wiki("huge", &[("global/a.md", "alpha")]);
+    let answer = blob.parent().unwrap().join("answer.txt");
+    std::fs::write(&answer, "word ".repeat(4_000_000)).unwrap();
+    let code = error_code(&[
+        "verify",
+        blob.to_str().unwrap(),
+        "--answer",
+        answer.to_str().unwrap(),
+        "--json",
+    ]);
+    assert_eq!(code, "too_large");
+}
+
+#[test]
+fn beir_skip_lines_name_the_line_once() {
+    let dir = temp("beirskip");
+    std::fs::write(
+        dir.join("corpus.jsonl"),
+        "{\"_id\": \"d1\", \"text\": \"one\"}\nnot json\n",
+    )
+    .unwrap();
+    let out = dir.join("b.wdx");
+    let r = wikidex(&[
+        "build",
+        dir.to_str().unwrap(),
+        "--beir",
+        "--no-embed",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert!(r.status.success());
+    let text = stdout(&r);
+    assert!(
+        text.contains("skipped corpus.jsonl:2: [invalid_input]"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_max_length_above_the_model_positions_is_a_model_error_at_load() {
+    let model = repo().join("models/all-MiniLM-L6-v2");
+    if !model.join("model.onnx").is_file() {
+        eprintln!("skipped: no model at {}", model.display());
+        return;
+    }
+    let r = wikidex(&[
+        "embed",
+        "hello",
+        "--model",
+        model.to_str().unwrap(),
+        "--max-length",
+        "1024",
+        "--json",
+    ]);
+    assert_eq!(r.status.code(), Some(1));
+    let v = json(&r);
+    assert_eq!(v["error"]["code"], "model");
+    let message = v["error"]["message"].as_str().unwrap();
+    assert!(message.contains("512"), "{message}");
 }

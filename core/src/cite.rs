@@ -23,16 +23,23 @@
 //! one chunk is *supported* by it; supported sentences that cite no chunk id, and sentences
 //! supported by no chunk, are reported.
 //!
+//! **Limits.** Both take an answer of at most [`MAX_ANSWER_BYTES`] and at most
+//! [`MAX_CITATIONS`] cited (and offered) ids, else [`Error::TooLarge`]. Within them the work is
+//! linear: verification reads the answer once (a suffix automaton of its words finds every
+//! cited chunk's longest shared run in one pass over that chunk), and support looks each
+//! sentence's terms up in a term → chunk table made once per index.
+//!
 //! The header format, one line per hit in a prompt ([`format_header`], [`parse_headers`]):
 //! `[page <key> · chunk <id> · score <s>] <title>`.
 
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use serde::{Deserialize, Serialize};
 use unicode_segmentation::UnicodeSegmentation;
 
 use crate::analyze;
 use crate::chunk;
+use crate::error::{Error, Result};
 use crate::index::Index;
 use crate::search::SearchResults;
 
@@ -42,6 +49,10 @@ pub const QUOTE_MIN_WORDS: usize = 8;
 pub const SUPPORT_THRESHOLD: f32 = 0.6;
 /// Sentences with fewer content terms than this are too short to judge and are skipped.
 pub const MIN_SENTENCE_TERMS: usize = 3;
+/// Longest answer [`Index::verify`] and [`Index::uncited_support`] accept, in bytes (1 MiB).
+pub const MAX_ANSWER_BYTES: usize = 1 << 20;
+/// Most cited ids, and most offered ids, [`Index::verify`] accepts.
+pub const MAX_CITATIONS: usize = 50_000;
 
 /// A citation as the model gave it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -259,14 +270,30 @@ pub fn parse_headers(text: &str) -> Vec<CitationHeader> {
 /// Chunk ids written anywhere in `text` (`<page>::chunk_<n>`, inside brackets or not), in
 /// order, without duplicates.
 pub fn cited_ids(text: &str) -> Vec<String> {
+    id_spans(text).0
+}
+
+/// The chunk ids written in `text` (as [`cited_ids`]) and `text` with every place one is
+/// written blanked out, in one pass.
+fn id_spans(text: &str) -> (Vec<String>, String) {
     let mut out: Vec<String> = Vec::new();
+    let mut seen: HashSet<&str> = HashSet::new();
+    let mut plain = String::with_capacity(text.len());
+    let mut pos = 0;
     for token in text.split(|c: char| c.is_whitespace() || "[](),;·|\"'`<>".contains(c)) {
+        let start = token.as_ptr() as usize - text.as_ptr() as usize;
         let token = token.trim_end_matches(['.', ':', '!', '?']);
-        if chunk::parse_chunk_id(token).is_some() && !out.iter().any(|t| t == token) {
-            out.push(token.to_string());
+        if chunk::parse_chunk_id(token).is_some() {
+            plain.push_str(&text[pos..start]);
+            plain.push(' ');
+            pos = start + token.len();
+            if seen.insert(token) {
+                out.push(token.to_string());
+            }
         }
     }
-    out
+    plain.push_str(&text[pos..]);
+    (out, plain)
 }
 
 /// Normalized words of `text` with their byte spans.
@@ -280,47 +307,186 @@ fn norm_words(text: &str) -> Vec<(usize, usize, String)> {
         .collect()
 }
 
-/// The longest run of consecutive words shared by `a` and `b`: (length, end in a, end in b),
-/// the earliest in `a` on ties.
-fn longest_common_run(
-    a: &[(usize, usize, String)],
-    b: &[(usize, usize, String)],
-) -> (usize, usize, usize) {
-    let mut best = (0, 0, 0);
-    let mut prev = vec![0usize; b.len() + 1];
-    let mut cur = vec![0usize; b.len() + 1];
-    for i in 1..=a.len() {
-        for j in 1..=b.len() {
-            cur[j] = if a[i - 1].2 == b[j - 1].2 {
-                prev[j - 1] + 1
-            } else {
-                0
+/// The words of an answer, numbered, with a suffix automaton over them: finds the longest run
+/// of consecutive words any chunk shares with the answer in time linear in the chunk.
+struct AnswerWords {
+    words: Vec<(usize, usize, String)>,
+    /// Word → number.
+    ids: HashMap<String, u32>,
+    states: Vec<State>,
+}
+
+/// A suffix automaton state: the longest string it stands for, its suffix link, the first end
+/// position of its strings in the answer (a word index), and its transitions by word number.
+struct State {
+    len: usize,
+    link: Option<usize>,
+    first_end: usize,
+    next: BTreeMap<u32, usize>,
+}
+
+impl AnswerWords {
+    fn new(answer: &str) -> AnswerWords {
+        let words = norm_words(answer);
+        let mut ids: HashMap<String, u32> = HashMap::new();
+        let mut states = vec![State {
+            len: 0,
+            link: None,
+            first_end: 0,
+            next: BTreeMap::new(),
+        }];
+        let mut last = 0;
+        for (pos, (_, _, w)) in words.iter().enumerate() {
+            let n = ids.len() as u32;
+            let c = *ids.entry(w.clone()).or_insert(n);
+            let cur = states.len();
+            states.push(State {
+                len: states[last].len + 1,
+                link: None,
+                first_end: pos,
+                next: BTreeMap::new(),
+            });
+            let mut p = Some(last);
+            while let Some(q) = p {
+                if states[q].next.contains_key(&c) {
+                    break;
+                }
+                states[q].next.insert(c, cur);
+                p = states[q].link;
+            }
+            match p {
+                None => states[cur].link = Some(0),
+                Some(p) => {
+                    let q = states[p].next[&c];
+                    if states[p].len + 1 == states[q].len {
+                        states[cur].link = Some(q);
+                    } else {
+                        let clone = states.len();
+                        states.push(State {
+                            len: states[p].len + 1,
+                            link: states[q].link,
+                            first_end: states[q].first_end,
+                            next: states[q].next.clone(),
+                        });
+                        let mut p = Some(p);
+                        while let Some(r) = p {
+                            if states[r].next.get(&c) != Some(&q) {
+                                break;
+                            }
+                            states[r].next.insert(c, clone);
+                            p = states[r].link;
+                        }
+                        states[q].link = Some(clone);
+                        states[cur].link = Some(clone);
+                    }
+                }
+            }
+            last = cur;
+        }
+        AnswerWords { words, ids, states }
+    }
+
+    /// The longest run of consecutive words shared by the answer and `chunk`: (length, end in
+    /// the answer, end in the chunk), as word counts; the earliest in the answer on ties, then
+    /// the earliest in the chunk.
+    fn longest_common_run(&self, chunk: &[(usize, usize, String)]) -> (usize, usize, usize) {
+        let mut best = (0, 0, 0);
+        let (mut state, mut len) = (0usize, 0usize);
+        for (j, (_, _, w)) in chunk.iter().enumerate() {
+            let Some(&c) = self.ids.get(w) else {
+                (state, len) = (0, 0);
+                continue;
             };
-            if cur[j] > best.0 {
-                best = (cur[j], i, j);
+            loop {
+                if let Some(&next) = self.states[state].next.get(&c) {
+                    state = next;
+                    len += 1;
+                    break;
+                }
+                match self.states[state].link {
+                    Some(link) => {
+                        state = link;
+                        len = self.states[state].len;
+                    }
+                    None => {
+                        len = 0;
+                        break;
+                    }
+                }
+            }
+            if len == 0 {
+                continue;
+            }
+            let end_a = self.states[state].first_end + 1;
+            let candidate = (len, end_a, j + 1);
+            if len > best.0 || (len == best.0 && end_a < best.1) {
+                best = candidate;
             }
         }
-        std::mem::swap(&mut prev, &mut cur);
+        best
     }
-    best
+
+    /// The quote span of `chunk_text` in the answer, if there is one (see the module docs).
+    fn quote(&self, chunk_text: &str) -> Option<QuoteSpan> {
+        let c = norm_words(chunk_text);
+        if c.is_empty() {
+            return None;
+        }
+        let (len, ai, ci) = self.longest_common_run(&c);
+        let needed = QUOTE_MIN_WORDS.min(c.len());
+        let a = &self.words;
+        (len >= needed && len > 0).then(|| QuoteSpan {
+            answer_start: a[ai - len].0,
+            answer_end: a[ai - 1].1,
+            chunk_start: c[ci - len].0,
+            chunk_end: c[ci - 1].1,
+            words: len,
+        })
+    }
 }
 
 /// The quote span of `chunk_text` in `answer`, if there is one (see the module docs).
 pub fn find_quote(answer: &str, chunk_text: &str) -> Option<QuoteSpan> {
-    let a = norm_words(answer);
-    let c = norm_words(chunk_text);
-    if c.is_empty() {
-        return None;
+    AnswerWords::new(answer).quote(chunk_text)
+}
+
+/// Every wiki and raw chunk's content terms, as term → chunk positions (wiki chunks first,
+/// then raw chunks, each list ascending): made once per index, on the first
+/// [`Index::uncited_support`].
+#[derive(Debug, Default)]
+pub(crate) struct SupportTable {
+    postings: HashMap<String, Vec<u32>>,
+}
+
+impl SupportTable {
+    fn new(index: &Index) -> SupportTable {
+        let mut postings: HashMap<String, Vec<u32>> = HashMap::new();
+        let mut add = |c: u32, text: &str| {
+            let terms: HashSet<String> = index.analyzer.terms(text).into_iter().collect();
+            for t in terms {
+                postings.entry(t).or_default().push(c);
+            }
+        };
+        let wiki = index.chunk_count() as u32;
+        for c in 0..wiki {
+            add(c, index.chunk_text(c));
+        }
+        for c in 0..index.raw_chunk_count() as u32 {
+            add(wiki + c, &index.raw_chunk_at(c).text);
+        }
+        SupportTable { postings }
     }
-    let (len, ai, ci) = longest_common_run(&a, &c);
-    let needed = QUOTE_MIN_WORDS.min(c.len());
-    (len >= needed).then(|| QuoteSpan {
-        answer_start: a[ai - len].0,
-        answer_end: a[ai - 1].1,
-        chunk_start: c[ci - len].0,
-        chunk_end: c[ci - 1].1,
-        words: len,
-    })
+}
+
+fn check_answer(answer: &str) -> Result<()> {
+    if answer.len() > MAX_ANSWER_BYTES {
+        return Err(Error::too_large(
+            "answer bytes",
+            MAX_ANSWER_BYTES,
+            answer.len(),
+        ));
+    }
+    Ok(())
 }
 
 impl Index {
@@ -334,13 +500,35 @@ impl Index {
     /// # b.add_file("global/oncall.md", b"Page the on-call engineer for any outage of the nightly pipeline.")?;
     /// # let (index, _) = b.build()?;
     /// let answer = "Per the runbook: PAGE the on-call engineer for any   outage of the nightly pipeline.";
-    /// let v = index.verify(answer, &[Cited::id("oncall::chunk_0"), Cited::id("oncall::chunk_9")], &[]);
+    /// let v = index.verify(answer, &[Cited::id("oncall::chunk_0"), Cited::id("oncall::chunk_9")], &[])?;
     /// assert_eq!(v.citations[0].status.name(), "quote");
     /// assert_eq!(v.citations[1].status.name(), "unknown");
     /// assert!(!v.passed);
     /// # Ok::<(), wikidex::Error>(())
     /// ```
-    pub fn verify(&self, answer: &str, cited: &[Cited], offered: &[String]) -> Verification {
+    ///
+    /// # Errors
+    /// [`Error::TooLarge`] for an answer over [`MAX_ANSWER_BYTES`], or more than
+    /// [`MAX_CITATIONS`] cited or offered ids.
+    pub fn verify(
+        &self,
+        answer: &str,
+        cited: &[Cited],
+        offered: &[String],
+    ) -> Result<Verification> {
+        check_answer(answer)?;
+        if cited.len() > MAX_CITATIONS {
+            return Err(Error::too_large("cited ids", MAX_CITATIONS, cited.len()));
+        }
+        if offered.len() > MAX_CITATIONS {
+            return Err(Error::too_large(
+                "offered ids",
+                MAX_CITATIONS,
+                offered.len(),
+            ));
+        }
+        let offered_set: HashSet<&str> = offered.iter().map(String::as_str).collect();
+        let mut words: Option<AnswerWords> = None;
         let offered_docs: HashSet<&str> = offered
             .iter()
             .filter_map(|o| chunk::parse_chunk_id(o).map(|(d, _)| d))
@@ -351,7 +539,7 @@ impl Index {
             if !seen.insert(c.id.as_str()) {
                 continue;
             }
-            citations.push(self.verdict(answer, c, offered, &offered_docs));
+            citations.push(self.verdict(answer, &mut words, c, &offered_set, &offered_docs));
         }
         for o in offered {
             if !seen.insert(o.as_str()) {
@@ -372,14 +560,15 @@ impl Index {
         let passed = citations
             .iter()
             .all(|v| !matches!(v.status, CitationStatus::Unknown | CitationStatus::Drifted));
-        Verification { citations, passed }
+        Ok(Verification { citations, passed })
     }
 
     fn verdict(
         &self,
         answer: &str,
+        words: &mut Option<AnswerWords>,
         c: &Cited,
-        offered: &[String],
+        offered: &HashSet<&str>,
         offered_docs: &HashSet<&str>,
     ) -> Verdict {
         let Ok(ch) = self.chunk(&c.id) else {
@@ -409,11 +598,14 @@ impl Index {
         if c.hash.as_deref().is_some_and(|h| h != ch.hash) {
             v.status = CitationStatus::Drifted;
         } else if !offered.is_empty()
-            && !offered.contains(&c.id)
+            && !offered.contains(c.id.as_str())
             && !offered_docs.contains(page.as_str())
         {
             v.status = CitationStatus::None;
-        } else if let Some(q) = find_quote(answer, &ch.text) {
+        } else if let Some(q) = words
+            .get_or_insert_with(|| AnswerWords::new(answer))
+            .quote(&ch.text)
+        {
             v.status = CitationStatus::Quote;
             let unit = self.offsets;
             v.quote = Some(QuoteSpan {
@@ -428,42 +620,42 @@ impl Index {
     }
 
     /// Answer sentences that a chunk supports but that cite nothing, and sentences no chunk
-    /// supports (see the [module docs](crate::cite)). Compares with every wiki and raw chunk:
-    /// O(answer × total text).
-    pub fn uncited_support(&self, answer: &str) -> Support {
-        let chunk_terms: Vec<(String, HashSet<String>)> = (0..self.chunk_count() as u32)
-            .map(|c| {
-                (
-                    self.chunk_id(c),
-                    self.analyzer
-                        .terms(self.chunk_text(c))
-                        .into_iter()
-                        .collect(),
-                )
-            })
-            .chain((0..self.raw_chunk_count() as u32).map(|c| {
-                let ch = self.raw_chunk_at(c);
-                (ch.id, self.analyzer.terms(&ch.text).into_iter().collect())
-            }))
-            .collect();
+    /// supports (see the [module docs](crate::cite)). Compares with every wiki and raw chunk
+    /// through a term table made once per index (O(total text), on the first call); each call
+    /// then costs O(answer · chunks sharing a term with it).
+    ///
+    /// # Errors
+    /// [`Error::TooLarge`] for an answer over [`MAX_ANSWER_BYTES`].
+    pub fn uncited_support(&self, answer: &str) -> Result<Support> {
+        check_answer(answer)?;
+        let table = self.support.get_or_init(|| SupportTable::new(self));
+        let wiki = self.chunk_count() as u32;
         let mut out = Support::default();
+        let mut shared: HashMap<u32, usize> = HashMap::new();
         for (start, sentence) in answer.split_sentence_bound_indices() {
-            let cites = cited_ids(sentence);
-            let mut plain = sentence.to_string();
-            for id in &cites {
-                plain = plain.replace(id.as_str(), " ");
-            }
+            let (cites, plain) = id_spans(sentence);
             let terms: HashSet<String> = self.analyzer.terms(&plain).into_iter().collect();
             if terms.len() < MIN_SENTENCE_TERMS {
                 continue;
             }
-            let mut best: Option<(&str, usize)> = None;
-            for (id, ct) in &chunk_terms {
-                let shared = terms.iter().filter(|t| ct.contains(*t)).count();
-                if shared > 0 && best.is_none_or(|(_, b)| shared > b) {
-                    best = Some((id, shared));
+            shared.clear();
+            for t in &terms {
+                for &c in table.postings.get(t).map_or(&[][..], Vec::as_slice) {
+                    *shared.entry(c).or_default() += 1;
                 }
             }
+            // The chunk sharing most terms; the first in table order on ties.
+            let best = shared
+                .iter()
+                .max_by(|a, b| a.1.cmp(b.1).then_with(|| b.0.cmp(a.0)))
+                .map(|(&c, &n)| (c, n));
+            let best_id = best.map(|(c, _)| {
+                if c < wiki {
+                    self.chunk_id(c)
+                } else {
+                    self.raw_chunk_id(c - wiki)
+                }
+            });
             let score = best.map_or(0.0, |(_, n)| n as f32 / terms.len() as f32);
             let trimmed = sentence.trim();
             let lead = sentence.len() - sentence.trim_start().len();
@@ -472,7 +664,7 @@ impl Index {
                 end: self.offsets.convert(answer, start + lead + trimmed.len()),
                 text: trimmed.to_string(),
                 cites: cites.clone(),
-                best_chunk: best.map(|(id, _)| id.to_string()),
+                best_chunk: best_id,
                 score,
             };
             if score >= SUPPORT_THRESHOLD {
@@ -483,7 +675,7 @@ impl Index {
                 out.unsupported.push(s);
             }
         }
-        out
+        Ok(out)
     }
 
     /// Checks an answer the way an agent loop needs it, in one call: [`Index::verify`] over the
@@ -491,24 +683,33 @@ impl Index {
     /// in the text is checked too), and [`Index::uncited_support`], where a sentence whose
     /// best-supporting chunk is one of those cited ids counts as cited (citations given apart
     /// from the text, as `wikidex verify --cite` takes them, cover the sentences they support).
-    pub fn check_answer(&self, answer: &str, cited: &[Cited], offered: &[String]) -> AnswerCheck {
+    ///
+    /// # Errors
+    /// As [`Index::verify`] and [`Index::uncited_support`] ([`Error::TooLarge`](crate::Error)
+    /// past their caps).
+    pub fn check_answer(
+        &self,
+        answer: &str,
+        cited: &[Cited],
+        offered: &[String],
+    ) -> crate::Result<AnswerCheck> {
         let mut all: Vec<Cited> = cited.to_vec();
         for id in cited_ids(answer) {
             if !all.iter().any(|c| c.id == id) {
                 all.push(Cited::id(id));
             }
         }
-        let verification = self.verify(answer, &all, offered);
-        let mut support = self.uncited_support(answer);
+        let verification = self.verify(answer, &all, offered)?;
+        let mut support = self.uncited_support(answer)?;
         support.uncited.retain(|s| {
             s.best_chunk
                 .as_ref()
                 .is_none_or(|b| !all.iter().any(|c| &c.id == b))
         });
-        AnswerCheck {
+        Ok(AnswerCheck {
             verification,
             support,
-        }
+        })
     }
 
     /// A compact block for an agent's context: per hit, its [citation header](format_header),
@@ -586,7 +787,9 @@ mod tests {
     fn a_verbatim_quote_survives_whitespace_and_case_changes() {
         let i = index();
         let answer = "Slack says: the SEGMENT_ENRICHER pod was\n  OOM-killed three times, and nightly_build failed.";
-        let v = i.verify(answer, &[Cited::id("raw/slack::chunk_0")], &[]);
+        let v = i
+            .verify(answer, &[Cited::id("raw/slack::chunk_0")], &[])
+            .unwrap();
         assert_eq!(statuses(&v), [("raw/slack::chunk_0", "quote")]);
         let q = v.citations[0].quote.unwrap();
         assert_eq!(
@@ -602,16 +805,18 @@ mod tests {
     #[test]
     fn fabricated_ids_are_unknown_and_edited_chunks_drifted() {
         let i = index();
-        let v = i.verify(
-            "It crashed.",
-            &[
-                Cited::id("raw/slack::chunk_7"),
-                Cited::id("made_up::chunk_0"),
-                Cited::parse("global/leak::chunk_0"),
-                Cited::parse("leak::chunk_0@0123"),
-            ],
-            &[],
-        );
+        let v = i
+            .verify(
+                "It crashed.",
+                &[
+                    Cited::id("raw/slack::chunk_7"),
+                    Cited::id("made_up::chunk_0"),
+                    Cited::parse("global/leak::chunk_0"),
+                    Cited::parse("leak::chunk_0@0123"),
+                ],
+                &[],
+            )
+            .unwrap();
         assert_eq!(
             statuses(&v),
             [
@@ -628,15 +833,17 @@ mod tests {
     fn paraphrase_uncited_and_none() {
         let i = index();
         let offered = vec!["leak::chunk_0".to_string(), "other::chunk_0".to_string()];
-        let v = i.verify(
-            "The job died because of a leak.",
-            &[
-                Cited::id("leak::chunk_0"),
-                Cited::id("raw/slack::chunk_0"),
-                Cited::id("other"),
-            ],
-            &offered,
-        );
+        let v = i
+            .verify(
+                "The job died because of a leak.",
+                &[
+                    Cited::id("leak::chunk_0"),
+                    Cited::id("raw/slack::chunk_0"),
+                    Cited::id("other"),
+                ],
+                &offered,
+            )
+            .unwrap();
         assert_eq!(
             statuses(&v),
             [
@@ -655,8 +862,10 @@ mod tests {
         let answer = "As logged, the segment_enricher pod was OOM-killed three times, and \
                       nightly_build failed at 03:31 UTC.";
         // Alone, the sentence cites nothing in its text.
-        assert_eq!(i.uncited_support(answer).uncited.len(), 1);
-        let checked = i.check_answer(answer, &[Cited::id("raw/slack::chunk_0")], &[]);
+        assert_eq!(i.uncited_support(answer).unwrap().uncited.len(), 1);
+        let checked = i
+            .check_answer(answer, &[Cited::id("raw/slack::chunk_0")], &[])
+            .unwrap();
         assert!(checked.support.uncited.is_empty());
         assert_eq!(
             checked.verification.citations[0].status,
@@ -664,7 +873,7 @@ mod tests {
         );
         // An id written in the answer is verified even when not given.
         let invented = format!("{answer} [made_up::chunk_0]");
-        let checked = i.check_answer(&invented, &[], &[]);
+        let checked = i.check_answer(&invented, &[], &[]).unwrap();
         assert_eq!(checked.verification.citations[0].id, "made_up::chunk_0");
         assert!(!checked.verification.passed);
     }
@@ -673,7 +882,7 @@ mod tests {
     fn uncited_support_finds_copied_and_invented_sentences() {
         let i = index();
         let answer = "The segment_enricher pod was OOM-killed three times. Revenue is recognized monthly [other::chunk_0]. Penguins invented jazz in Antarctica.";
-        let s = i.uncited_support(answer);
+        let s = i.uncited_support(answer).unwrap();
         assert_eq!(s.uncited.len(), 1);
         assert_eq!(
             s.uncited[0].best_chunk.as_deref(),

@@ -120,6 +120,17 @@ pub enum Error {
         /// What was wrong.
         detail: String,
     },
+    /// An input is above one of the crate's caps (an answer too long to verify, too many cited
+    /// ids, a page too large, ...). Nothing was done.
+    #[error("{what} is too large: {found} is above the limit of {limit}")]
+    TooLarge {
+        /// What was measured, with its unit (`answer bytes`, `cited ids`, ...).
+        what: String,
+        /// The cap.
+        limit: u64,
+        /// The size found.
+        found: u64,
+    },
     /// A file-system operation failed.
     #[error("i/o error on {path}: {source}")]
     Io {
@@ -150,6 +161,7 @@ impl Error {
             Error::Immutable { .. } => "immutable_chunk",
             Error::NoEmbedder { .. } => "no_embedder",
             Error::Encode { .. } => "encode",
+            Error::TooLarge { .. } => "too_large",
             Error::Io { .. } => "io",
         }
     }
@@ -195,6 +207,9 @@ impl Error {
                 "given_fingerprint": given_fingerprint,
             }),
             Error::DanglingLinks { page, missing } => json!({"page": page, "missing": missing}),
+            Error::TooLarge { what, limit, found } => {
+                json!({"what": what, "limit": limit, "found": found})
+            }
             Error::Io { path, source } => {
                 json!({"path": path, "kind": format!("{:?}", source.kind())})
             }
@@ -222,6 +237,15 @@ impl Error {
         }
     }
 
+    pub(crate) fn too_large(what: impl Into<String>, limit: usize, found: usize) -> Self {
+        Error::TooLarge {
+            what: what.into(),
+            limit: limit as u64,
+            found: found as u64,
+        }
+    }
+
+    #[cfg_attr(not(feature = "fs"), allow(dead_code))]
     pub(crate) fn io(path: impl AsRef<std::path::Path>, source: std::io::Error) -> Self {
         Error::Io {
             path: path.as_ref().display().to_string(),

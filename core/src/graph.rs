@@ -18,7 +18,10 @@
 //! the global scope: first through `redirect_from` claims (a page that declares
 //! `redirect_from: [old]` takes over `old`, even from a page still called `old`, which becomes a
 //! redirect stub), followed hop by hop; then to the page with that key; then to a page with
-//! that alias. A redirect cycle stops at the page written, if it exists.
+//! that alias. A redirect cycle stops at the page written, if it exists. A chain of more than
+//! 16 redirects (`MAX_HOPS`) is not followed to its end: an edge through it points at the page
+//! written if it exists (else it is a missing target), [`Index::resolve`] returns an error,
+//! and lint reports it as `redirect_too_long`.
 //!
 //! **Traversal** ([`Index::neighbors`]) goes forward along page-to-page edges (the direction
 //! the author wrote them), breadth first, to depth ≤ 2. The confidence of a connection is the
@@ -115,10 +118,12 @@ pub(crate) struct Resolved {
     pub hops: Vec<String>,
     /// The redirects loop.
     pub cycle: bool,
+    /// The chain goes on past [`MAX_HOPS`] redirects without looping.
+    pub too_long: bool,
 }
 
-/// Hops after which a redirect chain is treated as a cycle.
-const MAX_HOPS: usize = 16;
+/// Most redirects a key is followed through.
+pub const MAX_HOPS: usize = 16;
 
 impl Names {
     pub(crate) fn new(pages: &[Page]) -> Names {
@@ -164,11 +169,13 @@ impl Names {
         loop {
             if let Some(q) = Self::lookup(&self.redirect, &scopes, &cur) {
                 let next = pages[q as usize].key.clone();
-                if seen.contains(&next) || hops.len() >= MAX_HOPS {
+                let cycle = seen.contains(&next);
+                if cycle || hops.len() >= MAX_HOPS {
                     return Resolved {
                         page: Self::lookup(&self.exact, &scopes, key),
                         hops,
-                        cycle: true,
+                        cycle,
+                        too_long: !cycle,
                     };
                 }
                 hops.push(cur);
@@ -182,6 +189,7 @@ impl Names {
                 page,
                 hops,
                 cycle: false,
+                too_long: false,
             };
         }
     }
@@ -244,26 +252,40 @@ impl GraphSection {
     pub(crate) fn build(pages: &[Page], chunks: &[ChunkRecord], raw: &RawSection) -> GraphSection {
         let names = Names::new(pages);
         let ids = ChunkIds::new(pages, chunks, raw);
-        let mut first_chunk = vec![u32::MAX; pages.len()];
-        for (i, c) in chunks.iter().enumerate().rev() {
-            if let Some(slot) = first_chunk.get_mut(c.page as usize) {
-                *slot = i as u32;
+        // Each page's chunks as a range of the table (chunks are stored in page order).
+        let mut page_chunks = vec![(0usize, 0usize); pages.len()];
+        for (i, c) in chunks.iter().enumerate() {
+            if let Some(slot) = page_chunks.get_mut(c.page as usize) {
+                if slot.1 == 0 {
+                    *slot = (i, i + 1);
+                } else {
+                    slot.1 = i + 1;
+                }
             }
         }
         let mut edges = Vec::new();
         for (i, p) in pages.iter().enumerate() {
             let from = i as u32;
+            let (first, end) = page_chunks[i];
+            let own = &chunks[first..end];
+            // Running maximum of the chunks' ends: the first chunk that can hold an offset is
+            // found by binary search, so locating every link of a page is O(links · log).
+            let mut reach = Vec::with_capacity(own.len());
+            let mut max_end = 0usize;
+            for c in own {
+                max_end = max_end.max(c.end.max(c.start + 1) as usize);
+                reach.push(max_end);
+            }
             let chunk_of = |offset: usize| -> Option<ChunkRef> {
-                let first = *first_chunk.get(i)? as usize;
-                chunks
-                    .iter()
+                let from_here = reach.partition_point(|&e| e <= offset);
+                own.iter()
                     .enumerate()
-                    .skip(first)
-                    .take_while(|(_, c)| c.page == from)
+                    .skip(from_here)
+                    .take_while(|(_, c)| c.start as usize <= offset)
                     .find(|(_, c)| {
                         (c.start as usize..c.end.max(c.start + 1) as usize).contains(&offset)
                     })
-                    .map(|(c, _)| ChunkRef::Wiki(c as u32))
+                    .map(|(c, _)| ChunkRef::Wiki((first + c) as u32))
             };
             page_edges(p, from, &names, pages, &ids, &chunk_of, &mut edges);
         }
@@ -354,10 +376,15 @@ fn page_edges(
     for s in page::link_spans(body) {
         first_span.entry(s.key.clone()).or_insert(s);
     }
+    let sentences = if first_span.is_empty() {
+        Sentences::default()
+    } else {
+        Sentences::of(body)
+    };
     let located = |key: &str| -> (Option<String>, Option<ChunkRef>) {
         match first_span.get(key) {
             Some(s) => (
-                Some(sentence_at(body, s.start)),
+                Some(sentences.at(body, s.start)),
                 chunk_of(body_start + s.start),
             ),
             None => (None, None),
@@ -431,31 +458,61 @@ fn page_edges(
     }
 }
 
-/// The sentence of `body` around byte `offset`, whitespace collapsed (cut to
-/// [`MAX_EVIDENCE_BYTES`] at a word boundary).
-fn sentence_at(body: &str, offset: usize) -> String {
-    let para_start = body[..offset].rfind("\n\n").map_or(0, |i| i + 2);
-    let para_end = body[offset..]
-        .find("\n\n")
-        .map_or(body.len(), |i| offset + i);
-    let para = &body[para_start..para_end];
-    let at = offset - para_start;
-    let sentence = para
-        .split_sentence_bound_indices()
-        .find(|(s, t)| at >= *s && at < s + t.len())
-        .map_or(para, |(_, t)| t);
-    let mut out = String::new();
-    for w in sentence.split_whitespace() {
-        if out.len() + w.len() + 1 > MAX_EVIDENCE_BYTES {
-            out.push_str(" …");
-            break;
+/// The sentence spans of a body, found once: paragraphs are the text between `\n\n`
+/// separators, and sentences are Unicode sentence bounds within a paragraph. Looking up the
+/// sentence of each link is then a binary search, so a page of 100,000 links costs one pass
+/// over its body, not one per link.
+#[derive(Debug, Default)]
+struct Sentences {
+    /// (start, end) byte spans, sorted and disjoint.
+    spans: Vec<(usize, usize)>,
+}
+
+impl Sentences {
+    fn of(body: &str) -> Sentences {
+        let mut spans = Vec::new();
+        let mut para_start = 0;
+        let bytes = body.as_bytes();
+        let mut i = 0;
+        let paragraph = |start: usize, end: usize, spans: &mut Vec<(usize, usize)>| {
+            if start < end {
+                for (s, t) in body[start..end].split_sentence_bound_indices() {
+                    spans.push((start + s, start + s + t.len()));
+                }
+            }
+        };
+        while i + 1 < bytes.len() {
+            if bytes[i] == b'\n' && bytes[i + 1] == b'\n' {
+                paragraph(para_start, i, &mut spans);
+                para_start = i + 2;
+            }
+            i += 1;
         }
-        if !out.is_empty() {
-            out.push(' ');
-        }
-        out.push_str(w);
+        paragraph(para_start.min(body.len()), body.len(), &mut spans);
+        Sentences { spans }
     }
-    out
+
+    /// The sentence of `body` around byte `offset`, whitespace collapsed (cut to
+    /// [`MAX_EVIDENCE_BYTES`] at a word boundary).
+    fn at(&self, body: &str, offset: usize) -> String {
+        let i = self.spans.partition_point(|&(_, end)| end <= offset);
+        let sentence = match self.spans.get(i) {
+            Some(&(start, end)) if start <= offset => &body[start..end],
+            _ => "",
+        };
+        let mut out = String::new();
+        for w in sentence.split_whitespace() {
+            if out.len() + w.len() + 1 > MAX_EVIDENCE_BYTES {
+                out.push_str(" …");
+                break;
+            }
+            if !out.is_empty() {
+                out.push(' ');
+            }
+            out.push_str(w);
+        }
+        out
+    }
 }
 
 /// One edge as the public API returns it.
@@ -609,15 +666,32 @@ pub struct Evidence {
 impl Index {
     /// Resolves `key` the way a link on a page in `scope` would (redirects, then the key, then
     /// aliases; see the [module docs](crate::graph)); `None` for the scope looks in the global
-    /// scope, then in any user scope.
-    pub fn resolve(&self, key: &str, scope: Option<&Scope>) -> Option<&Page> {
+    /// scope, then in any user scope. `Ok(None)`: no page has this name.
+    ///
+    /// # Errors
+    /// [`Error::InvalidPage`] (naming the page that claims `key`) when `key` reaches a page
+    /// only through more than [`MAX_HOPS`] redirects: the chain is not followed to its end.
+    pub fn resolve(&self, key: &str, scope: Option<&Scope>) -> Result<Option<&Page>> {
         let normalized = page::normalize_key(key);
         let from = scope.cloned().unwrap_or(Scope::Global);
         let r = self.names.resolve(self.pages(), &from, &normalized);
-        match r.page {
+        if r.too_long && r.page.is_none() {
+            let claimer = self
+                .names
+                .redirect(&from, &normalized)
+                .map_or_else(String::new, |q| self.pages()[q as usize].path.clone());
+            return Err(Error::InvalidPage {
+                path: claimer,
+                line: None,
+                reason: format!(
+                    "`{normalized}` reaches a page only through more than {MAX_HOPS} redirects"
+                ),
+            });
+        }
+        Ok(match r.page {
             Some(p) => Some(&self.pages()[p as usize]),
             None => self.page(key, scope).ok(),
-        }
+        })
     }
 
     /// The outgoing edges of page `key` (forward adjacency), in stored order.
@@ -723,9 +797,14 @@ impl Index {
         let mut unknown = Vec::new();
         let mut truncated = false;
         for s in seeds {
-            match self.resolve(s, opts.scope.as_ref()) {
+            match self.resolve(s, opts.scope.as_ref())? {
                 Some(p) => {
-                    let i = self.page_position(&p.id(), None).unwrap_or(0);
+                    // The page came from this index, so its id is known; if it were not, the
+                    // seed is reported as unknown rather than read as some other page.
+                    let Some(i) = self.page_ids.get(&p.id()).copied() else {
+                        unknown.push((*s).to_string());
+                        continue;
+                    };
                     if in_graph.contains(&i) {
                         continue;
                     }
@@ -886,11 +965,15 @@ impl Index {
     fn connections(&self, p: u32) -> Vec<(u32, f32, usize)> {
         let edges = self.out_edges(p);
         let mut by_target: Vec<(u32, f32, usize, bool)> = Vec::new();
+        let mut slot: HashMap<u32, usize> = HashMap::new();
         for (i, e) in edges.iter().enumerate() {
             let Target::Page(t) = e.to else { continue };
             let typed = is_relation(&e.kind);
-            match by_target.iter_mut().find(|c| c.0 == t) {
-                None => by_target.push((t, e.confidence, i, typed)),
+            match slot.get(&t).map(|&k| &mut by_target[k]) {
+                None => {
+                    slot.insert(t, by_target.len());
+                    by_target.push((t, e.confidence, i, typed));
+                }
                 Some(c) => {
                     // A typed relation decides the confidence of the connection; among typed
                     // relations the most confident one explains it.
@@ -941,10 +1024,14 @@ impl Index {
             .collect();
         let mut edges = Vec::new();
         for v in kept {
-            let conns = self.connections(v.page);
+            let conns: HashMap<u32, f32> = self
+                .connections(v.page)
+                .into_iter()
+                .map(|(t, c, _)| (t, c))
+                .collect();
             for e in self.out_edges(v.page) {
                 let Target::Page(t) = e.to else { continue };
-                let conn = conns.iter().find(|c| c.0 == t).map_or(1.0, |c| c.1);
+                let conn = conns.get(&t).copied().unwrap_or(1.0);
                 if position.contains_key(&t) && conn >= min_confidence {
                     edges.push(self.public_edge(e));
                 }
@@ -1067,8 +1154,8 @@ mod tests {
             ("stub.md", "stub"),
             ("a.md", "[[old]] and [[stub]]"),
         ]);
-        assert_eq!(i.resolve("old", None).unwrap().key, "new");
-        assert_eq!(i.resolve("stub", None).unwrap().key, "new");
+        assert_eq!(i.resolve("old", None).unwrap().unwrap().key, "new");
+        assert_eq!(i.resolve("stub", None).unwrap().unwrap().key, "new");
         let e = i.edges_from("a", None).unwrap();
         assert!(e.iter().all(|e| e.to == "new"));
         assert_eq!(i.edges_from("stub", None).unwrap()[0].kind, "redirect");
@@ -1140,6 +1227,33 @@ mod tests {
             i.neighbors(&["a"], &deep).unwrap_err().code(),
             "invalid_argument"
         );
+    }
+
+    #[test]
+    fn a_redirect_chain_longer_than_the_limit_is_an_error_not_nothing() {
+        // Page pN claims the key `pN-1`: the key `p0` reaches p20 through 20 redirects.
+        let mut files = Vec::new();
+        for n in 1..=20 {
+            files.push((
+                format!("p{n}.md"),
+                format!("---\nredirect_from: [p{}]\n---\nx", n - 1),
+            ));
+        }
+        files.push(("p0.md".to_string(), "x".to_string()));
+        let refs: Vec<(&str, &str)> = files
+            .iter()
+            .map(|(a, b)| (a.as_str(), b.as_str()))
+            .collect();
+        let i = index(&refs);
+        let short = i.resolve("p18", None).unwrap().unwrap();
+        assert_eq!(short.key, "p20");
+        assert!(i.resolve("missing-start", None).unwrap().is_none());
+        let mut chain = refs.clone();
+        chain.retain(|(p, _)| *p != "p0.md");
+        let i = index(&chain);
+        let err = i.resolve("p0", None).unwrap_err();
+        assert_eq!(err.code(), "invalid_page");
+        assert!(err.to_string().contains("redirects"), "{err}");
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! [`Index`] and [`IndexBuilder`]: the public entry points.
 
 use std::collections::{BTreeMap, HashMap};
+#[cfg(feature = "fs")]
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -19,7 +20,7 @@ use crate::lane::semantic::VectorEncoding;
 use crate::offset::OffsetUnit;
 use crate::page::{self, Page, Scope};
 use crate::raw::{self, RawDoc, RawSection};
-pub use crate::record::{BuildReport, Skipped, Warning};
+pub use crate::record::{BuildReport, Skipped, Warning, SKIPPED_OUTSIDE_ROOT};
 use crate::vectors::{self, Attached};
 
 /// Collects pages, then builds an [`Index`].
@@ -40,6 +41,7 @@ use crate::vectors::{self, Attached};
 pub struct IndexBuilder {
     config: Config,
     strict: bool,
+    follow_outside_root: bool,
     embedder: Option<Attached>,
     encoding: VectorEncoding,
     pages: BTreeMap<(Scope, String), Page>,
@@ -57,6 +59,7 @@ impl IndexBuilder {
         Ok(IndexBuilder {
             config,
             strict: false,
+            follow_outside_root: false,
             embedder: None,
             encoding: VectorEncoding::F32,
             pages: BTreeMap::new(),
@@ -70,6 +73,14 @@ impl IndexBuilder {
     pub fn strict(&mut self, strict: bool) -> &mut IndexBuilder {
         self.strict = strict;
         self
+    }
+
+    /// Whether [`IndexBuilder::add_dir`] and [`IndexBuilder::add_raw_dir`] read files whose
+    /// symbolic links lead outside the folder given (default false). By default such a file
+    /// is not opened at all and is reported as [`Skipped`] with code [`SKIPPED_OUTSIDE_ROOT`]:
+    /// a link like `env.md -> /proc/self/environ` would otherwise put secrets into the index.
+    pub fn follow_links_outside_root(&mut self, follow: bool) {
+        self.follow_outside_root = follow;
     }
 
     /// Embeds every chunk with `embedder` at build time (the semantic lane), and attaches it
@@ -122,12 +133,25 @@ impl IndexBuilder {
     }
 
     /// Adds a page. Of two pages with the same key in the same scope, the one with the
-    /// smaller path is kept (whatever the order they were added in, so the blob does not
-    /// depend on it) and the other is skipped and reported.
+    /// smaller path (by bytes: `B/Revenue.md` before `a/revenue.md`) is kept, whatever the
+    /// order they were added in, so the blob does not depend on it; the other is skipped and
+    /// reported as `duplicate_key`, naming both paths.
+    ///
+    /// The page is checked first, since [`Page`] is a plain public struct: its key must be
+    /// non-empty, in [normalized form](page::normalize_key) and without `/`; `body_start` must
+    /// lie within `text`, on a character boundary; unknown fields may not nest deeper than
+    /// [`page::MAX_FRONTMATTER_DEPTH`] levels.
     ///
     /// # Errors
-    /// In strict mode, [`Error::DuplicateKey`].
+    /// [`Error::InvalidPage`] for a page that fails those checks (always, even when not
+    /// strict: it is a caller's mistake, not a file to skip); in strict mode,
+    /// [`Error::DuplicateKey`].
     pub fn add_page(&mut self, page: Page) -> Result<()> {
+        check_page(&page, true)?;
+        self.insert_page(page)
+    }
+
+    fn insert_page(&mut self, page: Page) -> Result<()> {
         let slot = (page.scope.clone(), page.key.clone());
         if let Some(first) = self.pages.get(&slot) {
             let (kept, dropped) = if first.path <= page.path {
@@ -169,12 +193,17 @@ impl IndexBuilder {
     }
 
     /// Adds every `.md`, `.markdown` and `.txt` file under `dir` as a raw source document, as
-    /// if `dir` were the wiki's `raw/` folder (`dir/a/b.md` becomes `raw/a/b`).
+    /// if `dir` were the wiki's `raw/` folder (`dir/a/b.md` becomes `raw/a/b`). Symbolic links
+    /// are treated as in [`IndexBuilder::add_dir`], with `dir` as the root.
     ///
     /// # Errors
-    /// [`Error::Io`] if `dir` cannot be read; in strict mode, the first unusable file.
+    /// [`Error::Io`] if `dir` cannot be read; in strict mode, the first unusable file or
+    /// folder.
+    #[cfg(feature = "fs")]
     pub fn add_raw_dir(&mut self, dir: &Path) -> Result<()> {
-        for (rel, full) in files_under(dir, &|_| true)? {
+        let files = files_under(dir, &|_| true, self.follow_outside_root)?;
+        self.skip_unlisted(files.skipped, &|rel| format!("{}{rel}", raw::RAW_PREFIX))?;
+        for (rel, full) in files.files {
             let path = format!("{}{rel}", raw::RAW_PREFIX);
             if !raw::is_raw_path(&path) {
                 continue;
@@ -189,15 +218,47 @@ impl IndexBuilder {
 
     /// Adds every Markdown file under `root` (recursively, in path order). Hidden files and
     /// folders (`.obsidian`, `.git`) and non-Markdown files are ignored; symbolic links to
-    /// folders are not followed.
+    /// folders are not followed. A file (or file link) whose real path is outside `root`'s
+    /// real path is not read unless [`IndexBuilder::follow_links_outside_root`] allows it;
+    /// it is reported as [`Skipped`] with code [`SKIPPED_OUTSIDE_ROOT`]. A file or subfolder
+    /// that cannot be read is skipped and reported with code `io`; the build goes on.
     ///
     /// # Errors
-    /// [`Error::Io`] if `root` cannot be read; in strict mode, the first unusable page.
+    /// [`Error::Io`] if `root` cannot be read; in strict mode, the first unusable page or
+    /// unreadable file or subfolder.
+    #[cfg(feature = "fs")]
     pub fn add_dir(&mut self, root: &Path) -> Result<()> {
-        for (rel, full) in wiki_files(root)? {
+        let files = wiki_files(root, self.follow_outside_root)?;
+        self.skip_unlisted(files.skipped, &|rel| rel.to_string())?;
+        for (rel, full) in files.files {
             match std::fs::read(&full) {
                 Ok(bytes) => self.add_file(&rel, &bytes)?,
                 Err(e) => self.skip_at(rel, Error::io(&full, e))?,
+            }
+        }
+        Ok(())
+    }
+
+    /// Reports what the folder walk left out: unreadable folders (as errors, which fail a
+    /// strict build) and links outside the root (a policy, reported in every mode).
+    #[cfg(feature = "fs")]
+    fn skip_unlisted(
+        &mut self,
+        skipped: Vec<Unlisted>,
+        path: &dyn Fn(&str) -> String,
+    ) -> Result<()> {
+        for s in skipped {
+            match s {
+                Unlisted::Unreadable { rel, error } => self.skip_at(path(&rel), error)?,
+                Unlisted::OutsideRoot { rel, target } => self.report.skipped.push(Skipped {
+                    path: path(&rel),
+                    line: None,
+                    code: SKIPPED_OUTSIDE_ROOT.to_string(),
+                    reason: format!(
+                        "a symbolic link to {} outside the folder being indexed; not read",
+                        target.display()
+                    ),
+                }),
             }
         }
         Ok(())
@@ -208,6 +269,7 @@ impl IndexBuilder {
     ///
     /// # Errors
     /// [`Error::Io`] if the file cannot be read; in strict mode, the first bad line.
+    #[cfg(feature = "fs")]
     pub fn add_beir_corpus(&mut self, path: &Path) -> Result<()> {
         let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
         for (i, line) in text.lines().enumerate() {
@@ -217,11 +279,14 @@ impl IndexBuilder {
             let at = format!("corpus.jsonl:{}", i + 1);
             match crate::eval::beir_doc(line) {
                 Ok((id, title, body)) => {
+                    // BEIR ids are kept verbatim (`MED-10`), not normalized.
                     let page = page_from_record(at, id, title, body);
-                    self.add_page(page)?;
+                    check_page(&page, false)?;
+                    self.insert_page(page)?;
                 }
+                // The line is in `line`; the path names the file once (not `corpus.jsonl:3:3`).
                 Err(reason) => self.skip_at(
-                    at.clone(),
+                    "corpus.jsonl".to_string(),
                     Error::InvalidInput {
                         path: path.display().to_string(),
                         line: u32::try_from(i + 1).ok(),
@@ -241,7 +306,7 @@ impl IndexBuilder {
             String::new(),
             text.into(),
         );
-        self.add_page(page).unwrap();
+        self.insert_page(page).unwrap();
     }
 
     fn skip(&mut self, err: Error) -> Result<()> {
@@ -357,16 +422,104 @@ fn page_from_record(path: String, key: String, title: String, body: String) -> P
     }
 }
 
-/// Markdown files (and raw documents) under `root`, as (relative `/` path, full path), sorted
-/// by relative path.
-fn wiki_files(root: &Path) -> Result<Vec<(String, PathBuf)>> {
-    files_under(root, &|rel| {
-        page::is_markdown_path(rel) || raw::is_raw_path(rel)
-    })
+/// Checks a [`Page`] given by a caller (see [`IndexBuilder::add_page`]); `normalized` also
+/// requires the key in normalized form (not for BEIR ids, which are kept verbatim).
+fn check_page(page: &Page, normalized: bool) -> Result<()> {
+    let invalid = |reason: String| Error::InvalidPage {
+        path: page.path.clone(),
+        line: None,
+        reason,
+    };
+    if page.key.is_empty() {
+        return Err(invalid("the key is empty".into()));
+    }
+    if page.key.contains('/') {
+        return Err(invalid(format!("the key `{}` contains `/`", page.key)));
+    }
+    if normalized && page::normalize_key(&page.key) != page.key {
+        return Err(invalid(format!(
+            "the key `{}` is not normalized (expected `{}`)",
+            page.key,
+            page::normalize_key(&page.key)
+        )));
+    }
+    let at = page.body_start as usize;
+    if at > page.text.len() || !page.text.is_char_boundary(at) {
+        return Err(invalid(format!(
+            "body_start {at} is not a character boundary within the text ({} bytes)",
+            page.text.len()
+        )));
+    }
+    if u32::try_from(page.text.len()).is_err() {
+        return Err(Error::too_large(
+            "page text bytes",
+            u32::MAX as usize,
+            page.text.len(),
+        ));
+    }
+    let depth = page.extra.0.values().map(json_depth).max().unwrap_or(0);
+    if depth > page::MAX_FRONTMATTER_DEPTH {
+        return Err(invalid(format!(
+            "unknown fields nest {depth} levels deep, more than {}",
+            page::MAX_FRONTMATTER_DEPTH
+        )));
+    }
+    Ok(())
 }
 
-/// Files under `root` whose relative path `keep` accepts, sorted by relative path.
-fn files_under(root: &Path, keep: &dyn Fn(&str) -> bool) -> Result<Vec<(String, PathBuf)>> {
+/// Nesting depth of a JSON value (a scalar is 0), without recursion.
+fn json_depth(v: &serde_json::Value) -> usize {
+    let mut deepest = 0;
+    let mut stack = vec![(v, 0usize)];
+    while let Some((v, d)) = stack.pop() {
+        let children: Box<dyn Iterator<Item = &serde_json::Value>> = match v {
+            serde_json::Value::Array(a) => Box::new(a.iter()),
+            serde_json::Value::Object(o) => Box::new(o.values()),
+            _ => continue,
+        };
+        deepest = deepest.max(d + 1);
+        stack.extend(children.map(|c| (c, d + 1)));
+    }
+    deepest
+}
+
+/// What a folder walk found: the files to read, and what it left out.
+#[cfg(feature = "fs")]
+struct Listing {
+    files: Vec<(String, PathBuf)>,
+    skipped: Vec<Unlisted>,
+}
+
+/// An entry a folder walk did not list.
+#[cfg(feature = "fs")]
+enum Unlisted {
+    /// A folder (or an entry in it) that could not be read.
+    Unreadable { rel: String, error: Error },
+    /// A symbolic link whose real path is outside the root.
+    OutsideRoot { rel: String, target: PathBuf },
+}
+
+/// Markdown files (and raw documents) under `root`, as (relative `/` path, full path), sorted
+/// by relative path.
+#[cfg(feature = "fs")]
+fn wiki_files(root: &Path, follow_outside_root: bool) -> Result<Listing> {
+    files_under(
+        root,
+        &|rel| page::is_markdown_path(rel) || raw::is_raw_path(rel),
+        follow_outside_root,
+    )
+}
+
+/// Files under `root` whose relative path `keep` accepts, sorted by relative path. Folders
+/// that cannot be read are reported, not fatal (only `root` itself must be readable).
+/// Symbolic links to folders are not followed; a link to a file is listed only if its real
+/// path is inside `root`'s real path, or `follow_outside_root` is set.
+#[cfg(feature = "fs")]
+fn files_under(
+    root: &Path,
+    keep: &dyn Fn(&str) -> bool,
+    follow_outside_root: bool,
+) -> Result<Listing> {
     let meta = std::fs::metadata(root).map_err(|e| Error::io(root, e))?;
     if !meta.is_dir() {
         return Err(Error::invalid_argument(format!(
@@ -374,12 +527,35 @@ fn files_under(root: &Path, keep: &dyn Fn(&str) -> bool) -> Result<Vec<(String, 
             root.display()
         )));
     }
-    let mut out = Vec::new();
+    let real_root = std::fs::canonicalize(root).map_err(|e| Error::io(root, e))?;
+    let mut out = Listing {
+        files: Vec::new(),
+        skipped: Vec::new(),
+    };
     let mut stack = vec![(root.to_path_buf(), String::new())];
     while let Some((dir, rel)) = stack.pop() {
-        let entries = std::fs::read_dir(&dir).map_err(|e| Error::io(&dir, e))?;
+        let entries = match std::fs::read_dir(&dir) {
+            Ok(entries) => entries,
+            Err(e) if rel.is_empty() => return Err(Error::io(&dir, e)),
+            Err(e) => {
+                out.skipped.push(Unlisted::Unreadable {
+                    rel,
+                    error: Error::io(&dir, e),
+                });
+                continue;
+            }
+        };
         for entry in entries {
-            let entry = entry.map_err(|e| Error::io(&dir, e))?;
+            let entry = match entry {
+                Ok(entry) => entry,
+                Err(e) => {
+                    out.skipped.push(Unlisted::Unreadable {
+                        rel: rel.clone(),
+                        error: Error::io(&dir, e),
+                    });
+                    continue;
+                }
+            };
             let name = entry.file_name().to_string_lossy().into_owned();
             if name.starts_with('.') {
                 continue;
@@ -389,17 +565,185 @@ fn files_under(root: &Path, keep: &dyn Fn(&str) -> bool) -> Result<Vec<(String, 
             } else {
                 format!("{rel}/{name}")
             };
-            let ft = entry.file_type().map_err(|e| Error::io(entry.path(), e))?;
+            let ft = match entry.file_type() {
+                Ok(ft) => ft,
+                Err(e) => {
+                    out.skipped.push(Unlisted::Unreadable {
+                        rel: rel_path,
+                        error: Error::io(entry.path(), e),
+                    });
+                    continue;
+                }
+            };
             if ft.is_dir() {
                 stack.push((entry.path(), rel_path));
-            } else if (ft.is_file() || ft.is_symlink()) && keep(&rel_path) && entry.path().is_file()
-            {
-                out.push((rel_path, entry.path()));
+                continue;
+            }
+            if !(ft.is_file() || ft.is_symlink()) || !keep(&rel_path) || !entry.path().is_file() {
+                continue;
+            }
+            if ft.is_symlink() && !follow_outside_root {
+                match std::fs::canonicalize(entry.path()) {
+                    Ok(real) if real.starts_with(&real_root) => {}
+                    Ok(real) => {
+                        out.skipped.push(Unlisted::OutsideRoot {
+                            rel: rel_path,
+                            target: real,
+                        });
+                        continue;
+                    }
+                    Err(e) => {
+                        out.skipped.push(Unlisted::Unreadable {
+                            rel: rel_path,
+                            error: Error::io(entry.path(), e),
+                        });
+                        continue;
+                    }
+                }
+            }
+            out.files.push((rel_path, entry.path()));
+        }
+    }
+    out.files.sort();
+    out.skipped.sort_by(|a, b| a.rel().cmp(b.rel()));
+    Ok(out)
+}
+
+#[cfg(feature = "fs")]
+impl Unlisted {
+    fn rel(&self) -> &str {
+        match self {
+            Unlisted::Unreadable { rel, .. } | Unlisted::OutsideRoot { rel, .. } => rel,
+        }
+    }
+}
+
+/// How long a temporary file of an interrupted save is left alone (it may belong to a save
+/// still running) before a later save next to it removes it.
+#[cfg(feature = "fs")]
+const STALE_TEMP_SECONDS: u64 = 3600;
+
+/// Writes `bytes` to `path` atomically (see [`Index::save`] for the rules).
+#[cfg(feature = "fs")]
+pub(crate) fn save_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    use std::io::Write;
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static SAVES: AtomicU64 = AtomicU64::new(0);
+
+    let target = resolve_links(path)?;
+    let existing = match std::fs::metadata(&target) {
+        Ok(m) => Some(m),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) => return Err(Error::io(path, e)),
+    };
+    if let Some(m) = &existing {
+        if m.is_dir() {
+            return Err(Error::invalid_argument(format!(
+                "{} is a folder, not a file path",
+                path.display()
+            )));
+        }
+        if m.permissions().readonly() {
+            return Err(Error::io(
+                path,
+                std::io::Error::new(
+                    std::io::ErrorKind::PermissionDenied,
+                    "the file is read-only; refusing to replace it",
+                ),
+            ));
+        }
+    }
+    let dir = target
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let name = target
+        .file_name()
+        .ok_or_else(|| Error::invalid_argument(format!("{} is not a file path", path.display())))?
+        .to_string_lossy()
+        .into_owned();
+    let prefix = format!(".{name}.tmp-");
+    remove_stale_temps(dir, &prefix);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.subsec_nanos());
+    let tmp = dir.join(format!(
+        "{prefix}{}-{}-{nanos}",
+        std::process::id(),
+        SAVES.fetch_add(1, Ordering::Relaxed)
+    ));
+    /// Removes the temporary file unless the rename happened.
+    struct Guard<'a>(&'a Path, bool);
+    impl Drop for Guard<'_> {
+        fn drop(&mut self) {
+            if !self.1 {
+                let _ = std::fs::remove_file(self.0);
             }
         }
     }
-    out.sort();
-    Ok(out)
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&tmp)
+        .map_err(|e| Error::io(path, e))?;
+    let mut guard = Guard(&tmp, false);
+    let write = || -> std::io::Result<()> {
+        file.write_all(bytes)?;
+        if let Some(m) = &existing {
+            file.set_permissions(m.permissions())?;
+        }
+        file.sync_all()?;
+        drop(file);
+        std::fs::rename(&tmp, &target)
+    };
+    write().map_err(|e| Error::io(path, e))?;
+    guard.1 = true;
+    Ok(())
+}
+
+/// `path` with symbolic links followed to the file they name (which need not exist yet).
+#[cfg(feature = "fs")]
+fn resolve_links(path: &Path) -> Result<PathBuf> {
+    let mut cur = path.to_path_buf();
+    for _ in 0..40 {
+        match std::fs::symlink_metadata(&cur) {
+            Ok(m) if m.file_type().is_symlink() => {
+                let link = std::fs::read_link(&cur).map_err(|e| Error::io(&cur, e))?;
+                cur = match cur.parent() {
+                    Some(parent) if link.is_relative() => parent.join(link),
+                    _ => link,
+                };
+            }
+            _ => return Ok(cur),
+        }
+    }
+    Err(Error::io(
+        path,
+        std::io::Error::other("too many levels of symbolic links"),
+    ))
+}
+
+/// Removes `prefix*` files in `dir` older than [`STALE_TEMP_SECONDS`]; best effort.
+#[cfg(feature = "fs")]
+fn remove_stale_temps(dir: &Path, prefix: &str) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let now = std::time::SystemTime::now();
+    for entry in entries.flatten() {
+        if !entry.file_name().to_string_lossy().starts_with(prefix) {
+            continue;
+        }
+        let old = entry
+            .metadata()
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|t| now.duration_since(t).ok())
+            .is_some_and(|age| age.as_secs() > STALE_TEMP_SECONDS);
+        if old {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
 }
 
 /// What [`IndexBuilder::build_with_progress`] is doing.
@@ -643,6 +987,9 @@ pub struct Index {
     pub(crate) embedder: Option<Attached>,
     /// How records count offsets (a property of the handle, not stored in the blob).
     pub(crate) offsets: OffsetUnit,
+    /// Chunk terms for [`Index::uncited_support`], made on first use (a write makes a new
+    /// `Index`, so it is never stale).
+    pub(crate) support: std::sync::OnceLock<crate::cite::SupportTable>,
 }
 
 impl Index {
@@ -689,6 +1036,7 @@ impl Index {
             all_default: false,
             embedder: None,
             offsets: OffsetUnit::Byte,
+            support: std::sync::OnceLock::new(),
         };
         index.default_pages = index.visible_pages(&crate::SearchOptions::default());
         index.default_chunks = index.chunk_mask(&index.default_pages);
@@ -717,43 +1065,37 @@ impl Index {
     ///
     /// # Errors
     /// [`Error::Io`], or as [`Index::from_bytes`].
+    #[cfg(feature = "fs")]
     pub fn open(path: &Path) -> Result<Index> {
         let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
         Index::from_bytes(&bytes)
     }
 
     /// Saves the blob to `path` atomically: it is written to a temporary file in the same
-    /// folder, flushed, then renamed over `path`, so readers see the old or the new index,
-    /// never half of one.
+    /// folder (a name unique to this call), flushed, then renamed over `path`, so readers see
+    /// the old or the new index, never half of one.
+    ///
+    /// - The blob is decoded before anything is written: an index that would not load again
+    ///   is never saved.
+    /// - A read-only `path` is refused ([`Error::Io`], permission denied), not replaced.
+    /// - A symbolic link at `path` is followed: the file it points to is replaced (atomically,
+    ///   in its own folder) and the link stays. The replaced file keeps its permissions.
+    /// - Temporary files `.NAME.tmp-*` next to the target that are more than an hour old
+    ///   (left by a process killed while saving) are removed.
     ///
     /// # Errors
-    /// [`Error::Io`] if the folder is not writable; `path` is then unchanged.
+    /// [`Error::Corrupt`] if the blob would not decode; [`Error::Io`] if the folder is not
+    /// writable or `path` is read-only. `path` is then unchanged and no temporary file is
+    /// left.
+    #[cfg(feature = "fs")]
     pub fn save(&self, path: &Path) -> Result<()> {
-        use std::io::Write;
         let bytes = self.to_bytes()?;
-        let dir = path
-            .parent()
-            .filter(|d| !d.as_os_str().is_empty())
-            .unwrap_or(Path::new("."));
-        let name = path.file_name().ok_or_else(|| {
-            Error::invalid_argument(format!("{} is not a file path", path.display()))
+        blob::decode(&bytes).map_err(|e| {
+            Error::corrupt(format!(
+                "refusing to save an index that would not load again: {e}"
+            ))
         })?;
-        // wasm has no process ids (std::process::id panics there); its one instance stands alone.
-        #[cfg(not(target_arch = "wasm32"))]
-        let pid = std::process::id();
-        #[cfg(target_arch = "wasm32")]
-        let pid = 0;
-        let tmp = dir.join(format!(".{}.tmp-{pid}", name.to_string_lossy()));
-        let write = || -> std::io::Result<()> {
-            let mut f = std::fs::File::create(&tmp)?;
-            f.write_all(&bytes)?;
-            f.sync_all()?;
-            std::fs::rename(&tmp, path)
-        };
-        write().map_err(|e| {
-            let _ = std::fs::remove_file(&tmp);
-            Error::io(path, e)
-        })
+        crate::index::save_atomic(path, &bytes)
     }
 
     /// The configuration the index was built with.

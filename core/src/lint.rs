@@ -5,6 +5,7 @@
 //! | `dangling_link` | error | a ref, inline link or relation target resolves to no page visible in the page's scope |
 //! | `unknown_source` | error | a `sources` entry or a relation's `chunk` names no chunk |
 //! | `redirect_cycle` | error | `redirect_from` claims that loop (reported once, on the cycle's first page id) |
+//! | `redirect_too_long` | error | an old key that goes through more than 16 redirects (`graph::MAX_HOPS`) to its end (reported on each page whose claimed key is that far from the end) |
 //! | `duplicate_key` | error | two files with the same key in one scope (from a build report), or an old key claimed by two pages' `redirect_from`, or an alias claimed by two pages or equal to another page's key |
 //! | `links_archived` | warning | a page that is not archived links to an archived page |
 //! | `links_stale` | warning | a page that is not archived links to a page marked `stale_since` |
@@ -40,6 +41,7 @@ pub const RULES: &[(&str, Severity)] = &[
     ("dangling_link", Severity::Error),
     ("unknown_source", Severity::Error),
     ("redirect_cycle", Severity::Error),
+    ("redirect_too_long", Severity::Error),
     ("duplicate_key", Severity::Error),
     ("links_archived", Severity::Warning),
     ("links_stale", Severity::Warning),
@@ -128,7 +130,8 @@ impl Index {
     }
 
     /// Lints the wiki in folder `root` as it is on disk (its `raw/` folder included, plus the
-    /// raw documents under `raw` when given): builds it in memory without embeddings, then
+    /// raw documents under `raw` when given; files linked from outside the folder only with
+    /// `follow_outside_root`): builds it in memory without embeddings, then
     /// [`Index::lint_with_build`], so duplicate keys are reported too.
     ///
     /// # Errors
@@ -136,8 +139,10 @@ impl Index {
     pub fn lint_dir(
         root: &std::path::Path,
         raw: Option<&std::path::Path>,
+        follow_outside_root: bool,
     ) -> crate::Result<LintReport> {
         let mut b = crate::IndexBuilder::new(crate::Config::default())?;
+        b.follow_links_outside_root(follow_outside_root);
         if let Some(raw) = raw {
             b.add_raw_dir(raw)?;
         }
@@ -284,7 +289,18 @@ impl Index {
                 continue;
             }
             let res = self.names.resolve(pages, &p.scope, r);
-            if res.cycle {
+            if res.too_long {
+                out.push(issue(
+                    id.clone(),
+                    "redirect_too_long",
+                    Some(r.clone()),
+                    format!(
+                        "`{r}` goes through more than {} redirects without reaching a page; \
+                         links to it are not followed to the end",
+                        crate::graph::MAX_HOPS
+                    ),
+                ));
+            } else if res.cycle {
                 let mut members = BTreeSet::new();
                 let mut key = r.clone();
                 while let Some(q) = self.names.redirect(&p.scope, &key) {
@@ -324,6 +340,8 @@ impl Index {
             }
             let holder = self.names.exact(&p.scope, &key).or_else(|| {
                 self.resolve(&key, Some(&p.scope))
+                    .ok()
+                    .flatten()
                     .and_then(|q| self.page_ids.get(&q.id()).copied())
             });
             if let Some(q) = holder.filter(|q| *q != i) {
@@ -495,6 +513,6 @@ mod tests {
     fn every_rule_has_a_severity() {
         assert_eq!(severity("dangling_link"), Severity::Error);
         assert_eq!(severity("orphan"), Severity::Warning);
-        assert_eq!(RULES.len(), 10);
+        assert_eq!(RULES.len(), 11);
     }
 }

@@ -5,7 +5,7 @@
 //! `![[embed]]`, and Markdown links to `.md` files) resolve the way Obsidian resolves them: by
 //! file stem, case-insensitively, with the heading part ignored.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 
 use pulldown_cmark::{Event, HeadingLevel, LinkType, Options, Parser, Tag, TagEnd};
@@ -17,6 +17,16 @@ use crate::error::{Error, Result};
 /// Frontmatter larger than this is rejected: no real page needs it, and it bounds the work a
 /// hostile file can cause in the YAML parser.
 pub const MAX_FRONTMATTER_BYTES: usize = 256 * 1024;
+
+/// Deepest nesting of mappings and lists a frontmatter block may have. Unknown fields are kept
+/// as JSON, which must stay far below the JSON reader's own limit (128 levels) so the blob
+/// that stores them always loads again.
+pub const MAX_FRONTMATTER_DEPTH: usize = 32;
+
+/// Most YAML nodes a frontmatter block may expand to, counting every alias (`*name`) as a
+/// full copy of what it names. An alias bomb (a few hundred bytes that expand to billions of
+/// nodes) is refused after reading a few events, before anything is built.
+pub const MAX_FRONTMATTER_NODES: usize = 100_000;
 
 /// Where a page lives: shared by everyone, or one user's (or agent's) scratch space.
 ///
@@ -77,7 +87,7 @@ impl<'de> Deserialize<'de> for Scope {
         match s.strip_prefix("user/") {
             Some(name) if !name.is_empty() => Ok(Scope::User(name.to_string())),
             _ if s == "global" => Ok(Scope::Global),
-            _ => Scope::parse(&s).map_err(serde::de::Error::custom),
+            _ => Scope::parse(&s).map_err(|e| crate::blob::decode_error(format!("scope: {e}"))),
         }
     }
 }
@@ -193,9 +203,11 @@ impl<'de> Deserialize<'de> for Extra {
             Ok(Extra(BTreeMap::deserialize(d)?))
         } else {
             let text = String::deserialize(d)?;
-            serde_json::from_str(&text)
-                .map(Extra)
-                .map_err(serde::de::Error::custom)
+            serde_json::from_str(&text).map(Extra).map_err(|e| {
+                crate::blob::decode_error(format!(
+                    "a page's unknown fields are not valid JSON: {e}"
+                ))
+            })
         }
     }
 }
@@ -353,9 +365,20 @@ pub fn parse(path: &str, text: &str) -> Result<ParsedPage> {
             "cannot derive a key from the file name".into(),
         ));
     }
-    let (frontmatter, body_start) =
-        split_frontmatter(text).map_err(|(line, r)| invalid(line, r))?;
     let mut warnings = Vec::new();
+    let (frontmatter, body_start) = match split_frontmatter(text) {
+        Ok(split) => split,
+        // A first line of `---` that nothing closes is a Markdown rule, not a frontmatter
+        // block: the whole text is the body (after a byte-order mark), and the author is told.
+        Err(_) => {
+            warnings.push(
+                "the first line `---` opens no frontmatter (nothing closes it): read as a rule \
+                 at the start of the body"
+                    .to_string(),
+            );
+            (None, usize::from(text.starts_with('\u{feff}')) * 3)
+        }
+    };
     let mut fields = Fields::default();
     if let Some(yaml) = frontmatter {
         if yaml.len() > MAX_FRONTMATTER_BYTES {
@@ -364,6 +387,7 @@ pub fn parse(path: &str, text: &str) -> Result<ParsedPage> {
                 format!("frontmatter is larger than {MAX_FRONTMATTER_BYTES} bytes"),
             ));
         }
+        check_yaml_shape(yaml).map_err(|(line, reason)| invalid(line, reason))?;
         let docs = YamlLoader::load_from_str(yaml).map_err(|e| {
             // The YAML starts on the file's second line (after the opening `---`).
             let line = u32::try_from(e.marker().line()).unwrap_or(u32::MAX);
@@ -440,12 +464,9 @@ pub(crate) fn add_redirect(text: &str, old: &str) -> Result<String> {
         .map(|k| serde_json::to_string(k).unwrap_or_default())
         .collect();
     let line = format!("redirect_from: [{}]\n", list.join(", "));
+    // An unclosed opening `---` is part of the body (see `parse`).
     let (frontmatter, body_start) =
-        split_frontmatter(text).map_err(|(line, reason)| Error::InvalidPage {
-            path: "page.md".into(),
-            line,
-            reason,
-        })?;
+        split_frontmatter(text).unwrap_or((None, usize::from(text.starts_with('\u{feff}')) * 3));
     let Some(yaml) = frontmatter else {
         return Ok(format!("---\n{line}---\n{}", &text[body_start..]));
     };
@@ -475,6 +496,71 @@ pub(crate) fn add_redirect(text: &str, old: &str) -> Result<String> {
         &text[..yaml_start],
         &text[yaml_end..]
     ))
+}
+
+/// Reads the YAML's events (no tree is built) and refuses a block that nests deeper than
+/// [`MAX_FRONTMATTER_DEPTH`] or expands to more than [`MAX_FRONTMATTER_NODES`] nodes through
+/// aliases. Cost: one pass over the text, stopping at the first excess. A syntax error is left
+/// for the loader to report.
+fn check_yaml_shape(yaml: &str) -> std::result::Result<(), (Option<u32>, String)> {
+    use yaml_rust2::parser::{Event as YamlEvent, Parser as YamlParser};
+    let mut parser = YamlParser::new_from_str(yaml);
+    // Expanded size of each anchored node, by anchor id.
+    let mut sizes: HashMap<usize, usize> = HashMap::new();
+    // Open collections: (anchor id, node count when opened).
+    let mut open: Vec<(usize, usize)> = Vec::new();
+    let mut nodes = 0usize;
+    loop {
+        let Ok((event, mark)) = parser.next_token() else {
+            return Ok(());
+        };
+        let line = || {
+            Some(
+                u32::try_from(mark.line())
+                    .unwrap_or(u32::MAX)
+                    .saturating_add(1),
+            )
+        };
+        match event {
+            YamlEvent::StreamEnd => return Ok(()),
+            YamlEvent::Scalar(_, _, anchor, _) => {
+                nodes = nodes.saturating_add(1);
+                if anchor > 0 {
+                    sizes.insert(anchor, 1);
+                }
+            }
+            YamlEvent::Alias(id) => {
+                nodes = nodes.saturating_add(sizes.get(&id).copied().unwrap_or(1));
+            }
+            YamlEvent::SequenceStart(anchor, _) | YamlEvent::MappingStart(anchor, _) => {
+                nodes = nodes.saturating_add(1);
+                open.push((anchor, nodes));
+                if open.len() > MAX_FRONTMATTER_DEPTH {
+                    return Err((
+                        line(),
+                        format!("frontmatter nests deeper than {MAX_FRONTMATTER_DEPTH} levels"),
+                    ));
+                }
+            }
+            YamlEvent::SequenceEnd | YamlEvent::MappingEnd => {
+                if let Some((anchor, at)) = open.pop() {
+                    if anchor > 0 {
+                        sizes.insert(anchor, nodes - at + 1);
+                    }
+                }
+            }
+            _ => {}
+        }
+        if nodes > MAX_FRONTMATTER_NODES {
+            return Err((
+                line(),
+                format!(
+                    "frontmatter expands to more than {MAX_FRONTMATTER_NODES} values \
+                     (YAML aliases repeat what they name)"
+                ),
+            ));
+        }
+    }
 }
 
 type FrontmatterSplit<'a> = std::result::Result<(Option<&'a str>, usize), (Option<u32>, String)>;
@@ -554,8 +640,21 @@ impl Fields {
                 None => false,
             },
             "relations" => match relations(&v) {
-                Some(r) => {
-                    self.relations = r;
+                Some((good, bad)) => {
+                    self.relations = good;
+                    // Refused entries are reported one by one and kept (as unknown data under
+                    // `relations`), so nothing the author wrote is lost.
+                    if !bad.is_empty() {
+                        let mut kept = Vec::new();
+                        for (i, item, reason) in bad {
+                            warnings.push(format!(
+                                "relations[{i}] refused: {reason}; kept as an unknown field"
+                            ));
+                            kept.push(yaml_to_json(item));
+                        }
+                        self.extra
+                            .insert(name.to_string(), serde_json::Value::Array(kept));
+                    }
                     true
                 }
                 None => false,
@@ -639,34 +738,69 @@ fn number(v: &Yaml) -> Option<f32> {
     }
 }
 
-fn relations(v: &Yaml) -> Option<Vec<Relation>> {
+/// The valid entries of a `relations` list, and each invalid one with its position and why it
+/// was refused. `None` when the value is not a list (nor null) at all.
+#[allow(clippy::type_complexity)]
+fn relations(v: &Yaml) -> Option<(Vec<Relation>, Vec<(usize, &Yaml, String)>)> {
     let Yaml::Array(items) = v else {
-        return matches!(v, Yaml::Null).then(Vec::new);
+        return matches!(v, Yaml::Null).then(|| (Vec::new(), Vec::new()));
     };
-    items
-        .iter()
-        .map(|item| {
-            let target = link_key(&scalar_string(hash_get(item, "target")?)?);
-            let kind = hash_get(item, "type")
-                .and_then(scalar_string)
-                .unwrap_or_else(|| "related".to_string());
-            let confidence = match hash_get(item, "confidence") {
-                None => 1.0,
-                Some(c) => number(c).filter(|c| (0.0..=1.0).contains(c))?,
+    let mut good = Vec::new();
+    let mut bad = Vec::new();
+    for (i, item) in items.iter().enumerate() {
+        match relation(item) {
+            Ok(r) => good.push(r),
+            Err(reason) => bad.push((i, item, reason)),
+        }
+    }
+    Some((good, bad))
+}
+
+fn relation(item: &Yaml) -> std::result::Result<Relation, String> {
+    if !matches!(item, Yaml::Hash(_)) {
+        return Err("not a mapping with a `target`".into());
+    }
+    let target = hash_get(item, "target").ok_or("no `target`")?;
+    let target = link_key(&scalar_string(target).ok_or("`target` is not a string")?);
+    if target.is_empty() {
+        return Err("`target` is empty".into());
+    }
+    let kind = hash_get(item, "type")
+        .and_then(scalar_string)
+        .unwrap_or_else(|| "related".to_string());
+    let confidence = match hash_get(item, "confidence") {
+        None => 1.0,
+        Some(c) => {
+            let x = match c {
+                Yaml::Integer(i) => *i as f32,
+                Yaml::Real(s) => s
+                    .parse::<f32>()
+                    .map_err(|_| format!("confidence `{s}` is not a number"))?,
+                other => {
+                    let shown = scalar_string(other).unwrap_or_else(|| "a list or mapping".into());
+                    return Err(format!("confidence `{shown}` is not a number"));
+                }
             };
-            let evidence = hash_get(item, "evidence").and_then(scalar_string);
-            let chunk = hash_get(item, "chunk")
-                .or_else(|| hash_get(item, "evidence_chunk"))
-                .and_then(scalar_string);
-            (!target.is_empty()).then_some(Relation {
-                target,
-                kind,
-                confidence,
-                evidence,
-                chunk,
-            })
-        })
-        .collect()
+            if !x.is_finite() {
+                return Err(format!("confidence {x} is not a finite number"));
+            }
+            if !(0.0..=1.0).contains(&x) {
+                return Err(format!("confidence {x} is outside 0..=1"));
+            }
+            x
+        }
+    };
+    let evidence = hash_get(item, "evidence").and_then(scalar_string);
+    let chunk = hash_get(item, "chunk")
+        .or_else(|| hash_get(item, "evidence_chunk"))
+        .and_then(scalar_string);
+    Ok(Relation {
+        target,
+        kind,
+        confidence,
+        evidence,
+        chunk,
+    })
 }
 
 fn sources(v: &Yaml) -> Option<Vec<SourceRef>> {
@@ -1027,9 +1161,85 @@ mod tests {
     }
 
     #[test]
-    fn unterminated_frontmatter_is_an_error() {
-        let err = parse("a.md", "---\ntitle: x\nbody without end").unwrap_err();
+    fn an_unclosed_opening_rule_is_body_text_with_a_warning() {
+        let parsed = parse("a.md", "---\ntitle: x\nbody without end").unwrap();
+        assert_eq!(parsed.page.body(), "---\ntitle: x\nbody without end");
+        assert_eq!(parsed.page.title, "a");
+        assert_eq!(parsed.warnings.len(), 1);
+        assert!(parsed.warnings[0].contains("rule"));
+    }
+
+    /// The exponential alias bomb: each level names the one below it nine times.
+    pub(crate) fn alias_bomb() -> String {
+        let mut y = String::from(
+            "a: &a [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\"]\n",
+        );
+        let names = ["a", "b", "c", "d", "e", "f", "g", "h", "i"];
+        for w in names.windows(2) {
+            let (prev, cur) = (w[0], w[1]);
+            let refs = vec![format!("*{prev}"); 9].join(",");
+            y.push_str(&format!("{cur}: &{cur} [{refs}]\n"));
+        }
+        format!("---\n{y}---\nbody\n")
+    }
+
+    #[test]
+    fn yaml_alias_bomb_is_an_invalid_page_in_bounded_time() {
+        let text = alias_bomb();
+        let started = std::time::Instant::now();
+        let err = parse("global/bomb.md", &text).unwrap_err();
+        assert!(
+            started.elapsed().as_secs() < 2,
+            "took {:?}",
+            started.elapsed()
+        );
         assert_eq!(err.code(), "invalid_page");
+        assert!(err.to_string().contains("aliases"), "{err}");
+    }
+
+    #[test]
+    fn a_few_small_aliases_are_still_read() {
+        let p = page("a.md", "---\nbase: &b {x: 1}\nother: *b\ntags: [t]\n---\n");
+        assert_eq!(p.extra.0["other"], serde_json::json!({"x": 1}));
+    }
+
+    #[test]
+    fn frontmatter_nested_deeper_than_the_limit_is_an_invalid_page() {
+        let deep = format!("---\nx: {}1{}\n---\n", "[".repeat(127), "]".repeat(127));
+        let err = parse("a.md", &deep).unwrap_err();
+        assert_eq!(err.code(), "invalid_page");
+        assert!(err.to_string().contains("deeper"), "{err}");
+        let ok = format!("---\nx: {}1{}\n---\n", "[".repeat(20), "]".repeat(20));
+        assert!(parse("a.md", &ok).is_ok());
+    }
+
+    #[test]
+    fn one_bad_relation_keeps_the_valid_ones_and_names_itself() {
+        let text = "---\nrelations:\n  - {target: a, type: causes, confidence: 0.5}\n  - {target: b, confidence: high}\n  - {target: c, confidence: 1e309}\n  - {target: d, confidence: -1}\n  - {target: e, confidence: .nan}\n  - {target: f}\n---\n";
+        let parsed = parse("p.md", text).unwrap();
+        let targets: Vec<&str> = parsed
+            .page
+            .relations
+            .iter()
+            .map(|r| r.target.as_str())
+            .collect();
+        assert_eq!(targets, ["a", "f"]);
+        assert_eq!(parsed.warnings.len(), 4, "{:?}", parsed.warnings);
+        assert!(
+            parsed.warnings[0].starts_with("relations[1]") && parsed.warnings[0].contains("high")
+        );
+        assert!(
+            parsed.warnings[1].starts_with("relations[2]") && parsed.warnings[1].contains("finite")
+        );
+        assert!(
+            parsed.warnings[2].starts_with("relations[3]")
+                && parsed.warnings[2].contains("outside")
+        );
+        assert!(parsed.warnings[3].starts_with("relations[4]"));
+        assert_eq!(
+            parsed.page.extra.0["relations"].as_array().unwrap().len(),
+            4
+        );
     }
 
     #[test]

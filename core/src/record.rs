@@ -6,15 +6,22 @@ use serde::{Deserialize, Serialize};
 /// A file or record the build could not use, and why.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Skipped {
-    /// Path relative to the wiki root (or `corpus.jsonl:<line>`).
+    /// Path relative to the wiki root; for a BEIR record, `corpus.jsonl` (with `line`) when the
+    /// line is malformed, or `corpus.jsonl:<line>` for a duplicate id.
     pub path: String,
     /// 1-based line of the problem, when known.
     pub line: Option<u32>,
-    /// The error code (`invalid_page`, `duplicate_key`, ...).
+    /// The error code (`invalid_page`, `duplicate_key`, `io`, ...), or
+    /// [`SKIPPED_OUTSIDE_ROOT`] for a symbolic link that leads out of the wiki root (not read).
     pub code: String,
     /// What was wrong.
     pub reason: String,
 }
+
+/// The [`Skipped::code`] of a file whose symbolic link leads outside the folder being indexed:
+/// it is not read unless `IndexBuilder::follow_links_outside_root` allows it. Not an error
+/// code: nothing failed.
+pub const SKIPPED_OUTSIDE_ROOT: &str = "outside_root";
 
 /// A problem in a page that did not stop it from being indexed.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

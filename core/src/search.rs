@@ -632,7 +632,7 @@ impl HitContext<'_> {
                 .filter(|q| {
                     lexical
                         .lookup(&q.term)
-                        .is_some_and(|i| lexical.postings(i).0.binary_search(&c).is_ok())
+                        .is_some_and(|i| lexical.postings_of(i).0.binary_search(&c).is_ok())
                 })
                 .count()
         };

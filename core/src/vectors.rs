@@ -91,7 +91,7 @@ pub(crate) fn known_vectors(data: &IndexData) -> HashMap<String, Vec<f32>> {
         return HashMap::new();
     };
     (0..data.chunks.len())
-        .map(|c| (passage(data, c), v.vector(c)))
+        .filter_map(|c| Some((passage(data, c), v.vector(c)?)))
         .collect()
 }
 

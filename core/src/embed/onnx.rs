@@ -167,7 +167,14 @@ impl OnnxEmbedder {
         tokenizer.with_padding(None);
 
         let fingerprint = format!("blake3:{}", &blake3::hash(model).to_hex()[..32]);
-        let (plan, feeds, output, pooled, dim) = load_model(model)?;
+        let (plan, feeds, output, pooled, dim, positions) = load_model(model)?;
+        // A longer input would index past the position table and fail deep in the model run.
+        if let Some(positions) = positions.filter(|&p| max_length > p) {
+            return Err(model_err(format!(
+                "max length {max_length} is above the model's {positions} token positions; \
+                 use at most {positions}"
+            )));
+        }
         Ok(OnnxEmbedder {
             model_id: options.model_id.unwrap_or_else(|| "onnx-model".into()),
             fingerprint,
@@ -408,7 +415,14 @@ pub fn model_file_for_id(dir: &Path, model_id: &str) -> std::path::PathBuf {
 /// (text index, vector) pairs one worker produced.
 type Embedded = Vec<(usize, Vec<f32>)>;
 
-type Loaded = (Arc<TypedSimplePlan>, Vec<Feed>, usize, bool, usize);
+type Loaded = (
+    Arc<TypedSimplePlan>,
+    Vec<Feed>,
+    usize,
+    bool,
+    usize,
+    Option<usize>,
+);
 
 /// Parses the ONNX graph, types its inputs as `i64 [batch, sequence]`, optimizes it and finds
 /// the output to pool.
@@ -453,6 +467,19 @@ fn load_model(bytes: &[u8]) -> Result<Loaded> {
     if !feeds.contains(&Feed::InputIds) {
         return Err(model_err("the model has no `input_ids` input"));
     }
+    // The learned position table (`[positions, dim]`, as BERT models name it), when there is
+    // one: inputs longer than its rows cannot be run.
+    let positions = model
+        .nodes()
+        .iter()
+        .filter(|n| n.name.contains("position_embeddings"))
+        .find_map(|n| {
+            let fact = model.outlet_fact(OutletId::new(n.id, 0)).ok()?;
+            let shape = fact.shape.concretize()?;
+            (shape.len() == 2)
+                .then(|| shape[0].to_usize().ok())
+                .flatten()
+        });
     let outputs = model.output_outlets().map_err(model_err)?.to_vec();
     let output = outputs
         .iter()
@@ -483,7 +510,7 @@ fn load_model(bytes: &[u8]) -> Result<Loaded> {
     let plan = typed
         .into_runnable_with_options(&RunOptions::default())
         .map_err(|e| model_err(format!("cannot prepare the ONNX model: {e:#}")))?;
-    Ok((plan, feeds, output, rank == 2, dim))
+    Ok((plan, feeds, output, rank == 2, dim, positions))
 }
 
 #[cfg(test)]

@@ -172,7 +172,9 @@ impl LexicalIndex {
             return bad("surface words are unsorted or point outside the dictionary");
         }
         for t in 0..self.terms.len() {
-            let (chunks, tfs) = self.postings(t);
+            let Some((chunks, tfs)) = self.postings(t) else {
+                return bad("a posting list lies outside the postings");
+            };
             if chunks.windows(2).any(|w| w[0] >= w[1])
                 || chunks.iter().any(|&c| c as usize >= n_chunks)
                 || tfs.contains(&0)
@@ -208,15 +210,23 @@ impl LexicalIndex {
         start..end
     }
 
-    /// The chunks containing term `t` and the term's frequency in each.
-    pub fn postings(&self, t: usize) -> (&[u32], &[u32]) {
-        let (s, e) = (self.offsets[t] as usize, self.offsets[t + 1] as usize);
-        (&self.chunks[s..e], &self.tfs[s..e])
+    /// The chunks containing term `t` (a dictionary position, as from
+    /// [`LexicalIndex::lookup`]) and the term's frequency in each; `None` for a position
+    /// outside the dictionary.
+    pub fn postings(&self, t: usize) -> Option<(&[u32], &[u32])> {
+        let s = *self.offsets.get(t)? as usize;
+        let e = *self.offsets.get(t.checked_add(1)?)? as usize;
+        Some((self.chunks.get(s..e)?, self.tfs.get(s..e)?))
     }
 
-    /// Terms in chunk `c`.
-    pub fn length(&self, c: u32) -> u32 {
-        self.lengths[c as usize]
+    /// [`LexicalIndex::postings`] for a position this index gave out (empty if it were not).
+    pub(crate) fn postings_of(&self, t: usize) -> (&[u32], &[u32]) {
+        self.postings(t).unwrap_or((&[], &[]))
+    }
+
+    /// Terms in chunk `c`; `None` for a chunk outside the index.
+    pub fn length(&self, c: u32) -> Option<u32> {
+        self.lengths.get(c as usize).copied()
     }
 
     /// Precomputes, for `params`, each chunk's length normalization and each posting's
@@ -238,7 +248,7 @@ impl LexicalIndex {
             .collect();
         let mut impacts = Vec::with_capacity(self.chunks.len());
         for t in 0..self.terms.len() {
-            let (chunks, tfs) = self.postings(t);
+            let (chunks, tfs) = self.postings_of(t);
             let idf = self.idf(chunks.len());
             impacts.extend(chunks.iter().zip(tfs).map(|(&c, &tf)| {
                 let tf = tf as f32;
@@ -294,7 +304,10 @@ impl Bm25Scorer {
             .iter()
             .filter_map(|&(term, weight)| index.lookup(term).map(|t| (t, weight)))
             .collect();
-        let total: usize = found.iter().map(|&(t, _)| index.postings(t).0.len()).sum();
+        let total: usize = found
+            .iter()
+            .map(|&(t, _)| index.postings_of(t).0.len())
+            .sum();
         let n_groups = groups.map_or(0, |(_, n)| n);
         with_scratch(index.chunk_count(), n_groups, total, |sc| {
             let Scratch {
@@ -359,7 +372,7 @@ impl Bm25Scorer {
             .map(|&(term, weight)| {
                 let (tf, df, idf) = match index.lookup(term) {
                     Some(t) => {
-                        let (chunks, tfs) = index.postings(t);
+                        let (chunks, tfs) = index.postings_of(t);
                         let tf = chunks.binary_search(&c).map_or(0, |i| tfs[i]);
                         (tf, chunks.len(), index.idf(chunks.len()))
                     }
@@ -449,8 +462,11 @@ mod tests {
     fn postings_are_sorted_with_term_frequencies() {
         let i = idx(&["a b a", "b c", "a"]);
         let t = i.lookup("a").unwrap();
-        assert_eq!(i.postings(t), (&[0u32, 2][..], &[2u32, 1][..]));
-        assert_eq!(i.length(0), 3);
+        assert_eq!(i.postings(t), Some((&[0u32, 2][..], &[2u32, 1][..])));
+        assert_eq!(i.length(0), Some(3));
+        assert_eq!(i.postings(usize::MAX), None);
+        assert_eq!(i.postings(i.term_count()), None);
+        assert_eq!(i.length(3), None);
         assert!(i.validate(3).is_ok());
         assert!(i.validate(4).is_err());
     }

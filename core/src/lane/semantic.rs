@@ -151,15 +151,22 @@ impl VectorSection {
         self.len() == 0
     }
 
-    /// Vector `i` as floats (dequantized for int8).
-    pub fn vector(&self, i: usize) -> Vec<f32> {
+    /// Vector `i` as floats (dequantized for int8); `None` for `i` outside the section.
+    pub fn vector(&self, i: usize) -> Option<Vec<f32>> {
         let dim = self.dim as usize;
+        let range = i.checked_mul(dim)?..i.checked_add(1)?.checked_mul(dim)?;
         match &self.values {
-            VectorValues::F32(v) => v[i * dim..(i + 1) * dim].to_vec(),
-            VectorValues::Int8 { values, scales } => values[i * dim..(i + 1) * dim]
-                .iter()
-                .map(|&q| f32::from(q) * scales[i])
-                .collect(),
+            VectorValues::F32(v) => v.get(range).map(<[f32]>::to_vec),
+            VectorValues::Int8 { values, scales } => {
+                let scale = *scales.get(i)?;
+                Some(
+                    values
+                        .get(range)?
+                        .iter()
+                        .map(|&q| f32::from(q) * scale)
+                        .collect(),
+                )
+            }
         }
     }
 
@@ -387,10 +394,12 @@ mod tests {
     fn vectors_are_normalized_and_int8_stays_close() {
         let v = vec![vec![3.0, 4.0], vec![0.0, 0.0]];
         let s = section(&v, VectorEncoding::F32);
-        assert_eq!(s.vector(0), [0.6, 0.8]);
-        assert_eq!(s.vector(1), [0.0, 0.0]);
+        assert_eq!(s.vector(0).unwrap(), [0.6, 0.8]);
+        assert_eq!(s.vector(2), None);
+        assert_eq!(s.vector(usize::MAX), None);
+        assert_eq!(s.vector(1).unwrap(), [0.0, 0.0]);
         let q = section(&v, VectorEncoding::Int8);
-        assert!(dot(&q.vector(0), &[0.6, 0.8]) > 0.999);
+        assert!(dot(&q.vector(0).unwrap(), &[0.6, 0.8]) > 0.999);
         assert_eq!(q.len(), 2);
     }
 

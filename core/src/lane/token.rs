@@ -42,7 +42,7 @@ pub(crate) fn search(
         let exact = index.lookup(&q.term);
         if let Some(t) = exact {
             give(
-                index.postings(t),
+                index.postings_of(t),
                 1.0,
                 mask,
                 &mut credit,
@@ -62,7 +62,7 @@ pub(crate) fn search(
             for t in index.prefixed(prefix, MAX_PREFIX_EXPANSIONS) {
                 if Some(t) != exact {
                     give(
-                        index.postings(t),
+                        index.postings_of(t),
                         0.5,
                         mask,
                         &mut credit,
@@ -88,7 +88,7 @@ pub(crate) fn search(
         let score = acc[c as usize] / units as f32;
         (u128::from(score.to_bits()) << 96)
             | (u128::from(occurrences[c as usize]) << 64)
-            | (u128::from(!index.length(c)) << 32)
+            | (u128::from(!index.length(c).unwrap_or(0)) << 32)
             | u128::from(!c)
     };
     let keys: Vec<u128> = match groups {

@@ -221,7 +221,7 @@ fn vectors_survive_the_blob_and_need_the_same_model() {
 #[test]
 fn page_writes_embed_new_chunks_and_keep_the_rest() {
     let mut index = build(VectorEncoding::F32);
-    let before = index.vectors().unwrap().vector(0);
+    let before = index.vectors().unwrap().vector(0).unwrap();
     index
         .upsert_page(
             "global/vacation.md",
@@ -234,7 +234,7 @@ fn page_writes_embed_new_chunks_and_keep_the_rest() {
     assert_eq!(r.hits[0].key, "vacation");
     assert_eq!(index.vectors().unwrap().len(), 4);
     // `oncall` is still chunk 0 and its vector was reused bit for bit.
-    assert_eq!(index.vectors().unwrap().vector(0), before);
+    assert_eq!(index.vectors().unwrap().vector(0).unwrap(), before);
 
     // Without the model, a write that needs a new embedding is refused and changes nothing.
     let mut loaded = Index::from_bytes(&index.to_bytes().unwrap()).unwrap();

@@ -4,6 +4,7 @@ mod blob;
 mod check;
 mod embed;
 mod fuzz_replay;
+mod hostile;
 mod limit;
 mod oracle;
 mod robustness;

@@ -258,26 +258,23 @@ fn run_case(index: &Index, report: &wikidex::BuildReport, case: &Value) -> Value
             let offered: Vec<String> = opt_arg(case, "offered");
             let answer = case["answer"].as_str().expect("answer");
             if op == "verify" {
-                Ok(project_verification(
-                    index,
-                    answer,
-                    &index.verify(answer, &cited, &offered),
-                ))
+                index
+                    .verify(answer, &cited, &offered)
+                    .map(|v| project_verification(index, answer, &v))
             } else {
-                let c = index.check_answer(answer, &cited, &offered);
-                Ok(json!({
-                    "verification": project_verification(index, answer, &c.verification),
-                    "support": project_support(answer, &c.support, unit),
-                }))
+                index.check_answer(answer, &cited, &offered).map(|c| {
+                    json!({
+                        "verification": project_verification(index, answer, &c.verification),
+                        "support": project_support(answer, &c.support, unit),
+                    })
+                })
             }
         }
         "uncited_support" => {
             let answer = case["answer"].as_str().expect("answer");
-            Ok(project_support(
-                answer,
-                &index.uncited_support(answer),
-                unit,
-            ))
+            index
+                .uncited_support(answer)
+                .map(|s| project_support(answer, &s, unit))
         }
         "parse_headers" => Ok(json!(wikidex::cite::parse_headers(
             case["text"].as_str().expect("text")

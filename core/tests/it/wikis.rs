@@ -912,7 +912,12 @@ fn example_lint_finds_exactly_one_planted_problem_per_rule() {
     let lint = index.lint_with_build(report);
     let mut codes: Vec<&str> = lint.issues.iter().map(|i| i.code.as_str()).collect();
     codes.sort();
-    let mut rules: Vec<&str> = wikidex::lint::RULES.iter().map(|r| r.0).collect();
+    // Every rule but redirect_too_long, which needs a chain of 17 redirects (hostile.rs pins it).
+    let mut rules: Vec<&str> = wikidex::lint::RULES
+        .iter()
+        .map(|r| r.0)
+        .filter(|&r| r != "redirect_too_long")
+        .collect();
     rules.sort();
     assert_eq!(codes, rules);
     assert_eq!((lint.errors, lint.warnings), (4, 6));
