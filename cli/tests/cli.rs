@@ -565,10 +565,8 @@ fn output_into_a_closed_pipe_ends_quietly() {
 #[test]
 fn control_characters_are_escaped_in_human_output_and_exact_in_json() {
     let title = "\u{1b}]0;pwned\u{7}\u{1b}[2J Title";
-    let page = format!(
-        "---\ntitle: \"\\e]0;pwned\\a\\e[2J Title\"\nsummary: \"C1 \\u009b here\"\n---\nBody with \u{1b}[31mred\u{1b}[0m and DEL \u{7f}.\n"
-    );
-    let (_, blob) = small_wiki("ctl", &[("global/evil.md", page.as_str())]);
+    let page = "---\ntitle: \"\\e]0;pwned\\a\\e[2J Title\"\nsummary: \"C1 \\u009b here\"\n---\nBody with \u{1b}[31mred\u{1b}[0m and DEL \u{7f}.\n";
+    let (_, blob) = small_wiki("ctl", &[("global/evil.md", page)]);
     let b = blob.to_str().unwrap();
     for args in [
         vec!["page", b, "evil"],

@@ -210,12 +210,15 @@ fn blob_bytes() -> Vec<u8> {
     base().to_bytes().unwrap()
 }
 
+/// One hostile input: its name, how to run it, and the outcome expected.
+type Row<'a> = (&'a str, Box<dyn Fn() -> Outcome + 'a>, &'a str);
+
 #[test]
 fn every_hostile_input_gets_its_coded_error_or_defined_outcome() {
     let s = |x: &str| x.to_string();
     let mut bad_key = page();
     bad_key.key = String::new();
-    let rows: Vec<(&str, Box<dyn Fn() -> Outcome>, &str)> = vec![
+    let rows: Vec<Row> = vec![
         // Frontmatter that explodes or nests.
         (
             "alias bomb, 9 levels of 9 (~300 bytes)",
