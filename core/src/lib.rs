@@ -70,6 +70,7 @@ pub use graph::{
 pub use index::{
     BuildReport, BuildStage, Chunk, ChunkSpan, Config, DeleteReport, Index, IndexBuilder,
     PageRecord, RenameReport, SharedIndex, Skipped, UpsertReport, Warning, WriteOptions,
+    SKIPPED_OUTSIDE_ROOT,
 };
 pub use lane::lexical::{Bm25Params, TermScore};
 pub use lane::semantic::{VectorEncoding, VectorSection};
