@@ -391,6 +391,7 @@ fn line_of(bytes: &[u8], offset: usize) -> u32 {
 }
 
 /// A page made from a plain record (a BEIR document): no frontmatter, the body is the text.
+#[cfg(any(feature = "fs", test))]
 fn page_from_record(path: String, key: String, title: String, body: String) -> Page {
     Page {
         title: if title.trim().is_empty() {

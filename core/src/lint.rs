@@ -136,6 +136,7 @@ impl Index {
     ///
     /// # Errors
     /// [`Error::Io`](crate::Error::Io) if `root` (or `raw`) cannot be read.
+    #[cfg(feature = "fs")]
     pub fn lint_dir(
         root: &std::path::Path,
         raw: Option<&std::path::Path>,
