@@ -451,6 +451,8 @@ fn verify_passes_quotes_and_fails_fabricated_ids() {
     ]);
     assert_eq!(r.status.code(), Some(0));
     assert_eq!(json(&r)["citations"][0]["status"], "quote");
+    // The sentence that quotes the --cite chunk is cited, not reported as uncited.
+    assert_eq!(json(&r)["support"]["uncited"], serde_json::json!([]));
     let r = wikidex(&[
         "verify",
         blob,

@@ -680,9 +680,10 @@ impl Index {
 
     /// Checks an answer the way an agent loop needs it, in one call: [`Index::verify`] over the
     /// ids given in `cited` plus every chunk id written in the answer itself (a fabricated id
-    /// in the text is checked too), and [`Index::uncited_support`], where a sentence whose
-    /// best-supporting chunk is one of those cited ids counts as cited (citations given apart
-    /// from the text, as `wikidex verify --cite` takes them, cover the sentences they support).
+    /// in the text is checked too), and [`Index::uncited_support`], where a sentence counts as
+    /// cited when its best-supporting chunk is one of those cited ids or when it holds a quote
+    /// of one (citations given apart from the text, as `wikidex verify --cite` takes them,
+    /// cover the sentences they support).
     ///
     /// # Errors
     /// As [`Index::verify`] and [`Index::uncited_support`] ([`Error::TooLarge`](crate::Error)
@@ -701,10 +702,20 @@ impl Index {
         }
         let verification = self.verify(answer, &all, offered)?;
         let mut support = self.uncited_support(answer)?;
+        // A sentence is cited when a cited chunk is its best support, or when a quote of a
+        // cited chunk lies in it (spans are in the same offset unit).
+        let quotes: Vec<(usize, usize)> = verification
+            .citations
+            .iter()
+            .filter_map(|v| v.quote.map(|q| (q.answer_start, q.answer_end)))
+            .collect();
         support.uncited.retain(|s| {
-            s.best_chunk
+            let by_best = s
+                .best_chunk
                 .as_ref()
-                .is_none_or(|b| !all.iter().any(|c| &c.id == b))
+                .is_some_and(|b| all.iter().any(|c| &c.id == b));
+            let quoted = quotes.iter().any(|&(a, b)| a < s.end && b > s.start);
+            !by_best && !quoted
         });
         Ok(AnswerCheck {
             verification,
