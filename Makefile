@@ -52,6 +52,7 @@ test: check-tools models lint wasm-check
 lint: check-tools
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
+	$(CARGO) clippy -p wikidex --no-default-features -- -D warnings
 	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --no-deps -p wikidex
 
 fmt:

@@ -236,8 +236,8 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<IndexData> {
     }
     let cannot = |e: postcard::Error| {
         // postcard drops the message of a value's own check (its `custom` errors); those
-        // checks leave it in `DECODE_CAUSE`, so the error can still say what was wrong.
-        let cause = DECODE_CAUSE.with(|c| c.borrow_mut().take());
+        // checks leave it with `error::decode_error`, so the error can still say what was wrong.
+        let cause = crate::error::take_decode_cause();
         match (e, cause) {
             (postcard::Error::SerdeDeCustom, Some(cause)) => {
                 Error::corrupt(format!("cannot decode payload: {cause}"))
@@ -245,7 +245,7 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<IndexData> {
             (e, _) => Error::corrupt(format!("cannot decode payload: {e}")),
         }
     };
-    DECODE_CAUSE.with(|c| c.borrow_mut().take());
+    crate::error::take_decode_cause();
     let (data, rest): (IndexData, &[u8]) = if version == 1 {
         let (old, rest): (IndexDataV1, &[u8]) =
             postcard::take_from_bytes(payload).map_err(cannot)?;
@@ -260,19 +260,6 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<IndexData> {
     let mut data = data;
     data.lexical.index_terms();
     Ok(data)
-}
-
-std::thread_local! {
-    /// The message of the last value check that failed while decoding on this thread.
-    static DECODE_CAUSE: std::cell::RefCell<Option<String>> = const { std::cell::RefCell::new(None) };
-}
-
-/// A decoding error for a value that failed its own check, with `msg` kept for the error
-/// [`decode`] returns (the codec's own error would say only "Serde Deserialization Error").
-pub(crate) fn decode_error<E: serde::de::Error>(msg: impl std::fmt::Display) -> E {
-    let msg = msg.to_string();
-    DECODE_CAUSE.with(|c| *c.borrow_mut() = Some(msg.clone()));
-    E::custom(msg)
 }
 
 /// Checks every cross-reference a search or look-up relies on, so that a blob with a valid

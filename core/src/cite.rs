@@ -40,8 +40,8 @@ use unicode_segmentation::UnicodeSegmentation;
 use crate::analyze;
 use crate::chunk;
 use crate::error::{Error, Result};
-use crate::index::Index;
 use crate::search::SearchResults;
+use crate::snapshot::Index;
 
 /// Fewest consecutive words that make a quote (unless the whole chunk is shorter).
 pub const QUOTE_MIN_WORDS: usize = 8;

@@ -275,6 +275,24 @@ impl serde::Serialize for Error {
 /// `Result` with [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
+std::thread_local! {
+    /// The message of the last value check that failed while decoding on this thread.
+    static DECODE_CAUSE: std::cell::RefCell<Option<String>> = const { std::cell::RefCell::new(None) };
+}
+
+/// A decoding error for a value that failed its own check, with `msg` kept for the error
+/// `blob::decode` returns (the codec's own error would say only "Serde Deserialization Error").
+pub(crate) fn decode_error<E: serde::de::Error>(msg: impl std::fmt::Display) -> E {
+    let msg = msg.to_string();
+    DECODE_CAUSE.with(|c| *c.borrow_mut() = Some(msg.clone()));
+    E::custom(msg)
+}
+
+/// Takes the cause [`decode_error`] left on this thread, if any.
+pub(crate) fn take_decode_cause() -> Option<String> {
+    DECODE_CAUSE.with(|c| c.borrow_mut().take())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

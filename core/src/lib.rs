@@ -1,20 +1,29 @@
 //! wikidex: an in-process retrieval engine for LLM-maintained Markdown wikis.
 //!
-//! A tour:
-//! - [`page`] parses the page contract (YAML frontmatter, keys, scopes, links);
-//! - [`chunk`] splits pages into overlapping, stably identified chunks;
-//! - [`analyze`] normalizes, filters and stems text, the same way for chunks and queries;
-//! - [`lane`] ranks chunks in independent lanes (lexical BM25, semantic cosine, token overlap);
-//! - [`embed`] turns text into vectors for the semantic lane ([`OnnxEmbedder`] runs a local
-//!   ONNX sentence model; or bring your own [`Embedder`]);
-//! - [`fusion`] combines the lanes with weighted reciprocal rank fusion;
-//! - [`Index`] ties it together: build from a folder ([`IndexBuilder`]), search, look up pages
-//!   and chunks, update pages, and save or load the portable blob ([`blob`]);
-//! - [`graph`] resolves links (redirects, aliases), keeps forward and backward adjacency, and
-//!   walks the graph with evidence; [`lint`] finds what to fix in a wiki;
-//! - [`raw`] is the layer of immutable raw source documents pages are compiled from, and
-//!   [`cite`] verifies the citations of an answer against it and the pages;
-//! - [`eval`] measures retrieval quality on BEIR-layout collections.
+//! A tour, bottom-up. The modules are layered: each imports only from its own layer or the
+//! ones below (a test, `tests/it/layers.rs`, keeps it so), which is what lets every binding
+//! be a thin shell over the front.
+//!
+//! 1. **Data**: [`Error`] (stable codes, details, records), [`Config`] and its parts,
+//!    build records ([`BuildReport`]), and [`offset`] units (bytes, chars, UTF-16).
+//! 2. **Text**: [`page`] parses the page contract (YAML frontmatter, keys, scopes, links);
+//!    [`chunk`] splits pages into overlapping, stably identified chunks; [`analyze`]
+//!    normalizes, filters and stems text, the same way for chunks and queries.
+//! 3. **Structures** built from text: [`lane`] ranks chunks in independent lanes (lexical
+//!    BM25, semantic cosine, token overlap); [`embed`] turns text into vectors ([`OnnxEmbedder`]
+//!    runs a local ONNX sentence model; or bring your own [`Embedder`]); [`fusion`] combines
+//!    the lanes with weighted reciprocal rank fusion; [`graph`] holds the edges, their
+//!    adjacency and link resolution (redirects, aliases); [`raw`] is the layer of immutable
+//!    raw source documents pages are compiled from.
+//! 4. **Codec**: [`blob`] stores all of it in one portable, checksummed blob.
+//! 5. **Operations** over a read-only snapshot ([`Index`]): search, [`traverse`] (neighbors,
+//!    pointers, search with evidence), [`cite`] (verify an answer's citations against the
+//!    pages and raw documents), [`lint`] (what to fix in a wiki), and [`eval`] (retrieval
+//!    quality on BEIR-layout collections).
+//! 6. **Front**: [`IndexBuilder`] builds an index from files or folders; writes
+//!    ([`Index::upsert_page`], [`Index::delete_page`], [`Index::rename_page`]) make a new
+//!    snapshot; [`SharedIndex`] swaps snapshots between threads; files are opened and saved
+//!    atomically.
 //!
 //! ```
 //! use wikidex::{Index, IndexBuilder, SearchOptions};
@@ -49,6 +58,8 @@ pub mod page;
 pub mod raw;
 mod record;
 mod search;
+mod snapshot;
+pub mod traverse;
 mod vectors;
 
 pub use analyze::Language;
@@ -57,20 +68,15 @@ pub use cite::{
     AnswerCheck, CitationHeader, CitationStatus, Cited, PromptBlock, QuoteSpan, SentenceSupport,
     Support, Verdict, Verification,
 };
+pub use config::Config;
 pub use embed::Embedder;
 #[cfg(feature = "embed")]
 pub use embed::{OnnxEmbedder, OnnxOptions};
 pub use error::{Error, ErrorRecord, Result};
 pub use eval::{Collection, Metrics};
 pub use fusion::FusionConfig;
-pub use graph::{
-    Evidence, EvidenceOptions, GraphEdge, GraphNode, Pointer, Subgraph, SupportingChunk,
-    TraverseOptions,
-};
 pub use index::{
-    BuildReport, BuildStage, Chunk, ChunkSpan, Config, DeleteReport, Index, IndexBuilder,
-    PageRecord, RenameReport, SharedIndex, Skipped, UpsertReport, Warning, WriteOptions,
-    SKIPPED_OUTSIDE_ROOT,
+    BuildStage, DeleteReport, IndexBuilder, RenameReport, SharedIndex, UpsertReport, WriteOptions,
 };
 pub use lane::lexical::{Bm25Params, TermScore};
 pub use lane::semantic::{VectorEncoding, VectorSection};
@@ -79,9 +85,15 @@ pub use lint::{LintIssue, LintReport, Severity};
 pub use offset::OffsetUnit;
 pub use page::{Extra, LinkSpan, Page, ParsedPage, Relation, Scope, SourceRef, UsageMode};
 pub use raw::RawDoc;
+pub use record::{BuildReport, Skipped, Warning, SKIPPED_OUTSIDE_ROOT};
 pub use search::{
     AlwaysMode, Explanation, Highlight, Hit, LaneHit, LaneReport, Ranked, SearchOptions,
     SearchResults, Snippet, DEFAULT_LIMIT, MAX_LIMIT,
+};
+pub use snapshot::{Chunk, ChunkSpan, Index, PageRecord};
+pub use traverse::{
+    Evidence, EvidenceOptions, GraphEdge, GraphNode, Pointer, Subgraph, SupportingChunk,
+    TraverseOptions,
 };
 
 // An index is shared between threads by every binding (Python releases the GIL, Node runs

@@ -22,9 +22,9 @@ use std::collections::{BTreeSet, HashMap};
 use serde::{Deserialize, Serialize};
 
 use crate::graph::{Target, KIND_REDIRECT};
-use crate::index::Index;
 use crate::page::{self, Scope, UsageMode};
 use crate::record::BuildReport;
+use crate::snapshot::Index;
 
 /// How bad a finding is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -127,29 +127,6 @@ impl Index {
     /// ```
     pub fn lint(&self) -> LintReport {
         LintReport::from_issues(self.lint_issues())
-    }
-
-    /// Lints the wiki in folder `root` as it is on disk (its `raw/` folder included, plus the
-    /// raw documents under `raw` when given; files linked from outside the folder only with
-    /// `follow_outside_root`): builds it in memory without embeddings, then
-    /// [`Index::lint_with_build`], so duplicate keys are reported too.
-    ///
-    /// # Errors
-    /// [`Error::Io`](crate::Error::Io) if `root` (or `raw`) cannot be read.
-    #[cfg(feature = "fs")]
-    pub fn lint_dir(
-        root: &std::path::Path,
-        raw: Option<&std::path::Path>,
-        follow_outside_root: bool,
-    ) -> crate::Result<LintReport> {
-        let mut b = crate::IndexBuilder::new(crate::Config::default())?;
-        b.follow_links_outside_root(follow_outside_root);
-        if let Some(raw) = raw {
-            b.add_raw_dir(raw)?;
-        }
-        b.add_dir(root)?;
-        let (index, report) = b.build()?;
-        Ok(index.lint_with_build(&report))
     }
 
     /// [`Index::lint`] plus the build's duplicate keys (two files with one key in one scope,

@@ -87,7 +87,7 @@ impl<'de> Deserialize<'de> for Scope {
         match s.strip_prefix("user/") {
             Some(name) if !name.is_empty() => Ok(Scope::User(name.to_string())),
             _ if s == "global" => Ok(Scope::Global),
-            _ => Scope::parse(&s).map_err(|e| crate::blob::decode_error(format!("scope: {e}"))),
+            _ => Scope::parse(&s).map_err(|e| crate::error::decode_error(format!("scope: {e}"))),
         }
     }
 }
@@ -204,7 +204,7 @@ impl<'de> Deserialize<'de> for Extra {
         } else {
             let text = String::deserialize(d)?;
             serde_json::from_str(&text).map(Extra).map_err(|e| {
-                crate::blob::decode_error(format!(
+                crate::error::decode_error(format!(
                     "a page's unknown fields are not valid JSON: {e}"
                 ))
             })

@@ -9,10 +9,10 @@ use serde::{Deserialize, Serialize};
 use crate::analyze::{self, QueryTerm};
 use crate::error::{Error, Result};
 use crate::fusion::{self, Fused, LaneRanking};
-use crate::index::Index;
 use crate::lane::lexical::TermScore;
 use crate::lane::{semantic, token, Lane, LaneStatus, StatusKind, NOT_REQUESTED};
 use crate::page::{Page, Scope, UsageMode};
+use crate::snapshot::Index;
 
 /// Default number of hits.
 pub const DEFAULT_LIMIT: usize = 20;

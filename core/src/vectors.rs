@@ -7,8 +7,8 @@ use std::sync::Arc;
 use crate::blob::IndexData;
 use crate::embed::Embedder;
 use crate::error::{Error, Result};
-use crate::index::Index;
 use crate::lane::semantic::{VectorEncoding, VectorSection};
+use crate::snapshot::Index;
 
 /// Texts handed to an embedder per call while building (it sorts and batches them itself).
 const EMBED_GROUP: usize = 256;

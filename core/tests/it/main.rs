@@ -5,6 +5,7 @@ mod check;
 mod embed;
 mod fuzz_replay;
 mod hostile;
+mod layers;
 mod limit;
 mod oracle;
 mod robustness;

@@ -1,0 +1,504 @@
+//! A read-only snapshot of an index: its data, the tables derived from it on load, and the
+//! look-ups every operation starts from (pages by key and scope, chunks by id, page records).
+//!
+//! A snapshot never changes once made: [`Index::search`], traversal, citation checks and lint
+//! read it, and a write (in the front, `index.rs`) builds the next snapshot beside it.
+
+use std::collections::HashMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::analyze::Analyzer;
+use crate::blob::{self, IndexData};
+use crate::chunk::{self, ChunkRecord};
+use crate::config::Config;
+use crate::error::{Error, Result};
+use crate::fusion::FusionConfig;
+use crate::graph::Names;
+use crate::lane::lexical::Bm25Scorer;
+use crate::offset::OffsetUnit;
+use crate::page::{self, Page, Scope};
+use crate::raw::RawDoc;
+use crate::vectors::Attached;
+
+/// A chunk with its text, as returned by [`Index::chunk`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Chunk {
+    /// `{page_id}::chunk_{ordinal}`.
+    pub id: String,
+    /// Key of the page it belongs to.
+    pub key: String,
+    /// The page's scope.
+    pub scope: Scope,
+    /// Path of the page relative to the wiki root.
+    pub path: String,
+    /// Position within the page (0-based).
+    pub ordinal: u32,
+    /// Where the chunk starts in the page's body (the text after the frontmatter, as
+    /// [`PageRecord::body`] holds it), in the index's [`OffsetUnit`].
+    pub start: u32,
+    /// One past its end, likewise.
+    pub end: u32,
+    /// Content hash (first 128 bits of BLAKE3, hex).
+    pub hash: String,
+    /// The chunk's text.
+    pub text: String,
+    /// A raw source chunk (its `key` is the raw document id, its scope global).
+    pub raw: bool,
+}
+
+impl Chunk {
+    /// The id of the page (or raw document) the chunk belongs to: the part of its id before
+    /// `::chunk_`.
+    pub fn key_id(&self) -> String {
+        chunk::parse_chunk_id(&self.id).map_or_else(|| self.key.clone(), |(p, _)| p.to_string())
+    }
+}
+
+/// A chunk of a page record: its id, hash and span.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChunkSpan {
+    /// `{page_id}::chunk_{ordinal}`.
+    pub id: String,
+    /// Content hash.
+    pub hash: String,
+    /// Start in [`PageRecord::body`], in the index's [`OffsetUnit`].
+    pub start: u32,
+    /// One past the end, likewise.
+    pub end: u32,
+}
+
+/// A page as every surface returns it ([`Index::page_record`]): its frontmatter fields, body
+/// and chunks. Serialized field names are the contract (`type`, not `kind`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PageRecord {
+    /// `key`, or `user/<name>/<key>`.
+    pub id: String,
+    /// Flat key derived from the file name.
+    pub key: String,
+    /// Global or a user's scope.
+    pub scope: Scope,
+    /// Source path relative to the wiki root.
+    pub path: String,
+    /// Display title.
+    pub title: String,
+    /// One-line summary.
+    pub summary: Option<String>,
+    /// Open category (`type` frontmatter).
+    #[serde(rename = "type")]
+    pub kind: Option<String>,
+    /// Topic labels.
+    pub tags: Vec<String>,
+    /// Outgoing edges from `refs`.
+    pub refs: Vec<String>,
+    /// Outgoing edges from inline links.
+    pub links: Vec<String>,
+    /// Named external sources.
+    pub sl_refs: Vec<String>,
+    /// Typed, weighted edges.
+    pub relations: Vec<crate::page::Relation>,
+    /// `always`, `auto` or `never`.
+    pub usage_mode: crate::page::UsageMode,
+    /// Where the page came from.
+    pub source: Option<String>,
+    /// Raw chunks the page was compiled from.
+    pub sources: Vec<crate::page::SourceRef>,
+    /// Other names.
+    pub aliases: Vec<String>,
+    /// Old keys that now point here.
+    pub redirect_from: Vec<String>,
+    /// Lifecycle mark: stale since this date.
+    pub stale_since: Option<String>,
+    /// Lifecycle mark: archived since this date.
+    pub archived_since: Option<String>,
+    /// `<!-- from: path -->` provenance comments.
+    pub provenance: Vec<String>,
+    /// Frontmatter fields wikidex does not know, verbatim.
+    pub extra: crate::page::Extra,
+    /// The text after the frontmatter.
+    pub body: String,
+    /// The page's chunks, in order, with spans into `body`.
+    pub chunks: Vec<ChunkSpan>,
+}
+
+/// A searchable index: pages, chunks, postings and configuration, loaded from or saved to one
+/// blob. Immutable while searching; [`Index::upsert_page`] and [`Index::delete_page`] change
+/// it in place.
+#[derive(Debug)]
+pub struct Index {
+    pub(crate) data: IndexData,
+    pub(crate) analyzer: Analyzer,
+    pub(crate) scorer: Bm25Scorer,
+    /// Per chunk: index of its page.
+    pub(crate) chunk_page: Vec<u32>,
+    /// Per page: index of its first chunk (one extra entry at the end).
+    pub(crate) first_chunk: Vec<u32>,
+    /// Page id → page index.
+    pub(crate) page_ids: HashMap<String, u32>,
+    /// Keys, redirects and aliases, for link resolution.
+    pub(crate) names: Names,
+    /// Raw document id → position.
+    pub(crate) raw_ids: HashMap<String, u32>,
+    /// Per raw document: index of its first raw chunk (one extra entry at the end).
+    pub(crate) raw_first: Vec<u32>,
+    /// Per page: visible to a search without filters.
+    pub(crate) default_pages: Vec<bool>,
+    /// Per chunk: rankable in a search without filters.
+    pub(crate) default_chunks: Vec<bool>,
+    /// Every chunk is rankable in a search without filters (no lane needs to check a mask).
+    pub(crate) all_default: bool,
+    /// The model that embeds queries and new chunks (not stored in the blob).
+    pub(crate) embedder: Option<Attached>,
+    /// How records count offsets (a property of the handle, not stored in the blob).
+    pub(crate) offsets: OffsetUnit,
+    /// Chunk terms for [`Index::uncited_support`], made on first use (a write makes a new
+    /// `Index`, so it is never stale).
+    pub(crate) support: std::sync::OnceLock<crate::cite::SupportTable>,
+}
+
+impl Index {
+    pub(crate) fn from_data(data: IndexData) -> Index {
+        let analyzer = Analyzer::new(data.config.language);
+        let scorer = data.lexical.scorer(data.config.bm25);
+        let chunk_page: Vec<u32> = data.chunks.iter().map(|c| c.page).collect();
+        let mut first_chunk = vec![0u32; data.pages.len() + 1];
+        for (i, c) in data.chunks.iter().enumerate().rev() {
+            first_chunk[c.page as usize] = i as u32;
+        }
+        first_chunk[data.pages.len()] = data.chunks.len() as u32;
+        let page_ids = data
+            .pages
+            .iter()
+            .enumerate()
+            .map(|(i, p)| (p.id(), i as u32))
+            .collect();
+        let mut raw_first = vec![0u32; data.raw.docs.len() + 1];
+        for (i, c) in data.raw.chunks.iter().enumerate().rev() {
+            raw_first[c.page as usize] = i as u32;
+        }
+        raw_first[data.raw.docs.len()] = data.raw.chunks.len() as u32;
+        let raw_ids = data
+            .raw
+            .docs
+            .iter()
+            .enumerate()
+            .map(|(i, d)| (d.id.clone(), i as u32))
+            .collect();
+        let names = Names::new(&data.pages);
+        let mut index = Index {
+            data,
+            analyzer,
+            scorer,
+            chunk_page,
+            first_chunk,
+            page_ids,
+            names,
+            raw_ids,
+            raw_first,
+            default_pages: Vec::new(),
+            default_chunks: Vec::new(),
+            all_default: false,
+            embedder: None,
+            offsets: OffsetUnit::Byte,
+            support: std::sync::OnceLock::new(),
+        };
+        index.default_pages = index.visible_pages(&crate::SearchOptions::default());
+        index.default_chunks = index.chunk_mask(&index.default_pages);
+        index.all_default = index.default_chunks.iter().all(|&ok| ok);
+        index
+    }
+
+    /// Loads an index from blob bytes.
+    ///
+    /// # Errors
+    /// [`Error::NotAnIndex`] for foreign bytes, [`Error::IncompatibleFormat`] for a version this
+    /// build cannot read, [`Error::Corrupt`] for truncated, corrupted or inconsistent bytes.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Index> {
+        blob::decode(bytes).map(Index::from_data)
+    }
+
+    /// Encodes the index as a blob. The same index always gives the same bytes.
+    ///
+    /// # Errors
+    /// Only if encoding fails, which it does not for an index this crate built.
+    pub fn to_bytes(&self) -> Result<Vec<u8>> {
+        blob::encode(&self.data)
+    }
+    /// The configuration the index was built with.
+    pub fn config(&self) -> &Config {
+        &self.data.config
+    }
+
+    /// Sets how the records this handle returns count offsets (default
+    /// [`OffsetUnit::Byte`]; see [`crate::offset`]). Not stored in the blob.
+    pub fn set_offset_unit(&mut self, unit: OffsetUnit) {
+        self.offsets = unit;
+    }
+
+    /// How the records this handle returns count offsets.
+    pub fn offset_unit(&self) -> OffsetUnit {
+        self.offsets
+    }
+
+    /// Changes the fusion weights and constant (query-time settings: no rebuild). Saved with
+    /// the index.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] for a value out of range; the index is then unchanged.
+    pub fn set_fusion(&mut self, fusion: FusionConfig) -> Result<()> {
+        let config = Config {
+            fusion,
+            ..self.data.config.clone()
+        };
+        config.validate()?;
+        self.data.config = config;
+        Ok(())
+    }
+
+    /// Every page, in canonical order (scope, then key).
+    pub fn pages(&self) -> &[Page] {
+        &self.data.pages
+    }
+
+    /// Number of chunks.
+    pub fn chunk_count(&self) -> usize {
+        self.data.chunks.len()
+    }
+
+    /// The page `key` as seen from `scope`: a user scope sees its own page first, then the
+    /// global one; `None` looks in the global scope, then in any user scope (lowest name
+    /// first).
+    ///
+    /// # Errors
+    /// [`Error::UnknownPage`].
+    pub fn page(&self, key: &str, scope: Option<&Scope>) -> Result<&Page> {
+        self.page_index(key, scope)
+            .map(|i| &self.data.pages[i as usize])
+            .ok_or_else(|| Error::UnknownPage {
+                key: key.to_string(),
+            })
+    }
+
+    pub(crate) fn page_index(&self, key: &str, scope: Option<&Scope>) -> Option<u32> {
+        // A page id (or an un-normalized key, as BEIR ids are) found as given wins over the
+        // normalized form.
+        let exact = self.page_ids.get(key).copied();
+        let key = if exact.is_some() {
+            key.to_string()
+        } else {
+            page::normalize_key(key)
+        };
+        if let Some(Scope::User(name)) = scope {
+            if let Some(&i) = self.page_ids.get(&format!("user/{name}/{key}")) {
+                return Some(i);
+            }
+        }
+        if let Some(i) = exact.or_else(|| self.page_ids.get(&key).copied()) {
+            let found = &self.data.pages[i as usize].scope;
+            let visible = match scope {
+                None => true,
+                Some(Scope::Global) => *found == Scope::Global,
+                Some(s) => found == s || *found == Scope::Global,
+            };
+            return visible.then_some(i);
+        }
+        if scope.is_none() {
+            return self
+                .data
+                .pages
+                .iter()
+                .position(|p| p.key == key)
+                .map(|i| i as u32);
+        }
+        None
+    }
+
+    /// The page with this id (`key` or `user/<name>/<key>`).
+    pub fn page_by_id(&self, id: &str) -> Option<&Page> {
+        self.page_ids.get(id).map(|&i| &self.data.pages[i as usize])
+    }
+
+    /// The chunk with this id, with its text.
+    ///
+    /// # Errors
+    /// [`Error::UnknownChunk`] when no chunk has this id: ids are never guessed.
+    pub fn chunk(&self, id: &str) -> Result<Chunk> {
+        let unknown = || Error::UnknownChunk { id: id.to_string() };
+        let (page_id, ordinal) = chunk::parse_chunk_id(id).ok_or_else(unknown)?;
+        if let Some(&d) = self.raw_ids.get(page_id) {
+            let first = self.raw_first[d as usize] as usize;
+            let count = self.raw_first[d as usize + 1] as usize - first;
+            if ordinal >= count {
+                return Err(unknown());
+            }
+            return Ok(self.raw_chunk_at((first + ordinal) as u32));
+        }
+        let &p = self.page_ids.get(page_id).ok_or_else(unknown)?;
+        let first = self.first_chunk[p as usize] as usize;
+        let count = self.first_chunk[p as usize + 1] as usize - first;
+        if ordinal >= count {
+            return Err(unknown());
+        }
+        Ok(self.chunk_at((first + ordinal) as u32))
+    }
+
+    /// The chunk at table position `c` (must be in range).
+    pub(crate) fn chunk_at(&self, c: u32) -> Chunk {
+        let rec = &self.data.chunks[c as usize];
+        let page = &self.data.pages[rec.page as usize];
+        let (start, end) = self.body_span(page, rec);
+        Chunk {
+            id: self.chunk_id(c),
+            ordinal: c - self.first_chunk[rec.page as usize],
+            key: page.key.clone(),
+            scope: page.scope.clone(),
+            path: page.path.clone(),
+            start,
+            end,
+            hash: rec.hash.clone(),
+            text: self.chunk_text(c).to_string(),
+            raw: false,
+        }
+    }
+
+    /// A chunk record's span in its page's body, in the handle's offset unit.
+    pub(crate) fn body_span(&self, page: &Page, rec: &ChunkRecord) -> (u32, u32) {
+        let body = page.body();
+        let base = page.body_start as usize;
+        let at = |b: u32| {
+            self.offsets
+                .convert_u32(body, (b as usize).saturating_sub(base))
+        };
+        (at(rec.start), at(rec.end))
+    }
+
+    /// The page `key` as a [`PageRecord`] (resolved as [`Index::page`] does).
+    ///
+    /// # Errors
+    /// [`Error::UnknownPage`].
+    pub fn page_record(&self, key: &str, scope: Option<&Scope>) -> Result<PageRecord> {
+        let p = self
+            .page_index(key, scope)
+            .ok_or_else(|| Error::UnknownPage {
+                key: key.to_string(),
+            })? as usize;
+        let page = &self.data.pages[p];
+        let chunks = (self.first_chunk[p]..self.first_chunk[p + 1])
+            .map(|c| {
+                let rec = &self.data.chunks[c as usize];
+                let (start, end) = self.body_span(page, rec);
+                ChunkSpan {
+                    id: self.chunk_id(c),
+                    hash: rec.hash.clone(),
+                    start,
+                    end,
+                }
+            })
+            .collect();
+        let page = page.clone();
+        Ok(PageRecord {
+            id: page.id(),
+            body: page.body().to_string(),
+            key: page.key,
+            scope: page.scope,
+            path: page.path,
+            title: page.title,
+            summary: page.summary,
+            kind: page.kind,
+            tags: page.tags,
+            refs: page.refs,
+            links: page.links,
+            sl_refs: page.sl_refs,
+            relations: page.relations,
+            usage_mode: page.usage_mode,
+            source: page.source,
+            sources: page.sources,
+            aliases: page.aliases,
+            redirect_from: page.redirect_from,
+            stale_since: page.stale_since,
+            archived_since: page.archived_since,
+            provenance: page.provenance,
+            extra: page.extra,
+            chunks,
+        })
+    }
+
+    /// The raw document list, in id order.
+    pub fn raw_documents(&self) -> &[RawDoc] {
+        &self.data.raw.docs
+    }
+
+    /// Number of raw chunks.
+    pub fn raw_chunk_count(&self) -> usize {
+        self.data.raw.chunks.len()
+    }
+
+    /// The raw chunk at raw-table position `c` (must be in range).
+    pub(crate) fn raw_chunk_at(&self, c: u32) -> Chunk {
+        let rec = &self.data.raw.chunks[c as usize];
+        let doc = &self.data.raw.docs[rec.page as usize];
+        Chunk {
+            id: self.raw_chunk_id(c),
+            ordinal: c - self.raw_first[rec.page as usize],
+            key: doc.id.clone(),
+            scope: Scope::Global,
+            path: doc.path.clone(),
+            start: self.offsets.convert_u32(&doc.text, rec.start as usize),
+            end: self.offsets.convert_u32(&doc.text, rec.end as usize),
+            hash: rec.hash.clone(),
+            text: doc.text[rec.start as usize..rec.end as usize].to_string(),
+            raw: true,
+        }
+    }
+
+    /// The id of the raw chunk at raw-table position `c` (must be in range).
+    pub(crate) fn raw_chunk_id(&self, c: u32) -> String {
+        let d = self.data.raw.chunks[c as usize].page;
+        let ordinal = c - self.raw_first[d as usize];
+        chunk::chunk_id(&self.data.raw.docs[d as usize].id, ordinal as usize)
+    }
+
+    /// The id of the chunk at table position `c` (must be in range).
+    pub(crate) fn chunk_id(&self, c: u32) -> String {
+        let p = self.chunk_page[c as usize];
+        let ordinal = c - self.first_chunk[p as usize];
+        chunk::chunk_id(&self.data.pages[p as usize].id(), ordinal as usize)
+    }
+
+    pub(crate) fn chunk_text(&self, c: u32) -> &str {
+        let rec = &self.data.chunks[c as usize];
+        let page = &self.data.pages[rec.page as usize];
+        &page.text[rec.start as usize..rec.end as usize]
+    }
+
+    /// The chunks of a page, in order.
+    ///
+    /// # Errors
+    /// [`Error::UnknownPage`].
+    pub fn chunks_of(&self, key: &str, scope: Option<&Scope>) -> Result<Vec<Chunk>> {
+        let p = self
+            .page_index(key, scope)
+            .ok_or_else(|| Error::UnknownPage {
+                key: key.to_string(),
+            })? as usize;
+        Ok((self.first_chunk[p]..self.first_chunk[p + 1])
+            .map(|c| self.chunk_at(c))
+            .collect())
+    }
+
+    /// A handle on `data` with this handle's embedder and offset unit.
+    pub(crate) fn with_data(&self, data: IndexData) -> Index {
+        let mut next = Index::from_data(data);
+        next.embedder = self.embedder.clone();
+        next.offsets = self.offsets;
+        next
+    }
+}
+
+impl Clone for Index {
+    /// A copy of the snapshot (same data, embedder and offset unit); the derived tables are
+    /// recomputed.
+    fn clone(&self) -> Index {
+        self.with_data(self.data.clone())
+    }
+}
