@@ -6,6 +6,7 @@
 //! | `unknown_source` | error | a `sources` entry or a relation's `chunk` names no chunk |
 //! | `redirect_cycle` | error | `redirect_from` claims that loop (reported once, on the cycle's first page id) |
 //! | `redirect_too_long` | error | an old key that goes through more than 16 redirects (`graph::MAX_HOPS`) to its end (reported on each page whose claimed key is that far from the end) |
+//! | `skipped_file` | error | a file of the wiki the build could not use (from a build report: a page that does not parse, is too large or cannot be read); the target is the error's code (`invalid_page`, `too_large`, `io`, ...) |
 //! | `duplicate_key` | error | two files with the same key in one scope (from a build report), or an old key claimed by two pages' `redirect_from`, or an alias claimed by two pages or equal to another page's key |
 //! | `links_archived` | warning | a page that is not archived links to an archived page |
 //! | `links_stale` | warning | a page that is not archived links to a page marked `stale_since` |
@@ -13,6 +14,7 @@
 //! | `redirect_chain` | warning | an old key that reaches its page through more than one redirect |
 //! | `no_summary` | warning | a page (not archived) without a `summary` |
 //! | `drifted_source` | warning | a `sources` entry whose recorded `hash` differs from the chunk's current hash |
+//! | `outside_root` | warning | a symbolic link that leads out of the wiki folder, not read (from a build report) |
 //!
 //! One finding per (code, page, target). Findings are values: a lint run that finds problems
 //! still succeeds; [`LintReport::errors`] tells a CI gate whether to fail.
@@ -23,7 +25,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::graph::{Target, KIND_REDIRECT};
 use crate::page::{self, Scope, UsageMode};
-use crate::record::BuildReport;
+use crate::record::{BuildReport, SKIPPED_OUTSIDE_ROOT};
 use crate::snapshot::Index;
 
 /// How bad a finding is.
@@ -42,6 +44,7 @@ pub const RULES: &[(&str, Severity)] = &[
     ("unknown_source", Severity::Error),
     ("redirect_cycle", Severity::Error),
     ("redirect_too_long", Severity::Error),
+    ("skipped_file", Severity::Error),
     ("duplicate_key", Severity::Error),
     ("links_archived", Severity::Warning),
     ("links_stale", Severity::Warning),
@@ -49,6 +52,7 @@ pub const RULES: &[(&str, Severity)] = &[
     ("redirect_chain", Severity::Warning),
     ("no_summary", Severity::Warning),
     ("drifted_source", Severity::Warning),
+    ("outside_root", Severity::Warning),
 ];
 
 /// The severity of a rule code (`Warning` for a code not in [`RULES`]).
@@ -129,17 +133,32 @@ impl Index {
         LintReport::from_issues(self.lint_issues())
     }
 
-    /// [`Index::lint`] plus the build's duplicate keys (two files with one key in one scope,
-    /// which a built index no longer holds).
+    /// [`Index::lint`] plus what only the build report knows: duplicate keys (two files with
+    /// one key in one scope, which a built index no longer holds), files the build skipped as
+    /// unusable (`skipped_file`) and links out of the wiki folder it did not follow
+    /// (`outside_root`).
     pub fn lint_with_build(&self, report: &BuildReport) -> LintReport {
         let mut issues = self.lint_issues();
-        for s in report.skipped.iter().filter(|s| s.code == "duplicate_key") {
-            issues.push(issue(
-                s.path.clone(),
-                "duplicate_key",
-                Some(page::key_from_path(&s.path)),
-                s.reason.clone(),
-            ));
+        for s in &report.skipped {
+            let reason = match s.line {
+                Some(line) => format!("line {line}: {}", s.reason),
+                None => s.reason.clone(),
+            };
+            issues.push(match s.code.as_str() {
+                "duplicate_key" => issue(
+                    s.path.clone(),
+                    "duplicate_key",
+                    Some(page::key_from_path(&s.path)),
+                    s.reason.clone(),
+                ),
+                SKIPPED_OUTSIDE_ROOT => issue(s.path.clone(), SKIPPED_OUTSIDE_ROOT, None, reason),
+                code => issue(
+                    s.path.clone(),
+                    "skipped_file",
+                    Some(code.to_string()),
+                    reason,
+                ),
+            });
         }
         LintReport::from_issues(issues)
     }
@@ -491,6 +510,6 @@ mod tests {
     fn every_rule_has_a_severity() {
         assert_eq!(severity("dangling_link"), Severity::Error);
         assert_eq!(severity("orphan"), Severity::Warning);
-        assert_eq!(RULES.len(), 11);
+        assert_eq!(RULES.len(), 13);
     }
 }

@@ -955,7 +955,7 @@ fn stale_temporary_files_of_a_killed_save_are_removed_and_fresh_ones_kept() {
 
 #[cfg(unix)]
 #[test]
-fn symlinks_out_of_the_wiki_root_are_not_read_unless_allowed() {
+fn symlinks_out_of_the_wiki_root_are_not_read_unless_allowed_and_lint_reports_them() {
     let dir = temp("symlinks");
     let wiki = dir.join("wiki");
     std::fs::create_dir_all(wiki.join("global")).unwrap();
@@ -987,6 +987,25 @@ fn symlinks_out_of_the_wiki_root_are_not_read_unless_allowed() {
     );
     let blob = index.to_bytes().unwrap();
     assert!(!blob.windows(7).any(|w| w == b"hunter2"));
+    // Lint reports what it did not read, as warnings, and a broken page as an error.
+    std::fs::write(wiki.join("global/bomb.md"), alias_bomb(9, 9)).unwrap();
+    let lint = Index::lint_dir(&wiki, None, false).unwrap();
+    let found: Vec<(&str, &str, Option<&str>)> = lint
+        .issues
+        .iter()
+        .filter(|i| i.code != "orphan" && i.code != "no_summary")
+        .map(|i| (i.page.as_str(), i.code.as_str(), i.target.as_deref()))
+        .collect();
+    assert_eq!(
+        found,
+        [
+            ("global/bomb.md", "skipped_file", Some("invalid_page")),
+            ("global/env.md", "outside_root", None),
+            ("raw/shadow.txt", "outside_root", None),
+        ]
+    );
+    assert_eq!(lint.errors, 1);
+    std::fs::remove_file(wiki.join("global/bomb.md")).unwrap();
 
     let mut b = IndexBuilder::new(Default::default()).unwrap();
     b.follow_links_outside_root(true);
