@@ -91,8 +91,8 @@ done
 "$bin" build --no-embed "$w" -o "$tmp/verify.wdx" >/dev/null 2>&1
 seq 1 20000 | awk '{printf "The job crashed [p%d::chunk_0]. ", ($1 % 200) + 1}' >"$tmp/ids.txt"
 run "verify: 20000 ids in the answer" "$bin" verify "$tmp/verify.wdx" --answer "$tmp/ids.txt"
-seq 1 60000 | awk '{printf "[p%d::chunk_0]", ($1 % 200) + 1}' >"$tmp/ids60k.txt"
-run "verify: 60000 ids in 840 KB (over the id cap)" "$bin" verify "$tmp/verify.wdx" --answer "$tmp/ids60k.txt"
+seq 1 60000 | awk '{printf "[p%d::chunk_0]", $1}' >"$tmp/ids60k.txt"
+run "verify: 60000 distinct ids (over the id cap)" "$bin" verify "$tmp/verify.wdx" --answer "$tmp/ids60k.txt"
 head -c 20000000 /dev/zero | tr '\0' 'a' | fold -w 80 | sed 's/$/ crashed. /' >"$tmp/big.txt"
 run "verify: 20 MB answer (over the cap)" "$bin" verify "$tmp/verify.wdx" --answer "$tmp/big.txt"
 head -c 1000000 /dev/zero | tr '\0' 'a' | fold -w 80 | sed 's/$/ the job crashed. /' | head -c 1040000 >"$tmp/1m.txt"
