@@ -59,6 +59,7 @@ pub mod raw;
 mod record;
 mod search;
 mod snapshot;
+pub mod tools;
 pub mod traverse;
 mod vectors;
 
@@ -91,6 +92,7 @@ pub use search::{
     SearchResults, Snippet, DEFAULT_LIMIT, MAX_LIMIT,
 };
 pub use snapshot::{Chunk, ChunkSpan, Index, PageRecord};
+pub use tools::{ToolDef, ToolLimits, ToolResult, Tools};
 pub use traverse::{
     Evidence, EvidenceOptions, GraphEdge, GraphNode, Pointer, Subgraph, SupportingChunk,
     TraverseOptions,

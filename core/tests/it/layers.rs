@@ -16,7 +16,7 @@ const LAYERS: &[(&str, &[&str])] = &[
     (
         "operations",
         &[
-            "snapshot", "vectors", "search", "traverse", "cite", "lint", "eval",
+            "snapshot", "vectors", "search", "traverse", "cite", "lint", "eval", "tools",
         ],
     ),
     ("front", &["index", "lib"]),

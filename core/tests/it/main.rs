@@ -9,5 +9,6 @@ mod layers;
 mod limit;
 mod oracle;
 mod robustness;
+mod tools;
 mod vectors;
 mod wikis;
