@@ -17,7 +17,7 @@ FUZZ_TARGETS   ?= blob page search verify headers
 # with RUSTC_BOOTSTRAP=1.
 FUZZ := cd fuzz && RUSTC_BOOTSTRAP=1 $(CARGO) fuzz
 
-.PHONY: all demo test lint fmt eval bench models check-tools wasm-check release clean fuzz fuzz-seeds fuzz-tools
+.PHONY: all demo test test-mcp lint fmt eval bench models check-tools wasm-check release clean fuzz fuzz-seeds fuzz-tools
 
 all: test
 
@@ -47,6 +47,13 @@ test: check-tools models lint wasm-check
 	@echo "bindings (Python, Node, wasm): not started yet, no suites to run (see README, Status)"
 	$(CARGO) test --workspace --all-targets
 	$(CARGO) test --doc -p wikidex -p wikidex-cli
+	$(MAKE) --no-print-directory test-mcp
+
+## make test-mcp: `wikidex mcp` driven by the official MCP client (PyPI `mcp`) over stdio.
+test-mcp:
+	$(CARGO) build -p wikidex-cli
+	PY=$$(scripts/py-env.sh tests/mcp/requirements.txt) && \
+		WIKIDEX_BIN=$(CURDIR)/target/debug/wikidex "$$PY" -m pytest -q tests/mcp
 
 ## make lint: formatting and clippy with warnings as errors.
 lint: check-tools

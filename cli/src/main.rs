@@ -18,9 +18,10 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde_json::{json, Value};
 use wikidex::{
     eval, AlwaysMode, BuildStage, Config, Embedder, Error, Hit, Index, IndexBuilder, Lane,
-    Language, Scope, SearchOptions, SearchResults, UsageMode, VectorEncoding,
+    Language, Scope, SearchOptions, SearchResults, ToolLimits, Tools, UsageMode, VectorEncoding,
 };
 
+mod mcp;
 mod model;
 use model::ModelArgs;
 
@@ -104,6 +105,63 @@ enum Command {
     /// Verify an answer's citations against an index. Exits 1 when a citation is unknown or
     /// drifted.
     Verify(VerifyArgs),
+    /// Serve the agent tools (search, read_pages, read_chunks, neighbors, verify) over MCP on
+    /// standard input and output, from an index blob or a wiki folder.
+    Mcp(McpArgs),
+    /// Run one agent tool (as `mcp` serves it) and print its text, or `--json` its result;
+    /// without a tool name, list the tools with their argument schemas (JSON).
+    Tool(ToolArgs),
+}
+
+/// The agent tools' limits.
+#[derive(Args)]
+struct ToolLimitArgs {
+    /// Most hits a search returns.
+    #[arg(long, default_value_t = 10)]
+    max_results: usize,
+    /// Most drill-down calls (read_pages, read_chunks, neighbors) per turn; over MCP a
+    /// search starts a new turn.
+    #[arg(long, default_value_t = 20)]
+    max_drilldowns: usize,
+    /// Most characters of a tool result's text.
+    #[arg(long, default_value_t = 8000)]
+    max_chars: usize,
+}
+
+impl ToolLimitArgs {
+    fn tools(&self) -> Result<Tools, Error> {
+        Tools::new(ToolLimits {
+            max_results: self.max_results,
+            max_drilldowns: self.max_drilldowns,
+            max_chars: self.max_chars,
+        })
+    }
+}
+
+#[derive(Args)]
+struct McpArgs {
+    /// An index blob, or a wiki folder (built in memory at start).
+    source: PathBuf,
+    #[command(flatten)]
+    embed: EmbedBuildArgs,
+    #[command(flatten)]
+    limits: ToolLimitArgs,
+}
+
+#[derive(Args)]
+struct ToolArgs {
+    /// The index blob.
+    index: PathBuf,
+    /// The tool: search, read_pages, read_chunks, neighbors or verify.
+    name: Option<String>,
+    /// Its arguments as a JSON object, or `-` for standard input.
+    #[arg(default_value = "{}")]
+    args: String,
+    #[command(flatten)]
+    limits: ToolLimitArgs,
+    /// Print the result as JSON (`text` and `data`).
+    #[arg(long)]
+    json: bool,
 }
 
 /// How `build` and `eval` embed chunks.
@@ -437,6 +495,8 @@ fn main() -> ExitCode {
         Command::Lint(a) => a.json,
         Command::Neighbors(a) => a.json,
         Command::Verify(a) => a.json,
+        Command::Mcp(_) => false,
+        Command::Tool(a) => a.json,
     };
     let result = match cli.command {
         Command::Build(a) => build(a),
@@ -448,6 +508,8 @@ fn main() -> ExitCode {
         Command::Lint(a) => lint(a),
         Command::Neighbors(a) => neighbors(a),
         Command::Verify(a) => verify(a),
+        Command::Mcp(a) => mcp(a),
+        Command::Tool(a) => tool(a),
     };
     match result {
         Ok(code) => code,
@@ -1294,4 +1356,66 @@ fn verify(a: VerifyArgs) -> Result<ExitCode, Error> {
     } else {
         ExitCode::FAILURE
     })
+}
+
+/// Longest tool arguments `tool NAME -` reads from standard input.
+const MAX_STDIN_ARGS_BYTES: usize = 4 << 20;
+
+fn mcp(a: McpArgs) -> Result<ExitCode, Error> {
+    let tools = a.limits.tools()?;
+    let index = if a.source.is_dir() {
+        let (index, report) = build_index(BuildPlan {
+            dir: &a.source,
+            beir: false,
+            strict: false,
+            raw: None,
+            follow_outside_root: false,
+            config: Config::default(),
+            embed: &a.embed,
+            quiet: true,
+        })?;
+        for s in &report.skipped {
+            esay!(
+                "skipped {}: [{}] {}",
+                clean(&s.path),
+                s.code,
+                clean(&s.reason)
+            );
+        }
+        index
+    } else {
+        let mut index = Index::open(&a.source)?;
+        if !a.embed.no_embed {
+            if let Some(note) = a.embed.model.attach_for_search(&mut index)? {
+                esay!("note: {note}");
+            }
+        }
+        index
+    };
+    mcp::serve(index, tools)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn tool(a: ToolArgs) -> Result<ExitCode, Error> {
+    let tools = a.limits.tools()?;
+    let Some(name) = a.name.as_deref() else {
+        print_json(&tools.definitions());
+        return Ok(ExitCode::SUCCESS);
+    };
+    let index = Index::open(&a.index)?;
+    let args = if a.args == "-" {
+        read_stdin("the tool's arguments", MAX_STDIN_ARGS_BYTES)?
+    } else {
+        a.args.clone()
+    };
+    let result = tools.call(&index, name, &args)?;
+    if a.json {
+        print_json(&result);
+    } else {
+        print!("{}", clean(&result.text));
+        if !result.text.ends_with('\n') {
+            say!();
+        }
+    }
+    Ok(ExitCode::SUCCESS)
 }

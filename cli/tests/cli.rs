@@ -822,3 +822,39 @@ fn a_max_length_above_the_model_positions_is_a_model_error_at_load() {
     let message = v["error"]["message"].as_str().unwrap();
     assert!(message.contains("512"), "{message}");
 }
+
+#[test]
+fn tool_runs_one_agent_tool_and_lists_the_definitions() {
+    let blob = built_example();
+    let b = blob.to_str().unwrap();
+    let r = wikidex(&[
+        "tool",
+        b,
+        "search",
+        r#"{"query": "who do I page for an outage", "limit": 2}"#,
+    ]);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let text = String::from_utf8_lossy(&r.stdout);
+    assert!(
+        text.contains("[page runbook_oncall · chunk runbook_oncall::chunk_0 · score "),
+        "{text}"
+    );
+    let r = wikidex(&[
+        "tool",
+        b,
+        "read_chunks",
+        r#"{"ids": ["fake::chunk_1"]}"#,
+        "--json",
+    ]);
+    assert_eq!(json(&r)["data"]["unknown"][0], "fake::chunk_1");
+    let defs = json(&wikidex(&["tool", b]));
+    assert_eq!(defs.as_array().map(Vec::len), Some(5));
+    assert_eq!(
+        error_code(&["tool", b, "search", r#"{"query": 1}"#, "--json"]),
+        "invalid_argument"
+    );
+    assert_eq!(
+        error_code(&["tool", b, "nope", "--json"]),
+        "invalid_argument"
+    );
+}
