@@ -16,9 +16,11 @@ use std::time::Instant;
 use clap::{Args, Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde_json::{json, Value};
+use wikidex::querylog::JsonlLog;
 use wikidex::{
-    eval, AlwaysMode, BuildStage, Config, Embedder, Error, Hit, Index, IndexBuilder, Lane,
-    Language, Scope, SearchOptions, SearchResults, ToolLimits, Tools, UsageMode, VectorEncoding,
+    eval, querylog, AlwaysMode, BuildStage, Config, Embedder, Error, Hit, Index, IndexBuilder,
+    Lane, Language, QueryLog, Scope, SearchOptions, SearchResults, ToolLimits, Tools, UsageMode,
+    VectorEncoding,
 };
 
 mod mcp;
@@ -111,6 +113,25 @@ enum Command {
     /// Run one agent tool (as `mcp` serves it) and print its text, or `--json` its result;
     /// without a tool name, list the tools with their argument schemas (JSON).
     Tool(ToolArgs),
+    /// Read a query log (`--log`): the queries that found nothing (the content gaps), the
+    /// most frequent queries, the most and never cited pages and chunks, and the share of
+    /// drifted or unknown citations.
+    Insights(InsightsArgs),
+}
+
+#[derive(Args)]
+struct InsightsArgs {
+    /// The query log (JSON Lines).
+    log: PathBuf,
+    /// The index the log is about: lists its pages that were never cited.
+    #[arg(long)]
+    index: Option<PathBuf>,
+    /// Entries per list.
+    #[arg(long, default_value_t = 10)]
+    top: usize,
+    /// Print JSON.
+    #[arg(long)]
+    json: bool,
 }
 
 /// The agent tools' limits.
@@ -146,6 +167,10 @@ struct McpArgs {
     embed: EmbedBuildArgs,
     #[command(flatten)]
     limits: ToolLimitArgs,
+    /// Append a line per search and citation check to this query log (JSON Lines; see
+    /// `wikidex insights`).
+    #[arg(long, value_name = "FILE")]
+    log: Option<PathBuf>,
 }
 
 #[derive(Args)]
@@ -157,6 +182,12 @@ struct ToolArgs {
     /// Its arguments as a JSON object, or `-` for standard input.
     #[arg(default_value = "{}")]
     args: String,
+    #[command(flatten)]
+    embed: EmbedBuildArgs,
+    /// Append a line per search and citation check to this query log (JSON Lines; see
+    /// `wikidex insights`).
+    #[arg(long, value_name = "FILE")]
+    log: Option<PathBuf>,
     #[command(flatten)]
     limits: ToolLimitArgs,
     /// Print the result as JSON (`text` and `data`).
@@ -248,6 +279,10 @@ struct NeighborsArgs {
 struct VerifyArgs {
     /// The index blob.
     index: PathBuf,
+    /// Append a line per search and citation check to this query log (JSON Lines; see
+    /// `wikidex insights`).
+    #[arg(long, value_name = "FILE")]
+    log: Option<PathBuf>,
     /// The answer text: a file, or `-` for standard input.
     #[arg(long)]
     answer: String,
@@ -359,6 +394,10 @@ struct BuildArgs {
 struct SearchArgs {
     /// The index blob.
     index: PathBuf,
+    /// Append a line per search and citation check to this query log (JSON Lines; see
+    /// `wikidex insights`).
+    #[arg(long, value_name = "FILE")]
+    log: Option<PathBuf>,
     /// The query, or `-` to read it from standard input.
     query: String,
     /// Number of hits (1..=100).
@@ -497,6 +536,7 @@ fn main() -> ExitCode {
         Command::Verify(a) => a.json,
         Command::Mcp(_) => false,
         Command::Tool(a) => a.json,
+        Command::Insights(a) => a.json,
     };
     let result = match cli.command {
         Command::Build(a) => build(a),
@@ -510,6 +550,7 @@ fn main() -> ExitCode {
         Command::Verify(a) => verify(a),
         Command::Mcp(a) => mcp(a),
         Command::Tool(a) => tool(a),
+        Command::Insights(a) => insights(a),
     };
     match result {
         Ok(code) => code,
@@ -719,6 +760,7 @@ fn build(a: BuildArgs) -> Result<ExitCode, Error> {
 
 fn search(a: SearchArgs) -> Result<ExitCode, Error> {
     let mut index = Index::open(&a.index)?;
+    let log = attach_log(&mut index, a.log.as_deref(), "cli")?;
     let lanes = a.lanes.as_deref().map(Lane::parse_list).transpose()?;
     // A lane that is not asked for costs nothing: the model loads only for the semantic lane.
     if wants(lanes.as_deref(), Lane::Semantic) {
@@ -756,6 +798,7 @@ fn search(a: SearchArgs) -> Result<ExitCode, Error> {
         a.query.clone()
     };
     let results = index.search(query.trim_end_matches(['\n', '\r']), &opts)?;
+    close_log(log)?;
     if a.prompt {
         let block = index.prompt_block(&results);
         if a.json {
@@ -1304,7 +1347,8 @@ fn neighbors(a: NeighborsArgs) -> Result<ExitCode, Error> {
 }
 
 fn verify(a: VerifyArgs) -> Result<ExitCode, Error> {
-    let index = Index::open(&a.index)?;
+    let mut index = Index::open(&a.index)?;
+    let log = attach_log(&mut index, a.log.as_deref(), "cli")?;
     let answer = if a.answer == "-" {
         read_stdin("the answer", wikidex::cite::MAX_ANSWER_BYTES)?
     } else {
@@ -1329,6 +1373,7 @@ fn verify(a: VerifyArgs) -> Result<ExitCode, Error> {
         verification: v,
         support,
     } = index.check_answer(&answer, &cited, &offered)?;
+    close_log(log)?;
     if a.json {
         print_json(&json!({"citations": v.citations, "passed": v.passed, "support": support}));
     } else {
@@ -1385,14 +1430,13 @@ fn mcp(a: McpArgs) -> Result<ExitCode, Error> {
         index
     } else {
         let mut index = Index::open(&a.source)?;
-        if !a.embed.no_embed {
-            if let Some(note) = a.embed.model.attach_for_search(&mut index)? {
-                esay!("note: {note}");
-            }
-        }
+        attach_model(&mut index, &a.embed)?;
         index
     };
+    let mut index = index;
+    let log = attach_log(&mut index, a.log.as_deref(), "mcp")?;
     mcp::serve(index, tools)?;
+    close_log(log)?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -1402,13 +1446,16 @@ fn tool(a: ToolArgs) -> Result<ExitCode, Error> {
         print_json(&tools.definitions());
         return Ok(ExitCode::SUCCESS);
     };
-    let index = Index::open(&a.index)?;
+    let mut index = Index::open(&a.index)?;
+    attach_model(&mut index, &a.embed)?;
+    let log = attach_log(&mut index, a.log.as_deref(), "cli")?;
     let args = if a.args == "-" {
         read_stdin("the tool's arguments", MAX_STDIN_ARGS_BYTES)?
     } else {
         a.args.clone()
     };
     let result = tools.call(&index, name, &args)?;
+    close_log(log)?;
     if a.json {
         print_json(&result);
     } else {
@@ -1418,4 +1465,99 @@ fn tool(a: ToolArgs) -> Result<ExitCode, Error> {
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Logs `index`'s searches and citation checks to `path` (JSON Lines), as `origin`.
+fn attach_log(
+    index: &mut Index,
+    path: Option<&Path>,
+    origin: &str,
+) -> Result<Option<Arc<JsonlLog>>, Error> {
+    let Some(path) = path else {
+        return Ok(None);
+    };
+    let log = Arc::new(JsonlLog::open(path)?);
+    index.set_query_log(Some(Arc::clone(&log) as Arc<dyn QueryLog>), origin);
+    Ok(Some(log))
+}
+
+/// Writes what the log has queued; reports a failed write.
+fn close_log(log: Option<Arc<JsonlLog>>) -> Result<(), Error> {
+    match log {
+        Some(log) => log.close(),
+        None => Ok(()),
+    }
+}
+
+fn insights(a: InsightsArgs) -> Result<ExitCode, Error> {
+    let text = std::fs::read_to_string(&a.log).map_err(|e| Error::Io {
+        path: a.log.display().to_string(),
+        source: e,
+    })?;
+    let (entries, bad) = querylog::read_log(&text);
+    let pages: Option<Vec<String>> = match &a.index {
+        Some(p) => Some(Index::open(p)?.pages().iter().map(|p| p.id()).collect()),
+        None => None,
+    };
+    let r = querylog::insights(&entries, bad, pages.as_deref(), a.top.max(1));
+    if a.json {
+        print_json(&r);
+        return Ok(ExitCode::SUCCESS);
+    }
+    say!(
+        "{} searches, {} citation checks{}",
+        r.searches,
+        r.verifies,
+        if r.bad_lines > 0 {
+            format!(", {} lines that are not log entries", r.bad_lines)
+        } else {
+            String::new()
+        }
+    );
+    let list = |title: &str, counts: &[querylog::Count]| {
+        say!();
+        say!("{title}:");
+        if counts.is_empty() {
+            say!("  (none)");
+        }
+        for c in counts {
+            say!("  {:>5}  {}", c.count, clean(&c.key));
+        }
+    };
+    list("queries with no results (content gaps)", &r.zero_result);
+    list("most frequent queries", &r.frequent);
+    list("most cited pages", &r.cited_pages);
+    list("most cited chunks", &r.cited_chunks);
+    if let Some(never) = &r.never_cited {
+        say!();
+        say!("pages never cited ({}):", never.len());
+        for p in never.iter().take(a.top.max(1)) {
+            say!("  {}", clean(p));
+        }
+        if never.len() > a.top.max(1) {
+            say!(
+                "  ... and {} more (--json lists all)",
+                never.len() - a.top.max(1)
+            );
+        }
+    }
+    say!();
+    say!(
+        "citations checked: {}, drifted {:.1}%, unknown {:.1}%",
+        r.citations,
+        r.drifted_share * 100.0,
+        r.unknown_share * 100.0
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Attaches the model `index`'s vectors were made with (unless `--no-embed`), for the
+/// semantic lane of the agent tools' searches.
+fn attach_model(index: &mut Index, embed: &EmbedBuildArgs) -> Result<(), Error> {
+    if !embed.no_embed {
+        if let Some(note) = embed.model.attach_for_search(index)? {
+            esay!("note: {note}");
+        }
+    }
+    Ok(())
 }

@@ -858,3 +858,76 @@ fn tool_runs_one_agent_tool_and_lists_the_definitions() {
         "invalid_argument"
     );
 }
+
+#[test]
+fn insights_lists_the_zero_result_queries_of_a_logged_session() {
+    // Without embeddings: the semantic lane has no relevance floor yet (issue 14), so with a
+    // model every query finds something.
+    let blob = temp("insights").join("wiki.wdx");
+    let r = build(&repo().join("examples/wiki"), &blob, &["--no-embed"]);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let b = blob.to_str().unwrap();
+    let log = temp("insights").join("queries.jsonl");
+    let _ = std::fs::remove_file(&log);
+    let l = log.to_str().unwrap();
+    for q in [
+        "revenue recognition",
+        "xqzvbnm plorkish",
+        "the of and",
+        "XQZVBNM plorkish",
+    ] {
+        let r = wikidex(&["search", b, q, "--log", l]);
+        assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    }
+    let r = wikidex(&[
+        "tool",
+        b,
+        "search",
+        r#"{"query": "nonexistent gizmo"}"#,
+        "--log",
+        l,
+    ]);
+    assert!(r.status.success());
+    let answer = temp("insights").join("answer.txt");
+    std::fs::write(&answer, "Nightly failed [made_up::chunk_0].").unwrap();
+    wikidex(&[
+        "verify",
+        b,
+        "--answer",
+        answer.to_str().unwrap(),
+        "--log",
+        l,
+    ]);
+
+    let r = json(&wikidex(&["insights", l, "--index", b, "--json"]));
+    assert_eq!(
+        (r["searches"].as_u64(), r["verifies"].as_u64()),
+        (Some(5), Some(1))
+    );
+    let gaps: Vec<(String, u64)> = r["zero_result"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["key"].as_str().unwrap().to_string(),
+                c["count"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        gaps,
+        [
+            ("xqzvbnm plorkish".to_string(), 2),
+            ("nonexistent gizmo".to_string(), 1),
+            ("the of and".to_string(), 1)
+        ]
+    );
+    assert_eq!(r["unknown_share"], 1.0);
+    let text = String::from_utf8_lossy(&wikidex(&["insights", l]).stdout).to_string();
+    assert!(
+        text.contains("queries with no results (content gaps):"),
+        "{text}"
+    );
+    assert!(text.contains("xqzvbnm plorkish"), "{text}");
+}

@@ -516,6 +516,21 @@ impl Index {
         cited: &[Cited],
         offered: &[String],
     ) -> Result<Verification> {
+        let clock = crate::querylog::Stopwatch::start();
+        let v = self.verify_unlogged(answer, cited, offered)?;
+        if let Some(sink) = &self.log {
+            sink.log
+                .record(&crate::querylog::LogEntry::verify(&sink.origin, &v, clock));
+        }
+        Ok(v)
+    }
+
+    fn verify_unlogged(
+        &self,
+        answer: &str,
+        cited: &[Cited],
+        offered: &[String],
+    ) -> Result<Verification> {
         check_answer(answer)?;
         if cited.len() > MAX_CITATIONS {
             return Err(Error::too_large("cited ids", MAX_CITATIONS, cited.len()));

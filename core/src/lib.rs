@@ -55,6 +55,7 @@ pub mod lane;
 pub mod lint;
 pub mod offset;
 pub mod page;
+pub mod querylog;
 pub mod raw;
 mod record;
 mod search;
@@ -85,6 +86,7 @@ pub use lane::{Lane, LaneStatus, StatusKind};
 pub use lint::{LintIssue, LintReport, Severity};
 pub use offset::OffsetUnit;
 pub use page::{Extra, LinkSpan, Page, ParsedPage, Relation, Scope, SourceRef, UsageMode};
+pub use querylog::{Insights, LogEntry, QueryLog};
 pub use raw::RawDoc;
 pub use record::{BuildReport, Skipped, Warning, SKIPPED_OUTSIDE_ROOT};
 pub use search::{

@@ -246,6 +246,20 @@ impl Index {
     /// # Ok::<(), wikidex::Error>(())
     /// ```
     pub fn search(&self, query: &str, opts: &SearchOptions) -> Result<SearchResults> {
+        let clock = crate::querylog::Stopwatch::start();
+        let results = self.search_unlogged(query, opts)?;
+        if let Some(sink) = &self.log {
+            sink.log.record(&crate::querylog::LogEntry::search(
+                &sink.origin,
+                opts,
+                &results,
+                clock,
+            ));
+        }
+        Ok(results)
+    }
+
+    fn search_unlogged(&self, query: &str, opts: &SearchOptions) -> Result<SearchResults> {
         let r = self.ranking(query, opts)?;
         let terms: Vec<String> = r.qterms.iter().map(|q| q.term.to_string()).collect();
         let ctx = HitContext {

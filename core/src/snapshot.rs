@@ -5,6 +5,7 @@
 //! read it, and a write (in the front, `index.rs`) builds the next snapshot beside it.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
@@ -154,6 +155,8 @@ pub struct Index {
     /// Chunk terms for [`Index::uncited_support`], made on first use (a write makes a new
     /// `Index`, so it is never stale).
     pub(crate) support: std::sync::OnceLock<crate::cite::SupportTable>,
+    /// Where searches and citation checks are logged (not stored in the blob).
+    pub(crate) log: Option<crate::querylog::LogSink>,
 }
 
 impl Index {
@@ -201,6 +204,7 @@ impl Index {
             embedder: None,
             offsets: OffsetUnit::Byte,
             support: std::sync::OnceLock::new(),
+            log: None,
         };
         index.default_pages = index.visible_pages(&crate::SearchOptions::default());
         index.default_chunks = index.chunk_mask(&index.default_pages);
@@ -233,6 +237,16 @@ impl Index {
     /// [`OffsetUnit::Byte`]; see [`crate::offset`]). Not stored in the blob.
     pub fn set_offset_unit(&mut self, unit: OffsetUnit) {
         self.offsets = unit;
+    }
+
+    /// Logs this handle's searches and citation checks to `log` (see [`crate::querylog`]),
+    /// naming `origin` as the surface (`cli`, `mcp`, `python`, ...); `None` stops logging.
+    /// Not stored in the blob; kept by the snapshots a write makes.
+    pub fn set_query_log(&mut self, log: Option<Arc<dyn crate::querylog::QueryLog>>, origin: &str) {
+        self.log = log.map(|log| crate::querylog::LogSink {
+            log,
+            origin: origin.to_string(),
+        });
     }
 
     /// How the records this handle returns count offsets.
@@ -491,6 +505,7 @@ impl Index {
         let mut next = Index::from_data(data);
         next.embedder = self.embedder.clone();
         next.offsets = self.offsets;
+        next.log = self.log.clone();
         next
     }
 }

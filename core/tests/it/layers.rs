@@ -17,6 +17,7 @@ const LAYERS: &[(&str, &[&str])] = &[
         "operations",
         &[
             "snapshot", "vectors", "search", "traverse", "cite", "lint", "eval", "tools",
+            "querylog",
         ],
     ),
     ("front", &["index", "lib"]),

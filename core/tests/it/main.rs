@@ -8,6 +8,7 @@ mod hostile;
 mod layers;
 mod limit;
 mod oracle;
+mod querylog;
 mod robustness;
 mod tools;
 mod vectors;
