@@ -17,7 +17,7 @@ FUZZ_TARGETS   ?= blob page search verify headers
 # with RUSTC_BOOTSTRAP=1.
 FUZZ := cd fuzz && RUSTC_BOOTSTRAP=1 $(CARGO) fuzz
 
-.PHONY: all demo test test-mcp lint fmt eval bench models check-tools wasm-check release clean fuzz fuzz-seeds fuzz-tools
+.PHONY: all demo test test-mcp test-python wheel lint fmt eval bench models check-tools wasm-check release clean fuzz fuzz-seeds fuzz-tools
 
 all: test
 
@@ -44,10 +44,25 @@ demo: release models
 ## the fuzz corpora replayed, the benches compiled and run once as tests), after the linters
 ## and the wasm32 builds.
 test: check-tools models lint wasm-check
-	@echo "bindings (Python, Node, wasm): not started yet, no suites to run (see README, Status)"
+	@echo "bindings (Node, wasm): not started yet, no suites to run (see README, Status)"
 	$(CARGO) test --workspace --all-targets
 	$(CARGO) test --doc -p wikidex -p wikidex-cli
 	$(MAKE) --no-print-directory test-mcp
+	$(MAKE) --no-print-directory test-python
+
+## make test-python: the Python binding built into .venv (maturin develop, the dev profile, so
+## it reuses what `cargo test` built; cargo skips it when nothing changed), then its tests (the
+## cross-language vectors, the API) and mypy.stubtest on the native module's stubs.
+test-python:
+	PY=$$(scripts/py-env.sh bindings-py/requirements-dev.txt) && \
+		cd bindings-py && VIRTUAL_ENV=$(CURDIR)/.venv "$$PY" -m maturin develop --quiet && \
+		cd .. && "$$PY" -m pytest -q bindings-py/tests && \
+		"$$PY" -m mypy.stubtest wikidex._wikidex && "$$PY" -m mypy bindings-py/python/wikidex
+
+## make wheel: an abi3 wheel of the Python binding (release build) in target/wheels/.
+wheel:
+	PY=$$(scripts/py-env.sh bindings-py/requirements-dev.txt) && \
+		"$$PY" -m maturin build --release -m bindings-py/Cargo.toml --out target/wheels
 
 ## make test-mcp: `wikidex mcp` driven by the official MCP client (PyPI `mcp`) over stdio.
 test-mcp:

@@ -1,1 +1,414 @@
-//! Python bindings (pyo3 + maturin). Not started yet: see the README's status list.
+//! wikidex for Python: the native module `wikidex._wikidex`.
+//!
+//! Thin by rule (STYLE "Bindings stay thin"): each method converts its arguments, calls one
+//! core function, and converts the result back. Records cross as the core's own serde JSON
+//! (the Python package turns them into frozen records), options arrive as JSON of the core's
+//! option structs, and a core error becomes the `wikidex` exception for its code
+//! (`wikidex._errors.from_record`). The GIL is released around every call that does work.
+//! Offsets count code points (`OffsetUnit::Char`), so they index Python strings directly.
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+use pyo3::exceptions::PyTypeError;
+use pyo3::prelude::*;
+use pyo3::types::PyBytes;
+use serde::Serialize;
+use wikidex::cite::Cited;
+use wikidex::{
+    BuildReport, Config, Error, EvidenceOptions, Index, IndexBuilder, OffsetUnit, Scope,
+    SearchOptions, SearchResults, SharedIndex, ToolLimits, Tools, TraverseOptions, VectorEncoding,
+    WriteOptions,
+};
+
+/// A core error as the `wikidex` exception of its code.
+fn raise(py: Python<'_>, e: &Error) -> PyErr {
+    let details = serde_json::to_string(&e.details()).unwrap_or_else(|_| "{}".into());
+    let made = py
+        .import("wikidex._errors")
+        .and_then(|m| m.getattr("from_record"))
+        .and_then(|f| f.call1((e.code(), e.to_string(), details)));
+    match made {
+        Ok(exc) => PyErr::from_value(exc),
+        Err(err) => err,
+    }
+}
+
+fn to_json<T: Serialize>(v: &T) -> Result<String, Error> {
+    serde_json::to_string(v).map_err(|e| Error::Encode {
+        detail: e.to_string(),
+    })
+}
+
+fn from_json<T: serde::de::DeserializeOwned + Default>(
+    what: &str,
+    json: Option<&str>,
+) -> Result<T, Error> {
+    match json {
+        None => Ok(T::default()),
+        Some(j) => serde_json::from_str(j).map_err(|e| Error::InvalidArgument {
+            detail: format!("{what}: {e}"),
+        }),
+    }
+}
+
+fn scope(s: Option<&str>) -> Result<Option<Scope>, Error> {
+    s.map(Scope::parse).transpose()
+}
+
+/// Runs `work` without the GIL and turns its error into the `wikidex` exception.
+fn run<T: Send>(py: Python<'_>, work: impl FnOnce() -> Result<T, Error> + Send) -> PyResult<T> {
+    py.detach(work).map_err(|e| raise(py, &e))
+}
+
+/// A built or loaded index: the current snapshot (searches run on it from any thread while a
+/// write builds the next one), the build report when it was built here, and the agent tools.
+#[pyclass(module = "wikidex._wikidex", frozen)]
+struct NativeIndex {
+    shared: SharedIndex,
+    report: Option<BuildReport>,
+    tools: Mutex<Arc<Tools>>,
+}
+
+fn wrap(mut index: Index, report: Option<BuildReport>) -> NativeIndex {
+    index.set_offset_unit(OffsetUnit::Char);
+    NativeIndex {
+        shared: SharedIndex::new(index),
+        report,
+        tools: Mutex::new(Arc::new(Tools::default())),
+    }
+}
+
+/// Builds from `(path, text)` files or a folder, calling `progress(stage, done, total)` with
+/// the GIL taken back for each call.
+fn build(
+    py: Python<'_>,
+    config: Option<&str>,
+    add: impl FnOnce(&mut IndexBuilder) -> Result<(), Error> + Send,
+    progress: Option<Py<PyAny>>,
+) -> PyResult<NativeIndex> {
+    let (index, report) = run(py, || {
+        let config: Config = from_json("config", config)?;
+        let mut builder = IndexBuilder::new(config)?;
+        add(&mut builder)?;
+        match progress {
+            None => builder.build(),
+            Some(cb) => builder.build_with_progress(&mut |stage, done, total| {
+                let stage = match stage {
+                    wikidex::BuildStage::Pages => "pages",
+                    wikidex::BuildStage::Embeddings => "embeddings",
+                };
+                Python::attach(|py| {
+                    if let Err(e) = cb.call1(py, (stage, done, total)) {
+                        e.write_unraisable(py, None);
+                    }
+                });
+            }),
+        }
+    })?;
+    Ok(wrap(index, Some(report)))
+}
+
+#[pymethods]
+impl NativeIndex {
+    /// Builds from a list of `(path, text)`, added in the order given.
+    #[staticmethod]
+    #[pyo3(signature = (files, config=None, progress=None))]
+    fn build_files(
+        py: Python<'_>,
+        files: Vec<(String, String)>,
+        config: Option<&str>,
+        progress: Option<Py<PyAny>>,
+    ) -> PyResult<NativeIndex> {
+        build(
+            py,
+            config,
+            move |b| {
+                for (path, text) in &files {
+                    b.add_file(path, text.as_bytes())?;
+                }
+                Ok(())
+            },
+            progress,
+        )
+    }
+
+    /// Builds from a wiki folder.
+    #[staticmethod]
+    #[pyo3(signature = (path, config=None, progress=None))]
+    fn build_dir(
+        py: Python<'_>,
+        path: PathBuf,
+        config: Option<&str>,
+        progress: Option<Py<PyAny>>,
+    ) -> PyResult<NativeIndex> {
+        build(py, config, move |b| b.add_dir(&path), progress)
+    }
+
+    #[staticmethod]
+    fn from_bytes(py: Python<'_>, data: &[u8]) -> PyResult<NativeIndex> {
+        let data = data.to_vec();
+        run(py, move || Index::from_bytes(&data)).map(|i| wrap(i, None))
+    }
+
+    #[staticmethod]
+    fn open(py: Python<'_>, path: PathBuf) -> PyResult<NativeIndex> {
+        run(py, move || Index::open(&path)).map(|i| wrap(i, None))
+    }
+
+    fn to_bytes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
+        let bytes = run(py, || self.shared.snapshot().to_bytes())?;
+        Ok(PyBytes::new(py, &bytes))
+    }
+
+    fn save(&self, py: Python<'_>, path: PathBuf) -> PyResult<()> {
+        run(py, || self.shared.snapshot().save(&path))
+    }
+
+    /// A copy of the current snapshot (writes to it leave this index as it is).
+    fn copy(&self) -> NativeIndex {
+        NativeIndex {
+            shared: SharedIndex::new(Index::clone(&self.shared.snapshot())),
+            report: self.report.clone(),
+            tools: Mutex::new(Arc::new(Tools::default())),
+        }
+    }
+
+    /// The build report (JSON), when this index was built here.
+    fn build_report(&self, py: Python<'_>) -> PyResult<Option<String>> {
+        self.report
+            .as_ref()
+            .map(to_json)
+            .transpose()
+            .map_err(|e| raise(py, &e))
+    }
+
+    fn page_count(&self) -> usize {
+        self.shared.snapshot().pages().len()
+    }
+
+    fn chunk_count(&self) -> usize {
+        self.shared.snapshot().chunk_count()
+    }
+
+    #[pyo3(signature = (query, options=None))]
+    fn search(&self, py: Python<'_>, query: &str, options: Option<&str>) -> PyResult<String> {
+        run(py, || {
+            let opts: SearchOptions = from_json("search options", options)?;
+            to_json(&self.shared.snapshot().search(query, &opts)?)
+        })
+    }
+
+    fn prompt_block(&self, py: Python<'_>, results: &str) -> PyResult<String> {
+        run(py, || {
+            let results: SearchResults =
+                serde_json::from_str(results).map_err(|e| Error::InvalidArgument {
+                    detail: format!("search results: {e}"),
+                })?;
+            to_json(&self.shared.snapshot().prompt_block(&results))
+        })
+    }
+
+    #[pyo3(signature = (key, scope=None))]
+    fn page_record(&self, py: Python<'_>, key: &str, scope: Option<&str>) -> PyResult<String> {
+        run(py, || {
+            let s = crate::scope(scope)?;
+            to_json(&self.shared.snapshot().page_record(key, s.as_ref())?)
+        })
+    }
+
+    fn chunk(&self, py: Python<'_>, id: &str) -> PyResult<String> {
+        run(py, || to_json(&self.shared.snapshot().chunk(id)?))
+    }
+
+    fn lint(&self, py: Python<'_>) -> PyResult<String> {
+        run(py, || {
+            let snap = self.shared.snapshot();
+            to_json(&match &self.report {
+                Some(r) => snap.lint_with_build(r),
+                None => snap.lint(),
+            })
+        })
+    }
+
+    #[pyo3(signature = (seeds, options=None))]
+    fn neighbors(
+        &self,
+        py: Python<'_>,
+        seeds: Vec<String>,
+        options: Option<&str>,
+    ) -> PyResult<String> {
+        run(py, || {
+            let opts: TraverseOptions = from_json("traverse options", options)?;
+            let seeds: Vec<&str> = seeds.iter().map(String::as_str).collect();
+            to_json(&self.shared.snapshot().neighbors(&seeds, &opts)?)
+        })
+    }
+
+    #[pyo3(signature = (query, options=None))]
+    fn query_with_evidence(
+        &self,
+        py: Python<'_>,
+        query: &str,
+        options: Option<&str>,
+    ) -> PyResult<String> {
+        run(py, || {
+            let opts: EvidenceOptions = from_json("evidence options", options)?;
+            to_json(&self.shared.snapshot().query_with_evidence(query, &opts)?)
+        })
+    }
+
+    #[pyo3(signature = (key, scope=None))]
+    fn pointers(&self, py: Python<'_>, key: &str, scope: Option<&str>) -> PyResult<String> {
+        run(py, || {
+            let s = crate::scope(scope)?;
+            to_json(&self.shared.snapshot().pointers(key, s.as_ref())?)
+        })
+    }
+
+    fn verify(
+        &self,
+        py: Python<'_>,
+        answer: &str,
+        cited: Vec<String>,
+        offered: Vec<String>,
+    ) -> PyResult<String> {
+        run(py, || {
+            let cited: Vec<Cited> = cited.iter().map(|c| Cited::parse(c)).collect();
+            to_json(&self.shared.snapshot().verify(answer, &cited, &offered)?)
+        })
+    }
+
+    fn check_answer(
+        &self,
+        py: Python<'_>,
+        answer: &str,
+        cited: Vec<String>,
+        offered: Vec<String>,
+    ) -> PyResult<String> {
+        run(py, || {
+            let cited: Vec<Cited> = cited.iter().map(|c| Cited::parse(c)).collect();
+            to_json(
+                &self
+                    .shared
+                    .snapshot()
+                    .check_answer(answer, &cited, &offered)?,
+            )
+        })
+    }
+
+    fn uncited_support(&self, py: Python<'_>, answer: &str) -> PyResult<String> {
+        run(py, || {
+            to_json(&self.shared.snapshot().uncited_support(answer)?)
+        })
+    }
+
+    #[pyo3(signature = (path, text, options=None))]
+    fn upsert_page(
+        &self,
+        py: Python<'_>,
+        path: &str,
+        text: &str,
+        options: Option<&str>,
+    ) -> PyResult<String> {
+        run(py, || {
+            let opts: WriteOptions = from_json("write options", options)?;
+            to_json(&self.shared.upsert_page(path, text, &opts)?)
+        })
+    }
+
+    #[pyo3(signature = (key, scope=None))]
+    fn delete_page(&self, py: Python<'_>, key: &str, scope: Option<&str>) -> PyResult<String> {
+        run(py, || {
+            let s = crate::scope(scope)?;
+            to_json(&self.shared.delete_page(key, s.as_ref())?)
+        })
+    }
+
+    #[pyo3(signature = (key, new_key, scope=None))]
+    fn rename_page(
+        &self,
+        py: Python<'_>,
+        key: &str,
+        new_key: &str,
+        scope: Option<&str>,
+    ) -> PyResult<String> {
+        run(py, || {
+            let s = crate::scope(scope)?;
+            to_json(&self.shared.rename_page(key, s.as_ref(), new_key)?)
+        })
+    }
+
+    fn passages(&self, py: Python<'_>) -> PyResult<Vec<String>> {
+        run(py, || Ok(self.shared.snapshot().passages()))
+    }
+
+    fn set_vectors(
+        &self,
+        py: Python<'_>,
+        model_id: &str,
+        fingerprint: &str,
+        vectors: Vec<Vec<f32>>,
+        encoding: &str,
+    ) -> PyResult<()> {
+        run(py, || {
+            let encoding = VectorEncoding::parse(encoding)?;
+            self.shared
+                .modify(|i| i.set_vectors(model_id, fingerprint, &vectors, encoding))
+        })
+    }
+
+    /// The agent tools' definitions (JSON).
+    fn tools(&self, py: Python<'_>) -> PyResult<String> {
+        let tools = self.current_tools();
+        run(py, || to_json(&tools.definitions()))
+    }
+
+    /// Runs an agent tool; returns its result (JSON `{text, data}`).
+    fn call_tool(&self, py: Python<'_>, name: &str, args: &str) -> PyResult<String> {
+        let tools = self.current_tools();
+        run(py, || {
+            to_json(&tools.call(&self.shared.snapshot(), name, args)?)
+        })
+    }
+
+    /// Starts a new turn of the agent tools (the drill-down count goes back to 0).
+    fn reset_turn(&self) {
+        self.current_tools().reset_turn();
+    }
+
+    /// Sets the agent tools' limits (JSON of `ToolLimits`); the turn count starts at 0.
+    fn set_tool_limits(&self, py: Python<'_>, limits: &str) -> PyResult<()> {
+        let tools = run(py, || {
+            Tools::new(from_json::<ToolLimits>("tool limits", Some(limits))?)
+        })?;
+        *self
+            .tools
+            .lock()
+            .map_err(|_| PyTypeError::new_err("tools lock poisoned"))? = Arc::new(tools);
+        Ok(())
+    }
+}
+
+impl NativeIndex {
+    fn current_tools(&self) -> Arc<Tools> {
+        match self.tools.lock() {
+            Ok(t) => Arc::clone(&t),
+            Err(p) => Arc::clone(&p.into_inner()),
+        }
+    }
+}
+
+/// The citation headers in `text` (JSON).
+#[pyfunction]
+fn parse_headers(text: &str) -> PyResult<String> {
+    Python::attach(|py| to_json(&wikidex::cite::parse_headers(text)).map_err(|e| raise(py, &e)))
+}
+
+#[pymodule]
+fn _wikidex(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<NativeIndex>()?;
+    m.add_function(wrap_pyfunction!(parse_headers, m)?)?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}

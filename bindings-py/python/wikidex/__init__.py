@@ -1,0 +1,477 @@
+"""wikidex: in-process retrieval for LLM-maintained Markdown wikis.
+
+Build an index from a wiki folder (or from strings), search it in three lanes fused by
+reciprocal rank fusion, see why each page ranked, follow the wiki's links, and check the
+citations of an LLM's answer, with the same results as the Rust core and the ``wikidex``
+CLI (the cross-language vectors in ``tests/vectors`` hold every surface to them).
+
+>>> import wikidex
+>>> index = wikidex.Index.build({"global/oncall.md": "Page the on-call engineer for outages."})
+>>> index.search("who do I page for an outage?").hits[0].page_id
+'oncall'
+
+Records are read-only :class:`Record` objects: attribute or key access, ``to_dict()``,
+readable ``repr``; search results render as a table in notebooks. Offsets in records count
+code points, so they index Python strings directly. Errors are :class:`WikidexError`
+subclasses with ``code``, ``message`` and ``details``.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import math
+import os
+from collections.abc import Mapping
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Union
+
+from . import _wikidex
+from ._errors import (
+    IndexFormatError,
+    InvalidArgumentError,
+    ModelError,
+    NotFoundError,
+    PageError,
+    WikidexError,
+    WikidexIOError,
+)
+
+__version__ = _wikidex.__version__
+
+__all__ = [
+    "Index",
+    "Record",
+    "SearchResults",
+    "parse_headers",
+    "WikidexError",
+    "InvalidArgumentError",
+    "NotFoundError",
+    "IndexFormatError",
+    "PageError",
+    "ModelError",
+    "WikidexIOError",
+]
+
+Progress = Callable[[str, int, int], None]
+
+
+def _freeze(value: Any) -> Any:
+    if isinstance(value, dict):
+        return Record(value)
+    if isinstance(value, list):
+        return tuple(_freeze(v) for v in value)
+    return value
+
+
+def _thaw(value: Any) -> Any:
+    if isinstance(value, Record):
+        return value.to_dict()
+    if isinstance(value, tuple):
+        return [_thaw(v) for v in value]
+    return value
+
+
+class Record(Mapping):
+    """A read-only record from the core: ``r.title`` or ``r["title"]``; ``to_dict()`` gives
+    plain dicts and lists (the core's JSON, field for field)."""
+
+    __slots__ = ("_data",)
+
+    def __init__(self, data: Dict[str, Any]):
+        object.__setattr__(self, "_data", {k: _freeze(v) for k, v in data.items()})
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            return self._data[name]
+        except KeyError:
+            raise AttributeError(f"{type(self).__name__} has no field {name!r}") from None
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"{type(self).__name__} is read-only")
+
+    def __getitem__(self, key: str) -> Any:
+        return self._data[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._data)
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Record):
+            return self._data == other._data
+        if isinstance(other, dict):
+            return self.to_dict() == other
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(json.dumps(self.to_dict(), sort_keys=True))
+
+    def __dir__(self) -> Iterable[str]:
+        return list(self._data)
+
+    def to_dict(self) -> Dict[str, Any]:
+        """The record as plain dicts and lists."""
+        return {k: _thaw(v) for k, v in self._data.items()}
+
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{k}={_short(v)}" for k, v in self._data.items())
+        return f"{type(self).__name__}({fields})"
+
+    def __reduce__(self):
+        return (type(self), (self.to_dict(),))
+
+
+def _short(v: Any) -> str:
+    if isinstance(v, tuple):
+        return f"[{len(v)} items]" if len(v) > 3 else repr(list(v))
+    if isinstance(v, Record):
+        return "{…}"
+    text = repr(v)
+    return text if len(text) <= 60 else text[:57] + "…'"
+
+
+class SearchResults(Record):
+    """The answer to :meth:`Index.search`: ``hits`` (ranked), ``always`` (pages marked
+    ``usage_mode: always``, when kept apart), ``terms``, ``lanes`` (each lane's status).
+    In a notebook it shows as a table of hits with their lane ranks and snippets."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        lines = [f"SearchResults(query={self.query!r}, {len(self.hits)} hits)"]
+        for i, h in enumerate(self.always + self.hits, 1):
+            lines.append(f"  {i:>2}. {h.score:.4f}  {h.page_id}  {h.chunk}  {h.title!r}")
+        return "\n".join(lines)
+
+    def _repr_html_(self) -> str:
+        lanes = [lane.lane for lane in self.lanes]
+        head = "".join(f"<th>{html.escape(l)}</th>" for l in lanes)
+        rows = []
+        for i, h in enumerate(self.always + self.hits, 1):
+            ranks = {lh.lane: lh.rank for lh in h.lanes}
+            cells = "".join(
+                f"<td>{'' if ranks.get(l) is None else ranks[l]}</td>" for l in lanes
+            )
+            snippet = _marked(h.snippet) if h.get("snippet") else ""
+            rows.append(
+                f"<tr><td>{i}</td><td><b>{html.escape(h.title)}</b><br><code>{html.escape(h.page_id)}</code></td>"
+                f"<td>{h.score:.4f}</td>{cells}<td>{snippet}</td></tr>"
+            )
+        return (
+            f"<p>{len(self.hits)} hits for <code>{html.escape(self.query)}</code></p>"
+            f"<table><thead><tr><th>#</th><th>page</th><th>score</th>{head}<th>snippet</th></tr></thead>"
+            f"<tbody>{''.join(rows)}</tbody></table>"
+        )
+
+
+def _marked(snippet: Record) -> str:
+    text = snippet.text
+    out, at = [], 0
+    for m in snippet.highlights:
+        out.append(html.escape(text[at : m.start]))
+        out.append(f"<mark>{html.escape(text[m.start : m.end])}</mark>")
+        at = m.end
+    out.append(html.escape(text[at:]))
+    return "".join(out)
+
+
+def _tqdm_progress() -> Optional[Progress]:
+    try:
+        from tqdm.auto import tqdm  # type: ignore[import-untyped,import-not-found,unused-ignore]
+    except ImportError:
+        return None
+    bars: Dict[str, Any] = {}
+
+    def update(stage: str, done: int, total: int) -> None:
+        bar = bars.get(stage)
+        if bar is None:
+            bar = bars[stage] = tqdm(total=total, desc=stage, unit="page" if stage == "pages" else "chunk")
+        bar.total = total
+        bar.n = done
+        bar.refresh()
+        if done >= total:
+            bar.close()
+
+    return update
+
+
+def _progress(progress: Union[bool, Progress, None]) -> Optional[Progress]:
+    if progress is True:
+        bar = _tqdm_progress()
+        if bar is None:
+            return lambda stage, done, total: print(f"\r{stage}: {done}/{total}", end="\n" if done >= total else "", flush=True)
+        return bar
+    if progress is False or progress is None:
+        return None
+    if not callable(progress):
+        raise TypeError("progress must be True, False, None or a callable(stage, done, total)")
+    return progress
+
+
+def _options(**kw: Any) -> Optional[str]:
+    """The options set (not None) as the core's JSON; NaN and infinities are refused."""
+    set_ = {k: v for k, v in kw.items() if v is not None}
+    if not set_:
+        return None
+    try:
+        return json.dumps(set_, allow_nan=False)
+    except ValueError as e:
+        raise InvalidArgumentError(f"options: {e}", "invalid_argument", {"detail": str(e)}) from None
+
+
+def _strings(name: str, value: Union[str, Sequence[str], None]) -> Optional[List[str]]:
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return [value]
+    out = list(value)
+    for v in out:
+        if not isinstance(v, str):
+            raise TypeError(f"{name} must be strings, got {type(v).__name__}")
+    return out
+
+
+class Index:
+    """A wikidex index: build it from a wiki (:meth:`build`), load it (:meth:`open`,
+    :meth:`from_bytes`), search it, walk its links, check answers, and write pages.
+
+    Safe to search from many threads at once (the GIL is released during the work); a write
+    builds the next snapshot beside the current one, so searches never see half of it.
+    Pickles through its blob bytes, so it crosses ``multiprocessing`` and joblib workers.
+    """
+
+    __slots__ = ("_native",)
+
+    def __init__(self, native: "_wikidex.NativeIndex"):
+        if not isinstance(native, _wikidex.NativeIndex):
+            raise TypeError("use Index.build, Index.open or Index.from_bytes")
+        self._native = native
+
+    # -- making one ------------------------------------------------------------------
+
+    @classmethod
+    def build(
+        cls,
+        source: Union[str, os.PathLike, Mapping[str, str]],
+        config: Optional[Mapping[str, Any]] = None,
+        *,
+        progress: Union[bool, Progress, None] = None,
+    ) -> "Index":
+        """Builds an index from a wiki folder, or from a mapping of path (relative to the
+        wiki root; ``raw/...`` for raw documents) to page text. ``config`` is the core's
+        configuration (``{"bm25": {"k1": 1.2}, "fusion": {...}}``). ``progress=True`` shows
+        a progress bar (tqdm when installed), or pass ``callable(stage, done, total)``.
+        Pages that cannot be used are skipped and listed in :meth:`build_report`."""
+        conf = None if config is None else json.dumps(dict(config), allow_nan=False)
+        cb = _progress(progress)
+        if isinstance(source, Mapping):
+            files = []
+            for path, text in sorted(source.items()):
+                if not isinstance(path, str) or not isinstance(text, str):
+                    raise TypeError("files must map str paths to str texts")
+                files.append((path, text))
+            return cls(_wikidex.NativeIndex.build_files(files, conf, cb))
+        if isinstance(source, (str, os.PathLike)):
+            return cls(_wikidex.NativeIndex.build_dir(os.fspath(source), conf, cb))
+        raise TypeError("source must be a folder path or a mapping of path to text")
+
+    @classmethod
+    def open(cls, path: Union[str, os.PathLike]) -> "Index":
+        """Loads an index blob from a file."""
+        return cls(_wikidex.NativeIndex.open(os.fspath(path)))
+
+    @classmethod
+    def from_bytes(cls, data: Union[bytes, bytearray, memoryview]) -> "Index":
+        """Loads an index from blob bytes."""
+        return cls(_wikidex.NativeIndex.from_bytes(bytes(data)))
+
+    def to_bytes(self) -> bytes:
+        """The index as one portable blob (the same bytes for the same index)."""
+        return self._native.to_bytes()
+
+    def save(self, path: Union[str, os.PathLike]) -> None:
+        """Saves the blob atomically (readers see the old file or the new one)."""
+        self._native.save(os.fspath(path))
+
+    def copy(self) -> "Index":
+        """An independent copy (writes to it leave this index unchanged)."""
+        return Index(self._native.copy())
+
+    def __reduce__(self):
+        return (Index.from_bytes, (self.to_bytes(),))
+
+    def __copy__(self) -> "Index":
+        return self.copy()
+
+    def __repr__(self) -> str:
+        return f"<wikidex.Index: {self._native.page_count()} pages, {self._native.chunk_count()} chunks>"
+
+    def build_report(self) -> Optional[Record]:
+        """What the build did (pages, chunks, skipped files with their codes), when this
+        index was built in this process."""
+        r = self._native.build_report()
+        return None if r is None else Record(json.loads(r))
+
+    # -- reading ---------------------------------------------------------------------
+
+    def search(
+        self,
+        query: str,
+        *,
+        limit: Optional[int] = None,
+        lanes: Union[str, Sequence[str], None] = None,
+        tags: Union[str, Sequence[str], None] = None,
+        types: Union[str, Sequence[str], None] = None,
+        scope: Optional[str] = None,
+        usage_modes: Union[str, Sequence[str], None] = None,
+        explain: bool = False,
+        chunks: bool = False,
+        always: Optional[str] = None,
+        snippets: bool = True,
+        query_vector: Optional[Sequence[float]] = None,
+    ) -> SearchResults:
+        """Searches the index. ``limit`` hits (default 10, at most 100); ``lanes`` to run
+        (``lexical``, ``semantic``, ``token``; default all available); only pages with one
+        of ``tags`` / ``types``; ``scope`` (``"global"`` or ``"user/<name>"``); ``explain``
+        adds per-term BM25 scores; ``chunks`` returns chunks instead of pages; ``always``
+        is ``"first"`` or ``"separate"`` for pages marked ``usage_mode: always``;
+        ``query_vector`` embeds the query yourself (a sequence or 1-D array of floats)."""
+        if not isinstance(query, str):
+            raise TypeError(f"query must be a str, got {type(query).__name__}")
+        if query_vector is not None:
+            query_vector = [float(x) for x in (query_vector.tolist() if hasattr(query_vector, "tolist") else query_vector)]
+        opts = _options(
+            limit=limit,
+            lanes=_strings("lanes", lanes),
+            tags=_strings("tags", tags),
+            types=_strings("types", types),
+            scope=scope,
+            usage_modes=_strings("usage_modes", usage_modes),
+            explain=explain or None,
+            chunks=chunks or None,
+            always=always,
+            snippets=None if snippets else False,
+            query_vector=query_vector,
+        )
+        return SearchResults(json.loads(self._native.search(query, opts)))
+
+    def prompt_block(self, results: SearchResults) -> Record:
+        """A compact block for an agent's context (citation headers, summaries, best chunks,
+        sources) and the chunk ids it offers (``offered``, for :meth:`verify`)."""
+        if not isinstance(results, SearchResults):
+            raise TypeError("prompt_block takes the SearchResults of Index.search")
+        return Record(json.loads(self._native.prompt_block(json.dumps(results.to_dict()))))
+
+    def page_record(self, key: str, scope: Optional[str] = None) -> Record:
+        """A page: frontmatter fields, ``body`` and ``chunks`` (spans into the body)."""
+        return Record(json.loads(self._native.page_record(key, scope)))
+
+    page = page_record
+
+    def chunk(self, id: str) -> Record:
+        """A chunk by id (``<page>::chunk_<n>`` or ``raw/<doc>::chunk_<n>``)."""
+        return Record(json.loads(self._native.chunk(id)))
+
+    def lint(self) -> Record:
+        """What to fix in the wiki: ``issues`` (code, page, target, severity, message),
+        ``errors`` and ``warnings`` (counts)."""
+        return Record(json.loads(self._native.lint()))
+
+    def neighbors(
+        self,
+        seeds: Union[str, Sequence[str]],
+        *,
+        depth: Optional[int] = None,
+        min_confidence: Optional[float] = None,
+        max_nodes: Optional[int] = None,
+        scope: Optional[str] = None,
+    ) -> Record:
+        """The pages linked from ``seeds`` to ``depth`` (≤ 2), with each edge's type,
+        confidence and evidence, and the chain from the seeds."""
+        opts = _options(depth=depth, min_confidence=min_confidence, max_nodes=max_nodes, scope=scope)
+        return Record(json.loads(self._native.neighbors(_strings("seeds", seeds) or [], opts)))
+
+    def query_with_evidence(self, query: str, **options: Any) -> Record:
+        """A search expanded along the graph, with the supporting chunks."""
+        return Record(json.loads(self._native.query_with_evidence(query, _options(**options))))
+
+    def pointers(self, key: str, scope: Optional[str] = None) -> tuple:
+        """A page's raw-source pointers (``chunk``, ``weight``)."""
+        return _freeze(json.loads(self._native.pointers(key, scope)))
+
+    def verify(self, answer: str, cited: Sequence[str] = (), offered: Sequence[str] = ()) -> Record:
+        """Each citation's verdict: ``quote``, ``paraphrase``, ``drifted``, ``unknown``, ...
+        (``id@hash`` carries the hash the model saw)."""
+        return Record(json.loads(self._native.verify(answer, _strings("cited", cited) or [], _strings("offered", offered) or [])))
+
+    def check_answer(self, answer: str, cited: Sequence[str] = (), offered: Sequence[str] = ()) -> Record:
+        """:meth:`verify` with the ids written in the answer merged in, plus the sentences
+        that cite nothing (``support.uncited``) or that nothing supports."""
+        return Record(json.loads(self._native.check_answer(answer, _strings("cited", cited) or [], _strings("offered", offered) or [])))
+
+    def uncited_support(self, answer: str) -> Record:
+        """The answer's sentences that a chunk supports but that cite nothing, and those no
+        chunk supports."""
+        return Record(json.loads(self._native.uncited_support(answer)))
+
+    # -- writing ---------------------------------------------------------------------
+
+    def upsert_page(self, path: str, text: str, *, allow_dangling: bool = False) -> Record:
+        """Adds or replaces the page at ``path``; refuses links to missing pages unless
+        ``allow_dangling``. The index is unchanged after an error."""
+        return Record(json.loads(self._native.upsert_page(path, text, _options(allow_dangling=allow_dangling or None))))
+
+    def delete_page(self, key: str, scope: Optional[str] = None) -> Record:
+        """Removes a page; reports the pages whose links it breaks."""
+        return Record(json.loads(self._native.delete_page(key, scope)))
+
+    def rename_page(self, key: str, new_key: str, scope: Optional[str] = None) -> Record:
+        """Renames a page (its old key becomes a redirect); returns the new path and text."""
+        return Record(json.loads(self._native.rename_page(key, new_key, scope)))
+
+    # -- vectors ---------------------------------------------------------------------
+
+    def passages(self) -> List[str]:
+        """The text each chunk's vector is made from, in chunk order."""
+        return self._native.passages()
+
+    def set_vectors(self, model_id: str, fingerprint: str, vectors: Any, encoding: str = "f32") -> None:
+        """Stores your own vectors, one per passage (a 2-D array or a list of lists of
+        floats), as ``f32`` or ``int8``; queries then need ``query_vector``."""
+        rows = vectors.tolist() if hasattr(vectors, "tolist") else [list(map(float, r)) for r in vectors]
+        for r in rows:
+            for x in r:
+                if isinstance(x, float) and not math.isfinite(x):
+                    raise InvalidArgumentError("vectors must be finite", "invalid_argument", {"detail": "vectors must be finite"})
+        self._native.set_vectors(model_id, fingerprint, rows, encoding)
+
+    # -- agent tools -----------------------------------------------------------------
+
+    def tools(self) -> List[Dict[str, Any]]:
+        """The agent tools (``search``, ``read_pages``, ``read_chunks``, ``neighbors``,
+        ``verify``): name, description and JSON Schema of the arguments, as an LLM API takes
+        them."""
+        return json.loads(self._native.tools())
+
+    def call_tool(self, name: str, args: Union[Mapping[str, Any], str, None] = None) -> Dict[str, Any]:
+        """Runs an agent tool: ``{"text": ... for the model, "data": ... structured}``."""
+        if args is None:
+            args = {}
+        payload = args if isinstance(args, str) else json.dumps(dict(args), allow_nan=False)
+        return json.loads(self._native.call_tool(name, payload))
+
+    def reset_turn(self) -> None:
+        """Starts a new agent turn (the drill-down count of the tools goes back to 0)."""
+        self._native.reset_turn()
+
+    def set_tool_limits(self, *, max_results: int = 10, max_drilldowns: int = 20, max_chars: int = 8000) -> None:
+        """The agent tools' limits: hits per search, drill-down calls per turn, characters
+        of a result's text."""
+        self._native.set_tool_limits(json.dumps({"max_results": max_results, "max_drilldowns": max_drilldowns, "max_chars": max_chars}))
+
+
+def parse_headers(text: str) -> tuple:
+    """The citation headers (``[page <key> · chunk <id> · score <s>] <title>``) in ``text``."""
+    return _freeze(json.loads(_wikidex.parse_headers(text)))

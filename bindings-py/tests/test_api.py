@@ -1,0 +1,204 @@
+"""The Python API beyond the vectors: errors by code, bad arguments, threads, pickling, the
+agent tools, progress, and the README's Python quickstart."""
+
+import math
+import pickle
+import re
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+import wikidex
+
+ROOT = Path(__file__).resolve().parents[2]
+WIKI = ROOT / "examples" / "wiki"
+
+
+@pytest.fixture(scope="module")
+def example():
+    return wikidex.Index.build(WIKI)
+
+
+def small():
+    return wikidex.Index.build(
+        {
+            "global/oncall.md": "---\ntitle: On-call\ntags: [ops]\n---\nPage the on-call engineer for any outage of the nightly pipeline.",
+            "global/revenue.md": "---\ntitle: Revenue\ntags: [finance]\n---\nRevenue is recognized monthly, see [[oncall]].",
+        }
+    )
+
+
+def test_build_from_a_folder_matches_the_cli_top_hits(example):
+    r = example.search("who do I page for an outage", limit=3, always="separate")
+    assert [h.page_id for h in r.hits][:1] == ["runbook_oncall"]
+    assert r.always and r.always[0].page_id == "rule_pii_handling"
+    assert example.build_report().pages == 42
+
+
+def test_records_are_frozen_and_convert_to_dicts(example):
+    r = example.search("revenue", limit=2)
+    with pytest.raises(AttributeError):
+        r.query = "x"
+    d = r.to_dict()
+    assert isinstance(d["hits"], list) and isinstance(d["hits"][0], dict)
+    assert "SearchResults(query='revenue'" in repr(r)
+    page = example.page_record("revenue")
+    assert page["title"] == page.title
+    assert page.body[page.chunks[0].start : page.chunks[0].end].strip()
+
+
+def test_search_results_render_as_an_html_table_with_marked_snippets(example):
+    html = example.search("nightly job crash", limit=3)._repr_html_()
+    assert html.count("<tr>") == 4  # header + 3 hits (the always page too when first)
+    assert "<mark>" in html
+    assert "<script" not in html
+
+
+@pytest.mark.parametrize(
+    "call,code,cls",
+    [
+        (lambda i: i.page_record("no_such_page"), "unknown_page", LookupError),
+        (lambda i: i.chunk("revenue::chunk_99"), "unknown_chunk", LookupError),
+        (lambda i: wikidex.Index.from_bytes(b"not an index"), "not_an_index", ValueError),
+        (lambda i: wikidex.Index.from_bytes(i.to_bytes()[:40]), "corrupt_index", ValueError),
+        (lambda i: i.copy().upsert_page("global/x.md", "See [[nowhere]]."), "dangling_links", ValueError),
+        (lambda i: i.copy().upsert_page("global/x.md", "---\ntitle: [unclosed\n---\nx"), "invalid_page", ValueError),
+        (lambda i: i.neighbors("oncall", depth=7), "invalid_argument", ValueError),
+        (lambda i: i.verify("x" * (2 << 20), ["oncall::chunk_0"]), "too_large", ValueError),
+        (lambda i: wikidex.Index.open("/nonexistent/index.wdx"), "io", OSError),
+        (lambda i: i.search("x", lanes=["nope"]), "invalid_argument", ValueError),
+        (lambda i: i.search("x", scope=""), "invalid_argument", ValueError),
+        (lambda i: wikidex.Index.build({"a.md": "x"}, {"bm25": {"k1": -1}}), "invalid_argument", ValueError),
+        (lambda i: i.set_vectors("m", "f", [[1.0]], "f32"), "invalid_argument", ValueError),
+        (lambda i: i.copy().upsert_page("raw/log.txt", "changed"), "immutable_chunk", ValueError),
+    ],
+)
+def test_every_error_has_its_code_details_and_builtin(call, code, cls):
+    index = small()
+    with pytest.raises(wikidex.WikidexError) as info:
+        call(index)
+    e = info.value
+    assert e.code == code, (e.code, e.message)
+    assert isinstance(e, cls)
+    assert isinstance(e.details, dict) and e.message
+    again = pickle.loads(pickle.dumps(e))
+    assert (type(again), again.code, again.details) == (type(e), e.code, e.details)
+
+
+def test_dangling_links_details_name_the_missing_targets():
+    with pytest.raises(wikidex.PageError) as info:
+        small().upsert_page("global/x.md", "See [[nowhere]] and [[oncall]].")
+    assert info.value.details["missing"] == ["nowhere"]
+
+
+@pytest.mark.parametrize(
+    "kwargs,exc",
+    [
+        ({"limit": "ten"}, wikidex.InvalidArgumentError),
+        ({"limit": -1}, wikidex.InvalidArgumentError),
+        ({"limit": float("nan")}, wikidex.InvalidArgumentError),
+        ({"tags": [1, 2]}, TypeError),
+        ({"query_vector": [math.nan, 1.0]}, wikidex.InvalidArgumentError),
+        ({"scope": 3}, wikidex.InvalidArgumentError),
+        ({"always": "sometimes"}, wikidex.InvalidArgumentError),
+    ],
+)
+def test_bad_search_arguments_are_errors_not_crashes(kwargs, exc):
+    with pytest.raises(exc):
+        small().search("outage", **kwargs)
+
+
+def test_bad_argument_types_raise_type_errors():
+    index = small()
+    for call in (
+        lambda: index.search(None),
+        lambda: index.search(42),
+        lambda: index.page_record(None),
+        lambda: index.chunk(3),
+        lambda: wikidex.Index.build(42),
+        lambda: wikidex.Index.build({"a.md": 3}),
+        lambda: index.prompt_block({"hits": []}),
+        lambda: index.verify("answer", [1]),
+    ):
+        with pytest.raises(TypeError):
+            call()
+
+
+def test_a_huge_limit_is_capped_not_an_error():
+    r = small().search("outage", limit=10**9)
+    assert len(r.hits) <= 100
+
+
+def test_eight_threads_search_alike_while_a_page_is_written(example):
+    index = example.copy()
+    queries = ["nightly job crash", "who do I page", "PII in exports", "revenue definition"] * 6
+    want = [index.search(q, limit=5).to_dict() for q in queries]
+    stop = threading.Event()
+
+    def writer():
+        n = 0
+        while not stop.is_set():
+            index.upsert_page(f"user/bob/scratch_{n % 3}.md", "Scratch notes about lunch menus.")
+            n += 1
+
+    w = threading.Thread(target=writer)
+    w.start()
+    try:
+        with ThreadPoolExecutor(8) as pool:
+            got = list(pool.map(lambda q: index.search(q, limit=5).to_dict(), queries))
+    finally:
+        stop.set()
+        w.join()
+    assert got == want
+
+
+def test_pickle_round_trip_keeps_the_answers(example):
+    again = pickle.loads(pickle.dumps(example))
+    assert again.to_bytes() == example.to_bytes()
+    assert again.search("outage").to_dict() == example.search("outage").to_dict()
+
+
+def test_progress_is_reported_per_stage():
+    seen = []
+    wikidex.Index.build(WIKI, progress=lambda stage, done, total: seen.append((stage, done, total)))
+    assert seen[-1] == ("pages", 42, 42)
+    with pytest.raises(TypeError):
+        wikidex.Index.build(WIKI, progress="yes")
+
+
+def test_the_agent_tools_answer_with_headers_and_mark_fabricated_ids(example):
+    names = [t["name"] for t in example.tools()]
+    assert names == ["search", "read_pages", "read_chunks", "neighbors", "verify"]
+    r = example.call_tool("search", {"query": "who do I page for an outage", "limit": 2})
+    assert re.search(r"\[page runbook_oncall · chunk runbook_oncall::chunk_0 · score [0-9.]+\]", r["text"])
+    r = example.call_tool("read_chunks", {"ids": ["runbook_oncall::chunk_0", "made_up::chunk_3"]})
+    assert r["data"]["unknown"] == ["made_up::chunk_3"]
+    with pytest.raises(wikidex.InvalidArgumentError):
+        example.call_tool("search", {"query": 1})
+    index = example.copy()
+    index.set_tool_limits(max_drilldowns=1)
+    index.call_tool("read_pages", {"keys": ["revenue"]})
+    with pytest.raises(wikidex.WikidexError) as info:
+        index.call_tool("read_pages", {"keys": ["revenue"]})
+    assert info.value.code == "too_large"
+    index.reset_turn()
+    index.call_tool("read_pages", {"keys": ["revenue"]})
+
+
+def test_offsets_index_python_strings():
+    index = wikidex.Index.build({"global/cafe.md": "---\ntitle: Café\n---\nLe café crème 天気 est servi. Coffee is served hot."})
+    h = index.search("coffee").hits[0]
+    s = h.snippet
+    assert [s.text[m.start : m.end].lower() for m in s.highlights] == ["coffee"]
+    body = index.page_record("cafe").body
+    assert body[s.offset :].startswith(s.text.split(" ")[0])
+
+
+def test_the_readme_python_quickstart_runs(tmp_path, monkeypatch):
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    m = re.search(r"## Python\n.*?```python\n(.*?)```", readme, re.S)
+    assert m, "README has a Python section with a python block"
+    monkeypatch.chdir(ROOT)
+    exec(compile(m.group(1), "README.md", "exec"), {})
