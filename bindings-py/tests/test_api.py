@@ -202,3 +202,10 @@ def test_the_readme_python_quickstart_runs(tmp_path, monkeypatch):
     assert m, "README has a Python section with a python block"
     monkeypatch.chdir(ROOT)
     exec(compile(m.group(1), "README.md", "exec"), {})
+
+
+def test_a_partial_config_takes_the_defaults_for_the_rest():
+    index = wikidex.Index.build(
+        {"global/a.md": "word " * 600}, {"chunk": {"max_tokens": 4096, "overlap_tokens": 0}}
+    )
+    assert index.build_report().chunks == 1

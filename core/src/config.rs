@@ -8,8 +8,10 @@ use serde::{Deserialize, Serialize};
 use crate::error::{Error, Result};
 
 /// The whole configuration of an index; stored in the blob, so a loaded index searches the way
-/// it was built.
+/// it was built. In JSON (bindings, vector files) every field and sub-field may be left out
+/// and takes its default.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct Config {
     /// Chunk sizes.
     pub chunk: ChunkConfig,
@@ -151,6 +153,7 @@ impl Language {
 /// `make eval`). (2.0, 0.6) scored marginally higher (within 0.01 on every metric); 1.5 keeps
 /// term frequency saturating sooner, which matters on wiki pages that repeat their keywords.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct Bm25Params {
     /// Term-frequency saturation, `0.0..=10.0`. At 0 a term counts once however often it
     /// occurs; larger values let repeated terms keep adding score.
@@ -249,6 +252,7 @@ impl Lane {
 
 /// Fusion constants, stored in the blob.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct FusionConfig {
     /// The RRF constant `k` (default 60, range `1.0..=1000.0`). Small values make the top ranks
     /// of each lane dominate; large values flatten the curve so agreement between lanes counts
@@ -340,6 +344,7 @@ impl FusionConfig {
 
 /// Chunk sizes, stored in the blob.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct ChunkConfig {
     /// Target chunk size in whitespace-separated tokens (default 200, range 16..=4096). Smaller
     /// chunks give sharper snippets and citations; larger ones keep more context together.
@@ -377,5 +382,27 @@ impl ChunkConfig {
             )));
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_partial_config_in_json_takes_the_defaults_for_what_it_leaves_out() {
+        let c: Config =
+            serde_json::from_str(r#"{"chunk": {"max_tokens": 4096}, "bm25": {"b": 0.5}}"#).unwrap();
+        assert_eq!(c.chunk.max_tokens, 4096);
+        assert_eq!(
+            c.chunk.overlap_tokens,
+            ChunkConfig::default().overlap_tokens
+        );
+        assert_eq!(c.bm25.b, 0.5);
+        assert_eq!(c.bm25.k1, Bm25Params::default().k1);
+        assert_eq!(c.fusion, FusionConfig::default());
+        assert_eq!(c.language, Config::default().language);
+        let empty: Config = serde_json::from_str("{}").unwrap();
+        assert_eq!(empty, Config::default());
     }
 }
