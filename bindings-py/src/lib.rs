@@ -199,6 +199,26 @@ impl NativeIndex {
         })
     }
 
+    /// The ranked pages only (`Index::rank`): `(page id, fused score)` per hit, no records.
+    #[pyo3(signature = (query, options=None))]
+    fn rank(
+        &self,
+        py: Python<'_>,
+        query: &str,
+        options: Option<&str>,
+    ) -> PyResult<Vec<(String, f32)>> {
+        run(py, || {
+            let opts: SearchOptions = from_json("search options", options)?;
+            let snap = self.shared.snapshot();
+            let pages = snap.pages();
+            Ok(snap
+                .rank(query, &opts)?
+                .into_iter()
+                .map(|r| (pages[r.page].id(), r.score))
+                .collect())
+        })
+    }
+
     fn prompt_block(&self, py: Python<'_>, results: &str) -> PyResult<String> {
         run(py, || {
             let results: SearchResults =

@@ -209,3 +209,11 @@ def test_a_partial_config_takes_the_defaults_for_the_rest():
         {"global/a.md": "word " * 600}, {"chunk": {"max_tokens": 4096, "overlap_tokens": 0}}
     )
     assert index.build_report().chunks == 1
+
+
+def test_rank_gives_the_search_order_without_records(example):
+    for q in ["nightly job crash", "who do I page", "PII in exports"]:
+        ranked = example.rank(q, limit=5)
+        hits = example.search(q, limit=5, always="separate").hits
+        assert [p for p, _ in ranked] == [h.page_id for h in hits]
+        assert [round(s, 5) for _, s in ranked] == [round(h.score, 5) for h in hits]

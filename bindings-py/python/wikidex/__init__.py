@@ -23,7 +23,7 @@ import json
 import math
 import os
 from collections.abc import Mapping
-from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Union
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
 
 from . import _wikidex
 from ._errors import (
@@ -66,8 +66,10 @@ def _freeze(value: Any) -> Any:
 def _thaw(value: Any) -> Any:
     if isinstance(value, Record):
         return value.to_dict()
-    if isinstance(value, tuple):
+    if isinstance(value, (tuple, list)):
         return [_thaw(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _thaw(v) for k, v in value.items()}
     return value
 
 
@@ -78,11 +80,13 @@ class Record(Mapping):
     __slots__ = ("_data",)
 
     def __init__(self, data: Dict[str, Any]):
-        object.__setattr__(self, "_data", {k: _freeze(v) for k, v in data.items()})
+        # Nested values are wrapped when first read, so a record of 100 hits costs nothing
+        # for the fields nobody looks at.
+        object.__setattr__(self, "_data", dict(data))
 
     def __getattr__(self, name: str) -> Any:
         try:
-            return self._data[name]
+            return self[name]
         except KeyError:
             raise AttributeError(f"{type(self).__name__} has no field {name!r}") from None
 
@@ -90,20 +94,17 @@ class Record(Mapping):
         raise AttributeError(f"{type(self).__name__} is read-only")
 
     def __getitem__(self, key: str) -> Any:
-        return self._data[key]
+        value = self._data[key]
+        if isinstance(value, (dict, list)):
+            value = _freeze(value)
+            self._data[key] = value
+        return value
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._data)
 
     def __len__(self) -> int:
         return len(self._data)
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, Record):
-            return self._data == other._data
-        if isinstance(other, dict):
-            return self.to_dict() == other
-        return NotImplemented
 
     def __hash__(self) -> int:
         return hash(json.dumps(self.to_dict(), sort_keys=True))
@@ -115,8 +116,15 @@ class Record(Mapping):
         """The record as plain dicts and lists."""
         return {k: _thaw(v) for k, v in self._data.items()}
 
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Record):
+            return self.to_dict() == other.to_dict()
+        if isinstance(other, dict):
+            return self.to_dict() == other
+        return NotImplemented
+
     def __repr__(self) -> str:
-        fields = ", ".join(f"{k}={_short(v)}" for k, v in self._data.items())
+        fields = ", ".join(f"{k}={_short(self[k])}" for k in self._data)
         return f"{type(self).__name__}({fields})"
 
     def __reduce__(self):
@@ -356,6 +364,36 @@ class Index:
             query_vector=query_vector,
         )
         return SearchResults(json.loads(self._native.search(query, opts)))
+
+    def rank(
+        self,
+        query: str,
+        *,
+        limit: Optional[int] = None,
+        lanes: Union[str, Sequence[str], None] = None,
+        tags: Union[str, Sequence[str], None] = None,
+        types: Union[str, Sequence[str], None] = None,
+        scope: Optional[str] = None,
+        chunks: bool = False,
+        query_vector: Optional[Sequence[float]] = None,
+    ) -> List[Tuple[str, float]]:
+        """The ranking alone: ``(page id, fused score)`` per hit, in the order of
+        :meth:`search`'s ranked hits (no ``always`` pages, snippets or records). For
+        evaluation and pipelines that only need ids; much cheaper per call."""
+        if not isinstance(query, str):
+            raise TypeError(f"query must be a str, got {type(query).__name__}")
+        if query_vector is not None:
+            query_vector = [float(x) for x in (query_vector.tolist() if hasattr(query_vector, "tolist") else query_vector)]
+        opts = _options(
+            limit=limit,
+            lanes=_strings("lanes", lanes),
+            tags=_strings("tags", tags),
+            types=_strings("types", types),
+            scope=scope,
+            chunks=chunks or None,
+            query_vector=query_vector,
+        )
+        return self._native.rank(query, opts)
 
     def prompt_block(self, results: SearchResults) -> Record:
         """A compact block for an agent's context (citation headers, summaries, best chunks,

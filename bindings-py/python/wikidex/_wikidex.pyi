@@ -43,6 +43,8 @@ class NativeIndex:
         """Number of chunks."""
     def search(self, query: str, options: Optional[str] = None) -> str:
         """SearchResults (JSON) for `query` with SearchOptions (JSON)."""
+    def rank(self, query: str, options: Optional[str] = None) -> List[Tuple[str, float]]:
+        """(page id, score) of the ranked hits, no records."""
     def prompt_block(self, results: str) -> str:
         """PromptBlock (JSON) for SearchResults (JSON)."""
     def page_record(self, key: str, scope: Optional[str] = None) -> str:
