@@ -15,10 +15,11 @@ use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use serde::Serialize;
 use wikidex::cite::Cited;
+use wikidex::querylog::JsonlLog;
 use wikidex::{
-    BuildReport, Config, Error, EvidenceOptions, Index, IndexBuilder, OffsetUnit, Scope,
-    SearchOptions, SearchResults, SharedIndex, ToolLimits, Tools, TraverseOptions, VectorEncoding,
-    WriteOptions,
+    BuildReport, Config, Error, EvidenceOptions, Index, IndexBuilder, LogEntry, OffsetUnit,
+    QueryLog, Scope, SearchOptions, SearchResults, SharedIndex, ToolLimits, Tools, TraverseOptions,
+    VectorEncoding, WriteOptions,
 };
 
 /// A core error as the `wikidex` exception of its code.
@@ -392,6 +393,34 @@ impl NativeIndex {
         })
     }
 
+    /// Logs searches and citation checks to a JSON Lines file (`path`), or to `callback(json)`,
+    /// as `origin`; with neither, stops logging.
+    #[pyo3(signature = (path=None, callback=None, origin="python"))]
+    fn set_query_log(
+        &self,
+        py: Python<'_>,
+        path: Option<PathBuf>,
+        callback: Option<Py<PyAny>>,
+        origin: &str,
+    ) -> PyResult<()> {
+        run(py, || {
+            let log: Option<Arc<dyn QueryLog>> = match (path, callback) {
+                (Some(_), Some(_)) => {
+                    return Err(Error::InvalidArgument {
+                        detail: "give a path or a callback, not both".into(),
+                    })
+                }
+                (Some(p), None) => Some(Arc::new(JsonlLog::open(&p)?)),
+                (None, Some(cb)) => Some(Arc::new(CallbackLog(cb))),
+                (None, None) => None,
+            };
+            self.shared.modify(|i| {
+                i.set_query_log(log, origin);
+                Ok(())
+            })
+        })
+    }
+
     /// Starts a new turn of the agent tools (the drill-down count goes back to 0).
     fn reset_turn(&self) {
         self.current_tools().reset_turn();
@@ -416,6 +445,23 @@ impl NativeIndex {
             Ok(t) => Arc::clone(&t),
             Err(p) => Arc::clone(&p.into_inner()),
         }
+    }
+}
+
+/// A query log that hands each entry (as JSON) to a Python callable. The call takes the GIL;
+/// an exception in it is reported as unraisable, never raised into the search.
+struct CallbackLog(Py<PyAny>);
+
+impl QueryLog for CallbackLog {
+    fn record(&self, entry: &LogEntry) {
+        let Ok(json) = serde_json::to_string(entry) else {
+            return;
+        };
+        Python::attach(|py| {
+            if let Err(e) = self.0.call1(py, (json,)) {
+                e.write_unraisable(py, None);
+            }
+        });
     }
 }
 

@@ -217,3 +217,25 @@ def test_rank_gives_the_search_order_without_records(example):
         hits = example.search(q, limit=5, always="separate").hits
         assert [p for p, _ in ranked] == [h.page_id for h in hits]
         assert [round(s, 5) for _, s in ranked] == [round(h.score, 5) for h in hits]
+
+
+def test_the_query_log_records_searches_and_verdicts(tmp_path):
+    index = small()
+    seen = []
+    index.set_query_log(seen.append)
+    index.search("outage", tags=["ops"])
+    index.search("xqzvbnm")
+    index.verify("Revenue is recognized monthly.", ["revenue::chunk_0", "made_up::chunk_0"])
+    assert [e["kind"] for e in seen] == ["search", "search", "verify"]
+    assert seen[0]["origin"] == "python" and seen[0]["filters"]["tags"] == ["ops"]
+    assert seen[1]["results"] == 0
+    assert [v["status"] for v in seen[2]["verdicts"]] == ["paraphrase", "unknown"]
+    index.set_query_log(None)
+    index.search("outage")
+    assert len(seen) == 3
+    log = tmp_path / "q.jsonl"
+    index.set_query_log(log, origin="notebook")
+    index.search("outage")
+    index.set_query_log(None)  # closes the file
+    lines = log.read_text().splitlines()
+    assert len(lines) == 1 and '"origin":"notebook"' in lines[0]

@@ -485,6 +485,29 @@ class Index:
                     raise InvalidArgumentError("vectors must be finite", "invalid_argument", {"detail": "vectors must be finite"})
         self._native.set_vectors(model_id, fingerprint, rows, encoding)
 
+    # -- query log -------------------------------------------------------------------
+
+    def set_query_log(
+        self,
+        target: Union[str, os.PathLike, Callable[[Dict[str, Any]], None], None],
+        *,
+        origin: str = "python",
+    ) -> None:
+        """Logs every search and citation check: to a JSON Lines file (a path; read it back
+        with ``wikidex insights FILE``), or to ``callback(entry)`` with each entry as a dict
+        (time, origin, query, filters, results, top ids, lane statuses, ms, verdicts).
+        ``None`` stops logging. Off by default; the file is written from a background thread,
+        and a callback runs in the searching thread (keep it quick)."""
+        if target is None:
+            self._native.set_query_log(None, None, origin)
+        elif isinstance(target, (str, os.PathLike)):
+            self._native.set_query_log(os.fspath(target), None, origin)
+        elif callable(target):
+            fn = target
+            self._native.set_query_log(None, lambda entry: fn(json.loads(entry)), origin)
+        else:
+            raise TypeError("target must be a path, a callable or None")
+
     # -- agent tools -----------------------------------------------------------------
 
     def tools(self) -> List[Dict[str, Any]]:

@@ -79,6 +79,10 @@ class NativeIndex:
         """The agent tools' definitions (JSON)."""
     def call_tool(self, name: str, args: str) -> str:
         """ToolResult (JSON) of one agent tool."""
+    def set_query_log(
+        self, path: Optional[_Path] = None, callback: Optional[Callable[[str], None]] = None, origin: str = "python"
+    ) -> None:
+        """Logs searches and verifies to a JSON Lines file or a callback(json)."""
     def reset_turn(self) -> None:
         """Starts a new agent turn."""
     def set_tool_limits(self, limits: str) -> None:
