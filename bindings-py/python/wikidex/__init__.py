@@ -241,6 +241,36 @@ def _strings(name: str, value: Union[str, Sequence[str], None]) -> Optional[List
     return out
 
 
+def _search_options(
+    query: Any,
+    limit: Optional[int],
+    lanes: Union[str, Sequence[str], None],
+    tags: Union[str, Sequence[str], None],
+    types: Union[str, Sequence[str], None],
+    scope: Optional[str],
+    chunks: bool,
+    query_vector: Optional[Sequence[float]],
+    **more: Any,
+) -> Optional[str]:
+    """The SearchOptions JSON shared by :meth:`Index.search` and :meth:`Index.rank`."""
+    if not isinstance(query, str):
+        raise TypeError(f"query must be a str, got {type(query).__name__}")
+    vector = None
+    if query_vector is not None:
+        values = query_vector.tolist() if hasattr(query_vector, "tolist") else query_vector
+        vector = [float(x) for x in values]
+    return _options(
+        limit=limit,
+        lanes=_strings("lanes", lanes),
+        tags=_strings("tags", tags),
+        types=_strings("types", types),
+        scope=scope,
+        chunks=chunks or None,
+        query_vector=vector,
+        **more,
+    )
+
+
 class Index:
     """A wikidex index: build it from a wiki (:meth:`build`), load it (:meth:`open`,
     :meth:`from_bytes`), search it, walk its links, check answers, and write pages.
@@ -346,22 +376,12 @@ class Index:
         adds per-term BM25 scores; ``chunks`` returns chunks instead of pages; ``always``
         is ``"first"`` or ``"separate"`` for pages marked ``usage_mode: always``;
         ``query_vector`` embeds the query yourself (a sequence or 1-D array of floats)."""
-        if not isinstance(query, str):
-            raise TypeError(f"query must be a str, got {type(query).__name__}")
-        if query_vector is not None:
-            query_vector = [float(x) for x in (query_vector.tolist() if hasattr(query_vector, "tolist") else query_vector)]
-        opts = _options(
-            limit=limit,
-            lanes=_strings("lanes", lanes),
-            tags=_strings("tags", tags),
-            types=_strings("types", types),
-            scope=scope,
+        opts = _search_options(
+            query, limit, lanes, tags, types, scope, chunks, query_vector,
             usage_modes=_strings("usage_modes", usage_modes),
             explain=explain or None,
-            chunks=chunks or None,
             always=always,
             snippets=None if snippets else False,
-            query_vector=query_vector,
         )
         return SearchResults(json.loads(self._native.search(query, opts)))
 
@@ -380,19 +400,7 @@ class Index:
         """The ranking alone: ``(page id, fused score)`` per hit, in the order of
         :meth:`search`'s ranked hits (no ``always`` pages, snippets or records). For
         evaluation and pipelines that only need ids; much cheaper per call."""
-        if not isinstance(query, str):
-            raise TypeError(f"query must be a str, got {type(query).__name__}")
-        if query_vector is not None:
-            query_vector = [float(x) for x in (query_vector.tolist() if hasattr(query_vector, "tolist") else query_vector)]
-        opts = _options(
-            limit=limit,
-            lanes=_strings("lanes", lanes),
-            tags=_strings("tags", tags),
-            types=_strings("types", types),
-            scope=scope,
-            chunks=chunks or None,
-            query_vector=query_vector,
-        )
+        opts = _search_options(query, limit, lanes, tags, types, scope, chunks, query_vector)
         return self._native.rank(query, opts)
 
     def prompt_block(self, results: SearchResults) -> Record:
