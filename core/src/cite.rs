@@ -709,9 +709,11 @@ impl Index {
         cited: &[Cited],
         offered: &[String],
     ) -> crate::Result<AnswerCheck> {
+        check_answer(answer)?;
         let mut all: Vec<Cited> = cited.to_vec();
+        let mut seen: HashSet<String> = cited.iter().map(|c| c.id.clone()).collect();
         for id in cited_ids(answer) {
-            if !all.iter().any(|c| c.id == id) {
+            if seen.insert(id.to_string()) {
                 all.push(Cited::id(id));
             }
         }
