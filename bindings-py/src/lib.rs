@@ -53,6 +53,11 @@ fn from_json<T: serde::de::DeserializeOwned + Default>(
     }
 }
 
+/// Cited ids as the CLI takes them: `id`, or `id@hash` with the hash the model saw.
+fn parse_cited(cited: &[String]) -> Vec<Cited> {
+    cited.iter().map(|c| Cited::parse(c)).collect()
+}
+
 fn scope(s: Option<&str>) -> Result<Option<Scope>, Error> {
     s.map(Scope::parse).transpose()
 }
@@ -295,8 +300,12 @@ impl NativeIndex {
         offered: Vec<String>,
     ) -> PyResult<String> {
         run(py, || {
-            let cited: Vec<Cited> = cited.iter().map(|c| Cited::parse(c)).collect();
-            to_json(&self.shared.snapshot().verify(answer, &cited, &offered)?)
+            to_json(
+                &self
+                    .shared
+                    .snapshot()
+                    .verify(answer, &parse_cited(&cited), &offered)?,
+            )
         })
     }
 

@@ -72,6 +72,7 @@ def test_search_results_render_as_an_html_table_with_marked_snippets(example):
         (lambda i: i.search("x", scope=""), "invalid_argument", ValueError),
         (lambda i: wikidex.Index.build({"a.md": "x"}, {"bm25": {"k1": -1}}), "invalid_argument", ValueError),
         (lambda i: i.set_vectors("m", "f", [[1.0]], "f32"), "invalid_argument", ValueError),
+        (lambda i: i.set_vectors("m", "f", [[math.nan], [1.0]], "f32"), "invalid_argument", ValueError),
         (lambda i: i.copy().upsert_page("raw/log.txt", "changed"), "immutable_chunk", ValueError),
     ],
 )

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import html
 import json
-import math
 import os
 from collections.abc import Mapping
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
@@ -487,10 +486,6 @@ class Index:
         """Stores your own vectors, one per passage (a 2-D array or a list of lists of
         floats), as ``f32`` or ``int8``; queries then need ``query_vector``."""
         rows = vectors.tolist() if hasattr(vectors, "tolist") else [list(map(float, r)) for r in vectors]
-        for r in rows:
-            for x in r:
-                if isinstance(x, float) and not math.isfinite(x):
-                    raise InvalidArgumentError("vectors must be finite", "invalid_argument", {"detail": "vectors must be finite"})
         self._native.set_vectors(model_id, fingerprint, rows, encoding)
 
     # -- query log -------------------------------------------------------------------
