@@ -64,9 +64,10 @@ wheel:
 	PY=$$(scripts/py-env.sh bindings-py/requirements-dev.txt) && \
 		"$$PY" -m maturin build --release -m bindings-py/Cargo.toml --out target/wheels
 
-## make test-mcp: `wikidex mcp` driven by the official MCP client (PyPI `mcp`) over stdio.
+## make test-mcp: `wikidex mcp` driven by the official MCP client (PyPI `mcp`) over stdio, on
+## the debug binary `cargo test --workspace` builds (so nothing is compiled a second time).
 test-mcp:
-	$(CARGO) build -p wikidex-cli
+	$(CARGO) test --workspace --all-targets --no-run
 	PY=$$(scripts/py-env.sh tests/mcp/requirements.txt) && \
 		WIKIDEX_BIN=$(CURDIR)/target/debug/wikidex "$$PY" -m pytest -q tests/mcp
 
@@ -75,6 +76,7 @@ lint: check-tools
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
 	$(CARGO) clippy -p wikidex --no-default-features -- -D warnings
+	python3 scripts/shared-units.py wikidex-py --features extension-module
 	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --no-deps -p wikidex
 
 fmt:

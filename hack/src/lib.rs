@@ -1,0 +1,1 @@
+//! Deliberately empty: see `Cargo.toml`.
