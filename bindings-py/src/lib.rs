@@ -7,6 +7,7 @@
 //! (`wikidex._errors.from_record`). The GIL is released around every call that does work.
 //! Offsets count code points (`OffsetUnit::Char`), so they index Python strings directly.
 
+use std::ops::ControlFlow;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
@@ -93,25 +94,33 @@ fn build(
     add: impl FnOnce(&mut IndexBuilder) -> Result<(), Error> + Send,
     progress: Option<Py<PyAny>>,
 ) -> PyResult<NativeIndex> {
-    let (index, report) = run(py, || {
+    // Ctrl-C (or the notebook's stop button) and an exception raised by `progress` stop the
+    // build: the callback breaks, core returns `cancelled`, and the Python exception is raised.
+    let mut raised: Option<PyErr> = None;
+    let built = run(py, || {
         let config: Config = from_json("config", config)?;
         let mut builder = IndexBuilder::new(config)?;
         add(&mut builder)?;
-        match progress {
-            None => builder.build(),
-            Some(cb) => builder.build_with_progress(&mut |stage, done, total| {
-                let stage = match stage {
-                    wikidex::BuildStage::Pages => "pages",
-                    wikidex::BuildStage::Embeddings => "embeddings",
-                };
-                Python::attach(|py| {
-                    if let Err(e) = cb.call1(py, (stage, done, total)) {
-                        e.write_unraisable(py, None);
-                    }
+        builder.build_with_progress(&mut |stage, done, total| {
+            Python::attach(|py| {
+                let step = py.check_signals().and_then(|()| match &progress {
+                    Some(cb) => cb.call1(py, (stage.as_str(), done, total)).map(drop),
+                    None => Ok(()),
                 });
-            }),
-        }
-    })?;
+                match step {
+                    Ok(()) => ControlFlow::Continue(()),
+                    Err(e) => {
+                        raised = Some(e);
+                        ControlFlow::Break(())
+                    }
+                }
+            })
+        })
+    });
+    let (index, report) = match (built, raised) {
+        (Err(_), Some(e)) => return Err(e),
+        (built, _) => built?,
+    };
     Ok(wrap(index, Some(report)))
 }
 

@@ -4,6 +4,7 @@ agent tools, progress, and the README's Python quickstart."""
 import math
 import pickle
 import re
+import signal
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -178,6 +179,31 @@ def test_progress_is_reported_per_stage():
     assert seen[-1] == ("pages", 42, 42)
     with pytest.raises(TypeError):
         wikidex.Index.build(WIKI, progress="yes")
+
+
+def test_an_exception_in_progress_stops_the_build_and_is_raised():
+    seen = []
+
+    def progress(stage, done, total):
+        seen.append(done)
+        if done == 3:
+            raise ValueError("stop here")
+
+    with pytest.raises(ValueError, match="stop here"):
+        wikidex.Index.build(WIKI, progress=progress)
+    assert seen == [1, 2, 3]
+
+
+def test_ctrl_c_during_a_build_raises_keyboard_interrupt():
+    # What the notebook's stop button and Ctrl-C do: SIGINT while the build runs (here raised
+    # from the progress callback, so the moment is the same in every run).
+    def progress(stage, done, total):
+        if done == 2:
+            signal.raise_signal(signal.SIGINT)
+
+    with pytest.raises(KeyboardInterrupt):
+        wikidex.Index.build(WIKI, progress=progress)
+    assert wikidex.Index.build(WIKI).search("outage").hits
 
 
 def test_the_agent_tools_answer_with_headers_and_mark_fabricated_ids(example):

@@ -674,6 +674,7 @@ fn build_index(plan: BuildPlan<'_>) -> Result<(Index, wikidex::BuildReport), Err
         }
         bar.set_length(total as u64);
         bar.set_position(done as u64);
+        std::ops::ControlFlow::Continue(())
     });
     bar.finish_and_clear();
     out

@@ -131,6 +131,13 @@ pub enum Error {
         /// The size found.
         found: u64,
     },
+    /// The caller stopped the operation (its progress callback asked to stop: Ctrl-C in
+    /// Python, an `AbortSignal` in JavaScript). Nothing was built or changed.
+    #[error("cancelled during {stage}")]
+    Cancelled {
+        /// What was under way: `pages` or `embeddings`.
+        stage: String,
+    },
     /// A file-system operation failed.
     #[error("i/o error on {path}: {source}")]
     Io {
@@ -162,6 +169,7 @@ impl Error {
             Error::NoEmbedder { .. } => "no_embedder",
             Error::Encode { .. } => "encode",
             Error::TooLarge { .. } => "too_large",
+            Error::Cancelled { .. } => "cancelled",
             Error::Io { .. } => "io",
         }
     }
@@ -210,6 +218,7 @@ impl Error {
             Error::TooLarge { what, limit, found } => {
                 json!({"what": what, "limit": limit, "found": found})
             }
+            Error::Cancelled { stage } => json!({ "stage": stage }),
             Error::Io { path, source } => {
                 json!({"path": path, "kind": format!("{:?}", source.kind())})
             }

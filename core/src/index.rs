@@ -1,6 +1,7 @@
 //! [`Index`] and [`IndexBuilder`]: the public entry points.
 
 use std::collections::{BTreeMap, HashMap};
+use std::ops::ControlFlow;
 #[cfg(feature = "fs")]
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -18,7 +19,7 @@ use crate::lane::lexical::LexicalIndex;
 use crate::lane::semantic::VectorEncoding;
 use crate::page::{self, Page, Scope};
 use crate::raw::{self, RawDoc, RawSection};
-use crate::record::{BuildReport, Skipped, Warning};
+use crate::record::{BuildReport, BuildStage, Skipped, Warning};
 use crate::snapshot::Index;
 use crate::vectors::{self, Attached};
 
@@ -344,17 +345,19 @@ impl IndexBuilder {
     /// # Errors
     /// Only if the index would exceed the format's limits (4 Gi chunks or pages).
     pub fn build(self) -> Result<(Index, BuildReport)> {
-        self.build_with_progress(&mut |_, _, _| {})
+        self.build_with_progress(&mut |_, _, _| ControlFlow::Continue(()))
     }
 
     /// Builds the index, calling `progress(stage, done, total)` as pages are chunked and
-    /// analyzed, then as chunks are embedded (with an embedder).
+    /// analyzed (after each page), then as chunks are embedded (after each group of 256, with
+    /// an embedder). The callback returns [`ControlFlow::Break`] to stop the build.
     ///
     /// # Errors
-    /// As [`IndexBuilder::build`], and whatever the embedder reports.
+    /// As [`IndexBuilder::build`], whatever the embedder reports, and [`Error::Cancelled`]
+    /// when `progress` asked to stop.
     pub fn build_with_progress(
         self,
-        progress: &mut dyn FnMut(BuildStage, usize, usize),
+        progress: &mut dyn FnMut(BuildStage, usize, usize) -> ControlFlow<()>,
     ) -> Result<(Index, BuildReport)> {
         let mut report = self.report;
         let pages: Vec<Page> = self.pages.into_values().collect();
@@ -746,22 +749,13 @@ fn remove_stale_temps(dir: &Path, prefix: &str) {
     }
 }
 
-/// What [`IndexBuilder::build_with_progress`] is doing.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum BuildStage {
-    /// Chunking and analyzing pages (counts pages).
-    Pages,
-    /// Embedding chunks (counts chunks).
-    Embeddings,
-}
-
 /// Chunks and analyzes `pages` (already in canonical order) into index data. The only place
 /// derived data is made, so a build and an upsert give the same bytes for the same pages.
 fn assemble(
     config: Config,
     pages: Vec<Page>,
     raw: RawSection,
-    progress: &mut dyn FnMut(usize, usize),
+    progress: &mut dyn FnMut(usize, usize) -> ControlFlow<()>,
 ) -> Result<IndexData> {
     u32::try_from(pages.len()).map_err(|_| Error::invalid_argument("more than 4 Gi pages"))?;
     let analyzer = Analyzer::new(config.language);
@@ -796,7 +790,11 @@ fn assemble(
                 hash: chunk::content_hash(text),
             });
         }
-        progress(pi + 1, total);
+        if progress(pi + 1, total).is_break() {
+            return Err(Error::Cancelled {
+                stage: BuildStage::Pages.as_str().into(),
+            });
+        }
     }
     u32::try_from(chunks.len()).map_err(|_| Error::invalid_argument("more than 4 Gi chunks"))?;
     let lexical = LexicalIndex::build(chunk_terms, surface);
@@ -1194,7 +1192,7 @@ impl Index {
     fn rebuilt(&self, pages: Vec<Page>) -> Result<Index> {
         let config = self.data.config.clone();
         let raw = self.data.raw.clone();
-        let mut data = assemble(config, pages, raw, &mut |_, _| {})?;
+        let mut data = assemble(config, pages, raw, &mut |_, _| ControlFlow::Continue(()))?;
         if let Some(old) = &self.data.vectors {
             let known = vectors::known_vectors(&self.data);
             let embedder = match &self.embedder {
@@ -1206,7 +1204,7 @@ impl Index {
                 embedder.as_ref(),
                 old.encoding(),
                 &known,
-                &mut |_, _| {},
+                &mut |_, _| ControlFlow::Continue(()),
             )?;
         }
         Ok(self.with_data(data))
@@ -1466,6 +1464,32 @@ mod tests {
         index.delete_page("c", None).unwrap();
         let (fresh, _) = build(&[("global/a.md", "alpha")]);
         assert_eq!(index.to_bytes().unwrap(), fresh.to_bytes().unwrap());
+    }
+
+    #[test]
+    fn a_progress_callback_that_breaks_cancels_the_build() {
+        let mut b = IndexBuilder::new(Config::default()).unwrap();
+        for i in 0..5 {
+            b.add_file(&format!("global/p{i}.md"), b"text").unwrap();
+        }
+        let mut seen = Vec::new();
+        let err = b
+            .build_with_progress(&mut |stage, done, total| {
+                seen.push((stage, done, total));
+                if done == 2 {
+                    ControlFlow::Break(())
+                } else {
+                    ControlFlow::Continue(())
+                }
+            })
+            .unwrap_err();
+        assert_eq!(err.code(), "cancelled");
+        assert_eq!(err.details(), serde_json::json!({"stage": "pages"}));
+        assert_eq!(
+            seen,
+            [(BuildStage::Pages, 1, 5), (BuildStage::Pages, 2, 5)],
+            "no callback after the break"
+        );
     }
 
     #[test]

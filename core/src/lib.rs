@@ -78,7 +78,7 @@ pub use error::{Error, ErrorRecord, Result};
 pub use eval::{Collection, Metrics};
 pub use fusion::FusionConfig;
 pub use index::{
-    BuildStage, DeleteReport, IndexBuilder, RenameReport, SharedIndex, UpsertReport, WriteOptions,
+    DeleteReport, IndexBuilder, RenameReport, SharedIndex, UpsertReport, WriteOptions,
 };
 pub use lane::lexical::{Bm25Params, TermScore};
 pub use lane::semantic::{VectorEncoding, VectorSection};
@@ -88,7 +88,7 @@ pub use offset::OffsetUnit;
 pub use page::{Extra, LinkSpan, Page, ParsedPage, Relation, Scope, SourceRef, UsageMode};
 pub use querylog::{Insights, LogEntry, QueryLog};
 pub use raw::RawDoc;
-pub use record::{BuildReport, Skipped, Warning, SKIPPED_OUTSIDE_ROOT};
+pub use record::{BuildReport, BuildStage, Skipped, Warning, SKIPPED_OUTSIDE_ROOT};
 pub use search::{
     AlwaysMode, Explanation, Highlight, Hit, LaneHit, LaneReport, Ranked, SearchOptions,
     SearchResults, Snippet, DEFAULT_LIMIT, MAX_LIMIT,

@@ -48,3 +48,22 @@ pub struct BuildReport {
     /// Non-fatal problems in indexed pages.
     pub warnings: Vec<Warning>,
 }
+
+/// What [`crate::IndexBuilder::build_with_progress`] is doing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BuildStage {
+    /// Chunking and analyzing pages (counts pages).
+    Pages,
+    /// Embedding chunks (counts chunks).
+    Embeddings,
+}
+
+impl BuildStage {
+    /// The stage's name on every surface: `pages` or `embeddings`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            BuildStage::Pages => "pages",
+            BuildStage::Embeddings => "embeddings",
+        }
+    }
+}

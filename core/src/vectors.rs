@@ -2,6 +2,7 @@
 //! own, keeping them through page writes, and embedding queries.
 
 use std::collections::HashMap;
+use std::ops::ControlFlow;
 use std::sync::Arc;
 
 use crate::blob::IndexData;
@@ -37,14 +38,15 @@ pub(crate) fn passage(data: &IndexData, c: usize) -> String {
     }
 }
 
-/// Embeds every chunk of `data` (in groups, reporting `progress(done, total)`), and stores the
-/// vectors as `encoding`. Vectors already known for a passage (from `known`) are reused.
+/// Embeds every chunk of `data` (in groups, reporting `progress(done, total)`, which may stop
+/// the work: [`Error::Cancelled`]), and stores the vectors as `encoding`. Vectors already known
+/// for a passage (from `known`) are reused.
 pub(crate) fn embed_chunks(
     data: &mut IndexData,
     embedder: &dyn Embedder,
     encoding: VectorEncoding,
     known: &HashMap<String, Vec<f32>>,
-    progress: &mut dyn FnMut(usize, usize),
+    progress: &mut dyn FnMut(usize, usize) -> ControlFlow<()>,
 ) -> Result<()> {
     let dim = embedder.dim();
     let passages: Vec<String> = (0..data.chunks.len()).map(|c| passage(data, c)).collect();
@@ -56,7 +58,12 @@ pub(crate) fn embed_chunks(
     // Similar lengths together, so the embedder's batches pad little.
     todo.sort_by_key(|&c| passages[c].len());
     let total = todo.len();
-    progress(0, total);
+    let cancelled = || Error::Cancelled {
+        stage: crate::record::BuildStage::Embeddings.as_str().into(),
+    };
+    if progress(0, total).is_break() {
+        return Err(cancelled());
+    }
     for (g, group) in todo.chunks(EMBED_GROUP).enumerate() {
         let texts: Vec<&str> = group.iter().map(|&c| passages[c].as_str()).collect();
         let out = embedder.embed(&texts)?;
@@ -72,7 +79,9 @@ pub(crate) fn embed_chunks(
         for (&c, v) in group.iter().zip(out) {
             vectors[c] = Some(v);
         }
-        progress((g * EMBED_GROUP + group.len()).min(total), total);
+        if progress((g * EMBED_GROUP + group.len()).min(total), total).is_break() {
+            return Err(cancelled());
+        }
     }
     let vectors: Vec<Vec<f32>> = vectors.into_iter().map(Option::unwrap_or_default).collect();
     data.vectors = Some(VectorSection::new(
@@ -174,7 +183,8 @@ impl Index {
     }
 
     /// Embeds every chunk with `embedder` (replacing any stored vectors) and attaches it.
-    /// `progress(done, total)` is called as chunks are embedded.
+    /// `progress(done, total)` is called as chunks are embedded; it returns
+    /// [`ControlFlow::Break`] to stop ([`Error::Cancelled`], the index unchanged).
     ///
     /// # Errors
     /// Whatever the embedder reports; the index is then unchanged.
@@ -182,7 +192,7 @@ impl Index {
         &mut self,
         embedder: Arc<dyn Embedder>,
         encoding: VectorEncoding,
-        progress: &mut dyn FnMut(usize, usize),
+        progress: &mut dyn FnMut(usize, usize) -> ControlFlow<()>,
     ) -> Result<()> {
         let mut data = self.data.clone();
         embed_chunks(
