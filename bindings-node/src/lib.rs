@@ -1,1 +1,900 @@
-//! Node bindings (napi-rs). Not started yet: see the README's status list.
+//! wikidex for Node: the native addon behind the `wikidex` npm package.
+//!
+//! Thin by rule (STYLE "Bindings stay thin"): each method converts its arguments, calls one
+//! core function, and converts the result back.
+//! - Records are the core's serde records as plain objects, field names as the core names
+//!   them (`page_id`, `usage_mode`: the same on every surface and in `tests/vectors`).
+//!   They go through the core's JSON, so an `f32` score reads `0.0115` and not its binary
+//!   expansion. Options are plain objects of the core's option structs (same names).
+//! - Offsets count UTF-16 code units (`OffsetUnit::Utf16`): they index JavaScript strings.
+//! - A core error is thrown as an `Error` with `code` and `details` (`error.rs`).
+//! - Work that can take more than a millisecond returns a Promise and runs on libuv's thread
+//!   pool (`Work`); a `...Sync` twin runs on the calling thread for scripts that want it.
+
+mod error;
+
+use std::collections::HashMap;
+use std::ops::ControlFlow;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+use napi::bindgen_prelude::{
+    AsyncTask, Buffer, ClassInstance, Either, Float32Array, FnArgs, Object, ToNapiValue, TypeName,
+};
+use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
+use napi::{Env, Status, Task};
+use napi_derive::napi;
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use serde_json::Value;
+use wikidex::cite::Cited;
+use wikidex::querylog::JsonlLog;
+use wikidex::{
+    BuildReport, Config, Embedder, Error, EvidenceOptions, IndexBuilder, LogEntry, OffsetUnit,
+    OnnxEmbedder, OnnxOptions, QueryLog, Scope, SearchOptions, SearchResults, SharedIndex,
+    ToolLimits, Tools, TraverseOptions, VectorEncoding, WriteOptions,
+};
+
+use crate::error::{js_error, OrThrow};
+
+type CoreResult<T> = std::result::Result<T, Error>;
+
+/// A record as a plain JavaScript value, through the core's JSON (see the module docs).
+fn record<T: Serialize>(v: &T) -> CoreResult<Value> {
+    let json = serde_json::to_string(v).map_err(|e| Error::Encode {
+        detail: e.to_string(),
+    })?;
+    serde_json::from_str(&json).map_err(|e| Error::Encode {
+        detail: e.to_string(),
+    })
+}
+
+/// `details` of an error as a value napi can hand to JavaScript.
+pub(crate) fn json_value(v: &Value) -> Value {
+    v.clone()
+}
+
+/// An options object as the core's option struct; `undefined` or `null` is the defaults.
+fn options<T: DeserializeOwned + Default>(what: &str, v: Option<Value>) -> CoreResult<T> {
+    match v {
+        None | Some(Value::Null) => Ok(T::default()),
+        Some(v @ Value::Object(_)) => {
+            serde_json::from_value(v).map_err(|e| Error::InvalidArgument {
+                detail: format!("{what}: {e}"),
+            })
+        }
+        Some(other) => Err(Error::InvalidArgument {
+            detail: format!("{what} must be an object, not {other}"),
+        }),
+    }
+}
+
+fn scope(s: Option<&str>) -> CoreResult<Option<Scope>> {
+    s.map(Scope::parse).transpose()
+}
+
+fn count(n: usize) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
+}
+
+/// Work for libuv's thread pool: a closure over owned data that returns a core result, and
+/// the conversion of its output on the event loop. A core error is kept until `reject`, where
+/// it becomes the JavaScript error (which needs the event loop's `Env`).
+pub struct Work<R: Send + 'static, J> {
+    job: Option<Box<dyn FnOnce() -> CoreResult<R> + Send>>,
+    finish: fn(R) -> napi::Result<J>,
+    failed: Option<Error>,
+}
+
+impl<R: Send + 'static, J> Work<R, J> {
+    fn task(
+        job: impl FnOnce() -> CoreResult<R> + Send + 'static,
+        finish: fn(R) -> napi::Result<J>,
+    ) -> AsyncTask<Self>
+    where
+        Self: Task,
+    {
+        AsyncTask::new(Work {
+            job: Some(Box::new(job)),
+            finish,
+            failed: None,
+        })
+    }
+}
+
+impl<R: Send + 'static, J: ToNapiValue + TypeName> Task for Work<R, J> {
+    type Output = R;
+    type JsValue = J;
+
+    fn compute(&mut self) -> napi::Result<R> {
+        let job = self
+            .job
+            .take()
+            .ok_or_else(|| napi::Error::from_reason("the task ran twice"))?;
+        job().map_err(|e| {
+            let reason = e.to_string();
+            self.failed = Some(e);
+            napi::Error::from_reason(reason)
+        })
+    }
+
+    fn resolve(&mut self, _env: Env, output: R) -> napi::Result<J> {
+        (self.finish)(output)
+    }
+
+    fn reject(&mut self, env: Env, err: napi::Error) -> napi::Result<J> {
+        Err(match self.failed.take() {
+            Some(e) => js_error(&env, &e),
+            None => err,
+        })
+    }
+}
+
+/// A record on its way to JavaScript from the thread pool (napi's `Value` conversion, with
+/// the type name a task's result needs).
+pub struct Json(Value);
+
+impl TypeName for Json {
+    fn type_name() -> &'static str {
+        "Object"
+    }
+
+    fn value_type() -> napi::ValueType {
+        napi::ValueType::Object
+    }
+}
+
+impl ToNapiValue for Json {
+    // SAFETY: called by napi on the event loop with its own `env`, as `Value`'s impl is.
+    unsafe fn to_napi_value(
+        env: napi::sys::napi_env,
+        val: Self,
+    ) -> napi::Result<napi::sys::napi_value> {
+        unsafe { Value::to_napi_value(env, val.0) }
+    }
+}
+
+/// Work that resolves to a record.
+pub type JsonWork = Work<Value, Json>;
+/// Work that resolves to an index.
+pub type IndexWork = Work<(wikidex::Index, Option<BuildReport>), JsIndex>;
+/// Work that resolves to nothing.
+pub type UnitWork = Work<(), ()>;
+/// Work that resolves to a model.
+pub type ModelWork = Work<OnnxEmbedder, JsModel>;
+/// Work that resolves to vectors.
+pub type VectorsWork = Work<Vec<Vec<f32>>, Vec<Float32Array>>;
+
+/// `onProgress(stage, done, total)` of an asynchronous build: called on the event loop.
+type Progress = ThreadsafeFunction<
+    FnArgs<(&'static str, u32, u32)>,
+    (),
+    FnArgs<(&'static str, u32, u32)>,
+    Status,
+    false,
+    true,
+>;
+/// A query-log callback: each entry as a plain object, delivered on the event loop.
+type LogCallback = ThreadsafeFunction<Value, (), Value, Status, false, true>;
+
+/// What to build from: files (path -> text, added in sorted path order) or a folder.
+enum Source {
+    Files(Vec<(String, String)>),
+    Dir(PathBuf),
+}
+
+/// Everything a build needs, taken from the JavaScript arguments on the event loop.
+struct BuildPlan {
+    source: Source,
+    config: Option<Value>,
+    strict: bool,
+    encoding: Option<String>,
+    model: Option<Arc<OnnxEmbedder>>,
+}
+
+impl BuildPlan {
+    fn from_js(
+        source: Either<String, HashMap<String, String>>,
+        opts: Option<&Object>,
+    ) -> napi::Result<(Self, Option<Progress>)> {
+        let source = match source {
+            Either::A(dir) => Source::Dir(dir.into()),
+            Either::B(files) => {
+                let mut files: Vec<(String, String)> = files.into_iter().collect();
+                files.sort();
+                Source::Files(files)
+            }
+        };
+        let mut plan = BuildPlan {
+            source,
+            config: None,
+            strict: false,
+            encoding: None,
+            model: None,
+        };
+        let mut progress = None;
+        if let Some(o) = opts {
+            plan.config = o.get::<Value>("config")?;
+            plan.strict = o.get::<bool>("strict")?.unwrap_or(false);
+            plan.encoding = o.get::<String>("vectors")?;
+            plan.model = o
+                .get::<ClassInstance<JsModel>>("model")?
+                .map(|m| Arc::clone(&m.inner));
+            progress = o.get::<Progress>("onProgress")?;
+        }
+        Ok((plan, progress))
+    }
+
+    fn run(
+        self,
+        progress: &mut dyn FnMut(wikidex::BuildStage, usize, usize),
+    ) -> CoreResult<(wikidex::Index, BuildReport)> {
+        let config: Config = options("config", self.config)?;
+        let mut builder = IndexBuilder::new(config)?;
+        builder.strict(self.strict);
+        if let Some(e) = self.encoding {
+            builder.vector_encoding(VectorEncoding::parse(&e)?);
+        }
+        if let Some(m) = self.model {
+            builder.embedder(m as Arc<dyn Embedder>);
+        }
+        match self.source {
+            Source::Files(files) => {
+                for (path, text) in &files {
+                    builder.add_file(path, text.as_bytes())?;
+                }
+            }
+            Source::Dir(dir) => builder.add_dir(&dir)?,
+        }
+        builder.build_with_progress(&mut |stage, done, total| {
+            progress(stage, done, total);
+            ControlFlow::Continue(())
+        })
+    }
+}
+
+/// A built or loaded index: the current snapshot (searches run on it, from any thread, while
+/// a write builds the next one), the build report when it was built here, and the agent
+/// tools with their per-turn counter.
+#[napi(js_name = "Index")]
+pub struct JsIndex {
+    shared: SharedIndex,
+    report: Option<BuildReport>,
+    tools: Mutex<Arc<Tools>>,
+}
+
+fn wrap((mut index, report): (wikidex::Index, Option<BuildReport>)) -> napi::Result<JsIndex> {
+    index.set_offset_unit(OffsetUnit::Utf16);
+    Ok(JsIndex {
+        shared: SharedIndex::new(index),
+        report,
+        tools: Mutex::new(Arc::new(Tools::default())),
+    })
+}
+
+fn json(v: Value) -> napi::Result<Json> {
+    Ok(Json(v))
+}
+
+fn done(_: ()) -> napi::Result<()> {
+    Ok(())
+}
+
+#[napi]
+impl JsIndex {
+    /// Builds an index from a wiki folder, or from an object of path to text (added in sorted
+    /// path order), on the thread pool. `options`: `config` (the core's `Config`), `strict`
+    /// (a broken page fails the build), `model` (a `Model`: chunks are embedded), `vectors`
+    /// (`"f32"` or `"int8"`), `onProgress(stage, done, total)` (called on the event loop).
+    #[napi(
+        configurable = true,
+        ts_args_type = "source: string | Record<string, string>, options?: BuildOptions",
+        ts_return_type = "Promise<Index>"
+    )]
+    pub fn build(
+        source: Either<String, HashMap<String, String>>,
+        options: Option<Object>,
+    ) -> napi::Result<AsyncTask<IndexWork>> {
+        let (plan, progress) = BuildPlan::from_js(source, options.as_ref())?;
+        Ok(Work::task(
+            move || {
+                let (index, report) = plan.run(&mut |stage, done, total| {
+                    if let Some(cb) = &progress {
+                        cb.call(
+                            (stage.as_str(), count(done), count(total)).into(),
+                            ThreadsafeFunctionCallMode::NonBlocking,
+                        );
+                    }
+                })?;
+                Ok((index, Some(report)))
+            },
+            wrap,
+        ))
+    }
+
+    /// `build` on the calling thread (`onProgress` is called synchronously).
+    #[napi(
+        configurable = true,
+        ts_args_type = "source: string | Record<string, string>, options?: BuildOptions"
+    )]
+    pub fn build_sync(
+        env: Env,
+        source: Either<String, HashMap<String, String>>,
+        options: Option<Object>,
+    ) -> napi::Result<JsIndex> {
+        let (plan, progress) = BuildPlan::from_js(source, options.as_ref())?;
+        let built = plan.run(&mut |stage, done, total| {
+            if let Some(cb) = &progress {
+                cb.call(
+                    (stage.as_str(), count(done), count(total)).into(),
+                    ThreadsafeFunctionCallMode::Blocking,
+                );
+            }
+        });
+        let (index, report) = built.or_throw(&env)?;
+        wrap((index, Some(report)))
+    }
+
+    /// Loads an index from its blob bytes, on the thread pool.
+    #[napi(configurable = true, ts_return_type = "Promise<Index>")]
+    pub fn from_bytes(data: Buffer) -> AsyncTask<IndexWork> {
+        let data = data.to_vec();
+        Work::task(move || Ok((wikidex::Index::from_bytes(&data)?, None)), wrap)
+    }
+
+    /// `fromBytes` on the calling thread.
+    #[napi(configurable = true)]
+    pub fn from_bytes_sync(env: Env, data: Buffer) -> napi::Result<JsIndex> {
+        let index = wikidex::Index::from_bytes(&data).or_throw(&env)?;
+        wrap((index, None))
+    }
+
+    /// Opens an index file, on the thread pool.
+    #[napi(configurable = true, ts_return_type = "Promise<Index>")]
+    pub fn open(path: String) -> AsyncTask<IndexWork> {
+        Work::task(
+            move || Ok((wikidex::Index::open(path.as_ref())?, None)),
+            wrap,
+        )
+    }
+
+    /// `open` on the calling thread.
+    #[napi(configurable = true)]
+    pub fn open_sync(env: Env, path: String) -> napi::Result<JsIndex> {
+        let index = wikidex::Index::open(path.as_ref()).or_throw(&env)?;
+        wrap((index, None))
+    }
+
+    /// The blob of the current snapshot.
+    #[napi]
+    pub fn to_bytes(&self, env: Env) -> napi::Result<Buffer> {
+        self.shared
+            .snapshot()
+            .to_bytes()
+            .or_throw(&env)
+            .map(Buffer::from)
+    }
+
+    /// Saves the current snapshot's blob to `path` atomically, on the thread pool.
+    #[napi(ts_return_type = "Promise<void>")]
+    pub fn save(&self, path: String) -> AsyncTask<UnitWork> {
+        let index = self.shared.snapshot();
+        Work::task(move || index.save(path.as_ref()), done)
+    }
+
+    /// `save` on the calling thread.
+    #[napi]
+    pub fn save_sync(&self, env: Env, path: String) -> napi::Result<()> {
+        self.shared.snapshot().save(path.as_ref()).or_throw(&env)
+    }
+
+    /// An independent copy of the current snapshot (writes to one leave the other as it is).
+    #[napi]
+    pub fn copy(&self) -> JsIndex {
+        JsIndex {
+            shared: SharedIndex::new(wikidex::Index::clone(&self.shared.snapshot())),
+            report: self.report.clone(),
+            tools: Mutex::new(Arc::new(Tools::default())),
+        }
+    }
+
+    /// The build report when this index was built here, else `null`.
+    #[napi(ts_return_type = "BuildReport | null")]
+    pub fn build_report(&self, env: Env) -> napi::Result<Option<Value>> {
+        self.report.as_ref().map(record).transpose().or_throw(&env)
+    }
+
+    /// Number of pages.
+    #[napi(getter)]
+    pub fn page_count(&self) -> u32 {
+        count(self.shared.snapshot().pages().len())
+    }
+
+    /// Number of page chunks.
+    #[napi(getter)]
+    pub fn chunk_count(&self) -> u32 {
+        count(self.shared.snapshot().chunk_count())
+    }
+
+    /// Searches, on the thread pool (with a model attached, embedding the query takes tens
+    /// of milliseconds). `options`: the core's `SearchOptions`.
+    #[napi(
+        ts_args_type = "query: string, options?: SearchOptions",
+        ts_return_type = "Promise<SearchResults>"
+    )]
+    pub fn search(&self, query: String, options: Option<Value>) -> AsyncTask<JsonWork> {
+        let index = self.shared.snapshot();
+        Work::task(
+            move || {
+                let opts: SearchOptions = crate::options("search options", options)?;
+                record(&index.search(&query, &opts)?)
+            },
+            json,
+        )
+    }
+
+    /// `search` on the calling thread: well under a millisecond without a model.
+    #[napi(
+        ts_args_type = "query: string, options?: SearchOptions",
+        ts_return_type = "SearchResults"
+    )]
+    pub fn search_sync(
+        &self,
+        env: Env,
+        query: String,
+        options: Option<Value>,
+    ) -> napi::Result<Value> {
+        (|| {
+            let opts: SearchOptions = crate::options("search options", options)?;
+            record(&self.shared.snapshot().search(&query, &opts)?)
+        })()
+        .or_throw(&env)
+    }
+
+    /// The ranked pages only (`Index::rank`): `[pageId, score]` pairs in the order of
+    /// `search`'s hits, without records or snippets.
+    #[napi(
+        ts_args_type = "query: string, options?: SearchOptions",
+        ts_return_type = "Array<[string, number]>"
+    )]
+    pub fn rank_sync(
+        &self,
+        env: Env,
+        query: String,
+        options: Option<Value>,
+    ) -> napi::Result<Vec<(String, f64)>> {
+        (|| {
+            let opts: SearchOptions = crate::options("search options", options)?;
+            let snap = self.shared.snapshot();
+            let pages = snap.pages();
+            Ok(snap
+                .rank(&query, &opts)?
+                .into_iter()
+                .map(|r| (pages[r.page].id(), f64::from(r.score)))
+                .collect())
+        })()
+        .or_throw(&env)
+    }
+
+    /// The prompt block for search results: citation headers with the chunk text, and the
+    /// `always` pages.
+    #[napi(
+        ts_args_type = "results: SearchResults",
+        ts_return_type = "PromptBlock"
+    )]
+    pub fn prompt_block(&self, env: Env, results: Value) -> napi::Result<Value> {
+        (|| {
+            let results: SearchResults =
+                serde_json::from_value(results).map_err(|e| Error::InvalidArgument {
+                    detail: format!("search results: {e}"),
+                })?;
+            record(&self.shared.snapshot().prompt_block(&results))
+        })()
+        .or_throw(&env)
+    }
+
+    /// A page's whole record (body, chunks with their spans, graph fields, extra fields).
+    #[napi(ts_return_type = "PageRecord")]
+    pub fn page_record(&self, env: Env, key: String, scope: Option<String>) -> napi::Result<Value> {
+        (|| {
+            let s = crate::scope(scope.as_deref())?;
+            record(&self.shared.snapshot().page_record(&key, s.as_ref())?)
+        })()
+        .or_throw(&env)
+    }
+
+    /// One chunk (of a page or a raw document) by id.
+    #[napi(ts_return_type = "Chunk")]
+    pub fn chunk(&self, env: Env, id: String) -> napi::Result<Value> {
+        (|| record(&self.shared.snapshot().chunk(&id)?))().or_throw(&env)
+    }
+
+    /// Lints the wiki's graph (with the build's skipped files when built here), on the
+    /// thread pool.
+    #[napi(ts_return_type = "Promise<LintReport>")]
+    pub fn lint(&self) -> AsyncTask<JsonWork> {
+        let index = self.shared.snapshot();
+        let report = self.report.clone();
+        Work::task(
+            move || match &report {
+                Some(r) => record(&index.lint_with_build(r)),
+                None => record(&index.lint()),
+            },
+            json,
+        )
+    }
+
+    /// `lint` on the calling thread.
+    #[napi(ts_return_type = "LintReport")]
+    pub fn lint_sync(&self, env: Env) -> napi::Result<Value> {
+        let snap = self.shared.snapshot();
+        match &self.report {
+            Some(r) => record(&snap.lint_with_build(r)),
+            None => record(&snap.lint()),
+        }
+        .or_throw(&env)
+    }
+
+    /// The subgraph around `seeds` with its evidence. `options`: the core's
+    /// `TraverseOptions`.
+    #[napi(
+        ts_args_type = "seeds: string[], options?: TraverseOptions",
+        ts_return_type = "Subgraph"
+    )]
+    pub fn neighbors(
+        &self,
+        env: Env,
+        seeds: Vec<String>,
+        options: Option<Value>,
+    ) -> napi::Result<Value> {
+        (|| {
+            let opts: TraverseOptions = crate::options("traverse options", options)?;
+            let seeds: Vec<&str> = seeds.iter().map(String::as_str).collect();
+            record(&self.shared.snapshot().neighbors(&seeds, &opts)?)
+        })()
+        .or_throw(&env)
+    }
+
+    /// Searches, then walks the graph from the hits, on the thread pool.
+    #[napi(
+        ts_args_type = "query: string, options?: EvidenceOptions",
+        ts_return_type = "Promise<Evidence>"
+    )]
+    pub fn query_with_evidence(
+        &self,
+        query: String,
+        options: Option<Value>,
+    ) -> AsyncTask<JsonWork> {
+        let index = self.shared.snapshot();
+        Work::task(
+            move || {
+                let opts: EvidenceOptions = crate::options("evidence options", options)?;
+                record(&index.query_with_evidence(&query, &opts)?)
+            },
+            json,
+        )
+    }
+
+    /// The raw chunks a page was compiled from (its `sources`), with weights.
+    #[napi(ts_return_type = "Pointer[]")]
+    pub fn pointers(&self, env: Env, key: String, scope: Option<String>) -> napi::Result<Value> {
+        (|| {
+            let s = crate::scope(scope.as_deref())?;
+            record(&self.shared.snapshot().pointers(&key, s.as_ref())?)
+        })()
+        .or_throw(&env)
+    }
+
+    /// Verdicts on the chunks an answer cites (`id` or `id@hash`), and on those it was
+    /// offered but did not cite.
+    #[napi(ts_return_type = "Verification")]
+    pub fn verify(
+        &self,
+        env: Env,
+        answer: String,
+        cited: Vec<String>,
+        offered: Option<Vec<String>>,
+    ) -> napi::Result<Value> {
+        let cited: Vec<Cited> = cited.iter().map(|c| Cited::parse(c)).collect();
+        let offered = offered.unwrap_or_default();
+        (|| record(&self.shared.snapshot().verify(&answer, &cited, &offered)?))().or_throw(&env)
+    }
+
+    /// `verify` with the ids written in the answer merged in, and the answer's sentences
+    /// that no citation supports.
+    #[napi(ts_return_type = "AnswerCheck")]
+    pub fn check_answer(
+        &self,
+        env: Env,
+        answer: String,
+        cited: Vec<String>,
+        offered: Option<Vec<String>>,
+    ) -> napi::Result<Value> {
+        let cited: Vec<Cited> = cited.iter().map(|c| Cited::parse(c)).collect();
+        let offered = offered.unwrap_or_default();
+        (|| {
+            record(
+                &self
+                    .shared
+                    .snapshot()
+                    .check_answer(&answer, &cited, &offered)?,
+            )
+        })()
+        .or_throw(&env)
+    }
+
+    /// The answer's sentences without a citation, and those no chunk supports.
+    #[napi(ts_return_type = "Support")]
+    pub fn uncited_support(&self, env: Env, answer: String) -> napi::Result<Value> {
+        (|| record(&self.shared.snapshot().uncited_support(&answer)?))().or_throw(&env)
+    }
+
+    /// Adds or replaces the page at `path` (a new snapshot is swapped in; searches under way
+    /// finish on the old one). `options`: the core's `WriteOptions`.
+    #[napi(
+        ts_args_type = "path: string, text: string, options?: WriteOptions",
+        ts_return_type = "UpsertReport"
+    )]
+    pub fn upsert_page(
+        &self,
+        env: Env,
+        path: String,
+        text: String,
+        options: Option<Value>,
+    ) -> napi::Result<Value> {
+        (|| {
+            let opts: WriteOptions = crate::options("write options", options)?;
+            record(&self.shared.upsert_page(&path, &text, &opts)?)
+        })()
+        .or_throw(&env)
+    }
+
+    /// Deletes a page; the report lists the pages whose links it breaks.
+    #[napi(ts_return_type = "DeleteReport")]
+    pub fn delete_page(&self, env: Env, key: String, scope: Option<String>) -> napi::Result<Value> {
+        (|| {
+            let s = crate::scope(scope.as_deref())?;
+            record(&self.shared.delete_page(&key, s.as_ref())?)
+        })()
+        .or_throw(&env)
+    }
+
+    /// Renames a page, leaving a redirect from the old key.
+    #[napi(ts_return_type = "RenameReport")]
+    pub fn rename_page(
+        &self,
+        env: Env,
+        key: String,
+        new_key: String,
+        scope: Option<String>,
+    ) -> napi::Result<Value> {
+        (|| {
+            let s = crate::scope(scope.as_deref())?;
+            record(&self.shared.rename_page(&key, s.as_ref(), &new_key)?)
+        })()
+        .or_throw(&env)
+    }
+
+    /// The text each chunk's embedding is computed from, in the order `setVectors` takes.
+    #[napi]
+    pub fn passages(&self) -> Vec<String> {
+        self.shared.snapshot().passages()
+    }
+
+    /// Stores one vector per chunk (in `passages()` order) for the semantic lane.
+    /// `encoding`: `"f32"` (default) or `"int8"`.
+    #[napi]
+    pub fn set_vectors(
+        &self,
+        env: Env,
+        model_id: String,
+        fingerprint: String,
+        vectors: Vec<Float32Array>,
+        encoding: Option<String>,
+    ) -> napi::Result<()> {
+        let vectors: Vec<Vec<f32>> = vectors.iter().map(|v| v.to_vec()).collect();
+        (|| {
+            let encoding = VectorEncoding::parse(encoding.as_deref().unwrap_or("f32"))?;
+            self.shared
+                .modify(|i| i.set_vectors(&model_id, &fingerprint, &vectors, encoding))
+        })()
+        .or_throw(&env)
+    }
+
+    /// Attaches the model that embeds queries (and new chunks on page writes).
+    #[napi(ts_args_type = "model: Model")]
+    pub fn attach_model(&self, env: Env, model: &JsModel) -> napi::Result<()> {
+        let embedder = Arc::clone(&model.inner) as Arc<dyn Embedder>;
+        self.shared
+            .modify(|i| i.attach_embedder(embedder))
+            .or_throw(&env)
+    }
+
+    /// The agent tools' definitions: name, description, JSON Schema of the arguments.
+    #[napi(ts_return_type = "ToolDef[]")]
+    pub fn tools(&self, env: Env) -> napi::Result<Value> {
+        record(&self.current_tools().definitions()).or_throw(&env)
+    }
+
+    /// Runs one agent tool: `{text, data}` (text for the model, data for programs).
+    #[napi(
+        ts_args_type = "name: string, args?: Record<string, unknown>",
+        ts_return_type = "ToolResult"
+    )]
+    pub fn call_tool(&self, env: Env, name: String, args: Option<Value>) -> napi::Result<Value> {
+        let tools = self.current_tools();
+        let args = args
+            .unwrap_or(Value::Object(Default::default()))
+            .to_string();
+        (|| record(&tools.call(&self.shared.snapshot(), &name, &args)?))().or_throw(&env)
+    }
+
+    /// Starts a new agent turn (the drill-down count goes back to 0).
+    #[napi]
+    pub fn reset_turn(&self) {
+        self.current_tools().reset_turn();
+    }
+
+    /// Sets the agent tools' limits (the core's `ToolLimits`); the turn count starts at 0.
+    #[napi(ts_args_type = "limits: ToolLimits")]
+    pub fn set_tool_limits(&self, env: Env, limits: Value) -> napi::Result<()> {
+        let tools = options::<ToolLimits>("tool limits", Some(limits))
+            .and_then(Tools::new)
+            .or_throw(&env)?;
+        *self.tools.lock().unwrap_or_else(|p| p.into_inner()) = Arc::new(tools);
+        Ok(())
+    }
+
+    /// Logs every search and citation check, as `origin`, to a JSON Lines file (a string) or
+    /// to a callback (called on the event loop with each entry); `null` stops logging.
+    #[napi(ts_args_type = "target: string | ((entry: LogEntry) => void) | null, origin?: string")]
+    pub fn set_query_log(
+        &self,
+        env: Env,
+        target: Option<Either<String, LogCallback>>,
+        origin: Option<String>,
+    ) -> napi::Result<()> {
+        let origin = origin.unwrap_or_else(|| "node".into());
+        (|| {
+            let log: Option<Arc<dyn QueryLog>> = match target {
+                Some(Either::A(path)) => Some(Arc::new(JsonlLog::open(path.as_ref())?)),
+                Some(Either::B(cb)) => Some(Arc::new(CallbackLog(cb))),
+                None => None,
+            };
+            self.shared.modify(|i| {
+                i.set_query_log(log, &origin);
+                Ok(())
+            })
+        })()
+        .or_throw(&env)
+    }
+}
+
+impl JsIndex {
+    fn current_tools(&self) -> Arc<Tools> {
+        Arc::clone(&self.tools.lock().unwrap_or_else(|p| p.into_inner()))
+    }
+}
+
+/// A query log that hands each entry to a JavaScript callback, later, on the event loop.
+struct CallbackLog(LogCallback);
+
+impl QueryLog for CallbackLog {
+    fn record(&self, entry: &LogEntry) {
+        if let Ok(v) = record(entry) {
+            self.0.call(v, ThreadsafeFunctionCallMode::NonBlocking);
+        }
+    }
+}
+
+/// An ONNX sentence model (all-MiniLM-L6-v2 or any sentence-transformers export) with its
+/// `tokenizer.json`, run in process.
+#[napi(js_name = "Model")]
+pub struct JsModel {
+    inner: Arc<OnnxEmbedder>,
+}
+
+/// How to load a model; every field may be left out.
+#[napi(object)]
+#[derive(Default)]
+pub struct ModelOptions {
+    /// The ONNX file in the folder (default `model.onnx`).
+    pub onnx: Option<String>,
+    /// Longest input in tokens (default: the model's `max_seq_length`).
+    pub max_length: Option<u32>,
+    /// Threads for embedding (default 2, at most the cores available).
+    pub threads: Option<u32>,
+    /// Texts per model call (default 32).
+    pub batch_size: Option<u32>,
+}
+
+fn load_model(dir: PathBuf, o: ModelOptions) -> CoreResult<OnnxEmbedder> {
+    let mut opts = OnnxOptions::default();
+    if let Some(n) = o.max_length {
+        opts.max_length = Some(n as usize);
+    }
+    if let Some(n) = o.threads {
+        opts.threads = n as usize;
+    }
+    if let Some(n) = o.batch_size {
+        opts.batch_size = n as usize;
+    }
+    match o.onnx {
+        None => OnnxEmbedder::from_dir(&dir, opts),
+        Some(file) => OnnxEmbedder::from_files(&dir.join(file), &dir.join("tokenizer.json"), opts),
+    }
+}
+
+fn model(m: OnnxEmbedder) -> napi::Result<JsModel> {
+    Ok(JsModel { inner: Arc::new(m) })
+}
+
+fn vectors(v: Vec<Vec<f32>>) -> napi::Result<Vec<Float32Array>> {
+    Ok(v.into_iter().map(Float32Array::new).collect())
+}
+
+#[napi]
+impl JsModel {
+    /// Loads a model folder (`model.onnx` or `options.onnx`, and `tokenizer.json`), on the
+    /// thread pool.
+    #[napi(configurable = true, ts_return_type = "Promise<Model>")]
+    pub fn load(dir: String, options: Option<ModelOptions>) -> AsyncTask<ModelWork> {
+        let o = options.unwrap_or_default();
+        Work::task(move || load_model(dir.into(), o), model)
+    }
+
+    /// `load` on the calling thread.
+    #[napi(configurable = true)]
+    pub fn load_sync(
+        env: Env,
+        dir: String,
+        options: Option<ModelOptions>,
+    ) -> napi::Result<JsModel> {
+        load_model(dir.into(), options.unwrap_or_default())
+            .or_throw(&env)
+            .and_then(model)
+    }
+
+    /// The id stored in an index built with this model.
+    #[napi(getter)]
+    pub fn id(&self) -> String {
+        self.inner.model_id().to_string()
+    }
+
+    /// The vectors' dimension.
+    #[napi(getter)]
+    pub fn dim(&self) -> u32 {
+        count(self.inner.dim())
+    }
+
+    /// The fingerprint of the model file, stored with the vectors.
+    #[napi(getter)]
+    pub fn fingerprint(&self) -> String {
+        self.inner.fingerprint().to_string()
+    }
+
+    /// Embeds texts (L2-normalized), on the thread pool.
+    #[napi(ts_return_type = "Promise<Float32Array[]>")]
+    pub fn embed(&self, texts: Vec<String>) -> AsyncTask<VectorsWork> {
+        let inner = Arc::clone(&self.inner);
+        Work::task(
+            move || {
+                let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
+                inner.embed(&texts)
+            },
+            vectors,
+        )
+    }
+}
+
+/// The citation headers (`[page <key> · chunk <id> · score <s>] <title>`) found in `text`.
+#[napi(ts_return_type = "CitationHeader[]")]
+pub fn parse_headers(env: Env, text: String) -> napi::Result<Value> {
+    record(&wikidex::cite::parse_headers(&text)).or_throw(&env)
+}
+
+/// The version of the native addon.
+#[napi]
+pub fn version() -> &'static str {
+    env!("CARGO_PKG_VERSION")
+}

@@ -1,0 +1,411 @@
+/* eslint-disable */
+// wikidex for Node. The records below are the core's serde records (core/src/*.rs), field for
+// field, as every surface and tests/vectors see them; this header is prepended by `napi build`
+// to the declarations it generates from the Rust code. Offsets count UTF-16 code units: they
+// index JavaScript strings directly (`text.slice(start, end)`).
+
+/** An error of the core: `code` is stable (see the README's table), `details` is what a caller
+ * acts on (for `dangling_links`, the missing targets). Bad arguments are `invalid_argument`. */
+export interface WikidexError extends Error {
+  code: string
+  details: Record<string, unknown>
+}
+
+export type Lane = 'lexical' | 'semantic' | 'token'
+export type UsageMode = 'always' | 'auto' | 'never'
+export type Severity = 'error' | 'warning'
+export type CitationStatus = 'quote' | 'paraphrase' | 'drifted' | 'uncited' | 'none' | 'unknown'
+export type LaneStatusKind = 'ok' | 'skipped' | 'failed'
+
+/** The core's `Config`; every field may be left out and takes its default. */
+export interface Config {
+  chunk?: { max_tokens?: number; overlap_tokens?: number }
+  language?: string
+  bm25?: { k1?: number; b?: number }
+  fusion?: { k?: number; lexical?: number; semantic?: number; token?: number }
+  max_query_chars?: number
+}
+
+export interface BuildOptions {
+  /** The index's configuration (chunking, analyzer, BM25, fusion). */
+  config?: Config
+  /** A broken page fails the build instead of being skipped and reported. */
+  strict?: boolean
+  /** Embed every chunk with this model (the semantic lane). */
+  model?: Model
+  /** How vectors are stored: `'f32'` (default) or `'int8'`. */
+  vectors?: 'f32' | 'int8'
+  /** Called on the event loop as pages are indexed, then as chunks are embedded. */
+  onProgress?: (stage: 'pages' | 'embeddings', done: number, total: number) => void
+}
+
+export interface SearchOptions {
+  /** Hits to return: 1..=100, default 20. */
+  limit?: number
+  /** Lanes to run (default: all three). */
+  lanes?: Lane[]
+  tags?: string[]
+  types?: string[]
+  /** A user scope (`alice`) or `global`; absent: every scope. */
+  scope?: string
+  usage_modes?: UsageMode[]
+  /** Chunk hits instead of page hits. */
+  chunks?: boolean
+  /** `first` (default): `always` pages first among the hits; `separate`: in `always`. */
+  always?: 'first' | 'separate'
+  /** Per-term BM25 explanations on each hit. */
+  explain?: boolean
+  snippets?: boolean
+  /** The query's embedding, for the semantic lane without a model. */
+  query_vector?: number[]
+}
+
+export interface Highlight { start: number; end: number }
+export interface Snippet {
+  text: string
+  highlights: Highlight[]
+  /** Where the snippet starts in the page body. */
+  offset: number
+}
+export interface LaneHit {
+  lane: Lane
+  status: LaneStatusKind
+  rank: number | null
+  score: number | null
+  contribution: number | null
+  chunk: string | null
+}
+export interface TermScore { term: string; weight: number; tf: number; df: number; idf: number; score: number }
+export interface Explanation { lexical: TermScore[]; k: number }
+export interface Hit {
+  key: string
+  page_id: string
+  scope: string
+  path: string
+  title: string
+  summary: string | null
+  type: string | null
+  tags: string[]
+  score: number
+  chunk: string
+  chunk_hash: string
+  snippet: Snippet | null
+  lanes: LaneHit[]
+  always: boolean
+  stale_since: string | null
+  explain: Explanation | null
+}
+export interface LaneReport {
+  lane: Lane
+  status: LaneStatusKind
+  reason?: string
+  code?: string
+  candidates: number
+  weight: number
+}
+export interface SearchResults {
+  query: string
+  truncated: boolean
+  terms: string[]
+  lanes: LaneReport[]
+  hits: Hit[]
+  always: Hit[]
+}
+export interface PromptBlock { text: string; offered: string[] }
+
+export interface Relation { target: string; type: string; confidence: number; evidence: string | null; chunk: string | null }
+export interface SourceRef { chunk: string; weight: number; hash: string | null }
+export interface ChunkSpan { id: string; hash: string; start: number; end: number }
+export interface PageRecord {
+  id: string
+  key: string
+  scope: string
+  path: string
+  title: string
+  summary: string | null
+  type: string | null
+  tags: string[]
+  refs: string[]
+  links: string[]
+  sl_refs: string[]
+  relations: Relation[]
+  usage_mode: UsageMode
+  source: string | null
+  sources: SourceRef[]
+  aliases: string[]
+  redirect_from: string[]
+  stale_since: string | null
+  archived_since: string | null
+  provenance: string[]
+  /** Frontmatter fields the contract does not name, kept as they were. */
+  extra: Record<string, unknown>
+  body: string
+  /** Spans index `body`. */
+  chunks: ChunkSpan[]
+}
+export interface Chunk {
+  id: string
+  key: string
+  scope: string
+  path: string
+  ordinal: number
+  start: number
+  end: number
+  hash: string
+  text: string
+  raw: boolean
+}
+
+export interface LintIssue { page: string; code: string; target: string | null; severity: Severity; message: string }
+export interface LintReport { issues: LintIssue[]; errors: number; warnings: number }
+
+export interface TraverseOptions {
+  /** 0..=2, default 2. */
+  depth?: number
+  min_confidence?: number
+  max_nodes?: number
+  scope?: string
+}
+export interface EvidenceOptions { seeds?: number; traverse?: TraverseOptions }
+export interface Pointer { chunk: string; weight: number; hash: string }
+export interface GraphNode {
+  id: string
+  key: string
+  title: string
+  summary: string | null
+  path: string
+  depth: number
+  confidence: number
+  via: string | null
+  stale_since: string | null
+  sources: Pointer[]
+  external: string[]
+}
+export interface GraphEdge {
+  from: string
+  to: string
+  target: string
+  type: string
+  confidence: number
+  written: string
+  evidence: string | null
+  chunk: string | null
+}
+export interface Subgraph {
+  seeds: string[]
+  unknown_seeds: string[]
+  nodes: GraphNode[]
+  edges: GraphEdge[]
+  chain: string[]
+  truncated: boolean
+}
+export interface SupportingChunk { id: string; why: string; hash: string; text: string }
+export interface Evidence { query: string; graph: Subgraph; chunks: SupportingChunk[] }
+
+export interface QuoteSpan { answer_start: number; answer_end: number; chunk_start: number; chunk_end: number; words: number }
+export interface Verdict { id: string; status: CitationStatus; page: string | null; hash: string | null; quote: QuoteSpan | null }
+export interface Verification { citations: Verdict[]; passed: boolean }
+export interface SentenceSupport { start: number; end: number; text: string; cites: string[]; best_chunk: string | null; score: number }
+export interface Support { uncited: SentenceSupport[]; unsupported: SentenceSupport[] }
+export interface AnswerCheck { verification: Verification; support: Support }
+export interface CitationHeader { page: string; chunk: string; score: number | null; title: string }
+
+export interface WriteOptions { allow_dangling?: boolean }
+export interface UpsertReport { page: string; replaced: boolean; chunks: number; warnings: string[]; dangling: string[] }
+export interface DeleteReport { page: Record<string, unknown>; broken: string[] }
+export interface RenameReport { from: string; to: string; path: string; text: string }
+
+export interface Skipped { path: string; line: number | null; code: string; reason: string }
+export interface BuildReport {
+  pages: number
+  chunks: number
+  raw_documents: number
+  raw_chunks: number
+  skipped: Skipped[]
+  warnings: { path: string; message: string }[]
+}
+
+export interface ToolDef { name: string; description: string; input_schema: Record<string, unknown> }
+export interface ToolResult { text: string; data: unknown }
+export interface ToolLimits { max_results?: number; max_drilldowns?: number; max_chars?: number }
+export interface LogEntry {
+  time_ms?: number
+  origin: string
+  kind: string
+  query?: string
+  filters: unknown
+  results: number
+  top: string[]
+  lanes: Record<string, string>
+  ms?: number
+  verdicts?: unknown[]
+}
+
+/**
+ * Which binding artifact the generated loader actually loaded: `'native'` for
+ * a native addon, otherwise the `platformArchABI` of the WASI flavor. Every
+ * flavor napi-rs can build is listed, because `NAPI_RS_NATIVE_LIBRARY_PATH`
+ * can point the loader at a WASI artifact this package does not build itself.
+ */
+export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-wasip1'
+
+/**
+ * A built or loaded index: the current snapshot (searches run on it, from any thread, while
+ * a write builds the next one), the build report when it was built here, and the agent
+ * tools with their per-turn counter.
+ */
+export declare class Index {
+  /**
+   * Builds an index from a wiki folder, or from an object of path to text (added in sorted
+   * path order), on the thread pool. `options`: `config` (the core's `Config`), `strict`
+   * (a broken page fails the build), `model` (a `Model`: chunks are embedded), `vectors`
+   * (`"f32"` or `"int8"`), `onProgress(stage, done, total)` (called on the event loop).
+   */
+  static build(source: string | Record<string, string>, options?: BuildOptions): Promise<Index>
+  /** `build` on the calling thread (`onProgress` is called synchronously). */
+  static buildSync(source: string | Record<string, string>, options?: BuildOptions): Index
+  /** Loads an index from its blob bytes, on the thread pool. */
+  static fromBytes(data: Buffer): Promise<Index>
+  /** `fromBytes` on the calling thread. */
+  static fromBytesSync(data: Buffer): Index
+  /** Opens an index file, on the thread pool. */
+  static open(path: string): Promise<Index>
+  /** `open` on the calling thread. */
+  static openSync(path: string): Index
+  /** The blob of the current snapshot. */
+  toBytes(): Buffer
+  /** Saves the current snapshot's blob to `path` atomically, on the thread pool. */
+  save(path: string): Promise<void>
+  /** `save` on the calling thread. */
+  saveSync(path: string): void
+  /** An independent copy of the current snapshot (writes to one leave the other as it is). */
+  copy(): Index
+  /** The build report when this index was built here, else `null`. */
+  buildReport(): BuildReport | null
+  /** Number of pages. */
+  get pageCount(): number
+  /** Number of page chunks. */
+  get chunkCount(): number
+  /**
+   * Searches, on the thread pool (with a model attached, embedding the query takes tens
+   * of milliseconds). `options`: the core's `SearchOptions`.
+   */
+  search(query: string, options?: SearchOptions): Promise<SearchResults>
+  /** `search` on the calling thread: well under a millisecond without a model. */
+  searchSync(query: string, options?: SearchOptions): SearchResults
+  /**
+   * The ranked pages only (`Index::rank`): `[pageId, score]` pairs in the order of
+   * `search`'s hits, without records or snippets.
+   */
+  rankSync(query: string, options?: SearchOptions): Array<[string, number]>
+  /**
+   * The prompt block for search results: citation headers with the chunk text, and the
+   * `always` pages.
+   */
+  promptBlock(results: SearchResults): PromptBlock
+  /** A page's whole record (body, chunks with their spans, graph fields, extra fields). */
+  pageRecord(key: string, scope?: string | undefined | null): PageRecord
+  /** One chunk (of a page or a raw document) by id. */
+  chunk(id: string): Chunk
+  /**
+   * Lints the wiki's graph (with the build's skipped files when built here), on the
+   * thread pool.
+   */
+  lint(): Promise<LintReport>
+  /** `lint` on the calling thread. */
+  lintSync(): LintReport
+  /**
+   * The subgraph around `seeds` with its evidence. `options`: the core's
+   * `TraverseOptions`.
+   */
+  neighbors(seeds: string[], options?: TraverseOptions): Subgraph
+  /** Searches, then walks the graph from the hits, on the thread pool. */
+  queryWithEvidence(query: string, options?: EvidenceOptions): Promise<Evidence>
+  /** The raw chunks a page was compiled from (its `sources`), with weights. */
+  pointers(key: string, scope?: string | undefined | null): Pointer[]
+  /**
+   * Verdicts on the chunks an answer cites (`id` or `id@hash`), and on those it was
+   * offered but did not cite.
+   */
+  verify(answer: string, cited: Array<string>, offered?: Array<string> | undefined | null): Verification
+  /**
+   * `verify` with the ids written in the answer merged in, and the answer's sentences
+   * that no citation supports.
+   */
+  checkAnswer(answer: string, cited: Array<string>, offered?: Array<string> | undefined | null): AnswerCheck
+  /** The answer's sentences without a citation, and those no chunk supports. */
+  uncitedSupport(answer: string): Support
+  /**
+   * Adds or replaces the page at `path` (a new snapshot is swapped in; searches under way
+   * finish on the old one). `options`: the core's `WriteOptions`.
+   */
+  upsertPage(path: string, text: string, options?: WriteOptions): UpsertReport
+  /** Deletes a page; the report lists the pages whose links it breaks. */
+  deletePage(key: string, scope?: string | undefined | null): DeleteReport
+  /** Renames a page, leaving a redirect from the old key. */
+  renamePage(key: string, newKey: string, scope?: string | undefined | null): RenameReport
+  /** The text each chunk's embedding is computed from, in the order `setVectors` takes. */
+  passages(): Array<string>
+  /**
+   * Stores one vector per chunk (in `passages()` order) for the semantic lane.
+   * `encoding`: `"f32"` (default) or `"int8"`.
+   */
+  setVectors(modelId: string, fingerprint: string, vectors: Array<Float32Array>, encoding?: string | undefined | null): void
+  /** Attaches the model that embeds queries (and new chunks on page writes). */
+  attachModel(model: Model): void
+  /** The agent tools' definitions: name, description, JSON Schema of the arguments. */
+  tools(): ToolDef[]
+  /** Runs one agent tool: `{text, data}` (text for the model, data for programs). */
+  callTool(name: string, args?: Record<string, unknown>): ToolResult
+  /** Starts a new agent turn (the drill-down count goes back to 0). */
+  resetTurn(): void
+  /** Sets the agent tools' limits (the core's `ToolLimits`); the turn count starts at 0. */
+  setToolLimits(limits: ToolLimits): void
+  /**
+   * Logs every search and citation check, as `origin`, to a JSON Lines file (a string) or
+   * to a callback (called on the event loop with each entry); `null` stops logging.
+   */
+  setQueryLog(target: string | ((entry: LogEntry) => void) | null, origin?: string): void
+}
+export type JsIndex = Index
+
+/**
+ * An ONNX sentence model (all-MiniLM-L6-v2 or any sentence-transformers export) with its
+ * `tokenizer.json`, run in process.
+ */
+export declare class Model {
+  /**
+   * Loads a model folder (`model.onnx` or `options.onnx`, and `tokenizer.json`), on the
+   * thread pool.
+   */
+  static load(dir: string, options?: ModelOptions | undefined | null): Promise<Model>
+  /** `load` on the calling thread. */
+  static loadSync(dir: string, options?: ModelOptions | undefined | null): Model
+  /** The id stored in an index built with this model. */
+  get id(): string
+  /** The vectors' dimension. */
+  get dim(): number
+  /** The fingerprint of the model file, stored with the vectors. */
+  get fingerprint(): string
+  /** Embeds texts (L2-normalized), on the thread pool. */
+  embed(texts: Array<string>): Promise<Float32Array[]>
+}
+export type JsModel = Model
+
+/** How to load a model; every field may be left out. */
+export interface ModelOptions {
+  /** The ONNX file in the folder (default `model.onnx`). */
+  onnx?: string
+  /** Longest input in tokens (default: the model's `max_seq_length`). */
+  maxLength?: number
+  /** Threads for embedding (default 2, at most the cores available). */
+  threads?: number
+  /** Texts per model call (default 32). */
+  batchSize?: number
+}
+
+/** The citation headers (`[page <key> · chunk <id> · score <s>] <title>`) found in `text`. */
+export declare function parseHeaders(text: string): CitationHeader[]
+
+/** The version of the native addon. */
+export declare function version(): string
