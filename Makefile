@@ -17,7 +17,7 @@ FUZZ_TARGETS   ?= blob page search verify headers
 # with RUSTC_BOOTSTRAP=1.
 FUZZ := cd fuzz && RUSTC_BOOTSTRAP=1 $(CARGO) fuzz
 
-.PHONY: all demo test test-mcp test-python wheel lint fmt eval bench models check-tools wasm-check release clean fuzz fuzz-seeds fuzz-tools
+.PHONY: all demo test test-mcp test-python test-node node node-deps wheel lint fmt eval bench models check-tools wasm-check release clean fuzz fuzz-seeds fuzz-tools
 
 all: test
 
@@ -44,11 +44,12 @@ demo: release models
 ## the fuzz corpora replayed, the benches compiled and run once as tests), after the linters
 ## and the wasm32 builds.
 test: check-tools models lint wasm-check
-	@echo "bindings (Node, wasm): not started yet, no suites to run (see README, Status)"
+	@echo "browser binding (wasm): not started yet, no suite to run (see README, Status)"
 	$(CARGO) test --workspace --all-targets
 	$(CARGO) test --doc -p wikidex -p wikidex-cli
 	$(MAKE) --no-print-directory test-mcp
 	$(MAKE) --no-print-directory test-python
+	$(MAKE) --no-print-directory test-node
 
 ## make test-python: the Python binding built into .venv (maturin develop, the dev profile, so
 ## it reuses what `cargo test` built; cargo skips it when nothing changed), then its tests (the
@@ -58,6 +59,29 @@ test-python:
 		cd bindings-py && VIRTUAL_ENV=$(CURDIR)/.venv "$$PY" -m maturin develop --quiet && \
 		cd .. && "$$PY" -m pytest -q bindings-py/tests && \
 		"$$PY" -m mypy.stubtest wikidex._wikidex && "$$PY" -m mypy bindings-py/python/wikidex
+
+## make node: the Node addon built in place (napi build, the dev profile, so it reuses what
+## `cargo test` built), with native.js and index.d.ts regenerated.
+node: node-deps
+	cd bindings-node && npx napi build --platform --js native.js --dts index.d.ts
+
+# npm's own packages of the Node binding (napi-rs CLI, TypeScript, Orama for the bench);
+# skipped while node_modules matches the lock file.
+node-deps: bindings-node/node_modules/.package-lock.json
+bindings-node/node_modules/.package-lock.json: bindings-node/package-lock.json bindings-node/package.json
+	cd bindings-node && npm ci --no-audit --no-fund
+	@touch $@
+
+## make test-node: the addon, then: index.d.ts and native.js as committed (generated, never
+## edited), the types checked with tsc, every vector and the API tests (node --test), and
+## `npm install ./bindings-node` into an empty folder answering as the CLI does.
+test-node: node
+	git diff --exit-code -- bindings-node/index.d.ts bindings-node/native.js || \
+		{ echo "bindings-node/index.d.ts or native.js differ from the build: commit the generated files"; exit 1; }
+	cd bindings-node && npx tsc --noEmit --strict --types node --module nodenext --moduleResolution nodenext --target es2022 test/types.ts
+	mkdir -p node_modules && ln -sfn ../bindings-node node_modules/wikidex
+	cd bindings-node && node --test test/
+	scripts/npm-install-check.sh
 
 ## make wheel: an abi3 wheel of the Python binding (release build) in target/wheels/.
 wheel:

@@ -1,0 +1,300 @@
+// The Node API beyond the vectors: errors by code, bad arguments of every type, Promises off
+// the event loop, threads, the model, the examples.
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, dirname } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { Worker } from 'node:worker_threads'
+import { execFileSync } from 'node:child_process'
+import { createRequire } from 'node:module'
+import { Index, Model, parseHeaders, version } from '../index.mjs'
+
+const HERE = dirname(fileURLToPath(import.meta.url))
+const ROOT = join(HERE, '..', '..')
+const WIKI = join(ROOT, 'examples', 'wiki')
+const MODEL = join(ROOT, 'models', 'all-MiniLM-L6-v2')
+const example = Index.buildSync(WIKI)
+
+/** Asserts that `fn` throws (or rejects with) an Error with this code. */
+async function rejects(fn, code) {
+  let err
+  try {
+    await fn()
+  } catch (e) {
+    err = e
+  }
+  assert.ok(err instanceof Error, `expected an Error with code ${code}, got ${err}`)
+  assert.equal(err.code, code, err.message)
+  assert.equal(typeof err.details, 'object')
+  return err
+}
+
+test('require and import give the same objects', () => {
+  const require = createRequire(import.meta.url)
+  const cjs = require('../index.js')
+  assert.equal(cjs.Index, Index)
+  assert.equal(cjs.Model, Model)
+  assert.match(version(), /^\d+\.\d+\.\d+$/)
+})
+
+test('build from a folder and from an object of path to text agree', async () => {
+  const files = { 'global/a.md': '# Alpha\nThe nightly job crashed.', 'global/b.md': 'Beta links [[a]].' }
+  const sync = Index.buildSync(files)
+  const promised = await Index.build(files)
+  assert.deepEqual(promised.toBytes(), sync.toBytes())
+  assert.equal(sync.pageCount, 2)
+  assert.equal(example.pageCount, 42)
+  const r = await example.search('who do I page for an outage', { limit: 3 })
+  assert.deepEqual(r, example.searchSync('who do I page for an outage', { limit: 3 }))
+  assert.ok(r.hits.some((h) => h.page_id === 'runbook_oncall'))
+})
+
+test('onProgress is called on the event loop for each stage', async () => {
+  const seen = []
+  await Index.build(WIKI, { onProgress: (stage, done, total) => seen.push([stage, done, total]) })
+  await new Promise((r) => setImmediate(r))
+  assert.deepEqual(seen.at(-1), ['pages', 42, 42])
+  const sync = []
+  Index.buildSync(WIKI, { onProgress: (...a) => sync.push(a) })
+  await new Promise((r) => setImmediate(r))
+  assert.equal(sync.length, 42)
+})
+
+test('offsets index JavaScript strings (UTF-16)', () => {
+  const index = Index.buildSync({ 'global/e.md': '# Émoji 👩‍💻 notes\n\nThe 👩‍💻 café serves crème brûlée to the nightly crew.' })
+  const hit = index.searchSync('brûlée').hits[0]
+  const s = hit.snippet
+  assert.deepEqual(s.highlights.map((h) => s.text.slice(h.start, h.end)), ['brûlée'])
+  const page = index.pageRecord('e')
+  const c = page.chunks[0]
+  assert.ok(page.body.slice(c.start, c.end).includes('café'))
+})
+
+test('every core error arrives with its code and details', async () => {
+  await rejects(() => example.pageRecord('no_such_page'), 'unknown_page')
+  await rejects(() => example.chunk('no_such::chunk_0'), 'unknown_chunk')
+  await rejects(() => Index.fromBytesSync(Buffer.from('not a blob at all')), 'not_an_index')
+  const blob = example.toBytes()
+  await rejects(() => Index.fromBytes(blob.subarray(0, blob.length - 7)), 'corrupt_index')
+  await rejects(() => Index.open('/nonexistent/wiki.wdx'), 'io')
+  const e = await rejects(() => example.copy().upsertPage('global/x.md', 'See [[nowhere_at_all]].'), 'dangling_links')
+  assert.deepEqual(e.details.missing, ['nowhere_at_all'])
+  await rejects(() => example.copy().upsertPage('raw/slack_2024_03_12.md', 'changed'), 'immutable_chunk')
+  await rejects(() => Index.buildSync({ 'a/x.md': 'one', 'b/X.md': 'two' }, { strict: true }), 'duplicate_key')
+  await rejects(() => Index.buildSync({ 'x.md': '---\na: [\n---\n' }, { strict: true }), 'invalid_page')
+  await rejects(() => example.verify('x'.repeat(2 * 1024 * 1024), []), 'too_large')
+  await rejects(() => Model.load('/nonexistent/model'), 'io')
+  const junk = mkdtempSync(join(tmpdir(), 'wikidex-model-'))
+  writeFileSync(join(junk, 'model.onnx'), 'not onnx')
+  writeFileSync(join(junk, 'tokenizer.json'), '{}')
+  await rejects(() => Model.load(junk), 'model')
+  const withVectors = Index.buildSync({ 'global/a.md': 'alpha' })
+  withVectors.setVectors('toy', 'fp', [new Float32Array([1, 0])])
+  await rejects(() => withVectors.upsertPage('global/b.md', 'new text'), 'no_embedder')
+  await rejects(() => withVectors.searchSync('alpha', { query_vector: [1, 0, 0] }), 'invalid_argument')
+})
+
+test('bad arguments of every type are invalid_argument, never a crash', async () => {
+  const bad = [
+    () => example.searchSync(42),
+    () => example.searchSync(undefined),
+    () => example.searchSync('x', 'limit=3'),
+    () => example.searchSync('x', { limit: NaN }),
+    () => example.searchSync('x', { limit: 1e12 }),
+    () => example.searchSync('x', { limit: -1 }),
+    () => example.searchSync('x', { lanes: ['nope'] }),
+    () => example.searchSync('x', { no_such_option: true, limit: 'ten' }),
+    () => example.search('x', { limit: Infinity }),
+    () => example.pageRecord(null),
+    () => example.neighbors('incident_2024_03_memory_leak'),
+    () => example.neighbors(['incident_2024_03_memory_leak'], { depth: 99 }),
+    () => example.verify('answer', 'not a list'),
+    () => example.setVectors('m', 'f', [[1, 2]]),
+    () => example.setVectors('m', 'f', [new Float32Array(2)], 'float16'),
+    () => example.callTool('search', { query: 5 }),
+    () => example.callTool('no_such_tool', {}),
+    () => example.setToolLimits({ max_results: 0 }),
+    () => Index.build(42),
+    () => Index.buildSync({ 'a.md': 7 }),
+    () => Index.fromBytesSync('a string'),
+    () => Index.buildSync(WIKI, { config: { bm25: { k1: -1 } } }),
+    () => Index.buildSync(WIKI, { vectors: 'f64' }),
+    () => parseHeaders(),
+  ]
+  for (const [i, fn] of bad.entries()) {
+    const e = await rejects(fn, 'invalid_argument').catch((err) => {
+      throw new Error(`case ${i} (${fn}): ${err.message}`)
+    })
+    assert.ok(e.message.length > 0)
+  }
+  const buf = new ArrayBuffer(16)
+  const view = new Uint8Array(buf)
+  structuredClone(buf, { transfer: [buf] })
+  // A view of a detached buffer reads as no bytes: a coded error, not a crash.
+  const e = await rejects(() => Index.fromBytesSync(view), 'corrupt_index')
+  assert.match(e.message, /0 of \d+ bytes/)
+})
+
+test('eight concurrent async searches equal one sequential run; a write meanwhile is atomic', async () => {
+  const index = example.copy()
+  const queries = ['nightly job crash', 'who do I page', 'PII in exports', 'revenue definition']
+  const texts = ['Scratch notes about lunch menus.', 'Scratch notes: the nightly job crash, again.']
+  const answers = []
+  for (const t of texts) {
+    index.upsertPage('user/bob/scratch.md', t)
+    answers.push(Object.fromEntries(queries.map((q) => [q, index.searchSync(q, { limit: 5 })])))
+  }
+  assert.notDeepEqual(answers[0], answers[1])
+  let writes = 0
+  const pending = []
+  for (let round = 0; round < 8; round++) {
+    for (const q of queries) pending.push(index.search(q, { limit: 5 }).then((r) => [q, r]))
+    index.upsertPage('user/bob/scratch.md', texts[writes++ % 2])
+  }
+  for (const [q, r] of await Promise.all(pending)) {
+    assert.ok(same(r, answers[0][q]) || same(r, answers[1][q]), q)
+  }
+  const fresh = example.copy()
+  const sequential = []
+  for (const q of queries) sequential.push(fresh.searchSync(q))
+  const concurrent = await Promise.all(queries.map((q) => fresh.search(q)))
+  assert.deepEqual(concurrent, sequential)
+})
+
+function same(a, b) {
+  try {
+    assert.deepEqual(a, b)
+    return true
+  } catch {
+    return false
+  }
+}
+
+test('four worker threads loading the same blob answer as the main thread', async () => {
+  const blob = example.toBytes()
+  const queries = ['nightly job crash', 'who do I page', 'PII in exports', 'revenue definition']
+  const want = queries.map((q) => example.searchSync(q))
+  const code = `
+    const { parentPort, workerData } = require('node:worker_threads')
+    const { Index } = require(workerData.pkg)
+    const index = Index.fromBytesSync(Buffer.from(workerData.blob))
+    parentPort.postMessage(workerData.queries.map((q) => index.searchSync(q)))
+  `
+  const pkg = join(HERE, '..', 'index.js')
+  const results = await Promise.all(
+    [0, 1, 2, 3].map(
+      () =>
+        new Promise((resolve, reject) => {
+          const w = new Worker(code, { eval: true, workerData: { pkg, blob, queries } })
+          w.once('message', resolve)
+          w.once('error', reject)
+        }),
+    ),
+  )
+  for (const r of results) assert.deepEqual(r, want)
+})
+
+/** How many times the event loop turned while `work` ran. */
+async function turnsDuring(work) {
+  let turns = 0
+  let running = true
+  const spin = () => {
+    if (!running) return
+    turns++
+    setImmediate(spin)
+  }
+  setImmediate(spin)
+  await work()
+  running = false
+  return turns
+}
+
+function bigWiki(n) {
+  const files = {}
+  for (let i = 0; i < n; i++) {
+    files[`global/p${i}.md`] = `# Page ${i}\n\n` + `word${i % 97} nightly pipeline crash revenue outage pager. `.repeat(40)
+  }
+  return files
+}
+
+test('the event loop keeps turning during a build', async () => {
+  const files = bigWiki(3000)
+  const during = await turnsDuring(() => Index.build(files))
+  assert.ok(during > 10, `the loop turned ${during} times during an async build`)
+  const blocked = await turnsDuring(async () => Index.buildSync(files))
+  assert.ok(blocked <= 1, `buildSync is synchronous (turned ${blocked} times)`)
+})
+
+const haveModel = existsSync(join(MODEL, 'model.onnx'))
+
+test('a model embeds at build and search; the loop turns during a semantic search', { skip: !haveModel && 'models/ missing: run make models' }, async () => {
+  const model = await Model.load(MODEL)
+  assert.equal(model.dim, 384)
+  const [v] = await model.embed(['who do I page for an outage'])
+  assert.ok(v instanceof Float32Array && v.length === 384)
+  assert.ok(Math.abs(Math.hypot(...v) - 1) < 1e-4)
+  const index = await Index.build(WIKI, { model })
+  const r = await index.search('who do I call when production is down', { limit: 3 })
+  const semantic = r.lanes.find((l) => l.lane === 'semantic')
+  assert.equal(semantic.status, 'ok')
+  const turns = await turnsDuring(() => index.search('which team owns the revenue dashboard and its alerts'))
+  assert.ok(turns > 3, `the loop turned ${turns} times during a semantic search`)
+  const loaded = Index.fromBytesSync(index.toBytes())
+  assert.equal(loaded.searchSync('outage', { lanes: ['semantic'] }).lanes.find((l) => l.lane === 'semantic').status, 'skipped')
+  loaded.attachModel(model)
+  assert.deepEqual(await loaded.search('who do I call when production is down', { limit: 3 }), r)
+})
+
+test('save and open round trip', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'wikidex-'))
+  const path = join(dir, 'wiki.wdx')
+  await example.save(path)
+  const again = await Index.open(path)
+  assert.deepEqual(again.toBytes(), example.toBytes())
+  example.saveSync(path)
+  assert.deepEqual(Index.openSync(path).searchSync('outage'), example.searchSync('outage'))
+})
+
+test('agent tools, prompt block, verification and the query log', async () => {
+  const index = example.copy()
+  assert.deepEqual(index.tools().map((t) => t.name), ['search', 'read_pages', 'read_chunks', 'neighbors', 'verify'])
+  const r = index.callTool('read_chunks', { ids: ['made_up::chunk_0'] })
+  assert.match(r.text, /unknown/)
+  const results = index.searchSync('why did the nightly job crash', { limit: 3 })
+  const block = index.promptBlock(results)
+  assert.ok(block.offered.length > 0)
+  const headers = parseHeaders(block.text).map((h) => h.chunk)
+  for (const h of results.hits) assert.ok(headers.includes(h.chunk), h.chunk)
+  for (const id of headers) assert.ok(block.offered.includes(id), id)
+  const entries = []
+  index.setQueryLog((e) => entries.push(e), 'test')
+  index.searchSync('xqzvbnm plorkish')
+  const check = index.checkAnswer(
+    'The segment_enricher pod was OOM-killed three times, and nightly_build failed at 03:31 UTC.',
+    ['raw/slack_2024_03_12::chunk_0', 'made_up::chunk_0'],
+  )
+  assert.deepEqual(check.verification.citations.map((c) => c.status), ['quote', 'unknown'])
+  await new Promise((r) => setTimeout(r, 50))
+  assert.deepEqual(entries.map((e) => [e.origin, e.kind]), [['test', 'search'], ['test', 'verify']])
+  const dir = mkdtempSync(join(tmpdir(), 'wikidex-log-'))
+  index.setQueryLog(join(dir, 'log.jsonl'))
+  index.searchSync('outage')
+  index.setQueryLog(null)
+  assert.equal(JSON.parse(readFileSync(join(dir, 'log.jsonl'), 'utf8').trim()).origin, 'node')
+})
+
+test('the README quickstart and the agent example run', () => {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8')
+  const block = readme.match(/## Node\n[\s\S]*?```js\n([\s\S]*?)```/)
+  assert.ok(block, 'the README has a Node quickstart')
+  const dir = mkdtempSync(join(tmpdir(), 'wikidex-readme-'))
+  const script = join(dir, 'quickstart.mjs')
+  writeFileSync(script, block[1].replaceAll("from 'wikidex'", `from ${JSON.stringify(join(HERE, '..', 'index.mjs'))}`))
+  const out = execFileSync(process.execPath, [script], { cwd: ROOT, encoding: 'utf8' })
+  assert.match(out, /runbook_oncall/)
+  const agent = execFileSync(process.execPath, [join(ROOT, 'examples', 'node', 'agent.mjs')], { cwd: ROOT, encoding: 'utf8' })
+  assert.match(agent, /quote/)
+  assert.match(agent, /unknown/)
+})

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# `npm install ./bindings-node` in an empty folder, then five lines of a user's script build
+# the example wiki and must rank the same top pages as `wikidex search` (the debug CLI that
+# `cargo test` built). Run by `make test-node` after `make node`.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+cd "$dir"
+npm init -y >/dev/null
+npm install --no-audit --no-fund "$root/bindings-node" >/dev/null
+cat > top.mjs <<'JS'
+import { Index } from 'wikidex'
+const index = await Index.build(process.argv[2])
+const results = await index.search(process.argv[3], { limit: 5, lanes: ['lexical', 'token'] })
+console.log(results.hits.map((h) => h.page_id).join('\n'))
+JS
+q="why did the nightly job crash"
+node top.mjs "$root/examples/wiki" "$q" > node.txt
+"$root/target/debug/wikidex" build "$root/examples/wiki" -o wiki.wdx --no-embed >/dev/null 2>&1
+"$root/target/debug/wikidex" search wiki.wdx "$q" -n 5 --lanes lexical,token --json \
+	| node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>console.log(JSON.parse(s).hits.map(h=>h.page_id).join("\n")))' > cli.txt
+if ! diff -u cli.txt node.txt; then
+	echo "npm-install-check: the installed package and the CLI disagree"; exit 1
+fi
+echo "npm-install-check: npm install ./bindings-node in an empty folder answers as the CLI ($(wc -l < node.txt) hits)"
