@@ -123,8 +123,9 @@ eval: release models
 	done
 
 ## make bench: criterion benches (BM25 on CACM, the vector scan), then wikidex vs bm25s
-## (single thread), wikidex vs onnxruntime (embedding CACM, same model and threads), and the
-## Python binding vs bm25s in one Python process.
+## (single thread), wikidex vs onnxruntime (embedding CACM, same model and threads), the
+## Python binding vs bm25s in one Python process, and the Node binding vs Orama in one Node
+## process (the addon built in release; `make node` puts the dev build back).
 bench: release models
 	$(CARGO) bench -p wikidex --bench cacm --bench scan
 	PY=$$(scripts/py-env.sh) && "$$PY" bench/compare_bm25s.py $(DATA)/cacm $(DATA)/cranfield --repeats 5 --rounds 5
@@ -132,6 +133,9 @@ bench: release models
 	PY=$$(scripts/py-env.sh bench/requirements.txt) && scripts/py-env.sh bindings-py/requirements-dev.txt >/dev/null && \
 		(cd bindings-py && VIRTUAL_ENV=$(CURDIR)/.venv "$$PY" -m maturin develop --release --quiet) && \
 		"$$PY" bench/compare_python.py $(DATA)/cacm $(DATA)/cranfield --repeats 5 --rounds 3
+	$(MAKE) --no-print-directory node-deps
+	cd bindings-node && npx napi build --platform --release --js native.js --dts index.d.ts
+	node --expose-gc bench/compare_node.mjs $(DATA)/cacm $(DATA)/cranfield --repeats 5
 
 ## make fuzz: each fuzz target (fuzz/) for FUZZ_RUNS executions or FUZZ_TIME seconds, whichever
 ## comes first, one at a time; per input at most 10 s and 2 GiB; with fuzz/dict/<target>.dict
