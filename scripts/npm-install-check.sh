@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `npm install ./bindings-node` in an empty folder, then five lines of a user's script build
 # the example wiki and must rank the same top pages as `wikidex search` (the debug CLI that
-# `cargo test` built). Run by `make test-node` after `make node`.
+# `cargo test` built); then the same from the tarball `npm pack` makes (which carries the
+# addon, so its install script has nothing to build). Run by `make test-node` after `make node`.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 dir=$(mktemp -d)
@@ -24,3 +25,15 @@ if ! diff -u cli.txt node.txt; then
 	echo "npm-install-check: the installed package and the CLI disagree"; exit 1
 fi
 echo "npm-install-check: npm install ./bindings-node in an empty folder answers as the CLI ($(wc -l < node.txt) hits)"
+
+mkdir packed && cd packed
+npm init -y >/dev/null
+tarball=$(cd "$root/bindings-node" && npm pack --silent --pack-destination "$dir" 2>/dev/null | tail -1)
+npm install --no-audit --no-fund "$dir/$tarball" >/dev/null
+test ! -L node_modules/wikidex || { echo "npm-install-check: the tarball was linked, not unpacked"; exit 1; }
+cp ../top.mjs .   # resolved from this folder's node_modules, the unpacked tarball
+node top.mjs "$root/examples/wiki" "$q" > node.txt
+if ! diff -u ../cli.txt node.txt; then
+	echo "npm-install-check: the packed tarball and the CLI disagree"; exit 1
+fi
+echo "npm-install-check: the npm pack tarball installs and answers as the CLI"
