@@ -10,7 +10,7 @@ pub fn js_error(env: &Env, e: &wikidex::Error) -> napi::Error {
     let built = (|| {
         let mut obj = env.create_error(napi::Error::new(Status::GenericFailure, e.to_string()))?;
         obj.set("code", e.code())?;
-        obj.set("details", super::json_value(&e.details()))?;
+        obj.set("details", e.details())?;
         Ok::<_, napi::Error>(napi::Error::from(obj.to_unknown()))
     })();
     built.unwrap_or_else(|failed| failed)

@@ -48,11 +48,6 @@ fn record<T: Serialize>(v: &T) -> CoreResult<Json> {
         })
 }
 
-/// `details` of an error as a value napi can hand to JavaScript.
-pub(crate) fn json_value(v: &Value) -> Value {
-    v.clone()
-}
-
 /// An options object as the core's option struct; `undefined` or `null` is the defaults.
 fn options<T: DeserializeOwned + Default>(what: &str, v: Option<Value>) -> CoreResult<T> {
     match v {
