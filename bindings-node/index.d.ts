@@ -37,6 +37,9 @@ export interface BuildOptions {
   vectors?: 'f32' | 'int8'
   /** Called on the event loop as pages are indexed, then as chunks are embedded. */
   onProgress?: (stage: 'pages' | 'embeddings', done: number, total: number) => void
+  /** Aborting it stops the build at its next step (after a page, or a group of 256 chunks
+   * embedded); the promise rejects with code `cancelled`. */
+  signal?: AbortSignal
 }
 
 export interface SearchOptions {
@@ -259,7 +262,9 @@ export declare class Index {
    * Builds an index from a wiki folder, or from an object of path to text (added in sorted
    * path order), on the thread pool. `options`: `config` (the core's `Config`), `strict`
    * (a broken page fails the build), `model` (a `Model`: chunks are embedded), `vectors`
-   * (`"f32"` or `"int8"`), `onProgress(stage, done, total)` (called on the event loop).
+   * (`"f32"` or `"int8"`), `onProgress(stage, done, total)` (called on the event loop),
+   * `signal` (an `AbortSignal`: the build stops at its next step and rejects with
+   * `cancelled`).
    */
   static build(source: string | Record<string, string>, options?: BuildOptions): Promise<Index>
   /** `build` on the calling thread (`onProgress` is called synchronously). */

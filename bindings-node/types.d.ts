@@ -37,6 +37,9 @@ export interface BuildOptions {
   vectors?: 'f32' | 'int8'
   /** Called on the event loop as pages are indexed, then as chunks are embedded. */
   onProgress?: (stage: 'pages' | 'embeddings', done: number, total: number) => void
+  /** Aborting it stops the build at its next step (after a page, or a group of 256 chunks
+   * embedded); the promise rejects with code `cancelled`. */
+  signal?: AbortSignal
 }
 
 export interface SearchOptions {

@@ -16,10 +16,12 @@ mod error;
 use std::collections::HashMap;
 use std::ops::ControlFlow;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use napi::bindgen_prelude::{
-    AsyncTask, Buffer, ClassInstance, Either, Float32Array, FnArgs, Object, ToNapiValue, TypeName,
+    AsyncTask, Buffer, ClassInstance, Either, Float32Array, FnArgs, Function, Object, ToNapiValue,
+    TypeName,
 };
 use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
 use napi::{Env, Status, Task};
@@ -211,6 +213,9 @@ type Progress = ThreadsafeFunction<
     false,
     true,
 >;
+/// `onProgress` of a synchronous build, called directly.
+type SyncProgress<'a> =
+    Function<'a, FnArgs<(&'static str, u32, u32)>, napi::bindgen_prelude::Unknown<'a>>;
 /// A query-log callback: each entry as a plain object, delivered on the event loop.
 type LogCallback = ThreadsafeFunction<Json, (), Json, Status, false, true>;
 
@@ -227,12 +232,36 @@ struct BuildPlan {
     strict: bool,
     encoding: Option<String>,
     model: Option<Arc<OnnxEmbedder>>,
+    /// Set by the caller's `AbortSignal` (its `abort` event, on the event loop); the build
+    /// stops at its next progress step with the core's `cancelled`.
+    aborted: Arc<AtomicBool>,
+}
+
+/// A flag that `signal`'s `abort` event sets (already set when the signal has fired).
+fn abort_flag(env: &Env, signal: &Object) -> napi::Result<Arc<AtomicBool>> {
+    let flag = Arc::new(AtomicBool::new(
+        signal.get::<bool>("aborted")?.unwrap_or(false),
+    ));
+    let set = Arc::clone(&flag);
+    let listener = env.create_function_from_closure::<(), (), _>("onWikidexAbort", move |_| {
+        set.store(true, Ordering::Relaxed);
+        Ok(())
+    })?;
+    let add: Function<FnArgs<(&str, Function<(), ()>)>, ()> = signal
+        .get("addEventListener")?
+        .ok_or_else(|| napi::Error::new(Status::InvalidArg, "signal is not an AbortSignal"))?;
+    add.apply(signal, ("abort", listener).into())?;
+    Ok(flag)
 }
 
 impl BuildPlan {
+    /// The plan, and `onProgress` as a threadsafe function when `threadsafe` (for a build on
+    /// the thread pool; a synchronous build calls the function itself).
     fn from_js(
+        env: &Env,
         source: Either<String, HashMap<String, String>>,
         opts: Option<&Object>,
+        threadsafe: bool,
     ) -> napi::Result<(Self, Option<Progress>)> {
         let source = match source {
             Either::A(dir) => Source::Dir(dir.into()),
@@ -248,6 +277,7 @@ impl BuildPlan {
             strict: false,
             encoding: None,
             model: None,
+            aborted: Arc::new(AtomicBool::new(false)),
         };
         let mut progress = None;
         if let Some(o) = opts {
@@ -257,14 +287,19 @@ impl BuildPlan {
             plan.model = o
                 .get::<ClassInstance<JsModel>>("model")?
                 .map(|m| Arc::clone(&m.inner));
-            progress = o.get::<Progress>("onProgress")?;
+            if threadsafe {
+                progress = o.get::<Progress>("onProgress")?;
+            }
+            if let Some(signal) = o.get::<Object>("signal")? {
+                plan.aborted = abort_flag(env, &signal)?;
+            }
         }
         Ok((plan, progress))
     }
 
     fn run(
         self,
-        progress: &mut dyn FnMut(wikidex::BuildStage, usize, usize),
+        progress: &mut dyn FnMut(wikidex::BuildStage, usize, usize) -> ControlFlow<()>,
     ) -> CoreResult<(wikidex::Index, BuildReport)> {
         let config: Config = options("config", self.config)?;
         let mut builder = IndexBuilder::new(config)?;
@@ -283,9 +318,14 @@ impl BuildPlan {
             }
             Source::Dir(dir) => builder.add_dir(&dir)?,
         }
+        let aborted = self.aborted;
         builder.build_with_progress(&mut |stage, done, total| {
-            progress(stage, done, total);
-            ControlFlow::Continue(())
+            progress(stage, done, total)?;
+            if aborted.load(Ordering::Relaxed) {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            }
         })
     }
 }
@@ -322,17 +362,20 @@ impl JsIndex {
     /// Builds an index from a wiki folder, or from an object of path to text (added in sorted
     /// path order), on the thread pool. `options`: `config` (the core's `Config`), `strict`
     /// (a broken page fails the build), `model` (a `Model`: chunks are embedded), `vectors`
-    /// (`"f32"` or `"int8"`), `onProgress(stage, done, total)` (called on the event loop).
+    /// (`"f32"` or `"int8"`), `onProgress(stage, done, total)` (called on the event loop),
+    /// `signal` (an `AbortSignal`: the build stops at its next step and rejects with
+    /// `cancelled`).
     #[napi(
         configurable = true,
         ts_args_type = "source: string | Record<string, string>, options?: BuildOptions",
         ts_return_type = "Promise<Index>"
     )]
     pub fn build(
+        env: Env,
         source: Either<String, HashMap<String, String>>,
         options: Option<Object>,
     ) -> napi::Result<AsyncTask<IndexWork>> {
-        let (plan, progress) = BuildPlan::from_js(source, options.as_ref())?;
+        let (plan, progress) = BuildPlan::from_js(&env, source, options.as_ref(), true)?;
         Ok(Work::task(
             move || {
                 let (index, report) = plan.run(&mut |stage, done, total| {
@@ -342,6 +385,7 @@ impl JsIndex {
                             ThreadsafeFunctionCallMode::NonBlocking,
                         );
                     }
+                    ControlFlow::Continue(())
                 })?;
                 Ok((index, Some(report)))
             },
@@ -359,15 +403,26 @@ impl JsIndex {
         source: Either<String, HashMap<String, String>>,
         options: Option<Object>,
     ) -> napi::Result<JsIndex> {
-        let (plan, progress) = BuildPlan::from_js(source, options.as_ref())?;
-        let built = plan.run(&mut |stage, done, total| {
-            if let Some(cb) = &progress {
-                cb.call(
-                    (stage.as_str(), count(done), count(total)).into(),
-                    ThreadsafeFunctionCallMode::Blocking,
-                );
-            }
+        let (plan, _) = BuildPlan::from_js(&env, source, options.as_ref(), false)?;
+        let progress: Option<SyncProgress> = match &options {
+            Some(o) => o.get("onProgress")?,
+            None => None,
+        };
+        // An exception thrown by `onProgress` stops the build and is rethrown.
+        let mut thrown = None;
+        let built = plan.run(&mut |stage, done, total| match &progress {
+            Some(cb) => match cb.call((stage.as_str(), count(done), count(total)).into()) {
+                Ok(_) => ControlFlow::Continue(()),
+                Err(e) => {
+                    thrown = Some(e);
+                    ControlFlow::Break(())
+                }
+            },
+            None => ControlFlow::Continue(()),
         });
+        if let Some(e) = thrown {
+            return Err(e);
+        }
         let (index, report) = built.or_throw(&env)?;
         wrap((index, Some(report)))
     }

@@ -58,8 +58,27 @@ test('onProgress is called on the event loop for each stage', async () => {
   assert.deepEqual(seen.at(-1), ['pages', 42, 42])
   const sync = []
   Index.buildSync(WIKI, { onProgress: (...a) => sync.push(a) })
-  await new Promise((r) => setImmediate(r))
-  assert.equal(sync.length, 42)
+  assert.equal(sync.length, 42, 'a synchronous build calls onProgress before it returns')
+  assert.throws(() => Index.buildSync(WIKI, { onProgress: () => { throw new RangeError('stop') } }), RangeError)
+})
+
+test('an AbortSignal stops a build with cancelled', async () => {
+  const controller = new AbortController()
+  let calls = 0
+  // Synchronous: abort() runs the listener at once, the build stops after the next page.
+  const e = await rejects(
+    () => Index.buildSync(WIKI, { signal: controller.signal, onProgress: () => ++calls === 3 && controller.abort() }),
+    'cancelled',
+  )
+  assert.equal(e.details.stage, 'pages')
+  assert.equal(calls, 3)
+  // On the thread pool: the first progress call reaches the event loop long before 6,000
+  // pages are indexed.
+  const later = new AbortController()
+  await rejects(() => Index.build(bigWiki(6000), { signal: later.signal, onProgress: () => later.abort() }), 'cancelled')
+  await rejects(() => Index.buildSync(WIKI, { signal: AbortSignal.abort() }), 'cancelled')
+  await rejects(() => Index.build(WIKI, { signal: 'stop' }), 'invalid_argument')
+  assert.equal((await Index.build(WIKI, { signal: new AbortController().signal })).pageCount, 42)
 })
 
 test('offsets index JavaScript strings (UTF-16)', () => {
