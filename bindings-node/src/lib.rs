@@ -237,6 +237,9 @@ struct BuildPlan {
     aborted: Arc<AtomicBool>,
 }
 
+/// `EventTarget.addEventListener(type, listener)`.
+type AddEventListener<'a> = Function<'a, FnArgs<(&'static str, Function<'a, (), ()>)>, ()>;
+
 /// A flag that `signal`'s `abort` event sets (already set when the signal has fired).
 fn abort_flag(env: &Env, signal: &Object) -> napi::Result<Arc<AtomicBool>> {
     let flag = Arc::new(AtomicBool::new(
@@ -247,7 +250,7 @@ fn abort_flag(env: &Env, signal: &Object) -> napi::Result<Arc<AtomicBool>> {
         set.store(true, Ordering::Relaxed);
         Ok(())
     })?;
-    let add: Function<FnArgs<(&str, Function<(), ()>)>, ()> = signal
+    let add: AddEventListener = signal
         .get("addEventListener")?
         .ok_or_else(|| napi::Error::new(Status::InvalidArg, "signal is not an AbortSignal"))?;
     add.apply(signal, ("abort", listener).into())?;
