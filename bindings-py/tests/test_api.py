@@ -9,6 +9,7 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import wikidex
@@ -102,7 +103,6 @@ def test_dangling_links_details_name_the_missing_targets():
         ({"limit": -1}, wikidex.InvalidArgumentError),
         ({"limit": float("nan")}, wikidex.InvalidArgumentError),
         ({"tags": [1, 2]}, TypeError),
-        ({"query_vector": [math.nan, 1.0]}, wikidex.InvalidArgumentError),
         ({"scope": 3}, wikidex.InvalidArgumentError),
         ({"always": "sometimes"}, wikidex.InvalidArgumentError),
     ],
@@ -110,6 +110,14 @@ def test_dangling_links_details_name_the_missing_targets():
 def test_bad_search_arguments_are_errors_not_crashes(kwargs, exc):
     with pytest.raises(exc):
         small().search("outage", **kwargs)
+
+
+def test_a_non_finite_query_vector_is_an_invalid_argument():
+    index = small()
+    index.set_vectors("m", "f", np.eye(index._native.chunk_count(), 2, dtype=np.float32))
+    for bad in ([math.nan, 1.0], np.array([1.0, math.inf], dtype=np.float32), [1e39, 0.0]):
+        with pytest.raises(wikidex.InvalidArgumentError):
+            index.search("outage", query_vector=bad)
 
 
 def test_bad_argument_types_raise_type_errors():
