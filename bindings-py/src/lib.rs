@@ -474,18 +474,26 @@ impl NativeIndex {
         run(py, || Ok(self.shared.snapshot().passages()))
     }
 
+    /// Stores one vector per passage from a 2-D C-contiguous float32 array: its buffer is
+    /// copied once, and the rows handed to core are slices of that copy.
     fn set_vectors(
         &self,
         py: Python<'_>,
         model_id: &str,
         fingerprint: &str,
-        vectors: Vec<Vec<f32>>,
+        vectors: &Bound<'_, PyAny>,
         encoding: &str,
     ) -> PyResult<()> {
+        let (values, shape) = f32_array("vectors", vectors, 2).map_err(|e| raise(py, &e))?;
         run(py, || {
             let encoding = VectorEncoding::parse(encoding)?;
+            // A (n, 0) array has no rows to slice; core refuses the dimension 0.
+            let rows: Vec<&[f32]> = match shape[1] {
+                0 => vec![&[]; shape[0]],
+                dim => values.chunks_exact(dim).collect(),
+            };
             self.shared
-                .modify(|i| i.set_vectors(model_id, fingerprint, &vectors, encoding))
+                .modify(|i| i.set_vectors(model_id, fingerprint, &rows, encoding))
         })
     }
 

@@ -505,11 +505,16 @@ class Index:
         """The text each chunk's vector is made from, in chunk order."""
         return self._native.passages()
 
-    def set_vectors(self, model_id: str, fingerprint: str, vectors: Any, encoding: str = "f32") -> None:
-        """Stores your own vectors, one per passage (a 2-D array or a list of lists of
-        floats), as ``f32`` or ``int8``; queries then need ``query_vector``."""
-        rows = vectors.tolist() if hasattr(vectors, "tolist") else [list(map(float, r)) for r in vectors]
-        self._native.set_vectors(model_id, fingerprint, rows, encoding)
+    def set_vectors(
+        self, model_id: str, fingerprint: str, vectors: Union["np.ndarray", Sequence[Sequence[float]]], encoding: str = "f32"
+    ) -> None:
+        """Stores your own vectors, one row per passage of :meth:`passages`, as ``f32`` or
+        ``int8`` (rows are normalized; queries then need ``query_vector``, or a
+        :class:`Model` with this ``fingerprint``). ``vectors`` is a 2-D C-contiguous
+        ``numpy.float32`` array of shape ``(len(passages()), dim)``, read without a copy per
+        row, or a list of lists of floats. Another dtype, ndim or shape, or a value that is
+        not finite, raises :class:`InvalidArgumentError` (``invalid_argument``)."""
+        self._native.set_vectors(model_id, fingerprint, _array(vectors), encoding)
 
     def attach_model(self, model: Model) -> None:
         """Attaches the model that embeds queries (and the chunks of pages written later),

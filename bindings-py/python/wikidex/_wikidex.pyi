@@ -122,8 +122,8 @@ class NativeIndex:
         """RenameReport (JSON)."""
     def passages(self) -> List[str]:
         """The text of each chunk's vector."""
-    def set_vectors(self, model_id: str, fingerprint: str, vectors: Sequence[Sequence[float]], encoding: str) -> None:
-        """Stores vectors, one per passage."""
+    def set_vectors(self, model_id: str, fingerprint: str, vectors: _F32, encoding: str) -> None:
+        """Stores vectors, one row per passage, from a 2-D C-contiguous float32 array."""
     def attach_model(self, model: Model) -> None:
         """Attaches the model that embeds queries and new chunks."""
     def tools(self) -> str:
