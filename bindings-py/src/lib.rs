@@ -20,7 +20,7 @@ use numpy::{
 };
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
-use pyo3::types::PyBytes;
+use pyo3::types::{PyBytes, PyList, PyString};
 use serde::Serialize;
 use wikidex::cite::Cited;
 use wikidex::embed::{MODEL_FILE, TOKENIZER_FILE};
@@ -144,6 +144,15 @@ struct NativeIndex {
     shared: SharedIndex,
     report: Option<BuildReport>,
     tools: Mutex<Arc<Tools>>,
+    ids: Mutex<Option<Arc<PageIds>>>,
+}
+
+/// The page ids of one snapshot as Python strings, made on the first `rank` after a write:
+/// `rank` then hands out new references to them rather than making a string per hit. It
+/// holds its snapshot, so a newer one is never mistaken for it.
+struct PageIds {
+    snapshot: Arc<Index>,
+    ids: Vec<Py<PyString>>,
 }
 
 fn wrap(mut index: Index, report: Option<BuildReport>) -> NativeIndex {
@@ -152,6 +161,7 @@ fn wrap(mut index: Index, report: Option<BuildReport>) -> NativeIndex {
         shared: SharedIndex::new(index),
         report,
         tools: Mutex::new(Arc::new(Tools::default())),
+        ids: Mutex::new(None),
     }
 }
 
@@ -269,6 +279,7 @@ impl NativeIndex {
             shared: SharedIndex::new(Index::clone(&self.shared.snapshot())),
             report: self.report.clone(),
             tools: Mutex::new(Arc::new(Tools::default())),
+            ids: Mutex::new(None),
         }
     }
 
@@ -306,24 +317,27 @@ impl NativeIndex {
 
     /// The ranked pages only (`Index::rank`): `(page id, fused score)` per hit, no records.
     #[pyo3(signature = (query, options=None, query_vector=None))]
-    fn rank(
+    fn rank<'py>(
         &self,
-        py: Python<'_>,
+        py: Python<'py>,
         query: &str,
         options: Option<&str>,
         query_vector: Option<&Bound<'_, PyAny>>,
-    ) -> PyResult<Vec<(String, f32)>> {
+    ) -> PyResult<Bound<'py, PyList>> {
         let vector = crate::query_vector(py, query_vector)?;
-        run(py, || {
+        let (snap, ranked) = run(py, || {
             let opts = search_options(options, vector)?;
             let snap = self.shared.snapshot();
-            let pages = snap.pages();
-            Ok(snap
-                .rank(query, &opts)?
-                .into_iter()
-                .map(|r| (pages[r.page].id(), r.score))
-                .collect())
-        })
+            let ranked = snap.rank(query, &opts)?;
+            Ok((snap, ranked))
+        })?;
+        let ids = self.page_ids(py, snap);
+        PyList::new(
+            py,
+            ranked
+                .iter()
+                .map(|r| (ids.ids[r.page].clone_ref(py), r.score)),
+        )
     }
 
     fn prompt_block(&self, py: Python<'_>, results: &str) -> PyResult<String> {
@@ -564,6 +578,28 @@ impl NativeIndex {
 }
 
 impl NativeIndex {
+    /// The page ids of `snap` as Python strings (made once per snapshot; the GIL, held here,
+    /// keeps the lock uncontended).
+    fn page_ids(&self, py: Python<'_>, snap: Arc<Index>) -> Arc<PageIds> {
+        let mut cached = self.ids.lock().unwrap_or_else(|e| e.into_inner());
+        match &*cached {
+            Some(ids) if Arc::ptr_eq(&ids.snapshot, &snap) => Arc::clone(ids),
+            _ => {
+                let ids = snap
+                    .pages()
+                    .iter()
+                    .map(|p| PyString::new(py, &p.id()).unbind())
+                    .collect();
+                let made = Arc::new(PageIds {
+                    snapshot: snap,
+                    ids,
+                });
+                *cached = Some(Arc::clone(&made));
+                made
+            }
+        }
+    }
+
     fn current_tools(&self) -> Arc<Tools> {
         match self.tools.lock() {
             Ok(t) => Arc::clone(&t),

@@ -285,3 +285,27 @@ def test_the_query_log_records_searches_and_verdicts(tmp_path):
     index.set_query_log(None)  # closes the file
     lines = log.read_text().splitlines()
     assert len(lines) == 1 and '"origin":"notebook"' in lines[0]
+
+
+def test_rank_names_the_pages_of_the_snapshot_it_ranked_after_writes():
+    index = small()
+    assert [p for p, _ in index.rank("outage")] == ["oncall"]
+    index.rename_page("oncall", "on_call")
+    assert [p for p, _ in index.rank("outage")] == ["on_call"]
+    index.upsert_page("global/outage_log.md", "---\ntitle: Outage log\n---\nEvery outage, listed.")
+    assert sorted(p for p, _ in index.rank("outage")) == ["on_call", "outage_log"]
+    index.delete_page("outage_log")
+    assert [p for p, _ in index.rank("outage")] == ["on_call"]
+
+
+def test_rank_takes_the_same_options_as_lists_or_strings():
+    index = small()
+    assert index.rank("outage", lanes="lexical") == index.rank("outage", lanes=["lexical"])
+    assert index.rank("revenue", tags=["finance"]) == index.rank("revenue", tags="finance")
+    assert index.rank("outage", tags="finance") == []
+    with pytest.raises(TypeError):
+        index.rank(42)
+    with pytest.raises(TypeError):
+        index.rank("outage", tags=[1])
+    with pytest.raises(wikidex.InvalidArgumentError):
+        index.rank("outage", lanes="nope")
