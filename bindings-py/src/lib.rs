@@ -6,21 +6,29 @@
 //! option structs, and a core error becomes the `wikidex` exception for its code
 //! (`wikidex._errors.from_record`). The GIL is released around every call that does work.
 //! Offsets count code points (`OffsetUnit::Char`), so they index Python strings directly.
+//! Vectors cross as numpy float32 arrays: the values are copied once, as one block, while the
+//! GIL is held (another thread may write the array once it is released).
 
 use std::ops::ControlFlow;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
+use numpy::ndarray::Array2;
+use numpy::{
+    IntoPyArray, PyArray2, PyArrayDescrMethods, PyArrayDyn, PyArrayMethods, PyUntypedArray,
+    PyUntypedArrayMethods,
+};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
-use pyo3::types::PyBytes;
+use pyo3::types::{PyBytes, PyList, PyString};
 use serde::Serialize;
 use wikidex::cite::Cited;
+use wikidex::embed::{MODEL_FILE, TOKENIZER_FILE};
 use wikidex::querylog::JsonlLog;
 use wikidex::{
-    BuildReport, Config, Error, EvidenceOptions, Index, IndexBuilder, LogEntry, OffsetUnit,
-    QueryLog, Scope, SearchOptions, SearchResults, SharedIndex, ToolLimits, Tools, TraverseOptions,
-    VectorEncoding, WriteOptions,
+    BuildReport, Config, Embedder, Error, EvidenceOptions, Index, IndexBuilder, LogEntry,
+    OffsetUnit, OnnxEmbedder, OnnxOptions, QueryLog, Scope, SearchOptions, SearchResults,
+    SharedIndex, ToolLimits, Tools, TraverseOptions, VectorEncoding, WriteOptions,
 };
 
 /// A core error as the `wikidex` exception of its code.
@@ -63,6 +71,67 @@ fn scope(s: Option<&str>) -> Result<Option<Scope>, Error> {
     s.map(Scope::parse).transpose()
 }
 
+/// The values of a C-contiguous float32 numpy array of `ndim` dimensions, and its shape. One
+/// copy of the whole buffer, made with the GIL held; anything else is `invalid_argument`.
+fn f32_array(
+    what: &str,
+    obj: &Bound<'_, PyAny>,
+    ndim: usize,
+) -> Result<(Vec<f32>, Vec<usize>), Error> {
+    let bad = |detail: String| Error::InvalidArgument {
+        detail: format!("{what}: {detail}"),
+    };
+    let array = obj.cast::<PyUntypedArray>().map_err(|_| {
+        let got = obj
+            .get_type()
+            .name()
+            .map_or_else(|_| "?".into(), |n| n.to_string());
+        bad(format!("a numpy.ndarray of float32 expected, got {got}"))
+    })?;
+    if array.ndim() != ndim {
+        return Err(bad(format!(
+            "a {ndim}-D array expected, got {}-D (shape {:?})",
+            array.ndim(),
+            array.shape()
+        )));
+    }
+    let dtype = array.dtype();
+    if !dtype.is_equiv_to(&numpy::dtype::<f32>(obj.py())) {
+        return Err(bad(format!(
+            "dtype float32 expected, got {dtype} (use .astype(numpy.float32))"
+        )));
+    }
+    if !array.is_c_contiguous() {
+        return Err(bad(
+            "a C-contiguous array expected (use numpy.ascontiguousarray)".into(),
+        ));
+    }
+    let typed = obj
+        .cast::<PyArrayDyn<f32>>()
+        .map_err(|e| bad(e.to_string()))?;
+    let view = typed.try_readonly().map_err(|e| bad(e.to_string()))?;
+    let values = view.as_slice().map_err(|e| bad(e.to_string()))?.to_vec();
+    Ok((values, array.shape().to_vec()))
+}
+
+/// Search options (JSON) with the query vector (a 1-D float32 array) set.
+fn search_options(
+    options: Option<&str>,
+    query_vector: Option<Vec<f32>>,
+) -> Result<SearchOptions, Error> {
+    let mut opts: SearchOptions = from_json("search options", options)?;
+    if query_vector.is_some() {
+        opts.query_vector = query_vector;
+    }
+    Ok(opts)
+}
+
+fn query_vector(py: Python<'_>, v: Option<&Bound<'_, PyAny>>) -> PyResult<Option<Vec<f32>>> {
+    v.map(|v| f32_array("query_vector", v, 1).map(|(values, _)| values))
+        .transpose()
+        .map_err(|e| raise(py, &e))
+}
+
 /// Runs `work` without the GIL and turns its error into the `wikidex` exception.
 fn run<T: Send>(py: Python<'_>, work: impl FnOnce() -> Result<T, Error> + Send) -> PyResult<T> {
     py.detach(work).map_err(|e| raise(py, &e))
@@ -75,6 +144,15 @@ struct NativeIndex {
     shared: SharedIndex,
     report: Option<BuildReport>,
     tools: Mutex<Arc<Tools>>,
+    ids: Mutex<Option<Arc<PageIds>>>,
+}
+
+/// The page ids of one snapshot as Python strings, made on the first `rank` after a write:
+/// `rank` then hands out new references to them rather than making a string per hit. It
+/// holds its snapshot, so a newer one is never mistaken for it.
+struct PageIds {
+    snapshot: Arc<Index>,
+    ids: Vec<Py<PyString>>,
 }
 
 fn wrap(mut index: Index, report: Option<BuildReport>) -> NativeIndex {
@@ -83,6 +161,7 @@ fn wrap(mut index: Index, report: Option<BuildReport>) -> NativeIndex {
         shared: SharedIndex::new(index),
         report,
         tools: Mutex::new(Arc::new(Tools::default())),
+        ids: Mutex::new(None),
     }
 }
 
@@ -93,13 +172,18 @@ fn build(
     config: Option<&str>,
     add: impl FnOnce(&mut IndexBuilder) -> Result<(), Error> + Send,
     progress: Option<Py<PyAny>>,
+    model: Option<&Model>,
 ) -> PyResult<NativeIndex> {
+    let embedder = model.map(|m| Arc::clone(&m.inner) as Arc<dyn Embedder>);
     // Ctrl-C (or the notebook's stop button) and an exception raised by `progress` stop the
     // build: the callback breaks, core returns `cancelled`, and the Python exception is raised.
     let mut raised: Option<PyErr> = None;
     let built = run(py, || {
         let config: Config = from_json("config", config)?;
         let mut builder = IndexBuilder::new(config)?;
+        if let Some(e) = embedder {
+            builder.embedder(e);
+        }
         add(&mut builder)?;
         builder.build_with_progress(&mut |stage, done, total| {
             Python::attach(|py| {
@@ -128,12 +212,13 @@ fn build(
 impl NativeIndex {
     /// Builds from a list of `(path, text)`, added in the order given.
     #[staticmethod]
-    #[pyo3(signature = (files, config=None, progress=None))]
+    #[pyo3(signature = (files, config=None, progress=None, model=None))]
     fn build_files(
         py: Python<'_>,
         files: Vec<(String, String)>,
         config: Option<&str>,
         progress: Option<Py<PyAny>>,
+        model: Option<PyRef<'_, Model>>,
     ) -> PyResult<NativeIndex> {
         build(
             py,
@@ -145,19 +230,27 @@ impl NativeIndex {
                 Ok(())
             },
             progress,
+            model.as_deref(),
         )
     }
 
     /// Builds from a wiki folder.
     #[staticmethod]
-    #[pyo3(signature = (path, config=None, progress=None))]
+    #[pyo3(signature = (path, config=None, progress=None, model=None))]
     fn build_dir(
         py: Python<'_>,
         path: PathBuf,
         config: Option<&str>,
         progress: Option<Py<PyAny>>,
+        model: Option<PyRef<'_, Model>>,
     ) -> PyResult<NativeIndex> {
-        build(py, config, move |b| b.add_dir(&path), progress)
+        build(
+            py,
+            config,
+            move |b| b.add_dir(&path),
+            progress,
+            model.as_deref(),
+        )
     }
 
     #[staticmethod]
@@ -186,6 +279,7 @@ impl NativeIndex {
             shared: SharedIndex::new(Index::clone(&self.shared.snapshot())),
             report: self.report.clone(),
             tools: Mutex::new(Arc::new(Tools::default())),
+            ids: Mutex::new(None),
         }
     }
 
@@ -206,32 +300,44 @@ impl NativeIndex {
         self.shared.snapshot().chunk_count()
     }
 
-    #[pyo3(signature = (query, options=None))]
-    fn search(&self, py: Python<'_>, query: &str, options: Option<&str>) -> PyResult<String> {
+    #[pyo3(signature = (query, options=None, query_vector=None))]
+    fn search(
+        &self,
+        py: Python<'_>,
+        query: &str,
+        options: Option<&str>,
+        query_vector: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<String> {
+        let vector = crate::query_vector(py, query_vector)?;
         run(py, || {
-            let opts: SearchOptions = from_json("search options", options)?;
+            let opts = search_options(options, vector)?;
             to_json(&self.shared.snapshot().search(query, &opts)?)
         })
     }
 
     /// The ranked pages only (`Index::rank`): `(page id, fused score)` per hit, no records.
-    #[pyo3(signature = (query, options=None))]
-    fn rank(
+    #[pyo3(signature = (query, options=None, query_vector=None))]
+    fn rank<'py>(
         &self,
-        py: Python<'_>,
+        py: Python<'py>,
         query: &str,
         options: Option<&str>,
-    ) -> PyResult<Vec<(String, f32)>> {
-        run(py, || {
-            let opts: SearchOptions = from_json("search options", options)?;
+        query_vector: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Bound<'py, PyList>> {
+        let vector = crate::query_vector(py, query_vector)?;
+        let (snap, ranked) = run(py, || {
+            let opts = search_options(options, vector)?;
             let snap = self.shared.snapshot();
-            let pages = snap.pages();
-            Ok(snap
-                .rank(query, &opts)?
-                .into_iter()
-                .map(|r| (pages[r.page].id(), r.score))
-                .collect())
-        })
+            let ranked = snap.rank(query, &opts)?;
+            Ok((snap, ranked))
+        })?;
+        let ids = self.page_ids(py, snap);
+        PyList::new(
+            py,
+            ranked
+                .iter()
+                .map(|r| (ids.ids[r.page].clone_ref(py), r.score)),
+        )
     }
 
     fn prompt_block(&self, py: Python<'_>, results: &str) -> PyResult<String> {
@@ -382,19 +488,33 @@ impl NativeIndex {
         run(py, || Ok(self.shared.snapshot().passages()))
     }
 
+    /// Stores one vector per passage from a 2-D C-contiguous float32 array: its buffer is
+    /// copied once, and the rows handed to core are slices of that copy.
     fn set_vectors(
         &self,
         py: Python<'_>,
         model_id: &str,
         fingerprint: &str,
-        vectors: Vec<Vec<f32>>,
+        vectors: &Bound<'_, PyAny>,
         encoding: &str,
     ) -> PyResult<()> {
+        let (values, shape) = f32_array("vectors", vectors, 2).map_err(|e| raise(py, &e))?;
         run(py, || {
             let encoding = VectorEncoding::parse(encoding)?;
+            // A (n, 0) array has no rows to slice; core refuses the dimension 0.
+            let rows: Vec<&[f32]> = match shape[1] {
+                0 => vec![&[]; shape[0]],
+                dim => values.chunks_exact(dim).collect(),
+            };
             self.shared
-                .modify(|i| i.set_vectors(model_id, fingerprint, &vectors, encoding))
+                .modify(|i| i.set_vectors(model_id, fingerprint, &rows, encoding))
         })
+    }
+
+    /// Attaches the model that embeds queries (and the chunks of pages written later).
+    fn attach_model(&self, py: Python<'_>, model: PyRef<'_, Model>) -> PyResult<()> {
+        let embedder = Arc::clone(&model.inner) as Arc<dyn Embedder>;
+        run(py, || self.shared.modify(|i| i.attach_embedder(embedder)))
     }
 
     /// The agent tools' definitions (JSON).
@@ -458,6 +578,28 @@ impl NativeIndex {
 }
 
 impl NativeIndex {
+    /// The page ids of `snap` as Python strings (made once per snapshot; the GIL, held here,
+    /// keeps the lock uncontended).
+    fn page_ids(&self, py: Python<'_>, snap: Arc<Index>) -> Arc<PageIds> {
+        let mut cached = self.ids.lock().unwrap_or_else(|e| e.into_inner());
+        match &*cached {
+            Some(ids) if Arc::ptr_eq(&ids.snapshot, &snap) => Arc::clone(ids),
+            _ => {
+                let ids = snap
+                    .pages()
+                    .iter()
+                    .map(|p| PyString::new(py, &p.id()).unbind())
+                    .collect();
+                let made = Arc::new(PageIds {
+                    snapshot: snap,
+                    ids,
+                });
+                *cached = Some(Arc::clone(&made));
+                made
+            }
+        }
+    }
+
     fn current_tools(&self) -> Arc<Tools> {
         match self.tools.lock() {
             Ok(t) => Arc::clone(&t),
@@ -483,6 +625,96 @@ impl QueryLog for CallbackLog {
     }
 }
 
+/// An ONNX sentence model with its tokenizer, run in process (`OnnxEmbedder`).
+#[pyclass(module = "wikidex._wikidex", frozen)]
+struct Model {
+    inner: Arc<OnnxEmbedder>,
+}
+
+#[pymethods]
+impl Model {
+    /// Loads `dir/onnx` and `dir/tokenizer.json`; `None` options take the core's defaults.
+    #[new]
+    #[pyo3(
+        signature = (dir, *, onnx=MODEL_FILE.to_string(), max_length=None, threads=None),
+        text_signature = "(dir, *, onnx='model.onnx', max_length=None, threads=None)"
+    )]
+    fn new(
+        py: Python<'_>,
+        dir: PathBuf,
+        onnx: String,
+        max_length: Option<usize>,
+        threads: Option<usize>,
+    ) -> PyResult<Model> {
+        let mut options = OnnxOptions {
+            max_length,
+            ..OnnxOptions::default()
+        };
+        if let Some(n) = threads {
+            options.threads = n;
+        }
+        let inner = run(py, || {
+            OnnxEmbedder::from_files(&dir.join(&onnx), &dir.join(TOKENIZER_FILE), options)
+        })?;
+        Ok(Model {
+            inner: Arc::new(inner),
+        })
+    }
+
+    #[getter]
+    fn id(&self) -> &str {
+        self.inner.model_id()
+    }
+
+    #[getter]
+    fn fingerprint(&self) -> &str {
+        self.inner.fingerprint()
+    }
+
+    #[getter]
+    fn dim(&self) -> usize {
+        self.inner.dim()
+    }
+
+    #[getter]
+    fn max_length(&self) -> usize {
+        self.inner.max_length()
+    }
+
+    /// One unit vector per text: a float32 array of shape `(len(texts), dim)`.
+    fn embed<'py>(
+        &self,
+        py: Python<'py>,
+        texts: Vec<String>,
+    ) -> PyResult<Bound<'py, PyArray2<f32>>> {
+        let dim = self.inner.dim();
+        let flat = run(py, || {
+            let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
+            let rows = self.inner.embed(&texts)?;
+            Ok(rows.concat())
+        })?;
+        let rows = flat.len() / dim;
+        let array = Array2::from_shape_vec((rows, dim), flat).map_err(|e| {
+            raise(
+                py,
+                &Error::Model {
+                    detail: e.to_string(),
+                },
+            )
+        })?;
+        Ok(array.into_pyarray(py))
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "Model(id={:?}, dim={}, max_length={})",
+            self.inner.model_id(),
+            self.inner.dim(),
+            self.inner.max_length()
+        )
+    }
+}
+
 /// The citation headers in `text` (JSON).
 #[pyfunction]
 fn parse_headers(text: &str) -> PyResult<String> {
@@ -492,6 +724,7 @@ fn parse_headers(text: &str) -> PyResult<String> {
 #[pymodule]
 fn _wikidex(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<NativeIndex>()?;
+    m.add_class::<Model>()?;
     m.add_function(wrap_pyfunction!(parse_headers, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

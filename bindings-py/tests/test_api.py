@@ -9,6 +9,7 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import wikidex
@@ -102,7 +103,6 @@ def test_dangling_links_details_name_the_missing_targets():
         ({"limit": -1}, wikidex.InvalidArgumentError),
         ({"limit": float("nan")}, wikidex.InvalidArgumentError),
         ({"tags": [1, 2]}, TypeError),
-        ({"query_vector": [math.nan, 1.0]}, wikidex.InvalidArgumentError),
         ({"scope": 3}, wikidex.InvalidArgumentError),
         ({"always": "sometimes"}, wikidex.InvalidArgumentError),
     ],
@@ -110,6 +110,14 @@ def test_dangling_links_details_name_the_missing_targets():
 def test_bad_search_arguments_are_errors_not_crashes(kwargs, exc):
     with pytest.raises(exc):
         small().search("outage", **kwargs)
+
+
+def test_a_non_finite_query_vector_is_an_invalid_argument():
+    index = small()
+    index.set_vectors("m", "f", np.eye(index._native.chunk_count(), 2, dtype=np.float32))
+    for bad in ([math.nan, 1.0], np.array([1.0, math.inf], dtype=np.float32), [1e39, 0.0]):
+        with pytest.raises(wikidex.InvalidArgumentError):
+            index.search("outage", query_vector=bad)
 
 
 def test_bad_argument_types_raise_type_errors():
@@ -277,3 +285,27 @@ def test_the_query_log_records_searches_and_verdicts(tmp_path):
     index.set_query_log(None)  # closes the file
     lines = log.read_text().splitlines()
     assert len(lines) == 1 and '"origin":"notebook"' in lines[0]
+
+
+def test_rank_names_the_pages_of_the_snapshot_it_ranked_after_writes():
+    index = small()
+    assert [p for p, _ in index.rank("outage")] == ["oncall"]
+    index.rename_page("oncall", "on_call")
+    assert [p for p, _ in index.rank("outage")] == ["on_call"]
+    index.upsert_page("global/outage_log.md", "---\ntitle: Outage log\n---\nEvery outage, listed.")
+    assert sorted(p for p, _ in index.rank("outage")) == ["on_call", "outage_log"]
+    index.delete_page("outage_log")
+    assert [p for p, _ in index.rank("outage")] == ["on_call"]
+
+
+def test_rank_takes_the_same_options_as_lists_or_strings():
+    index = small()
+    assert index.rank("outage", lanes="lexical") == index.rank("outage", lanes=["lexical"])
+    assert index.rank("revenue", tags=["finance"]) == index.rank("revenue", tags="finance")
+    assert index.rank("outage", tags="finance") == []
+    with pytest.raises(TypeError):
+        index.rank(42)
+    with pytest.raises(TypeError):
+        index.rank("outage", tags=[1])
+    with pytest.raises(wikidex.InvalidArgumentError):
+        index.rank("outage", lanes="nope")

@@ -40,4 +40,4 @@ mod fast_add;
 #[cfg(feature = "embed")]
 mod onnx;
 #[cfg(feature = "embed")]
-pub use onnx::{model_file_for_id, OnnxEmbedder, OnnxOptions};
+pub use onnx::{model_file_for_id, OnnxEmbedder, OnnxOptions, MODEL_FILE, TOKENIZER_FILE};

@@ -216,18 +216,19 @@ impl Index {
     }
 
     /// Stores vectors the caller computed (bring your own embeddings): one per chunk, in the
-    /// order of [`Index::passages`]. They are normalized here. Queries then need
+    /// order of [`Index::passages`], each a `Vec<f32>` or a `&[f32]` (rows of one flat buffer
+    /// need no copy of their own). They are normalized here. Queries then need
     /// [`crate::SearchOptions::query_vector`] (or an attached embedder with the same
     /// `fingerprint`).
     ///
     /// # Errors
     /// [`Error::InvalidArgument`] when the count or a dimension is wrong; the index is then
     /// unchanged.
-    pub fn set_vectors(
+    pub fn set_vectors<V: AsRef<[f32]>>(
         &mut self,
         model_id: &str,
         fingerprint: &str,
-        vectors: &[Vec<f32>],
+        vectors: &[V],
         encoding: VectorEncoding,
     ) -> Result<()> {
         if vectors.len() != self.data.chunks.len() {
@@ -237,7 +238,7 @@ impl Index {
                 self.data.chunks.len()
             )));
         }
-        let dim = vectors.first().map_or(0, Vec::len);
+        let dim = vectors.first().map_or(0, |v| v.as_ref().len());
         self.data.vectors = Some(VectorSection::new(
             model_id,
             fingerprint,

@@ -10,6 +10,10 @@ CLI (the cross-language vectors in ``tests/vectors`` hold every surface to them)
 >>> index.search("who do I page for an outage?").hits[0].page_id
 'oncall'
 
+With an ONNX sentence model (``Model``), the semantic lane joins the search: pass
+``model=Model("models/all-MiniLM-L6-v2")`` to :meth:`Index.build`, or attach the model to a
+loaded index with :meth:`Index.attach_model`. Vectors cross as numpy float32 arrays.
+
 Records are read-only :class:`Record` objects: attribute or key access, ``to_dict()``,
 readable ``repr``; search results render as a table in notebooks. Offsets in records count
 code points, so they index Python strings directly. Errors are :class:`WikidexError`
@@ -18,13 +22,17 @@ subclasses with ``code``, ``message`` and ``details``.
 
 from __future__ import annotations
 
+import functools
 import html
 import json
 import os
 from collections.abc import Mapping
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
 
+import numpy as np
+
 from . import _wikidex
+from ._wikidex import Model
 from ._errors import (
     IndexFormatError,
     InvalidArgumentError,
@@ -39,6 +47,7 @@ __version__ = _wikidex.__version__
 
 __all__ = [
     "Index",
+    "Model",
     "Record",
     "SearchResults",
     "parse_headers",
@@ -248,16 +257,11 @@ def _search_options(
     types: Union[str, Sequence[str], None],
     scope: Optional[str],
     chunks: bool,
-    query_vector: Optional[Sequence[float]],
     **more: Any,
 ) -> Optional[str]:
     """The SearchOptions JSON shared by :meth:`Index.search` and :meth:`Index.rank`."""
     if not isinstance(query, str):
         raise TypeError(f"query must be a str, got {type(query).__name__}")
-    vector = None
-    if query_vector is not None:
-        values = query_vector.tolist() if hasattr(query_vector, "tolist") else query_vector
-        vector = [float(x) for x in values]
     return _options(
         limit=limit,
         lanes=_strings("lanes", lanes),
@@ -265,9 +269,36 @@ def _search_options(
         types=_strings("types", types),
         scope=scope,
         chunks=chunks or None,
-        query_vector=vector,
         **more,
     )
+
+
+@functools.lru_cache(maxsize=256, typed=True)
+def _cached_options(
+    limit: Optional[int],
+    lanes: Union[str, Sequence[str], None],
+    tags: Union[str, Sequence[str], None],
+    types: Union[str, Sequence[str], None],
+    scope: Optional[str],
+    chunks: bool,
+) -> Optional[str]:
+    """:func:`_search_options` for hashable arguments, made once: :meth:`Index.rank` is
+    called per query in evaluation loops, where building the JSON cost a fifth of the call."""
+    return _search_options("", limit, lanes, tags, types, scope, chunks)
+
+
+VectorLike = Union["np.ndarray", Sequence[float]]
+
+
+def _array(value: Any) -> Any:
+    """A numpy array as it is (the native module checks its dtype and shape), a sequence of
+    floats as a float32 array."""
+    if value is None or isinstance(value, np.ndarray):
+        return value
+    if isinstance(value, (str, bytes)):
+        raise TypeError("vectors must be numpy arrays or sequences of floats")
+    with np.errstate(over="ignore"):  # too large for float32 becomes inf, which core refuses
+        return np.asarray(value, dtype=np.float32)
 
 
 class Index:
@@ -295,23 +326,28 @@ class Index:
         config: Optional[Mapping[str, Any]] = None,
         *,
         progress: Union[bool, Progress, None] = None,
+        model: Optional[Model] = None,
     ) -> "Index":
         """Builds an index from a wiki folder, or from a mapping of path (relative to the
         wiki root; ``raw/...`` for raw documents) to page text. ``config`` is the core's
         configuration (``{"bm25": {"k1": 1.2}, "fusion": {...}}``). ``progress=True`` shows
-        a progress bar (tqdm when installed), or pass ``callable(stage, done, total)``.
+        a progress bar (tqdm when installed), or pass ``callable(stage, done, total)``;
+        stages are ``pages`` then, with a model, ``embeddings``. ``model`` (a :class:`Model`)
+        embeds every chunk for the semantic lane and stays attached for queries.
         Pages that cannot be used are skipped and listed in :meth:`build_report`."""
         conf = None if config is None else json.dumps(dict(config), allow_nan=False)
         cb = _progress(progress)
+        if model is not None and not isinstance(model, Model):
+            raise TypeError(f"model must be a wikidex.Model, got {type(model).__name__}")
         if isinstance(source, Mapping):
             files = []
             for path, text in sorted(source.items()):
                 if not isinstance(path, str) or not isinstance(text, str):
                     raise TypeError("files must map str paths to str texts")
                 files.append((path, text))
-            return cls(_wikidex.NativeIndex.build_files(files, conf, cb))
+            return cls(_wikidex.NativeIndex.build_files(files, conf, cb, model))
         if isinstance(source, (str, os.PathLike)):
-            return cls(_wikidex.NativeIndex.build_dir(os.fspath(source), conf, cb))
+            return cls(_wikidex.NativeIndex.build_dir(os.fspath(source), conf, cb, model))
         raise TypeError("source must be a folder path or a mapping of path to text")
 
     @classmethod
@@ -367,22 +403,24 @@ class Index:
         chunks: bool = False,
         always: Optional[str] = None,
         snippets: bool = True,
-        query_vector: Optional[Sequence[float]] = None,
+        query_vector: Optional[VectorLike] = None,
     ) -> SearchResults:
         """Searches the index. ``limit`` hits (default 10, at most 100); ``lanes`` to run
         (``lexical``, ``semantic``, ``token``; default all available); only pages with one
         of ``tags`` / ``types``; ``scope`` (``"global"`` or ``"user/<name>"``); ``explain``
         adds per-term BM25 scores; ``chunks`` returns chunks instead of pages; ``always``
         is ``"first"`` or ``"separate"`` for pages marked ``usage_mode: always``;
-        ``query_vector`` embeds the query yourself (a sequence or 1-D array of floats)."""
+        ``query_vector`` is the query embedded yourself, for vectors you stored with
+        :meth:`set_vectors` (a 1-D float32 numpy array, or a sequence of floats); without it
+        an attached :class:`Model` embeds the query."""
         opts = _search_options(
-            query, limit, lanes, tags, types, scope, chunks, query_vector,
+            query, limit, lanes, tags, types, scope, chunks,
             usage_modes=_strings("usage_modes", usage_modes),
             explain=explain or None,
             always=always,
             snippets=None if snippets else False,
         )
-        return SearchResults(json.loads(self._native.search(query, opts)))
+        return SearchResults(json.loads(self._native.search(query, opts, _array(query_vector))))
 
     def rank(
         self,
@@ -394,13 +432,18 @@ class Index:
         types: Union[str, Sequence[str], None] = None,
         scope: Optional[str] = None,
         chunks: bool = False,
-        query_vector: Optional[Sequence[float]] = None,
+        query_vector: Optional[VectorLike] = None,
     ) -> List[Tuple[str, float]]:
         """The ranking alone: ``(page id, fused score)`` per hit, in the order of
         :meth:`search`'s ranked hits (no ``always`` pages, snippets or records). For
         evaluation and pipelines that only need ids; much cheaper per call."""
-        opts = _search_options(query, limit, lanes, tags, types, scope, chunks, query_vector)
-        return self._native.rank(query, opts)
+        try:
+            opts = _cached_options(limit, lanes, tags, types, scope, chunks)
+        except TypeError:  # lists of lanes, tags or types (unhashable), or a wrong type
+            if not isinstance(query, str):
+                raise TypeError(f"query must be a str, got {type(query).__name__}") from None
+            opts = _search_options(query, limit, lanes, tags, types, scope, chunks)
+        return self._native.rank(query, opts, None if query_vector is None else _array(query_vector))
 
     def prompt_block(self, results: SearchResults) -> Record:
         """A compact block for an agent's context (citation headers, summaries, best chunks,
@@ -482,11 +525,25 @@ class Index:
         """The text each chunk's vector is made from, in chunk order."""
         return self._native.passages()
 
-    def set_vectors(self, model_id: str, fingerprint: str, vectors: Any, encoding: str = "f32") -> None:
-        """Stores your own vectors, one per passage (a 2-D array or a list of lists of
-        floats), as ``f32`` or ``int8``; queries then need ``query_vector``."""
-        rows = vectors.tolist() if hasattr(vectors, "tolist") else [list(map(float, r)) for r in vectors]
-        self._native.set_vectors(model_id, fingerprint, rows, encoding)
+    def set_vectors(
+        self, model_id: str, fingerprint: str, vectors: Union["np.ndarray", Sequence[Sequence[float]]], encoding: str = "f32"
+    ) -> None:
+        """Stores your own vectors, one row per passage of :meth:`passages`, as ``f32`` or
+        ``int8`` (rows are normalized; queries then need ``query_vector``, or a
+        :class:`Model` with this ``fingerprint``). ``vectors`` is a 2-D C-contiguous
+        ``numpy.float32`` array of shape ``(len(passages()), dim)``, read without a copy per
+        row, or a list of lists of floats. Another dtype, ndim or shape, or a value that is
+        not finite, raises :class:`InvalidArgumentError` (``invalid_argument``)."""
+        self._native.set_vectors(model_id, fingerprint, _array(vectors), encoding)
+
+    def attach_model(self, model: Model) -> None:
+        """Attaches the model that embeds queries (and the chunks of pages written later),
+        for an index loaded from a blob built with it: the semantic lane then runs on plain
+        text queries. Raises :class:`ModelError` (``model_mismatch``) when the index holds
+        vectors of another model. A pickled or saved index does not carry its model."""
+        if not isinstance(model, Model):
+            raise TypeError(f"model must be a wikidex.Model, got {type(model).__name__}")
+        self._native.attach_model(model)
 
     # -- query log -------------------------------------------------------------------
 

@@ -4,12 +4,52 @@ and turns the JSON records into `wikidex.Record`s."""
 from os import PathLike
 from typing import Callable, List, Optional, Sequence, Tuple, Union, final
 
-__all__ = ["NativeIndex", "parse_headers", "__version__"]
+import numpy
+import numpy.typing
+
+__all__ = ["Model", "NativeIndex", "parse_headers", "__version__"]
 
 __version__: str
 
 _Path = Union[str, PathLike[str]]
 _Progress = Callable[[str, int, int], None]
+_F32 = numpy.typing.NDArray[numpy.float32]
+
+@final
+class Model:
+    """An ONNX sentence model (all-MiniLM-L6-v2 or any sentence-transformers export) with its
+    ``tokenizer.json``, run in process by the core (tract; no network, no Python ML stack).
+
+    ``Model(dir)`` loads ``dir/model.onnx`` (or ``dir/<onnx>``) and ``dir/tokenizer.json``.
+    ``max_length`` is the longest input in tokens (default: ``max_seq_length`` of
+    ``sentence_bert_config.json`` in ``dir``, else the tokenizer's, else 512; longer texts
+    are truncated; at most the model's position count). ``threads`` spreads batches over that
+    many threads (default 2, at most the cores available). Raises ``WikidexIOError`` (``io``)
+    when a file is missing and ``ModelError`` (``model``) when it is not a usable model.
+
+    Pass it to ``Index.build(..., model=...)`` to embed every chunk, or attach it to a loaded
+    index with ``Index.attach_model``. One model may serve many indexes and threads.
+    """
+
+    def __new__(
+        cls, dir: _Path, *, onnx: str = "model.onnx", max_length: Optional[int] = None, threads: Optional[int] = None
+    ) -> Model: ...
+    @property
+    def id(self) -> str:
+        """The model id stored with an index's vectors (the folder's name, plus the file stem
+        when the file is not ``model.onnx``)."""
+    @property
+    def fingerprint(self) -> str:
+        """A hash of the model file; an index refuses a model with another fingerprint."""
+    @property
+    def dim(self) -> int:
+        """The dimension of every vector (384 for all-MiniLM-L6-v2)."""
+    @property
+    def max_length(self) -> int:
+        """The longest input in tokens."""
+    def embed(self, texts: Sequence[str]) -> _F32:
+        """One L2-normalized vector per text, in order: a float32 array of shape
+        ``(len(texts), dim)``. The GIL is released while the model runs."""
 
 @final
 class NativeIndex:
@@ -17,11 +57,17 @@ class NativeIndex:
 
     @staticmethod
     def build_files(
-        files: Sequence[Tuple[str, str]], config: Optional[str] = None, progress: Optional[_Progress] = None
+        files: Sequence[Tuple[str, str]],
+        config: Optional[str] = None,
+        progress: Optional[_Progress] = None,
+        model: Optional[Model] = None,
     ) -> NativeIndex:
-        """Builds from (path, text) pairs; `config` is the core's Config as JSON."""
+        """Builds from (path, text) pairs; `config` is the core's Config as JSON; `model`
+        embeds every chunk."""
     @staticmethod
-    def build_dir(path: _Path, config: Optional[str] = None, progress: Optional[_Progress] = None) -> NativeIndex:
+    def build_dir(
+        path: _Path, config: Optional[str] = None, progress: Optional[_Progress] = None, model: Optional[Model] = None
+    ) -> NativeIndex:
         """Builds from a wiki folder."""
     @staticmethod
     def from_bytes(data: bytes) -> NativeIndex:
@@ -41,9 +87,12 @@ class NativeIndex:
         """Number of pages."""
     def chunk_count(self) -> int:
         """Number of chunks."""
-    def search(self, query: str, options: Optional[str] = None) -> str:
-        """SearchResults (JSON) for `query` with SearchOptions (JSON)."""
-    def rank(self, query: str, options: Optional[str] = None) -> List[Tuple[str, float]]:
+    def search(self, query: str, options: Optional[str] = None, query_vector: Optional[_F32] = None) -> str:
+        """SearchResults (JSON) for `query` with SearchOptions (JSON) and a 1-D float32 query
+        vector."""
+    def rank(
+        self, query: str, options: Optional[str] = None, query_vector: Optional[_F32] = None
+    ) -> List[Tuple[str, float]]:
         """(page id, score) of the ranked hits, no records."""
     def prompt_block(self, results: str) -> str:
         """PromptBlock (JSON) for SearchResults (JSON)."""
@@ -73,8 +122,10 @@ class NativeIndex:
         """RenameReport (JSON)."""
     def passages(self) -> List[str]:
         """The text of each chunk's vector."""
-    def set_vectors(self, model_id: str, fingerprint: str, vectors: Sequence[Sequence[float]], encoding: str) -> None:
-        """Stores vectors, one per passage."""
+    def set_vectors(self, model_id: str, fingerprint: str, vectors: _F32, encoding: str) -> None:
+        """Stores vectors, one row per passage, from a 2-D C-contiguous float32 array."""
+    def attach_model(self, model: Model) -> None:
+        """Attaches the model that embeds queries and new chunks."""
     def tools(self) -> str:
         """The agent tools' definitions (JSON)."""
     def call_tool(self, name: str, args: str) -> str:

@@ -80,11 +80,11 @@ impl VectorSection {
     /// # Errors
     /// [`Error::InvalidArgument`] when a vector's length is not `dim`, `dim` is 0, or a value
     /// is not finite.
-    pub fn new(
+    pub fn new<V: AsRef<[f32]>>(
         model_id: &str,
         fingerprint: &str,
         dim: usize,
-        vectors: &[Vec<f32>],
+        vectors: &[V],
         encoding: VectorEncoding,
     ) -> Result<VectorSection> {
         if dim == 0 || dim > u32::MAX as usize {
@@ -94,6 +94,7 @@ impl VectorSection {
         }
         let mut flat = Vec::with_capacity(vectors.len() * dim);
         for (i, v) in vectors.iter().enumerate() {
+            let v = v.as_ref();
             if v.len() != dim {
                 return Err(Error::invalid_argument(format!(
                     "vector {i} has {} values, expected {dim}",
