@@ -787,11 +787,11 @@ impl JsIndex {
         vectors: Vec<Float32Array>,
         encoding: Option<String>,
     ) -> napi::Result<()> {
-        let vectors: Vec<Vec<f32>> = vectors.iter().map(|v| v.to_vec()).collect();
+        let rows: Vec<&[f32]> = vectors.iter().map(|v| &v[..]).collect();
         (|| {
             let encoding = VectorEncoding::parse(encoding.as_deref().unwrap_or("f32"))?;
             self.shared
-                .modify(|i| i.set_vectors(&model_id, &fingerprint, &vectors, encoding))
+                .modify(|i| i.set_vectors(&model_id, &fingerprint, &rows, encoding))
         })()
         .or_throw(&env)
     }
