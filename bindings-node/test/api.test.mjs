@@ -202,7 +202,8 @@ test('four worker threads loading the same blob answer as the main thread', asyn
     parentPort.postMessage(workerData.queries.map((q) => index.searchSync(q)))
   `
   const pkg = join(HERE, '..', 'index.js')
-  const results = await Promise.all(
+  const source = example.copy()
+  const running = Promise.all(
     [0, 1, 2, 3].map(
       () =>
         new Promise((resolve, reject) => {
@@ -212,7 +213,11 @@ test('four worker threads loading the same blob answer as the main thread', asyn
         }),
     ),
   )
+  // Writes on the index the blob came from, while the workers search their copies.
+  for (let i = 0; i < 20; i++) source.upsertPage('user/bob/scratch.md', `Nightly job crash notes, take ${i}.`)
+  const results = await running
   for (const r of results) assert.deepEqual(r, want)
+  assert.notDeepEqual(source.searchSync(queries[0]), want[0])
 })
 
 /** How many times the event loop turned while `work` ran. */
