@@ -213,7 +213,7 @@ impl JsIndex {
     /// (a broken page fails the build).
     pub fn build(
         #[wasm_bindgen(unchecked_param_type = "Record<string, string>")] files: JsValue,
-        #[wasm_bindgen(unchecked_param_type = "BuildOptions")] options: Option<JsValue>,
+        #[wasm_bindgen(unchecked_optional_param_type = "BuildOptions")] options: Option<JsValue>,
     ) -> Result<JsIndex, JsValue> {
         let (index, report) = build(&files, &absent_if_none(options)).or_throw()?;
         Ok(wrap(index, Some(report)))
@@ -271,7 +271,7 @@ impl JsIndex {
     pub fn search(
         &self,
         #[wasm_bindgen(unchecked_param_type = "string")] query: JsValue,
-        #[wasm_bindgen(unchecked_param_type = "SearchOptions")] options: Option<JsValue>,
+        #[wasm_bindgen(unchecked_optional_param_type = "SearchOptions")] options: Option<JsValue>,
     ) -> Result<JsValue, JsValue> {
         (|| {
             let query = string("query", &query)?;
@@ -305,7 +305,7 @@ impl JsIndex {
     pub fn page_record(
         &self,
         #[wasm_bindgen(unchecked_param_type = "string")] key: JsValue,
-        #[wasm_bindgen(unchecked_param_type = "string | null")] scope: Option<JsValue>,
+        #[wasm_bindgen(unchecked_optional_param_type = "string | null")] scope: Option<JsValue>,
     ) -> Result<JsValue, JsValue> {
         (|| {
             let key = string("key", &key)?;
@@ -341,7 +341,7 @@ impl JsIndex {
     pub fn neighbors(
         &self,
         #[wasm_bindgen(unchecked_param_type = "string[]")] seeds: JsValue,
-        #[wasm_bindgen(unchecked_param_type = "TraverseOptions")] options: Option<JsValue>,
+        #[wasm_bindgen(unchecked_optional_param_type = "TraverseOptions")] options: Option<JsValue>,
     ) -> Result<JsValue, JsValue> {
         (|| {
             let seeds = strings("seeds", &seeds)?;
@@ -358,7 +358,7 @@ impl JsIndex {
     pub fn pointers(
         &self,
         #[wasm_bindgen(unchecked_param_type = "string")] key: JsValue,
-        #[wasm_bindgen(unchecked_param_type = "string | null")] scope: Option<JsValue>,
+        #[wasm_bindgen(unchecked_optional_param_type = "string | null")] scope: Option<JsValue>,
     ) -> Result<JsValue, JsValue> {
         (|| {
             let key = string("key", &key)?;
@@ -375,7 +375,7 @@ impl JsIndex {
         &self,
         #[wasm_bindgen(unchecked_param_type = "string")] answer: JsValue,
         #[wasm_bindgen(unchecked_param_type = "string[]")] cited: JsValue,
-        #[wasm_bindgen(unchecked_param_type = "string[]")] offered: Option<JsValue>,
+        #[wasm_bindgen(unchecked_optional_param_type = "string[]")] offered: Option<JsValue>,
     ) -> Result<JsValue, JsValue> {
         (|| {
             let answer = string("answer", &answer)?;
@@ -396,7 +396,7 @@ impl JsIndex {
         &self,
         #[wasm_bindgen(unchecked_param_type = "string")] answer: JsValue,
         #[wasm_bindgen(unchecked_param_type = "string[]")] cited: JsValue,
-        #[wasm_bindgen(unchecked_param_type = "string[]")] offered: Option<JsValue>,
+        #[wasm_bindgen(unchecked_optional_param_type = "string[]")] offered: Option<JsValue>,
     ) -> Result<JsValue, JsValue> {
         (|| {
             let answer = string("answer", &answer)?;
@@ -435,7 +435,7 @@ impl JsIndex {
         &self,
         #[wasm_bindgen(unchecked_param_type = "string")] path: JsValue,
         #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue,
-        #[wasm_bindgen(unchecked_param_type = "WriteOptions")] options: Option<JsValue>,
+        #[wasm_bindgen(unchecked_optional_param_type = "WriteOptions")] options: Option<JsValue>,
     ) -> Result<JsValue, JsValue> {
         (|| {
             let path = string("path", &path)?;
@@ -451,7 +451,7 @@ impl JsIndex {
     pub fn delete_page(
         &self,
         #[wasm_bindgen(unchecked_param_type = "string")] key: JsValue,
-        #[wasm_bindgen(unchecked_param_type = "string | null")] scope: Option<JsValue>,
+        #[wasm_bindgen(unchecked_optional_param_type = "string | null")] scope: Option<JsValue>,
     ) -> Result<JsValue, JsValue> {
         (|| {
             let key = string("key", &key)?;
@@ -467,7 +467,7 @@ impl JsIndex {
         &self,
         #[wasm_bindgen(unchecked_param_type = "string")] key: JsValue,
         #[wasm_bindgen(js_name = newKey, unchecked_param_type = "string")] new_key: JsValue,
-        #[wasm_bindgen(unchecked_param_type = "string | null")] scope: Option<JsValue>,
+        #[wasm_bindgen(unchecked_optional_param_type = "string | null")] scope: Option<JsValue>,
     ) -> Result<JsValue, JsValue> {
         (|| {
             let key = string("key", &key)?;
@@ -491,7 +491,7 @@ impl JsIndex {
         #[wasm_bindgen(js_name = modelId, unchecked_param_type = "string")] model_id: JsValue,
         #[wasm_bindgen(unchecked_param_type = "string")] fingerprint: JsValue,
         #[wasm_bindgen(unchecked_param_type = "Float32Array[]")] vectors: JsValue,
-        #[wasm_bindgen(unchecked_param_type = "'f32' | 'int8'")] encoding: Option<JsValue>,
+        #[wasm_bindgen(unchecked_optional_param_type = "'f32' | 'int8'")] encoding: Option<JsValue>,
     ) -> Result<(), JsValue> {
         (|| {
             let model_id = string("modelId", &model_id)?;
