@@ -17,7 +17,7 @@ FUZZ_TARGETS   ?= blob page search verify headers
 # with RUSTC_BOOTSTRAP=1.
 FUZZ := cd fuzz && RUSTC_BOOTSTRAP=1 $(CARGO) fuzz
 
-.PHONY: all demo test test-mcp test-python test-node node node-deps wheel lint fmt eval bench models check-tools wasm-check release clean fuzz fuzz-seeds fuzz-tools
+.PHONY: all demo test test-mcp test-python test-node node node-deps wasm test-wasm wheel lint fmt eval bench models check-tools wasm-check release clean fuzz fuzz-seeds fuzz-tools
 
 all: test
 
@@ -41,15 +41,15 @@ demo: release models
 		test $$? -eq 1
 
 ## make test: every test suite (Rust unit, integration, CLI, doc tests, cross-language vectors,
-## the fuzz corpora replayed, the benches compiled and run once as tests), after the linters
-## and the wasm32 builds.
+## the fuzz corpora replayed, the benches compiled and run once as tests, the browser module's
+## vectors in Node), after the linters and the wasm32 builds.
 test: check-tools models lint wasm-check
-	@echo "browser binding (wasm): not started yet, no suite to run (see README, Status)"
 	$(CARGO) test --workspace --all-targets
 	$(CARGO) test --doc -p wikidex -p wikidex-cli
 	$(MAKE) --no-print-directory test-mcp
 	$(MAKE) --no-print-directory test-python
 	$(MAKE) --no-print-directory test-node
+	$(MAKE) --no-print-directory test-wasm
 
 ## make test-python: the Python binding built into .venv (maturin develop, the dev profile, so
 ## it reuses what `cargo test` built; cargo skips it when nothing changed), then its tests (the
@@ -82,6 +82,16 @@ test-node: node
 	mkdir -p node_modules && ln -sfn ../bindings-node node_modules/wikidex
 	cd bindings-node && node --test test/
 	scripts/npm-install-check.sh
+
+## make wasm: the browser module (bindings-wasm, the lexical build: no model) in
+## bindings-wasm/pkg, an ES module with its .d.ts (scripts/wasm-build.sh: the wasm32 toolchain,
+## wasm-bindgen-cli of the crate's version, each installed only when missing; prints the sizes).
+wasm: check-tools
+	CARGO="$(CARGO)" scripts/wasm-build.sh
+
+## make test-wasm: the module, then every vector and the API tests with it loaded in Node.
+test-wasm: wasm
+	node --test bindings-wasm/tests/
 
 ## make wheel: an abi3 wheel of the Python binding (release build) in target/wheels/.
 wheel:

@@ -1,1 +1,531 @@
-//! Browser bindings (wasm-bindgen). Not started yet: see the README's status list.
+//! wikidex for the browser: the wasm module behind the ES module `bindings-wasm/pkg` (built
+//! by `scripts/wasm-build.sh`), the lexical build (no model runner, no files).
+//!
+//! Thin by rule (STYLE "Bindings stay thin"), and the same contract as the Node binding:
+//! - Records are the core's serde records as plain objects, field names as the core names
+//!   them (`page_id`, `usage_mode`). They go through the core's JSON and the engine's own
+//!   `JSON.parse`, so an `f32` score reads `0.0115`. Options are plain objects of the core's
+//!   option structs (same names), read through `JSON.stringify`.
+//! - Offsets count UTF-16 code units (`OffsetUnit::Utf16`): they index JavaScript strings.
+//! - A core error is thrown as an `Error` with `code` and `details` (`error.rs`); an argument
+//!   of the wrong type is the core's `invalid_argument`. Every argument arrives as a
+//!   `JsValue` and is checked here, so wasm-bindgen's glue never coerces or throws its own.
+//! - Everything runs on the calling thread (a page runs it in a Web Worker).
+
+mod error;
+
+use js_sys::{Array, ArrayBuffer, Float32Array, Object, Uint8Array, JSON};
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use wikidex::cite::Cited;
+use wikidex::{
+    BuildReport, Config, Error, IndexBuilder, OffsetUnit, Scope, SearchOptions, SearchResults,
+    SharedIndex, TraverseOptions, VectorEncoding, WriteOptions,
+};
+
+use crate::error::OrThrow;
+
+#[wasm_bindgen(typescript_custom_section)]
+const TYPES: &str = include_str!("../types.d.ts");
+
+type CoreResult<T> = std::result::Result<T, Error>;
+
+fn invalid(detail: String) -> Error {
+    Error::InvalidArgument { detail }
+}
+
+/// A record for JavaScript: the core's JSON, parsed by the engine's `JSON.parse`.
+fn record<T: Serialize>(v: &T) -> CoreResult<JsValue> {
+    let text = serde_json::to_string(v).map_err(|e| Error::Encode {
+        detail: e.to_string(),
+    })?;
+    JSON::parse(&text).map_err(|_| Error::Encode {
+        detail: "JSON.parse of a record failed".into(),
+    })
+}
+
+/// An optional argument, `undefined` when left out.
+fn absent_if_none(v: Option<JsValue>) -> JsValue {
+    v.unwrap_or(JsValue::UNDEFINED)
+}
+
+fn is_absent(v: &JsValue) -> bool {
+    v.is_undefined() || v.is_null()
+}
+
+/// A plain object (not an array, not `null`).
+fn is_plain_object(v: &JsValue) -> bool {
+    v.is_object() && !Array::is_array(v) && !v.is_function()
+}
+
+/// An object as its JSON text (`JSON.stringify`: `undefined` fields and functions are left
+/// out, as they are by the Node binding).
+fn stringify(what: &str, v: &JsValue) -> CoreResult<String> {
+    JSON::stringify(v)
+        .ok()
+        .and_then(|s| s.as_string())
+        .ok_or_else(|| invalid(format!("{what} cannot be written as JSON")))
+}
+
+/// An options object as the core's option struct; `undefined` or `null` is the defaults.
+fn options<T: DeserializeOwned + Default>(what: &str, v: &JsValue) -> CoreResult<T> {
+    if is_absent(v) {
+        return Ok(T::default());
+    }
+    if !is_plain_object(v) {
+        return Err(invalid(format!("{what} must be an object")));
+    }
+    serde_json::from_str(&stringify(what, v)?).map_err(|e| invalid(format!("{what}: {e}")))
+}
+
+fn string(what: &str, v: &JsValue) -> CoreResult<String> {
+    v.as_string()
+        .ok_or_else(|| invalid(format!("{what} must be a string")))
+}
+
+fn opt_string(what: &str, v: &JsValue) -> CoreResult<Option<String>> {
+    if is_absent(v) {
+        Ok(None)
+    } else {
+        string(what, v).map(Some)
+    }
+}
+
+fn strings(what: &str, v: &JsValue) -> CoreResult<Vec<String>> {
+    let items = v
+        .dyn_ref::<Array>()
+        .ok_or_else(|| invalid(format!("{what} must be an array of strings")))?;
+    items
+        .iter()
+        .map(|s| {
+            s.as_string()
+                .ok_or_else(|| invalid(format!("{what} must be an array of strings")))
+        })
+        .collect()
+}
+
+fn opt_strings(what: &str, v: &JsValue) -> CoreResult<Vec<String>> {
+    if is_absent(v) {
+        Ok(Vec::new())
+    } else {
+        strings(what, v)
+    }
+}
+
+fn scope(v: &JsValue) -> CoreResult<Option<Scope>> {
+    opt_string("scope", v)?
+        .as_deref()
+        .map(Scope::parse)
+        .transpose()
+}
+
+/// Blob bytes from a `Uint8Array` (a Node `Buffer` is one) or an `ArrayBuffer`.
+fn bytes(v: &JsValue) -> CoreResult<Vec<u8>> {
+    if let Some(a) = v.dyn_ref::<Uint8Array>() {
+        Ok(a.to_vec())
+    } else if let Some(b) = v.dyn_ref::<ArrayBuffer>() {
+        Ok(Uint8Array::new(b).to_vec())
+    } else {
+        Err(invalid(
+            "data must be a Uint8Array or an ArrayBuffer".into(),
+        ))
+    }
+}
+
+fn count(n: usize) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
+}
+
+/// `Index.build`'s options; `config` is read as the core's `Config` on its own, so its errors
+/// name it.
+#[derive(Deserialize, Default)]
+struct BuildOptions {
+    #[serde(default)]
+    config: Option<serde_json::Value>,
+    #[serde(default)]
+    strict: bool,
+}
+
+fn config(v: Option<serde_json::Value>) -> CoreResult<Config> {
+    match v {
+        None | Some(serde_json::Value::Null) => Ok(Config::default()),
+        Some(v @ serde_json::Value::Object(_)) => {
+            serde_json::from_value(v).map_err(|e| invalid(format!("config: {e}")))
+        }
+        Some(other) => Err(invalid(format!("config must be an object, not {other}"))),
+    }
+}
+
+/// The files of `Index.build`: an object of path to text, in sorted path order.
+fn files(v: &JsValue) -> CoreResult<Vec<(String, String)>> {
+    if !is_plain_object(v) {
+        return Err(invalid("files must be an object of path to text".into()));
+    }
+    let mut files = Object::entries(v.unchecked_ref::<Object>())
+        .iter()
+        .map(|entry| {
+            let pair: Array = entry.unchecked_into();
+            let path = string("a file path", &pair.get(0))?;
+            let text = pair
+                .get(1)
+                .as_string()
+                .ok_or_else(|| invalid(format!("the text of {path} must be a string")))?;
+            Ok((path, text))
+        })
+        .collect::<CoreResult<Vec<_>>>()?;
+    files.sort();
+    Ok(files)
+}
+
+fn build(files_v: &JsValue, options_v: &JsValue) -> CoreResult<(wikidex::Index, BuildReport)> {
+    let opts: BuildOptions = options("build options", options_v)?;
+    let files = files(files_v)?;
+    let mut builder = IndexBuilder::new(config(opts.config)?)?;
+    builder.strict(opts.strict);
+    for (path, text) in &files {
+        builder.add_file(path, text.as_bytes())?;
+    }
+    builder.build()
+}
+
+/// A built or loaded index: the current snapshot (a write builds the next one and swaps it
+/// in) and the build report when it was built here.
+#[wasm_bindgen(js_name = Index)]
+pub struct JsIndex {
+    shared: SharedIndex,
+    report: Option<BuildReport>,
+}
+
+fn wrap(mut index: wikidex::Index, report: Option<BuildReport>) -> JsIndex {
+    index.set_offset_unit(OffsetUnit::Utf16);
+    JsIndex {
+        shared: SharedIndex::new(index),
+        report,
+    }
+}
+
+#[wasm_bindgen(js_class = Index)]
+impl JsIndex {
+    /// Builds an index from an object of path to text (added in sorted path order; paths
+    /// under `raw/` are raw documents). `options`: `config` (the core's `Config`), `strict`
+    /// (a broken page fails the build).
+    pub fn build(
+        #[wasm_bindgen(unchecked_param_type = "Record<string, string>")] files: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "BuildOptions")] options: Option<JsValue>,
+    ) -> Result<JsIndex, JsValue> {
+        let (index, report) = build(&files, &absent_if_none(options)).or_throw()?;
+        Ok(wrap(index, Some(report)))
+    }
+
+    /// Loads an index from its blob bytes.
+    #[wasm_bindgen(js_name = fromBytes)]
+    pub fn from_bytes(
+        #[wasm_bindgen(unchecked_param_type = "Uint8Array | ArrayBuffer")] data: JsValue,
+    ) -> Result<JsIndex, JsValue> {
+        let index = bytes(&data)
+            .and_then(|b| wikidex::Index::from_bytes(&b))
+            .or_throw()?;
+        Ok(wrap(index, None))
+    }
+
+    /// The blob of the current snapshot.
+    #[wasm_bindgen(js_name = toBytes)]
+    pub fn to_bytes(&self) -> Result<Vec<u8>, JsValue> {
+        self.shared.snapshot().to_bytes().or_throw()
+    }
+
+    /// An independent copy of the current snapshot (writes to one leave the other as it is).
+    pub fn copy(&self) -> JsIndex {
+        JsIndex {
+            shared: SharedIndex::new(wikidex::Index::clone(&self.shared.snapshot())),
+            report: self.report.clone(),
+        }
+    }
+
+    /// The build report when this index was built here, else `null`.
+    #[wasm_bindgen(js_name = buildReport, unchecked_return_type = "BuildReport | null")]
+    pub fn build_report(&self) -> Result<JsValue, JsValue> {
+        match &self.report {
+            Some(r) => record(r).or_throw(),
+            None => Ok(JsValue::NULL),
+        }
+    }
+
+    /// Number of pages.
+    #[wasm_bindgen(getter = pageCount)]
+    pub fn page_count(&self) -> u32 {
+        count(self.shared.snapshot().pages().len())
+    }
+
+    /// Number of page chunks.
+    #[wasm_bindgen(getter = chunkCount)]
+    pub fn chunk_count(&self) -> u32 {
+        count(self.shared.snapshot().chunk_count())
+    }
+
+    /// Searches (the lexical and token lanes; the semantic lane with `options.query_vector`
+    /// and vectors set). `options`: the core's `SearchOptions`.
+    #[wasm_bindgen(unchecked_return_type = "SearchResults")]
+    pub fn search(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "string")] query: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "SearchOptions")] options: Option<JsValue>,
+    ) -> Result<JsValue, JsValue> {
+        (|| {
+            let query = string("query", &query)?;
+            let opts: SearchOptions = crate::options("search options", &absent_if_none(options))?;
+            record(&self.shared.snapshot().search(&query, &opts)?)
+        })()
+        .or_throw()
+    }
+
+    /// The prompt block for search results: citation headers with the chunk text, and the
+    /// `always` pages.
+    #[wasm_bindgen(js_name = promptBlock, unchecked_return_type = "PromptBlock")]
+    pub fn prompt_block(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "SearchResults")] results: JsValue,
+    ) -> Result<JsValue, JsValue> {
+        (|| {
+            if !is_plain_object(&results) {
+                return Err(invalid("search results must be an object".into()));
+            }
+            let results: SearchResults =
+                serde_json::from_str(&stringify("search results", &results)?)
+                    .map_err(|e| invalid(format!("search results: {e}")))?;
+            record(&self.shared.snapshot().prompt_block(&results))
+        })()
+        .or_throw()
+    }
+
+    /// A page's whole record (body, chunks with their spans, graph fields, extra fields).
+    #[wasm_bindgen(js_name = pageRecord, unchecked_return_type = "PageRecord")]
+    pub fn page_record(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "string")] key: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "string | null")] scope: Option<JsValue>,
+    ) -> Result<JsValue, JsValue> {
+        (|| {
+            let key = string("key", &key)?;
+            let s = crate::scope(&absent_if_none(scope))?;
+            record(&self.shared.snapshot().page_record(&key, s.as_ref())?)
+        })()
+        .or_throw()
+    }
+
+    /// One chunk (of a page or a raw document) by id.
+    #[wasm_bindgen(unchecked_return_type = "Chunk")]
+    pub fn chunk(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "string")] id: JsValue,
+    ) -> Result<JsValue, JsValue> {
+        (|| record(&self.shared.snapshot().chunk(&string("id", &id)?)?))().or_throw()
+    }
+
+    /// Lints the wiki's graph (with the build's skipped files when built here).
+    #[wasm_bindgen(unchecked_return_type = "LintReport")]
+    pub fn lint(&self) -> Result<JsValue, JsValue> {
+        let snap = self.shared.snapshot();
+        match &self.report {
+            Some(r) => record(&snap.lint_with_build(r)),
+            None => record(&snap.lint()),
+        }
+        .or_throw()
+    }
+
+    /// The subgraph around `seeds` with its evidence. `options`: the core's
+    /// `TraverseOptions`.
+    #[wasm_bindgen(unchecked_return_type = "Subgraph")]
+    pub fn neighbors(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "string[]")] seeds: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "TraverseOptions")] options: Option<JsValue>,
+    ) -> Result<JsValue, JsValue> {
+        (|| {
+            let seeds = strings("seeds", &seeds)?;
+            let opts: TraverseOptions =
+                crate::options("traverse options", &absent_if_none(options))?;
+            let seeds: Vec<&str> = seeds.iter().map(String::as_str).collect();
+            record(&self.shared.snapshot().neighbors(&seeds, &opts)?)
+        })()
+        .or_throw()
+    }
+
+    /// The raw chunks a page was compiled from (its `sources`), with weights.
+    #[wasm_bindgen(unchecked_return_type = "Pointer[]")]
+    pub fn pointers(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "string")] key: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "string | null")] scope: Option<JsValue>,
+    ) -> Result<JsValue, JsValue> {
+        (|| {
+            let key = string("key", &key)?;
+            let s = crate::scope(&absent_if_none(scope))?;
+            record(&self.shared.snapshot().pointers(&key, s.as_ref())?)
+        })()
+        .or_throw()
+    }
+
+    /// Verdicts on the chunks an answer cites (`id` or `id@hash`), and on those it was
+    /// offered but did not cite.
+    #[wasm_bindgen(unchecked_return_type = "Verification")]
+    pub fn verify(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "string")] answer: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "string[]")] cited: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "string[]")] offered: Option<JsValue>,
+    ) -> Result<JsValue, JsValue> {
+        (|| {
+            let answer = string("answer", &answer)?;
+            let cited: Vec<Cited> = strings("cited", &cited)?
+                .iter()
+                .map(|c| Cited::parse(c))
+                .collect();
+            let offered = opt_strings("offered", &absent_if_none(offered))?;
+            record(&self.shared.snapshot().verify(&answer, &cited, &offered)?)
+        })()
+        .or_throw()
+    }
+
+    /// `verify` with the ids written in the answer merged in, and the answer's sentences
+    /// that no citation supports.
+    #[wasm_bindgen(js_name = checkAnswer, unchecked_return_type = "AnswerCheck")]
+    pub fn check_answer(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "string")] answer: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "string[]")] cited: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "string[]")] offered: Option<JsValue>,
+    ) -> Result<JsValue, JsValue> {
+        (|| {
+            let answer = string("answer", &answer)?;
+            let cited: Vec<Cited> = strings("cited", &cited)?
+                .iter()
+                .map(|c| Cited::parse(c))
+                .collect();
+            let offered = opt_strings("offered", &absent_if_none(offered))?;
+            record(
+                &self
+                    .shared
+                    .snapshot()
+                    .check_answer(&answer, &cited, &offered)?,
+            )
+        })()
+        .or_throw()
+    }
+
+    /// The answer's sentences without a citation, and those no chunk supports.
+    #[wasm_bindgen(js_name = uncitedSupport, unchecked_return_type = "Support")]
+    pub fn uncited_support(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "string")] answer: JsValue,
+    ) -> Result<JsValue, JsValue> {
+        (|| {
+            let answer = string("answer", &answer)?;
+            record(&self.shared.snapshot().uncited_support(&answer)?)
+        })()
+        .or_throw()
+    }
+
+    /// Adds or replaces the page at `path` (a new snapshot is swapped in). `options`: the
+    /// core's `WriteOptions`.
+    #[wasm_bindgen(js_name = upsertPage, unchecked_return_type = "UpsertReport")]
+    pub fn upsert_page(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "string")] path: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "WriteOptions")] options: Option<JsValue>,
+    ) -> Result<JsValue, JsValue> {
+        (|| {
+            let path = string("path", &path)?;
+            let text = string("text", &text)?;
+            let opts: WriteOptions = crate::options("write options", &absent_if_none(options))?;
+            record(&self.shared.upsert_page(&path, &text, &opts)?)
+        })()
+        .or_throw()
+    }
+
+    /// Deletes a page; the report lists the pages whose links it breaks.
+    #[wasm_bindgen(js_name = deletePage, unchecked_return_type = "DeleteReport")]
+    pub fn delete_page(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "string")] key: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "string | null")] scope: Option<JsValue>,
+    ) -> Result<JsValue, JsValue> {
+        (|| {
+            let key = string("key", &key)?;
+            let s = crate::scope(&absent_if_none(scope))?;
+            record(&self.shared.delete_page(&key, s.as_ref())?)
+        })()
+        .or_throw()
+    }
+
+    /// Renames a page, leaving a redirect from the old key.
+    #[wasm_bindgen(js_name = renamePage, unchecked_return_type = "RenameReport")]
+    pub fn rename_page(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "string")] key: JsValue,
+        #[wasm_bindgen(js_name = newKey, unchecked_param_type = "string")] new_key: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "string | null")] scope: Option<JsValue>,
+    ) -> Result<JsValue, JsValue> {
+        (|| {
+            let key = string("key", &key)?;
+            let new_key = string("newKey", &new_key)?;
+            let s = crate::scope(&absent_if_none(scope))?;
+            record(&self.shared.rename_page(&key, s.as_ref(), &new_key)?)
+        })()
+        .or_throw()
+    }
+
+    /// The text each chunk's embedding is computed from, in the order `setVectors` takes.
+    pub fn passages(&self) -> Vec<String> {
+        self.shared.snapshot().passages()
+    }
+
+    /// Stores one vector per chunk (in `passages()` order) for the semantic lane.
+    /// `encoding`: `"f32"` (default) or `"int8"`.
+    #[wasm_bindgen(js_name = setVectors)]
+    pub fn set_vectors(
+        &self,
+        #[wasm_bindgen(js_name = modelId, unchecked_param_type = "string")] model_id: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "string")] fingerprint: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "Float32Array[]")] vectors: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "'f32' | 'int8'")] encoding: Option<JsValue>,
+    ) -> Result<(), JsValue> {
+        (|| {
+            let model_id = string("modelId", &model_id)?;
+            let fingerprint = string("fingerprint", &fingerprint)?;
+            let encoding = opt_string("encoding", &absent_if_none(encoding))?;
+            let encoding = VectorEncoding::parse(encoding.as_deref().unwrap_or("f32"))?;
+            let not_rows = || invalid("vectors must be an array of Float32Array".into());
+            let rows = vectors
+                .dyn_ref::<Array>()
+                .ok_or_else(not_rows)?
+                .iter()
+                .map(|row| {
+                    row.dyn_ref::<Float32Array>()
+                        .map(Float32Array::to_vec)
+                        .ok_or_else(not_rows)
+                })
+                .collect::<CoreResult<Vec<Vec<f32>>>>()?;
+            self.shared
+                .modify(|i| i.set_vectors(&model_id, &fingerprint, &rows, encoding))
+        })()
+        .or_throw()
+    }
+}
+
+/// The citation headers (`[page <key> · chunk <id> · score <s>] <title>`) found in `text`.
+#[wasm_bindgen(js_name = parseHeaders, unchecked_return_type = "CitationHeader[]")]
+pub fn parse_headers(
+    #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue,
+) -> Result<JsValue, JsValue> {
+    (|| record(&wikidex::cite::parse_headers(&string("text", &text)?)))().or_throw()
+}
+
+/// The version of the wasm module.
+#[wasm_bindgen]
+pub fn version() -> String {
+    env!("CARGO_PKG_VERSION").into()
+}

@@ -1,0 +1,99 @@
+// The wasm module's own contract beyond the vectors: errors are `Error`s with the core's
+// `code` and `details`, a wrong argument type is `invalid_argument` (never a panic, which
+// would abort the module), blobs round-trip, offsets count UTF-16 units.
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { Index, parseHeaders, version } from './wasm.mjs'
+
+const FILES = {
+  'alpha.md': '---\ntitle: Alpha\ntags: [ops]\n---\nThe nightly job crashed: see [[beta]].\n',
+  'beta.md': '---\ntitle: Beta\n---\nBeta pages the on-call engineer 🚨 when the job fails.\n',
+}
+
+const index = Index.build(FILES)
+
+function throwsCode(fn, code) {
+  let thrown
+  try {
+    fn()
+  } catch (e) {
+    thrown = e
+  }
+  assert.ok(thrown instanceof Error, `expected an Error with code ${code}, got ${thrown}`)
+  assert.equal(thrown.code, code, thrown.message)
+  assert.equal(typeof thrown.details, 'object')
+  return thrown
+}
+
+test('an unknown page is unknown_page', () => {
+  const e = throwsCode(() => index.pageRecord('no_such_page'), 'unknown_page')
+  assert.match(e.message, /no_such_page/)
+})
+
+test('bytes that are not an index are not_an_index', () => {
+  throwsCode(() => Index.fromBytes(new TextEncoder().encode('hello, not a blob at all')), 'not_an_index')
+})
+
+test('a number where a string is expected is invalid_argument', () => {
+  throwsCode(() => index.search(42), 'invalid_argument')
+  throwsCode(() => index.pageRecord(7), 'invalid_argument')
+  throwsCode(() => index.chunk({}), 'invalid_argument')
+  throwsCode(() => index.verify('an answer', [1, 2]), 'invalid_argument')
+  throwsCode(() => parseHeaders(3), 'invalid_argument')
+})
+
+test('other wrong arguments are invalid_argument', () => {
+  throwsCode(() => Index.fromBytes('not bytes'), 'invalid_argument')
+  throwsCode(() => Index.build(['alpha.md']), 'invalid_argument')
+  throwsCode(() => Index.build({ 'a.md': 5 }), 'invalid_argument')
+  throwsCode(() => index.search('job', 'limit 3'), 'invalid_argument')
+  throwsCode(() => index.search('job', { limit: 'three' }), 'invalid_argument')
+  throwsCode(() => index.setVectors('m', 'f', [[0.1, 0.2]]), 'invalid_argument')
+})
+
+test('the blob round-trips and the build report stays with the built index', () => {
+  const bytes = index.toBytes()
+  assert.ok(bytes instanceof Uint8Array)
+  const loaded = Index.fromBytes(bytes)
+  assert.equal(loaded.pageCount, 2)
+  assert.equal(loaded.buildReport(), null)
+  assert.equal(index.buildReport().pages, 2)
+  assert.deepEqual(Index.fromBytes(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length)).pageCount, 2)
+})
+
+test('search results are plain objects with short decimal scores and UTF-16 offsets', () => {
+  const r = index.search('engineer', { limit: 3 })
+  assert.equal(r.hits[0].page_id, 'beta')
+  assert.equal(String(r.hits[0].score).length < 12, true)
+  const body = index.pageRecord('beta').body
+  const s = r.hits[0].snippet
+  for (const h of s.highlights) assert.equal(s.text.slice(h.start, h.end).toLowerCase(), 'engineer')
+  assert.equal(body.slice(s.offset, s.offset + 4), s.text.slice(0, 4))
+  const block = index.promptBlock(r)
+  assert.match(block.text, /\[page beta/)
+})
+
+test('writes make a new snapshot; a failed write changes nothing', () => {
+  const copy = index.copy()
+  const r = copy.upsertPage('gamma.md', '---\ntitle: Gamma\n---\nGamma links [[alpha]].\n')
+  assert.equal(r.page, 'gamma')
+  assert.equal(copy.pageCount, 3)
+  assert.equal(index.pageCount, 2)
+  const before = copy.toBytes()
+  throwsCode(() => copy.deletePage('missing'), 'unknown_page')
+  assert.deepEqual(copy.toBytes(), before)
+  assert.equal(copy.renamePage('gamma', 'delta').to, 'delta')
+  assert.equal(copy.passages().length, copy.chunkCount)
+})
+
+test('lint, neighbors, pointers and the citation checks answer', () => {
+  assert.equal(typeof index.lint().errors, 'number')
+  assert.ok(index.neighbors(['alpha'], { depth: 1 }).nodes.length >= 1)
+  assert.deepEqual(index.pointers('alpha'), [])
+  const chunk = index.pageRecord('alpha').chunks[0].id
+  assert.equal(index.verify('The nightly job crashed.', [chunk]).passed, true)
+  assert.ok('support' in index.checkAnswer('The nightly job crashed.', [chunk]))
+  assert.ok(Array.isArray(index.uncitedSupport('Something nobody said.').uncited))
+  assert.deepEqual(parseHeaders('nothing here'), [])
+  assert.equal(typeof version(), 'string')
+})

@@ -1,0 +1,218 @@
+/* eslint-disable */
+// wikidex for the browser (the lexical wasm build). The records below are the core's serde
+// records (core/src/*.rs), field for field, as every surface and tests/vectors see them; the
+// same as the Node binding's (bindings-node/types.d.ts) but for the build options. Offsets
+// count UTF-16 code units: they index JavaScript strings directly (`text.slice(start, end)`).
+
+export interface WikidexError extends Error {
+  code: string
+  details: Record<string, unknown>
+}
+
+export type Lane = 'lexical' | 'semantic' | 'token'
+export type UsageMode = 'always' | 'auto' | 'never'
+export type Severity = 'error' | 'warning'
+export type CitationStatus = 'quote' | 'paraphrase' | 'drifted' | 'uncited' | 'none' | 'unknown'
+export type LaneStatusKind = 'ok' | 'skipped' | 'failed'
+
+/** The core's `Config`; every field may be left out and takes its default. */
+export interface Config {
+  chunk?: { max_tokens?: number; overlap_tokens?: number }
+  language?: string
+  bm25?: { k1?: number; b?: number }
+  fusion?: { k?: number; lexical?: number; semantic?: number; token?: number }
+  max_query_chars?: number
+}
+
+export interface BuildOptions {
+  /** The index's configuration (chunking, analyzer, BM25, fusion). */
+  config?: Config
+  /** A broken page fails the build instead of being skipped and reported. */
+  strict?: boolean
+}
+
+export interface SearchOptions {
+  /** Hits to return: 1..=100, default 20. */
+  limit?: number
+  /** Lanes to run (default: all three). */
+  lanes?: Lane[]
+  tags?: string[]
+  types?: string[]
+  /** A user scope (`alice`) or `global`; absent: every scope. */
+  scope?: string
+  usage_modes?: UsageMode[]
+  /** Chunk hits instead of page hits. */
+  chunks?: boolean
+  /** `first` (default): `always` pages first among the hits; `separate`: in `always`. */
+  always?: 'first' | 'separate'
+  /** Per-term BM25 explanations on each hit. */
+  explain?: boolean
+  snippets?: boolean
+  /** The query's embedding, for the semantic lane without a model. */
+  query_vector?: number[]
+}
+
+export interface Highlight { start: number; end: number }
+export interface Snippet {
+  text: string
+  highlights: Highlight[]
+  /** Where the snippet starts in the page body. */
+  offset: number
+}
+export interface LaneHit {
+  lane: Lane
+  status: LaneStatusKind
+  rank: number | null
+  score: number | null
+  contribution: number | null
+  chunk: string | null
+}
+export interface TermScore { term: string; weight: number; tf: number; df: number; idf: number; score: number }
+export interface Explanation { lexical: TermScore[]; k: number }
+export interface Hit {
+  key: string
+  page_id: string
+  scope: string
+  path: string
+  title: string
+  summary: string | null
+  type: string | null
+  tags: string[]
+  score: number
+  chunk: string
+  chunk_hash: string
+  snippet: Snippet | null
+  lanes: LaneHit[]
+  always: boolean
+  stale_since: string | null
+  explain: Explanation | null
+}
+export interface LaneReport {
+  lane: Lane
+  status: LaneStatusKind
+  reason?: string
+  code?: string
+  candidates: number
+  weight: number
+}
+export interface SearchResults {
+  query: string
+  truncated: boolean
+  terms: string[]
+  lanes: LaneReport[]
+  hits: Hit[]
+  always: Hit[]
+}
+export interface PromptBlock { text: string; offered: string[] }
+
+export interface Relation { target: string; type: string; confidence: number; evidence: string | null; chunk: string | null }
+export interface SourceRef { chunk: string; weight: number; hash: string | null }
+export interface ChunkSpan { id: string; hash: string; start: number; end: number }
+export interface PageRecord {
+  id: string
+  key: string
+  scope: string
+  path: string
+  title: string
+  summary: string | null
+  type: string | null
+  tags: string[]
+  refs: string[]
+  links: string[]
+  sl_refs: string[]
+  relations: Relation[]
+  usage_mode: UsageMode
+  source: string | null
+  sources: SourceRef[]
+  aliases: string[]
+  redirect_from: string[]
+  stale_since: string | null
+  archived_since: string | null
+  provenance: string[]
+  /** Frontmatter fields the contract does not name, kept as they were. */
+  extra: Record<string, unknown>
+  body: string
+  /** Spans index `body`. */
+  chunks: ChunkSpan[]
+}
+export interface Chunk {
+  id: string
+  key: string
+  scope: string
+  path: string
+  ordinal: number
+  start: number
+  end: number
+  hash: string
+  text: string
+  raw: boolean
+}
+
+export interface LintIssue { page: string; code: string; target: string | null; severity: Severity; message: string }
+export interface LintReport { issues: LintIssue[]; errors: number; warnings: number }
+
+export interface TraverseOptions {
+  /** 0..=2, default 2. */
+  depth?: number
+  min_confidence?: number
+  max_nodes?: number
+  scope?: string
+}
+export interface EvidenceOptions { seeds?: number; traverse?: TraverseOptions }
+export interface Pointer { chunk: string; weight: number; hash: string }
+export interface GraphNode {
+  id: string
+  key: string
+  title: string
+  summary: string | null
+  path: string
+  depth: number
+  confidence: number
+  via: string | null
+  stale_since: string | null
+  sources: Pointer[]
+  external: string[]
+}
+export interface GraphEdge {
+  from: string
+  to: string
+  target: string
+  type: string
+  confidence: number
+  written: string
+  evidence: string | null
+  chunk: string | null
+}
+export interface Subgraph {
+  seeds: string[]
+  unknown_seeds: string[]
+  nodes: GraphNode[]
+  edges: GraphEdge[]
+  chain: string[]
+  truncated: boolean
+}
+export interface SupportingChunk { id: string; why: string; hash: string; text: string }
+export interface Evidence { query: string; graph: Subgraph; chunks: SupportingChunk[] }
+
+export interface QuoteSpan { answer_start: number; answer_end: number; chunk_start: number; chunk_end: number; words: number }
+export interface Verdict { id: string; status: CitationStatus; page: string | null; hash: string | null; quote: QuoteSpan | null }
+export interface Verification { citations: Verdict[]; passed: boolean }
+export interface SentenceSupport { start: number; end: number; text: string; cites: string[]; best_chunk: string | null; score: number }
+export interface Support { uncited: SentenceSupport[]; unsupported: SentenceSupport[] }
+export interface AnswerCheck { verification: Verification; support: Support }
+export interface CitationHeader { page: string; chunk: string; score: number | null; title: string }
+
+export interface WriteOptions { allow_dangling?: boolean }
+export interface UpsertReport { page: string; replaced: boolean; chunks: number; warnings: string[]; dangling: string[] }
+export interface DeleteReport { page: Record<string, unknown>; broken: string[] }
+export interface RenameReport { from: string; to: string; path: string; text: string }
+
+export interface Skipped { path: string; line: number | null; code: string; reason: string }
+export interface BuildReport {
+  pages: number
+  chunks: number
+  raw_documents: number
+  raw_chunks: number
+  skipped: Skipped[]
+  warnings: { path: string; message: string }[]
+}
