@@ -89,8 +89,11 @@ test-node: node
 wasm: check-tools
 	CARGO="$(CARGO)" scripts/wasm-build.sh
 
-## make test-wasm: the module, then every vector and the API tests with it loaded in Node.
-test-wasm: wasm
+## make test-wasm: the module, its generated .d.ts checked by tsc (from the Node binding's
+## npm packages), then every vector and the API tests with it loaded in Node.
+test-wasm: wasm node-deps
+	bindings-node/node_modules/.bin/tsc --noEmit --strict --types node --typeRoots bindings-node/node_modules/@types \
+		--target es2022 --module nodenext --moduleResolution nodenext bindings-wasm/pkg/wikidex_wasm.d.ts
 	node --test bindings-wasm/tests/
 
 ## make wheel: an abi3 wheel of the Python binding (release build) in target/wheels/.
