@@ -11,8 +11,8 @@ const HERE = dirname(fileURLToPath(import.meta.url))
 const WIKI = join(HERE, '..', '..', 'examples', 'wiki')
 
 /** `{ interface name: [field, ...] }` from the `export interface` blocks of types.d.ts. */
-function interfaces() {
-  const text = readFileSync(join(HERE, '..', 'types.d.ts'), 'utf8').replace(/\/\*\*[\s\S]*?\*\//g, '')
+function interfaces(file = join(HERE, '..', 'types.d.ts')) {
+  const text = readFileSync(file, 'utf8').replace(/\/\*\*[\s\S]*?\*\//g, '')
   const out = {}
   for (const m of text.matchAll(/export interface (\w+)(?: extends \w+)? \{([^{}]*(?:\{[^{}]*\}[^{}]*)*)\}/g)) {
     const body = m[2].replace(/\{[^{}]*\}/g, '{}')
@@ -77,4 +77,12 @@ test('record interfaces name the fields of real records', () => {
   // Lane reports flatten the lane status: `reason` and `code` only when not ok.
   const lane = results.lanes[0]
   assert.deepEqual(types.LaneReport.filter((k) => k in lane), keysOf(lane))
+})
+
+test('the browser module declares the same records as Node', () => {
+  const node = interfaces()
+  const wasm = interfaces(join(HERE, '..', '..', 'bindings-wasm', 'types.d.ts'))
+  const shared = Object.keys(wasm).filter((name) => name !== 'BuildOptions')
+  assert.ok(shared.length > 30, `only ${shared.length} interfaces in bindings-wasm/types.d.ts`)
+  for (const name of shared) assert.deepEqual(wasm[name], node[name], name)
 })
