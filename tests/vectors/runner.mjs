@@ -1,0 +1,203 @@
+// The cross-language vectors (tests/vectors/*.json) as node:test cases, for every JavaScript
+// surface: the Node addon (bindings-node/test/vectors.test.mjs) and the wasm module
+// (bindings-wasm/tests/vectors.test.mjs) pass their calls in `api`; everything else here is
+// shared. Rust writes the expectations; this file only reads them. Each case is one call of
+// the binding, projected as core/tests/it/vectors.rs projects it, with offsets sliced as
+// JavaScript slices its strings (UTF-16 code units).
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { readFileSync, readdirSync } from 'node:fs'
+import { join, dirname } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+/**
+ * Registers one test per vector case. `api`: `build(files, config)` (an index from an object of
+ * path to text), `search(index, query, options)`, `lint(index)`, `fromBytes(bytes)` (an
+ * index), `parseHeaders(text)`, and `isCoreError(e)` (a thrown value that carries a core
+ * code, as opposed to a bug in the runner). The index's other methods have the same names on
+ * every JavaScript surface.
+ */
+export function runVectors(api) {
+  const VECTORS = dirname(fileURLToPath(import.meta.url))
+  const FILES = readdirSync(VECTORS).filter((f) => f.endsWith('.json')).sort()
+  const TOLERANCE = 1e-5
+
+  function build(vector) {
+    const index = api.build(vector.files, vector.config ?? undefined)
+    const v = vector.vectors
+    if (v) {
+      index.setVectors(v.model_id, v.fingerprint, v.values.map((x) => new Float32Array(x)), v.encoding ?? 'f32')
+    }
+    return index
+  }
+
+  const error = (e) => {
+    if (!api.isCoreError(e)) throw e
+    return { error: e.code, details: e.details }
+  }
+
+  function projectSearch(index, r) {
+    const hit = (h) => {
+      const v = { page_id: h.page_id, chunk: h.chunk, score: h.score }
+      for (const lane of h.lanes) if (lane.rank !== null) v[`${lane.lane}_rank`] = lane.rank
+      const s = h.snippet
+      if (s) {
+        v.snippet = s.text
+        v.highlighted = s.highlights.map((m) => s.text.slice(m.start, m.end))
+        const body = index.pageRecord(h.page_id).body
+        const first = s.text.split(' ')[0]
+        v.at_offset = body.slice(s.offset, Math.min(s.offset + first.length, body.length))
+      }
+      if (h.explain) v.explain = h.explain.lexical.map((t) => ({ term: t.term, tf: t.tf, df: t.df, score: t.score }))
+      return v
+    }
+    return {
+      terms: r.terms,
+      truncated: r.truncated,
+      lanes: Object.fromEntries(r.lanes.map((l) => [l.lane, l.status])),
+      hits: r.hits.map(hit),
+      always: r.always.map(hit),
+    }
+  }
+
+  function projectVerification(index, answer, v) {
+    return {
+      passed: v.passed,
+      citations: v.citations.map((c) => ({
+        id: c.id,
+        status: c.status,
+        quoted: c.quote ? answer.slice(c.quote.answer_start, c.quote.answer_end) : null,
+        quoted_in_chunk: c.quote ? index.chunk(c.id).text.slice(c.quote.chunk_start, c.quote.chunk_end) : null,
+      })),
+    }
+  }
+
+  function projectSupport(answer, s) {
+    const rows = (v) => v.map((r) => ({ text: r.text, at_span: answer.slice(r.start, r.end), best_chunk: r.best_chunk }))
+    return { uncited: rows(s.uncited), unsupported: rows(s.unsupported) }
+  }
+
+  const cited = (c) => c.cited.map((x) => x.id + (x.hash ? '@' + x.hash : ''))
+  const pageId = (p) => (p.scope === 'global' ? p.key : `${p.scope}/${p.key}`)
+
+  function runCase(index, c) {
+    try {
+      switch (c.op) {
+        case 'build_report': {
+          const r = index.buildReport()
+          return { pages: r.pages, chunks: r.chunks, skipped: r.skipped.map((s) => ({ path: s.path, code: s.code, line: s.line })) }
+        }
+        case 'search':
+          return projectSearch(index, api.search(index, c.query, c.options ?? {}))
+        case 'page_record': {
+          const p = index.pageRecord(c.key, c.scope ?? null)
+          return {
+            id: p.id, title: p.title, summary: p.summary, scope: p.scope, tags: p.tags, type: p.type,
+            refs: p.refs, links: p.links, usage_mode: p.usage_mode, extra: p.extra, body: p.body,
+            chunks: p.chunks.map((k) => ({ id: k.id, hash: k.hash, text: p.body.slice(k.start, k.end) })),
+          }
+        }
+        case 'chunk': {
+          const k = index.chunk(c.id)
+          return { id: k.id, hash: k.hash, text: k.text, raw: k.raw }
+        }
+        case 'from_bytes': {
+          let data = Buffer.from(index.toBytes())
+          const m = c.mutate
+          if ('truncate' in m) data = data.subarray(0, m.truncate)
+          if ('flip' in m) data[m.flip] ^= 0xff
+          if ('version' in m) data.writeUInt32LE(m.version, 8)
+          if ('append' in m) data = Buffer.concat([data, Buffer.alloc(m.append)])
+          if ('replace_utf8' in m) data = Buffer.from(m.replace_utf8, 'utf8')
+          return { pages: api.fromBytes(data).pageCount }
+        }
+        case 'lint': {
+          const r = api.lint(index)
+          return { errors: r.errors, warnings: r.warnings, issues: r.issues.map((i) => ({ page: i.page, code: i.code, target: i.target, severity: i.severity })) }
+        }
+        case 'neighbors': {
+          const g = index.neighbors(c.seeds, c.options ?? {})
+          return {
+            seeds: g.seeds, unknown_seeds: g.unknown_seeds,
+            nodes: g.nodes.map((n) => ({ id: n.id, depth: n.depth, confidence: n.confidence, via: n.via, sources: n.sources.map((p) => p.chunk) })),
+            edges: g.edges.map((e) => ({ from: e.from, to: e.to, type: e.type, confidence: e.confidence, evidence: e.evidence, chunk: e.chunk })),
+            chain: g.chain, truncated: g.truncated,
+          }
+        }
+        case 'verify':
+          return projectVerification(index, c.answer, index.verify(c.answer, cited(c), c.offered ?? []))
+        case 'check_answer': {
+          const r = index.checkAnswer(c.answer, cited(c), c.offered ?? [])
+          return { verification: projectVerification(index, c.answer, r.verification), support: projectSupport(c.answer, r.support) }
+        }
+        case 'uncited_support':
+          return projectSupport(c.answer, index.uncitedSupport(c.answer))
+        case 'parse_headers':
+          return api.parseHeaders(c.text)
+        case 'pointers':
+          return index.pointers(c.key, c.scope ?? null).map((p) => ({ chunk: p.chunk, weight: p.weight }))
+        case 'upsert_page':
+        case 'delete_page':
+        case 'rename_page': {
+          const copy = index.copy()
+          const before = copy.toBytes()
+          let v
+          try {
+            if (c.op === 'upsert_page') {
+              const r = copy.upsertPage(c.path, c.text, c.options ?? {})
+              v = { page: r.page, replaced: r.replaced, chunks: r.chunks, dangling: r.dangling }
+            } else if (c.op === 'delete_page') {
+              const r = copy.deletePage(c.key, c.scope ?? null)
+              v = { page: pageId(r.page), broken: r.broken }
+            } else {
+              const r = copy.renamePage(c.key, c.new_key, c.scope ?? null)
+              v = { from: r.from, to: r.to, path: r.path, text: r.text }
+            }
+          } catch (e) {
+            v = error(e)
+          }
+          v.unchanged = Buffer.compare(copy.toBytes(), before) === 0
+          return v
+        }
+        default:
+          throw new Error(`unknown vector op ${c.op}`)
+      }
+    } catch (e) {
+      return error(e)
+    }
+  }
+
+  function same(a, b) {
+    if (typeof a === 'number' && typeof b === 'number') {
+      return Math.abs(a - b) <= TOLERANCE * Math.max(Math.abs(a), Math.abs(b), 1e-12)
+    }
+    if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((x, i) => same(x, b[i]))
+    if (a && b && typeof a === 'object' && typeof b === 'object' && !Array.isArray(a) && !Array.isArray(b)) {
+      const ka = Object.keys(a).sort()
+      const kb = Object.keys(b).sort()
+      return same(ka, kb) && ka.every((k) => same(a[k], b[k]))
+    }
+    return a === b
+  }
+
+  const ops = new Set()
+  for (const file of FILES) {
+    const vector = JSON.parse(readFileSync(join(VECTORS, file), 'utf8'))
+    let index
+    vector.cases.forEach((c, i) => {
+      ops.add(c.op)
+      test(`${file.replace('.json', '')}-${i} ${c.name}`, () => {
+        index ??= build(vector)
+        const actual = JSON.parse(JSON.stringify(runCase(index, c)))
+        assert.ok(same(c.expect, actual), `${c.name}\nexpected ${JSON.stringify(c.expect)}\nactual   ${JSON.stringify(actual)}`)
+      })
+    })
+  }
+
+  test('every vector file and op is run', () => {
+    assert.ok(FILES.length >= 10)
+    for (const op of ['search', 'page_record', 'verify', 'check_answer', 'lint', 'neighbors', 'from_bytes', 'upsert_page', 'delete_page', 'rename_page', 'parse_headers', 'pointers', 'uncited_support', 'chunk', 'build_report']) {
+      assert.ok(ops.has(op), op)
+    }
+  })
+}
