@@ -66,10 +66,12 @@ node: node-deps
 	cd bindings-node && npx napi build --platform --js native.js --dts index.d.ts
 
 # npm's own packages of the Node binding (napi-rs CLI, TypeScript, Orama for the bench);
-# skipped while node_modules matches the lock file.
+# skipped while node_modules matches the lock file. `--ignore-scripts`: the package's own
+# install script would build the addon in release (a user's `npm install`); `make node` builds
+# it in the dev profile instead, reusing what `cargo test` built.
 node-deps: bindings-node/node_modules/.package-lock.json
 bindings-node/node_modules/.package-lock.json: bindings-node/package-lock.json bindings-node/package.json
-	cd bindings-node && npm ci --no-audit --no-fund
+	cd bindings-node && npm ci --ignore-scripts --no-audit --no-fund
 	@touch $@
 
 ## make test-node: the addon, then: index.d.ts and native.js as committed (generated, never
