@@ -60,15 +60,16 @@ test-python:
 		cd .. && "$$PY" -m pytest -q bindings-py/tests && \
 		"$$PY" -m mypy.stubtest wikidex._wikidex && "$$PY" -m mypy bindings-py/python/wikidex
 
-## make node: the Node addon built in place (napi build, the dev profile, so it reuses what
-## `cargo test` built), with native.js and index.d.ts regenerated.
+## make node: the Node addon built in place (napi build, the dev profile; napi passes an explicit
+## --target, so its units live in target/x86_64-unknown-linux-gnu: see DEVELOPERS.md), with
+## native.js and index.d.ts regenerated.
 node: node-deps
 	cd bindings-node && npx napi build --platform --js native.js --dts index.d.ts
 
 # npm's own packages of the Node binding (napi-rs CLI, TypeScript, Orama for the bench);
 # skipped while node_modules matches the lock file. `--ignore-scripts`: the package's own
 # install script would build the addon in release (a user's `npm install`); `make node` builds
-# it in the dev profile instead, reusing what `cargo test` built.
+# it in the dev profile instead.
 node-deps: bindings-node/node_modules/.package-lock.json
 bindings-node/node_modules/.package-lock.json: bindings-node/package-lock.json bindings-node/package.json
 	cd bindings-node && npm ci --ignore-scripts --no-audit --no-fund
