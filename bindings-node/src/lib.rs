@@ -219,9 +219,9 @@ type SyncProgress<'a> =
 /// A query-log callback: each entry as a plain object, delivered on the event loop.
 type LogCallback = ThreadsafeFunction<Json, (), Json, Status, false, true>;
 
-/// What to build from: files (path -> text, added in sorted path order) or a folder.
+/// What to build from: files (path -> text; core adds them in sorted path order) or a folder.
 enum Source {
-    Files(Vec<(String, String)>),
+    Files(HashMap<String, String>),
     Dir(PathBuf),
 }
 
@@ -268,11 +268,7 @@ impl BuildPlan {
     ) -> napi::Result<(Self, Option<Progress>)> {
         let source = match source {
             Either::A(dir) => Source::Dir(dir.into()),
-            Either::B(files) => {
-                let mut files: Vec<(String, String)> = files.into_iter().collect();
-                files.sort();
-                Source::Files(files)
-            }
+            Either::B(files) => Source::Files(files),
         };
         let mut plan = BuildPlan {
             source,
@@ -314,11 +310,7 @@ impl BuildPlan {
             builder.embedder(m as Arc<dyn Embedder>);
         }
         match self.source {
-            Source::Files(files) => {
-                for (path, text) in &files {
-                    builder.add_file(path, text.as_bytes())?;
-                }
-            }
+            Source::Files(files) => builder.add_files(files)?,
             Source::Dir(dir) => builder.add_dir(&dir)?,
         }
         let aborted = self.aborted;

@@ -210,7 +210,7 @@ fn build(
 
 #[pymethods]
 impl NativeIndex {
-    /// Builds from a list of `(path, text)`, added in the order given.
+    /// Builds from a list of `(path, text)`, added in sorted path order (by core).
     #[staticmethod]
     #[pyo3(signature = (files, config=None, progress=None, model=None))]
     fn build_files(
@@ -223,12 +223,7 @@ impl NativeIndex {
         build(
             py,
             config,
-            move |b| {
-                for (path, text) in &files {
-                    b.add_file(path, text.as_bytes())?;
-                }
-                Ok(())
-            },
+            move |b| b.add_files(files),
             progress,
             model.as_deref(),
         )

@@ -158,12 +158,12 @@ fn config(v: Option<serde_json::Value>) -> CoreResult<Config> {
     }
 }
 
-/// The files of `Index.build`: an object of path to text, in sorted path order.
+/// The files of `Index.build`: an object of path to text (core adds them in sorted order).
 fn files(v: &JsValue) -> CoreResult<Vec<(String, String)>> {
     if !is_plain_object(v) {
         return Err(invalid("files must be an object of path to text".into()));
     }
-    let mut files = Object::entries(v.unchecked_ref::<Object>())
+    let files = Object::entries(v.unchecked_ref::<Object>())
         .iter()
         .map(|entry| {
             let pair: Array = entry.unchecked_into();
@@ -175,7 +175,6 @@ fn files(v: &JsValue) -> CoreResult<Vec<(String, String)>> {
             Ok((path, text))
         })
         .collect::<CoreResult<Vec<_>>>()?;
-    files.sort();
     Ok(files)
 }
 
@@ -184,9 +183,7 @@ fn build(files_v: &JsValue, options_v: &JsValue) -> CoreResult<(wikidex::Index, 
     let files = files(files_v)?;
     let mut builder = IndexBuilder::new(config(opts.config)?)?;
     builder.strict(opts.strict);
-    for (path, text) in &files {
-        builder.add_file(path, text.as_bytes())?;
-    }
+    builder.add_files(files)?;
     builder.build()
 }
 

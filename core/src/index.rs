@@ -96,6 +96,23 @@ impl IndexBuilder {
         self
     }
 
+    /// Adds files given as `(path, bytes)` in sorted path order, whatever order they come in
+    /// (a dict, a JavaScript object), so the same files make the same index on every surface.
+    ///
+    /// # Errors
+    /// As [`IndexBuilder::add_file`], for the first file that fails.
+    pub fn add_files<P: AsRef<str>, B: AsRef<[u8]>>(
+        &mut self,
+        files: impl IntoIterator<Item = (P, B)>,
+    ) -> Result<()> {
+        let mut files: Vec<(P, B)> = files.into_iter().collect();
+        files.sort_by(|a, b| a.0.as_ref().cmp(b.0.as_ref()));
+        for (path, bytes) in &files {
+            self.add_file(path.as_ref(), bytes.as_ref())?;
+        }
+        Ok(())
+    }
+
     /// Adds one Markdown file (`path` relative to the wiki root, `/`-separated). A file that
     /// cannot be parsed is skipped and listed in the report. A file under `raw/` is a raw
     /// source document (see [`raw`](crate::raw)), not a page.

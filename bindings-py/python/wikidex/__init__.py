@@ -341,7 +341,7 @@ class Index:
             raise TypeError(f"model must be a wikidex.Model, got {type(model).__name__}")
         if isinstance(source, Mapping):
             files = []
-            for path, text in sorted(source.items()):
+            for path, text in source.items():  # core adds them in sorted path order
                 if not isinstance(path, str) or not isinstance(text, str):
                     raise TypeError("files must map str paths to str texts")
                 files.append((path, text))
