@@ -10,10 +10,12 @@ stemmer and the same word splitting; wikidex indexes each document as one chunk
 the alignment, which this script reuses.
 
 Timing: one warm-up, then the best of --repeats runs over all evaluated queries, top 100
-each, alternating the tools --rounds times. wikidex is timed with `Index.rank` (page ids and
-scores, as bm25s returns document ids and scores), lexical lane only; `Index.search`, which
-builds 100 full hit records per query, is reported beside it (q/s records). bm25s is timed with its faster
-backend. With threads, each thread takes a quarter of the queries; bm25s holds the GIL while
+each, alternating the tools --rounds times. wikidex is timed with `Index.rank`, lexical lane
+only: a `Ranking` of page ids and scores kept native until read, as bm25s returns numpy
+arrays of document ids and scores. Beside it: `rank(...).to_list()`, which makes the 100
+`(id, score)` tuples per query (q/s tuples), `Index.rank_many` (all queries in one call
+over 4 threads, the GIL released once), and `Index.search`, which builds 100 full hit
+records per query (q/s records). bm25s is timed with its faster backend. With threads, each thread takes a quarter of the queries; bm25s holds the GIL while
 it scores, wikidex releases it.
 
 Usage (from the repo root; `make bench` does this):
@@ -67,16 +69,25 @@ def wikidex_side(coll, repeats, rounds):
     def run(queries):
         return [index.rank(q, limit=cb.DEPTH, lanes="lexical") for q in queries]
 
+    def run_tuples(queries):
+        return [index.rank(q, limit=cb.DEPTH, lanes="lexical").to_list() for q in queries]
+
     def run_records(queries):
         return [index.search(q, limit=cb.DEPTH, lanes="lexical", snippets=False, always="separate")
                 for q in queries]
 
-    single = threads = records = float("inf")
+    single = threads = tuples = records = batch = float("inf")
     for _ in range(rounds):
         s, results = cb.best_time(lambda: run(q_texts), repeats)
         single = min(single, s)
         t, _ = cb.best_time(lambda: threaded(run, split(q_texts, THREADS)), repeats)
         threads = min(threads, t)
+        m, _ = cb.best_time(
+            lambda: index.rank_many(q_texts, limit=cb.DEPTH, lanes="lexical", threads=THREADS), repeats
+        )
+        batch = min(batch, m)
+        u, _ = cb.best_time(lambda: run_tuples(q_texts), repeats)
+        tuples = min(tuples, u)
         r, full = cb.best_time(lambda: run_records(q_texts), repeats)
         records = min(records, r)
     runs = {qid: [doc_ids[int(p[1:])] for p, _ in r] for qid, r in zip(q_ids, results)}
@@ -87,6 +98,8 @@ def wikidex_side(coll, repeats, rounds):
         "build_seconds": build,
         "qps": len(q_ids) / single,
         "qps_threads": len(q_ids) / threads,
+        "qps_tuples": len(q_ids) / tuples,
+        "qps_rank_many": len(q_ids) / batch,
         "qps_records": len(q_ids) / records,
         **cb.evaluate(runs, qrels),
     }
@@ -147,6 +160,7 @@ def main():
             "ratios": {
                 "qps_single": wx["qps"] / bm["qps"],
                 "qps_threads": wx["qps_threads"] / bm["qps_threads"],
+                "qps_rank_many": wx["qps_rank_many"] / bm["qps_threads"],
                 "build": bm["build_seconds"] / wx["build_seconds"],
                 "python_vs_cli_qps": wx["qps"] / cli["qps"],
             },
@@ -162,6 +176,10 @@ def main():
         for label, row in (("wikidex", wx), ("bm25s", bm)):
             print(f"{label:10}{row['build_seconds']:>9.2f}{row['qps']:>10.0f}{row['qps_threads']:>10.0f}"
                   f"{row['ndcg@10']:>9.4f}{row['map']:>8.4f}{row['recall@100']:>8.4f}")
+        print(f"wikidex Index.rank with its hits made into 100 tuples (.to_list()): {wx['qps_tuples']:.0f} q/s "
+              f"({wx['qps_tuples'] / bm['qps']:.1f}x bm25s)")
+        print(f"wikidex Index.rank_many, one call, {THREADS} threads: {wx['qps_rank_many']:.0f} q/s "
+              f"({ra['qps_rank_many']:.1f}x bm25s with {THREADS} threads)")
         print(f"wikidex Index.search with 100 full records per query: {wx['qps_records']:.0f} q/s")
         print(f"ratios: q/s {ra['qps_single']:.1f}x single, {ra['qps_threads']:.1f}x with {THREADS} threads; "
               f"build {ra['build']:.1f}x faster; Python calls give {ra['python_vs_cli_qps']:.2f} of the CLI's own q/s "

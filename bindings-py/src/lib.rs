@@ -9,6 +9,8 @@
 //! Vectors cross as numpy float32 arrays: the values are copied once, as one block, while the
 //! GIL is held (another thread may write the array once it is released).
 
+mod ranking;
+
 use std::ops::ControlFlow;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -20,7 +22,7 @@ use numpy::{
 };
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyList, PyString};
+use pyo3::types::{PyBytes, PyString};
 use serde::Serialize;
 use wikidex::cite::Cited;
 use wikidex::embed::{MODEL_FILE, TOKENIZER_FILE};
@@ -150,9 +152,9 @@ struct NativeIndex {
 /// The page ids of one snapshot as Python strings, made on the first `rank` after a write:
 /// `rank` then hands out new references to them rather than making a string per hit. It
 /// holds its snapshot, so a newer one is never mistaken for it.
-struct PageIds {
+pub(crate) struct PageIds {
     snapshot: Arc<Index>,
-    ids: Vec<Py<PyString>>,
+    pub(crate) ids: Vec<Py<PyString>>,
 }
 
 fn wrap(mut index: Index, report: Option<BuildReport>) -> NativeIndex {
@@ -312,13 +314,13 @@ impl NativeIndex {
 
     /// The ranked pages only (`Index::rank`): `(page id, fused score)` per hit, no records.
     #[pyo3(signature = (query, options=None, query_vector=None))]
-    fn rank<'py>(
+    fn rank(
         &self,
-        py: Python<'py>,
+        py: Python<'_>,
         query: &str,
         options: Option<&str>,
         query_vector: Option<&Bound<'_, PyAny>>,
-    ) -> PyResult<Bound<'py, PyList>> {
+    ) -> PyResult<ranking::Ranking> {
         let vector = crate::query_vector(py, query_vector)?;
         let (snap, ranked) = run(py, || {
             let opts = search_options(options, vector)?;
@@ -327,12 +329,34 @@ impl NativeIndex {
             Ok((snap, ranked))
         })?;
         let ids = self.page_ids(py, snap);
-        PyList::new(
-            py,
-            ranked
-                .iter()
-                .map(|r| (ids.ids[r.page].clone_ref(py), r.score)),
-        )
+        let hits = ranked.iter().map(|r| (r.page, r.score)).collect();
+        Ok(ranking::Ranking::new(ids, hits))
+    }
+
+    /// `rank` for many queries in one call (`Index::rank_many`): the GIL released once, the
+    /// queries spread over `threads` threads.
+    #[pyo3(signature = (queries, options=None, threads=None))]
+    fn rank_many(
+        &self,
+        py: Python<'_>,
+        queries: Vec<String>,
+        options: Option<&str>,
+        threads: Option<usize>,
+    ) -> PyResult<Vec<ranking::Ranking>> {
+        let (snap, ranked) = run(py, || {
+            let opts = search_options(options, None)?;
+            let snap = self.shared.snapshot();
+            let ranked = snap.rank_many(&queries, &opts, threads)?;
+            Ok((snap, ranked))
+        })?;
+        let ids = self.page_ids(py, snap);
+        Ok(ranked
+            .into_iter()
+            .map(|r| {
+                let hits = r.iter().map(|r| (r.page, r.score)).collect();
+                ranking::Ranking::new(Arc::clone(&ids), hits)
+            })
+            .collect())
     }
 
     fn prompt_block(&self, py: Python<'_>, results: &str) -> PyResult<String> {
@@ -720,6 +744,7 @@ fn parse_headers(text: &str) -> PyResult<String> {
 fn _wikidex(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<NativeIndex>()?;
     m.add_class::<Model>()?;
+    m.add_class::<ranking::Ranking>()?;
     m.add_function(wrap_pyfunction!(parse_headers, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

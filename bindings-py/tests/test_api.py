@@ -1,6 +1,7 @@
 """The Python API beyond the vectors: errors by code, bad arguments, threads, pickling, the
 agent tools, progress, and the README's Python quickstart."""
 
+import collections.abc
 import math
 import pickle
 import re
@@ -263,6 +264,49 @@ def test_rank_gives_the_search_order_without_records(example):
         hits = example.search(q, limit=5, always="separate").hits
         assert [p for p, _ in ranked] == [h.page_id for h in hits]
         assert [round(s, 5) for _, s in ranked] == [round(h.score, 5) for h in hits]
+
+
+def test_rank_returns_a_read_only_sequence_of_tuples(example):
+    ranked = example.rank("nightly job crash", limit=5)
+    as_list = [(h.page_id, h.score) for h in example.search("nightly job crash", limit=5, always="separate").hits]
+    assert isinstance(ranked, wikidex.Ranking) and isinstance(ranked, collections.abc.Sequence)
+    assert len(ranked) == len(as_list) > 1
+    assert ranked[0][0] == as_list[0][0] and ranked[-1][0] == as_list[-1][0]
+    assert [p for p, _ in ranked[1:3]] == [p for p, _ in as_list[1:3]]
+    assert ranked[::-1] == list(reversed(ranked.to_list()))
+    assert ranked.ids == [p for p, _ in as_list]
+    assert ranked.scores.dtype == np.float32 and ranked.scores.shape == (len(as_list),)
+    assert ranked == ranked.to_list() == list(ranked) and ranked == example.rank("nightly job crash", limit=5)
+    assert ranked != ranked.to_list()[:-1] and ranked != "not a ranking"
+    assert pickle.loads(pickle.dumps(ranked)) == ranked.to_list()
+    assert repr(ranked).startswith("Ranking([('")
+    for bad in (len(ranked), -len(ranked) - 1):
+        with pytest.raises(IndexError):
+            ranked[bad]
+    with pytest.raises(TypeError):
+        ranked["first"]
+    with pytest.raises(TypeError):
+        ranked[0] = ("x", 1.0)
+
+
+def test_rank_many_answers_each_query_as_rank_does(example):
+    queries = ["nightly job crash", "who do I page", "PII in exports", "xqzvbnm", ""]
+    one_by_one = [example.rank(q, limit=7, lanes=["lexical", "token"]) for q in queries]
+    assert any(len(r) > 1 for r in one_by_one) and len(one_by_one[3]) == 0
+    for threads in (None, 1, 2, 3, 100):
+        many = example.rank_many(queries, limit=7, lanes=["lexical", "token"], threads=threads)
+        assert many == one_by_one
+        assert all(isinstance(r, wikidex.Ranking) for r in many)
+    assert example.rank_many(tuple(queries[:2]), tags="ops") == [example.rank(q, tags="ops") for q in queries[:2]]
+    assert example.rank_many([]) == []
+    with pytest.raises(wikidex.InvalidArgumentError) as e:
+        example.rank_many(queries, threads=0)
+    assert e.value.code == "invalid_argument"
+    for bad in ("one string", [1, 2], None):
+        with pytest.raises(TypeError):
+            example.rank_many(bad)
+    with pytest.raises(TypeError):
+        example.rank_many(queries, threads="two")
 
 
 def test_the_query_log_records_searches_and_verdicts(tmp_path):

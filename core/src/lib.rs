@@ -91,7 +91,7 @@ pub use raw::RawDoc;
 pub use record::{BuildReport, BuildStage, Skipped, Warning, SKIPPED_OUTSIDE_ROOT};
 pub use search::{
     AlwaysMode, Explanation, Highlight, Hit, LaneHit, LaneReport, Ranked, SearchOptions,
-    SearchResults, Snippet, DEFAULT_LIMIT, MAX_LIMIT,
+    SearchResults, Snippet, DEFAULT_LIMIT, MAX_LIMIT, MAX_RANK_THREADS,
 };
 pub use snapshot::{Chunk, ChunkSpan, Index, PageRecord};
 pub use tools::{ToolDef, ToolLimits, ToolResult, Tools};

@@ -22,6 +22,8 @@ pub const MAX_LIMIT: usize = 100;
 pub const MAX_CANDIDATES: usize = 100;
 /// Target snippet length in characters.
 pub const SNIPPET_CHARS: usize = 150;
+/// The most threads [`Index::rank_many`] spreads one batch over.
+pub const MAX_RANK_THREADS: usize = 64;
 
 /// Where pages with `usage_mode: always` go.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -315,6 +317,58 @@ impl Index {
                 score: f.score,
             })
             .collect())
+    }
+
+    /// [`Index::rank`] for many queries with one set of options, answers in query order. The
+    /// queries are split into contiguous shares over `threads` threads (`None`: the cores
+    /// available; at most [`MAX_RANK_THREADS`] and one per query); on wasm32 they run one
+    /// after another. For evaluation and batch pipelines: one call instead of one per query.
+    ///
+    /// # Errors
+    /// `invalid_argument` for `threads` 0 or a query vector in `opts` (one vector cannot
+    /// stand for many queries); otherwise the first failing query's error, as [`Index::rank`].
+    pub fn rank_many<Q: AsRef<str> + Sync>(
+        &self,
+        queries: &[Q],
+        opts: &SearchOptions,
+        threads: Option<usize>,
+    ) -> Result<Vec<Vec<Ranked>>> {
+        opts.validate()?;
+        if opts.query_vector.is_some() {
+            return Err(Error::invalid_argument(
+                "rank_many takes no query vector: one vector cannot stand for many queries",
+            ));
+        }
+        let threads = match threads {
+            Some(0) => return Err(Error::invalid_argument("threads must be at least 1")),
+            Some(n) => n,
+            None => std::thread::available_parallelism().map_or(1, usize::from),
+        };
+        let threads = if cfg!(target_arch = "wasm32") {
+            1
+        } else {
+            threads.min(MAX_RANK_THREADS).min(queries.len()).max(1)
+        };
+        let rank_all = |part: &[Q]| -> Result<Vec<Vec<Ranked>>> {
+            part.iter().map(|q| self.rank(q.as_ref(), opts)).collect()
+        };
+        if threads == 1 {
+            return rank_all(queries);
+        }
+        std::thread::scope(|s| {
+            let shares: Vec<_> = queries
+                .chunks(queries.len().div_ceil(threads))
+                .map(|part| s.spawn(move || rank_all(part)))
+                .collect();
+            let mut out = Vec::with_capacity(queries.len());
+            for share in shares {
+                match share.join() {
+                    Ok(ranked) => out.extend(ranked?),
+                    Err(panic) => std::panic::resume_unwind(panic),
+                }
+            }
+            Ok(out)
+        })
     }
 
     fn ranking<'a>(&'a self, query: &'a str, opts: &SearchOptions) -> Result<Ranking<'a>> {

@@ -27,12 +27,13 @@ import html
 import json
 import os
 from collections.abc import Mapping
+from collections.abc import Sequence as _Sequence
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
 from . import _wikidex
-from ._wikidex import Model
+from ._wikidex import Model, Ranking
 from ._errors import (
     IndexFormatError,
     InvalidArgumentError,
@@ -48,6 +49,7 @@ __version__ = _wikidex.__version__
 __all__ = [
     "Index",
     "Model",
+    "Ranking",
     "Record",
     "SearchResults",
     "parse_headers",
@@ -61,6 +63,8 @@ __all__ = [
 ]
 
 Progress = Callable[[str, int, int], None]
+
+_Sequence.register(Ranking)
 
 
 def _freeze(value: Any) -> Any:
@@ -433,10 +437,12 @@ class Index:
         scope: Optional[str] = None,
         chunks: bool = False,
         query_vector: Optional[VectorLike] = None,
-    ) -> List[Tuple[str, float]]:
+    ) -> Ranking:
         """The ranking alone: ``(page id, fused score)`` per hit, in the order of
-        :meth:`search`'s ranked hits (no ``always`` pages, snippets or records). For
-        evaluation and pipelines that only need ids; much cheaper per call."""
+        :meth:`search`'s ranked hits (no ``always`` pages, snippets or records), as a
+        :class:`Ranking` (a sequence of those tuples, made as they are read; ``.ids`` and
+        ``.scores`` give the columns). For evaluation and pipelines that only need ids; much
+        cheaper per call."""
         try:
             opts = _cached_options(limit, lanes, tags, types, scope, chunks)
         except TypeError:  # lists of lanes, tags or types (unhashable), or a wrong type
@@ -444,6 +450,28 @@ class Index:
                 raise TypeError(f"query must be a str, got {type(query).__name__}") from None
             opts = _search_options(query, limit, lanes, tags, types, scope, chunks)
         return self._native.rank(query, opts, None if query_vector is None else _array(query_vector))
+
+    def rank_many(
+        self,
+        queries: Sequence[str],
+        *,
+        limit: Optional[int] = None,
+        lanes: Union[str, Sequence[str], None] = None,
+        tags: Union[str, Sequence[str], None] = None,
+        types: Union[str, Sequence[str], None] = None,
+        scope: Optional[str] = None,
+        chunks: bool = False,
+        threads: Optional[int] = None,
+    ) -> List[Ranking]:
+        """:meth:`rank` for many queries with the same options, one :class:`Ranking` per
+        query in order. One call releases the GIL once and spreads the queries over
+        ``threads`` threads (default: every core; at most 64), so a batch scales with the
+        cores where Python threads calling :meth:`rank` would queue for the GIL. Takes no
+        query vector (the semantic lane embeds each query with the attached model)."""
+        if isinstance(queries, str):
+            raise TypeError("queries must be a sequence of str, not one str")
+        opts = _search_options("", limit, lanes, tags, types, scope, chunks)
+        return self._native.rank_many(list(queries), opts, threads)
 
     def prompt_block(self, results: SearchResults) -> Record:
         """A compact block for an agent's context (citation headers, summaries, best chunks,

@@ -2,12 +2,12 @@
 and turns the JSON records into `wikidex.Record`s."""
 
 from os import PathLike
-from typing import Callable, List, Optional, Sequence, Tuple, Union, final
+from typing import Any, Callable, List, Optional, Sequence, Tuple, Union, final, overload
 
 import numpy
 import numpy.typing
 
-__all__ = ["Model", "NativeIndex", "parse_headers", "__version__"]
+__all__ = ["Model", "NativeIndex", "Ranking", "parse_headers", "__version__"]
 
 __version__: str
 
@@ -52,6 +52,29 @@ class Model:
         ``(len(texts), dim)``. The GIL is released while the model runs."""
 
 @final
+class Ranking(Sequence[Tuple[str, float]]):
+    """What ``Index.rank`` returns: a read-only sequence of ``(page id, score)`` tuples, best
+    first. The hits stay native until read, so a call makes one object, not one tuple per
+    hit; ``ids`` and ``scores`` give the two columns at once. Equal to another ``Ranking``
+    or to a list of the same tuples; pickles as that list."""
+
+    def __len__(self) -> int: ...
+    @overload
+    def __getitem__(self, key: int) -> Tuple[str, float]: ...
+    @overload
+    def __getitem__(self, key: slice) -> List[Tuple[str, float]]: ...
+    @property
+    def ids(self) -> List[str]:
+        """The page ids, best first."""
+    @property
+    def scores(self) -> _F32:
+        """The fused scores, best first (1-D float32)."""
+    def to_list(self) -> List[Tuple[str, float]]:
+        """The hits as a list of ``(page id, score)`` tuples."""
+    def __eq__(self, other: object) -> bool: ...
+    def __reduce__(self) -> Tuple[Any, Tuple[List[Tuple[str, float]]]]: ...
+
+@final
 class NativeIndex:
     """A built or loaded index: the current snapshot, the build report, the agent tools."""
 
@@ -92,8 +115,12 @@ class NativeIndex:
         vector."""
     def rank(
         self, query: str, options: Optional[str] = None, query_vector: Optional[_F32] = None
-    ) -> List[Tuple[str, float]]:
+    ) -> Ranking:
         """(page id, score) of the ranked hits, no records."""
+    def rank_many(
+        self, queries: Sequence[str], options: Optional[str] = None, threads: Optional[int] = None
+    ) -> List[Ranking]:
+        """rank for each query, answers in query order, over ``threads`` threads."""
     def prompt_block(self, results: str) -> str:
         """PromptBlock (JSON) for SearchResults (JSON)."""
     def page_record(self, key: str, scope: Optional[str] = None) -> str:

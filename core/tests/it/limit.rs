@@ -7,6 +7,7 @@ use std::sync::OnceLock;
 
 use wikidex::{
     ChunkConfig, Config, Index, IndexBuilder, Lane, SearchOptions, DEFAULT_LIMIT, MAX_LIMIT,
+    MAX_RANK_THREADS,
 };
 
 use crate::check;
@@ -133,4 +134,61 @@ fn no_limit_means_the_default() {
         assert_eq!(default.hits.len(), DEFAULT_LIMIT, "chunks: {chunks}");
         assert_eq!(default.hits, twenty.hits, "chunks: {chunks}");
     }
+}
+
+#[test]
+fn rank_many_answers_each_query_as_rank_does_on_any_thread_count() {
+    let index = corpus();
+    let queries = [
+        "alpha",
+        "bravo",
+        "charlie delta",
+        "nothing here",
+        "delta",
+        "alpha bravo",
+        "",
+        "charlie",
+    ];
+    let opts = SearchOptions {
+        limit: Some(MAX_LIMIT),
+        lanes: Some(vec![Lane::Lexical, Lane::Token]),
+        ..Default::default()
+    };
+    let one_by_one: Vec<_> = queries
+        .iter()
+        .map(|q| index.rank(q, &opts).unwrap())
+        .collect();
+    assert!(one_by_one.iter().any(|r| r.len() == MAX_LIMIT) && one_by_one[3].is_empty());
+    for threads in [
+        Some(1),
+        Some(3),
+        Some(queries.len() + 5),
+        Some(MAX_RANK_THREADS * 2),
+        None,
+    ] {
+        let many = index.rank_many(&queries, &opts, threads).unwrap();
+        assert_eq!(many, one_by_one, "threads {threads:?}");
+    }
+    assert!(index
+        .rank_many::<&str>(&[], &opts, None)
+        .unwrap()
+        .is_empty());
+}
+
+#[test]
+fn rank_many_refuses_zero_threads_a_query_vector_and_empty_lanes() {
+    let index = corpus();
+    let code = |opts: &SearchOptions, threads| {
+        index
+            .rank_many(&["alpha"], opts, threads)
+            .unwrap_err()
+            .code()
+    };
+    assert_eq!(code(&SearchOptions::default(), Some(0)), "invalid_argument");
+    assert_eq!(code(&opts(None, false), None), "invalid_argument");
+    let no_lanes = SearchOptions {
+        lanes: Some(vec![]),
+        ..Default::default()
+    };
+    assert_eq!(code(&no_lanes, Some(2)), "invalid_argument");
 }
