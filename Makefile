@@ -16,8 +16,11 @@ FUZZ_TARGETS   ?= blob page search verify headers
 # cargo-fuzz passes nightly flags (-Z sanitizer, sancov); the stable toolchain accepts them
 # with RUSTC_BOOTSTRAP=1.
 FUZZ := cd fuzz && RUSTC_BOOTSTRAP=1 $(CARGO) fuzz
+# make site / serve-site: where the docs site is written, and the port it is served on.
+SITE      ?= target/site
+SITE_PORT ?= 8080
 
-.PHONY: all demo test test-mcp test-python test-node node node-deps wasm test-wasm wheel lint fmt eval bench models check-tools wasm-check release clean fuzz fuzz-seeds fuzz-tools
+.PHONY: all demo test test-mcp test-python test-node node node-deps wasm test-wasm site serve-site chromium wheel lint fmt eval bench models check-tools wasm-check release clean fuzz fuzz-seeds fuzz-tools
 
 all: test
 
@@ -42,7 +45,8 @@ demo: release models
 
 ## make test: every test suite (Rust unit, integration, CLI, doc tests, cross-language vectors,
 ## the fuzz corpora replayed, the benches compiled and run once as tests, the browser module's
-## vectors in Node), after the linters and the wasm32 builds.
+## vectors in Node and in headless Chromium, the docs site in Chromium), after the linters and
+## the wasm32 builds.
 test: check-tools models lint wasm-check
 	$(CARGO) test --workspace --all-targets
 	$(CARGO) test --doc -p wikidex -p wikidex-cli
@@ -93,11 +97,31 @@ wasm: check-tools
 	CARGO="$(CARGO)" scripts/wasm-build.sh
 
 ## make test-wasm: the module, its generated .d.ts checked by tsc (from the Node binding's
-## npm packages), then every vector and the API tests with it loaded in Node.
-test-wasm: wasm node-deps
+## npm packages), then every vector and the API tests with it loaded in Node, every vector in
+## headless Chromium, and the docs site end to end in Chromium (bindings-wasm/tests/browser/:
+## Debian's chromium from scripts/chromium.sh, driven by playwright-core; a screenshot in
+## target/test-output/site.png).
+test-wasm: wasm node-deps site chromium
 	bindings-node/node_modules/.bin/tsc --noEmit --strict --types node --typeRoots bindings-node/node_modules/@types \
 		--target es2022 --module nodenext --moduleResolution nodenext bindings-wasm/pkg/wikidex_wasm.d.ts
-	node --test bindings-wasm/tests/
+	WIKIDEX_SITE=$(CURDIR)/$(SITE) node --test bindings-wasm/tests/
+
+## make site: the docs site of examples/wiki in $(SITE) (examples/docs-site/build.mjs): the
+## blob from the CLI (`wikidex build`), the wasm module, one HTML page per wiki page with its
+## chunks, links and backlinks, and the search page (search as you type in a Web Worker). The
+## CLI is built with the workspace hack so it reuses `cargo test --workspace`'s units.
+site: wasm
+	$(CARGO) build -p wikidex-cli -p workspace-hack
+	node examples/docs-site/build.mjs --out $(SITE) --wikidex target/debug/wikidex
+
+## make serve-site: the docs site on http://127.0.0.1:$(SITE_PORT)/ (scripts/serve.mjs; Ctrl-C
+## stops it).
+serve-site: site
+	node scripts/serve.mjs $(SITE) $(SITE_PORT)
+
+# Debian's chromium for the browser tests, installed with apt-get only when missing.
+chromium:
+	@scripts/chromium.sh >/dev/null
 
 ## make wheel: an abi3 wheel of the Python binding (release build) in target/wheels/.
 wheel:

@@ -1,5 +1,6 @@
-// The cross-language vectors through the Node addon (the shared runner: tests/vectors/runner.mjs).
-import { runVectors } from '../../tests/vectors/runner.mjs'
+// The cross-language vectors through the Node addon (the shared runner: tests/vectors/runner.mjs,
+// under node:test by tests/vectors/node.mjs).
+import { runVectors } from '../../tests/vectors/node.mjs'
 import { Index, parseHeaders } from '../index.mjs'
 
 runVectors({

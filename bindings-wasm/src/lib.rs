@@ -256,6 +256,18 @@ impl JsIndex {
         count(self.shared.snapshot().pages().len())
     }
 
+    /// Every page's id (`key`, or `user/<name>/<key>`), in the index's order (scope, then
+    /// key); `pageRecord(id)` reads each. A static site lists its pages with it.
+    #[wasm_bindgen(js_name = pageIds)]
+    pub fn page_ids(&self) -> Vec<String> {
+        self.shared
+            .snapshot()
+            .pages()
+            .iter()
+            .map(wikidex::Page::id)
+            .collect()
+    }
+
     /// Number of page chunks.
     #[wasm_bindgen(getter = chunkCount)]
     pub fn chunk_count(&self) -> u32 {

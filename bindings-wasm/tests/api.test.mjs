@@ -97,3 +97,10 @@ test('lint, neighbors, pointers and the citation checks answer', () => {
   assert.deepEqual(parseHeaders('nothing here'), [])
   assert.equal(typeof version(), 'string')
 })
+
+test('pageIds lists every page by id, and pageRecord reads each', () => {
+  const built = Index.build({ ...FILES, 'user/alice/alpha.md': 'Alice drafts alpha.\n' })
+  const ids = built.pageIds()
+  assert.deepEqual(ids, ['alpha', 'beta', 'user/alice/alpha'])
+  assert.deepEqual(ids.map((id) => built.pageRecord(id).id), ids)
+})

@@ -1,7 +1,7 @@
 // The cross-language vectors through the wasm module (the lexical build in bindings-wasm/pkg,
 // loaded in Node; everything is synchronous here), with the shared runner of
 // tests/vectors/runner.mjs.
-import { runVectors } from '../../tests/vectors/runner.mjs'
+import { runVectors } from '../../tests/vectors/node.mjs'
 import { Index, parseHeaders } from './wasm.mjs'
 
 runVectors({

@@ -1,25 +1,28 @@
-// The cross-language vectors (tests/vectors/*.json) as node:test cases, for every JavaScript
-// surface: the Node addon (bindings-node/test/vectors.test.mjs) and the wasm module
-// (bindings-wasm/tests/vectors.test.mjs) pass their calls in `api`; everything else here is
-// shared. Rust writes the expectations; this file only reads them. Each case is one call of
-// the binding, projected as core/tests/it/vectors.rs projects it, with offsets sliced as
+// The cross-language vectors (tests/vectors/*.json) for every JavaScript surface: the Node
+// addon (bindings-node/test/vectors.test.mjs), the wasm module in Node
+// (bindings-wasm/tests/vectors.test.mjs) and the same module in Chromium
+// (bindings-wasm/tests/browser/vectors.test.mjs). Each passes its calls in `api`; everything
+// else here is shared. Rust writes the expectations; this file only reads them. Each case is one
+// call of the binding, projected as core/tests/it/vectors.rs projects it, with offsets sliced as
 // JavaScript slices its strings (UTF-16 code units).
-import { test } from 'node:test'
-import assert from 'node:assert/strict'
-import { readFileSync, readdirSync } from 'node:fs'
-import { join, dirname } from 'node:path'
-import { fileURLToPath } from 'node:url'
+//
+// No imports: a browser loads this file as it is. The vector files are passed in as parsed
+// JSON; tests/vectors/node.mjs reads them from disk and registers one node:test per case.
+
+/** The ops every run must cover (each at least once over all the files). */
+export const REQUIRED_OPS = ['search', 'page_record', 'verify', 'check_answer', 'lint', 'neighbors', 'from_bytes', 'upsert_page', 'delete_page', 'rename_page', 'parse_headers', 'pointers', 'uncited_support', 'chunk', 'build_report']
 
 /**
- * Registers one test per vector case. `api`: `build(files, config)` (an index from an object of
- * path to text), `search(index, query, options)`, `lint(index)`, `fromBytes(bytes)` (an
- * index), `parseHeaders(text)`, and `isCoreError(e)` (a thrown value that carries a core
- * code, as opposed to a bug in the runner). The index's other methods have the same names on
- * every JavaScript surface.
+ * The vector cases as `{ name, op, run }`; `run()` returns `{ ok, message }` (`message` shows
+ * the expected and the actual projection) and throws on a bug (a thrown value without a core
+ * code). `vectors`: `[{ file, vector }]`, `vector` the parsed JSON of `file`, in file name
+ * order. `api`: `build(files, config)` (an index from an object of path to text),
+ * `search(index, query, options)`, `lint(index)`, `fromBytes(bytes)` (an index, from a
+ * `Uint8Array`), `parseHeaders(text)`, and `isCoreError(e)` (a thrown value that carries a
+ * core code, as opposed to a bug in the runner). The index's other methods have the same names
+ * on every JavaScript surface.
  */
-export function runVectors(api) {
-  const VECTORS = dirname(fileURLToPath(import.meta.url))
-  const FILES = readdirSync(VECTORS).filter((f) => f.endsWith('.json')).sort()
+export function vectorCases(api, vectors) {
   const TOLERANCE = 1e-5
 
   function build(vector) {
@@ -77,6 +80,7 @@ export function runVectors(api) {
     return { uncited: rows(s.uncited), unsupported: rows(s.unsupported) }
   }
 
+  const sameBytes = (a, b) => a.length === b.length && a.every((x, i) => x === b[i])
   const cited = (c) => c.cited.map((x) => x.id + (x.hash ? '@' + x.hash : ''))
   const pageId = (p) => (p.scope === 'global' ? p.key : `${p.scope}/${p.key}`)
 
@@ -102,13 +106,17 @@ export function runVectors(api) {
           return { id: k.id, hash: k.hash, text: k.text, raw: k.raw }
         }
         case 'from_bytes': {
-          let data = Buffer.from(index.toBytes())
+          let data = Uint8Array.from(index.toBytes())
           const m = c.mutate
           if ('truncate' in m) data = data.subarray(0, m.truncate)
           if ('flip' in m) data[m.flip] ^= 0xff
-          if ('version' in m) data.writeUInt32LE(m.version, 8)
-          if ('append' in m) data = Buffer.concat([data, Buffer.alloc(m.append)])
-          if ('replace_utf8' in m) data = Buffer.from(m.replace_utf8, 'utf8')
+          if ('version' in m) new DataView(data.buffer, data.byteOffset, data.byteLength).setUint32(8, m.version, true)
+          if ('append' in m) {
+            const longer = new Uint8Array(data.length + m.append)
+            longer.set(data)
+            data = longer
+          }
+          if ('replace_utf8' in m) data = new TextEncoder().encode(m.replace_utf8)
           return { pages: api.fromBytes(data).pageCount }
         }
         case 'lint': {
@@ -156,7 +164,7 @@ export function runVectors(api) {
           } catch (e) {
             v = error(e)
           }
-          v.unchanged = Buffer.compare(copy.toBytes(), before) === 0
+          v.unchanged = sameBytes(copy.toBytes(), before)
           return v
         }
         default:
@@ -180,24 +188,26 @@ export function runVectors(api) {
     return a === b
   }
 
-  const ops = new Set()
-  for (const file of FILES) {
-    const vector = JSON.parse(readFileSync(join(VECTORS, file), 'utf8'))
+  const cases = []
+  for (const { file, vector } of vectors) {
     let index
     vector.cases.forEach((c, i) => {
-      ops.add(c.op)
-      test(`${file.replace('.json', '')}-${i} ${c.name}`, () => {
-        index ??= build(vector)
-        const actual = JSON.parse(JSON.stringify(runCase(index, c)))
-        assert.ok(same(c.expect, actual), `${c.name}\nexpected ${JSON.stringify(c.expect)}\nactual   ${JSON.stringify(actual)}`)
+      cases.push({
+        name: `${file.replace('.json', '')}-${i} ${c.name}`,
+        op: c.op,
+        run() {
+          index ??= build(vector)
+          const actual = JSON.parse(JSON.stringify(runCase(index, c)))
+          return { ok: same(c.expect, actual), message: `${c.name}\nexpected ${JSON.stringify(c.expect)}\nactual   ${JSON.stringify(actual)}` }
+        },
       })
     })
   }
+  return cases
+}
 
-  test('every vector file and op is run', () => {
-    assert.ok(FILES.length >= 10)
-    for (const op of ['search', 'page_record', 'verify', 'check_answer', 'lint', 'neighbors', 'from_bytes', 'upsert_page', 'delete_page', 'rename_page', 'parse_headers', 'pointers', 'uncited_support', 'chunk', 'build_report']) {
-      assert.ok(ops.has(op), op)
-    }
-  })
+/** The required ops no case of `cases` runs (empty when every one is covered). */
+export function missingOps(cases) {
+  const ops = new Set(cases.map((c) => c.op))
+  return REQUIRED_OPS.filter((op) => !ops.has(op))
 }

@@ -1,0 +1,172 @@
+// Builds the docs site of a wiki: one HTML page per wiki page, a search page whose search runs
+// in a Web Worker on the wasm module, the index blob, and the module itself.
+//
+//   node examples/docs-site/build.mjs [--wiki examples/wiki] [--out target/site]
+//        [--wikidex target/debug/wikidex] [--pkg bindings-wasm/pkg]        (or: make site)
+//
+// 1. `wikidex build WIKI -o OUT/wiki.wdx --no-embed`: the CLI writes the blob (the site
+//    build's one index; the browser loads exactly this file). No vectors: the browser module
+//    is the lexical build, which cannot embed a query, so they would only weigh on the
+//    download.
+// 2. bindings-wasm/pkg (make wasm) copied to OUT/pkg.
+// 3. The blob loaded with that same wasm module in Node: every page (`pageIds`, `pageRecord`)
+//    rendered to OUT/pages/<id>.html with its chunks, its links and its backlinks
+//    (`neighbors` at depth 1), [[links]] resolved by the core (`pageRecord`); the tag and
+//    type filters of the search page listed from the page records.
+// 4. The search page (index.html) and static/ copied in.
+// Nothing here ranks, parses frontmatter or resolves keys: the core does, through the module.
+import { execFileSync } from 'node:child_process'
+import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync, statSync } from 'node:fs'
+import { join, dirname, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { parseArgs } from 'node:util'
+import { renderMarkdown, escapeHtml as esc } from './markdown.mjs'
+import { pageHref } from './static/links.js'
+
+const HERE = dirname(fileURLToPath(import.meta.url))
+const ROOT = join(HERE, '..', '..')
+const { values: args } = parseArgs({
+  options: {
+    wiki: { type: 'string', default: join(ROOT, 'examples', 'wiki') },
+    out: { type: 'string', default: join(ROOT, 'target', 'site') },
+    wikidex: { type: 'string', default: join(ROOT, 'target', 'debug', 'wikidex') },
+    pkg: { type: 'string', default: join(ROOT, 'bindings-wasm', 'pkg') },
+    title: { type: 'string', default: 'wikidex example wiki' },
+  },
+})
+const OUT = resolve(args.out)
+const fail = (msg) => {
+  console.error(`docs-site: ${msg}`)
+  process.exit(1)
+}
+for (const [what, path] of [['wikidex', args.wikidex], ['the wasm module (make wasm)', join(args.pkg, 'wikidex_wasm_bg.wasm')]]) {
+  try {
+    statSync(path)
+  } catch {
+    fail(`${what} not found at ${path}`)
+  }
+}
+
+rmSync(OUT, { recursive: true, force: true })
+mkdirSync(join(OUT, 'pages'), { recursive: true })
+
+// 1. The blob, by the CLI.
+const blobPath = join(OUT, 'wiki.wdx')
+execFileSync(args.wikidex, ['build', args.wiki, '-o', blobPath, '--no-embed'], { stdio: ['ignore', 'inherit', 'inherit'] })
+
+// 2. The module.
+mkdirSync(join(OUT, 'pkg'))
+for (const f of ['wikidex_wasm.js', 'wikidex_wasm_bg.wasm', 'wikidex_wasm.d.ts']) cpSync(join(args.pkg, f), join(OUT, 'pkg', f))
+
+// 3. The pages, read through the same module the browser runs.
+const { initSync, Index, version } = await import(join(OUT, 'pkg', 'wikidex_wasm.js'))
+initSync({ module: readFileSync(join(OUT, 'pkg', 'wikidex_wasm_bg.wasm')) })
+const index = Index.fromBytes(readFileSync(blobPath))
+const records = index.pageIds().map((id) => index.pageRecord(id))
+
+/** The href of `key` as the core resolves it from `scope`'s point of view, or null. */
+function linkTo(key, scope) {
+  try {
+    return '../' + pageHref(index.pageRecord(key, scope).id)
+  } catch (e) {
+    if (e.code === 'unknown_page') return null
+    throw e
+  }
+}
+
+const layout = ({ title, body, depth, bodyClass = '' }) => {
+  const up = depth ? '../'.repeat(depth) : ''
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${esc(title)}</title>
+<link rel="icon" href="data:,">
+<link rel="stylesheet" href="${up}site.css">
+</head>
+<body class="${bodyClass}">
+<header class="top"><a class="brand" href="${up}index.html">${esc(args.title)}</a><span class="by">search by wikidex ${esc(version())} (wasm, in your browser)</span></header>
+${body}
+</body>
+</html>
+`
+}
+
+const tagList = (tags) => tags.map((t) => `<span class="tag">${esc(t)}</span>`).join(' ')
+
+for (const p of records) {
+  const scope = p.scope === 'global' ? 'global' : p.scope
+  const g = index.neighbors([p.id], { depth: 1 })
+  const out = g.edges.filter((e) => e.from === p.id && e.to !== p.id)
+  const back = g.edges.filter((e) => e.to === p.id && e.from !== p.id)
+  const titleOf = new Map(g.nodes.map((n) => [n.id, n.title]))
+  const edgeItem = (id, e) =>
+    `<li><a href="../${pageHref(id)}">${esc(titleOf.get(id) ?? id)}</a> <span class="edge">${esc(e.type)}${e.confidence < 1 ? ` · ${e.confidence}` : ''}</span>${e.evidence && e.type !== 'ref' && e.type !== 'link' ? `<div class="evidence">${esc(e.evidence)}</div>` : ''}</li>`
+  const chunks = p.chunks
+    .map(
+      (c) => `<li id="${esc(c.id)}"><div class="chunk-id"><code>${esc(c.id)}</code> <span class="hash">${esc(c.hash)}</span> <span class="span">${c.start}–${c.end}</span></div><pre class="chunk-text">${esc(p.body.slice(c.start, c.end))}</pre></li>`,
+    )
+    .join('\n')
+  const meta = [
+    p.type ? `<span class="type">${esc(p.type)}</span>` : '',
+    p.scope !== 'global' ? `<span class="scope">${esc(p.scope)}</span>` : '',
+    tagList(p.tags),
+    p.stale_since ? `<span class="stale">stale since ${esc(p.stale_since)}</span>` : '',
+  ].join(' ')
+  // The page's own `# Title` heading is the title above: drawn once.
+  const rendered = renderMarkdown(p.body, (key) => linkTo(key, scope))
+  const bodyHtml = rendered.startsWith(`<h1>${esc(p.title)}</h1>`) ? rendered.slice(`<h1>${esc(p.title)}</h1>`.length) : rendered
+  const body = `<main class="page-view">
+<article>
+<p class="crumbs"><a href="../index.html">search</a> / <code>${esc(p.id)}</code> <span class="path">${esc(p.path)}</span></p>
+<h1 class="page-title">${esc(p.title)}</h1>
+${p.summary ? `<p class="summary">${esc(p.summary)}</p>` : ''}
+<p class="meta">${meta}</p>
+<div class="body">${bodyHtml}</div>
+</article>
+<aside>
+<section class="links"><h2>Links <span class="count">${out.length}</span></h2><ul>${out.map((e) => edgeItem(e.to, e)).join('\n') || '<li class="none">none</li>'}</ul></section>
+<section class="backlinks"><h2>Backlinks <span class="count">${back.length}</span></h2><ul>${back.map((e) => edgeItem(e.from, e)).join('\n') || '<li class="none">none</li>'}</ul></section>
+${p.sources.length ? `<section class="sources"><h2>Sources</h2><ul>${p.sources.map((s) => `<li><code>${esc(s.chunk)}</code> <span class="edge">weight ${s.weight}</span></li>`).join('')}</ul></section>` : ''}
+</aside>
+<section class="chunks"><h2>Chunks <span class="count">${p.chunks.length}</span></h2><ol>${chunks}</ol></section>
+</main>`
+  writeFileSync(join(OUT, pageHref(p.id)), layout({ title: `${p.title} · ${args.title}`, body, depth: 1, bodyClass: 'page' }))
+}
+
+// 4. The search page: filters from the page records, the list of every page for browsing.
+const count = (values) => {
+  const m = new Map()
+  for (const v of values) m.set(v, (m.get(v) ?? 0) + 1)
+  return [...m].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
+}
+const checkboxes = (name, entries) =>
+  entries
+    .map(([v, n]) => `<label class="filter"><input type="checkbox" name="${name}" value="${esc(v)}"> ${esc(v)} <span class="count">${n}</span></label>`)
+    .join('\n')
+const browse = records
+  .map((p) => `<li><a href="${pageHref(p.id)}">${esc(p.title)}</a> ${p.type ? `<span class="type">${esc(p.type)}</span>` : ''}${p.summary ? `<div class="summary">${esc(p.summary)}</div>` : ''}</li>`)
+  .join('\n')
+const search = `<main class="search-view">
+<div class="searchbar">
+<input id="q" type="search" placeholder="Search the wiki…" autocomplete="off" spellcheck="false" autofocus aria-label="search">
+<p id="status" class="status" role="status">Loading the index…</p>
+<div id="error" class="error" role="alert" hidden></div>
+</div>
+<div class="columns">
+<aside class="filters">
+<details open><summary>Type</summary>${checkboxes('type', count(records.flatMap((p) => (p.type ? [p.type] : []))))}</details>
+<details open><summary>Tag</summary>${checkboxes('tag', count(records.flatMap((p) => p.tags)))}</details>
+</aside>
+<section class="results">
+<div id="always" class="always" hidden></div>
+<ol id="hits" class="hits"></ol>
+<section id="browse" class="browse"><h2>All pages <span class="count">${records.length}</span></h2><ul>${browse}</ul></section>
+</section>
+</div>
+</main>
+<script type="module" src="search.js"></script>`
+writeFileSync(join(OUT, 'index.html'), layout({ title: args.title, body: search, depth: 0, bodyClass: 'search' }))
+cpSync(join(HERE, 'static'), OUT, { recursive: true })
+console.log(`docs-site: ${records.length} pages, the blob (${statSync(blobPath).size} bytes) and the module in ${OUT}`)

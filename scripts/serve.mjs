@@ -1,0 +1,95 @@
+// A tiny static HTTP server on 127.0.0.1 for the docs site (`make serve-site`) and the browser
+// tests (bindings-wasm/tests/browser/), which import `serve`. Files only: no directory
+// listings, nothing outside the root, GET and HEAD only.
+//
+//   node scripts/serve.mjs ROOT [PORT]     # PORT 0 (the default) picks a free one
+import { createServer } from 'node:http'
+import { createReadStream, statSync } from 'node:fs'
+import { resolve, join, extname, sep } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+const TYPES = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.json': 'application/json; charset=utf-8',
+  '.wasm': 'application/wasm',
+  '.wdx': 'application/octet-stream',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.ts': 'text/plain; charset=utf-8',
+  '.md': 'text/plain; charset=utf-8',
+}
+
+/**
+ * Serves the files under `root` on 127.0.0.1:`port` (0: a free port). Resolves to
+ * `{ url, close() }` once listening; `close()` ends open connections too, so a test's
+ * `after(() => server.close())` never hangs. The server does not keep the process alive.
+ */
+export function serve(root, { port = 0, log = false } = {}) {
+  const base = resolve(root)
+  const server = createServer((req, res) => {
+    const done = (status, headers = {}) => {
+      if (log) console.log(`${status} ${req.method} ${req.url}`)
+      res.writeHead(status, { 'cache-control': 'no-store', ...headers })
+    }
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      done(405, { allow: 'GET, HEAD' })
+      return res.end()
+    }
+    let path
+    try {
+      path = decodeURIComponent(new URL(req.url, 'http://x').pathname)
+    } catch {
+      done(400)
+      return res.end()
+    }
+    let file = join(base, path)
+    if (file !== base && !file.startsWith(base + sep)) {
+      done(403)
+      return res.end()
+    }
+    let stat
+    try {
+      stat = statSync(file)
+      if (stat.isDirectory()) {
+        file = join(file, 'index.html')
+        stat = statSync(file)
+      }
+    } catch {
+      done(404, { 'content-type': 'text/plain; charset=utf-8' })
+      return res.end(`not found: ${path}\n`)
+    }
+    done(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream', 'content-length': stat.size })
+    if (req.method === 'HEAD') return res.end()
+    createReadStream(file).pipe(res)
+  })
+  return new Promise((ok, fail) => {
+    server.once('error', fail)
+    server.listen(port, '127.0.0.1', () => {
+      server.unref()
+      const { port: bound } = server.address()
+      ok({
+        url: `http://127.0.0.1:${bound}`,
+        close: () =>
+          new Promise((closed) => {
+            server.close(() => closed())
+            server.closeAllConnections()
+          }),
+      })
+    })
+  })
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const [root, port] = process.argv.slice(2)
+  if (!root) {
+    console.error('usage: node scripts/serve.mjs ROOT [PORT]')
+    process.exit(2)
+  }
+  const { url } = await serve(root, { port: Number(port ?? 0), log: true })
+  // unref'd for the tests; a command line server stays up until Ctrl-C.
+  setInterval(() => {}, 1 << 30)
+  console.log(`serving ${resolve(root)} at ${url}/ (Ctrl-C stops)`)
+}
