@@ -33,7 +33,7 @@ demo: release models
 		$(BIN) search $(DEMO)/wiki.wdx "$$q" --explain -n 3 || exit 1; \
 	done
 	@echo; echo "\$$ wikidex search $(DEMO)/wiki.wdx \"how is revenue defined\" --scope alice -n 3   # alice's draft shadows the global page"
-	@$(BIN) search $(DEMO)/wiki.wdx "how is revenue defined" --scope alice -n 3 --always-separate
+	@$(BIN) search $(DEMO)/wiki.wdx "how is revenue defined" --scope alice -n 3
 	@echo; echo "\$$ wikidex neighbors $(DEMO)/wiki.wdx incident_2024_03_memory_leak --depth 1"
 	@$(BIN) neighbors $(DEMO)/wiki.wdx incident_2024_03_memory_leak --depth 1
 	@echo; echo "\$$ wikidex lint examples/wiki   # the example plants one problem per rule: exit 1 expected"
@@ -177,6 +177,7 @@ bench: release models
 	$(MAKE) --no-print-directory node-deps
 	cd bindings-node && npx napi build --platform --release --js native.js --dts index.d.ts
 	node --expose-gc bench/compare_node.mjs $(DATA)/cacm $(DATA)/cranfield --repeats 5
+	$(MAKE) --no-print-directory site chromium && node bench/compare_browser.mjs $(DATA)/cacm
 
 ## make fuzz: each fuzz target (fuzz/) for FUZZ_RUNS executions or FUZZ_TIME seconds, whichever
 ## comes first, one at a time; per input at most 10 s and 2 GiB; with fuzz/dict/<target>.dict

@@ -54,7 +54,7 @@ export interface SearchOptions {
   usage_modes?: UsageMode[]
   /** Chunk hits instead of page hits. */
   chunks?: boolean
-  /** `first` (default): `always` pages first among the hits; `separate`: in `always`. */
+  /** `separate` (default): `always` pages in `always`; `first`: first among the hits. Either way they take no slot of `limit`. */
   always?: 'first' | 'separate'
   /** Per-term BM25 explanations on each hit. */
   explain?: boolean

@@ -54,7 +54,7 @@ def test_records_are_frozen_and_convert_to_dicts(example):
 
 def test_search_results_render_as_an_html_table_with_marked_snippets(example):
     html = example.search("nightly job crash", limit=3)._repr_html_()
-    assert html.count("<tr>") == 4  # header + 3 hits (the always page too when first)
+    assert html.count("<tr>") == 5  # header, the always page (its own list, shown first), 3 hits
     assert "<mark>" in html
     assert "<script" not in html
 

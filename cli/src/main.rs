@@ -421,8 +421,12 @@ struct SearchArgs {
     /// Return chunk hits instead of one hit per page.
     #[arg(long)]
     chunks: bool,
-    /// Put `usage_mode: always` pages in a separate list instead of first.
-    #[arg(long)]
+    /// Put `usage_mode: always` pages first among the hits instead of in their own list
+    /// (either way they take no slot of `--limit`).
+    #[arg(long, conflicts_with = "always_separate")]
+    always_first: bool,
+    /// `usage_mode: always` pages in their own list (the default; kept for old scripts).
+    #[arg(long, hide = true)]
     always_separate: bool,
     /// Explain each hit: per-term BM25 contributions and per-lane fusion shares.
     #[arg(long)]
@@ -784,10 +788,10 @@ fn search(a: SearchArgs) -> Result<ExitCode, Error> {
         scope: scope_arg(&index, a.scope.as_deref())?,
         usage_modes,
         chunks: a.chunks,
-        always: if a.always_separate {
-            AlwaysMode::Separate
-        } else {
+        always: if a.always_first {
             AlwaysMode::First
+        } else {
+            AlwaysMode::Separate
         },
         explain: a.explain,
         snippets: true,

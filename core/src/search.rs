@@ -29,10 +29,11 @@ pub const MAX_RANK_THREADS: usize = 64;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum AlwaysMode {
-    /// Before the ranked hits (they count toward the limit).
-    #[default]
+    /// Before the ranked hits, inline; they take no slot of the limit (up to `limit` ranked
+    /// hits follow them).
     First,
-    /// In [`SearchResults::always`], apart from the ranked hits.
+    /// In [`SearchResults::always`], apart from the ranked hits (the default).
+    #[default]
     Separate,
 }
 
@@ -57,7 +58,8 @@ pub struct SearchOptions {
     pub usage_modes: Vec<UsageMode>,
     /// Return chunk hits (several per page) instead of collapsing to the best chunk per page.
     pub chunks: bool,
-    /// Where `always` pages go.
+    /// Where `always` pages go: apart in [`SearchResults::always`] (default) or first among
+    /// the hits; either way they take no slot of `limit`.
     pub always: AlwaysMode,
     /// Add per-term lexical explanations and per-lane fusion contributions to each hit.
     pub explain: bool,
@@ -78,7 +80,7 @@ impl Default for SearchOptions {
             scope: None,
             usage_modes: Vec::new(),
             chunks: false,
-            always: AlwaysMode::First,
+            always: AlwaysMode::Separate,
             explain: false,
             snippets: true,
             query_vector: None,
@@ -201,7 +203,7 @@ pub struct SearchResults {
     pub terms: Vec<String>,
     /// Per lane, in [`Lane::ALL`] order.
     pub lanes: Vec<LaneReport>,
-    /// Ranked hits.
+    /// Ranked hits, at most `limit` (after the `always` pages with [`AlwaysMode::First`]).
     pub hits: Vec<Hit>,
     /// `always` pages, with [`AlwaysMode::Separate`].
     pub always: Vec<Hit>,
@@ -279,13 +281,13 @@ impl Index {
             .filter(|(i, p)| r.page_ok[*i] && p.usage_mode == UsageMode::Always)
             .map(|(i, _)| ctx.always_hit(i))
             .collect();
-        let limit = opts.limit.unwrap_or(DEFAULT_LIMIT).clamp(1, MAX_LIMIT);
+        // `picked` holds at most `limit` ranked hits and no `always` page, so inlining the
+        // `always` pages never costs the caller a result.
         let always = match opts.always {
             AlwaysMode::Separate => always,
             AlwaysMode::First => {
                 let mut all = always;
                 all.append(&mut hits);
-                all.truncate(limit);
                 hits = all;
                 Vec::new()
             }

@@ -409,11 +409,12 @@ class Index:
         snippets: bool = True,
         query_vector: Optional[VectorLike] = None,
     ) -> SearchResults:
-        """Searches the index. ``limit`` hits (default 10, at most 100); ``lanes`` to run
+        """Searches the index. ``limit`` hits (default 20, at most 100); ``lanes`` to run
         (``lexical``, ``semantic``, ``token``; default all available); only pages with one
         of ``tags`` / ``types``; ``scope`` (``"global"`` or ``"user/<name>"``); ``explain``
-        adds per-term BM25 scores; ``chunks`` returns chunks instead of pages; ``always``
-        is ``"first"`` or ``"separate"`` for pages marked ``usage_mode: always``;
+        adds per-term BM25 scores; ``chunks`` returns chunks instead of pages; pages marked
+        ``usage_mode: always`` come in ``always`` (``always="separate"``, the default) or
+        first among the hits (``"first"``), and never take a slot of ``limit``;
         ``query_vector`` is the query embedded yourself, for vectors you stored with
         :meth:`set_vectors` (a 1-D float32 numpy array, or a sequence of floats); without it
         an attached :class:`Model` embeds the query."""

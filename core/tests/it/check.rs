@@ -21,22 +21,22 @@ pub fn search(index: &Index, query: &str, opts: &SearchOptions) -> SearchResults
     results
 }
 
-/// Checks a search answer: at most `limit` hits; `always` pages first (with
-/// [`AlwaysMode::First`]) and only there; ranked hits by fused score, best first; each page
+/// Checks a search answer: at most `limit` ranked hits (`always` pages take no slot);
+/// `always` pages first (with [`AlwaysMode::First`]) or apart (the default) and only there; ranked hits by fused score, best first; each page
 /// (or chunk, with `chunks`) once; every hit's chunk resolves through [`Index::chunk`] to the
 /// hit's page and hash; lane reports and per-hit lanes in [`Lane::ALL`] order; and
 /// [`Index::rank`] gives the same order as the ranked hits.
 pub fn results_hold(index: &Index, query: &str, opts: &SearchOptions, r: &SearchResults) {
     let ctx = || format!("query {query:?}, options {opts:?}");
+    let n_always = r.hits.iter().take_while(|h| h.always).count();
     assert!(
-        r.hits.len() <= limit(opts),
-        "{} hits > limit: {}",
-        r.hits.len(),
+        r.hits.len() - n_always <= limit(opts),
+        "{} ranked hits > limit: {}",
+        r.hits.len() - n_always,
         ctx()
     );
     let reported: Vec<Lane> = r.lanes.iter().map(|l| l.lane).collect();
     assert_eq!(reported, Lane::ALL, "{}", ctx());
-    let n_always = r.hits.iter().take_while(|h| h.always).count();
     if opts.always == AlwaysMode::Separate {
         assert_eq!(n_always, 0, "always hit among ranked hits: {}", ctx());
         assert!(r.always.iter().all(|h| h.always), "{}", ctx());

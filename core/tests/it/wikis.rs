@@ -731,9 +731,14 @@ fn ktx_never_page_is_not_returned_even_when_never_is_asked_for() {
 #[test]
 fn ktx_always_page_comes_first_with_always_mode_first() {
     let (index, _) = ktx();
-    let results = index
-        .search("churn rate", &SearchOptions::default())
-        .unwrap();
+    let first = SearchOptions {
+        always: AlwaysMode::First,
+        limit: Some(2),
+        ..Default::default()
+    };
+    let results = index.search("churn rate", &first).unwrap();
+    // The `always` page takes no slot: two ranked hits follow it.
+    assert_eq!(results.hits.len(), 3, "{:?}", hit_ids(&results));
     assert_eq!(results.hits[0].key, "rule_pii_handling");
     assert!(results.hits[0].always);
     assert!(results.hits[1..].iter().all(|h| !h.always));
@@ -1371,9 +1376,11 @@ fn stopword_only_query_returns_no_hits_without_error() {
 #[test]
 fn stopword_only_query_returns_only_always_pages_with_always_mode_first() {
     let (index, _) = example();
-    let results = index
-        .search("the of and", &SearchOptions::default())
-        .unwrap();
+    let first = SearchOptions {
+        always: AlwaysMode::First,
+        ..Default::default()
+    };
+    let results = index.search("the of and", &first).unwrap();
     // No term ranks anything; the one `always` page is still given, first.
     assert_eq!(hit_ids(&results), ["rule_pii_handling"]);
     assert!(results.hits[0].always);
