@@ -123,6 +123,7 @@ def run_case(index, case):
                 "extra": p.extra.to_dict(),
                 "body": p.body,
                 "chunks": [{"id": c.id, "hash": c.hash, "text": p.body[c.start : c.end]} for c in p.chunks],
+                "resolved_from": p.resolved_from,
             }
         if op == "chunk":
             c = index.chunk(case["id"])

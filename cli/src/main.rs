@@ -954,6 +954,9 @@ fn page(a: PageArgs) -> Result<ExitCode, Error> {
         print_json(&page);
     } else {
         say!("{} — {}", page.id, page.title);
+        if let Some(from) = &page.resolved_from {
+            say!("(asked as `{from}`: an old key or an alias of this page)");
+        }
         say!(
             "path: {}  scope: {}  usage: {}",
             page.path,

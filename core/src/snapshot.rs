@@ -120,6 +120,9 @@ pub struct PageRecord {
     pub body: String,
     /// The page's chunks, in order, with spans into `body`.
     pub chunks: Vec<ChunkSpan>,
+    /// The key asked for when it named this page through a redirect (an old key in
+    /// `redirect_from`) or an alias; `None` when it was the page's own key or id.
+    pub resolved_from: Option<String>,
 }
 
 /// A searchable index: pages, chunks, postings and configuration, loaded from or saved to one
@@ -386,16 +389,33 @@ impl Index {
         (at(rec.start), at(rec.end))
     }
 
-    /// The page `key` as a [`PageRecord`] (resolved as [`Index::page`] does).
+    /// The page `key` as a [`PageRecord`]: the page [`Index::page`] finds, else the one an
+    /// old key (`redirect_from`) or an alias leads to, as [`Index::resolve`] follows them
+    /// (then `resolved_from` names the key asked for).
     ///
     /// # Errors
-    /// [`Error::UnknownPage`].
+    /// [`Error::UnknownPage`]; [`Error::InvalidPage`] for a key that reaches a page only
+    /// through too many redirects.
     pub fn page_record(&self, key: &str, scope: Option<&Scope>) -> Result<PageRecord> {
-        let p = self
-            .page_index(key, scope)
-            .ok_or_else(|| Error::UnknownPage {
-                key: key.to_string(),
-            })? as usize;
+        let (p, resolved_from) = match self.page_index(key, scope) {
+            Some(p) => (p as usize, None),
+            // An old key (a redirect) or an alias, followed as `neighbors` follows it.
+            None => match self.resolve(key, scope)? {
+                Some(page) => {
+                    let p = self.page_ids.get(&page.id()).copied().ok_or_else(|| {
+                        Error::UnknownPage {
+                            key: key.to_string(),
+                        }
+                    })?;
+                    (p as usize, Some(key.to_string()))
+                }
+                None => {
+                    return Err(Error::UnknownPage {
+                        key: key.to_string(),
+                    })
+                }
+            },
+        };
         let page = &self.data.pages[p];
         let chunks = (self.first_chunk[p]..self.first_chunk[p + 1])
             .map(|c| {
@@ -434,6 +454,7 @@ impl Index {
             provenance: page.provenance,
             extra: page.extra,
             chunks,
+            resolved_from,
         })
     }
 

@@ -422,6 +422,12 @@ fn read_pages(index: &Index, a: ReadPagesArgs) -> Result<(String, Value)> {
         match index.page_record(key, scope.as_ref()) {
             Ok(r) => {
                 let _ = writeln!(text, "[page {}] {}", r.id, r.title);
+                if let Some(from) = &r.resolved_from {
+                    let _ = writeln!(
+                        text,
+                        "(asked as `{from}`: an old key or an alias of this page)"
+                    );
+                }
                 if let Some(s) = &r.summary {
                     let _ = writeln!(text, "summary: {s}");
                 }
@@ -430,10 +436,15 @@ fn read_pages(index: &Index, a: ReadPagesArgs) -> Result<(String, Value)> {
                 pages.push(json!({
                     "id": r.id, "title": r.title, "summary": r.summary, "path": r.path,
                     "body": r.body, "chunks": r.chunks.iter().map(|c| c.id.clone()).collect::<Vec<_>>(),
+                    "resolved_from": r.resolved_from,
                 }));
             }
             Err(Error::UnknownPage { .. }) => {
                 let _ = writeln!(text, "[page {key}] unknown: no such page\n");
+                unknown.push(key.clone());
+            }
+            Err(Error::InvalidPage { reason, .. }) => {
+                let _ = writeln!(text, "[page {key}] unknown: {reason}\n");
                 unknown.push(key.clone());
             }
             Err(e) => return Err(e),

@@ -99,6 +99,7 @@ export function vectorCases(api, vectors) {
             id: p.id, title: p.title, summary: p.summary, scope: p.scope, tags: p.tags, type: p.type,
             refs: p.refs, links: p.links, usage_mode: p.usage_mode, extra: p.extra, body: p.body,
             chunks: p.chunks.map((k) => ({ id: k.id, hash: k.hash, text: p.body.slice(k.start, k.end) })),
+            resolved_from: p.resolved_from,
           }
         }
         case 'chunk': {

@@ -207,6 +207,7 @@ fn run_case(index: &Index, report: &wikidex::BuildReport, case: &Value) -> Value
                         "hash": c.hash,
                         "text": slice(&p.body, c.start as usize, c.end as usize, unit),
                     })).collect::<Vec<_>>(),
+                    "resolved_from": p.resolved_from,
                 })
             }),
         "chunk" => index

@@ -1568,3 +1568,27 @@ fn upserting_an_existing_page_replaces_it() {
     let results = index.search("quokkas", &lexical_and_token()).unwrap();
     assert_eq!(results.hits[0].key, "runbook_backfill");
 }
+
+#[test]
+fn page_record_follows_an_old_key_and_an_alias_and_names_the_key_asked() {
+    let (index, _) = example();
+    let own = index.page_record("revenue", None).unwrap();
+    assert_eq!(own.resolved_from, None);
+    // metrics_dictionary → kpi_glossary (a redirect page) → glossary, as `neighbors` follows.
+    let old = index.page_record("metrics_dictionary", None).unwrap();
+    assert_eq!(old.key, "glossary");
+    assert_eq!(old.resolved_from.as_deref(), Some("metrics_dictionary"));
+    let alias = index.page_record("net revenue", None).unwrap();
+    assert!(
+        alias
+            .aliases
+            .iter()
+            .any(|a| a.eq_ignore_ascii_case("net revenue")),
+        "{alias:?}"
+    );
+    assert_eq!(alias.resolved_from.as_deref(), Some("net revenue"));
+    assert_eq!(
+        index.page_record("no_such_page", None).unwrap_err().code(),
+        "unknown_page"
+    );
+}
