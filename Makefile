@@ -92,6 +92,13 @@ test-node: node
 wasm: check-tools
 	CARGO="$(CARGO)" scripts/wasm-build.sh
 
+## make wasm-size: what the browser module is made of: twiggy's largest items and what nothing
+## reaches, then code and data per crate, raw and gzipped (scripts/wasm-size.sh; installs the
+## pinned twiggy when missing). WASM_BUILD_STD=0 measures with the toolchain's prebuilt std.
+.PHONY: wasm-size
+wasm-size: check-tools
+	CARGO="$(CARGO)" scripts/wasm-size.sh
+
 ## make test-wasm: the module, its generated .d.ts checked by tsc (from the Node binding's
 ## npm packages), then every vector and the API tests with it loaded in Node.
 test-wasm: wasm node-deps

@@ -7,7 +7,7 @@
 # 1. The wasm32 toolchain from scripts/wasm-toolchain.sh (skips itself when installed).
 # 2. cargo build -p wikidex-wasm for wasm32-unknown-unknown in the workspace's `wasm` profile
 #    (release with opt-level "z", full LTO, one codegen unit; cargo skips it when nothing
-#    changed).
+#    changed). The linker writes its map beside the module (scripts/wasm-size.sh reads it).
 # 3. wasm-bindgen-cli of exactly the wasm-bindgen version in Cargo.lock (the two must match),
 #    installed with `cargo install` only when the installed one differs. `--locked` first; when
 #    the index no longer has a locked dependency (a yanked crate), without it.
@@ -23,9 +23,11 @@ out=bindings-wasm/pkg
 log() { echo "wasm-build: $*" >&2; }
 
 WASM_CARGO=$(CARGO="$cargo" scripts/wasm-toolchain.sh)
-# shellcheck disable=SC2086 # WASM_CARGO is a command line, word-split on purpose
-env $WASM_CARGO build -p wikidex-wasm --target "$target" --profile wasm
 wasm="target/$target/wasm/wikidex_wasm.wasm"
+rustflags=(-Clink-arg=--Map="$PWD/${wasm%.wasm}.map")
+# shellcheck disable=SC2086 # WASM_CARGO is a command line, word-split on purpose
+CARGO_ENCODED_RUSTFLAGS=$(IFS=$'\x1f'; echo "${rustflags[*]}") \
+    env $WASM_CARGO build -p wikidex-wasm --target "$target" --profile wasm
 
 version=$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/[^0-9.]/, ""); print; exit }' Cargo.lock)
 [ -n "$version" ] || { log "no wasm-bindgen in Cargo.lock"; exit 1; }
