@@ -7,7 +7,16 @@
 # 1. The wasm32 toolchain from scripts/wasm-toolchain.sh (skips itself when installed).
 # 2. cargo build -p wikidex-wasm for wasm32-unknown-unknown in the workspace's `wasm` profile
 #    (release with opt-level "z", full LTO, one codegen unit; cargo skips it when nothing
-#    changed). The linker writes its map beside the module (scripts/wasm-size.sh reads it).
+#    changed). With rustup, std is rebuilt with the module (-Zbuild-std, which RUSTC_BOOTSTRAP=1
+#    allows on stable; the `rust-src` component is added when missing) so that it is optimized
+#    for size and LTO'd with it, and with two flags that only change what a panic leaves
+#    behind: -Cpanic=immediate-abort (a panic traps at once instead of formatting a message
+#    that wasm32-unknown-unknown has nowhere to write; either way JavaScript sees
+#    `RuntimeError: unreachable`) and -Zlocation-detail=none (no file names and lines for
+#    panic messages nobody sees). 452,275 -> 423,343 bytes gzipped (wasm + js). A toolchain
+#    without them (no rust-src, a rustc older than -Cpanic=immediate-abort) builds without
+#    them and says so; WASM_BUILD_STD=0 asks for that. The linker writes its map beside the
+#    module (scripts/wasm-size.sh reads it).
 # 3. wasm-bindgen-cli of exactly the wasm-bindgen version in Cargo.lock (the two must match),
 #    installed with `cargo install` only when the installed one differs. `--locked` first; when
 #    the index no longer has a locked dependency (a yanked crate), without it.
@@ -25,9 +34,31 @@ log() { echo "wasm-build: $*" >&2; }
 WASM_CARGO=$(CARGO="$cargo" scripts/wasm-toolchain.sh)
 wasm="target/$target/wasm/wikidex_wasm.wasm"
 rustflags=(-Clink-arg=--Map="$PWD/${wasm%.wasm}.map")
+build_std=()
+size_flags=(-Zunstable-options -Cpanic=immediate-abort -Zlocation-detail=none)
+if [ "${WASM_BUILD_STD:-1}" = 0 ]; then
+    log "WASM_BUILD_STD=0: the toolchain's prebuilt std (to measure what rebuilding it saves)"
+elif [ "$WASM_CARGO" = "$cargo" ]; then
+    # rustup's toolchain: its std for wasm32 is prebuilt (opt-level 3, panics with messages).
+    if ! rustup component list --installed 2>/dev/null | grep -q '^rust-src'; then
+        log "rustup component add rust-src (to rebuild std for size)"
+        rustup component add rust-src >&2 || true
+    fi
+    if ! rustup component list --installed 2>/dev/null | grep -q '^rust-src'; then
+        log "WARNING: no rust-src component: std is not rebuilt for size (about 30 KB more gzipped)"
+    elif ! RUSTC_BOOTSTRAP=1 rustc "${size_flags[@]}" --target "$target" --print cfg >/dev/null 2>&1; then
+        log "WARNING: $(rustc --version) lacks ${size_flags[*]}: std is not rebuilt for size (about 30 KB more gzipped)"
+    else
+        build_std=(-Zbuild-std=std,panic_abort)
+        rustflags+=("${size_flags[@]}")
+    fi
+else
+    # Debian's rustc-web already rebuilds std (wasm-toolchain.sh); its 1.85 has neither flag.
+    log "WARNING: $WASM_CARGO: std is rebuilt without ${size_flags[*]} (about 30 KB more gzipped)"
+fi
 # shellcheck disable=SC2086 # WASM_CARGO is a command line, word-split on purpose
-CARGO_ENCODED_RUSTFLAGS=$(IFS=$'\x1f'; echo "${rustflags[*]}") \
-    env $WASM_CARGO build -p wikidex-wasm --target "$target" --profile wasm
+RUSTC_BOOTSTRAP=1 CARGO_ENCODED_RUSTFLAGS=$(IFS=$'\x1f'; echo "${rustflags[*]}") \
+    env $WASM_CARGO build -p wikidex-wasm --target "$target" --profile wasm "${build_std[@]}"
 
 version=$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/[^0-9.]/, ""); print; exit }' Cargo.lock)
 [ -n "$version" ] || { log "no wasm-bindgen in Cargo.lock"; exit 1; }
