@@ -94,16 +94,17 @@ wasm: check-tools
 
 ## make wasm-size: what the browser module is made of: twiggy's largest items and what nothing
 ## reaches, then code and data per crate, raw and gzipped (scripts/wasm-size.sh; installs the
-## pinned twiggy when missing). WASM_BUILD_STD=0 measures with the toolchain's prebuilt std.
+## pinned twiggy when missing). WASM_MODULE=search measures bindings-wasm/pkg-search instead of
+## pkg; WASM_BUILD_STD=0 measures with the toolchain's prebuilt std.
 .PHONY: wasm-size
 wasm-size: check-tools
-	CARGO="$(CARGO)" scripts/wasm-size.sh
+	CARGO="$(CARGO)" scripts/wasm-size.sh $(WASM_MODULE)
 
 ## make test-wasm: the module, its generated .d.ts checked by tsc (from the Node binding's
 ## npm packages), then every vector and the API tests with it loaded in Node.
 test-wasm: wasm node-deps
 	bindings-node/node_modules/.bin/tsc --noEmit --strict --types node --typeRoots bindings-node/node_modules/@types \
-		--target es2022 --module nodenext --moduleResolution nodenext bindings-wasm/pkg/wikidex_wasm.d.ts
+		--target es2022 --module nodenext --moduleResolution nodenext bindings-wasm/pkg/wikidex_wasm.d.ts bindings-wasm/pkg-search/wikidex_wasm.d.ts
 	node --test bindings-wasm/tests/
 
 ## make wheel: an abi3 wheel of the Python binding (release build) in target/wheels/.

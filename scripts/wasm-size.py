@@ -9,7 +9,8 @@ linker's map of the same link (wasm-ld --Map). Prints one row per crate: its fun
 
 - Code: each function by its (demangled) name; a generic instantiation belongs to the first
   crate of ours or of a dependency named in it (`<Vec<wikidex::Page> as Clone>::clone` is
-  wikidex's), else to core/alloc/std.
+  wikidex's), else to core/alloc/std; an exported function (wasm-bindgen names them
+  `index_search` & co.) is the binding's.
 - Data: after LTO most of .rodata is anonymous (`.Lanon.<hash>.<n>`). A piece belongs to the
   crate of the functions whose code holds its address (an `i32.const` of its start, or a
   load's offset inside it);
@@ -125,7 +126,20 @@ def addresses(body):
             yield v, exact
 
 
-def crate_of(name):
+def export_names(body):
+    count, i = leb(body, 0)
+    names = set()
+    for _ in range(count):
+        ln, i = leb(body, i)
+        names.add(body[i : i + ln].decode("utf-8", "replace"))
+        _, i = leb(body, i + ln + 1)
+    return names
+
+
+def crate_of(name, exports=()):
+    if name in exports:
+        # The binding's exported functions, named by wasm-bindgen; LTO inlines into them.
+        return "wikidex_wasm"
     toks = re.findall(r"([A-Za-z_][A-Za-z0-9_]*)(?:\[[0-9a-f]+\])?::", name)
     for group in (OURS, DEPS, STD):
         for t in toks:
@@ -138,6 +152,7 @@ def main(module, mapfile, *_flags):
     b = open(module, "rb").read()
     secs = list(sections(b))
     names = {}
+    exports = set()
     nimports = 0
     code = None
     for sid, body in secs:
@@ -145,6 +160,8 @@ def main(module, mapfile, *_flags):
             names = function_names(body)
         elif sid == 2:
             nimports = imported_functions(body)
+        elif sid == 7:
+            exports = export_names(body)
         elif sid == 10:
             code = body
     data_syms = []
@@ -166,7 +183,7 @@ def main(module, mapfile, *_flags):
         size, i = leb(code, i)
         body = code[i : i + size]
         i += size
-        crate = crate_of(names.get(nimports + k, ""))
+        crate = crate_of(names.get(nimports + k, ""), exports)
         code_bytes[crate] += body
         for v, exact in addresses(body):
             k2 = bisect.bisect_right(starts, v) - 1

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # What the browser module's bytes are made of, per function and per crate.
 #
-#   scripts/wasm-size.sh          # or: make wasm-size
+#   scripts/wasm-size.sh [full|search]     # or: make wasm-size [WASM_MODULE=search]
 #
-# 1. scripts/wasm-build.sh (the module exactly as shipped; its link also writes the linker's
-#    map, target/wasm32-unknown-unknown/wasm/wikidex_wasm.map).
+# 1. scripts/wasm-build.sh (the modules exactly as shipped; each link also writes the linker's
+#    map, target/wasm32-unknown-unknown/wasm/wikidex_wasm-<module>.map). `full` (the default)
+#    is bindings-wasm/pkg, `search` bindings-wasm/pkg-search.
 # 2. twiggy (pinned below), installed with `cargo install --locked` only when the installed one
 #    differs (about 3 CPU minutes, once).
 # 3. wasm-bindgen again with the function names kept (--keep-debug) into target/wasm-size/,
@@ -13,6 +14,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+module=${1:-full}
+case $module in full | search) ;; *) echo "usage: $0 [full|search]" >&2; exit 2 ;; esac
 twiggy_version=0.8.0
 cargo="${CARGO:-cargo}"
 log() { echo "wasm-size: $*" >&2; }
@@ -26,17 +29,17 @@ if [ "$installed" != "$twiggy_version" ]; then
 fi
 
 built=target/wasm32-unknown-unknown/wasm
-out=target/wasm-size
+out=target/wasm-size/$module
 mkdir -p "$out"
-wasm-bindgen --target web --keep-debug --out-dir "$out" "$built/wikidex_wasm.wasm"
-module="$out/wikidex_wasm_bg.wasm"
+wasm-bindgen --target web --keep-debug --out-dir "$out" "$built/$module/wikidex_wasm.wasm"
+named="$out/wikidex_wasm_bg.wasm"
 
 echo
 echo "== twiggy top: the largest items (names kept, so the name section is one of them)"
-twiggy top -n 30 "$module"
+twiggy top -n 30 "$named"
 echo
 echo "== twiggy garbage: items nothing reaches"
-twiggy garbage -n 10 "$module"
+twiggy garbage -n 10 "$named"
 echo
 echo "== per crate (scripts/wasm-size.py)"
-python3 scripts/wasm-size.py "$module" "$built/wikidex_wasm.map"
+python3 scripts/wasm-size.py "$named" "$built/wikidex_wasm-$module.map"

@@ -15,7 +15,8 @@ import { fileURLToPath } from 'node:url'
  * path to text), `search(index, query, options)`, `lint(index)`, `fromBytes(bytes)` (an
  * index), `parseHeaders(text)`, and `isCoreError(e)` (a thrown value that carries a core
  * code, as opposed to a bug in the runner). The index's other methods have the same names on
- * every JavaScript surface.
+ * every JavaScript surface. `lacks` (optional): ops this surface does not have, as
+ * `{ op: reason }`; their cases are reported as skipped with the reason.
  */
 export function runVectors(api) {
   const VECTORS = dirname(fileURLToPath(import.meta.url))
@@ -186,7 +187,8 @@ export function runVectors(api) {
     let index
     vector.cases.forEach((c, i) => {
       ops.add(c.op)
-      test(`${file.replace('.json', '')}-${i} ${c.name}`, () => {
+      const lacks = api.lacks?.[c.op]
+      test(`${file.replace('.json', '')}-${i} ${c.name}`, { skip: lacks ?? false }, () => {
         index ??= build(vector)
         const actual = JSON.parse(JSON.stringify(runCase(index, c)))
         assert.ok(same(c.expect, actual), `${c.name}\nexpected ${JSON.stringify(c.expect)}\nactual   ${JSON.stringify(actual)}`)
