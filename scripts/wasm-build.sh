@@ -84,8 +84,10 @@ for module in full search; do
         env $WASM_CARGO rustc -p wikidex-wasm --lib --crate-type cdylib --target "$target" \
         --profile wasm "${build_std[@]}" "${features[@]}" \
         -- -Clink-arg=--Map="$PWD/$built/wikidex_wasm-$module.map"
-    # Both builds write target/.../wasm/wikidex_wasm.wasm; keep each module's own copy (copied
-    # only when it changed, so that wasm-bindgen is skipped when nothing did).
+    # Both builds write target/.../wasm/wikidex_wasm.wasm (and deps/wikidex_wasm.wasm: a cdylib's
+    # file name has no hash, so cargo sees the other module's file there and links this one
+    # again, about 10 s each). Keep each module's own copy, copied only when it changed, so
+    # that wasm-bindgen is skipped when nothing did.
     wasm="$built/$module/wikidex_wasm.wasm"
     mkdir -p "$built/$module"
     cmp -s "$built/wikidex_wasm.wasm" "$wasm" || cp "$built/wikidex_wasm.wasm" "$wasm"
