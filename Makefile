@@ -96,6 +96,14 @@ test-node: node
 wasm: check-tools
 	CARGO="$(CARGO)" scripts/wasm-build.sh
 
+## make wasm-size: what the browser module is made of: twiggy's largest items and what nothing
+## reaches, then code and data per crate, raw and gzipped (scripts/wasm-size.sh; installs the
+## pinned twiggy when missing). WASM_MODULE=search measures bindings-wasm/pkg-search instead of
+## pkg; WASM_BUILD_STD=0 measures with the toolchain's prebuilt std.
+.PHONY: wasm-size
+wasm-size: check-tools
+	CARGO="$(CARGO)" scripts/wasm-size.sh $(WASM_MODULE)
+
 ## make test-wasm: the module, its generated .d.ts checked by tsc (from the Node binding's
 ## npm packages), then every vector and the API tests with it loaded in Node, every vector in
 ## headless Chromium, and the docs site end to end in Chromium (bindings-wasm/tests/browser/:
@@ -103,7 +111,7 @@ wasm: check-tools
 ## target/test-output/site.png).
 test-wasm: wasm node-deps site chromium
 	bindings-node/node_modules/.bin/tsc --noEmit --strict --types node --typeRoots bindings-node/node_modules/@types \
-		--target es2022 --module nodenext --moduleResolution nodenext bindings-wasm/pkg/wikidex_wasm.d.ts
+		--target es2022 --module nodenext --moduleResolution nodenext bindings-wasm/pkg/wikidex_wasm.d.ts bindings-wasm/pkg-search/wikidex_wasm.d.ts
 	WIKIDEX_SITE=$(CURDIR)/$(SITE) node --test bindings-wasm/tests/
 
 ## make site: the docs site of examples/wiki in $(SITE) (examples/docs-site/build.mjs): the

@@ -1,32 +1,65 @@
 #!/usr/bin/env bash
-# Build the browser module (bindings-wasm, the lexical build) into bindings-wasm/pkg: an ES
-# module (`--target web`: `init`/`initSync` take the .wasm bytes or a URL) with its .d.ts.
+# Build the browser modules (bindings-wasm, the lexical build): ES modules (`--target web`:
+# `init`/`initSync` take the .wasm bytes or a URL) with their .d.ts.
+#   bindings-wasm/pkg/         the whole API (feature `write`, the default)
+#   bindings-wasm/pkg-search/  the search module: no `Index.build` and no page writes, for a
+#                              site that loads a blob the CLI built (70 KB less gzipped)
 #
 #   scripts/wasm-build.sh          # or: make wasm
 #
 # 1. The wasm32 toolchain from scripts/wasm-toolchain.sh (skips itself when installed).
-# 2. cargo build -p wikidex-wasm for wasm32-unknown-unknown in the workspace's `wasm` profile
-#    (release with opt-level "z", full LTO, one codegen unit; cargo skips it when nothing
-#    changed).
+# 2. cargo build (as `cargo rustc`) of wikidex-wasm for wasm32-unknown-unknown in the
+#    workspace's `wasm` profile (release with opt-level "z", full LTO, one codegen unit; cargo
+#    skips it when nothing changed), once per module, each as a cdylib alone: built in one
+#    rustc session with the rlib that Cargo.toml also asks for (for the workspace's native
+#    builds), the same LTO left a module 143 KB larger raw, 12 KB larger gzipped. With rustup, std is rebuilt with the
+#    module (-Zbuild-std, which RUSTC_BOOTSTRAP=1 allows on stable; the `rust-src` component
+#    is added when missing) so that it is optimized for size and LTO'd with it, and with two
+#    flags that only change what a panic leaves behind: -Cpanic=immediate-abort (a panic traps at once instead of formatting a message
+#    that wasm32-unknown-unknown has nowhere to write; either way JavaScript sees
+#    `RuntimeError: unreachable`) and -Zlocation-detail=none (no file names and lines for
+#    panic messages nobody sees). 452,275 -> 423,343 bytes gzipped (wasm + js). A toolchain
+#    without them (no rust-src, a rustc older than -Cpanic=immediate-abort) builds without
+#    them and says so; WASM_BUILD_STD=0 asks for that. The linker writes each module's
+#    map beside it (scripts/wasm-size.sh reads it).
 # 3. wasm-bindgen-cli of exactly the wasm-bindgen version in Cargo.lock (the two must match),
 #    installed with `cargo install` only when the installed one differs. `--locked` first; when
 #    the index no longer has a locked dependency (a yanked crate), without it.
-# 4. wasm-bindgen --target web, skipped when pkg/ is newer than the .wasm.
-# Prints the sizes of the .wasm and the .js, raw and gzipped (gzip -9). No wasm-opt pass yet
-# (and not Debian's binaryen, which lags the features rustc emits).
+# 4. wasm-bindgen --target web, skipped when the output is newer than the .wasm.
+# Prints the sizes of each .wasm and .js, raw and gzipped (gzip -9). No wasm-opt pass: binaryen
+# 132's makes the module larger gzipped (DEVELOPERS.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 cargo="${CARGO:-cargo}"
 target=wasm32-unknown-unknown
-out=bindings-wasm/pkg
 log() { echo "wasm-build: $*" >&2; }
 
 WASM_CARGO=$(CARGO="$cargo" scripts/wasm-toolchain.sh)
-# shellcheck disable=SC2086 # WASM_CARGO is a command line, word-split on purpose
-env $WASM_CARGO build -p wikidex-wasm --target "$target" --profile wasm
-wasm="target/$target/wasm/wikidex_wasm.wasm"
-
+built="target/$target/wasm"
+rustflags=()
+build_std=()
+size_flags=(-Zunstable-options -Cpanic=immediate-abort -Zlocation-detail=none)
+if [ "${WASM_BUILD_STD:-1}" = 0 ]; then
+    log "WASM_BUILD_STD=0: the toolchain's prebuilt std (to measure what rebuilding it saves)"
+elif [ "$WASM_CARGO" = "$cargo" ]; then
+    # rustup's toolchain: its std for wasm32 is prebuilt (opt-level 3, panics with messages).
+    if ! rustup component list --installed 2>/dev/null | grep -q '^rust-src'; then
+        log "rustup component add rust-src (to rebuild std for size)"
+        rustup component add rust-src >&2 || true
+    fi
+    if ! rustup component list --installed 2>/dev/null | grep -q '^rust-src'; then
+        log "WARNING: no rust-src component: std is not rebuilt for size (about 30 KB more gzipped)"
+    elif ! RUSTC_BOOTSTRAP=1 rustc "${size_flags[@]}" --target "$target" --print cfg >/dev/null 2>&1; then
+        log "WARNING: $(rustc --version) lacks ${size_flags[*]}: std is not rebuilt for size (about 30 KB more gzipped)"
+    else
+        build_std=(-Zbuild-std=std,panic_abort)
+        rustflags+=("${size_flags[@]}")
+    fi
+else
+    # Debian's rustc-web already rebuilds std (wasm-toolchain.sh); its 1.85 has neither flag.
+    log "WARNING: $WASM_CARGO: std is rebuilt without ${size_flags[*]} (about 30 KB more gzipped)"
+fi
 version=$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/[^0-9.]/, ""); print; exit }' Cargo.lock)
 [ -n "$version" ] || { log "no wasm-bindgen in Cargo.lock"; exit 1; }
 installed=$(wasm-bindgen --version 2>/dev/null | awk '{ print $2 }' || true)
@@ -36,15 +69,35 @@ if [ "$installed" != "$version" ]; then
         { log "--locked failed; installing without it"; "$cargo" install wasm-bindgen-cli --version "$version"; }
 fi
 
-if [ ! -f "$out/wikidex_wasm_bg.wasm" ] || [ "$wasm" -nt "$out/wikidex_wasm_bg.wasm" ]; then
-    wasm-bindgen --target web --remove-name-section --remove-producers-section --out-dir "$out" "$wasm"
-fi
-
 size() {
-    printf '%-28s %8d bytes raw %8d gzipped\n' "$(basename "$1")" "$(wc -c <"$1")" "$(gzip -9 <"$1" | wc -c)"
+    printf '%-28s %8d bytes raw %8d gzipped\n' "$1" "$(wc -c <"$2")" "$(gzip -9 <"$2" | wc -c)"
 }
-size "$out/wikidex_wasm_bg.wasm"
-size "$out/wikidex_wasm.js"
-total=$(cat "$out/wikidex_wasm_bg.wasm" "$out/wikidex_wasm.js" | wc -c)
-gz=$(( $(gzip -9 <"$out/wikidex_wasm_bg.wasm" | wc -c) + $(gzip -9 <"$out/wikidex_wasm.js" | wc -c) ))
-printf '%-28s %8d bytes raw %8d gzipped\n' "wasm + js" "$total" "$gz"
+for module in full search; do
+    case $module in
+        full) features=() out=bindings-wasm/pkg ;;
+        search) features=(--no-default-features) out=bindings-wasm/pkg-search ;;
+    esac
+    # `cargo rustc` passes the map flag to the module's link only (the dependencies' units stay
+    # shared by both modules); each module has its own map.
+    # shellcheck disable=SC2086 # WASM_CARGO is a command line, word-split on purpose
+    RUSTC_BOOTSTRAP=1 CARGO_ENCODED_RUSTFLAGS=$(IFS=$'\x1f'; echo "${rustflags[*]}") \
+        env $WASM_CARGO rustc -p wikidex-wasm --lib --crate-type cdylib --target "$target" \
+        --profile wasm "${build_std[@]}" "${features[@]}" \
+        -- -Clink-arg=--Map="$PWD/$built/wikidex_wasm-$module.map"
+    # Both builds write target/.../wasm/wikidex_wasm.wasm (and deps/wikidex_wasm.wasm: a cdylib's
+    # file name has no hash, so cargo sees the other module's file there and links this one
+    # again, about 10 s each). Keep each module's own copy, copied only when it changed, so
+    # that wasm-bindgen is skipped when nothing did.
+    wasm="$built/$module/wikidex_wasm.wasm"
+    mkdir -p "$built/$module"
+    cmp -s "$built/wikidex_wasm.wasm" "$wasm" || cp "$built/wikidex_wasm.wasm" "$wasm"
+    if [ ! -f "$out/wikidex_wasm_bg.wasm" ] || [ "$wasm" -nt "$out/wikidex_wasm_bg.wasm" ]; then
+        wasm-bindgen --target web --remove-name-section --remove-producers-section --out-dir "$out" "$wasm"
+    fi
+    echo "$out ($module module):"
+    size "  wikidex_wasm_bg.wasm" "$out/wikidex_wasm_bg.wasm"
+    size "  wikidex_wasm.js" "$out/wikidex_wasm.js"
+    total=$(cat "$out/wikidex_wasm_bg.wasm" "$out/wikidex_wasm.js" | wc -c)
+    gz=$(( $(gzip -9 <"$out/wikidex_wasm_bg.wasm" | wc -c) + $(gzip -9 <"$out/wikidex_wasm.js" | wc -c) ))
+    printf '%-28s %8d bytes raw %8d gzipped\n' "  wasm + js" "$total" "$gz"
+done

@@ -11,18 +11,26 @@
 //!   of the wrong type is the core's `invalid_argument`. Every argument arrives as a
 //!   `JsValue` and is checked here, so wasm-bindgen's glue never coerces or throws its own.
 //! - Everything runs on the calling thread (a page runs it in a Web Worker).
+//! - Feature `write` (default): `Index.build` and the page writes. Without it, the search
+//!   module: the same API less those four, for a site that loads a blob the CLI built.
 
 mod error;
 
-use js_sys::{Array, ArrayBuffer, Float32Array, Object, Uint8Array, JSON};
+use js_sys::{Array, ArrayBuffer, Float32Array, Uint8Array, JSON};
 use serde::de::DeserializeOwned;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use wikidex::cite::Cited;
 use wikidex::{
-    BuildReport, Config, Error, IndexBuilder, OffsetUnit, Scope, SearchOptions, SearchResults,
-    SharedIndex, TraverseOptions, VectorEncoding, WriteOptions,
+    BuildReport, Error, OffsetUnit, Scope, SearchOptions, SearchResults, SharedIndex,
+    TraverseOptions, VectorEncoding,
+};
+#[cfg(feature = "write")]
+use {
+    js_sys::Object,
+    serde::Deserialize,
+    wikidex::{Config, IndexBuilder, WriteOptions},
 };
 
 use crate::error::OrThrow;
@@ -140,6 +148,7 @@ fn count(n: usize) -> u32 {
 
 /// `Index.build`'s options; `config` is read as the core's `Config` on its own, so its errors
 /// name it.
+#[cfg(feature = "write")]
 #[derive(Deserialize, Default)]
 struct BuildOptions {
     #[serde(default)]
@@ -148,6 +157,7 @@ struct BuildOptions {
     strict: bool,
 }
 
+#[cfg(feature = "write")]
 fn config(v: Option<serde_json::Value>) -> CoreResult<Config> {
     match v {
         None | Some(serde_json::Value::Null) => Ok(Config::default()),
@@ -159,6 +169,7 @@ fn config(v: Option<serde_json::Value>) -> CoreResult<Config> {
 }
 
 /// The files of `Index.build`: an object of path to text (core adds them in sorted order).
+#[cfg(feature = "write")]
 fn files(v: &JsValue) -> CoreResult<Vec<(String, String)>> {
     if !is_plain_object(v) {
         return Err(invalid("files must be an object of path to text".into()));
@@ -178,6 +189,7 @@ fn files(v: &JsValue) -> CoreResult<Vec<(String, String)>> {
     Ok(files)
 }
 
+#[cfg(feature = "write")]
 fn build(files_v: &JsValue, options_v: &JsValue) -> CoreResult<(wikidex::Index, BuildReport)> {
     let opts: BuildOptions = options("build options", options_v)?;
     let files = files(files_v)?;
@@ -208,6 +220,7 @@ impl JsIndex {
     /// Builds an index from an object of path to text (added in sorted path order; paths
     /// under `raw/` are raw documents). `options`: `config` (the core's `Config`), `strict`
     /// (a broken page fails the build).
+    #[cfg(feature = "write")]
     pub fn build(
         #[wasm_bindgen(unchecked_param_type = "Record<string, string>")] files: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "BuildOptions")] options: Option<JsValue>,
@@ -439,6 +452,7 @@ impl JsIndex {
 
     /// Adds or replaces the page at `path` (a new snapshot is swapped in). `options`: the
     /// core's `WriteOptions`.
+    #[cfg(feature = "write")]
     #[wasm_bindgen(js_name = upsertPage, unchecked_return_type = "UpsertReport")]
     pub fn upsert_page(
         &self,
@@ -456,6 +470,7 @@ impl JsIndex {
     }
 
     /// Deletes a page; the report lists the pages whose links it breaks.
+    #[cfg(feature = "write")]
     #[wasm_bindgen(js_name = deletePage, unchecked_return_type = "DeleteReport")]
     pub fn delete_page(
         &self,
@@ -471,6 +486,7 @@ impl JsIndex {
     }
 
     /// Renames a page, leaving a redirect from the old key.
+    #[cfg(feature = "write")]
     #[wasm_bindgen(js_name = renamePage, unchecked_return_type = "RenameReport")]
     pub fn rename_page(
         &self,

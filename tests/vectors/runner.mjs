@@ -21,6 +21,8 @@ export const REQUIRED_OPS = ['search', 'page_record', 'verify', 'check_answer', 
  * `Uint8Array`), `parseHeaders(text)`, and `isCoreError(e)` (a thrown value that carries a
  * core code, as opposed to a bug in the runner). The index's other methods have the same names
  * on every JavaScript surface.
+ * `api.lacks` (optional): ops this surface does not have, as `{ op: reason }`; their cases
+ * carry `skip: reason` (the runner of each test framework reports them as skipped).
  */
 export function vectorCases(api, vectors) {
   const TOLERANCE = 1e-5
@@ -196,6 +198,7 @@ export function vectorCases(api, vectors) {
       cases.push({
         name: `${file.replace('.json', '')}-${i} ${c.name}`,
         op: c.op,
+        skip: api.lacks?.[c.op] ?? null,
         run() {
           index ??= build(vector)
           const actual = JSON.parse(JSON.stringify(runCase(index, c)))

@@ -1,0 +1,53 @@
+// The search module (bindings-wasm/pkg-search): the whole module's API less `Index.build` and
+// the page writes, for a site that loads a blob the CLI built. Every vector whose op it has
+// runs on a blob the whole module built and the search module loaded, with the same shared
+// runner and expectations as vectors.test.mjs.
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { readFileSync } from 'node:fs'
+import { join, dirname } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { runVectors } from '../../tests/vectors/node.mjs'
+import * as full from './wasm.mjs'
+import * as search from './wasm-search.mjs'
+
+const WRITES = ['build', 'upsertPage', 'deletePage', 'renamePage']
+const NO_WRITES = 'the search module has no page writes'
+
+runVectors({
+  build: (files, config) => search.Index.fromBytes(full.Index.build(files, { config }).toBytes()),
+  search: (index, query, options) => index.search(query, options),
+  lint: (index) => index.lint(),
+  fromBytes: (bytes) => search.Index.fromBytes(bytes),
+  parseHeaders: search.parseHeaders,
+  isCoreError: (e) => typeof e?.code === 'string',
+  lacks: {
+    build_report: 'a loaded index has no build report',
+    lint: 'the expectations lint with the build report (skipped files, duplicate keys); see the lint test below',
+    upsert_page: NO_WRITES,
+    delete_page: NO_WRITES,
+    rename_page: NO_WRITES,
+  },
+})
+
+const methods = (cls) =>
+  Object.getOwnPropertyNames(cls)
+    .concat(Object.getOwnPropertyNames(cls.prototype))
+    .filter((n) => !['length', 'name', 'prototype', 'constructor', '__wrap', 'free', '__destroy_into_raw'].includes(n))
+    .sort()
+
+test('the search module is the whole API less Index.build and the page writes', () => {
+  const whole = methods(full.Index)
+  for (const w of WRITES) assert.ok(whole.includes(w), `the whole module has ${w}`)
+  assert.deepEqual(methods(search.Index), whole.filter((m) => !WRITES.includes(m)))
+  assert.deepEqual(Object.keys(search).sort(), Object.keys(full).sort())
+})
+
+test('lint of a loaded blob is the same in both modules', () => {
+  const vectors = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'tests', 'vectors')
+  const vector = JSON.parse(readFileSync(join(vectors, 'lint.json'), 'utf8'))
+  const blob = full.Index.build(vector.files, { config: vector.config ?? undefined }).toBytes()
+  const expected = full.Index.fromBytes(blob).lint()
+  assert.ok(expected.issues.length > 0)
+  assert.deepEqual(search.Index.fromBytes(blob).lint(), expected)
+})
