@@ -145,6 +145,8 @@ export interface PageRecord {
   body: string
   /** Spans index `body`. */
   chunks: ChunkSpan[]
+  /** The key asked for when it named this page through a redirect or an alias; else null. */
+  resolved_from: string | null
 }
 export interface Chunk {
   id: string
