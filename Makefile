@@ -66,8 +66,13 @@ test-python:
 
 ## make node: the Node addon built in place (napi build, the dev profile; napi passes an explicit
 ## --target, so its units live in target/x86_64-unknown-linux-gnu: see DEVELOPERS.md), with
-## native.js and index.d.ts regenerated.
+## native.js and index.d.ts regenerated. napi writes the declarations while it compiles the
+## crates that derive them (core, the binding) and keeps them in target/napi-rs; another build
+## of those crates in the same target dir (maturin's, through the workspace hack) leaves that
+## cache stale, so it is dropped when a source is newer than index.d.ts.
 node: node-deps
+	@if [ -n "$$(find core/src bindings-node/src -name '*.rs' -newer bindings-node/index.d.ts -print -quit)" ]; then \
+		rm -rf target/napi-rs; fi
 	cd bindings-node && npx napi build --platform --js native.js --dts index.d.ts
 
 # npm's own packages of the Node binding (napi-rs CLI, TypeScript, Orama for the bench);
