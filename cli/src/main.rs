@@ -19,8 +19,8 @@ use serde_json::{json, Value};
 use wikidex::querylog::JsonlLog;
 use wikidex::{
     eval, querylog, AlwaysMode, BuildStage, Config, Embedder, Error, Hit, Index, IndexBuilder,
-    Lane, Language, QueryLog, Scope, SearchOptions, SearchResults, ToolLimits, Tools, UsageMode,
-    VectorEncoding,
+    Lane, Language, QueryLog, Scope, SearchOptions, SearchResults, SyncReport, ToolLimits, Tools,
+    UsageMode, VectorEncoding,
 };
 
 mod mcp;
@@ -89,6 +89,10 @@ enum Command {
     /// Build an index blob from a wiki folder (or a BEIR corpus with --beir); files under the
     /// wiki's raw/ folder (or --raw DIR) are indexed as raw source documents.
     Build(BuildArgs),
+    /// Bring an index blob up to date with its wiki folder: only files added or changed since
+    /// the blob was written are parsed, only new passages embedded (a missing or unreadable
+    /// blob means one full build).
+    Sync(SyncArgs),
     /// Search an index.
     Search(SearchArgs),
     /// Show one page by key.
@@ -161,8 +165,16 @@ impl ToolLimitArgs {
 
 #[derive(Args)]
 struct McpArgs {
-    /// An index blob, or a wiki folder (built in memory at start).
+    /// An index blob, or a wiki folder (indexed at start, then kept current).
     source: PathBuf,
+    /// For a wiki folder: keep its index in this blob. At start only the files changed since
+    /// the blob was written are re-indexed (as `wikidex sync`); it is written after each sync.
+    #[arg(long, value_name = "BLOB")]
+    index: Option<PathBuf>,
+    /// For a wiki folder: seconds between two looks for edited, added, renamed or deleted
+    /// files (polling; 0: do not watch).
+    #[arg(long, default_value_t = 1.0, value_name = "SECONDS")]
+    watch: f64,
     #[command(flatten)]
     embed: EmbedBuildArgs,
     #[command(flatten)]
@@ -391,6 +403,27 @@ struct BuildArgs {
 }
 
 #[derive(Args)]
+struct SyncArgs {
+    /// The wiki folder.
+    dir: PathBuf,
+    /// The index blob to bring up to date (and to write; atomically, as `build -o`). Its
+    /// configuration and vector encoding are kept.
+    #[arg(short, long)]
+    output: PathBuf,
+    /// A folder of raw source documents, indexed as the wiki's raw/ folder.
+    #[arg(long)]
+    raw: Option<PathBuf>,
+    /// Read files whose symbolic links lead outside the wiki folder.
+    #[arg(long)]
+    follow_outside_root: bool,
+    #[command(flatten)]
+    embed: EmbedBuildArgs,
+    /// Print a JSON report.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Args)]
 struct SearchArgs {
     /// The index blob.
     index: PathBuf,
@@ -530,6 +563,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let json = match &cli.command {
         Command::Build(a) => a.json,
+        Command::Sync(a) => a.json,
         Command::Search(a) => a.json,
         Command::Page(a) => a.json,
         Command::Chunk(a) => a.json,
@@ -544,6 +578,7 @@ fn main() -> ExitCode {
     };
     let result = match cli.command {
         Command::Build(a) => build(a),
+        Command::Sync(a) => sync(a),
         Command::Search(a) => search(a),
         Command::Page(a) => page(a),
         Command::Chunk(a) => chunk(a),
@@ -639,6 +674,8 @@ fn progress_bar(len: u64, what: &str, quiet: bool) -> ProgressBar {
 /// What to build from, and how.
 struct BuildPlan<'a> {
     dir: &'a Path,
+    /// The index this folder gave last time, to build on (`sync`).
+    previous: Option<&'a Index>,
     beir: bool,
     strict: bool,
     raw: Option<&'a Path>,
@@ -651,6 +688,11 @@ struct BuildPlan<'a> {
 /// Builds an index from a wiki folder or a BEIR corpus, with progress bars for analysis and
 /// embedding.
 fn build_index(plan: BuildPlan<'_>) -> Result<(Index, wikidex::BuildReport), Error> {
+    sync_index(plan).map(|(index, report)| (index, report.build))
+}
+
+/// [`build_index`], reporting what changed since `plan.previous`.
+fn sync_index(plan: BuildPlan<'_>) -> Result<(Index, SyncReport), Error> {
     let quiet = plan.quiet;
     let mut builder = IndexBuilder::new(plan.config)?;
     builder.strict(plan.strict);
@@ -659,6 +701,9 @@ fn build_index(plan: BuildPlan<'_>) -> Result<(Index, wikidex::BuildReport), Err
         builder
             .embedder(e)
             .vector_encoding(VectorEncoding::parse(&plan.embed.vectors)?);
+    }
+    if let Some(previous) = plan.previous {
+        builder.previous(previous);
     }
     if let Some(raw) = plan.raw {
         builder.add_raw_dir(raw)?;
@@ -670,7 +715,7 @@ fn build_index(plan: BuildPlan<'_>) -> Result<(Index, wikidex::BuildReport), Err
     }
     let mut stage = BuildStage::Pages;
     let mut bar = progress_bar(0, "indexing", quiet);
-    let out = builder.build_with_progress(&mut |s, done, total| {
+    let out = builder.sync_with_progress(&mut |s, done, total| {
         if s != stage {
             bar.finish_and_clear();
             bar = progress_bar(0, "embedding", quiet);
@@ -701,6 +746,7 @@ fn build(a: BuildArgs) -> Result<ExitCode, Error> {
     let config = a.config.config()?;
     let (index, report) = build_index(BuildPlan {
         dir: &a.dir,
+        previous: None,
         beir: a.beir,
         strict: a.strict,
         raw: a.raw.as_deref(),
@@ -752,15 +798,169 @@ fn build(a: BuildArgs) -> Result<ExitCode, Error> {
             ),
             None => say!("  embeddings: none (semantic lane unavailable)"),
         }
-        for s in &report.skipped {
-            let line = s.line.map(|l| format!(":{l}")).unwrap_or_default();
-            say!("  skipped {}{line}: [{}] {}", s.path, s.code, s.reason);
-        }
-        for w in &report.warnings {
-            say!("  warning {}: {}", w.path, w.message);
-        }
+        print_problems(&report);
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// What [`sync_blob`] did.
+struct Synced {
+    index: Index,
+    report: SyncReport,
+    /// Why every file was indexed (no usable blob), if so.
+    full: Option<String>,
+    /// Whether the blob was written (not when the folder is as it has it).
+    written: bool,
+}
+
+/// Brings the blob at `blob` up to date with `dir` (`wikidex sync`, `mcp --index`): builds on
+/// it when it loads, else indexes every file; writes it when anything changed.
+fn sync_blob(
+    dir: &Path,
+    blob: &Path,
+    raw: Option<&Path>,
+    follow_outside_root: bool,
+    embed: &EmbedBuildArgs,
+    quiet: bool,
+) -> Result<Synced, Error> {
+    // A blob that is missing or does not load (corrupt, foreign, newer) means a full build.
+    let (previous, full) = if blob.exists() {
+        match Index::open(blob) {
+            Ok(index) => (Some(index), None),
+            Err(e) => (None, Some(format!("{} did not load ({e})", blob.display()))),
+        }
+    } else {
+        (None, Some(format!("no index at {} yet", blob.display())))
+    };
+    let config = previous
+        .as_ref()
+        .map_or_else(Config::default, |p| p.config().clone());
+    if let Some(p) = &previous {
+        if let (Some(v), false) = (p.vectors(), embed.no_embed) {
+            if !embed.model.explicit() && embed.model.dir().is_none() {
+                return Err(Error::NoEmbedder {
+                    detail: format!(
+                        "{} holds embeddings of {}; pass --model DIR (or --no-embed to drop them)",
+                        blob.display(),
+                        v.model_id
+                    ),
+                });
+            }
+        }
+    }
+    if let Some(why) = &full {
+        if !quiet {
+            esay!("note: {why}: indexing every file");
+        }
+    }
+    let (index, report) = sync_index(BuildPlan {
+        dir,
+        previous: previous.as_ref(),
+        beir: false,
+        strict: false,
+        raw,
+        follow_outside_root,
+        config,
+        embed,
+        quiet,
+    })?;
+    let vectors_kept = match (previous.as_ref().and_then(Index::vectors), index.vectors()) {
+        (Some(old), Some(new)) => old.fingerprint == new.fingerprint,
+        (None, None) => true,
+        _ => false,
+    };
+    // Nothing to write when the folder is as the blob has it.
+    let written = full.is_some() || report.has_changes() || report.embedded > 0 || !vectors_kept;
+    if written {
+        index.save(blob)?;
+    }
+    Ok(Synced {
+        index,
+        report,
+        full,
+        written,
+    })
+}
+
+fn sync(a: SyncArgs) -> Result<ExitCode, Error> {
+    let started = Instant::now();
+    let synced = sync_blob(
+        &a.dir,
+        &a.output,
+        a.raw.as_deref(),
+        a.follow_outside_root,
+        &a.embed,
+        a.json,
+    )?;
+    let Synced {
+        index,
+        report,
+        full,
+        written: write,
+    } = synced;
+    let seconds = started.elapsed().as_secs_f64();
+    let bytes = std::fs::metadata(&a.output).map(|m| m.len()).unwrap_or(0);
+    let b = &report.build;
+    if a.json {
+        print_json(&json!({
+            "output": a.output.display().to_string(),
+            "full": full,
+            "written": write,
+            "added": report.added,
+            "changed": report.changed,
+            "removed": report.removed,
+            "unchanged": report.unchanged,
+            "embedded": report.embedded,
+            "pages": b.pages,
+            "chunks": b.chunks,
+            "embeddings": vectors_json(&index),
+            "raw_documents": b.raw_documents,
+            "raw_chunks": b.raw_chunks,
+            "bytes": bytes,
+            "skipped": b.skipped,
+            "warnings": b.warnings,
+            "seconds": seconds,
+        }));
+        return Ok(ExitCode::SUCCESS);
+    }
+    let verb = if write { "synced" } else { "up to date:" };
+    say!(
+        "{verb} {}: {} added, {} changed, {} removed, {} unchanged; {} pages, {} chunks, {} embedded, {} bytes in {:.2}s",
+        a.output.display(),
+        report.added.len(),
+        report.changed.len(),
+        report.removed.len(),
+        report.unchanged,
+        b.pages,
+        b.chunks,
+        report.embedded,
+        bytes,
+        seconds
+    );
+    if full.is_none() {
+        for (mark, paths) in [
+            ("+", &report.added),
+            ("~", &report.changed),
+            ("-", &report.removed),
+        ] {
+            for p in paths {
+                say!("  {mark} {}", clean(p));
+            }
+        }
+    }
+    print_problems(b);
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The files a build skipped and the warnings of the pages it parsed, one line each.
+fn print_problems(report: &wikidex::BuildReport) {
+    for s in &report.skipped {
+        let line = s.line.map(|l| format!(":{l}")).unwrap_or_default();
+        say!("  skipped {}{line}: [{}] {}", s.path, s.code, s.reason);
+    }
+    for w in &report.warnings {
+        say!("  warning {}: {}", w.path, w.message);
+    }
 }
 
 fn search(a: SearchArgs) -> Result<ExitCode, Error> {
@@ -1049,6 +1249,7 @@ fn evaluate(a: EvalArgs) -> Result<ExitCode, Error> {
             };
             build_index(BuildPlan {
                 dir: &a.dir,
+                previous: None,
                 beir: true,
                 strict: false,
                 raw: None,
@@ -1416,34 +1617,62 @@ const MAX_STDIN_ARGS_BYTES: usize = 4 << 20;
 
 fn mcp(a: McpArgs) -> Result<ExitCode, Error> {
     let tools = a.limits.tools()?;
-    let index = if a.source.is_dir() {
-        let (index, report) = build_index(BuildPlan {
-            dir: &a.source,
-            beir: false,
-            strict: false,
-            raw: None,
-            follow_outside_root: false,
-            config: Config::default(),
-            embed: &a.embed,
-            quiet: true,
-        })?;
-        for s in &report.skipped {
-            esay!(
-                "skipped {}: [{}] {}",
-                clean(&s.path),
-                s.code,
-                clean(&s.reason)
-            );
+    let folder = a.source.is_dir();
+    if !(a.watch.is_finite() && a.watch >= 0.0) {
+        return Err(Error::InvalidArgument {
+            detail: format!(
+                "--watch must be a number of seconds, 0 or more; got {}",
+                a.watch
+            ),
+        });
+    }
+    if a.index.is_some() && !folder {
+        return Err(Error::InvalidArgument {
+            detail: "--index keeps a served folder's index; the source is not a folder".into(),
+        });
+    }
+    let (mut index, skipped) = if folder {
+        match &a.index {
+            Some(blob) => {
+                let s = sync_blob(&a.source, blob, None, false, &a.embed, true)?;
+                (s.index, s.report.build.skipped)
+            }
+            None => {
+                let (index, report) = build_index(BuildPlan {
+                    dir: &a.source,
+                    previous: None,
+                    beir: false,
+                    strict: false,
+                    raw: None,
+                    follow_outside_root: false,
+                    config: Config::default(),
+                    embed: &a.embed,
+                    quiet: true,
+                })?;
+                (index, report.skipped)
+            }
         }
-        index
     } else {
         let mut index = Index::open(&a.source)?;
         attach_model(&mut index, &a.embed)?;
-        index
+        (index, Vec::new())
     };
-    let mut index = index;
+    for s in &skipped {
+        esay!(
+            "skipped {}: [{}] {}",
+            clean(&s.path),
+            s.code,
+            clean(&s.reason)
+        );
+    }
     let log = attach_log(&mut index, a.log.as_deref(), "mcp")?;
-    mcp::serve(index, tools)?;
+    let watch = (folder && a.watch > 0.0).then(|| mcp::Watch {
+        dir: a.source.clone(),
+        blob: a.index.clone(),
+        every: std::time::Duration::from_secs_f64(a.watch),
+        log: log.clone().map(|l| l as Arc<dyn QueryLog>),
+    });
+    mcp::serve(index, tools, watch)?;
     close_log(log)?;
     Ok(ExitCode::SUCCESS)
 }

@@ -33,7 +33,7 @@ pub struct ModelArgs {
 
 impl ModelArgs {
     /// Whether the user named a model (then it must load).
-    fn explicit(&self) -> bool {
+    pub(crate) fn explicit(&self) -> bool {
         self.model.is_some()
             || self
                 .onnx
@@ -42,7 +42,7 @@ impl ModelArgs {
     }
 
     /// The model folder: the one given, else the first default that exists.
-    fn dir(&self) -> Option<PathBuf> {
+    pub(crate) fn dir(&self) -> Option<PathBuf> {
         if let Some(d) = &self.model {
             return Some(d.clone());
         }

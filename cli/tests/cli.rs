@@ -931,3 +931,63 @@ fn insights_lists_the_zero_result_queries_of_a_logged_session() {
     );
     assert!(text.contains("xqzvbnm plorkish"), "{text}");
 }
+
+/// Copies `src` (a folder tree) to `dst`.
+fn copy_tree(src: &Path, dst: &Path) {
+    std::fs::create_dir_all(dst).unwrap();
+    for e in std::fs::read_dir(src).unwrap() {
+        let e = e.unwrap();
+        let to = dst.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_tree(&e.path(), &to);
+        } else {
+            std::fs::copy(e.path(), &to).unwrap();
+        }
+    }
+}
+
+#[test]
+fn sync_builds_once_then_only_what_changed() {
+    let dir = temp("sync");
+    let wiki = dir.join("wiki");
+    copy_tree(&repo().join("examples/wiki"), &wiki);
+    let blob = dir.join("wiki.wdx");
+    let (w, b) = (wiki.to_str().unwrap(), blob.to_str().unwrap());
+    let sync = || json(&wikidex(&["sync", w, "-o", b, "--no-embed", "--json"]));
+    let first = sync();
+    assert!(first["full"].as_str().unwrap().contains("no index"));
+    assert_eq!(first["written"], true);
+    let pages = first["pages"].as_u64().unwrap();
+    let again = sync();
+    assert_eq!(again["full"], Value::Null);
+    assert_eq!(again["written"], false);
+    assert_eq!(
+        again["unchanged"].as_u64().unwrap(),
+        first["added"].as_array().unwrap().len() as u64
+    );
+
+    let page = wiki.join("global/active_accounts.md");
+    let text = std::fs::read_to_string(&page).unwrap();
+    std::fs::write(&page, format!("{text}\nAlso counted: zebras.\n")).unwrap();
+    std::fs::remove_file(wiki.join("global/churn_rate.md")).unwrap();
+    let third = sync();
+    assert_eq!(
+        third["changed"],
+        serde_json::json!(["global/active_accounts.md"])
+    );
+    assert_eq!(
+        third["removed"],
+        serde_json::json!(["global/churn_rate.md"])
+    );
+    assert_eq!(third["pages"].as_u64().unwrap(), pages - 1);
+    assert_eq!(third["written"], true);
+    let hits = json(&wikidex(&["search", b, "zebras", "--json"]));
+    assert_eq!(hits["hits"][0]["key"], "active_accounts");
+
+    // A blob that does not load means one full build, not a failure.
+    std::fs::write(&blob, b"not a blob").unwrap();
+    let full = sync();
+    assert!(full["full"].as_str().unwrap().contains("did not load"));
+    assert_eq!(full["pages"], third["pages"]);
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -1,6 +1,6 @@
 //! [`Index`] and [`IndexBuilder`]: the public entry points.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::ops::ControlFlow;
 #[cfg(feature = "fs")]
 use std::path::{Path, PathBuf};
@@ -16,10 +16,10 @@ use crate::embed::Embedder;
 use crate::error::{Error, Result};
 use crate::graph::GraphSection;
 use crate::lane::lexical::LexicalIndex;
-use crate::lane::semantic::VectorEncoding;
+use crate::lane::semantic::{VectorEncoding, VectorSection};
 use crate::page::{self, Page, Scope};
 use crate::raw::{self, RawDoc, RawSection};
-use crate::record::{BuildReport, BuildStage, Skipped, Warning};
+use crate::record::{BuildReport, BuildStage, Skipped, SyncReport, Warning};
 use crate::snapshot::Index;
 use crate::vectors::{self, Attached};
 
@@ -47,6 +47,37 @@ pub struct IndexBuilder {
     pages: BTreeMap<(Scope, String), Page>,
     raw: BTreeMap<String, RawDoc>,
     report: BuildReport,
+    previous: Option<Previous>,
+}
+
+/// What a build on a previous index can take from it (see [`IndexBuilder::previous`]).
+#[derive(Debug)]
+struct Previous {
+    /// Path → the page or raw document indexed from it, with the file's verbatim text.
+    files: HashMap<String, Stored>,
+    /// The previous vectors, and each embedded passage's vector.
+    vectors: Option<VectorSection>,
+    known: HashMap<String, Vec<f32>>,
+    /// Paths given to this build, and how each compared.
+    seen: HashSet<String>,
+    added: Vec<String>,
+    changed: Vec<String>,
+    unchanged: usize,
+}
+
+#[derive(Debug)]
+enum Stored {
+    Page(Box<Page>),
+    Raw(RawDoc),
+}
+
+impl Stored {
+    fn text(&self) -> &str {
+        match self {
+            Stored::Page(p) => &p.text,
+            Stored::Raw(d) => &d.text,
+        }
+    }
 }
 
 impl IndexBuilder {
@@ -65,7 +96,50 @@ impl IndexBuilder {
             pages: BTreeMap::new(),
             raw: BTreeMap::new(),
             report: BuildReport::default(),
+            previous: None,
         })
+    }
+
+    /// Builds on `previous`, the index these files gave last time (loaded from its blob), so
+    /// that only what changed is redone:
+    /// - a file given to [`IndexBuilder::add_file`] (or read by [`IndexBuilder::add_dir`])
+    ///   whose bytes are the text `previous` indexed at the same path is taken from it
+    ///   without parsing (the blob keeps every file's text verbatim, so the comparison is
+    ///   exact; no separate hash is needed);
+    /// - every passage `previous` embedded keeps its vector when this builder's embedder has
+    ///   the same fingerprint, so only new or edited chunks are embedded; the vectors keep
+    ///   `previous`'s encoding;
+    /// - [`IndexBuilder::sync_with_progress`] reports the files added, changed and removed.
+    ///
+    /// The index built is the one a build from scratch gives for the same files (byte for
+    /// byte, apart from the vectors of reused passages, which are the stored ones). The
+    /// warnings reported are those of the files parsed, not of the files taken unchanged.
+    pub fn previous(&mut self, previous: &Index) -> &mut IndexBuilder {
+        let data = &previous.data;
+        let mut files: HashMap<String, Stored> = data
+            .pages
+            .iter()
+            .map(|p| (p.path.clone(), Stored::Page(Box::new(p.clone()))))
+            .collect();
+        files.extend(
+            data.raw
+                .docs
+                .iter()
+                .map(|d| (d.path.clone(), Stored::Raw(d.clone()))),
+        );
+        if let Some(v) = &data.vectors {
+            self.encoding = v.encoding();
+        }
+        self.previous = Some(Previous {
+            files,
+            vectors: data.vectors.clone(),
+            known: vectors::known_vectors(data),
+            seen: HashSet::new(),
+            added: Vec::new(),
+            changed: Vec::new(),
+            unchanged: 0,
+        });
+        self
     }
 
     /// In strict mode the first page that cannot be used fails the build instead of being
@@ -120,6 +194,26 @@ impl IndexBuilder {
     /// # Errors
     /// In strict mode, the error that made the file unusable.
     pub fn add_file(&mut self, path: &str, bytes: &[u8]) -> Result<()> {
+        if let Some(prev) = &mut self.previous {
+            prev.seen.insert(path.to_string());
+            match prev.files.get(path) {
+                Some(stored) if stored.text().as_bytes() == bytes => {
+                    prev.unchanged += 1;
+                    return match stored {
+                        Stored::Page(p) => {
+                            let p = Page::clone(p);
+                            self.insert_page(p)
+                        }
+                        Stored::Raw(d) => {
+                            let d = d.clone();
+                            self.add_raw(d)
+                        }
+                    };
+                }
+                Some(_) => prev.changed.push(path.to_string()),
+                None => prev.added.push(path.to_string()),
+            }
+        }
         let text = std::str::from_utf8(bytes).map_err(|e| Error::InvalidPage {
             path: path.to_string(),
             line: Some(line_of(bytes, e.valid_up_to())),
@@ -169,6 +263,9 @@ impl IndexBuilder {
     }
 
     fn insert_page(&mut self, page: Page) -> Result<()> {
+        if let Some(prev) = &mut self.previous {
+            prev.seen.insert(page.path.clone());
+        }
         let slot = (page.scope.clone(), page.key.clone());
         if let Some(first) = self.pages.get(&slot) {
             let (kept, dropped) = if first.path <= page.path {
@@ -196,6 +293,9 @@ impl IndexBuilder {
     }
 
     fn add_raw(&mut self, doc: RawDoc) -> Result<()> {
+        if let Some(prev) = &mut self.previous {
+            prev.seen.insert(doc.path.clone());
+        }
         if let Some(first) = self.raw.get(&doc.id) {
             let err = Error::DuplicateKey {
                 key: doc.id.clone(),
@@ -376,18 +476,40 @@ impl IndexBuilder {
         self,
         progress: &mut dyn FnMut(BuildStage, usize, usize) -> ControlFlow<()>,
     ) -> Result<(Index, BuildReport)> {
+        self.sync_with_progress(progress).map(|(i, r)| (i, r.build))
+    }
+
+    /// Builds the index as [`IndexBuilder::build_with_progress`] does, and reports what
+    /// changed since the index given to [`IndexBuilder::previous`] (without one, every file
+    /// is added).
+    ///
+    /// # Errors
+    /// As [`IndexBuilder::build_with_progress`].
+    pub fn sync_with_progress(
+        self,
+        progress: &mut dyn FnMut(BuildStage, usize, usize) -> ControlFlow<()>,
+    ) -> Result<(Index, SyncReport)> {
         let mut report = self.report;
         let pages: Vec<Page> = self.pages.into_values().collect();
         let raw = RawSection::build(self.raw.into_values().collect(), &self.config.chunk)?;
         let mut data = assemble(self.config, pages, raw, &mut |d, t| {
             progress(BuildStage::Pages, d, t)
         })?;
+        let previous = self.previous;
+        let mut embedded = 0;
         if let Some(e) = &self.embedder {
-            vectors::embed_chunks(
+            let same_model = |v: &VectorSection| {
+                v.fingerprint == e.0.fingerprint() && v.dim as usize == e.0.dim()
+            };
+            let known = match &previous {
+                Some(p) if p.vectors.as_ref().is_some_and(same_model) => &p.known,
+                _ => &HashMap::new(),
+            };
+            embedded = vectors::embed_chunks(
                 &mut data,
                 e.0.as_ref(),
                 self.encoding,
-                &HashMap::new(),
+                known,
                 &mut |d, t| progress(BuildStage::Embeddings, d, t),
             )?;
         }
@@ -397,7 +519,45 @@ impl IndexBuilder {
         report.raw_chunks = data.raw.chunks.len();
         let mut index = Index::from_data(data);
         index.embedder = self.embedder;
-        Ok((index, report))
+        let mut sync = SyncReport {
+            embedded,
+            ..SyncReport::default()
+        };
+        match previous {
+            Some(p) => {
+                let mut removed: Vec<String> = p
+                    .files
+                    .into_keys()
+                    .filter(|path| !p.seen.contains(path))
+                    .collect();
+                removed.sort();
+                // A new file that failed to parse is in `build.skipped` only: it was not
+                // indexed before either, so nothing changed.
+                let indexed: HashSet<&str> = index
+                    .data
+                    .pages
+                    .iter()
+                    .map(|p| p.path.as_str())
+                    .chain(index.data.raw.docs.iter().map(|d| d.path.as_str()))
+                    .collect();
+                sync.added = p
+                    .added
+                    .into_iter()
+                    .filter(|path| indexed.contains(path.as_str()))
+                    .collect();
+                sync.changed = p.changed;
+                sync.removed = removed;
+                sync.unchanged = p.unchanged;
+            }
+            None => {
+                sync.added = index.data.pages.iter().map(|p| p.path.clone()).collect();
+                sync.added
+                    .extend(index.data.raw.docs.iter().map(|d| d.path.clone()));
+                sync.added.sort();
+            }
+        }
+        sync.build = report;
+        Ok((index, sync))
     }
 }
 
@@ -517,6 +677,54 @@ enum Unlisted {
     Unreadable { rel: String, error: Error },
     /// A symbolic link whose real path is outside the root.
     OutsideRoot { rel: String, target: PathBuf },
+}
+
+/// A fingerprint of what [`IndexBuilder::add_dir`] would read under `root` (and
+/// [`IndexBuilder::add_raw_dir`] under `raw`): every listed file's path, size and
+/// modification time, and the entries the walk left out. It changes when a file is added,
+/// removed, renamed or written (as finely as the file system keeps times), and costs one
+/// `stat` per file, so a watcher polls it and rebuilds only when it moves.
+///
+/// # Errors
+/// [`Error::Io`] if `root` (or `raw`) cannot be read.
+#[cfg(feature = "fs")]
+pub fn folder_stamp(
+    root: &Path,
+    raw: Option<&Path>,
+    follow_outside_root: bool,
+) -> Result<[u8; 32]> {
+    let mut h = blake3::Hasher::new();
+    let mut listings = vec![wiki_files(root, follow_outside_root)?];
+    if let Some(raw) = raw {
+        listings.push(files_under(raw, &|_| true, follow_outside_root)?);
+    }
+    for listing in listings {
+        for (rel, full) in &listing.files {
+            h.update(rel.as_bytes());
+            h.update(&[0]);
+            match std::fs::metadata(full) {
+                Ok(m) => {
+                    h.update(&m.len().to_le_bytes());
+                    let since = m
+                        .modified()
+                        .ok()
+                        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                        .unwrap_or_default();
+                    h.update(&since.as_nanos().to_le_bytes());
+                }
+                Err(_) => {
+                    h.update(b"unreadable");
+                }
+            }
+        }
+        for s in &listing.skipped {
+            h.update(b"skipped:");
+            h.update(s.rel().as_bytes());
+            h.update(&[0]);
+        }
+        h.update(b"\n");
+    }
+    Ok(*h.finalize().as_bytes())
 }
 
 /// Markdown files (and raw documents) under `root`, as (relative `/` path, full path), sorted

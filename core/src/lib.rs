@@ -77,6 +77,8 @@ pub use embed::{OnnxEmbedder, OnnxOptions};
 pub use error::{Error, ErrorRecord, Result};
 pub use eval::{Collection, Metrics};
 pub use fusion::FusionConfig;
+#[cfg(feature = "fs")]
+pub use index::folder_stamp;
 pub use index::{
     DeleteReport, IndexBuilder, RenameReport, SharedIndex, UpsertReport, WriteOptions,
 };
@@ -88,7 +90,7 @@ pub use offset::OffsetUnit;
 pub use page::{Extra, LinkSpan, Page, ParsedPage, Relation, Scope, SourceRef, UsageMode};
 pub use querylog::{Insights, LogEntry, QueryLog};
 pub use raw::RawDoc;
-pub use record::{BuildReport, BuildStage, Skipped, Warning, SKIPPED_OUTSIDE_ROOT};
+pub use record::{BuildReport, BuildStage, Skipped, SyncReport, Warning, SKIPPED_OUTSIDE_ROOT};
 pub use search::{
     AlwaysMode, Explanation, Highlight, Hit, LaneHit, LaneReport, Ranked, SearchOptions,
     SearchResults, Snippet, DEFAULT_LIMIT, MAX_LIMIT, MAX_RANK_THREADS,

@@ -49,6 +49,35 @@ pub struct BuildReport {
     pub warnings: Vec<Warning>,
 }
 
+/// What a build on a previous index changed
+/// ([`crate::IndexBuilder::sync_with_progress`], `wikidex sync`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SyncReport {
+    /// Files indexed now and not before (sorted paths; without a previous index, every file
+    /// indexed). A new file that fails to parse is only in `build.skipped`.
+    pub added: Vec<String>,
+    /// Files whose text differs from the one indexed before, read and parsed again (one that
+    /// now fails to parse is also in `build.skipped`, and its page is gone).
+    pub changed: Vec<String>,
+    /// Files indexed before and not given now: deleted, or renamed (the new path is in
+    /// `added`).
+    pub removed: Vec<String>,
+    /// Files whose text is the one indexed before: taken from the previous index unparsed.
+    pub unchanged: usize,
+    /// Chunks embedded by this build; every other chunk kept the vector stored for its
+    /// passage.
+    pub embedded: usize,
+    /// The new index's counts, skipped files and warnings.
+    pub build: BuildReport,
+}
+
+impl SyncReport {
+    /// Whether anything was added, changed or removed.
+    pub fn has_changes(&self) -> bool {
+        !(self.added.is_empty() && self.changed.is_empty() && self.removed.is_empty())
+    }
+}
+
 /// What [`crate::IndexBuilder::build_with_progress`] is doing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum BuildStage {

@@ -40,14 +40,14 @@ pub(crate) fn passage(data: &IndexData, c: usize) -> String {
 
 /// Embeds every chunk of `data` (in groups, reporting `progress(done, total)`, which may stop
 /// the work: [`Error::Cancelled`]), and stores the vectors as `encoding`. Vectors already known
-/// for a passage (from `known`) are reused.
+/// for a passage (from `known`) are reused. Returns how many chunks were embedded.
 pub(crate) fn embed_chunks(
     data: &mut IndexData,
     embedder: &dyn Embedder,
     encoding: VectorEncoding,
     known: &HashMap<String, Vec<f32>>,
     progress: &mut dyn FnMut(usize, usize) -> ControlFlow<()>,
-) -> Result<()> {
+) -> Result<usize> {
     let dim = embedder.dim();
     let passages: Vec<String> = (0..data.chunks.len()).map(|c| passage(data, c)).collect();
     let mut vectors: Vec<Option<Vec<f32>>> =
@@ -91,7 +91,7 @@ pub(crate) fn embed_chunks(
         &vectors,
         encoding,
     )?);
-    Ok(())
+    Ok(total)
 }
 
 /// Passage → stored vector, for every chunk of `data` (to carry vectors through a rebuild).

@@ -5,8 +5,12 @@ target/debug/wikidex). The server is started on the example wiki folder (built i
 no model), once for each test's session.
 """
 
+import json
 import os
 import re
+import shutil
+import subprocess
+import time
 from pathlib import Path
 
 import anyio
@@ -18,14 +22,14 @@ BIN = os.environ.get("WIKIDEX_BIN", str(ROOT / "target" / "debug" / "wikidex"))
 HEADER = re.compile(r"^\[page (\S+) · chunk (\S+) · score [0-9.]+\] .+$", re.M)
 
 
-def with_session(body, *args):
-    """Starts `wikidex mcp examples/wiki --no-embed --max-drilldowns 3`, initializes a client
-    session and runs `body(session, init_result)`."""
+def with_session(body, *args, wiki=ROOT / "examples" / "wiki", extra=()):
+    """Starts `wikidex mcp WIKI --no-embed --max-drilldowns 3 EXTRA...` (WIKI: examples/wiki),
+    initializes a client session and runs `body(session, init_result)`."""
 
     async def main():
         params = StdioServerParameters(
             command=BIN,
-            args=["mcp", str(ROOT / "examples" / "wiki"), "--no-embed", "--max-drilldowns", "3"],
+            args=["mcp", str(wiki), "--no-embed", "--max-drilldowns", "3", *extra],
         )
         with open(os.devnull, "w") as devnull:
             async with stdio_client(params, errlog=devnull) as (read, write):
@@ -117,3 +121,46 @@ def test_a_bad_argument_is_a_tool_error_and_the_server_stays_up():
     assert "error[too_large]" in text_of(drills[3])
     assert not after.is_error and HEADER.search(text_of(after))
     assert not again.is_error
+
+
+def keys_found(result):
+    return [h["page"] for h in result.structured_content["hits"]]
+
+
+def test_a_served_folder_stays_current(tmp_path):
+    """Edits to the served folder reach the next searches within seconds; the blob given with
+    --index is written after each sync and a restart resumes from it."""
+    wiki = tmp_path / "wiki"
+    shutil.copytree(ROOT / "examples" / "wiki", wiki)
+    blob = tmp_path / "wiki.wdx"
+
+    async def body(session, init):
+        query = {"query": "zebra migration", "limit": 3}
+        before = keys_found(await session.call_tool("search", query))
+        page = wiki / "global" / "zebra_migration.md"
+        page.write_text("---\nsummary: Where the zebras go.\n---\nThe zebra migration crosses the river in July.\n")
+        deadline = time.monotonic() + 20
+        after = before
+        while "zebra_migration" not in after and time.monotonic() < deadline:
+            await anyio.sleep(0.2)
+            after = keys_found(await session.call_tool("search", query))
+        page.unlink()
+        gone = after
+        while "zebra_migration" in gone and time.monotonic() < deadline:
+            await anyio.sleep(0.2)
+            gone = keys_found(await session.call_tool("search", query))
+        return before, after, gone
+
+    before, after, gone = with_session(body, wiki=wiki, extra=["--index", str(blob), "--watch", "0.2"])
+    assert "zebra_migration" not in before
+    assert after[0] == "zebra_migration"
+    assert "zebra_migration" not in gone
+    # The blob holds the folder as it was last synced (the page deleted again).
+    out = subprocess.run(
+        [BIN, "sync", str(wiki), "-o", str(blob), "--no-embed", "--json"],
+        check=True, capture_output=True, text=True,
+    )
+    report = json.loads(out.stdout)
+    assert report["full"] is None
+    assert report["written"] is False
+    assert report["added"] == [] and report["changed"] == [] and report["removed"] == []

@@ -10,6 +10,7 @@ mod limit;
 mod oracle;
 mod querylog;
 mod robustness;
+mod sync;
 mod tools;
 mod vectors;
 mod wikis;
