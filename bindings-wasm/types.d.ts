@@ -218,3 +218,20 @@ export interface BuildReport {
   skipped: Skipped[]
   warnings: { path: string; message: string }[]
 }
+
+// The agent side (absent from the search module).
+export interface ToolDef { name: string; description: string; input_schema: Record<string, unknown> }
+export interface ToolResult { text: string; data: unknown }
+export interface ToolLimits { max_results?: number; max_drilldowns?: number; max_chars?: number }
+export interface LogEntry {
+  time_ms?: number
+  origin: string
+  kind: string
+  query?: string
+  filters: unknown
+  results: number
+  top: string[]
+  lanes: Record<string, string>
+  ms?: number
+  verdicts?: unknown[]
+}

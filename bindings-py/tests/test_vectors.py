@@ -125,6 +125,9 @@ def run_case(index, case):
                 "chunks": [{"id": c.id, "hash": c.hash, "text": p.body[c.start : c.end]} for c in p.chunks],
                 "resolved_from": p.resolved_from,
             }
+        if op == "call_tool":
+            r = index.call_tool(case["tool"], case["args"])
+            return {"text": r["text"], "data": r["data"]}
         if op == "chunk":
             c = index.chunk(case["id"])
             return {"id": c.id, "hash": c.hash, "text": c.text, "raw": c.raw}

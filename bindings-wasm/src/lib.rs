@@ -11,9 +11,12 @@
 //!   of the wrong type is the core's `invalid_argument`. Every argument arrives as a
 //!   `JsValue` and is checked here, so wasm-bindgen's glue never coerces or throws its own.
 //! - Everything runs on the calling thread (a page runs it in a Web Worker).
-//! - Feature `write` (default): `Index.build` and the page writes. Without it, the search
-//!   module: the same API less those four, for a site that loads a blob the CLI built.
+//! - Feature `write` (default): `Index.build` and the page writes; feature `agent` (default):
+//!   the agent tools and the query log (`agent.rs`). Without them, the search module: the
+//!   same API less those, for a site that loads a blob the CLI built.
 
+#[cfg(feature = "agent")]
+mod agent;
 mod error;
 
 use js_sys::{Array, ArrayBuffer, Float32Array, Uint8Array, JSON};
@@ -205,6 +208,8 @@ fn build(files_v: &JsValue, options_v: &JsValue) -> CoreResult<(wikidex::Index, 
 pub struct JsIndex {
     shared: SharedIndex,
     report: Option<BuildReport>,
+    #[cfg(feature = "agent")]
+    tools: agent::ToolsCell,
 }
 
 fn wrap(mut index: wikidex::Index, report: Option<BuildReport>) -> JsIndex {
@@ -212,6 +217,8 @@ fn wrap(mut index: wikidex::Index, report: Option<BuildReport>) -> JsIndex {
     JsIndex {
         shared: SharedIndex::new(index),
         report,
+        #[cfg(feature = "agent")]
+        tools: agent::default_tools(),
     }
 }
 
@@ -251,6 +258,8 @@ impl JsIndex {
         JsIndex {
             shared: SharedIndex::new(wikidex::Index::clone(&self.shared.snapshot())),
             report: self.report.clone(),
+            #[cfg(feature = "agent")]
+            tools: agent::default_tools(),
         }
     }
 

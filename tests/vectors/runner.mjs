@@ -10,7 +10,7 @@
 // JSON; tests/vectors/node.mjs reads them from disk and registers one node:test per case.
 
 /** The ops every run must cover (each at least once over all the files). */
-export const REQUIRED_OPS = ['search', 'page_record', 'verify', 'check_answer', 'lint', 'neighbors', 'from_bytes', 'upsert_page', 'delete_page', 'rename_page', 'parse_headers', 'pointers', 'uncited_support', 'chunk', 'build_report']
+export const REQUIRED_OPS = ['search', 'page_record', 'verify', 'check_answer', 'lint', 'neighbors', 'from_bytes', 'upsert_page', 'delete_page', 'rename_page', 'parse_headers', 'pointers', 'uncited_support', 'chunk', 'build_report', 'call_tool']
 
 /**
  * The vector cases as `{ name, op, run }`; `run()` returns `{ ok, message }` (`message` shows
@@ -103,6 +103,10 @@ export function vectorCases(api, vectors) {
             chunks: p.chunks.map((k) => ({ id: k.id, hash: k.hash, text: p.body.slice(k.start, k.end) })),
             resolved_from: p.resolved_from,
           }
+        }
+        case 'call_tool': {
+          const r = index.callTool(c.tool, c.args)
+          return { text: r.text, data: r.data }
         }
         case 'chunk': {
           const k = index.chunk(c.id)

@@ -277,6 +277,13 @@ fn run_case(index: &Index, report: &wikidex::BuildReport, case: &Value) -> Value
                 .uncited_support(answer)
                 .map(|s| project_support(answer, &s, unit))
         }
+        "call_tool" => wikidex::Tools::default()
+            .call(
+                index,
+                case["tool"].as_str().expect("tool"),
+                &case["args"].to_string(),
+            )
+            .map(|r| json!({"text": r.text, "data": r.data})),
         "parse_headers" => Ok(json!(wikidex::cite::parse_headers(
             case["text"].as_str().expect("text")
         ))),
