@@ -191,6 +191,7 @@ bench: release models
 	cd bindings-node && npx napi build --platform --release --js native.js --dts index.d.ts
 	node --expose-gc bench/compare_node.mjs $(DATA)/cacm $(DATA)/cranfield --repeats 5
 	$(MAKE) --no-print-directory site chromium && node bench/compare_browser.mjs $(DATA)/cacm
+	python3 bench/sync_cacm.py $(DATA)/cacm --wikidex target/release/wikidex
 
 ## make fuzz: each fuzz target (fuzz/) for FUZZ_RUNS executions or FUZZ_TIME seconds, whichever
 ## comes first, one at a time; per input at most 10 s and 2 GiB; with fuzz/dict/<target>.dict
