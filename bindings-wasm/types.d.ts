@@ -50,6 +50,8 @@ export interface SearchOptions {
   snippets?: boolean
   /** The query's embedding, for the semantic lane without a model. */
   query_vector?: number[]
+  /** Count the tags and types of every matching page (not only the hits) into `facets`. */
+  facets?: boolean
 }
 
 export interface Highlight { start: number; end: number }
@@ -102,7 +104,11 @@ export interface SearchResults {
   lanes: LaneReport[]
   hits: Hit[]
   always: Hit[]
+  /** With `facets: true`: tag and type counts over every matching page; else null. */
+  facets: Facets | null
 }
+export interface FacetCount { value: string; count: number }
+export interface Facets { pages: number; tags: FacetCount[]; types: FacetCount[] }
 export interface PromptBlock { text: string; offered: string[] }
 
 export interface Relation { target: string; type: string; confidence: number; evidence: string | null; chunk: string | null }

@@ -464,6 +464,9 @@ struct SearchArgs {
     /// Explain each hit: per-term BM25 contributions and per-lane fusion shares.
     #[arg(long)]
     explain: bool,
+    /// Count the tags and types of every page that matches the query, not only of the hits.
+    #[arg(long)]
+    facets: bool,
     #[command(flatten)]
     model: ModelArgs,
     /// Print a prompt block for an agent (citation headers, chunk text, source pointers) and
@@ -996,6 +999,7 @@ fn search(a: SearchArgs) -> Result<ExitCode, Error> {
         explain: a.explain,
         snippets: true,
         query_vector: None,
+        facets: a.facets,
     };
     let query = if a.query == "-" {
         read_stdin("the query", MAX_STDIN_QUERY_BYTES)?
@@ -1041,14 +1045,19 @@ fn print_results(r: &SearchResults, explain: bool) {
         r.query,
         lanes.join(", ")
     );
-    for l in &r.lanes {
-        if let Some(reason) = l.status.reason().filter(|_| l.status.name() != "ok") {
-            if reason != wikidex::lane::NOT_REQUESTED {
-                say!(
-                    "  note: {} lane {}: {reason}",
-                    l.lane.name(),
-                    l.status.name()
-                );
+    let reasons: Vec<&str> = r.lanes.iter().filter_map(|l| l.status.reason()).collect();
+    if !reasons.is_empty() && reasons.iter().all(|&why| why == wikidex::NO_QUERY_TERMS) {
+        say!("  note: {}", wikidex::NO_QUERY_TERMS);
+    } else {
+        for l in &r.lanes {
+            if let Some(reason) = l.status.reason().filter(|_| l.status.name() != "ok") {
+                if reason != wikidex::lane::NOT_REQUESTED {
+                    say!(
+                        "  note: {} lane {}: {reason}",
+                        l.lane.name(),
+                        l.status.name()
+                    );
+                }
             }
         }
     }
@@ -1062,6 +1071,17 @@ fn print_results(r: &SearchResults, explain: bool) {
         for (i, hit) in r.always.iter().enumerate() {
             print_hit(i + 1, hit, explain, styled);
         }
+    }
+    if let Some(f) = &r.facets {
+        let counts = |v: &[wikidex::FacetCount]| {
+            v.iter()
+                .map(|c| format!("{} ({})", c.value, c.count))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        say!("\nfacets over {} matching pages:", f.pages);
+        say!("  tags: {}", counts(&f.tags));
+        say!("  types: {}", counts(&f.types));
     }
 }
 

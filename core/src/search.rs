@@ -2,7 +2,7 @@
 //! pages, add snippets and explanations.
 
 use std::borrow::Cow;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use serde::{Deserialize, Serialize};
 
@@ -10,7 +10,7 @@ use crate::analyze::{self, QueryTerm};
 use crate::error::{Error, Result};
 use crate::fusion::{self, Fused, LaneRanking};
 use crate::lane::lexical::TermScore;
-use crate::lane::{semantic, token, Lane, LaneStatus, StatusKind, NOT_REQUESTED};
+use crate::lane::{semantic, token, Lane, LaneStatus, StatusKind, NOT_REQUESTED, NO_QUERY_TERMS};
 use crate::page::{Page, Scope, UsageMode};
 use crate::snapshot::Index;
 
@@ -68,6 +68,9 @@ pub struct SearchOptions {
     /// The query's embedding for the semantic lane, when the caller computes it (bring your
     /// own embeddings). `None`: the attached embedder embeds the query, if there is one.
     pub query_vector: Option<Vec<f32>>,
+    /// Count the `tags` and `type`s of every page that matches (see [`Facets`]) into
+    /// [`SearchResults::facets`] (default false: it costs a pass over the query's postings).
+    pub facets: bool,
 }
 
 impl Default for SearchOptions {
@@ -84,6 +87,7 @@ impl Default for SearchOptions {
             explain: false,
             snippets: true,
             query_vector: None,
+            facets: false,
         }
     }
 }
@@ -207,6 +211,34 @@ pub struct SearchResults {
     pub hits: Vec<Hit>,
     /// `always` pages, with [`AlwaysMode::Separate`].
     pub always: Vec<Hit>,
+    /// With [`SearchOptions::facets`]: the tag and type counts of every matching page, not
+    /// only of the hits returned.
+    pub facets: Option<Facets>,
+}
+
+/// Tag and type counts over every page that matches a query: a page (visible under the
+/// search's filters, not an `always` page) with a chunk that holds one of the query's terms,
+/// exactly or, as the token lane matches, as a prefix (the last word, and words the index does
+/// not contain). The semantic lane does not count: it scores every page. Each page counts
+/// once per tag (tags compared without case) and once for its type, so a search UI shows
+/// "finance (4), ops (2)".
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Facets {
+    /// Matching pages.
+    pub pages: usize,
+    /// Per tag: pages with it, most first (ties by tag).
+    pub tags: Vec<FacetCount>,
+    /// Per type: pages of it, most first (ties by type); pages without a type are not counted.
+    pub types: Vec<FacetCount>,
+}
+
+/// One value of a facet and how many matching pages have it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FacetCount {
+    /// The tag or type.
+    pub value: String,
+    /// Matching pages with it.
+    pub count: usize,
 }
 
 /// A ranked page (or chunk) before hydration, from [`Index::rank`].
@@ -235,7 +267,8 @@ impl Index {
     ///
     /// # Errors
     /// [`Error::InvalidArgument`] for an empty lane list. Never for an odd query: an empty or
-    /// all-stopword query returns no hits.
+    /// all-stopword query returns no hits, every lane skipped with the reason
+    /// [`NO_QUERY_TERMS`](crate::NO_QUERY_TERMS) (unless a query vector is given).
     ///
     /// # Example
     /// ```
@@ -265,6 +298,7 @@ impl Index {
 
     fn search_unlogged(&self, query: &str, opts: &SearchOptions) -> Result<SearchResults> {
         let r = self.ranking(query, opts)?;
+        let facets = opts.facets.then(|| self.facets(&r.qterms, &r.page_ok));
         let terms: Vec<String> = r.qterms.iter().map(|q| q.term.to_string()).collect();
         let ctx = HitContext {
             index: self,
@@ -299,7 +333,57 @@ impl Index {
             lanes: r.reports,
             hits,
             always,
+            facets,
         })
+    }
+
+    /// The [`Facets`] of the pages whose chunks hold a query term (as the token lane matches
+    /// them) among the pages `page_ok` lets through.
+    fn facets(&self, qterms: &[QueryTerm<'_>], page_ok: &[bool]) -> Facets {
+        let mask = self.chunk_mask(page_ok);
+        let mut matched = vec![false; self.data.pages.len()];
+        for c in token::matching_chunks(&self.data.lexical, qterms, &mask) {
+            matched[self.chunk_page[c as usize] as usize] = true;
+        }
+        let mut tags: HashMap<String, (String, usize)> = HashMap::new();
+        let mut types: HashMap<String, (String, usize)> = HashMap::new();
+        let mut pages = 0;
+        for (p, page) in self.data.pages.iter().enumerate() {
+            if !matched[p] {
+                continue;
+            }
+            pages += 1;
+            let mut seen: Vec<String> = Vec::new();
+            for t in &page.tags {
+                let folded = t.to_lowercase();
+                if seen.contains(&folded) {
+                    continue;
+                }
+                tags.entry(folded.clone())
+                    .or_insert_with(|| (t.clone(), 0))
+                    .1 += 1;
+                seen.push(folded);
+            }
+            if let Some(k) = &page.kind {
+                types
+                    .entry(k.to_lowercase())
+                    .or_insert_with(|| (k.clone(), 0))
+                    .1 += 1;
+            }
+        }
+        let sorted = |m: HashMap<String, (String, usize)>| {
+            let mut v: Vec<FacetCount> = m
+                .into_values()
+                .map(|(value, count)| FacetCount { value, count })
+                .collect();
+            v.sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.value.cmp(&b.value)));
+            v
+        };
+        Facets {
+            pages,
+            tags: sorted(tags),
+            types: sorted(types),
+        }
     }
 
     /// Ranks without hydrating hits: the same order as [`Index::search`]'s ranked hits (without
@@ -403,9 +487,12 @@ impl Index {
         let fusion_cfg = self.data.config.fusion;
         let mut rankings = Vec::new();
         let mut reports = Vec::new();
+        let no_terms = qterms.is_empty() && opts.query_vector.is_none();
         for lane in Lane::ALL {
             let (status, ranked) = if !wanted(lane) {
                 (LaneStatus::skipped(NOT_REQUESTED), Vec::new())
+            } else if no_terms {
+                (LaneStatus::skipped(NO_QUERY_TERMS), Vec::new())
             } else {
                 match lane {
                     Lane::Lexical => {

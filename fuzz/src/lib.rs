@@ -203,6 +203,7 @@ pub fn search(data: &[u8]) {
             _ => vec![UsageMode::Auto, UsageMode::Never, UsageMode::Always],
         },
         chunks: flags & 0x01 != 0,
+        facets: flags & 0x80 != 0,
         explain: flags & 0x02 != 0,
         snippets: flags & 0x04 != 0,
         always: if flags & 0x08 != 0 {

@@ -56,13 +56,15 @@ export function vectorCases(api, vectors) {
       if (h.explain) v.explain = h.explain.lexical.map((t) => ({ term: t.term, tf: t.tf, df: t.df, score: t.score }))
       return v
     }
-    return {
+    const out = {
       terms: r.terms,
       truncated: r.truncated,
       lanes: Object.fromEntries(r.lanes.map((l) => [l.lane, l.status])),
       hits: r.hits.map(hit),
       always: r.always.map(hit),
     }
+    if (r.facets) out.facets = r.facets
+    return out
   }
 
   function projectVerification(index, answer, v) {

@@ -112,6 +112,39 @@ pub(crate) fn search(
         .collect()
 }
 
+/// Every chunk `mask` lets through that this lane would give credit: one holding a query
+/// term exactly or, as [`search`] matches them, as a prefix. Ascending, each once.
+pub(crate) fn matching_chunks(
+    index: &LexicalIndex,
+    query: &[QueryTerm<'_>],
+    mask: Mask<'_>,
+) -> Vec<u32> {
+    let mut hit = vec![false; index.chunk_count()];
+    let mut mark = |t: usize| {
+        for &c in index.postings_of(t).0 {
+            if mask[c as usize] {
+                hit[c as usize] = true;
+            }
+        }
+    };
+    for (i, q) in query.iter().enumerate() {
+        let exact = index.lookup(&q.term);
+        if let Some(t) = exact {
+            mark(t);
+        }
+        if matches_as_prefix(exact, i, query.len()) {
+            for prefix in [q.term.as_ref(), q.word.as_ref()] {
+                if prefix.chars().count() >= MIN_PREFIX_CHARS {
+                    index
+                        .prefixed(prefix, MAX_PREFIX_EXPANSIONS)
+                        .for_each(&mut mark);
+                }
+            }
+        }
+    }
+    (0..hit.len() as u32).filter(|&c| hit[c as usize]).collect()
+}
+
 /// Whether query term `i` of `n` (found at `exact` in the dictionary, or not) also matches as
 /// a prefix: the last word (the one being typed) and words the index does not contain.
 fn matches_as_prefix(exact: Option<usize>, i: usize, n: usize) -> bool {

@@ -3,6 +3,7 @@
 mod blob;
 mod check;
 mod embed;
+mod facets;
 mod fuzz_replay;
 mod hostile;
 mod layers;

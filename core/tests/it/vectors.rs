@@ -131,13 +131,18 @@ fn project_search(index: &Index, r: &wikidex::SearchResults, unit: OffsetUnit) -
         }
         v
     };
-    json!({
+    let mut out = json!({
         "terms": r.terms,
         "truncated": r.truncated,
         "lanes": r.lanes.iter().map(|l| (l.lane.name().to_string(), json!(l.status.name()))).collect::<Map<_, _>>(),
         "hits": r.hits.iter().map(hit).collect::<Vec<_>>(),
         "always": r.always.iter().map(hit).collect::<Vec<_>>(),
-    })
+    });
+    // Only when asked for (`options.facets`), so the other cases keep their shape.
+    if let Some(f) = &r.facets {
+        out["facets"] = json!(f);
+    }
+    out
 }
 
 fn project_verification(index: &Index, answer: &str, v: &wikidex::Verification) -> Value {
