@@ -61,6 +61,8 @@ export interface SearchOptions {
   snippets?: boolean
   /** The query's embedding, for the semantic lane without a model. */
   query_vector?: number[]
+  /** Count the tags and types of every matching page (not only the hits) into `facets`. */
+  facets?: boolean
 }
 
 export interface Highlight { start: number; end: number }
@@ -92,6 +94,12 @@ export interface Hit {
   score: number
   chunk: string
   chunk_hash: string
+  /** The chunk's first line in the page's file, 1-based (frontmatter included). */
+  line_start: number
+  /** Its last line. */
+  line_end: number
+  /** The headings the chunk sits under, outermost first. */
+  headings: string[]
   snippet: Snippet | null
   lanes: LaneHit[]
   always: boolean
@@ -113,7 +121,11 @@ export interface SearchResults {
   lanes: LaneReport[]
   hits: Hit[]
   always: Hit[]
+  /** With `facets: true`: tag and type counts over every matching page; else null. */
+  facets: Facets | null
 }
+export interface FacetCount { value: string; count: number }
+export interface Facets { pages: number; tags: FacetCount[]; types: FacetCount[] }
 export interface PromptBlock { text: string; offered: string[] }
 
 export interface Relation { target: string; type: string; confidence: number; evidence: string | null; chunk: string | null }
@@ -159,6 +171,12 @@ export interface Chunk {
   hash: string
   text: string
   raw: boolean
+  /** The chunk's first line in its file, 1-based (frontmatter included). */
+  line_start: number
+  /** Its last line. */
+  line_end: number
+  /** The headings the chunk sits under, outermost first. */
+  headings: string[]
 }
 
 export interface LintIssue { page: string; code: string; target: string | null; severity: Severity; message: string }

@@ -94,6 +94,12 @@ export interface Hit {
   score: number
   chunk: string
   chunk_hash: string
+  /** The chunk's first line in the page's file, 1-based (frontmatter included). */
+  line_start: number
+  /** Its last line. */
+  line_end: number
+  /** The headings the chunk sits under, outermost first. */
+  headings: string[]
   snippet: Snippet | null
   lanes: LaneHit[]
   always: boolean
@@ -165,6 +171,12 @@ export interface Chunk {
   hash: string
   text: string
   raw: boolean
+  /** The chunk's first line in its file, 1-based (frontmatter included). */
+  line_start: number
+  /** Its last line. */
+  line_end: number
+  /** The headings the chunk sits under, outermost first. */
+  headings: string[]
 }
 
 export interface LintIssue { page: string; code: string; target: string | null; severity: Severity; message: string }

@@ -133,7 +133,14 @@ def run_case(index, case):
             return {"text": r["text"], "data": r["data"]}
         if op == "chunk":
             c = index.chunk(case["id"])
-            return {"id": c.id, "hash": c.hash, "text": c.text, "raw": c.raw}
+            return {
+                "id": c.id,
+                "hash": c.hash,
+                "text": c.text,
+                "raw": c.raw,
+                "lines": [c.line_start, c.line_end],
+                "headings": list(c.headings),
+            }
         if op == "from_bytes":
             data = bytearray(index.to_bytes())
             m = case["mutate"]

@@ -1094,7 +1094,17 @@ fn print_hit(n: usize, hit: &Hit, explain: bool, styled: bool) {
         flags.push_str(&format!(" [stale since {s}]"));
     }
     say!("{n:>2}. {} — {}{flags}", hit.page_id, hit.title);
-    say!("    {} · {} · score {:.4}", hit.path, hit.chunk, hit.score);
+    say!(
+        "    {}:{}-{} · {} · score {:.4}",
+        hit.path,
+        hit.line_start,
+        hit.line_end,
+        hit.chunk,
+        hit.score
+    );
+    if !hit.headings.is_empty() {
+        say!("    under {}", hit.headings.join(" > "));
+    }
     if let Some(s) = &hit.summary {
         say!("    {s}");
     }
@@ -1222,7 +1232,18 @@ fn chunk(a: ChunkArgs) -> Result<ExitCode, Error> {
             chunk.end,
             chunk.hash
         );
-        say!("page: {} ({})\n", chunk.key, chunk.path);
+        let under = if chunk.headings.is_empty() {
+            String::new()
+        } else {
+            format!(", under {}", chunk.headings.join(" > "))
+        };
+        say!(
+            "page: {} ({}:{}-{}{under})\n",
+            chunk.key,
+            chunk.path,
+            chunk.line_start,
+            chunk.line_end
+        );
         say!("{}", chunk.text);
     }
     Ok(ExitCode::SUCCESS)

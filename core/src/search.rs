@@ -170,6 +170,13 @@ pub struct Hit {
     pub chunk: String,
     /// Content hash of that chunk.
     pub chunk_hash: String,
+    /// The chunk's first line in the page's file, 1-based (frontmatter included): cite
+    /// `path:line_start`.
+    pub line_start: u32,
+    /// Its last line.
+    pub line_end: u32,
+    /// The headings the chunk sits under, outermost first.
+    pub headings: Vec<String>,
     /// Excerpt of that chunk.
     pub snippet: Option<Snippet>,
     /// Per lane, in [`Lane::ALL`] order.
@@ -809,7 +816,16 @@ impl HitContext<'_> {
         });
         let ordinal = (c - index.first_chunk[page_index as usize]) as usize;
         let page_id = p.id();
+        let (line_start, line_end) =
+            crate::chunk::line_range(&p.text, record.start as usize, record.end as usize);
         Hit {
+            line_start,
+            line_end,
+            headings: crate::chunk::heading_path(
+                &p.text,
+                p.body_start as usize,
+                record.start as usize,
+            ),
             key: p.key.clone(),
             chunk: crate::chunk::chunk_id(&page_id, ordinal),
             page_id,
