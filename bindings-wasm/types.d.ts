@@ -52,6 +52,10 @@ export interface SearchOptions {
   query_vector?: number[]
   /** Count the tags and types of every matching page (not only the hits) into `facets`. */
   facets?: boolean
+  /** Only pages dated on or after this (`2024-03-12` or `2024-03-12T09:30:00Z`): frontmatter `updated`, `last_updated` or `date`. */
+  since?: string
+  /** Only pages dated on or before this (a date alone includes the whole day). */
+  until?: string
 }
 
 export interface Highlight { start: number; end: number }
@@ -93,6 +97,8 @@ export interface Hit {
   lanes: LaneHit[]
   always: boolean
   stale_since: string | null
+  /** The page's date as its frontmatter writes it (`updated`, `last_updated` or `date`). */
+  date: string | null
   explain: Explanation | null
 }
 export interface LaneReport {

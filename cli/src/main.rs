@@ -467,6 +467,13 @@ struct SearchArgs {
     /// Count the tags and types of every page that matches the query, not only of the hits.
     #[arg(long)]
     facets: bool,
+    /// Only pages dated on or after this (2024-03-12 or 2024-03-12T09:30:00Z; a page's date is
+    /// its frontmatter's `updated`, `last_updated` or `date`).
+    #[arg(long, value_name = "DATE")]
+    since: Option<String>,
+    /// Only pages dated on or before this (a date alone includes the whole day).
+    #[arg(long, value_name = "DATE")]
+    until: Option<String>,
     #[command(flatten)]
     model: ModelArgs,
     /// Print a prompt block for an agent (citation headers, chunk text, source pointers) and
@@ -1000,6 +1007,8 @@ fn search(a: SearchArgs) -> Result<ExitCode, Error> {
         snippets: true,
         query_vector: None,
         facets: a.facets,
+        since: a.since,
+        until: a.until,
     };
     let query = if a.query == "-" {
         read_stdin("the query", MAX_STDIN_QUERY_BYTES)?

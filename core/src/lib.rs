@@ -45,6 +45,7 @@ pub mod blob;
 pub mod chunk;
 pub mod cite;
 mod config;
+pub mod date;
 pub mod embed;
 mod error;
 pub mod eval;

@@ -71,6 +71,13 @@ pub struct SearchOptions {
     /// Count the `tags` and `type`s of every page that matches (see [`Facets`]) into
     /// [`SearchResults::facets`] (default false: it costs a pass over the query's postings).
     pub facets: bool,
+    /// Keep pages dated on or after this (`2024-03-12`, or a date-time such as
+    /// `2024-03-12T09:30:00Z`; see [`crate::date::parse`]). A page's date is its frontmatter's
+    /// `updated`, `last_updated` or `date` ([`Page::date`]); a page without one is left out
+    /// when a date filter is set.
+    pub since: Option<String>,
+    /// Keep pages dated on or before this (a date alone includes the whole day).
+    pub until: Option<String>,
 }
 
 impl Default for SearchOptions {
@@ -88,6 +95,8 @@ impl Default for SearchOptions {
             snippets: true,
             query_vector: None,
             facets: false,
+            since: None,
+            until: None,
         }
     }
 }
@@ -185,6 +194,8 @@ pub struct Hit {
     pub always: bool,
     /// The page's `stale_since`, if any.
     pub stale_since: Option<String>,
+    /// The page's date as its frontmatter writes it ([`Page::date`]), if any.
+    pub date: Option<String>,
     /// With `explain: true`.
     pub explain: Option<Explanation>,
 }
@@ -659,6 +670,13 @@ impl Index {
     /// shadowing) and the tag and type filters.
     pub(crate) fn visible_pages(&self, opts: &SearchOptions) -> Vec<bool> {
         let pages = &self.data.pages;
+        // `validate` has read them already: a bad value cannot reach here.
+        let (since, until) = opts.date_range().unwrap_or((None, None));
+        let dated = |p: usize| match (since, until) {
+            (None, None) => true,
+            _ => self.page_dates[p]
+                .is_some_and(|d| since.is_none_or(|s| d >= s) && until.is_none_or(|u| d <= u)),
+        };
         let lower = |v: &[String]| v.iter().map(|s| s.to_lowercase()).collect::<HashSet<_>>();
         let tags = lower(&opts.tags);
         let types = lower(&opts.types);
@@ -674,7 +692,8 @@ impl Index {
         };
         pages
             .iter()
-            .map(|p| {
+            .enumerate()
+            .map(|(i, p)| {
                 let in_scope = match &opts.scope {
                     None => true,
                     Some(Scope::Global) => p.scope == Scope::Global,
@@ -690,6 +709,7 @@ impl Index {
                 };
                 in_scope
                     && mode_ok
+                    && dated(i)
                     && !p.is_archived()
                     && (tags.is_empty() || p.tags.iter().any(|t| tags.contains(&t.to_lowercase())))
                     && (types.is_empty()
@@ -841,6 +861,7 @@ impl HitContext<'_> {
             lanes,
             always: p.usage_mode == UsageMode::Always,
             stale_since: p.stale_since.clone(),
+            date: p.date().map(str::to_string),
             explain: None,
         }
     }
@@ -968,6 +989,31 @@ impl SearchOptions {
             || !self.types.is_empty()
             || self.scope.is_some()
             || !self.usage_modes.is_empty()
+            || self.since.is_some()
+            || self.until.is_some()
+    }
+
+    /// The date filters as Unix seconds: (`since`, `until`), each `None` when not set.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] for a value that is not a date.
+    fn date_range(&self) -> Result<(Option<i64>, Option<i64>)> {
+        let read = |name: &str, v: &Option<String>, end_of_day: bool| {
+            v.as_deref()
+                .map(|s| {
+                    crate::date::parse(s, end_of_day).ok_or_else(|| {
+                        Error::invalid_argument(format!(
+                            "{name} must be a date (2024-03-12) or a date-time \
+                             (2024-03-12T09:30:00Z), got {s:?}"
+                        ))
+                    })
+                })
+                .transpose()
+        };
+        Ok((
+            read("since", &self.since, false)?,
+            read("until", &self.until, true)?,
+        ))
     }
 
     /// Checks the options against what the index can do.
@@ -975,6 +1021,7 @@ impl SearchOptions {
     /// # Errors
     /// [`Error::InvalidArgument`] for an empty lane list.
     pub fn validate(&self) -> Result<()> {
+        self.date_range()?;
         if self.lanes.as_ref().is_some_and(Vec::is_empty) {
             return Err(Error::invalid_argument("lanes must not be empty"));
         }

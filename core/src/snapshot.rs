@@ -153,6 +153,8 @@ pub struct Index {
     pub(crate) raw_ids: HashMap<String, u32>,
     /// Per raw document: index of its first raw chunk (one extra entry at the end).
     pub(crate) raw_first: Vec<u32>,
+    /// Per page: its date in Unix seconds ([`Page::date`], read by [`crate::date::parse`]).
+    pub(crate) page_dates: Vec<Option<i64>>,
     /// Per page: visible to a search without filters.
     pub(crate) default_pages: Vec<bool>,
     /// Per chunk: rankable in a search without filters.
@@ -199,7 +201,13 @@ impl Index {
             .map(|(i, d)| (d.id.clone(), i as u32))
             .collect();
         let names = Names::new(&data.pages);
+        let page_dates = data
+            .pages
+            .iter()
+            .map(|p| p.date().and_then(|d| crate::date::parse(d, false)))
+            .collect();
         let mut index = Index {
+            page_dates,
             data,
             analyzer,
             scorer,

@@ -7,7 +7,7 @@
 //!
 //! | tool | arguments | result |
 //! |---|---|---|
-//! | `search` | `query`, `limit?`, `tags?`, `types?`, `scope?` | the `always` pages, then the hits, each as a [citation header](crate::cite::format_header) followed by its summary, best chunk and sources |
+//! | `search` | `query`, `limit?`, `tags?`, `types?`, `scope?`, `since?`, `until?` | the `always` pages, then the hits, each as a [citation header](crate::cite::format_header) followed by its summary, best chunk and sources |
 //! | `read_pages` | `keys`, `scope?` | each page's full body; keys that name no page are listed as unknown |
 //! | `read_chunks` | `ids` | each chunk's text (page or raw chunk); ids that name no chunk are listed as unknown, so a fabricated id is visible |
 //! | `neighbors` | `keys`, `depth?`, `min_confidence?` | the subgraph: nodes, edges with their evidence, the chain from the seeds |
@@ -111,6 +111,8 @@ struct SearchArgs {
     #[serde(default)]
     types: Vec<String>,
     scope: Option<String>,
+    since: Option<String>,
+    until: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -216,6 +218,8 @@ impl Tools {
                     "tags": {"description": "Only pages with one of these tags", "type": "array", "items": {"type": "string"}},
                     "types": {"description": "Only pages of one of these types", "type": "array", "items": {"type": "string"}},
                     "scope": scope,
+                    "since": {"type": "string", "description": "Only pages dated on or after this (2024-03-12, or 2024-03-12T09:30:00Z): the frontmatter's updated, last_updated or date"},
+                    "until": {"type": "string", "description": "Only pages dated on or before this (a date alone includes the whole day)"},
                 }),
                 &["query"],
             ),
@@ -362,6 +366,8 @@ impl Tools {
             tags: a.tags,
             types: a.types,
             scope: a.scope.as_deref().map(Scope::parse).transpose()?,
+            since: a.since,
+            until: a.until,
             always: AlwaysMode::Separate,
             snippets: false,
             ..SearchOptions::default()

@@ -410,6 +410,8 @@ class Index:
         snippets: bool = True,
         query_vector: Optional[VectorLike] = None,
         facets: bool = False,
+        since: Optional[str] = None,
+        until: Optional[str] = None,
     ) -> SearchResults:
         """Searches the index. ``limit`` hits (default 20, at most 100); ``lanes`` to run
         (``lexical``, ``semantic``, ``token``; default all available); only pages with one
@@ -423,7 +425,10 @@ class Index:
         every matching page (not only the hits) into ``results.facets``: ``{pages, tags: [{value,
         count}], types: [...]}``. A query with no searchable word (empty, only stopwords)
         returns no hits, each lane skipped with the reason "the query has no searchable words
-        (empty or only stopwords)"."""
+        (empty or only stopwords)". ``since`` / ``until`` (``"2024-03-12"`` or
+        ``"2024-03-12T09:30:00Z"``; ``until`` with a date alone keeps that whole day) keep
+        pages whose frontmatter ``updated``, ``last_updated`` or ``date`` is in range; pages
+        without one are left out while a date filter is set."""
         opts = _search_options(
             query, limit, lanes, tags, types, scope, chunks,
             usage_modes=_strings("usage_modes", usage_modes),
@@ -431,6 +436,8 @@ class Index:
             always=always,
             snippets=None if snippets else False,
             facets=facets or None,
+            since=since,
+            until=until,
         )
         return SearchResults(json.loads(self._native.search(query, opts, _array(query_vector))))
 

@@ -2,6 +2,7 @@
 
 mod blob;
 mod check;
+mod dates;
 mod embed;
 mod facets;
 mod fuzz_replay;
