@@ -191,16 +191,7 @@ fn units(text: &str) -> Vec<Span> {
         let line_end = text[pos..].find('\n').map_or(text.len(), |i| pos + i + 1);
         let line = &text[pos..line_end];
         let content_end = pos + line.trim_end().len();
-        let trimmed = line.trim_start();
-        if let Some((c, n)) = fence_marker(trimmed) {
-            match fence {
-                None => fence = Some((c, n)),
-                Some((fc, fnum)) if fc == c && n >= fnum && trimmed.trim_end().len() == n => {
-                    fence = None
-                }
-                _ => {}
-            }
-        }
+        track_fence(&mut fence, line);
         if line.trim().is_empty() && fence.is_none() {
             if let Some(b) = block.take() {
                 blocks.push((b, heading_only));
@@ -278,16 +269,8 @@ pub(crate) fn heading_path(text: &str, from: usize, at: usize) -> Vec<String> {
     while pos <= at && pos < text.len() {
         let line_end = text[pos..].find('\n').map_or(text.len(), |i| pos + i + 1);
         let line = &text[pos..line_end];
-        let trimmed = line.trim_start();
-        if let Some((c, n)) = fence_marker(trimmed) {
-            match fence {
-                None => fence = Some((c, n)),
-                Some((fc, fnum)) if fc == c && n >= fnum && trimmed.trim_end().len() == n => {
-                    fence = None
-                }
-                _ => {}
-            }
-        } else if fence.is_none() && is_heading_line(line) {
+        let is_fence = track_fence(&mut fence, line);
+        if !is_fence && fence.is_none() && is_heading_line(line) {
             let t = line.trim();
             let level = t.bytes().take_while(|&b| b == b'#').count();
             let title = t[level..]
@@ -301,6 +284,22 @@ pub(crate) fn heading_path(text: &str, from: usize, at: usize) -> Vec<String> {
         pos = line_end;
     }
     path.into_iter().map(|(_, t)| t).collect()
+}
+
+/// Follows fenced code blocks line by line: `fence` is the open fence (its character and
+/// length), if any; `line` opens one, or closes the open one with a fence line of the same
+/// character, at least as long and with nothing after it. Returns whether `line` is a fence.
+fn track_fence(fence: &mut Option<(char, usize)>, line: &str) -> bool {
+    let trimmed = line.trim_start();
+    let Some((c, n)) = fence_marker(trimmed) else {
+        return false;
+    };
+    match *fence {
+        None => *fence = Some((c, n)),
+        Some((fc, fnum)) if fc == c && n >= fnum && trimmed.trim_end().len() == n => *fence = None,
+        _ => {}
+    }
+    true
 }
 
 fn fence_marker(trimmed_line: &str) -> Option<(char, usize)> {

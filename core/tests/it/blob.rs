@@ -90,10 +90,11 @@ fn reseal(bytes: &mut [u8]) {
     bytes[24..HEADER_LEN].copy_from_slice(hash.as_bytes());
 }
 
-fn temp_dir(tag: &str) -> PathBuf {
+/// A fresh, empty folder for one test (shared by the test modules).
+pub(crate) fn temp_dir(tag: &str) -> PathBuf {
     static N: AtomicUsize = AtomicUsize::new(0);
     let dir = std::env::temp_dir().join(format!(
-        "wikidex-it-blob-{tag}-{}-{}",
+        "wikidex-it-{tag}-{}-{}",
         std::process::id(),
         N.fetch_add(1, Ordering::Relaxed)
     ));
