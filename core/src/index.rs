@@ -991,7 +991,7 @@ fn assemble(
     for (pi, page) in pages.iter().enumerate() {
         let body_start = page.body_start as usize;
         let body = page.body();
-        // Key, title, summary and tags are analyzed once per page, for all of its chunks.
+        // The same analysis `LexicalIndex::analyze` gives a blob written by an older analyzer.
         let fields = PageFields::new(&analyzer, page, &mut surface);
         for span in chunk::split(body, &config.chunk) {
             let (start, end) = (body_start + span.start, body_start + span.end);

@@ -13,6 +13,7 @@ use serde::{Deserialize, Serialize};
 use super::{top_keys, Mask};
 use crate::analyze::{Analyzer, Surface};
 pub use crate::analyze::{BuildFnv, Fnv};
+use crate::chunk::ChunkRecord;
 pub use crate::config::Bm25Params;
 use crate::error::{Error, Result};
 use crate::page::Page;
@@ -109,6 +110,28 @@ impl PageFields {
 }
 
 impl LexicalIndex {
+    /// Analyzes every chunk of `pages` (a chunk table already checked against them) with
+    /// `analyzer` and indexes it: what a build makes, and how a blob written with an older
+    /// analyzer gets postings that match the queries of this one.
+    pub(crate) fn analyze(
+        analyzer: &Analyzer,
+        pages: &[Page],
+        chunks: &[ChunkRecord],
+    ) -> LexicalIndex {
+        let mut surface = Surface::default();
+        let mut chunk_terms = Vec::with_capacity(chunks.len());
+        // A checked chunk table lists each page's chunks together, in page order.
+        for group in chunks.chunk_by(|a, b| a.page == b.page) {
+            let page = &pages[group[0].page as usize];
+            let fields = PageFields::new(analyzer, page, &mut surface);
+            for c in group {
+                let text = &page.text[c.start as usize..c.end as usize];
+                chunk_terms.push(fields.chunk_terms(analyzer, text, &mut surface));
+            }
+        }
+        LexicalIndex::build(chunk_terms, surface)
+    }
+
     /// Builds the index from each chunk's analyzed terms, in chunk order, and the surface
     /// words recorded while analyzing them (see [`Analyzer::terms_into_recording`]).
     ///

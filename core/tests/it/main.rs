@@ -2,6 +2,7 @@
 
 mod blob;
 mod check;
+mod cjk;
 mod embed;
 mod fuzz_replay;
 mod hostile;
