@@ -339,6 +339,13 @@ impl Token<'_> {
 /// character bigrams (a run of one character as that character). A character is a code point
 /// with the ones that extend it (see [`cjk_chars`]), so `か\u{3099}` (a decomposed `が`) and
 /// halfwidth `ｶﾞ` count as one.
+///
+/// # Example
+/// ```
+/// use wikidex::analyze::tokens;
+/// let t: Vec<(usize, &str)> = tokens("Rust语言处理 雨").map(|t| (t.start, t.text)).collect();
+/// assert_eq!(t, [(0, "Rust"), (4, "语言"), (7, "言处"), (10, "处理"), (17, "雨")]);
+/// ```
 pub fn tokens(text: &str) -> impl Iterator<Item = Token<'_>> {
     words(text).flat_map(|(start, word)| {
         let cjk = word.chars().next().is_some_and(is_cjk);
