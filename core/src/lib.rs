@@ -8,7 +8,8 @@
 //!    build records ([`BuildReport`]), and [`offset`] units (bytes, chars, UTF-16).
 //! 2. **Text**: [`page`] parses the page contract (YAML frontmatter, keys, scopes, links);
 //!    [`chunk`] splits pages into overlapping, stably identified chunks; [`analyze`]
-//!    normalizes, filters and stems text, the same way for chunks and queries.
+//!    normalizes, segments (CJK into character bigrams), filters and stems text, the same
+//!    way for chunks and queries.
 //! 3. **Structures** built from text: [`lane`] ranks chunks in independent lanes (lexical
 //!    BM25, semantic cosine, token overlap); [`embed`] turns text into vectors ([`OnnxEmbedder`]
 //!    runs a local ONNX sentence model; or bring your own [`Embedder`]); [`fusion`] combines

@@ -879,27 +879,45 @@ fn snippet(
     let terms: HashSet<&str> = qterms.iter().map(|q| q.term.as_ref()).collect();
     let prefixes: Vec<&str> = token::prefix_terms(&index.data.lexical, qterms)
         .flat_map(|q| [q.term.as_ref(), q.word.as_ref()])
-        .filter(|w| w.chars().count() >= token::MIN_PREFIX_CHARS)
+        .filter(|w| token::long_enough_for_prefix(w))
         .collect();
-    let words: Vec<(usize, &str)> = analyze::words(text).collect();
+    // Where the snippet may be cut: between words, and between the characters of a CJK run
+    // (which has no spaces).
+    let mut words: Vec<(usize, &str)> = Vec::new();
+    for (s, w) in analyze::words(text) {
+        if w.starts_with(analyze::is_cjk) {
+            words.extend(analyze::cjk_chars(s, w));
+        } else {
+            words.push((s, w));
+        }
+    }
     // Every word of indexed text is in the index's surface table, so its term is a look-up,
-    // not a stemming.
+    // not a stemming; a CJK token's term is its normalized text.
     let lexical = &index.data.lexical;
-    let matched: Vec<(usize, usize)> = words
-        .iter()
-        .filter(|(_, w)| {
-            let norm = index.analyzer.normalize(w);
-            let term = match lexical.surface_term(&norm) {
+    let mut matched: Vec<(usize, usize)> = Vec::new();
+    for t in analyze::tokens(text) {
+        let norm = index.analyzer.normalize(t.text);
+        let term = if t.cjk {
+            terms.contains(norm.as_ref())
+        } else {
+            match lexical.surface_term(&norm) {
                 Some(t) => terms.contains(t),
                 None => index
                     .analyzer
-                    .term(w)
+                    .term(t.text)
                     .is_some_and(|t| terms.contains(t.as_str())),
-            };
-            term || prefixes.iter().any(|p| norm.starts_with(p))
-        })
-        .map(|&(s, w)| (s, s + w.len()))
-        .collect();
+            }
+        };
+        if !(term || prefixes.iter().any(|p| norm.starts_with(p))) {
+            continue;
+        }
+        // CJK bigrams overlap: matched neighbours make one highlight (`自然语言` for the
+        // bigrams `自然 然语 语言`). Words never overlap.
+        match matched.last_mut() {
+            Some(last) if t.start < last.1 => last.1 = last.1.max(t.end()),
+            _ => matched.push((t.start, t.end())),
+        }
+    }
     // Window start: the match that has the most other matches within SNIPPET_CHARS bytes
     // after it (bytes approximate characters well enough to choose a window).
     let mut start = 0;

@@ -4,7 +4,9 @@
 //! A chunk scores the fraction of query terms it contains: 1 for a term it contains exactly,
 //! 0.5 for a term it only contains as the prefix of a longer term (`rev` → `revenu`). Prefixes
 //! are tried for the last query word (the one being typed) and for words the index does not
-//! contain; a complete, known word is matched exactly. Ties go to the chunk where the matched
+//! contain; a complete, known word is matched exactly. A CJK query is a list of character
+//! bigrams ([`crate::analyze`]), each a unit here; a lone CJK character is matched as a prefix
+//! too, so typing the first character of a word finds the bigrams it begins. Ties go to the chunk where the matched
 //! terms occur more often (typing `reven` should find the page about revenue before a page
 //! that mentions it once), then to the shorter chunk, then to the lower chunk index.
 
@@ -15,8 +17,16 @@ use crate::analyze::QueryTerm;
 /// How many dictionary terms one query word may expand to as a prefix.
 pub const MAX_PREFIX_EXPANSIONS: usize = 64;
 
-/// Shortest query word that is matched as a prefix.
+/// Shortest query word that is matched as a prefix (but see [`long_enough_for_prefix`]).
 pub const MIN_PREFIX_CHARS: usize = 2;
+
+/// Whether `word` (a query word or term) is long enough to be matched as a prefix: at least
+/// [`MIN_PREFIX_CHARS`] characters, or one CJK character, which carries about as much as a
+/// short word and is how a CJK word begins to be typed (`晴` finds `晴れ`).
+pub fn long_enough_for_prefix(word: &str) -> bool {
+    let n = word.chars().count();
+    n >= MIN_PREFIX_CHARS || (n == 1 && word.chars().all(crate::analyze::is_cjk))
+}
 
 /// The `n` best chunks by term overlap with the query's terms (exactly, or as prefixes of the
 /// term or of the unstemmed word it came from).
@@ -56,7 +66,7 @@ pub(crate) fn search(
             &[]
         };
         for &prefix in prefixes {
-            if prefix.chars().count() < MIN_PREFIX_CHARS {
+            if !long_enough_for_prefix(prefix) {
                 continue;
             }
             for t in index.prefixed(prefix, MAX_PREFIX_EXPANSIONS) {
@@ -134,7 +144,7 @@ pub(crate) fn matching_chunks(
         }
         if matches_as_prefix(exact, i, query.len()) {
             for prefix in [q.term.as_ref(), q.word.as_ref()] {
-                if prefix.chars().count() >= MIN_PREFIX_CHARS {
+                if long_enough_for_prefix(prefix) {
                     index
                         .prefixed(prefix, MAX_PREFIX_EXPANSIONS)
                         .for_each(&mut mark);
@@ -234,6 +244,17 @@ mod tests {
         assert_eq!(hits.iter().map(|h| h.0).collect::<Vec<_>>(), [2]);
         let hits = search(&i, &q(&["zzz", "rev"]), &[true; 3], None, 10);
         assert_eq!(hits.len(), 3);
+    }
+
+    #[test]
+    fn one_cjk_character_is_matched_as_a_prefix_one_latin_letter_is_not() {
+        let i = idx(&["晴れ", "r", "rx"]);
+        let hits = search(&i, &q(&["晴"]), &[true; 3], None, 10);
+        assert_eq!(hits, [(0, 0.5)]);
+        let hits = search(&i, &q(&["r"]), &[true; 3], None, 10);
+        assert_eq!(hits, [(1, 1.0)]);
+        assert!(long_enough_for_prefix("晴") && long_enough_for_prefix("re"));
+        assert!(!long_enough_for_prefix("r") && !long_enough_for_prefix(""));
     }
 
     #[test]

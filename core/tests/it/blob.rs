@@ -176,6 +176,17 @@ fn every_byte_flipped_with_xor_01_is_rejected_with_the_code_of_its_region() {
     for at in 0..bytes.len() {
         let mut bad = bytes.clone();
         bad[at] ^= 0x01;
+        if at == 8 {
+            // v3 xor 1 is v2, whose schema v3 kept: the payload reads as a v2 blob, its postings
+            // re-analyzed, and saves as the blob it was.
+            assert_eq!(FORMAT_VERSION ^ 0x01, 2);
+            let index = load(&bad, "the version flipped to 2").expect("reads as v2");
+            assert!(
+                index.to_bytes().unwrap() == bytes,
+                "v2 reading changed the index"
+            );
+            continue;
+        }
         let code = load_error(&bad, &format!("byte {at} xor 0x01"));
         assert_eq!(code, expected_code_at(at), "byte {at} xor 0x01");
     }

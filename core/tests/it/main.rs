@@ -2,6 +2,7 @@
 
 mod blob;
 mod check;
+mod cjk;
 mod dates;
 mod embed;
 mod facets;

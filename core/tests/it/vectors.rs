@@ -59,7 +59,7 @@ fn build(vector: &Value) -> (Index, wikidex::BuildReport) {
 }
 
 /// `text[start..end]` with offsets counted in `unit`, as the surface of that unit slices.
-fn slice(text: &str, start: usize, end: usize, unit: OffsetUnit) -> String {
+pub(crate) fn slice(text: &str, start: usize, end: usize, unit: OffsetUnit) -> String {
     match unit {
         OffsetUnit::Byte => text.get(start..end).expect("byte span").to_string(),
         OffsetUnit::Char => text.chars().skip(start).take(end - start).collect(),
