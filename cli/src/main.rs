@@ -879,8 +879,15 @@ fn sync_blob(
         (None, None) => true,
         _ => false,
     };
+    // A blob of an older format is loaded by upgrading it on every load: write it anew.
+    let old_format =
+        previous.is_some() && blob_version(blob) != Some(wikidex::blob::FORMAT_VERSION);
     // Nothing to write when the folder is as the blob has it.
-    let written = full.is_some() || report.has_changes() || report.embedded > 0 || !vectors_kept;
+    let written = full.is_some()
+        || old_format
+        || report.has_changes()
+        || report.embedded > 0
+        || !vectors_kept;
     if written {
         index.save(blob)?;
     }
@@ -890,6 +897,14 @@ fn sync_blob(
         full,
         written,
     })
+}
+
+/// The format version in the header of the blob at `path`, if it can be read.
+fn blob_version(path: &Path) -> Option<u32> {
+    use std::io::Read;
+    let mut head = [0u8; 12];
+    std::fs::File::open(path).ok()?.read_exact(&mut head).ok()?;
+    Some(u32::from_le_bytes([head[8], head[9], head[10], head[11]]))
 }
 
 fn sync(a: SyncArgs) -> Result<ExitCode, Error> {
