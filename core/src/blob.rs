@@ -18,6 +18,9 @@
 //! blob is an [`Error`], never a panic.
 //!
 //! Versions:
+//! - v4 adds to the vector section the prompts its passages were embedded after (and queries
+//!   are); older payloads are decoded with their frozen schema and get no prompts, which is
+//!   how their vectors were made.
 //! - v3 has the schema of v2; its postings (and the token lane, which reads them) come from
 //!   the analyzer that segments CJK text into bigrams ([`crate::analyze`]).
 //! - v2 postings were made by the analyzer before CJK segmentation, which the queries of this
@@ -34,14 +37,14 @@ use crate::config::Config;
 use crate::error::{Error, Result};
 use crate::graph::GraphSection;
 use crate::lane::lexical::LexicalIndex;
-use crate::lane::semantic::VectorSection;
+use crate::lane::semantic::{VectorSection, VectorSectionV3};
 use crate::page::Page;
 use crate::raw::RawSection;
 
 /// Magic bytes at the start of every blob.
 pub const MAGIC: [u8; 8] = *b"WIKIDEX\0";
 /// The format version this build writes.
-pub const FORMAT_VERSION: u32 = 3;
+pub const FORMAT_VERSION: u32 = 4;
 /// The oldest format version this build reads.
 pub const OLDEST_SUPPORTED_FORMAT_VERSION: u32 = 1;
 /// Size of the fixed header before the payload.
@@ -61,6 +64,33 @@ pub(crate) struct IndexData {
     pub raw: RawSection,
 }
 
+/// The v2 and v3 payload (frozen: never change it): the current one but for the vector
+/// section, which had no prompts.
+#[derive(Deserialize)]
+struct IndexDataV3 {
+    config: Config,
+    pages: Vec<Page>,
+    chunks: Vec<ChunkRecord>,
+    lexical: LexicalIndex,
+    vectors: Option<VectorSectionV3>,
+    graph: GraphSection,
+    raw: RawSection,
+}
+
+impl From<IndexDataV3> for IndexData {
+    fn from(old: IndexDataV3) -> Self {
+        IndexData {
+            config: old.config,
+            pages: old.pages,
+            chunks: old.chunks,
+            lexical: old.lexical,
+            vectors: old.vectors.map(VectorSection::from),
+            graph: old.graph,
+            raw: old.raw,
+        }
+    }
+}
+
 /// The v1 payload, decoded as it was written, then upgraded by [`upgrade_v1`].
 #[derive(Deserialize)]
 struct IndexDataV1 {
@@ -69,7 +99,7 @@ struct IndexDataV1 {
     chunks: Vec<ChunkRecord>,
     lexical: LexicalIndex,
     // Always `None` in every v1 blob ever written (no v1 build had a model).
-    vectors: Option<VectorSection>,
+    vectors: Option<VectorSectionV3>,
 }
 
 /// The v1 page schema (frozen: never change it).
@@ -182,7 +212,7 @@ fn upgrade_v1(old: IndexDataV1) -> Result<IndexData> {
         pages,
         chunks: old.chunks,
         lexical: old.lexical,
-        vectors: old.vectors,
+        vectors: old.vectors.map(VectorSection::from),
         graph,
         raw,
     })
@@ -260,6 +290,10 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<IndexData> {
         let (old, rest): (IndexDataV1, &[u8]) =
             postcard::take_from_bytes(payload).map_err(cannot)?;
         (upgrade_v1(old)?, rest)
+    } else if version < PROMPTS_VERSION {
+        let (old, rest): (IndexDataV3, &[u8]) =
+            postcard::take_from_bytes(payload).map_err(cannot)?;
+        (old.into(), rest)
     } else {
         postcard::take_from_bytes(payload).map_err(cannot)?
     };
@@ -273,6 +307,9 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<IndexData> {
     data.lexical.index_terms();
     Ok(data)
 }
+
+/// The first format version whose vector section stores prompts.
+const PROMPTS_VERSION: u32 = 4;
 
 /// The first format version whose postings come from the current analyzer (CJK bigrams).
 const ANALYZER_VERSION: u32 = 3;

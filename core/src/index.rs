@@ -499,7 +499,9 @@ impl IndexBuilder {
         let mut embedded = 0;
         if let Some(e) = &self.embedder {
             let same_model = |v: &VectorSection| {
-                v.fingerprint == e.0.fingerprint() && v.dim as usize == e.0.dim()
+                v.fingerprint == e.0.fingerprint()
+                    && v.dim as usize == e.0.dim()
+                    && v.prompts == *e.0.prompts()
             };
             let known = match &previous {
                 Some(p) if p.vectors.as_ref().is_some_and(same_model) => &p.known,
@@ -508,6 +510,7 @@ impl IndexBuilder {
             embedded = vectors::embed_chunks(
                 &mut data,
                 e.0.as_ref(),
+                e.0.prompts(),
                 self.encoding,
                 known,
                 &mut |d, t| progress(BuildStage::Embeddings, d, t),
@@ -1413,9 +1416,11 @@ impl Index {
                 Some(e) => Arc::clone(&e.0),
                 None => Arc::new(vectors::KnownOnly { section: old }) as Arc<dyn Embedder>,
             };
+            // New chunks get the prompts the stored ones were embedded after.
             vectors::embed_chunks(
                 &mut data,
                 embedder.as_ref(),
+                &old.prompts,
                 old.encoding(),
                 &known,
                 &mut |_, _| ControlFlow::Continue(()),

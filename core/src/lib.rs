@@ -73,7 +73,7 @@ pub use cite::{
     Support, Verdict, Verification,
 };
 pub use config::Config;
-pub use embed::Embedder;
+pub use embed::{Embedder, PromptKind, Prompts};
 #[cfg(feature = "embed")]
 pub use embed::{OnnxEmbedder, OnnxOptions};
 pub use error::{Error, ErrorRecord, Result};

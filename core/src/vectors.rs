@@ -6,7 +6,7 @@ use std::ops::ControlFlow;
 use std::sync::Arc;
 
 use crate::blob::IndexData;
-use crate::embed::Embedder;
+use crate::embed::{Embedder, PromptKind, Prompts};
 use crate::error::{Error, Result};
 use crate::lane::semantic::{VectorEncoding, VectorSection};
 use crate::snapshot::Index;
@@ -38,12 +38,14 @@ pub(crate) fn passage(data: &IndexData, c: usize) -> String {
     }
 }
 
-/// Embeds every chunk of `data` (in groups, reporting `progress(done, total)`, which may stop
-/// the work: [`Error::Cancelled`]), and stores the vectors as `encoding`. Vectors already known
-/// for a passage (from `known`) are reused. Returns how many chunks were embedded.
+/// Embeds every chunk of `data` after the passage prompt of `prompts` (in groups, reporting
+/// `progress(done, total)`, which may stop the work: [`Error::Cancelled`]), and stores the
+/// vectors as `encoding`, with `prompts`. Vectors already known for a passage (from `known`,
+/// made with the same prompts) are reused. Returns how many chunks were embedded.
 pub(crate) fn embed_chunks(
     data: &mut IndexData,
     embedder: &dyn Embedder,
+    prompts: &Prompts,
     encoding: VectorEncoding,
     known: &HashMap<String, Vec<f32>>,
     progress: &mut dyn FnMut(usize, usize) -> ControlFlow<()>,
@@ -65,7 +67,11 @@ pub(crate) fn embed_chunks(
         return Err(cancelled());
     }
     for (g, group) in todo.chunks(EMBED_GROUP).enumerate() {
-        let texts: Vec<&str> = group.iter().map(|&c| passages[c].as_str()).collect();
+        let prompted: Vec<_> = group
+            .iter()
+            .map(|&c| prompts.apply(PromptKind::Passage, &passages[c]))
+            .collect();
+        let texts: Vec<&str> = prompted.iter().map(|t| t.as_ref()).collect();
         let out = embedder.embed(&texts)?;
         if out.len() != texts.len() || out.iter().any(|v| v.len() != dim) {
             return Err(Error::Model {
@@ -84,13 +90,16 @@ pub(crate) fn embed_chunks(
         }
     }
     let vectors: Vec<Vec<f32>> = vectors.into_iter().map(Option::unwrap_or_default).collect();
-    data.vectors = Some(VectorSection::new(
-        embedder.model_id(),
-        embedder.fingerprint(),
-        dim,
-        &vectors,
-        encoding,
-    )?);
+    data.vectors = Some(
+        VectorSection::new(
+            embedder.model_id(),
+            embedder.fingerprint(),
+            dim,
+            &vectors,
+            encoding,
+        )?
+        .with_prompts(prompts.clone()),
+    );
     Ok(total)
 }
 
@@ -121,6 +130,10 @@ impl Embedder for KnownOnly<'_> {
 
     fn dim(&self) -> usize {
         self.section.dim as usize
+    }
+
+    fn prompts(&self) -> &Prompts {
+        &self.section.prompts
     }
 
     fn embed(&self, _texts: &[&str]) -> Result<Vec<Vec<f32>>> {
@@ -182,7 +195,8 @@ impl Index {
         self.embedder.as_ref().map(|a| &a.0)
     }
 
-    /// Embeds every chunk with `embedder` (replacing any stored vectors) and attaches it.
+    /// Embeds every chunk with `embedder`, after its passage prompt (replacing any stored
+    /// vectors), and attaches it.
     /// `progress(done, total)` is called as chunks are embedded; it returns
     /// [`ControlFlow::Break`] to stop ([`Error::Cancelled`], the index unchanged).
     ///
@@ -198,6 +212,7 @@ impl Index {
         embed_chunks(
             &mut data,
             embedder.as_ref(),
+            embedder.prompts(),
             encoding,
             &HashMap::new(),
             progress,
@@ -208,7 +223,9 @@ impl Index {
     }
 
     /// The text each chunk's embedding is computed from (page title, then chunk text), in
-    /// chunk order: what to embed when bringing your own vectors to [`Index::set_vectors`].
+    /// chunk order: what to embed when bringing your own vectors to [`Index::set_vectors`]
+    /// (without a model's passage prompt: the index puts it before these when it embeds them
+    /// itself).
     pub fn passages(&self) -> Vec<String> {
         (0..self.data.chunks.len())
             .map(|c| passage(&self.data, c))
@@ -257,7 +274,8 @@ impl Index {
     }
 
     /// The unit query vector for the semantic lane: the caller's, else the attached
-    /// embedder's. `Ok(None)` when there is neither.
+    /// embedder's for the query after the query prompt stored with the vectors.
+    /// `Ok(None)` when there is neither.
     pub(crate) fn query_vector(
         &self,
         query: &str,
@@ -281,7 +299,8 @@ impl Index {
         let Some(e) = &self.embedder else {
             return Ok(None);
         };
-        let mut out = e.0.embed(&[query])?;
+        let text = section.prompts.apply(PromptKind::Query, query);
+        let mut out = e.0.embed(&[text.as_ref()])?;
         match out.pop() {
             Some(v) if v.len() == dim => Ok(Some(v)),
             _ => Err(Error::Model {

@@ -7,7 +7,7 @@ use tokenizers::{Encoding, Tokenizer, TruncationParams};
 use tract_onnx::prelude::*;
 use tract_onnx::tract_hir::internal::{DimLike, Factoid};
 
-use super::{normalize, Embedder};
+use super::{normalize, Embedder, Prompts};
 use crate::error::{Error, Result};
 
 /// The model file [`OnnxEmbedder::from_dir`] looks for.
@@ -31,6 +31,10 @@ pub struct OnnxOptions {
     /// The id stored in the index. `None`: the model folder's name (plus the file stem when
     /// the file is not `model.onnx`).
     pub model_id: Option<String>,
+    /// What to put before queries and passages. `None`: the `prompts` `query` and `passage`
+    /// (else `document`) of `config_sentence_transformers.json` beside the model, else none
+    /// (and none for [`OnnxEmbedder::from_bytes`]).
+    pub prompts: Option<Prompts>,
 }
 
 impl Default for OnnxOptions {
@@ -41,6 +45,7 @@ impl Default for OnnxOptions {
             batch_size: 32,
             threads: cores.min(2),
             model_id: None,
+            prompts: None,
         }
     }
 }
@@ -64,6 +69,7 @@ pub struct OnnxEmbedder {
     max_length: usize,
     batch_size: usize,
     threads: usize,
+    prompts: Prompts,
     tokenizer: Tokenizer,
     plan: Arc<TypedSimplePlan>,
     feeds: Vec<Feed>,
@@ -79,6 +85,7 @@ impl std::fmt::Debug for OnnxEmbedder {
             .field("dim", &self.dim)
             .field("max_length", &self.max_length)
             .field("batch_size", &self.batch_size)
+            .field("prompts", &self.prompts)
             .finish_non_exhaustive()
     }
 }
@@ -107,9 +114,48 @@ fn sentence_bert_max_length(dir: &Path) -> Result<Option<usize>> {
         .map(|n| n as usize))
 }
 
+/// The query and passage prompts of a sentence-transformers `config_sentence_transformers.json`
+/// (`{"prompts": {"query": "query: ", "passage": "passage: "}}`; `document` stands in for a
+/// missing `passage`), if the file is there; prompts it lacks are empty.
+fn sentence_transformers_prompts(dir: &Path) -> Result<Option<Prompts>> {
+    let path = dir.join("config_sentence_transformers.json");
+    let Ok(bytes) = std::fs::read(&path) else {
+        return Ok(None);
+    };
+    let json: serde_json::Value = serde_json::from_slice(&bytes)
+        .map_err(|e| model_err(format!("{}: not valid JSON: {e}", path.display())))?;
+    let Some(prompts) = json.get("prompts").filter(|p| !p.is_null()) else {
+        return Ok(None);
+    };
+    let Some(prompts) = prompts.as_object() else {
+        return Err(model_err(format!(
+            "{}: `prompts` is not an object",
+            path.display()
+        )));
+    };
+    let get = |name: &str| -> Result<Option<String>> {
+        match prompts.get(name) {
+            None | Some(serde_json::Value::Null) => Ok(None),
+            Some(serde_json::Value::String(s)) => Ok(Some(s.clone())),
+            Some(_) => Err(model_err(format!(
+                "{}: prompt `{name}` is not a string",
+                path.display()
+            ))),
+        }
+    };
+    Ok(Some(Prompts {
+        query: get("query")?.unwrap_or_default(),
+        passage: match get("passage")? {
+            Some(p) => p,
+            None => get("document")?.unwrap_or_default(),
+        },
+    }))
+}
+
 impl OnnxEmbedder {
     /// Loads `model.onnx` and `tokenizer.json` from a folder (a sentence-transformers export
-    /// also has `sentence_bert_config.json`, whose `max_seq_length` is honoured).
+    /// also has `sentence_bert_config.json`, whose `max_seq_length` is honoured, and may have
+    /// `config_sentence_transformers.json`, whose query and passage `prompts` are taken).
     ///
     /// # Errors
     /// [`Error::Io`] when a file cannot be read, [`Error::Model`] when the model or tokenizer
@@ -119,7 +165,8 @@ impl OnnxEmbedder {
     }
 
     /// Loads a model file and a tokenizer file (`max_seq_length` is read from a
-    /// `sentence_bert_config.json` beside the model, when there is one).
+    /// `sentence_bert_config.json` beside the model, the prompts from a
+    /// `config_sentence_transformers.json`, when there are such files).
     ///
     /// # Errors
     /// As [`OnnxEmbedder::from_dir`].
@@ -134,6 +181,9 @@ impl OnnxEmbedder {
         }
         if options.model_id.is_none() {
             options.model_id = Some(default_model_id(model));
+        }
+        if options.prompts.is_none() {
+            options.prompts = sentence_transformers_prompts(&dir)?;
         }
         OnnxEmbedder::from_bytes(&read(model)?, &read(tokenizer)?, options)
     }
@@ -180,6 +230,7 @@ impl OnnxEmbedder {
             fingerprint,
             dim,
             max_length,
+            prompts: options.prompts.unwrap_or_default(),
             batch_size: options.batch_size,
             threads: if cfg!(target_family = "wasm") {
                 1
@@ -210,6 +261,17 @@ impl OnnxEmbedder {
             .iter()
             .map(|e| e.get_ids().to_vec())
             .collect())
+    }
+
+    /// Tokenizes texts as [`OnnxEmbedder::tokenize`] does, each after the prompt for `kind`:
+    /// the ids [`Embedder::embed_as`] feeds the model.
+    ///
+    /// # Errors
+    /// [`Error::Model`] when the tokenizer fails.
+    pub fn tokenize_as(&self, texts: &[&str], kind: super::PromptKind) -> Result<Vec<Vec<u32>>> {
+        let prompted: Vec<_> = texts.iter().map(|t| self.prompts.apply(kind, t)).collect();
+        let refs: Vec<&str> = prompted.iter().map(|t| t.as_ref()).collect();
+        self.tokenize(&refs)
     }
 
     fn encode(&self, texts: &[&str]) -> Result<Vec<Encoding>> {
@@ -328,6 +390,10 @@ impl Embedder for OnnxEmbedder {
 
     fn dim(&self) -> usize {
         self.dim
+    }
+
+    fn prompts(&self) -> &Prompts {
+        &self.prompts
     }
 
     fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {

@@ -8,6 +8,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::{top_keys, Mask};
+use crate::embed::Prompts;
 use crate::error::{Error, Result};
 
 /// How vectors are stored.
@@ -72,6 +73,30 @@ pub struct VectorSection {
     pub fingerprint: String,
     /// The vectors.
     pub values: VectorValues,
+    /// Since format v4: the prompts the passages were embedded after, and queries are (none
+    /// in older blobs, and for vectors the caller brought).
+    pub prompts: Prompts,
+}
+
+/// A vector section as formats v1 to v3 stored it (frozen: never change it).
+#[derive(Deserialize)]
+pub(crate) struct VectorSectionV3 {
+    model_id: String,
+    dim: u32,
+    fingerprint: String,
+    values: VectorValues,
+}
+
+impl From<VectorSectionV3> for VectorSection {
+    fn from(v: VectorSectionV3) -> Self {
+        VectorSection {
+            model_id: v.model_id,
+            dim: v.dim,
+            fingerprint: v.fingerprint,
+            values: v.values,
+            prompts: Prompts::default(),
+        }
+    }
 }
 
 impl VectorSection {
@@ -127,7 +152,14 @@ impl VectorSection {
             dim: dim as u32,
             fingerprint: fingerprint.to_owned(),
             values,
+            prompts: Prompts::default(),
         })
+    }
+
+    /// The section with `prompts` recorded as the ones its passages were embedded after.
+    pub fn with_prompts(mut self, prompts: Prompts) -> VectorSection {
+        self.prompts = prompts;
+        self
     }
 
     /// How the values are stored.

@@ -11,6 +11,7 @@ mod hostile;
 mod layers;
 mod limit;
 mod oracle;
+mod prompts;
 mod querylog;
 mod robustness;
 mod sync;
