@@ -11,6 +11,7 @@
 
 mod ranking;
 
+use std::collections::HashMap;
 use std::ops::ControlFlow;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -29,8 +30,8 @@ use wikidex::embed::{MODEL_FILE, TOKENIZER_FILE};
 use wikidex::querylog::JsonlLog;
 use wikidex::{
     BuildReport, Config, Embedder, Error, EvidenceOptions, Index, IndexBuilder, LogEntry,
-    OffsetUnit, OnnxEmbedder, OnnxOptions, QueryLog, Scope, SearchOptions, SearchResults,
-    SharedIndex, ToolLimits, Tools, TraverseOptions, VectorEncoding, WriteOptions,
+    OffsetUnit, OnnxEmbedder, OnnxOptions, PromptKind, QueryLog, Scope, SearchOptions,
+    SearchResults, SharedIndex, ToolLimits, Tools, TraverseOptions, VectorEncoding, WriteOptions,
 };
 
 /// A core error as the `wikidex` exception of its code.
@@ -700,16 +701,33 @@ impl Model {
         self.inner.max_length()
     }
 
-    /// One unit vector per text: a float32 array of shape `(len(texts), dim)`.
+    /// The prompts put before queries and passages (`config_sentence_transformers.json`).
+    #[getter]
+    fn prompts(&self) -> HashMap<&'static str, String> {
+        let p = self.inner.prompts();
+        HashMap::from([("query", p.query.clone()), ("passage", p.passage.clone())])
+    }
+
+    /// One unit vector per text, after the model's `prompt` (`query` or `passage`) if given:
+    /// a float32 array of shape `(len(texts), dim)`.
+    #[pyo3(signature = (texts, prompt=None))]
     fn embed<'py>(
         &self,
         py: Python<'py>,
         texts: Vec<String>,
+        prompt: Option<&str>,
     ) -> PyResult<Bound<'py, PyArray2<f32>>> {
         let dim = self.inner.dim();
+        let kind = prompt
+            .map(PromptKind::parse)
+            .transpose()
+            .map_err(|e| raise(py, &e))?;
         let flat = run(py, || {
             let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
-            let rows = self.inner.embed(&texts)?;
+            let rows = match kind {
+                Some(kind) => self.inner.embed_as(&texts, kind)?,
+                None => self.inner.embed(&texts)?,
+            };
             Ok(rows.concat())
         })?;
         let rows = flat.len() / dim;
@@ -722,6 +740,28 @@ impl Model {
             )
         })?;
         Ok(array.into_pyarray(py))
+    }
+
+    /// The token ids the model is fed for each text (special tokens included, truncated at
+    /// `max_length`), after the model's `prompt` if given.
+    #[pyo3(signature = (texts, prompt=None))]
+    fn tokenize(
+        &self,
+        py: Python<'_>,
+        texts: Vec<String>,
+        prompt: Option<&str>,
+    ) -> PyResult<Vec<Vec<u32>>> {
+        let kind = prompt
+            .map(PromptKind::parse)
+            .transpose()
+            .map_err(|e| raise(py, &e))?;
+        run(py, || {
+            let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
+            match kind {
+                Some(kind) => self.inner.tokenize_as(&texts, kind),
+                None => self.inner.tokenize(&texts),
+            }
+        })
     }
 
     fn __repr__(&self) -> String {

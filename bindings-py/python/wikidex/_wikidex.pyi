@@ -2,7 +2,7 @@
 and turns the JSON records into `wikidex.Record`s."""
 
 from os import PathLike
-from typing import Any, Callable, List, Optional, Sequence, Tuple, Union, final, overload
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union, final, overload
 
 import numpy
 import numpy.typing
@@ -47,9 +47,20 @@ class Model:
     @property
     def max_length(self) -> int:
         """The longest input in tokens."""
-    def embed(self, texts: Sequence[str]) -> _F32:
+    @property
+    def prompts(self) -> Dict[str, str]:
+        """``{"query": ..., "passage": ...}``: what an index puts before the queries and the
+        passages it has this model embed (the ``prompts`` of the folder's
+        ``config_sentence_transformers.json``; ``""`` for none, as for all-MiniLM-L6-v2;
+        ``"query: "`` and ``"passage: "`` for multilingual-e5-small)."""
+    def embed(self, texts: Sequence[str], prompt: Optional[str] = None) -> _F32:
         """One L2-normalized vector per text, in order: a float32 array of shape
-        ``(len(texts), dim)``. The GIL is released while the model runs."""
+        ``(len(texts), dim)``. ``prompt`` (``"query"`` or ``"passage"``) puts the model's
+        prompt of that kind before each text, as an index does; by default the texts are
+        embedded as they are. The GIL is released while the model runs."""
+    def tokenize(self, texts: Sequence[str], prompt: Optional[str] = None) -> List[List[int]]:
+        """The token ids the model is fed for each text (special tokens included, truncated at
+        ``max_length``), after the model's ``prompt`` of that kind if given."""
 
 @final
 class Ranking(Sequence[Tuple[str, float]]):
