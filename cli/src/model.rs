@@ -56,6 +56,24 @@ impl ModelArgs {
             .find(|d| d.join("tokenizer.json").is_file())
     }
 
+    /// For an index whose vectors are from model `stored` (`multilingual-e5-small`,
+    /// `all-MiniLM-L6-v2/model-int8`): its folder under models/ in the current folder or the
+    /// checkout, when no folder was named (--model, $WIKIDEX_MODEL) and it is there.
+    fn stored_dir(&self, stored: &str) -> Option<PathBuf> {
+        if self.model.is_some() || std::env::var_os("WIKIDEX_MODEL").is_some() {
+            return None;
+        }
+        let name = stored
+            .split('/')
+            .next()
+            .filter(|n| !n.is_empty() && *n != "." && *n != ".." && !n.contains('\\'))?;
+        let checkout = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        [PathBuf::from("."), checkout]
+            .into_iter()
+            .map(|root| root.join("models").join(name))
+            .find(|d| d.join("tokenizer.json").is_file())
+    }
+
     /// The ONNX file to load from `dir`.
     fn file(&self, dir: &Path) -> PathBuf {
         match &self.onnx {
@@ -108,8 +126,10 @@ impl ModelArgs {
     }
 
     /// For `search`: attaches the model the index's vectors were made with. A model named on
-    /// the command line must match (else `model_mismatch`); the default folder is used when it
-    /// holds the same model, else the semantic lane reports itself skipped. Returns a note for
+    /// the command line must match (else `model_mismatch`); else the folder named by the
+    /// stored model id under models/ (e.g. models/multilingual-e5-small), else the default
+    /// folder is used when it holds the same model, else the semantic lane reports itself
+    /// skipped. Returns a note for
     /// the user when the lane cannot run.
     pub fn attach_for_search(&self, index: &mut Index) -> Result<Option<String>, Error> {
         let Some(v) = index.vectors() else {
@@ -120,7 +140,7 @@ impl ModelArgs {
             index.attach_embedder(Arc::new(self.load()?))?;
             return Ok(None);
         }
-        let Some(dir) = self.dir() else {
+        let Some(dir) = self.stored_dir(&stored).or_else(|| self.dir()) else {
             return Ok(Some(format!(
                 "the index's vectors are from {stored}; pass --model DIR to embed the query"
             )));

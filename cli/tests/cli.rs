@@ -1007,3 +1007,43 @@ fn sync_rewrites_a_blob_of_an_older_format_once() {
     assert_eq!(sync()["written"], false);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Issue 15: an index built with multilingual-e5-small answers a German query, and `search`
+/// finds the model under models/ by the id stored in the index (no --model).
+#[test]
+fn a_multilingual_index_answers_in_german_and_search_finds_its_model() {
+    let model = repo().join("models/multilingual-e5-small");
+    if !model.join("model-int8.onnx").is_file() {
+        eprintln!("skipped: no model at {}", model.display());
+        return;
+    }
+    let dir = temp("e5");
+    let blob = dir.join("e5.wdx");
+    let wiki = repo().join("examples/wiki");
+    let r = wikidex(&[
+        "build",
+        wiki.to_str().unwrap(),
+        "-o",
+        blob.to_str().unwrap(),
+        "--model",
+        model.to_str().unwrap(),
+        "--onnx",
+        "model-int8.onnx",
+    ]);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let r = wikidex(&[
+        "search",
+        blob.to_str().unwrap(),
+        "Wer hat Rufbereitschaft?",
+        "--lanes",
+        "semantic",
+        "-n",
+        "1",
+        "--json",
+    ]);
+    let v = json(&r);
+    assert_eq!(v["lanes"][1]["lane"], "semantic", "{v}");
+    assert_eq!(v["lanes"][1]["status"], "ok", "{v}");
+    assert_eq!(v["hits"][0]["page_id"], "runbook_oncall", "{v}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
