@@ -418,8 +418,16 @@ export declare class Model {
   get dim(): number
   /** The fingerprint of the model file, stored with the vectors. */
   get fingerprint(): string
-  /** Embeds texts (L2-normalized), on the thread pool. */
-  embed(texts: Array<string>): Promise<Float32Array[]>
+  /**
+   * What an index puts before the queries and the passages it has this model embed (the
+   * `prompts` of the folder's `config_sentence_transformers.json`; empty strings for none).
+   */
+  get prompts(): ModelPrompts
+  /**
+   * Embeds texts (L2-normalized), on the thread pool; `prompt` (`query` or `passage`) puts
+   * the model's prompt of that kind before each text, as an index does.
+   */
+  embed(texts: Array<string>, prompt?: string | undefined | null): Promise<Float32Array[]>
 }
 export type JsModel = Model
 
@@ -433,6 +441,14 @@ export interface ModelOptions {
   threads?: number
   /** Texts per model call (default 32). */
   batchSize?: number
+}
+
+/** A model's prompts (`Model.prompts`). */
+export interface ModelPrompts {
+  /** Put before a query. */
+  query: string
+  /** Put before a passage (a chunk's text). */
+  passage: string
 }
 
 /** The citation headers (`[page <key> · chunk <id> · score <s>] <title>`) found in `text`. */

@@ -33,8 +33,8 @@ use wikidex::cite::Cited;
 use wikidex::querylog::JsonlLog;
 use wikidex::{
     BuildReport, Config, Embedder, Error, EvidenceOptions, IndexBuilder, LogEntry, OffsetUnit,
-    OnnxEmbedder, OnnxOptions, QueryLog, Scope, SearchOptions, SearchResults, SharedIndex,
-    ToolLimits, Tools, TraverseOptions, VectorEncoding, WriteOptions,
+    OnnxEmbedder, OnnxOptions, PromptKind, QueryLog, Scope, SearchOptions, SearchResults,
+    SharedIndex, ToolLimits, Tools, TraverseOptions, VectorEncoding, WriteOptions,
 };
 
 use crate::error::{js_error, OrThrow};
@@ -960,18 +960,52 @@ impl JsModel {
         self.inner.fingerprint().to_string()
     }
 
-    /// Embeds texts (L2-normalized), on the thread pool.
+    /// What an index puts before the queries and the passages it has this model embed (the
+    /// `prompts` of the folder's `config_sentence_transformers.json`; empty strings for none).
+    #[napi(getter)]
+    pub fn prompts(&self) -> ModelPrompts {
+        let p = self.inner.prompts();
+        ModelPrompts {
+            query: p.query.clone(),
+            passage: p.passage.clone(),
+        }
+    }
+
+    /// Embeds texts (L2-normalized), on the thread pool; `prompt` (`query` or `passage`) puts
+    /// the model's prompt of that kind before each text, as an index does.
     #[napi(ts_return_type = "Promise<Float32Array[]>")]
-    pub fn embed(&self, texts: Vec<String>) -> AsyncTask<VectorsWork> {
+    pub fn embed(
+        &self,
+        env: Env,
+        texts: Vec<String>,
+        prompt: Option<String>,
+    ) -> napi::Result<AsyncTask<VectorsWork>> {
+        let kind = prompt
+            .as_deref()
+            .map(PromptKind::parse)
+            .transpose()
+            .or_throw(&env)?;
         let inner = Arc::clone(&self.inner);
-        Work::task(
+        Ok(Work::task(
             move || {
                 let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
-                inner.embed(&texts)
+                match kind {
+                    Some(kind) => inner.embed_as(&texts, kind),
+                    None => inner.embed(&texts),
+                }
             },
             vectors,
-        )
+        ))
     }
+}
+
+/// A model's prompts (`Model.prompts`).
+#[napi(object)]
+pub struct ModelPrompts {
+    /// Put before a query.
+    pub query: String,
+    /// Put before a passage (a chunk's text).
+    pub passage: String,
 }
 
 /// The citation headers (`[page <key> · chunk <id> · score <s>] <title>`) found in `text`.

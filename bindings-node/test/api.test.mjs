@@ -271,6 +271,22 @@ test('a model embeds at build and search; the loop turns during a semantic searc
   assert.deepEqual(await loaded.search('who do I call when production is down', { limit: 3 }), r)
 })
 
+const E5 = join(dirname(MODEL), 'multilingual-e5-small')
+
+test('a model with prompts (multilingual-e5-small) puts them before queries and passages', { skip: !existsSync(join(E5, 'model-int8.onnx')) && 'models/ missing: run make models' }, async () => {
+  const mini = await Model.load(MODEL)
+  assert.deepEqual(mini.prompts, { query: '', passage: '' })
+  const model = await Model.load(E5, { onnx: 'model-int8.onnx' })
+  assert.deepEqual(model.prompts, { query: 'query: ', passage: 'passage: ' })
+  const [asQuery] = await model.embed(['Wer hat Rufbereitschaft?'], 'query')
+  const [prefixed] = await model.embed(['query: Wer hat Rufbereitschaft?'])
+  assert.deepEqual(asQuery, prefixed)
+  await assert.rejects(async () => model.embed(['x'], 'question'), (e) => e.code === 'invalid_argument')
+  const index = await Index.build(WIKI, { model })
+  const r = await index.search('Wer hat Rufbereitschaft?', { limit: 1, lanes: ['semantic'] })
+  assert.equal(r.hits[0].page_id, 'runbook_oncall')
+})
+
 test('save and open round trip', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'wikidex-'))
   const path = join(dir, 'wiki.wdx')
