@@ -236,7 +236,8 @@ impl Index {
     /// order of [`Index::passages`], each a `Vec<f32>` or a `&[f32]` (rows of one flat buffer
     /// need no copy of their own). They are normalized here. Queries then need
     /// [`crate::SearchOptions::query_vector`] (or an attached embedder with the same
-    /// `fingerprint`).
+    /// `fingerprint`, which then embeds queries without a prompt: the stored prompts are
+    /// none).
     ///
     /// # Errors
     /// [`Error::InvalidArgument`] when the count or a dimension is wrong; the index is then
