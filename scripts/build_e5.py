@@ -253,8 +253,10 @@ def tokenizer_json(tok):
         special[tok[name]] = pieces[tok[name]]
     if pieces[-1] == "<mask>":
         special[len(pieces) - 1] = "<mask>"
-    added = [{"id": i, "content": c, "single_word": False, "lstrip": c == "<mask>",
-              "rstrip": False, "normalized": False, "special": True}
+    # XLM-R's <mask> strips the space before it; e5.c keeps that space as a piece of its own,
+    # and so do we.
+    added = [{"id": i, "content": c, "single_word": False, "lstrip": False, "rstrip": False,
+              "normalized": False, "special": True}
              for i, c in sorted(special.items())]
     bos, eos = pieces[tok["bos"]], pieces[tok["eos"]]
 
