@@ -172,6 +172,8 @@ export interface Chunk {
   line_end: number
   /** The headings the chunk sits under, outermost first. */
   headings: string[]
+  /** When the chunk continues a Markdown table cut between rows: the table's header and delimiter rows (indexed with the chunk; show them before `text`); else null. */
+  table_header: string | null
 }
 
 export interface LintIssue { page: string; code: string; target: string | null; severity: Severity; message: string }

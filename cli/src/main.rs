@@ -1268,6 +1268,9 @@ fn chunk(a: ChunkArgs) -> Result<ExitCode, Error> {
             chunk.line_start,
             chunk.line_end
         );
+        if let Some(header) = &chunk.table_header {
+            say!("(continues the table)\n{header}");
+        }
         say!("{}", chunk.text);
     }
     Ok(ExitCode::SUCCESS)

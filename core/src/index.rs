@@ -1002,10 +1002,14 @@ fn assemble(
         let body = page.body();
         // The same analysis `LexicalIndex::analyze` gives a blob written by an older analyzer.
         let fields = PageFields::new(&analyzer, page, &mut surface);
-        for span in chunk::split(body, &config.chunk) {
-            let (start, end) = (body_start + span.start, body_start + span.end);
+        let spans: Vec<(usize, usize)> = chunk::split(body, &config.chunk)
+            .into_iter()
+            .map(|span| (body_start + span.start, body_start + span.end))
+            .collect();
+        let indexed = chunk::indexed_texts(&page.text, body_start, &spans);
+        for (&(start, end), indexed) in spans.iter().zip(&indexed) {
             let text = &page.text[start..end];
-            chunk_terms.push(fields.chunk_terms(&analyzer, text, &mut surface));
+            chunk_terms.push(fields.chunk_terms(&analyzer, indexed, &mut surface));
             chunks.push(ChunkRecord {
                 page: pi as u32,
                 start: u32::try_from(start).map_err(|_| Error::invalid_argument("page > 4 GiB"))?,
