@@ -211,7 +211,12 @@ impl Index {
         let page_dates = data
             .pages
             .iter()
-            .map(|p| p.date().and_then(|d| crate::date::parse(d, false)))
+            .enumerate()
+            .map(|(i, p)| {
+                p.date()
+                    .and_then(|d| crate::date::parse(d, false))
+                    .or_else(|| data.page_modified.get(i).copied().flatten())
+            })
             .collect();
         let mut index = Index {
             page_dates,
