@@ -636,17 +636,15 @@ fn fit_prose(text: &str, unit: Span, max: usize) -> Vec<Span> {
     out
 }
 
-/// Cuts a span into pieces of at most `max` whitespace-separated tokens.
+/// Cuts a span into pieces of at most `max` tokens ([`token_count`]'s: a run of CJK text is
+/// cut between characters).
 fn split_tokens(text: &str, span: Span, max: usize) -> Vec<Span> {
     let slice = &text[span.start..span.end];
     let mut out = Vec::new();
     let mut piece_start: Option<usize> = None;
     let mut piece_end = 0;
     let mut n = 0;
-    for (off, tok) in slice.split_whitespace().map(|t| {
-        let off = t.as_ptr() as usize - slice.as_ptr() as usize;
-        (off, t)
-    }) {
+    for (off, end) in crate::analyze::token_spans(slice) {
         if n == max {
             if let Some(s) = piece_start.take() {
                 out.push(Span {
@@ -657,7 +655,7 @@ fn split_tokens(text: &str, span: Span, max: usize) -> Vec<Span> {
             n = 0;
         }
         piece_start.get_or_insert(off);
-        piece_end = off + tok.len();
+        piece_end = end;
         n += 1;
     }
     if let Some(s) = piece_start {
