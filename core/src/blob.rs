@@ -18,9 +18,13 @@
 //! blob is an [`Error`], never a panic.
 //!
 //! Versions:
-//! - v4 adds to the vector section the prompts its passages were embedded after (and queries
+//! - v5 adds to the vector section the prompts its passages were embedded after (and queries
 //!   are); older payloads are decoded with their frozen schema and get no prompts, which is
 //!   how their vectors were made.
+//! - v4 adds the chunk numbers (the `n` of `{page_id}::chunk_{n}`, kept across edits) and
+//!   the pages' file modification times; a v1 to v3 blob has neither stored, so each chunk's
+//!   number is its position in its page, as those versions named them, and its pages have no
+//!   modification time.
 //! - v3 has the schema of v2; its postings (and the token lane, which reads them) come from
 //!   the analyzer that segments CJK text into bigrams ([`crate::analyze`]).
 //! - v2 postings were made by the analyzer before CJK segmentation, which the queries of this
@@ -37,14 +41,14 @@ use crate::config::Config;
 use crate::error::{Error, Result};
 use crate::graph::GraphSection;
 use crate::lane::lexical::LexicalIndex;
-use crate::lane::semantic::{VectorSection, VectorSectionV3};
+use crate::lane::semantic::{VectorSection, VectorSectionV4};
 use crate::page::Page;
 use crate::raw::RawSection;
 
 /// Magic bytes at the start of every blob.
 pub const MAGIC: [u8; 8] = *b"WIKIDEX\0";
 /// The format version this build writes.
-pub const FORMAT_VERSION: u32 = 4;
+pub const FORMAT_VERSION: u32 = 5;
 /// The oldest format version this build reads.
 pub const OLDEST_SUPPORTED_FORMAT_VERSION: u32 = 1;
 /// Size of the fixed header before the payload.
@@ -62,23 +66,57 @@ pub(crate) struct IndexData {
     pub graph: GraphSection,
     /// Since v2: raw source documents and their chunks.
     pub raw: RawSection,
+    /// Since v4: the number in each chunk's id (`{page_id}::chunk_{n}`), in chunk table
+    /// order; empty when every chunk's number is its position in its page (any index built
+    /// from scratch). Edits keep the numbers of the chunks they did not touch
+    /// ([`crate::chunk::carry_numbers`]).
+    pub chunk_numbers: Vec<u32>,
+    /// Since v4: each page's file modification time (Unix seconds) when a build read it from
+    /// a folder, in page order; `None` for a page given as text; empty when no page has one.
+    /// A page's date falls back to it when its frontmatter has none.
+    pub page_modified: Vec<Option<i64>>,
 }
 
-/// The v2 and v3 payload (frozen: never change it): the current one but for the vector
-/// section, which had no prompts.
+impl IndexData {
+    /// Sets [`IndexData::page_modified`] from `modified(page)`, stored empty when no page has
+    /// a time (the canonical form).
+    pub(crate) fn set_page_modified(&mut self, modified: impl Fn(&Page) -> Option<i64>) {
+        self.page_modified = self.pages.iter().map(modified).collect();
+        if self.page_modified.iter().all(Option::is_none) {
+            self.page_modified.clear();
+        }
+    }
+}
+
+/// The v2 and v3 payload: the schema of v4 before `chunk_numbers`.
 #[derive(Deserialize)]
 struct IndexDataV3 {
     config: Config,
     pages: Vec<Page>,
     chunks: Vec<ChunkRecord>,
     lexical: LexicalIndex,
-    vectors: Option<VectorSectionV3>,
+    vectors: Option<VectorSectionV4>,
     graph: GraphSection,
     raw: RawSection,
 }
 
-impl From<IndexDataV3> for IndexData {
-    fn from(old: IndexDataV3) -> Self {
+/// The v4 payload (frozen: never change it): the current one but for the vector section,
+/// which had no prompts.
+#[derive(Deserialize)]
+struct IndexDataV4 {
+    config: Config,
+    pages: Vec<Page>,
+    chunks: Vec<ChunkRecord>,
+    lexical: LexicalIndex,
+    vectors: Option<VectorSectionV4>,
+    graph: GraphSection,
+    raw: RawSection,
+    chunk_numbers: Vec<u32>,
+    page_modified: Vec<Option<i64>>,
+}
+
+impl From<IndexDataV4> for IndexData {
+    fn from(old: IndexDataV4) -> IndexData {
         IndexData {
             config: old.config,
             pages: old.pages,
@@ -87,6 +125,24 @@ impl From<IndexDataV3> for IndexData {
             vectors: old.vectors.map(VectorSection::from),
             graph: old.graph,
             raw: old.raw,
+            chunk_numbers: old.chunk_numbers,
+            page_modified: old.page_modified,
+        }
+    }
+}
+
+impl From<IndexDataV3> for IndexData {
+    fn from(old: IndexDataV3) -> IndexData {
+        IndexData {
+            config: old.config,
+            pages: old.pages,
+            chunks: old.chunks,
+            lexical: old.lexical,
+            vectors: old.vectors.map(VectorSection::from),
+            graph: old.graph,
+            raw: old.raw,
+            chunk_numbers: Vec::new(),
+            page_modified: Vec::new(),
         }
     }
 }
@@ -99,7 +155,7 @@ struct IndexDataV1 {
     chunks: Vec<ChunkRecord>,
     lexical: LexicalIndex,
     // Always `None` in every v1 blob ever written (no v1 build had a model).
-    vectors: Option<VectorSectionV3>,
+    vectors: Option<VectorSectionV4>,
 }
 
 /// The v1 page schema (frozen: never change it).
@@ -206,7 +262,7 @@ fn upgrade_v1(old: IndexDataV1) -> Result<IndexData> {
         pages.get(p).map(|p| p.text.as_str())
     })?;
     let raw = RawSection::default();
-    let graph = GraphSection::build(&pages, &old.chunks, &raw);
+    let graph = GraphSection::build(&pages, &old.chunks, &[], &raw);
     Ok(IndexData {
         config: old.config,
         pages,
@@ -215,6 +271,8 @@ fn upgrade_v1(old: IndexDataV1) -> Result<IndexData> {
         vectors: old.vectors.map(VectorSection::from),
         graph,
         raw,
+        chunk_numbers: Vec::new(),
+        page_modified: Vec::new(),
     })
 }
 
@@ -290,8 +348,12 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<IndexData> {
         let (old, rest): (IndexDataV1, &[u8]) =
             postcard::take_from_bytes(payload).map_err(cannot)?;
         (upgrade_v1(old)?, rest)
-    } else if version < PROMPTS_VERSION {
+    } else if version < 4 {
         let (old, rest): (IndexDataV3, &[u8]) =
+            postcard::take_from_bytes(payload).map_err(cannot)?;
+        (old.into(), rest)
+    } else if version < PROMPTS_VERSION {
+        let (old, rest): (IndexDataV4, &[u8]) =
             postcard::take_from_bytes(payload).map_err(cannot)?;
         (old.into(), rest)
     } else {
@@ -309,7 +371,7 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<IndexData> {
 }
 
 /// The first format version whose vector section stores prompts.
-const PROMPTS_VERSION: u32 = 4;
+const PROMPTS_VERSION: u32 = 5;
 
 /// The first format version whose postings come from the current analyzer (CJK bigrams).
 const ANALYZER_VERSION: u32 = 3;
@@ -344,6 +406,14 @@ fn validate(data: &IndexData) -> Result<()> {
             )));
         }
     }
+    crate::chunk::validate_numbers(&data.chunks, &data.chunk_numbers)?;
+    if !data.page_modified.is_empty() && data.page_modified.len() != data.pages.len() {
+        return Err(Error::corrupt(format!(
+            "{} modification times for {} pages",
+            data.page_modified.len(),
+            data.pages.len()
+        )));
+    }
     data.lexical.validate(data.chunks.len())?;
     if let Some(v) = &data.vectors {
         v.validate(data.chunks.len())?;
@@ -367,6 +437,8 @@ mod tests {
             vectors: None,
             graph: GraphSection::default(),
             raw: RawSection::default(),
+            chunk_numbers: Vec::new(),
+            page_modified: Vec::new(),
         }
     }
 

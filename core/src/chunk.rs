@@ -74,12 +74,125 @@ pub(crate) fn validate_chunk_table<'a>(
     Ok(())
 }
 
-/// The chunk id for chunk `ordinal` of the page with id `page_id`.
-pub fn chunk_id(page_id: &str, ordinal: usize) -> String {
-    format!("{page_id}::chunk_{ordinal}")
+/// Page id → the content hash and id number of each of its chunks, in order: what an index
+/// gives the next build of its pages so that edits keep chunk ids ([`carry_numbers`]).
+pub(crate) type PriorChunks = std::collections::HashMap<String, Vec<(String, u32)>>;
+
+/// Checks a chunk table's id numbers: none (every number is the chunk's position in its
+/// page), or one per chunk and no two alike within a page.
+pub(crate) fn validate_numbers(chunks: &[ChunkRecord], numbers: &[u32]) -> Result<()> {
+    if numbers.is_empty() {
+        return Ok(());
+    }
+    if numbers.len() != chunks.len() {
+        return Err(Error::corrupt(format!(
+            "{} chunk numbers for {} chunks",
+            numbers.len(),
+            chunks.len()
+        )));
+    }
+    let mut seen = std::collections::HashSet::new();
+    for (i, (c, &n)) in chunks.iter().zip(numbers).enumerate() {
+        if !seen.insert((c.page, n)) {
+            return Err(Error::corrupt(format!(
+                "chunk {i} repeats the number {n} within its page"
+            )));
+        }
+    }
+    Ok(())
 }
 
-/// Splits a chunk id into its page id and ordinal; `None` if it is not shaped like one.
+/// The table position of the chunk numbered `number` among the `count` chunks of one page
+/// that start at table position `first`, given the table's id numbers (empty: a chunk's
+/// number is its position in its page).
+pub(crate) fn find_number(numbers: &[u32], first: u32, count: u32, number: u32) -> Option<u32> {
+    if numbers.is_empty() {
+        return (number < count).then_some(first + number);
+    }
+    let range = numbers.get(first as usize..(first + count) as usize)?;
+    range
+        .iter()
+        .position(|&n| n == number)
+        .map(|i| first + i as u32)
+}
+
+/// The id of the chunk numbered `n` of the page with id `page_id` (a chunk's number is its
+/// position in the page unless edits kept an older one: [`carry_numbers`]).
+pub fn chunk_id(page_id: &str, n: usize) -> String {
+    format!("{page_id}::chunk_{n}")
+}
+
+/// The numbers in the ids of a page's new chunks (`{page_id}::chunk_{n}`), given the content
+/// hashes of those chunks in order and the `(hash, number)` of the page's chunks in the index
+/// before, so that an edit keeps the ids of the chunks it did not touch:
+/// - a new chunk whose text is that of an old chunk takes its number (old chunks matched in
+///   order, each once: the matched pairs keep their relative order);
+/// - between two matched pairs (or before the first, or after the last), the new chunks that
+///   matched nothing take the numbers of the old chunks there that matched nothing, in order:
+///   an edited paragraph keeps its id (its hash tells a citation it drifted);
+/// - any other new chunk takes a number above every old one, in order.
+///
+/// With no old chunks the numbers are the positions `0, 1, 2, ...`.
+pub(crate) fn carry_numbers(new: &[&str], old: &[(&str, u32)]) -> Vec<u32> {
+    use std::collections::{HashMap, VecDeque};
+    let mut at: HashMap<&str, VecDeque<usize>> = HashMap::new();
+    for (j, (hash, _)) in old.iter().enumerate() {
+        at.entry(hash).or_default().push_back(j);
+    }
+    let mut used = vec![false; old.len()];
+    let mut out: Vec<Option<u32>> = vec![None; new.len()];
+    // Anchors: new chunk i takes the first old chunk with its text after the last anchor.
+    let mut anchors: Vec<(usize, usize)> = Vec::new();
+    let mut after = 0usize;
+    for (i, hash) in new.iter().enumerate() {
+        let Some(queue) = at.get(hash) else { continue };
+        if let Some(&j) = queue.iter().find(|&&j| j >= after) {
+            anchors.push((i, j));
+            used[j] = true;
+            out[i] = Some(old[j].1);
+            after = j + 1;
+        }
+    }
+    // A chunk moved out of order still finds its text.
+    for (i, hash) in new.iter().enumerate() {
+        if out[i].is_some() {
+            continue;
+        }
+        if let Some(&j) = at.get(hash).and_then(|q| q.iter().find(|&&j| !used[j])) {
+            used[j] = true;
+            out[i] = Some(old[j].1);
+        }
+    }
+    // Between anchors, edited chunks take the free numbers of that stretch, in order.
+    let mut bounds = anchors.clone();
+    bounds.push((new.len(), old.len()));
+    let (mut i0, mut j0) = (0usize, 0usize);
+    for (i1, j1) in bounds {
+        let free: Vec<usize> = (j0..j1).filter(|&j| !used[j]).collect();
+        let mut free = free.into_iter();
+        for slot in out[i0..i1].iter_mut().filter(|o| o.is_none()) {
+            match free.next() {
+                Some(j) => {
+                    used[j] = true;
+                    *slot = Some(old[j].1);
+                }
+                None => break,
+            }
+        }
+        (i0, j0) = (i1 + 1, j1 + 1);
+    }
+    let mut next = old.iter().map(|&(_, n)| n + 1).max().unwrap_or(0);
+    out.into_iter()
+        .map(|o| {
+            o.unwrap_or_else(|| {
+                next += 1;
+                next - 1
+            })
+        })
+        .collect()
+}
+
+/// Splits a chunk id into its page id and number; `None` if it is not shaped like one.
 pub fn parse_chunk_id(id: &str) -> Option<(&str, usize)> {
     let (page, n) = id.rsplit_once("::chunk_")?;
     if page.is_empty() || n.is_empty() || !n.bytes().all(|b| b.is_ascii_digit()) {
@@ -320,8 +433,185 @@ fn is_heading_line(line: &str) -> bool {
     (1..=6).contains(&hashes) && t[hashes..].chars().next().is_none_or(char::is_whitespace)
 }
 
-/// Splits a unit larger than `max` tokens at sentence boundaries, then at token boundaries.
+/// Splits a unit larger than `max` tokens: a Markdown table in it between rows (its header
+/// and delimiter rows glued to the first body row), any other text at sentence boundaries,
+/// then at token boundaries.
 fn fit(text: &str, unit: Span, max: usize) -> Vec<Span> {
+    let slice = &text[unit.start..unit.end];
+    if token_count(slice) <= max {
+        return vec![unit];
+    }
+    let mut out = Vec::new();
+    let mut prose: Option<Span> = None;
+    let flush = |prose: &mut Option<Span>, out: &mut Vec<Span>| {
+        if let Some(p) = prose.take() {
+            out.extend(fit_prose(text, p, max));
+        }
+    };
+    for row in table_rows(text, unit) {
+        match row {
+            Row::Text(span) => {
+                prose = Some(match prose {
+                    Some(p) => Span {
+                        start: p.start,
+                        end: span.end,
+                    },
+                    None => span,
+                });
+            }
+            Row::Table(span) => {
+                flush(&mut prose, &mut out);
+                if token_count(&text[span.start..span.end]) <= max {
+                    out.push(span);
+                } else {
+                    out.extend(split_tokens(text, span, max));
+                }
+            }
+        }
+    }
+    flush(&mut prose, &mut out);
+    out
+}
+
+/// A line group of a unit: table rows (one body row, or the header and delimiter rows with
+/// the first body row) or other text (consecutive lines).
+enum Row {
+    Table(Span),
+    Text(Span),
+}
+
+/// The lines of `unit` (line breaks trimmed), table rows apart from the other text.
+fn table_rows(text: &str, unit: Span) -> Vec<Row> {
+    let mut lines: Vec<Span> = Vec::new();
+    let mut pos = unit.start;
+    while pos < unit.end {
+        let end = text[pos..unit.end].find('\n').map_or(unit.end, |i| pos + i);
+        lines.push(Span {
+            start: pos,
+            end: pos + text[pos..end].trim_end().len(),
+        });
+        pos = end + 1;
+    }
+    let line = |s: &Span| &text[s.start..s.end];
+    if lines
+        .iter()
+        .any(|l| fence_marker(line(l).trim_start()).is_some())
+    {
+        // Fenced code: no table in it.
+        return vec![Row::Text(unit)];
+    }
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < lines.len() {
+        let opens = is_table_row(line(&lines[i]))
+            && lines.get(i + 1).is_some_and(|d| is_delimiter_row(line(d)));
+        if !opens {
+            out.push(Row::Text(lines[i]));
+            i += 1;
+            continue;
+        }
+        // The header and delimiter rows go with the first body row.
+        let mut end = i + 2;
+        if lines.get(end).is_some_and(|l| is_table_row(line(l))) {
+            end += 1;
+        }
+        out.push(Row::Table(Span {
+            start: lines[i].start,
+            end: lines[end - 1].end,
+        }));
+        i = end;
+        while i < lines.len() && is_table_row(line(&lines[i])) {
+            out.push(Row::Table(lines[i]));
+            i += 1;
+        }
+    }
+    out
+}
+
+/// A line of a Markdown table: it holds a `|`.
+fn is_table_row(line: &str) -> bool {
+    !line.trim().is_empty() && line.contains('|')
+}
+
+/// A table's delimiter row (`|---|:--:|`): pipes, dashes, colons and spaces only, with at
+/// least one pipe and one dash.
+fn is_delimiter_row(line: &str) -> bool {
+    let t = line.trim();
+    t.contains('|')
+        && t.contains('-')
+        && t.chars().all(|c| matches!(c, '|' | '-' | ':' | ' ' | '\t'))
+}
+
+/// For each chunk start in `starts` (byte offsets into `text`, ascending, none before
+/// `from`), the span of the header of the Markdown table whose body the chunk starts in (the
+/// header row and the delimiter row), if it starts at a body row: the chunk continues a table
+/// cut between rows, and its header is indexed, embedded and returned with it. One pass over
+/// the text from `from`; fenced code is not a table.
+pub(crate) fn table_headers(text: &str, from: usize, starts: &[usize]) -> Vec<Option<Span>> {
+    let mut out = vec![None; starts.len()];
+    let mut next = 0usize;
+    let mut fence: Option<(char, usize)> = None;
+    let mut header: Option<Span> = None;
+    let mut previous: Option<Span> = None;
+    let mut pos = from.min(text.len());
+    while pos < text.len() && next < starts.len() {
+        let line_end = text[pos..].find('\n').map_or(text.len(), |i| pos + i + 1);
+        let line = &text[pos..line_end];
+        let in_fence = track_fence(&mut fence, line) || fence.is_some();
+        let body_row = !in_fence && header.is_some() && is_table_row(line);
+        while next < starts.len() && starts[next] < line_end {
+            if starts[next] >= pos && body_row {
+                out[next] = header;
+            }
+            next += 1;
+        }
+        if in_fence || !is_table_row(line) {
+            header = None;
+        } else if header.is_none() && is_delimiter_row(line) {
+            header = previous
+                .filter(|p| is_table_row(&text[p.start..p.end]))
+                .map(|p| Span {
+                    start: p.start,
+                    end: pos + line.trim_end().len(),
+                });
+        }
+        previous = (!in_fence).then_some(Span {
+            start: pos,
+            end: pos + line.trim_end().len(),
+        });
+        pos = line_end;
+    }
+    out
+}
+
+/// The header of the table a chunk starting at byte `at` of `text` continues, as
+/// [`table_headers`] finds it (scanning from byte `from`, the body's start).
+pub(crate) fn table_header(text: &str, from: usize, at: usize) -> Option<String> {
+    let from = from.min(at);
+    table_headers(text, from, &[at])[0].map(|h| text[h.start..h.end].to_string())
+}
+
+/// The texts of the chunks `spans` (byte ranges of `text`, in order, none before `from`) as
+/// they are indexed and embedded: each with the header of the table it continues before it
+/// ([`table_headers`]), else its own text.
+pub(crate) fn indexed_texts<'a>(
+    text: &'a str,
+    from: usize,
+    spans: &[(usize, usize)],
+) -> Vec<std::borrow::Cow<'a, str>> {
+    let starts: Vec<usize> = spans.iter().map(|s| s.0).collect();
+    table_headers(text, from, &starts)
+        .into_iter()
+        .zip(spans)
+        .map(|(header, &(start, end))| match header {
+            Some(h) => format!("{}\n{}", &text[h.start..h.end], &text[start..end]).into(),
+            None => std::borrow::Cow::Borrowed(&text[start..end]),
+        })
+        .collect()
+}
+
+/// Splits prose larger than `max` tokens at sentence boundaries, then at token boundaries.
+fn fit_prose(text: &str, unit: Span, max: usize) -> Vec<Span> {
     let slice = &text[unit.start..unit.end];
     if token_count(slice) <= max {
         return vec![unit];
@@ -346,17 +636,15 @@ fn fit(text: &str, unit: Span, max: usize) -> Vec<Span> {
     out
 }
 
-/// Cuts a span into pieces of at most `max` whitespace-separated tokens.
+/// Cuts a span into pieces of at most `max` tokens ([`token_count`]'s: a run of CJK text is
+/// cut between characters).
 fn split_tokens(text: &str, span: Span, max: usize) -> Vec<Span> {
     let slice = &text[span.start..span.end];
     let mut out = Vec::new();
     let mut piece_start: Option<usize> = None;
     let mut piece_end = 0;
     let mut n = 0;
-    for (off, tok) in slice.split_whitespace().map(|t| {
-        let off = t.as_ptr() as usize - slice.as_ptr() as usize;
-        (off, t)
-    }) {
+    for (off, end) in crate::analyze::token_spans(slice) {
         if n == max {
             if let Some(s) = piece_start.take() {
                 out.push(Span {
@@ -367,7 +655,7 @@ fn split_tokens(text: &str, span: Span, max: usize) -> Vec<Span> {
             n = 0;
         }
         piece_start.get_or_insert(off);
-        piece_end = off + tok.len();
+        piece_end = end;
         n += 1;
     }
     if let Some(s) = piece_start {
@@ -408,6 +696,109 @@ fn overlap_tail(text: &str, chunk: Span, budget: usize) -> (usize, usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A page of prose and a table of `rows` rows of about 6 tokens each.
+    fn table_page(rows: usize) -> String {
+        let mut t = String::from("Intro paragraph about exports.\n\n| export | recipient | schedule |\n|---|:---:|---|\n");
+        for i in 0..rows {
+            t.push_str(&format!("| export_{i} | account {i} | daily |\n"));
+        }
+        t.push_str("\nClosing words.\n");
+        t
+    }
+
+    #[test]
+    fn a_table_too_large_for_a_chunk_is_cut_between_rows_and_each_part_knows_its_header() {
+        let text = table_page(30);
+        let cfg = ChunkConfig {
+            max_tokens: 40,
+            overlap_tokens: 0,
+        };
+        let spans = split(&text, &cfg);
+        assert!(spans.len() >= 4, "{spans:?}");
+        let header = "| export | recipient | schedule |\n|---|:---:|---|";
+        let starts: Vec<usize> = spans.iter().map(|s| s.start).collect();
+        let headers = table_headers(&text, 0, &starts);
+        let mut continued = 0;
+        for (span, h) in spans.iter().zip(&headers) {
+            let t = &text[span.start..span.end];
+            // Never cut inside a row: every line of a chunk in the table is a whole row.
+            for line in t.lines().filter(|l| l.starts_with('|')) {
+                assert!(line.ends_with('|'), "a row cut: {line:?} in {t:?}");
+            }
+            match h {
+                Some(h) => {
+                    continued += 1;
+                    assert_eq!(&text[h.start..h.end], header);
+                    assert!(t.starts_with("| export_"), "{t:?}");
+                }
+                // A chunk not starting at a body row: prose, or the table's start.
+                None => assert!(!t.starts_with("| export_"), "{t:?}"),
+            }
+        }
+        assert!(continued >= 2, "{headers:?}");
+        // The header rows stay with the first body row.
+        let first = spans
+            .iter()
+            .map(|s| &text[s.start..s.end])
+            .find(|t| t.contains("| export |"))
+            .unwrap();
+        assert!(first.contains("| export_0 |"), "{first:?}");
+        let indexed = indexed_texts(
+            &text,
+            0,
+            &spans.iter().map(|s| (s.start, s.end)).collect::<Vec<_>>(),
+        );
+        assert!(indexed.iter().filter(|t| t.starts_with(header)).count() >= 2);
+    }
+
+    #[test]
+    fn a_table_that_fits_is_one_piece_and_no_chunk_outside_a_table_gets_a_header() {
+        let text = table_page(3);
+        let spans = split(&text, &ChunkConfig::default());
+        assert_eq!(spans.len(), 1);
+        let fenced = "```\n| a | b |\n|---|---|\n| 1 | 2 |\n```\n\n| 3 | 4 |\n";
+        let at = fenced.find("| 1 |").unwrap();
+        let at2 = fenced.find("| 3 |").unwrap();
+        assert_eq!(table_headers(fenced, 0, &[at, at2]), vec![None, None]);
+        // A pipe in prose is not a table.
+        let prose = "a | b\n\nc | d\n";
+        assert_eq!(
+            table_headers(prose, 0, &[prose.find("c |").unwrap()]),
+            vec![None]
+        );
+    }
+
+    #[test]
+    fn carry_numbers_keeps_the_ids_of_chunks_an_edit_did_not_touch() {
+        // No old chunks: positions.
+        assert_eq!(carry_numbers(&["a", "b", "c"], &[]), vec![0, 1, 2]);
+        let old = [("a", 0), ("b", 1), ("c", 2)];
+        // Unchanged.
+        assert_eq!(carry_numbers(&["a", "b", "c"], &old), vec![0, 1, 2]);
+        // A paragraph added at the top: a new number, the others kept.
+        assert_eq!(carry_numbers(&["n", "a", "b", "c"], &old), vec![3, 0, 1, 2]);
+        // One edited in place keeps its number (its hash says it drifted).
+        assert_eq!(carry_numbers(&["a", "B", "c"], &old), vec![0, 1, 2]);
+        // One removed: its number is not given to another chunk.
+        assert_eq!(carry_numbers(&["a", "c"], &old), vec![0, 2]);
+        // Two in the place of one: the first takes its number, the second a new one.
+        assert_eq!(carry_numbers(&["a", "x", "y", "c"], &old), vec![0, 1, 3, 2]);
+        // Moved: it keeps its number.
+        assert_eq!(carry_numbers(&["b", "c", "a"], &old), vec![1, 2, 0]);
+        // Duplicated texts are matched in order, each old chunk once.
+        assert_eq!(
+            carry_numbers(&["a", "a"], &[("a", 4), ("a", 7)]),
+            vec![4, 7]
+        );
+        // Numbers are unique whatever the edit.
+        let old = [("a", 5), ("b", 2), ("c", 9)];
+        let got = carry_numbers(&["c", "x", "a", "y", "b", "z"], &old);
+        let mut sorted = got.clone();
+        sorted.sort_unstable();
+        sorted.dedup();
+        assert_eq!(sorted.len(), got.len(), "{got:?}");
+    }
 
     #[test]
     fn line_range_counts_the_file_lines_a_span_covers() {

@@ -73,8 +73,9 @@ pub struct SearchOptions {
     pub facets: bool,
     /// Keep pages dated on or after this (`2024-03-12`, or a date-time such as
     /// `2024-03-12T09:30:00Z`; see [`crate::date::parse`]). A page's date is its frontmatter's
-    /// `updated`, `last_updated` or `date` ([`Page::date`]); a page without one is left out
-    /// when a date filter is set.
+    /// `updated`, `last_updated` or `date` ([`Page::date`]), else the modification time of
+    /// its file when the build read it from a folder; a page with neither is left out when a
+    /// date filter is set.
     pub since: Option<String>,
     /// Keep pages dated on or before this (a date alone includes the whole day).
     pub until: Option<String>,
@@ -194,7 +195,9 @@ pub struct Hit {
     pub always: bool,
     /// The page's `stale_since`, if any.
     pub stale_since: Option<String>,
-    /// The page's date as its frontmatter writes it ([`Page::date`]), if any.
+    /// The page's date, the one the date filters read: as its frontmatter writes it
+    /// ([`Page::date`]) when that is a date; else its file's modification time when the build
+    /// read it from a folder (`2024-03-12T09:30:00Z`); else the frontmatter's text, if any.
     pub date: Option<String>,
     /// With `explain: true`.
     pub explain: Option<Explanation>,
@@ -723,9 +726,9 @@ impl Index {
     fn cmp_chunk_ids(&self, a: u32, b: u32) -> std::cmp::Ordering {
         let (pa, pb) = (self.chunk_page[a as usize], self.chunk_page[b as usize]);
         if pa == pb {
-            // Same page: ids differ only in the ordinal, compared as the id strings are.
-            let oa = (a - self.first_chunk[pa as usize]).to_string();
-            let ob = (b - self.first_chunk[pb as usize]).to_string();
+            // Same page: ids differ only in the number, compared as the id strings are.
+            let oa = self.chunk_number(a).to_string();
+            let ob = self.chunk_number(b).to_string();
             return oa.cmp(&ob);
         }
         let (a, b) = (&self.data.pages[pa as usize], &self.data.pages[pb as usize]);
@@ -834,7 +837,6 @@ impl HitContext<'_> {
             let base = (record.start as usize).saturating_sub(p.body_start as usize);
             snippet(index, self.qterms, index.chunk_text(c), p.body(), base)
         });
-        let ordinal = (c - index.first_chunk[page_index as usize]) as usize;
         let page_id = p.id();
         let (line_start, line_end) =
             crate::chunk::line_range(&p.text, record.start as usize, record.end as usize);
@@ -847,7 +849,7 @@ impl HitContext<'_> {
                 record.start as usize,
             ),
             key: p.key.clone(),
-            chunk: crate::chunk::chunk_id(&page_id, ordinal),
+            chunk: index.chunk_id(c),
             page_id,
             scope: p.scope.clone(),
             path: p.path.clone(),
@@ -861,9 +863,22 @@ impl HitContext<'_> {
             lanes,
             always: p.usage_mode == UsageMode::Always,
             stale_since: p.stale_since.clone(),
-            date: p.date().map(str::to_string),
+            date: hit_date(p, index.data.page_modified.get(page_index as usize)),
             explain: None,
         }
+    }
+}
+
+/// The date a hit shows: the one the date filters read. The frontmatter's, as written, when
+/// it parses; else the file's modification time; else the frontmatter's as written, if any.
+fn hit_date(page: &Page, modified: Option<&Option<i64>>) -> Option<String> {
+    let written = page.date();
+    if written.is_some_and(|d| crate::date::parse(d, false).is_some()) {
+        return written.map(str::to_string);
+    }
+    match modified.copied().flatten() {
+        Some(t) => Some(crate::date::format(t)),
+        None => written.map(str::to_string),
     }
 }
 

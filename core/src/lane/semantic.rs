@@ -73,22 +73,22 @@ pub struct VectorSection {
     pub fingerprint: String,
     /// The vectors.
     pub values: VectorValues,
-    /// Since format v4: the prompts the passages were embedded after, and queries are (none
+    /// Since format v5: the prompts the passages were embedded after, and queries are (none
     /// in older blobs, and for vectors the caller brought).
     pub prompts: Prompts,
 }
 
-/// A vector section as formats v1 to v3 stored it (frozen: never change it).
+/// A vector section as formats v1 to v4 stored it (frozen: never change it).
 #[derive(Deserialize)]
-pub(crate) struct VectorSectionV3 {
+pub(crate) struct VectorSectionV4 {
     model_id: String,
     dim: u32,
     fingerprint: String,
     values: VectorValues,
 }
 
-impl From<VectorSectionV3> for VectorSection {
-    fn from(v: VectorSectionV3) -> Self {
+impl From<VectorSectionV4> for VectorSection {
+    fn from(v: VectorSectionV4) -> Self {
         VectorSection {
             model_id: v.model_id,
             dim: v.dim,

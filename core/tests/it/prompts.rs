@@ -1,6 +1,6 @@
 //! Prompts (issue 15): a model's query and passage prompts go before the texts an index has it
 //! embed, are read from a model folder as sentence-transformers reads them, and are stored in
-//! the blob (format v4) so queries on a loaded index are embedded as its chunks were.
+//! the blob (format v5) so queries on a loaded index are embedded as its chunks were.
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -260,7 +260,7 @@ fn the_e5_folder_asks_for_query_and_passage_prompts() {
 
 /// Format compatibility: `tests/fixtures/blobs/v3.wdx` (never regenerated) is
 /// `tests/fixtures/wikis/clean` built by the last v3 build with all-MiniLM-L6-v2's int8 model
-/// and int8 vectors. It loads with its vectors and no prompts, and saves as v4.
+/// and int8 vectors. It loads with its vectors and no prompts, and saves as the current version.
 #[test]
 fn committed_v3_blob_with_vectors_loads_without_prompts() {
     let path = root().join("core/tests/fixtures/blobs/v3.wdx");
