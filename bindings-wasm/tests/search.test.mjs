@@ -63,3 +63,24 @@ test('a v1 blob is an incompatible format for the search module, and loads in th
   const v2 = readFileSync(join(fixtures, 'v2.wdx'))
   assert.equal(search.Index.fromBytes(v2).pageCount, full.Index.fromBytes(v2).pageCount)
 })
+
+test('the search module normalizes non-ASCII words with String.prototype.normalize, ASCII ones without it', () => {
+  const files = { 'global/coffee.md': '# Coffee\n\nThe nightly coffee run.\n', 'global/tea.md': '# Tea\n\nGreen tea only.\n' }
+  const index = search.Index.fromBytes(full.Index.build(files).toBytes())
+  const native = String.prototype.normalize
+  const forms = []
+  String.prototype.normalize = function (form) {
+    forms.push(form)
+    return native.call(this, form)
+  }
+  try {
+    const ascii = index.search('Nightly COFFEE').hits.map((h) => h.page_id)
+    assert.deepEqual(ascii, ['coffee'])
+    assert.deepEqual(forms, [], 'ASCII text never reaches JavaScript')
+    // Fullwidth letters: NFKC folds them to ASCII.
+    assert.deepEqual(index.search('ｎｉｇｈｔｌｙ ｃｏｆｆｅｅ').hits.map((h) => h.page_id), ascii)
+    assert.ok(forms.length > 0 && forms.every((f) => f === 'NFKC'), `the query words went through normalize('NFKC'): ${forms}`)
+  } finally {
+    String.prototype.normalize = native
+  }
+})

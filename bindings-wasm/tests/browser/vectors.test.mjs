@@ -2,7 +2,8 @@
 // bindings-wasm/pkg/wikidex_wasm.js (`init()` fetches the .wasm over HTTP, as a site does) and
 // the same runner as Node (tests/vectors/runner.mjs), runs every case of every vector file,
 // and hands back each verdict; each becomes a subtest here. Then the same with the search
-// module (bindings-wasm/pkg-search).
+// module (bindings-wasm/pkg-search), whose normalizer is the browser's own
+// `String.prototype.normalize`.
 import { test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
 import { open } from './chromium.mjs'
