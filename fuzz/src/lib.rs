@@ -205,6 +205,7 @@ pub fn search(data: &[u8]) {
         chunks: flags & 0x01 != 0,
         explain: flags & 0x02 != 0,
         snippets: flags & 0x04 != 0,
+        typos: flags & 0x80 == 0,
         always: if flags & 0x08 != 0 {
             AlwaysMode::Separate
         } else {
