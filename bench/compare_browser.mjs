@@ -3,7 +3,7 @@
 // side in one headless Chromium run, on CACM and on the example wiki's docs site.
 //
 // wikidex: the docs site's search worker (examples/docs-site/static/worker.js) on the lexical
-// wasm module (bindings-wasm/pkg, `make wasm`) and a blob from `wikidex build --no-embed`
+// wasm search module (bindings-wasm/pkg-search, `make wasm`) and a blob from `wikidex build --no-embed`
 // (target/debug/wikidex): of CACM's documents written as Markdown pages (one page each, the
 // document's title as the page title, its text as the body: what `wikidex build --beir` makes
 // of a BEIR corpus), and for the example wiki the site `make site` built (target/site).
@@ -47,7 +47,8 @@ const { chromium } = requireNode('playwright-core')
 const PAGEFIND_DIR = join(ROOT, 'bindings-node', 'node_modules', 'pagefind')
 const PAGEFIND = join(ROOT, 'bindings-node', 'node_modules', '.bin', 'pagefind')
 const WIKIDEX = process.env.WIKIDEX_BIN ?? join(ROOT, 'target', 'debug', 'wikidex')
-const PKG = join(ROOT, 'bindings-wasm', 'pkg')
+// The search module, as the docs site ships it.
+const PKG = join(ROOT, 'bindings-wasm', 'pkg-search')
 const SITE = join(ROOT, 'target', 'site')
 const WORKER = join(ROOT, 'examples', 'docs-site', 'static', 'worker.js')
 // As bindings-wasm/tests/browser/chromium.mjs launches it.

@@ -61,6 +61,12 @@ export interface SearchOptions {
   snippets?: boolean
   /** The query's embedding, for the semantic lane without a model. */
   query_vector?: number[]
+  /** Count the tags and types of every matching page (not only the hits) into `facets`. */
+  facets?: boolean
+  /** Only pages dated on or after this (`2024-03-12` or `2024-03-12T09:30:00Z`): frontmatter `updated`, `last_updated` or `date`. */
+  since?: string
+  /** Only pages dated on or before this (a date alone includes the whole day). */
+  until?: string
 }
 
 export interface Highlight { start: number; end: number }
@@ -92,10 +98,18 @@ export interface Hit {
   score: number
   chunk: string
   chunk_hash: string
+  /** The chunk's first line in the page's file, 1-based (frontmatter included). */
+  line_start: number
+  /** Its last line. */
+  line_end: number
+  /** The headings the chunk sits under, outermost first. */
+  headings: string[]
   snippet: Snippet | null
   lanes: LaneHit[]
   always: boolean
   stale_since: string | null
+  /** The page's date as its frontmatter writes it (`updated`, `last_updated` or `date`). */
+  date: string | null
   explain: Explanation | null
 }
 export interface LaneReport {
@@ -113,7 +127,11 @@ export interface SearchResults {
   lanes: LaneReport[]
   hits: Hit[]
   always: Hit[]
+  /** With `facets: true`: tag and type counts over every matching page; else null. */
+  facets: Facets | null
 }
+export interface FacetCount { value: string; count: number }
+export interface Facets { pages: number; tags: FacetCount[]; types: FacetCount[] }
 export interface PromptBlock { text: string; offered: string[] }
 
 export interface Relation { target: string; type: string; confidence: number; evidence: string | null; chunk: string | null }
@@ -159,6 +177,12 @@ export interface Chunk {
   hash: string
   text: string
   raw: boolean
+  /** The chunk's first line in its file, 1-based (frontmatter included). */
+  line_start: number
+  /** Its last line. */
+  line_end: number
+  /** The headings the chunk sits under, outermost first. */
+  headings: string[]
 }
 
 export interface LintIssue { page: string; code: string; target: string | null; severity: Severity; message: string }

@@ -52,13 +52,16 @@ def project_search(index, r):
             v["explain"] = [{"term": t.term, "tf": t.tf, "df": t.df, "score": t.score} for t in e.lexical]
         return v
 
-    return {
+    out = {
         "terms": list(r.terms),
         "truncated": r.truncated,
         "lanes": {l.lane: l.status["status"] if isinstance(l.status, wikidex.Record) else l.status for l in r.lanes},
         "hits": [hit(h) for h in r.hits],
         "always": [hit(h) for h in r.always],
     }
+    if r.get("facets") is not None:
+        out["facets"] = r.facets.to_dict()
+    return out
 
 
 def project_verification(index, answer, v):
@@ -130,7 +133,14 @@ def run_case(index, case):
             return {"text": r["text"], "data": r["data"]}
         if op == "chunk":
             c = index.chunk(case["id"])
-            return {"id": c.id, "hash": c.hash, "text": c.text, "raw": c.raw}
+            return {
+                "id": c.id,
+                "hash": c.hash,
+                "text": c.text,
+                "raw": c.raw,
+                "lines": [c.line_start, c.line_end],
+                "headings": list(c.headings),
+            }
         if op == "from_bytes":
             data = bytearray(index.to_bytes())
             m = case["mutate"]

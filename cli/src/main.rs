@@ -468,6 +468,16 @@ struct SearchArgs {
     /// also matches the words one or two edits away, below exact matches).
     #[arg(long)]
     no_typos: bool,
+    /// Count the tags and types of every page that matches the query, not only of the hits.
+    #[arg(long)]
+    facets: bool,
+    /// Only pages dated on or after this (2024-03-12 or 2024-03-12T09:30:00Z; a page's date is
+    /// its frontmatter's `updated`, `last_updated` or `date`).
+    #[arg(long, value_name = "DATE")]
+    since: Option<String>,
+    /// Only pages dated on or before this (a date alone includes the whole day).
+    #[arg(long, value_name = "DATE")]
+    until: Option<String>,
     #[command(flatten)]
     model: ModelArgs,
     /// Print a prompt block for an agent (citation headers, chunk text, source pointers) and
@@ -876,8 +886,15 @@ fn sync_blob(
         (None, None) => true,
         _ => false,
     };
+    // A blob of an older format is loaded by upgrading it on every load: write it anew.
+    let old_format =
+        previous.is_some() && blob_version(blob) != Some(wikidex::blob::FORMAT_VERSION);
     // Nothing to write when the folder is as the blob has it.
-    let written = full.is_some() || report.has_changes() || report.embedded > 0 || !vectors_kept;
+    let written = full.is_some()
+        || old_format
+        || report.has_changes()
+        || report.embedded > 0
+        || !vectors_kept;
     if written {
         index.save(blob)?;
     }
@@ -887,6 +904,14 @@ fn sync_blob(
         full,
         written,
     })
+}
+
+/// The format version in the header of the blob at `path`, if it can be read.
+fn blob_version(path: &Path) -> Option<u32> {
+    use std::io::Read;
+    let mut head = [0u8; 12];
+    std::fs::File::open(path).ok()?.read_exact(&mut head).ok()?;
+    Some(u32::from_le_bytes([head[8], head[9], head[10], head[11]]))
 }
 
 fn sync(a: SyncArgs) -> Result<ExitCode, Error> {
@@ -1004,6 +1029,9 @@ fn search(a: SearchArgs) -> Result<ExitCode, Error> {
         snippets: true,
         query_vector: None,
         typos: !a.no_typos,
+        facets: a.facets,
+        since: a.since,
+        until: a.until,
     };
     let query = if a.query == "-" {
         read_stdin("the query", MAX_STDIN_QUERY_BYTES)?
@@ -1049,14 +1077,19 @@ fn print_results(r: &SearchResults, explain: bool) {
         r.query,
         lanes.join(", ")
     );
-    for l in &r.lanes {
-        if let Some(reason) = l.status.reason().filter(|_| l.status.name() != "ok") {
-            if reason != wikidex::lane::NOT_REQUESTED {
-                say!(
-                    "  note: {} lane {}: {reason}",
-                    l.lane.name(),
-                    l.status.name()
-                );
+    let reasons: Vec<&str> = r.lanes.iter().filter_map(|l| l.status.reason()).collect();
+    if !reasons.is_empty() && reasons.iter().all(|&why| why == wikidex::NO_QUERY_TERMS) {
+        say!("  note: {}", wikidex::NO_QUERY_TERMS);
+    } else {
+        for l in &r.lanes {
+            if let Some(reason) = l.status.reason().filter(|_| l.status.name() != "ok") {
+                if reason != wikidex::lane::NOT_REQUESTED {
+                    say!(
+                        "  note: {} lane {}: {reason}",
+                        l.lane.name(),
+                        l.status.name()
+                    );
+                }
             }
         }
     }
@@ -1071,6 +1104,17 @@ fn print_results(r: &SearchResults, explain: bool) {
             print_hit(i + 1, hit, explain, styled);
         }
     }
+    if let Some(f) = &r.facets {
+        let counts = |v: &[wikidex::FacetCount]| {
+            v.iter()
+                .map(|c| format!("{} ({})", c.value, c.count))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        say!("\nfacets over {} matching pages:", f.pages);
+        say!("  tags: {}", counts(&f.tags));
+        say!("  types: {}", counts(&f.types));
+    }
 }
 
 fn print_hit(n: usize, hit: &Hit, explain: bool, styled: bool) {
@@ -1082,7 +1126,17 @@ fn print_hit(n: usize, hit: &Hit, explain: bool, styled: bool) {
         flags.push_str(&format!(" [stale since {s}]"));
     }
     say!("{n:>2}. {} — {}{flags}", hit.page_id, hit.title);
-    say!("    {} · {} · score {:.4}", hit.path, hit.chunk, hit.score);
+    say!(
+        "    {}:{}-{} · {} · score {:.4}",
+        hit.path,
+        hit.line_start,
+        hit.line_end,
+        hit.chunk,
+        hit.score
+    );
+    if !hit.headings.is_empty() {
+        say!("    under {}", hit.headings.join(" > "));
+    }
     if let Some(s) = &hit.summary {
         say!("    {s}");
     }
@@ -1210,7 +1264,18 @@ fn chunk(a: ChunkArgs) -> Result<ExitCode, Error> {
             chunk.end,
             chunk.hash
         );
-        say!("page: {} ({})\n", chunk.key, chunk.path);
+        let under = if chunk.headings.is_empty() {
+            String::new()
+        } else {
+            format!(", under {}", chunk.headings.join(" > "))
+        };
+        say!(
+            "page: {} ({}:{}-{}{under})\n",
+            chunk.key,
+            chunk.path,
+            chunk.line_start,
+            chunk.line_end
+        );
         say!("{}", chunk.text);
     }
     Ok(ExitCode::SUCCESS)

@@ -991,3 +991,19 @@ fn sync_builds_once_then_only_what_changed() {
     assert_eq!(full["pages"], third["pages"]);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn sync_rewrites_a_blob_of_an_older_format_once() {
+    let dir = temp("sync-old");
+    let blob = dir.join("v2.wdx");
+    std::fs::copy(repo().join("core/tests/fixtures/blobs/v2.wdx"), &blob).unwrap();
+    let wiki = repo().join("core/tests/fixtures/wikis/cjk");
+    let (w, b) = (wiki.to_str().unwrap(), blob.to_str().unwrap());
+    let sync = || json(&wikidex(&["sync", w, "-o", b, "--no-embed", "--json"]));
+    let first = sync();
+    assert_eq!(first["full"], Value::Null, "the v2 blob loads");
+    assert_eq!(first["changed"], serde_json::json!([]));
+    assert_eq!(first["written"], true, "rewritten in the current format");
+    assert_eq!(sync()["written"], false);
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -1,9 +1,22 @@
 //! Text analysis shared by indexing and querying: Unicode normalization (NFKC), lowercasing,
-//! word splitting, stopwords and Snowball stemming.
+//! word splitting, CJK segmentation, stopwords and Snowball stemming.
 //!
 //! Words are maximal runs of alphanumeric characters (`mart_account_segments` is three words,
-//! `don't` is two). The same [`Analyzer`] must be used for a blob's chunks and its queries; the
-//! language is part of the blob's configuration.
+//! `don't` is two), and a run of CJK characters (Han, Hiragana, Katakana, Hangul; see
+//! [`is_cjk`]) is a word of its own even where no space or punctuation separates it from other
+//! letters (`Rust语言` is `Rust` and `语言`).
+//!
+//! Chinese and Japanese put no spaces between words, so a CJK run is indexed as its overlapping
+//! character bigrams, a run of one character as that character (`自然语言处理` is `自然 然语 语言
+//! 言处 处理`): the baseline of Lucene's `CJKBigramFilter` and Elasticsearch's `cjk` analyzer,
+//! with no dictionary. A CJK word inside a longer run is found because its bigrams are among the
+//! run's; a character is a code point with the marks and jamo that extend it, so a decomposed
+//! kana or Hangul syllable counts once. CJK terms are normalized (NFKC, so halfwidth katakana
+//! meets fullwidth) but never stemmed or stopped. Text without CJK characters is analyzed
+//! exactly as it was before CJK segmentation existed.
+//!
+//! The same [`Analyzer`] must be used for a blob's chunks and its queries; the language is part
+//! of the blob's configuration.
 
 use std::borrow::Cow;
 use std::collections::HashSet;
@@ -107,17 +120,31 @@ impl Analyzer {
         Some(self.stem(&norm))
     }
 
+    /// The index term of one token: [`Analyzer::term`] of a word, the normalized text of a CJK
+    /// bigram or character (never a stopword, never stemmed).
+    pub fn token_term(&self, token: &Token<'_>) -> Option<String> {
+        if token.cjk {
+            Some(self.normalize(token.text).into_owned())
+        } else {
+            self.term(token.text)
+        }
+    }
+
     /// Appends the index terms of `text` to `out`, in order, duplicates kept.
     pub fn terms_into(&self, text: &str, out: &mut Vec<String>) {
-        out.extend(words(text).filter_map(|(_, w)| self.term(w)));
+        out.extend(tokens(text).filter_map(|t| self.token_term(&t)));
     }
 
     /// Like [`Analyzer::terms_into`], remembering in `surface` the term of every normalized
     /// word seen, so each distinct word is stemmed once (and the index can skip stemming for
-    /// query words it has seen).
+    /// query words it has seen). CJK terms are not recorded: they are not stemmed.
     pub fn terms_into_recording(&self, text: &str, out: &mut Vec<String>, surface: &mut Surface) {
-        for (_, w) in words(text) {
-            let norm = self.normalize(w);
+        for t in tokens(text) {
+            if t.cjk {
+                out.extend(self.token_term(&t));
+                continue;
+            }
+            let norm = self.normalize(t.text);
             if let Some(t) = surface.get(norm.as_ref()) {
                 out.push(t.clone());
                 continue;
@@ -158,14 +185,17 @@ impl Analyzer {
         known: impl Fn(&str) -> Option<&'q str>,
     ) -> Vec<QueryTerm<'q>> {
         let mut out: Vec<QueryTerm<'q>> = Vec::new();
-        for (_, w) in words(text) {
-            let word = self.normalize(w);
-            if self.is_stopword(&word) {
+        for t in tokens(text) {
+            let word = self.normalize(t.text);
+            let term: Cow<'q, str> = if t.cjk {
+                word.clone()
+            } else if self.is_stopword(&word) {
                 continue;
-            }
-            let term: Cow<'q, str> = match known(&word) {
-                Some(t) => Cow::Borrowed(t),
-                None => Cow::Owned(self.stem(&word)),
+            } else {
+                match known(&word) {
+                    Some(t) => Cow::Borrowed(t),
+                    None => Cow::Owned(self.stem(&word)),
+                }
             };
             match out.iter_mut().find(|q| q.term == term) {
                 Some(q) => q.count += 1,
@@ -185,7 +215,8 @@ impl Analyzer {
 pub struct QueryTerm<'q> {
     /// The index term (normalized, stemmed).
     pub term: Cow<'q, str>,
-    /// The normalized word before stemming (the token lane matches it as a prefix).
+    /// The normalized word before stemming (the token lane matches it as a prefix); for a CJK
+    /// term, the bigram or character itself.
     pub word: Cow<'q, str>,
     /// Occurrences in the query: the lexical lane weighs the term by it, as Lucene and bm25s
     /// do (a concept the query repeats matters more).
@@ -224,26 +255,181 @@ pub type Surface = std::collections::HashMap<String, String, BuildFnv>;
 
 /// Raw words of `text` with their byte offsets: maximal runs of alphanumeric characters and
 /// combining marks (so `cafe\u{301}`, an accent stored apart as macOS file names and many
-/// pastes have it, stays one word and normalizes to `café`).
+/// pastes have it, stays one word and normalizes to `café`), split where CJK characters (see
+/// [`is_cjk`]) meet others (`Rust语言` is two words). A combining mark stays with the word
+/// before it.
 pub fn words(text: &str) -> impl Iterator<Item = (usize, &str)> {
-    let mut start: Option<usize> = None;
+    // The current word's start and whether it is a CJK run.
+    let mut start: Option<(usize, bool)> = None;
     let mut chars = text
         .char_indices()
         .chain(std::iter::once((text.len(), ' ')));
     std::iter::from_fn(move || {
         for (i, c) in chars.by_ref() {
-            let word_char = c.is_alphanumeric()
-                || (!c.is_ascii() && unicode_normalization::char::is_combining_mark(c));
-            if word_char {
-                if start.is_none() {
-                    start = Some(i);
+            let mark = !c.is_ascii() && unicode_normalization::char::is_combining_mark(c);
+            if !(c.is_alphanumeric() || mark) {
+                if let Some((s, _)) = start.take() {
+                    return Some((s, &text[s..i]));
                 }
-            } else if let Some(s) = start.take() {
-                return Some((s, &text[s..i]));
+                continue;
+            }
+            let cjk = !mark && is_cjk(c);
+            match start {
+                None => start = Some((i, cjk)),
+                Some((s, was)) if was != cjk && !mark => {
+                    start = Some((i, cjk));
+                    return Some((s, &text[s..i]));
+                }
+                Some(_) => {}
             }
         }
         None
     })
+}
+
+/// Whether `c` is written without spaces between words and so segmented into bigrams: Han
+/// (with `々 〆 〇` and the other ideographic letters of U+3005..U+303C), Hiragana, Katakana
+/// (with `ー`, the phonetic extensions and the halfwidth forms) and Hangul (syllables, jamo and
+/// their halfwidth forms): the scripts Lucene's `CJKBigramFilter` bigrams. Only alphanumeric
+/// characters are ever part of a word, so punctuation in these blocks (`、。・「」`) still
+/// separates words.
+pub fn is_cjk(c: char) -> bool {
+    let c = c as u32;
+    c >= 0x1100
+        && matches!(c,
+            0x1100..=0x11FF // Hangul jamo
+            | 0x3005..=0x3007 // 々 〆 〇
+            | 0x3021..=0x3029 // Hangzhou numerals
+            | 0x3031..=0x3035 // kana repeat marks
+            | 0x3038..=0x303C // 〸 〹 〺 〻 〼
+            | 0x3041..=0x30FF // Hiragana, Katakana
+            | 0x3131..=0x318E // Hangul compatibility jamo
+            | 0x31F0..=0x31FF // Katakana phonetic extensions
+            | 0x3400..=0x4DBF // CJK Unified Ideographs Extension A
+            | 0x4E00..=0x9FFF // CJK Unified Ideographs
+            | 0xA960..=0xA97F // Hangul jamo extended-A
+            | 0xAC00..=0xD7FF // Hangul syllables, jamo extended-B
+            | 0xF900..=0xFAFF // CJK compatibility ideographs
+            | 0xFF66..=0xFFDC // halfwidth Katakana and Hangul
+            | 0x1AFF0..=0x1B16F // kana extended, supplement, small kana
+            | 0x20000..=0x323AF // CJK Unified Ideographs Extensions B..H, compatibility supplement
+        )
+}
+
+/// One unit of analyzed text: a word, or a bigram (or lone character) of a CJK run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Token<'a> {
+    /// Byte offset of the token in the text.
+    pub start: usize,
+    /// The raw text of the token (not normalized): `text[start..start + text.len()]`.
+    pub text: &'a str,
+    /// From a CJK run: never stemmed or stopped, and overlapping its neighbours by one
+    /// character.
+    pub cjk: bool,
+}
+
+impl Token<'_> {
+    /// One past the token's last byte.
+    pub fn end(&self) -> usize {
+        self.start + self.text.len()
+    }
+}
+
+/// The tokens of `text` in order: each of its [`words`], but a CJK run as its overlapping
+/// character bigrams (a run of one character as that character). A character is a code point
+/// with the ones that extend it (see [`cjk_chars`]), so `か\u{3099}` (a decomposed `が`) and
+/// halfwidth `ｶﾞ` count as one.
+///
+/// # Example
+/// ```
+/// use wikidex::analyze::tokens;
+/// let t: Vec<(usize, &str)> = tokens("Rust语言处理 雨").map(|t| (t.start, t.text)).collect();
+/// assert_eq!(t, [(0, "Rust"), (4, "语言"), (7, "言处"), (10, "处理"), (17, "雨")]);
+/// ```
+pub fn tokens(text: &str) -> impl Iterator<Item = Token<'_>> {
+    words(text).flat_map(|(start, word)| {
+        let cjk = word.chars().next().is_some_and(is_cjk);
+        WordTokens {
+            start,
+            word,
+            chars: cjk.then(|| cjk_chars(0, word)),
+            prev: None,
+            done: false,
+        }
+    })
+}
+
+/// The characters of a CJK word with their byte offsets in `text`, given the word's own
+/// offset: where its bigrams start, and where a snippet may cut CJK text, which has no spaces
+/// to cut at. A character is a code point and the ones that extend it as they would an
+/// extended grapheme cluster in CJK text (combining marks such as the kana voiced sound marks
+/// and variation selectors, the halfwidth voiced sound marks, Hangul vowel and final jamo), so
+/// no table of grapheme clusters is needed.
+pub fn cjk_chars(start: usize, word: &str) -> impl Iterator<Item = (usize, &str)> {
+    let mut at = 0;
+    std::iter::from_fn(move || {
+        let rest = &word[at..];
+        let mut chars = rest.char_indices();
+        chars.next()?;
+        let len = chars
+            .find(|&(_, c)| !extends_cjk_char(c))
+            .map_or(rest.len(), |(i, _)| i);
+        let from = at;
+        at += len;
+        Some((start + from, &word[from..at]))
+    })
+}
+
+/// Whether `c` belongs to the CJK character before it (see [`cjk_chars`]).
+fn extends_cjk_char(c: char) -> bool {
+    matches!(c as u32, 0xFF9E..=0xFF9F | 0x1160..=0x11FF | 0xD7B0..=0xD7FF)
+        || (!c.is_ascii() && unicode_normalization::char::is_combining_mark(c))
+}
+
+/// The tokens of one word (see [`tokens`]).
+struct WordTokens<'a, C> {
+    start: usize,
+    word: &'a str,
+    /// The characters of a CJK run; `None` for any other word (one token, itself).
+    chars: Option<C>,
+    /// Offset in `word` of the previous character of a CJK run.
+    prev: Option<usize>,
+    /// The word (or, for a run of one character, that character) has been given out.
+    done: bool,
+}
+
+impl<'a, C: Iterator<Item = (usize, &'a str)>> Iterator for WordTokens<'a, C> {
+    type Item = Token<'a>;
+
+    fn next(&mut self) -> Option<Token<'a>> {
+        let (start, word) = (self.start, self.word);
+        let token = |from: usize, to: usize, cjk: bool| Token {
+            start: start + from,
+            text: &word[from..to],
+            cjk,
+        };
+        let Some(chars) = &mut self.chars else {
+            if self.done {
+                return None;
+            }
+            self.done = true;
+            return Some(token(0, word.len(), false));
+        };
+        for (i, c) in chars.by_ref() {
+            if let Some(p) = self.prev.replace(i) {
+                self.done = true;
+                return Some(token(p, i + c.len(), true));
+            }
+        }
+        // A run of one character is that character.
+        match self.prev {
+            Some(p) if !self.done => {
+                self.done = true;
+                Some(token(p, word.len(), true))
+            }
+            _ => None,
+        }
+    }
 }
 
 /// Number of whitespace-separated tokens: the unit chunk sizes are measured in.
@@ -329,6 +515,166 @@ mod tests {
             Language::parse("klingon").unwrap_err().code(),
             "invalid_argument"
         );
+    }
+
+    #[test]
+    fn cjk_runs_become_overlapping_bigrams() {
+        let a = Analyzer::new(Language::English);
+        assert_eq!(
+            a.terms("自然语言处理"),
+            ["自然", "然语", "语言", "言处", "处理"]
+        );
+        // Kanji and kana in one run are bigrammed across the script change, as Lucene does.
+        assert_eq!(
+            a.terms("天気は晴れです。"),
+            ["天気", "気は", "は晴", "晴れ", "れで", "です"]
+        );
+    }
+
+    #[test]
+    fn a_one_character_cjk_run_is_a_unigram() {
+        let a = Analyzer::new(Language::None);
+        assert_eq!(a.terms("雨。明日は雪"), ["雨", "明日", "日は", "は雪"]);
+    }
+
+    #[test]
+    fn cjk_and_other_letters_are_split_where_they_meet() {
+        let w: Vec<_> = words("Rust语言2024年 café東京").collect();
+        assert_eq!(
+            w,
+            [
+                (0, "Rust"),
+                (4, "语言"),
+                (10, "2024"),
+                (14, "年"),
+                (18, "café"),
+                (23, "東京")
+            ]
+        );
+        let a = Analyzer::new(Language::English);
+        assert_eq!(
+            a.terms("Rust语言的所有权"),
+            ["rust", "语言", "言的", "的所", "所有", "有权"]
+        );
+    }
+
+    #[test]
+    fn token_spans_point_at_the_raw_text() {
+        let text = "See 天気は晴れ!";
+        for t in tokens(text) {
+            assert_eq!(&text[t.start..t.end()], t.text);
+        }
+        let spans: Vec<_> = tokens(text).map(|t| (t.start, t.text, t.cjk)).collect();
+        assert_eq!(
+            spans,
+            [
+                (0, "See", false),
+                (4, "天気", true),
+                (7, "気は", true),
+                (10, "は晴", true),
+                (13, "晴れ", true)
+            ]
+        );
+    }
+
+    #[test]
+    fn halfwidth_and_decomposed_kana_meet_their_composed_forms() {
+        let a = Analyzer::new(Language::None);
+        assert_eq!(a.terms("ｶﾞｲﾄﾞ"), a.terms("ガイド"));
+        assert_eq!(a.terms("か\u{3099}く"), a.terms("がく"));
+        assert_eq!(a.terms("か\u{3099}く"), ["がく"]);
+    }
+
+    #[test]
+    fn hangul_is_bigrammed_and_decomposed_syllables_count_once() {
+        let a = Analyzer::new(Language::None);
+        assert_eq!(a.terms("자연어 처리는"), ["자연", "연어", "처리", "리는"]);
+        let nfd: String = "한국".nfd().collect();
+        assert_eq!(nfd.chars().count(), 6);
+        assert_eq!(a.terms(&nfd), ["한국"]);
+    }
+
+    #[test]
+    fn cjk_query_terms_are_bigrams_counted_like_words() {
+        let a = Analyzer::new(Language::English);
+        let q = a.query("自然语言 the 自然 Running");
+        let terms: Vec<_> = q
+            .iter()
+            .map(|t| (t.term.as_ref(), t.word.as_ref(), t.count))
+            .collect();
+        assert_eq!(
+            terms,
+            [
+                ("自然", "自然", 2),
+                ("然语", "然语", 1),
+                ("语言", "语言", 1),
+                ("run", "running", 1)
+            ]
+        );
+    }
+
+    #[test]
+    fn cjk_terms_are_not_recorded_as_surface_words() {
+        let a = Analyzer::new(Language::English);
+        let mut surface = Surface::default();
+        let mut terms = Vec::new();
+        a.terms_into_recording("Running 天気 晴", &mut terms, &mut surface);
+        assert_eq!(terms, ["run", "天気", "晴"]);
+        assert_eq!(surface.len(), 1);
+    }
+
+    #[test]
+    fn a_cjk_character_keeps_the_marks_that_extend_it() {
+        // A variation selector (an ideographic variant), a voiced sound mark, halfwidth ﾞ.
+        let w = "葛\u{E0100}か\u{3099}ｶﾞ";
+        let chars: Vec<_> = cjk_chars(10, w).collect();
+        assert_eq!(chars, [(10, "葛\u{E0100}"), (17, "か\u{3099}"), (23, "ｶﾞ")]);
+        let t: Vec<_> = tokens(w).map(|t| t.text).collect();
+        assert_eq!(t, ["葛\u{E0100}か\u{3099}", "か\u{3099}ｶﾞ"]);
+    }
+
+    proptest::proptest! {
+        /// Where the CJK characters of [`cjk_chars`] break, extended grapheme clusters do (the
+        /// oracle), on text of kanji, kana, Hangul syllables and the marks that extend them.
+        #[test]
+        fn cjk_characters_are_grapheme_clusters(
+            text in "[一二語葛あかアカｶｱ가각\u{3099}\u{309A}\u{FF9E}\u{FE00}\u{E0100}]{1,12}",
+        ) {
+            use unicode_segmentation::UnicodeSegmentation;
+            let ours: Vec<_> = cjk_chars(0, &text).collect();
+            let clusters: Vec<_> = text.grapheme_indices(true).collect();
+            proptest::prop_assert_eq!(ours, clusters);
+        }
+    }
+
+    /// [`words`] as it was before CJK segmentation: the oracle for text without CJK.
+    fn words_before_cjk(text: &str) -> Vec<(usize, &str)> {
+        let mut out = Vec::new();
+        let mut start = None;
+        for (i, c) in text
+            .char_indices()
+            .chain(std::iter::once((text.len(), ' ')))
+        {
+            let word_char = c.is_alphanumeric()
+                || (!c.is_ascii() && unicode_normalization::char::is_combining_mark(c));
+            if word_char {
+                start.get_or_insert(i);
+            } else if let Some(s) = start.take() {
+                out.push((s, &text[s..i]));
+            }
+        }
+        out
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn text_without_cjk_splits_into_the_words_it_did_before(text in "\\PC{0,40}") {
+            proptest::prop_assume!(!text.chars().any(is_cjk));
+            let before = words_before_cjk(&text);
+            proptest::prop_assert_eq!(words(&text).collect::<Vec<_>>(), before.clone());
+            let tokens: Vec<_> = tokens(&text).map(|t| (t.start, t.text)).collect();
+            proptest::prop_assert_eq!(tokens, before);
+        }
     }
 
     #[test]

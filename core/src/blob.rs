@@ -12,11 +12,20 @@
 //!
 //! The payload holds the whole configuration, the pages (with their full text), the chunk
 //! table, the lexical postings, the (optional) vector section, and (since v2) the page graph
-//! and the raw layer. A v1 payload is decoded with the v1 schema and upgraded: its pages get
-//! the fields v2 added (empty), and the graph is rebuilt from them. Every collection in it is a
-//! list in a canonical order, so the same input always gives byte-identical output. Loading
-//! checks the header, the length, the checksum, then the internal consistency of every
-//! section: a truncated, corrupted, foreign or newer blob is an [`Error`], never a panic.
+//! and the raw layer. Every collection in it is a list in a canonical order, so the same input
+//! always gives byte-identical output. Loading checks the header, the length, the checksum,
+//! then the internal consistency of every section: a truncated, corrupted, foreign or newer
+//! blob is an [`Error`], never a panic.
+//!
+//! Versions:
+//! - v3 has the schema of v2; its postings (and the token lane, which reads them) come from
+//!   the analyzer that segments CJK text into bigrams ([`crate::analyze`]).
+//! - v2 postings were made by the analyzer before CJK segmentation, which the queries of this
+//!   build would not match: a v2 payload is decoded with the current schema and its lexical
+//!   index rebuilt from the stored pages and chunk table, so it answers (and saves) exactly as
+//!   a fresh build of the same pages.
+//! - v1 is decoded with the frozen v1 schema and upgraded: its pages get the fields v2 added
+//!   (empty), the graph is rebuilt from them, and the lexical index as for v2.
 
 use serde::{Deserialize, Serialize};
 
@@ -32,7 +41,7 @@ use crate::raw::RawSection;
 /// Magic bytes at the start of every blob.
 pub const MAGIC: [u8; 8] = *b"WIKIDEX\0";
 /// The format version this build writes.
-pub const FORMAT_VERSION: u32 = 2;
+pub const FORMAT_VERSION: u32 = 3;
 /// The oldest format version this build reads.
 pub const OLDEST_SUPPORTED_FORMAT_VERSION: u32 = 1;
 /// Size of the fixed header before the payload.
@@ -158,7 +167,8 @@ mod v1 {
 }
 
 /// A v1 index as v2 data: the same pages, chunks and postings, no raw layer, and the graph
-/// derived from the pages (v1 did not store one).
+/// derived from the pages (v1 did not store one). The postings are rebuilt afterwards, as for
+/// any blob older than v3.
 fn upgrade_v1(old: IndexDataV1) -> Result<IndexData> {
     let pages: Vec<Page> = old.pages.into_iter().map(Page::from).collect();
     // The graph reads chunk spans: check them before deriving it.
@@ -246,7 +256,7 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<IndexData> {
         }
     };
     crate::error::take_decode_cause();
-    let (data, rest): (IndexData, &[u8]) = if version == 1 {
+    let (mut data, rest): (IndexData, &[u8]) = if version == 1 {
         let (old, rest): (IndexDataV1, &[u8]) =
             postcard::take_from_bytes(payload).map_err(cannot)?;
         (upgrade_v1(old)?, rest)
@@ -256,10 +266,27 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<IndexData> {
     if !rest.is_empty() {
         return Err(Error::corrupt("payload has unread bytes"));
     }
+    if version < ANALYZER_VERSION {
+        reanalyze(&mut data)?;
+    }
     validate(&data)?;
-    let mut data = data;
     data.lexical.index_terms();
     Ok(data)
+}
+
+/// The first format version whose postings come from the current analyzer (CJK bigrams).
+const ANALYZER_VERSION: u32 = 3;
+
+/// Replaces the postings of a blob written before [`ANALYZER_VERSION`] with the ones the
+/// current analyzer makes from its pages and chunk table (checked first: the analysis slices
+/// page texts at the chunk spans).
+fn reanalyze(data: &mut IndexData) -> Result<()> {
+    crate::chunk::validate_chunk_table(&data.chunks, data.pages.len(), |p| {
+        data.pages.get(p).map(|p| p.text.as_str())
+    })?;
+    let analyzer = crate::analyze::Analyzer::new(data.config.language);
+    data.lexical = LexicalIndex::analyze(&analyzer, &data.pages, &data.chunks);
+    Ok(())
 }
 
 /// Checks every cross-reference a search or look-up relies on, so that a blob with a valid

@@ -191,16 +191,7 @@ fn units(text: &str) -> Vec<Span> {
         let line_end = text[pos..].find('\n').map_or(text.len(), |i| pos + i + 1);
         let line = &text[pos..line_end];
         let content_end = pos + line.trim_end().len();
-        let trimmed = line.trim_start();
-        if let Some((c, n)) = fence_marker(trimmed) {
-            match fence {
-                None => fence = Some((c, n)),
-                Some((fc, fnum)) if fc == c && n >= fnum && trimmed.trim_end().len() == n => {
-                    fence = None
-                }
-                _ => {}
-            }
-        }
+        track_fence(&mut fence, line);
         if line.trim().is_empty() && fence.is_none() {
             if let Some(b) = block.take() {
                 blocks.push((b, heading_only));
@@ -241,6 +232,74 @@ fn units(text: &str) -> Vec<Span> {
         out.push(Span { start, end });
     }
     out
+}
+
+/// The 1-based lines of `text` that the byte span `start..end` covers, first and last (a
+/// span that ends with a line break ends on that line, not the next). Offsets past the end
+/// are clamped.
+pub(crate) fn line_range(text: &str, start: usize, end: usize) -> (u32, u32) {
+    let start = start.min(text.len());
+    let end = end.clamp(start, text.len());
+    let lines_before = |at: usize| {
+        text.as_bytes()[..at]
+            .iter()
+            .filter(|&&b| b == b'\n')
+            .count()
+    };
+    let first = lines_before(start);
+    let last = if end > start {
+        lines_before(end - 1)
+    } else {
+        first
+    };
+    let line = |n: usize| u32::try_from(n + 1).unwrap_or(u32::MAX);
+    (line(first), line(last))
+}
+
+/// The ATX headings (`#` to `######`) in force at byte `at` of `text`, outermost first: each
+/// heading line that starts before `at` (or at it) replaces the headings of its level and
+/// deeper. Scanning starts at byte `from` (the body, after the frontmatter); lines inside
+/// fenced code blocks are not headings. The text of a heading is its line without the `#`s
+/// (leading and closing) and surrounding spaces.
+pub(crate) fn heading_path(text: &str, from: usize, at: usize) -> Vec<String> {
+    let at = at.min(text.len());
+    let mut path: Vec<(usize, String)> = Vec::new();
+    let mut fence: Option<(char, usize)> = None;
+    let mut pos = from.min(at);
+    while pos <= at && pos < text.len() {
+        let line_end = text[pos..].find('\n').map_or(text.len(), |i| pos + i + 1);
+        let line = &text[pos..line_end];
+        let is_fence = track_fence(&mut fence, line);
+        if !is_fence && fence.is_none() && is_heading_line(line) {
+            let t = line.trim();
+            let level = t.bytes().take_while(|&b| b == b'#').count();
+            let title = t[level..]
+                .trim()
+                .trim_end_matches('#')
+                .trim_end()
+                .to_string();
+            path.retain(|(l, _)| *l < level);
+            path.push((level, title));
+        }
+        pos = line_end;
+    }
+    path.into_iter().map(|(_, t)| t).collect()
+}
+
+/// Follows fenced code blocks line by line: `fence` is the open fence (its character and
+/// length), if any; `line` opens one, or closes the open one with a fence line of the same
+/// character, at least as long and with nothing after it. Returns whether `line` is a fence.
+fn track_fence(fence: &mut Option<(char, usize)>, line: &str) -> bool {
+    let trimmed = line.trim_start();
+    let Some((c, n)) = fence_marker(trimmed) else {
+        return false;
+    };
+    match *fence {
+        None => *fence = Some((c, n)),
+        Some((fc, fnum)) if fc == c && n >= fnum && trimmed.trim_end().len() == n => *fence = None,
+        _ => {}
+    }
+    true
 }
 
 fn fence_marker(trimmed_line: &str) -> Option<(char, usize)> {
@@ -349,6 +408,37 @@ fn overlap_tail(text: &str, chunk: Span, budget: usize) -> (usize, usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn line_range_counts_the_file_lines_a_span_covers() {
+        let text = "---\ntitle: A\n---\n# A\n\nOne.\nTwo.\n";
+        let at = text.find("One").unwrap();
+        let end = text.find("Two.").unwrap() + "Two.".len();
+        assert_eq!(line_range(text, at, end), (6, 7));
+        // A span ending with its line break ends on that line.
+        assert_eq!(line_range(text, at, end + 1), (6, 7));
+        assert_eq!(line_range(text, 0, 0), (1, 1));
+        assert_eq!(line_range(text, 999, 1999), (8, 8));
+    }
+
+    #[test]
+    fn heading_path_keeps_outer_headings_and_skips_code_and_frontmatter() {
+        let text = "---\ntitle: '# not a heading'\n---\n# Runbook\n\n## Setup\n\nx\n\n## Escalation ##\n\n```sh\n# a comment\n```\n\n### Sev 1\n\nPage them.\n\n# Other\n";
+        let body = text.find("# Runbook").unwrap();
+        let at = |s: &str| text.find(s).unwrap();
+        assert_eq!(heading_path(text, body, at("x\n")), ["Runbook", "Setup"]);
+        assert_eq!(
+            heading_path(text, body, at("```sh")),
+            ["Runbook", "Escalation"]
+        );
+        assert_eq!(
+            heading_path(text, body, at("Page them")),
+            ["Runbook", "Escalation", "Sev 1"]
+        );
+        // A chunk that starts with a heading sits under it.
+        assert_eq!(heading_path(text, body, at("# Other")), ["Other"]);
+        assert!(heading_path(text, body, body - 1).is_empty());
+    }
 
     fn texts<'a>(text: &'a str, cfg: &ChunkConfig) -> Vec<&'a str> {
         split(text, cfg)

@@ -741,7 +741,8 @@ impl Index {
     }
 
     /// A compact block for an agent's context: per hit, its [citation header](format_header),
-    /// its summary, the text of its best chunk, and its `sources` pointers; plus the list of
+    /// its summary, where its best chunk is (`at: path:first-last (Heading > Sub)`), the
+    /// chunk's text, and its `sources` pointers; plus the list of
     /// chunk ids shown (the `offered` list for [`Index::verify`]).
     pub fn prompt_block(&self, results: &SearchResults) -> PromptBlock {
         let mut text = String::new();
@@ -755,6 +756,12 @@ impl Index {
                 text.push('\n');
             }
             if let Ok(c) = self.chunk(&h.chunk) {
+                // Where a human finds it: `path:first-last`, and the section.
+                text.push_str(&format!("at: {}:{}-{}", h.path, c.line_start, c.line_end));
+                if !c.headings.is_empty() {
+                    text.push_str(&format!(" ({})", c.headings.join(" > ")));
+                }
+                text.push('\n');
                 text.push_str(c.text.trim());
                 text.push('\n');
             }

@@ -15,7 +15,7 @@ use crate::config::Config;
 use crate::embed::Embedder;
 use crate::error::{Error, Result};
 use crate::graph::GraphSection;
-use crate::lane::lexical::LexicalIndex;
+use crate::lane::lexical::{LexicalIndex, PageFields};
 use crate::lane::semantic::{VectorEncoding, VectorSection};
 use crate::page::{self, Page, Scope};
 use crate::raw::{self, RawDoc, RawSection};
@@ -991,23 +991,12 @@ fn assemble(
     for (pi, page) in pages.iter().enumerate() {
         let body_start = page.body_start as usize;
         let body = page.body();
-        let mut head = Vec::new();
-        analyzer.terms_into_recording(&page.key, &mut head, &mut surface);
-        analyzer.terms_into_recording(&page.title, &mut head, &mut surface);
-        if let Some(s) = &page.summary {
-            analyzer.terms_into_recording(s, &mut head, &mut surface);
-        }
-        let mut tail = Vec::new();
-        for t in &page.tags {
-            analyzer.terms_into_recording(t, &mut tail, &mut surface);
-        }
+        // The same analysis `LexicalIndex::analyze` gives a blob written by an older analyzer.
+        let fields = PageFields::new(&analyzer, page, &mut surface);
         for span in chunk::split(body, &config.chunk) {
             let (start, end) = (body_start + span.start, body_start + span.end);
             let text = &page.text[start..end];
-            let mut terms = head.clone();
-            analyzer.terms_into_recording(text, &mut terms, &mut surface);
-            terms.extend(tail.iter().cloned());
-            chunk_terms.push(terms);
+            chunk_terms.push(fields.chunk_terms(&analyzer, text, &mut surface));
             chunks.push(ChunkRecord {
                 page: pi as u32,
                 start: u32::try_from(start).map_err(|_| Error::invalid_argument("page > 4 GiB"))?,

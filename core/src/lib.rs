@@ -8,7 +8,8 @@
 //!    build records ([`BuildReport`]), and [`offset`] units (bytes, chars, UTF-16).
 //! 2. **Text**: [`page`] parses the page contract (YAML frontmatter, keys, scopes, links);
 //!    [`chunk`] splits pages into overlapping, stably identified chunks; [`analyze`]
-//!    normalizes, filters and stems text, the same way for chunks and queries.
+//!    normalizes, segments (CJK into character bigrams), filters and stems text, the same
+//!    way for chunks and queries.
 //! 3. **Structures** built from text: [`lane`] ranks chunks in independent lanes (lexical
 //!    BM25, semantic cosine, token overlap); [`embed`] turns text into vectors ([`OnnxEmbedder`]
 //!    runs a local ONNX sentence model; or bring your own [`Embedder`]); [`fusion`] combines
@@ -45,6 +46,7 @@ pub mod blob;
 pub mod chunk;
 pub mod cite;
 mod config;
+pub mod date;
 pub mod embed;
 mod error;
 pub mod eval;
@@ -84,7 +86,7 @@ pub use index::{
 };
 pub use lane::lexical::{Bm25Params, TermScore};
 pub use lane::semantic::{VectorEncoding, VectorSection};
-pub use lane::{Lane, LaneStatus, StatusKind};
+pub use lane::{Lane, LaneStatus, StatusKind, NO_QUERY_TERMS};
 pub use lint::{LintIssue, LintReport, Severity};
 pub use offset::OffsetUnit;
 pub use page::{Extra, LinkSpan, Page, ParsedPage, Relation, Scope, SourceRef, UsageMode};
@@ -92,8 +94,8 @@ pub use querylog::{Insights, LogEntry, QueryLog};
 pub use raw::RawDoc;
 pub use record::{BuildReport, BuildStage, Skipped, SyncReport, Warning, SKIPPED_OUTSIDE_ROOT};
 pub use search::{
-    AlwaysMode, Explanation, Highlight, Hit, LaneHit, LaneReport, Ranked, SearchOptions,
-    SearchResults, Snippet, DEFAULT_LIMIT, MAX_LIMIT, MAX_RANK_THREADS,
+    AlwaysMode, Explanation, FacetCount, Facets, Highlight, Hit, LaneHit, LaneReport, Ranked,
+    SearchOptions, SearchResults, Snippet, DEFAULT_LIMIT, MAX_LIMIT, MAX_RANK_THREADS,
 };
 pub use snapshot::{Chunk, ChunkSpan, Index, PageRecord};
 pub use tools::{ToolDef, ToolLimits, ToolResult, Tools};

@@ -281,7 +281,18 @@ impl Page {
     pub fn is_archived(&self) -> bool {
         self.archived_since.is_some()
     }
+
+    /// The page's date as its frontmatter writes it: the first of [`DATE_FIELDS`] that holds
+    /// a string ([`crate::date::parse`] reads it for the `since`/`until` filters).
+    pub fn date(&self) -> Option<&str> {
+        DATE_FIELDS
+            .iter()
+            .find_map(|f| self.extra.0.get(*f).and_then(serde_json::Value::as_str))
+    }
 }
+
+/// The frontmatter fields a page's date is read from, in order: the last edit first.
+pub const DATE_FIELDS: [&str; 3] = ["updated", "last_updated", "date"];
 
 /// A parsed page and the non-fatal problems found in it.
 #[derive(Debug, Clone)]

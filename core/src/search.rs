@@ -2,7 +2,7 @@
 //! pages, add snippets and explanations.
 
 use std::borrow::Cow;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use serde::{Deserialize, Serialize};
 
@@ -11,7 +11,7 @@ use crate::error::{Error, Result};
 use crate::fusion::{self, Fused, LaneRanking};
 use crate::lane::lexical::{Explained, TermScore};
 use crate::lane::typo::{self, Expansion};
-use crate::lane::{semantic, token, Lane, LaneStatus, StatusKind, NOT_REQUESTED};
+use crate::lane::{semantic, token, Lane, LaneStatus, StatusKind, NOT_REQUESTED, NO_QUERY_TERMS};
 use crate::page::{Page, Scope, UsageMode};
 use crate::snapshot::Index;
 
@@ -74,6 +74,16 @@ pub struct SearchOptions {
     /// characters) or two (9 or more), scored below an exact match; see
     /// [`crate::lane::typo`]. `false` matches every word exactly, as before typo tolerance.
     pub typos: bool,
+    /// Count the `tags` and `type`s of every page that matches (see [`Facets`]) into
+    /// [`SearchResults::facets`] (default false: it costs a pass over the query's postings).
+    pub facets: bool,
+    /// Keep pages dated on or after this (`2024-03-12`, or a date-time such as
+    /// `2024-03-12T09:30:00Z`; see [`crate::date::parse`]). A page's date is its frontmatter's
+    /// `updated`, `last_updated` or `date` ([`Page::date`]); a page without one is left out
+    /// when a date filter is set.
+    pub since: Option<String>,
+    /// Keep pages dated on or before this (a date alone includes the whole day).
+    pub until: Option<String>,
 }
 
 impl Default for SearchOptions {
@@ -91,6 +101,9 @@ impl Default for SearchOptions {
             snippets: true,
             query_vector: None,
             typos: true,
+            facets: false,
+            since: None,
+            until: None,
         }
     }
 }
@@ -173,6 +186,13 @@ pub struct Hit {
     pub chunk: String,
     /// Content hash of that chunk.
     pub chunk_hash: String,
+    /// The chunk's first line in the page's file, 1-based (frontmatter included): cite
+    /// `path:line_start`.
+    pub line_start: u32,
+    /// Its last line.
+    pub line_end: u32,
+    /// The headings the chunk sits under, outermost first.
+    pub headings: Vec<String>,
     /// Excerpt of that chunk.
     pub snippet: Option<Snippet>,
     /// Per lane, in [`Lane::ALL`] order.
@@ -181,6 +201,8 @@ pub struct Hit {
     pub always: bool,
     /// The page's `stale_since`, if any.
     pub stale_since: Option<String>,
+    /// The page's date as its frontmatter writes it ([`Page::date`]), if any.
+    pub date: Option<String>,
     /// With `explain: true`.
     pub explain: Option<Explanation>,
 }
@@ -214,6 +236,34 @@ pub struct SearchResults {
     pub hits: Vec<Hit>,
     /// `always` pages, with [`AlwaysMode::Separate`].
     pub always: Vec<Hit>,
+    /// With [`SearchOptions::facets`]: the tag and type counts of every matching page, not
+    /// only of the hits returned.
+    pub facets: Option<Facets>,
+}
+
+/// Tag and type counts over every page that matches a query: a page (visible under the
+/// search's filters, not an `always` page) with a chunk that holds one of the query's terms,
+/// exactly or, as the token lane matches, as a prefix (the last word, and words the index does
+/// not contain). The semantic lane does not count: it scores every page. Each page counts
+/// once per tag (tags compared without case) and once for its type, so a search UI shows
+/// "finance (4), ops (2)".
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Facets {
+    /// Matching pages.
+    pub pages: usize,
+    /// Per tag: pages with it, most first (ties by tag).
+    pub tags: Vec<FacetCount>,
+    /// Per type: pages of it, most first (ties by type); pages without a type are not counted.
+    pub types: Vec<FacetCount>,
+}
+
+/// One value of a facet and how many matching pages have it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FacetCount {
+    /// The tag or type.
+    pub value: String,
+    /// Matching pages with it.
+    pub count: usize,
 }
 
 /// A ranked page (or chunk) before hydration, from [`Index::rank`].
@@ -244,7 +294,8 @@ impl Index {
     ///
     /// # Errors
     /// [`Error::InvalidArgument`] for an empty lane list. Never for an odd query: an empty or
-    /// all-stopword query returns no hits.
+    /// all-stopword query returns no hits, every lane skipped with the reason
+    /// [`NO_QUERY_TERMS`](crate::NO_QUERY_TERMS) (unless a query vector is given).
     ///
     /// # Example
     /// ```
@@ -274,6 +325,9 @@ impl Index {
 
     fn search_unlogged(&self, query: &str, opts: &SearchOptions) -> Result<SearchResults> {
         let r = self.ranking(query, opts)?;
+        let facets = opts
+            .facets
+            .then(|| self.facets(&r.qterms, &r.typos, &r.page_ok));
         let terms: Vec<String> = r.qterms.iter().map(|q| q.term.to_string()).collect();
         let ctx = HitContext {
             index: self,
@@ -309,7 +363,57 @@ impl Index {
             lanes: r.reports,
             hits,
             always,
+            facets,
         })
+    }
+
+    /// The [`Facets`] of the pages whose chunks hold a query term (as the token lane matches
+    /// them, typo matches included) among the pages `page_ok` lets through.
+    fn facets(&self, qterms: &[QueryTerm<'_>], typos: &[Expansion], page_ok: &[bool]) -> Facets {
+        let mask = self.chunk_mask(page_ok);
+        let mut matched = vec![false; self.data.pages.len()];
+        for c in token::matching_chunks(&self.data.lexical, qterms, typos, &mask) {
+            matched[self.chunk_page[c as usize] as usize] = true;
+        }
+        let mut tags: HashMap<String, (String, usize)> = HashMap::new();
+        let mut types: HashMap<String, (String, usize)> = HashMap::new();
+        let mut pages = 0;
+        for (p, page) in self.data.pages.iter().enumerate() {
+            if !matched[p] {
+                continue;
+            }
+            pages += 1;
+            let mut seen: Vec<String> = Vec::new();
+            for t in &page.tags {
+                let folded = t.to_lowercase();
+                if seen.contains(&folded) {
+                    continue;
+                }
+                tags.entry(folded.clone())
+                    .or_insert_with(|| (t.clone(), 0))
+                    .1 += 1;
+                seen.push(folded);
+            }
+            if let Some(k) = &page.kind {
+                types
+                    .entry(k.to_lowercase())
+                    .or_insert_with(|| (k.clone(), 0))
+                    .1 += 1;
+            }
+        }
+        let sorted = |m: HashMap<String, (String, usize)>| {
+            let mut v: Vec<FacetCount> = m
+                .into_values()
+                .map(|(value, count)| FacetCount { value, count })
+                .collect();
+            v.sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.value.cmp(&b.value)));
+            v
+        };
+        Facets {
+            pages,
+            tags: sorted(tags),
+            types: sorted(types),
+        }
     }
 
     /// Ranks without hydrating hits: the same order as [`Index::search`]'s ranked hits (without
@@ -423,9 +527,12 @@ impl Index {
         let fusion_cfg = self.data.config.fusion;
         let mut rankings = Vec::new();
         let mut reports = Vec::new();
+        let no_terms = qterms.is_empty() && opts.query_vector.is_none();
         for lane in Lane::ALL {
             let (status, ranked) = if !wanted(lane) {
                 (LaneStatus::skipped(NOT_REQUESTED), Vec::new())
+            } else if no_terms {
+                (LaneStatus::skipped(NO_QUERY_TERMS), Vec::new())
             } else {
                 match lane {
                     Lane::Lexical => {
@@ -594,6 +701,13 @@ impl Index {
     /// shadowing) and the tag and type filters.
     pub(crate) fn visible_pages(&self, opts: &SearchOptions) -> Vec<bool> {
         let pages = &self.data.pages;
+        // `validate` has read them already: a bad value cannot reach here.
+        let (since, until) = opts.date_range().unwrap_or((None, None));
+        let dated = |p: usize| match (since, until) {
+            (None, None) => true,
+            _ => self.page_dates[p]
+                .is_some_and(|d| since.is_none_or(|s| d >= s) && until.is_none_or(|u| d <= u)),
+        };
         let lower = |v: &[String]| v.iter().map(|s| s.to_lowercase()).collect::<HashSet<_>>();
         let tags = lower(&opts.tags);
         let types = lower(&opts.types);
@@ -609,7 +723,8 @@ impl Index {
         };
         pages
             .iter()
-            .map(|p| {
+            .enumerate()
+            .map(|(i, p)| {
                 let in_scope = match &opts.scope {
                     None => true,
                     Some(Scope::Global) => p.scope == Scope::Global,
@@ -625,6 +740,7 @@ impl Index {
                 };
                 in_scope
                     && mode_ok
+                    && dated(i)
                     && !p.is_archived()
                     && (tags.is_empty() || p.tags.iter().any(|t| tags.contains(&t.to_lowercase())))
                     && (types.is_empty()
@@ -792,7 +908,16 @@ impl HitContext<'_> {
         });
         let ordinal = (c - index.first_chunk[page_index as usize]) as usize;
         let page_id = p.id();
+        let (line_start, line_end) =
+            crate::chunk::line_range(&p.text, record.start as usize, record.end as usize);
         Hit {
+            line_start,
+            line_end,
+            headings: crate::chunk::heading_path(
+                &p.text,
+                p.body_start as usize,
+                record.start as usize,
+            ),
             key: p.key.clone(),
             chunk: crate::chunk::chunk_id(&page_id, ordinal),
             page_id,
@@ -808,6 +933,7 @@ impl HitContext<'_> {
             lanes,
             always: p.usage_mode == UsageMode::Always,
             stale_since: p.stale_since.clone(),
+            date: p.date().map(str::to_string),
             explain: None,
         }
     }
@@ -831,27 +957,45 @@ fn snippet(
         .collect();
     let prefixes: Vec<&str> = token::prefix_terms(&index.data.lexical, qterms)
         .flat_map(|q| [q.term.as_ref(), q.word.as_ref()])
-        .filter(|w| w.chars().count() >= token::MIN_PREFIX_CHARS)
+        .filter(|w| token::long_enough_for_prefix(w))
         .collect();
-    let words: Vec<(usize, &str)> = analyze::words(text).collect();
+    // Where the snippet may be cut: between words, and between the characters of a CJK run
+    // (which has no spaces).
+    let mut words: Vec<(usize, &str)> = Vec::new();
+    for (s, w) in analyze::words(text) {
+        if w.starts_with(analyze::is_cjk) {
+            words.extend(analyze::cjk_chars(s, w));
+        } else {
+            words.push((s, w));
+        }
+    }
     // Every word of indexed text is in the index's surface table, so its term is a look-up,
-    // not a stemming.
+    // not a stemming; a CJK token's term is its normalized text.
     let lexical = &index.data.lexical;
-    let matched: Vec<(usize, usize)> = words
-        .iter()
-        .filter(|(_, w)| {
-            let norm = index.analyzer.normalize(w);
-            let term = match lexical.surface_term(&norm) {
+    let mut matched: Vec<(usize, usize)> = Vec::new();
+    for t in analyze::tokens(text) {
+        let norm = index.analyzer.normalize(t.text);
+        let term = if t.cjk {
+            terms.contains(norm.as_ref())
+        } else {
+            match lexical.surface_term(&norm) {
                 Some(t) => terms.contains(t),
                 None => index
                     .analyzer
-                    .term(w)
+                    .term(t.text)
                     .is_some_and(|t| terms.contains(t.as_str())),
-            };
-            term || prefixes.iter().any(|p| norm.starts_with(p))
-        })
-        .map(|&(s, w)| (s, s + w.len()))
-        .collect();
+            }
+        };
+        if !(term || prefixes.iter().any(|p| norm.starts_with(p))) {
+            continue;
+        }
+        // CJK bigrams overlap: matched neighbours make one highlight (`自然语言` for the
+        // bigrams `自然 然语 语言`). Words never overlap.
+        match matched.last_mut() {
+            Some(last) if t.start < last.1 => last.1 = last.1.max(t.end()),
+            _ => matched.push((t.start, t.end())),
+        }
+    }
     // Window start: the match that has the most other matches within SNIPPET_CHARS bytes
     // after it (bytes approximate characters well enough to choose a window).
     let mut start = 0;
@@ -941,6 +1085,31 @@ impl SearchOptions {
             || !self.types.is_empty()
             || self.scope.is_some()
             || !self.usage_modes.is_empty()
+            || self.since.is_some()
+            || self.until.is_some()
+    }
+
+    /// The date filters as Unix seconds: (`since`, `until`), each `None` when not set.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] for a value that is not a date.
+    fn date_range(&self) -> Result<(Option<i64>, Option<i64>)> {
+        let read = |name: &str, v: &Option<String>, end_of_day: bool| {
+            v.as_deref()
+                .map(|s| {
+                    crate::date::parse(s, end_of_day).ok_or_else(|| {
+                        Error::invalid_argument(format!(
+                            "{name} must be a date (2024-03-12) or a date-time \
+                             (2024-03-12T09:30:00Z), got {s:?}"
+                        ))
+                    })
+                })
+                .transpose()
+        };
+        Ok((
+            read("since", &self.since, false)?,
+            read("until", &self.until, true)?,
+        ))
     }
 
     /// Checks the options against what the index can do.
@@ -948,6 +1117,7 @@ impl SearchOptions {
     /// # Errors
     /// [`Error::InvalidArgument`] for an empty lane list.
     pub fn validate(&self) -> Result<()> {
+        self.date_range()?;
         if self.lanes.as_ref().is_some_and(Vec::is_empty) {
             return Err(Error::invalid_argument("lanes must not be empty"));
         }

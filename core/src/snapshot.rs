@@ -46,6 +46,14 @@ pub struct Chunk {
     pub text: String,
     /// A raw source chunk (its `key` is the raw document id, its scope global).
     pub raw: bool,
+    /// The first line of the chunk in its file, 1-based (the file's own lines, frontmatter
+    /// included), so a citation can say `path:line`.
+    pub line_start: u32,
+    /// Its last line, likewise.
+    pub line_end: u32,
+    /// The Markdown headings the chunk sits under, outermost first (`["Runbook",
+    /// "Escalation"]`); empty before the first heading.
+    pub headings: Vec<String>,
 }
 
 impl Chunk {
@@ -145,6 +153,8 @@ pub struct Index {
     pub(crate) raw_ids: HashMap<String, u32>,
     /// Per raw document: index of its first raw chunk (one extra entry at the end).
     pub(crate) raw_first: Vec<u32>,
+    /// Per page: its date in Unix seconds ([`Page::date`], read by [`crate::date::parse`]).
+    pub(crate) page_dates: Vec<Option<i64>>,
     /// Per page: visible to a search without filters.
     pub(crate) default_pages: Vec<bool>,
     /// Per chunk: rankable in a search without filters.
@@ -194,7 +204,13 @@ impl Index {
             .map(|(i, d)| (d.id.clone(), i as u32))
             .collect();
         let names = Names::new(&data.pages);
+        let page_dates = data
+            .pages
+            .iter()
+            .map(|p| p.date().and_then(|d| crate::date::parse(d, false)))
+            .collect();
         let mut index = Index {
+            page_dates,
             data,
             analyzer,
             scorer,
@@ -368,7 +384,12 @@ impl Index {
         let rec = &self.data.chunks[c as usize];
         let page = &self.data.pages[rec.page as usize];
         let (start, end) = self.body_span(page, rec);
+        let (line_start, line_end) =
+            chunk::line_range(&page.text, rec.start as usize, rec.end as usize);
         Chunk {
+            line_start,
+            line_end,
+            headings: chunk::heading_path(&page.text, page.body_start as usize, rec.start as usize),
             id: self.chunk_id(c),
             ordinal: c - self.first_chunk[rec.page as usize],
             key: page.key.clone(),
@@ -476,7 +497,12 @@ impl Index {
     pub(crate) fn raw_chunk_at(&self, c: u32) -> Chunk {
         let rec = &self.data.raw.chunks[c as usize];
         let doc = &self.data.raw.docs[rec.page as usize];
+        let (line_start, line_end) =
+            chunk::line_range(&doc.text, rec.start as usize, rec.end as usize);
         Chunk {
+            line_start,
+            line_end,
+            headings: chunk::heading_path(&doc.text, 0, rec.start as usize),
             id: self.raw_chunk_id(c),
             ordinal: c - self.raw_first[rec.page as usize],
             key: doc.id.clone(),

@@ -7,7 +7,7 @@
 //!
 //! | tool | arguments | result |
 //! |---|---|---|
-//! | `search` | `query`, `limit?`, `tags?`, `types?`, `scope?` | the `always` pages, then the hits, each as a [citation header](crate::cite::format_header) followed by its summary, best chunk and sources |
+//! | `search` | `query`, `limit?`, `tags?`, `types?`, `scope?`, `since?`, `until?` | the `always` pages, then the hits, each as a [citation header](crate::cite::format_header) followed by its summary, best chunk and sources |
 //! | `read_pages` | `keys`, `scope?` | each page's full body; keys that name no page are listed as unknown |
 //! | `read_chunks` | `ids` | each chunk's text (page or raw chunk); ids that name no chunk are listed as unknown, so a fabricated id is visible |
 //! | `neighbors` | `keys`, `depth?`, `min_confidence?` | the subgraph: nodes, edges with their evidence, the chain from the seeds |
@@ -111,6 +111,8 @@ struct SearchArgs {
     #[serde(default)]
     types: Vec<String>,
     scope: Option<String>,
+    since: Option<String>,
+    until: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -216,6 +218,8 @@ impl Tools {
                     "tags": {"description": "Only pages with one of these tags", "type": "array", "items": {"type": "string"}},
                     "types": {"description": "Only pages of one of these types", "type": "array", "items": {"type": "string"}},
                     "scope": scope,
+                    "since": {"type": "string", "description": "Only pages dated on or after this (2024-03-12, or 2024-03-12T09:30:00Z): the frontmatter's updated, last_updated or date"},
+                    "until": {"type": "string", "description": "Only pages dated on or before this (a date alone includes the whole day)"},
                 }),
                 &["query"],
             ),
@@ -362,13 +366,15 @@ impl Tools {
             tags: a.tags,
             types: a.types,
             scope: a.scope.as_deref().map(Scope::parse).transpose()?,
+            since: a.since,
+            until: a.until,
             always: AlwaysMode::Separate,
             snippets: false,
             ..SearchOptions::default()
         };
         let results = index.search(&a.query, &opts)?;
         let block = index.prompt_block(&results);
-        let hit = |h: &crate::search::Hit| json!({"page": h.page_id, "chunk": h.chunk, "score": h.score, "title": h.title, "summary": h.summary, "path": h.path});
+        let hit = |h: &crate::search::Hit| json!({"page": h.page_id, "chunk": h.chunk, "score": h.score, "title": h.title, "summary": h.summary, "path": h.path, "lines": [h.line_start, h.line_end], "headings": h.headings});
         let data = json!({
             "query": results.query,
             "always": results.always.iter().map(hit).collect::<Vec<_>>(),
@@ -463,7 +469,7 @@ fn read_chunks(index: &Index, a: ReadChunksArgs) -> (String, Value) {
                 let _ = writeln!(text, "[chunk {}] page {} ({})", c.id, c.key, c.path);
                 text.push_str(c.text.trim());
                 text.push_str("\n\n");
-                chunks.push(json!({"id": c.id, "page": c.key_id(), "path": c.path, "hash": c.hash, "text": c.text, "raw": c.raw}));
+                chunks.push(json!({"id": c.id, "page": c.key_id(), "path": c.path, "lines": [c.line_start, c.line_end], "headings": c.headings, "hash": c.hash, "text": c.text, "raw": c.raw}));
             }
             Err(_) => {
                 let _ = writeln!(text, "[chunk {id}] unknown: no such chunk\n");

@@ -2,13 +2,14 @@
 // in a Web Worker on the wasm module, the index blob, and the module itself.
 //
 //   node examples/docs-site/build.mjs [--wiki examples/wiki] [--out target/site]
-//        [--wikidex target/debug/wikidex] [--pkg bindings-wasm/pkg]        (or: make site)
+//        [--wikidex target/debug/wikidex] [--pkg bindings-wasm/pkg-search]  (or: make site)
 //
 // 1. `wikidex build WIKI -o OUT/wiki.wdx --no-embed`: the CLI writes the blob (the site
 //    build's one index; the browser loads exactly this file). No vectors: the browser module
 //    is the lexical build, which cannot embed a query, so they would only weigh on the
 //    download.
-// 2. bindings-wasm/pkg (make wasm) copied to OUT/pkg.
+// 2. bindings-wasm/pkg-search (make wasm: the search module, without the page writes and the
+//    agent tools a static site never calls, about a fifth smaller) copied to OUT/pkg.
 // 3. The blob loaded with that same wasm module in Node: every page (`pageIds`, `pageRecord`)
 //    rendered to OUT/pages/<id>.html with its chunks, its links and its backlinks
 //    (`neighbors` at depth 1), [[links]] resolved by the core (`pageRecord`); the tag and
@@ -30,7 +31,7 @@ const { values: args } = parseArgs({
     wiki: { type: 'string', default: join(ROOT, 'examples', 'wiki') },
     out: { type: 'string', default: join(ROOT, 'target', 'site') },
     wikidex: { type: 'string', default: join(ROOT, 'target', 'debug', 'wikidex') },
-    pkg: { type: 'string', default: join(ROOT, 'bindings-wasm', 'pkg') },
+    pkg: { type: 'string', default: join(ROOT, 'bindings-wasm', 'pkg-search') },
     title: { type: 'string', default: 'wikidex example wiki' },
   },
 })

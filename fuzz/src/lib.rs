@@ -143,7 +143,7 @@ pub fn page(data: &[u8]) {
 /// query and options, and the graph and lookup calls that take a user's string.
 ///
 /// Header bytes: limit, lanes, flags, scope, query vector; then text fields separated by
-/// NUL: query, scope name, tags (comma-separated), types (comma-separated).
+/// NUL: query, scope name, tags (comma-separated), types (comma-separated), since, until.
 pub fn search(data: &[u8]) {
     let mut input = Input::new(data);
     let limit = input.byte();
@@ -161,6 +161,8 @@ pub fn search(data: &[u8]) {
     };
     let tags = list(fields.next());
     let types = list(fields.next());
+    let since = fields.next().map(str::to_string);
+    let until = fields.next().map(str::to_string);
 
     let (built, loaded) = fixture();
     let index = if flags & 0x10 == 0 { built } else { loaded };
@@ -203,6 +205,9 @@ pub fn search(data: &[u8]) {
             _ => vec![UsageMode::Auto, UsageMode::Never, UsageMode::Always],
         },
         chunks: flags & 0x01 != 0,
+        facets: flags & 0x80 != 0,
+        since,
+        until,
         explain: flags & 0x02 != 0,
         snippets: flags & 0x04 != 0,
         typos: flags & 0x80 == 0,

@@ -56,13 +56,15 @@ export function vectorCases(api, vectors) {
       if (h.explain) v.explain = h.explain.lexical.map((t) => ({ term: t.term, tf: t.tf, df: t.df, score: t.score }))
       return v
     }
-    return {
+    const out = {
       terms: r.terms,
       truncated: r.truncated,
       lanes: Object.fromEntries(r.lanes.map((l) => [l.lane, l.status])),
       hits: r.hits.map(hit),
       always: r.always.map(hit),
     }
+    if (r.facets) out.facets = r.facets
+    return out
   }
 
   function projectVerification(index, answer, v) {
@@ -110,7 +112,7 @@ export function vectorCases(api, vectors) {
         }
         case 'chunk': {
           const k = index.chunk(c.id)
-          return { id: k.id, hash: k.hash, text: k.text, raw: k.raw }
+          return { id: k.id, hash: k.hash, text: k.text, raw: k.raw, lines: [k.line_start, k.line_end], headings: k.headings }
         }
         case 'from_bytes': {
           let data = Uint8Array.from(index.toBytes())

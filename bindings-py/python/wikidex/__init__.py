@@ -154,7 +154,8 @@ def _short(v: Any) -> str:
 
 class SearchResults(Record):
     """The answer to :meth:`Index.search`: ``hits`` (ranked), ``always`` (pages marked
-    ``usage_mode: always``, when kept apart), ``terms``, ``lanes`` (each lane's status).
+    ``usage_mode: always``, when kept apart), ``terms``, ``lanes`` (each lane's status),
+    ``facets`` (with ``facets=True``, else ``None``).
     In a notebook it shows as a table of hits with their lane ranks and snippets."""
 
     __slots__ = ()
@@ -408,6 +409,9 @@ class Index:
         always: Optional[str] = None,
         snippets: bool = True,
         query_vector: Optional[VectorLike] = None,
+        facets: bool = False,
+        since: Optional[str] = None,
+        until: Optional[str] = None,
     ) -> SearchResults:
         """Searches the index. ``limit`` hits (default 20, at most 100); ``lanes`` to run
         (``lexical``, ``semantic``, ``token``; default all available); only pages with one
@@ -417,13 +421,23 @@ class Index:
         first among the hits (``"first"``), and never take a slot of ``limit``;
         ``query_vector`` is the query embedded yourself, for vectors you stored with
         :meth:`set_vectors` (a 1-D float32 numpy array, or a sequence of floats); without it
-        an attached :class:`Model` embeds the query."""
+        an attached :class:`Model` embeds the query. ``facets`` counts the tags and types of
+        every matching page (not only the hits) into ``results.facets``: ``{pages, tags: [{value,
+        count}], types: [...]}``. A query with no searchable word (empty, only stopwords)
+        returns no hits, each lane skipped with the reason "the query has no searchable words
+        (empty or only stopwords)". ``since`` / ``until`` (``"2024-03-12"`` or
+        ``"2024-03-12T09:30:00Z"``; ``until`` with a date alone keeps that whole day) keep
+        pages whose frontmatter ``updated``, ``last_updated`` or ``date`` is in range; pages
+        without one are left out while a date filter is set."""
         opts = _search_options(
             query, limit, lanes, tags, types, scope, chunks,
             usage_modes=_strings("usage_modes", usage_modes),
             explain=explain or None,
             always=always,
             snippets=None if snippets else False,
+            facets=facets or None,
+            since=since,
+            until=until,
         )
         return SearchResults(json.loads(self._native.search(query, opts, _array(query_vector))))
 

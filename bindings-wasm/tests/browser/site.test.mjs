@@ -89,6 +89,20 @@ test('the docs site searches as you type, explains, filters and shows pages', { 
     await page.screenshot({ path: join(OUTPUT, 'site.png'), fullPage: false })
   })
 
+  await t.test('the filter counts are the facet counts of the query, not the site totals', async () => {
+    const counts = () =>
+      page.$$eval('.filters label.filter', (ls) => Object.fromEntries(ls.map((l) => [`${l.querySelector('input').name}:${l.querySelector('input').value}`, Number(l.querySelector('.count').textContent)])))
+    const withQuery = await counts()
+    const totals = await page.$$eval('.filters label.filter .count', (cs) => cs.map((c) => Number(c.dataset.total)))
+    const values = Object.values(withQuery)
+    assert.equal(values.length, totals.length)
+    values.forEach((n, i) => assert.ok(n <= totals[i], `a facet count above its total: ${n} > ${totals[i]}`))
+    assert.ok(values.some((n, i) => n < totals[i]), 'the query narrows some count')
+    // Every hit's tags are counted.
+    const hitTags = await page.$$eval('#hits > li.hit', (lis) => lis.flatMap((li) => [...li.querySelectorAll('.tags .tag')].map((t) => t.textContent)))
+    for (const tag of hitTags) assert.ok(withQuery[`tag:${tag}`] >= 1, `tag ${tag} of a hit counted 0`)
+  })
+
   await t.test('a tag filter narrows the results to pages with that tag', async () => {
     const before = await hitIds(page)
     await page.check('input[name=tag][value=runbook]')

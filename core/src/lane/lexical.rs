@@ -11,9 +11,12 @@ use std::collections::{BTreeMap, HashMap};
 use serde::{Deserialize, Serialize};
 
 use super::{top_keys, Mask};
+use crate::analyze::{Analyzer, Surface};
 pub use crate::analyze::{BuildFnv, Fnv};
+use crate::chunk::ChunkRecord;
 pub use crate::config::Bm25Params;
 use crate::error::{Error, Result};
+use crate::page::Page;
 
 /// The inverted index: a sorted term dictionary and, per term, the chunks it occurs in with
 /// their term frequencies (chunk ids ascending).
@@ -78,12 +81,71 @@ pub struct TermScore {
     pub edits: u32,
 }
 
+/// A page's fields as every one of its chunks indexes them: key, title and summary before the
+/// chunk's text, tags after it.
+pub(crate) struct PageFields {
+    head: Vec<String>,
+    tail: Vec<String>,
+}
+
+impl PageFields {
+    /// Analyzes `page`'s fields, recording their words in `surface`.
+    pub(crate) fn new(analyzer: &Analyzer, page: &Page, surface: &mut Surface) -> PageFields {
+        let mut head = Vec::new();
+        analyzer.terms_into_recording(&page.key, &mut head, surface);
+        analyzer.terms_into_recording(&page.title, &mut head, surface);
+        if let Some(s) = &page.summary {
+            analyzer.terms_into_recording(s, &mut head, surface);
+        }
+        let mut tail = Vec::new();
+        for t in &page.tags {
+            analyzer.terms_into_recording(t, &mut tail, surface);
+        }
+        PageFields { head, tail }
+    }
+
+    /// The terms a chunk of the page with text `text` is indexed under.
+    pub(crate) fn chunk_terms(
+        &self,
+        analyzer: &Analyzer,
+        text: &str,
+        surface: &mut Surface,
+    ) -> Vec<String> {
+        let mut terms = self.head.clone();
+        analyzer.terms_into_recording(text, &mut terms, surface);
+        terms.extend(self.tail.iter().cloned());
+        terms
+    }
+}
+
 impl LexicalIndex {
+    /// Analyzes every chunk of `pages` (a chunk table already checked against them) with
+    /// `analyzer` and indexes it: what a build makes, and how a blob written with an older
+    /// analyzer gets postings that match the queries of this one.
+    pub(crate) fn analyze(
+        analyzer: &Analyzer,
+        pages: &[Page],
+        chunks: &[ChunkRecord],
+    ) -> LexicalIndex {
+        let mut surface = Surface::default();
+        let mut chunk_terms = Vec::with_capacity(chunks.len());
+        // A checked chunk table lists each page's chunks together, in page order.
+        for group in chunks.chunk_by(|a, b| a.page == b.page) {
+            let page = &pages[group[0].page as usize];
+            let fields = PageFields::new(analyzer, page, &mut surface);
+            for c in group {
+                let text = &page.text[c.start as usize..c.end as usize];
+                chunk_terms.push(fields.chunk_terms(analyzer, text, &mut surface));
+            }
+        }
+        LexicalIndex::build(chunk_terms, surface)
+    }
+
     /// Builds the index from each chunk's analyzed terms, in chunk order, and the surface
     /// words recorded while analyzing them (see [`Analyzer::terms_into_recording`]).
     ///
     /// [`Analyzer::terms_into_recording`]: crate::analyze::Analyzer::terms_into_recording
-    pub fn build<I>(chunk_terms: I, surface: crate::analyze::Surface) -> LexicalIndex
+    pub fn build<I>(chunk_terms: I, surface: Surface) -> LexicalIndex
     where
         I: IntoIterator<Item = Vec<String>>,
     {

@@ -15,6 +15,12 @@ pub mod typo;
 /// The reason a [`LaneStatus::Skipped`] lane gives when the search did not ask for it.
 pub const NOT_REQUESTED: &str = "not requested";
 
+/// The reason every lane gives when the query has no searchable word (empty, punctuation, or
+/// only stopwords) and no query vector: such a query matches nothing, in every lane, so an
+/// empty result stays the content-gap signal it should be (the semantic lane would otherwise
+/// rank every page by its similarity to nothing).
+pub const NO_QUERY_TERMS: &str = "the query has no searchable words (empty or only stopwords)";
+
 /// How a lane fared on one query. A skipped or failed lane is dropped from fusion, not zeroed.
 /// Serialized as `{"status": "ok"}`, `{"status": "skipped", "reason": ...}` or
 /// `{"status": "failed", "code": ..., "reason": ...}` (`code`: the [`crate::Error::code`] of

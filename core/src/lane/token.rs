@@ -4,9 +4,11 @@
 //! A chunk scores the fraction of query terms it contains: 1 for a term it contains exactly,
 //! 0.5 for a term it only contains as the prefix of a longer term (`rev` → `revenu`). Prefixes
 //! are tried for the last query word (the one being typed) and for words the index does not
-//! contain; a complete, known word is matched exactly. A word the index does not contain also
-//! gets its typo expansions ([`crate::lane::typo::expand`]): a term a few edits away earns what
-//! the term itself would (1, or 0.5 for a prefix of the last word) times
+//! contain; a complete, known word is matched exactly. A CJK query is a list of character
+//! bigrams ([`crate::analyze`]), each a unit here; a lone CJK character is matched as a prefix
+//! too, so typing the first character of a word finds the bigrams it begins. A word the index
+//! does not contain also gets its typo expansions ([`crate::lane::typo::expand`]): a term a few
+//! edits away earns what the term itself would (1, or 0.5 for a prefix of the last word) times
 //! [`TYPO_DISCOUNT`](crate::lane::typo::TYPO_DISCOUNT) per edit, so it never reaches an exact
 //! match. Ties go to the chunk where the matched terms occur more often (typing `reven` should
 //! find the page about revenue before a page that mentions it once), then to the shorter chunk,
@@ -20,8 +22,16 @@ use crate::analyze::QueryTerm;
 /// How many dictionary terms one query word may expand to as a prefix.
 pub const MAX_PREFIX_EXPANSIONS: usize = 64;
 
-/// Shortest query word that is matched as a prefix.
+/// Shortest query word that is matched as a prefix (but see [`long_enough_for_prefix`]).
 pub const MIN_PREFIX_CHARS: usize = 2;
+
+/// Whether `word` (a query word or term) is long enough to be matched as a prefix: at least
+/// [`MIN_PREFIX_CHARS`] characters, or one CJK character, which carries about as much as a
+/// short word and is how a CJK word begins to be typed (`晴` finds `晴れ`).
+pub fn long_enough_for_prefix(word: &str) -> bool {
+    let n = word.chars().count();
+    n >= MIN_PREFIX_CHARS || (n == 1 && word.chars().all(crate::analyze::is_cjk))
+}
 
 /// The `n` best chunks by term overlap with the query's terms (exactly, as prefixes of the
 /// term or of the unstemmed word it came from, or as the terms `typos` takes them for).
@@ -63,7 +73,7 @@ pub(crate) fn search(
         };
         let mut given: [std::ops::Range<usize>; 2] = [0..0, 0..0];
         for (&prefix, given) in prefixes.iter().zip(&mut given) {
-            if prefix.chars().count() < MIN_PREFIX_CHARS {
+            if !long_enough_for_prefix(prefix) {
                 continue;
             }
             *given = index.prefixed(prefix, MAX_PREFIX_EXPANSIONS);
@@ -134,6 +144,44 @@ pub(crate) fn search(
         .into_iter()
         .map(|k| (!(k as u32), f32::from_bits((k >> 96) as u32)))
         .collect()
+}
+
+/// Every chunk `mask` lets through that this lane would give credit: one holding a query
+/// term exactly, as [`search`] matches them as a prefix, or as a term `typos` takes one for.
+/// Ascending, each once.
+pub(crate) fn matching_chunks(
+    index: &LexicalIndex,
+    query: &[QueryTerm<'_>],
+    typos: &[Expansion],
+    mask: Mask<'_>,
+) -> Vec<u32> {
+    let mut hit = vec![false; index.chunk_count()];
+    let mut mark = |t: usize| {
+        for &c in index.postings_of(t).0 {
+            if mask[c as usize] {
+                hit[c as usize] = true;
+            }
+        }
+    };
+    for (i, q) in query.iter().enumerate() {
+        let exact = index.lookup(&q.term);
+        if let Some(t) = exact {
+            mark(t);
+        }
+        if matches_as_prefix(exact, i, query.len()) {
+            for prefix in [q.term.as_ref(), q.word.as_ref()] {
+                if long_enough_for_prefix(prefix) {
+                    index
+                        .prefixed(prefix, MAX_PREFIX_EXPANSIONS)
+                        .for_each(&mut mark);
+                }
+            }
+        }
+    }
+    for e in typos {
+        mark(e.term);
+    }
+    (0..hit.len() as u32).filter(|&c| hit[c as usize]).collect()
 }
 
 /// Whether query term `i` of `n` (found at `exact` in the dictionary, or not) also matches as
@@ -225,6 +273,17 @@ mod tests {
         assert_eq!(hits.iter().map(|h| h.0).collect::<Vec<_>>(), [2]);
         let hits = search(&i, &q(&["zzz", "rev"]), &[], &[true; 3], None, 10);
         assert_eq!(hits.len(), 3);
+    }
+
+    #[test]
+    fn one_cjk_character_is_matched_as_a_prefix_one_latin_letter_is_not() {
+        let i = idx(&["晴れ", "r", "rx"]);
+        let hits = search(&i, &q(&["晴"]), &[], &[true; 3], None, 10);
+        assert_eq!(hits, [(0, 0.5)]);
+        let hits = search(&i, &q(&["r"]), &[], &[true; 3], None, 10);
+        assert_eq!(hits, [(1, 1.0)]);
+        assert!(long_enough_for_prefix("晴") && long_enough_for_prefix("re"));
+        assert!(!long_enough_for_prefix("r") && !long_enough_for_prefix(""));
     }
 
     #[test]

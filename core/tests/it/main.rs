@@ -2,7 +2,10 @@
 
 mod blob;
 mod check;
+mod cjk;
+mod dates;
 mod embed;
+mod facets;
 mod fuzz_replay;
 mod hostile;
 mod layers;

@@ -2,24 +2,11 @@
 //! files are parsed, only new passages embedded, and the result is a fresh build's.
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use wikidex::{folder_stamp, Embedder, Index, IndexBuilder, SyncReport};
 
-fn temp_dir(tag: &str) -> PathBuf {
-    static N: AtomicUsize = AtomicUsize::new(0);
-    let dir = std::env::temp_dir().join(format!(
-        "wikidex-it-sync-{tag}-{}-{}",
-        std::process::id(),
-        N.fetch_add(1, Ordering::Relaxed)
-    ));
-    if dir.exists() {
-        std::fs::remove_dir_all(&dir).unwrap();
-    }
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
+use crate::blob::temp_dir;
 
 fn write(root: &Path, rel: &str, text: &str) {
     let path = root.join(rel);
@@ -29,7 +16,7 @@ fn write(root: &Path, rel: &str, text: &str) {
 
 /// A wiki of four pages and a raw document.
 fn wiki(tag: &str) -> PathBuf {
-    let root = temp_dir(tag);
+    let root = temp_dir(&format!("sync-{tag}"));
     write(
         &root,
         "global/revenue.md",

@@ -37,6 +37,7 @@ fn sample(name: &str, schema: &Value) -> Value {
     match schema["type"].as_str() {
         Some("string") => json!(match name {
             "scope" => "global",
+            "since" | "until" => "2024-03-12",
             _ => "revenue",
         }),
         Some("integer") => json!(1),

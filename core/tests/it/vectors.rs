@@ -59,7 +59,7 @@ fn build(vector: &Value) -> (Index, wikidex::BuildReport) {
 }
 
 /// `text[start..end]` with offsets counted in `unit`, as the surface of that unit slices.
-fn slice(text: &str, start: usize, end: usize, unit: OffsetUnit) -> String {
+pub(crate) fn slice(text: &str, start: usize, end: usize, unit: OffsetUnit) -> String {
     match unit {
         OffsetUnit::Byte => text.get(start..end).expect("byte span").to_string(),
         OffsetUnit::Char => text.chars().skip(start).take(end - start).collect(),
@@ -131,13 +131,18 @@ fn project_search(index: &Index, r: &wikidex::SearchResults, unit: OffsetUnit) -
         }
         v
     };
-    json!({
+    let mut out = json!({
         "terms": r.terms,
         "truncated": r.truncated,
         "lanes": r.lanes.iter().map(|l| (l.lane.name().to_string(), json!(l.status.name()))).collect::<Map<_, _>>(),
         "hits": r.hits.iter().map(hit).collect::<Vec<_>>(),
         "always": r.always.iter().map(hit).collect::<Vec<_>>(),
-    })
+    });
+    // Only when asked for (`options.facets`), so the other cases keep their shape.
+    if let Some(f) = &r.facets {
+        out["facets"] = json!(f);
+    }
+    out
 }
 
 fn project_verification(index: &Index, answer: &str, v: &wikidex::Verification) -> Value {
@@ -212,7 +217,7 @@ fn run_case(index: &Index, report: &wikidex::BuildReport, case: &Value) -> Value
             }),
         "chunk" => index
             .chunk(case["id"].as_str().expect("id"))
-            .map(|c| json!({"id": c.id, "hash": c.hash, "text": c.text, "raw": c.raw})),
+            .map(|c| json!({"id": c.id, "hash": c.hash, "text": c.text, "raw": c.raw, "lines": [c.line_start, c.line_end], "headings": c.headings})),
         "from_bytes" => {
             let mut bytes = index.to_bytes().expect("encode");
             let m = &case["mutate"];

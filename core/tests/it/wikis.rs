@@ -1592,3 +1592,55 @@ fn page_record_follows_an_old_key_and_an_alias_and_names_the_key_asked() {
         "unknown_page"
     );
 }
+
+#[test]
+fn every_chunk_names_the_file_lines_that_hold_it_and_its_headings() {
+    let (index, _) = example();
+    let root = example_dir();
+    let mut with_headings = 0;
+    for p in index.pages() {
+        let file = std::fs::read_to_string(root.join(&p.path)).unwrap();
+        let lines: Vec<&str> = file.split('\n').collect();
+        for c in index.chunks_of(&p.key, Some(&p.scope)).unwrap() {
+            let (first, last) = (c.line_start as usize, c.line_end as usize);
+            assert!(
+                1 <= first && first <= last && last <= lines.len(),
+                "{}",
+                c.id
+            );
+            let text = c.text.trim();
+            if text.is_empty() {
+                continue;
+            }
+            let held = lines[first - 1..last].join("\n");
+            let (head, tail) = (text.lines().next().unwrap(), text.lines().last().unwrap());
+            assert!(
+                held.contains(head) && held.contains(tail),
+                "{}: lines {first}-{last}",
+                c.id
+            );
+            // Every heading named is a heading line of the file above the chunk.
+            for h in &c.headings {
+                assert!(
+                    lines[..first]
+                        .iter()
+                        .any(|l| l.starts_with('#') && l.contains(h.as_str())),
+                    "{}: heading {h:?} not above line {first}",
+                    c.id
+                );
+            }
+            with_headings += usize::from(!c.headings.is_empty());
+        }
+    }
+    assert!(with_headings > 20, "the example wiki's pages have headings");
+    // A hit carries its best chunk's place.
+    let r = index
+        .search("who do I page for an outage", &SearchOptions::default())
+        .unwrap();
+    let h = &r.hits[0];
+    let c = index.chunk(&h.chunk).unwrap();
+    assert_eq!(
+        (h.line_start, h.line_end, &h.headings),
+        (c.line_start, c.line_end, &c.headings)
+    );
+}

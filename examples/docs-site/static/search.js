@@ -50,7 +50,7 @@ let pending = false
 
 function options() {
   const checked = (name) => [...document.querySelectorAll(`input[name=${name}]:checked`)].map((i) => i.value)
-  return { limit: 20, explain: true, always: 'separate', tags: checked('tag'), types: checked('type') }
+  return { limit: 20, explain: true, always: 'separate', facets: true, tags: checked('tag'), types: checked('type') }
 }
 
 /** Sends the current query; while one is in the worker, only the latest waits behind it. */
@@ -155,7 +155,27 @@ function hitItem(hit, rank) {
   )
 }
 
+/** Each filter's count: the core's facet count over every page the query matches (within
+ * the filters), or with no query the site's total. */
+function counts(facets) {
+  for (const label of document.querySelectorAll('.filters label.filter')) {
+    const box = label.querySelector('input')
+    const shown = label.querySelector('.count')
+    shown.dataset.total ??= shown.textContent
+    if (!facets) {
+      shown.textContent = shown.dataset.total
+      label.classList.remove('empty')
+      continue
+    }
+    const list = box.name === 'tag' ? facets.tags : facets.types
+    const n = list.find((c) => c.value === box.value)?.count ?? 0
+    shown.textContent = String(n)
+    label.classList.toggle('empty', n === 0)
+  }
+}
+
 function render(msg) {
+  counts(msg?.results?.facets ?? null)
   if (!msg) {
     hitsList.replaceChildren()
     delete hitsList.dataset.query

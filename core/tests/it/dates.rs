@@ -1,0 +1,70 @@
+//! The `since` / `until` filters over a page's frontmatter date.
+
+use wikidex::{IndexBuilder, SearchOptions};
+
+const WIKI: &[(&str, &str)] = &[
+    ("global/march.md", "---\ndate: 2024-03-12\n---\nThe nightly job crashed."),
+    (
+        "global/edited.md",
+        "---\ndate: 2023-01-01\nupdated: 2024-06-01T08:00:00+02:00\n---\nThe nightly job was rewritten.",
+    ),
+    ("global/undated.md", "The nightly job runs at 03:00."),
+    ("global/bad.md", "---\ndate: sometime in May\n---\nThe nightly job is slow."),
+];
+
+fn keys(since: Option<&str>, until: Option<&str>) -> Vec<String> {
+    let mut b = IndexBuilder::new(Default::default()).unwrap();
+    for (p, t) in WIKI {
+        b.add_file(p, t.as_bytes()).unwrap();
+    }
+    let index = b.build().unwrap().0;
+    let opts = SearchOptions {
+        since: since.map(str::to_string),
+        until: until.map(str::to_string),
+        ..Default::default()
+    };
+    let mut k: Vec<String> = index
+        .search("nightly job", &opts)
+        .unwrap()
+        .hits
+        .into_iter()
+        .map(|h| h.key)
+        .collect();
+    k.sort();
+    k
+}
+
+#[test]
+fn date_filters_keep_pages_dated_in_range_and_leave_undated_ones_out() {
+    assert_eq!(keys(None, None), ["bad", "edited", "march", "undated"]);
+    assert_eq!(keys(Some("2024-01-01"), None), ["edited", "march"]);
+    // `updated` wins over `date`; an offset is honoured (06:00Z).
+    assert_eq!(keys(Some("2024-06-01T06:00:00Z"), None), ["edited"]);
+    assert_eq!(
+        keys(Some("2024-06-01T06:00:01Z"), None),
+        Vec::<String>::new()
+    );
+    // A date alone as `until` keeps that whole day.
+    assert_eq!(keys(None, Some("2024-03-12")), ["march"]);
+    assert_eq!(keys(Some("2024-03-12"), Some("2024-03-12")), ["march"]);
+    assert_eq!(keys(None, Some("2024-03-11")), Vec::<String>::new());
+}
+
+#[test]
+fn a_bad_date_filter_is_invalid_argument_and_a_hit_shows_its_date() {
+    let mut b = IndexBuilder::new(Default::default()).unwrap();
+    for (p, t) in WIKI {
+        b.add_file(p, t.as_bytes()).unwrap();
+    }
+    let index = b.build().unwrap().0;
+    let opts = SearchOptions {
+        since: Some("last week".into()),
+        ..Default::default()
+    };
+    assert_eq!(
+        index.search("nightly", &opts).unwrap_err().code(),
+        "invalid_argument"
+    );
+    let r = index.search("crashed", &SearchOptions::default()).unwrap();
+    assert_eq!(r.hits[0].date.as_deref(), Some("2024-03-12"));
+}
