@@ -18,6 +18,9 @@
 //! blob is an [`Error`], never a panic.
 //!
 //! Versions:
+//! - v4 adds the chunk numbers (the `n` of `{page_id}::chunk_{n}`, kept across edits); a v1
+//!   to v3 blob has none stored, so each chunk's number is its position in its page, as
+//!   those versions named them.
 //! - v3 has the schema of v2; its postings (and the token lane, which reads them) come from
 //!   the analyzer that segments CJK text into bigrams ([`crate::analyze`]).
 //! - v2 postings were made by the analyzer before CJK segmentation, which the queries of this
@@ -41,7 +44,7 @@ use crate::raw::RawSection;
 /// Magic bytes at the start of every blob.
 pub const MAGIC: [u8; 8] = *b"WIKIDEX\0";
 /// The format version this build writes.
-pub const FORMAT_VERSION: u32 = 3;
+pub const FORMAT_VERSION: u32 = 4;
 /// The oldest format version this build reads.
 pub const OLDEST_SUPPORTED_FORMAT_VERSION: u32 = 1;
 /// Size of the fixed header before the payload.
@@ -59,6 +62,38 @@ pub(crate) struct IndexData {
     pub graph: GraphSection,
     /// Since v2: raw source documents and their chunks.
     pub raw: RawSection,
+    /// Since v4: the number in each chunk's id (`{page_id}::chunk_{n}`), in chunk table
+    /// order; empty when every chunk's number is its position in its page (any index built
+    /// from scratch). Edits keep the numbers of the chunks they did not touch
+    /// ([`crate::chunk::carry_numbers`]).
+    pub chunk_numbers: Vec<u32>,
+}
+
+/// The v2 and v3 payload: the schema of v4 before `chunk_numbers`.
+#[derive(Deserialize)]
+struct IndexDataV3 {
+    config: Config,
+    pages: Vec<Page>,
+    chunks: Vec<ChunkRecord>,
+    lexical: LexicalIndex,
+    vectors: Option<VectorSection>,
+    graph: GraphSection,
+    raw: RawSection,
+}
+
+impl From<IndexDataV3> for IndexData {
+    fn from(old: IndexDataV3) -> IndexData {
+        IndexData {
+            config: old.config,
+            pages: old.pages,
+            chunks: old.chunks,
+            lexical: old.lexical,
+            vectors: old.vectors,
+            graph: old.graph,
+            raw: old.raw,
+            chunk_numbers: Vec::new(),
+        }
+    }
 }
 
 /// The v1 payload, decoded as it was written, then upgraded by [`upgrade_v1`].
@@ -176,7 +211,7 @@ fn upgrade_v1(old: IndexDataV1) -> Result<IndexData> {
         pages.get(p).map(|p| p.text.as_str())
     })?;
     let raw = RawSection::default();
-    let graph = GraphSection::build(&pages, &old.chunks, &raw);
+    let graph = GraphSection::build(&pages, &old.chunks, &[], &raw);
     Ok(IndexData {
         config: old.config,
         pages,
@@ -185,6 +220,7 @@ fn upgrade_v1(old: IndexDataV1) -> Result<IndexData> {
         vectors: old.vectors,
         graph,
         raw,
+        chunk_numbers: Vec::new(),
     })
 }
 
@@ -260,6 +296,10 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<IndexData> {
         let (old, rest): (IndexDataV1, &[u8]) =
             postcard::take_from_bytes(payload).map_err(cannot)?;
         (upgrade_v1(old)?, rest)
+    } else if version < 4 {
+        let (old, rest): (IndexDataV3, &[u8]) =
+            postcard::take_from_bytes(payload).map_err(cannot)?;
+        (old.into(), rest)
     } else {
         postcard::take_from_bytes(payload).map_err(cannot)?
     };
@@ -307,6 +347,7 @@ fn validate(data: &IndexData) -> Result<()> {
             )));
         }
     }
+    crate::chunk::validate_numbers(&data.chunks, &data.chunk_numbers)?;
     data.lexical.validate(data.chunks.len())?;
     if let Some(v) = &data.vectors {
         v.validate(data.chunks.len())?;
@@ -330,6 +371,7 @@ mod tests {
             vectors: None,
             graph: GraphSection::default(),
             raw: RawSection::default(),
+            chunk_numbers: Vec::new(),
         }
     }
 

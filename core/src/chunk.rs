@@ -74,12 +74,125 @@ pub(crate) fn validate_chunk_table<'a>(
     Ok(())
 }
 
-/// The chunk id for chunk `ordinal` of the page with id `page_id`.
-pub fn chunk_id(page_id: &str, ordinal: usize) -> String {
-    format!("{page_id}::chunk_{ordinal}")
+/// Page id → the content hash and id number of each of its chunks, in order: what an index
+/// gives the next build of its pages so that edits keep chunk ids ([`carry_numbers`]).
+pub(crate) type PriorChunks = std::collections::HashMap<String, Vec<(String, u32)>>;
+
+/// Checks a chunk table's id numbers: none (every number is the chunk's position in its
+/// page), or one per chunk and no two alike within a page.
+pub(crate) fn validate_numbers(chunks: &[ChunkRecord], numbers: &[u32]) -> Result<()> {
+    if numbers.is_empty() {
+        return Ok(());
+    }
+    if numbers.len() != chunks.len() {
+        return Err(Error::corrupt(format!(
+            "{} chunk numbers for {} chunks",
+            numbers.len(),
+            chunks.len()
+        )));
+    }
+    let mut seen = std::collections::HashSet::new();
+    for (i, (c, &n)) in chunks.iter().zip(numbers).enumerate() {
+        if !seen.insert((c.page, n)) {
+            return Err(Error::corrupt(format!(
+                "chunk {i} repeats the number {n} within its page"
+            )));
+        }
+    }
+    Ok(())
 }
 
-/// Splits a chunk id into its page id and ordinal; `None` if it is not shaped like one.
+/// The table position of the chunk numbered `number` among the `count` chunks of one page
+/// that start at table position `first`, given the table's id numbers (empty: a chunk's
+/// number is its position in its page).
+pub(crate) fn find_number(numbers: &[u32], first: u32, count: u32, number: u32) -> Option<u32> {
+    if numbers.is_empty() {
+        return (number < count).then_some(first + number);
+    }
+    let range = numbers.get(first as usize..(first + count) as usize)?;
+    range
+        .iter()
+        .position(|&n| n == number)
+        .map(|i| first + i as u32)
+}
+
+/// The id of the chunk numbered `n` of the page with id `page_id` (a chunk's number is its
+/// position in the page unless edits kept an older one: [`carry_numbers`]).
+pub fn chunk_id(page_id: &str, n: usize) -> String {
+    format!("{page_id}::chunk_{n}")
+}
+
+/// The numbers in the ids of a page's new chunks (`{page_id}::chunk_{n}`), given the content
+/// hashes of those chunks in order and the `(hash, number)` of the page's chunks in the index
+/// before, so that an edit keeps the ids of the chunks it did not touch:
+/// - a new chunk whose text is that of an old chunk takes its number (old chunks matched in
+///   order, each once: the matched pairs keep their relative order);
+/// - between two matched pairs (or before the first, or after the last), the new chunks that
+///   matched nothing take the numbers of the old chunks there that matched nothing, in order:
+///   an edited paragraph keeps its id (its hash tells a citation it drifted);
+/// - any other new chunk takes a number above every old one, in order.
+///
+/// With no old chunks the numbers are the positions `0, 1, 2, ...`.
+pub(crate) fn carry_numbers(new: &[&str], old: &[(&str, u32)]) -> Vec<u32> {
+    use std::collections::{HashMap, VecDeque};
+    let mut at: HashMap<&str, VecDeque<usize>> = HashMap::new();
+    for (j, (hash, _)) in old.iter().enumerate() {
+        at.entry(hash).or_default().push_back(j);
+    }
+    let mut used = vec![false; old.len()];
+    let mut out: Vec<Option<u32>> = vec![None; new.len()];
+    // Anchors: new chunk i takes the first old chunk with its text after the last anchor.
+    let mut anchors: Vec<(usize, usize)> = Vec::new();
+    let mut after = 0usize;
+    for (i, hash) in new.iter().enumerate() {
+        let Some(queue) = at.get(hash) else { continue };
+        if let Some(&j) = queue.iter().find(|&&j| j >= after) {
+            anchors.push((i, j));
+            used[j] = true;
+            out[i] = Some(old[j].1);
+            after = j + 1;
+        }
+    }
+    // A chunk moved out of order still finds its text.
+    for (i, hash) in new.iter().enumerate() {
+        if out[i].is_some() {
+            continue;
+        }
+        if let Some(&j) = at.get(hash).and_then(|q| q.iter().find(|&&j| !used[j])) {
+            used[j] = true;
+            out[i] = Some(old[j].1);
+        }
+    }
+    // Between anchors, edited chunks take the free numbers of that stretch, in order.
+    let mut bounds = anchors.clone();
+    bounds.push((new.len(), old.len()));
+    let (mut i0, mut j0) = (0usize, 0usize);
+    for (i1, j1) in bounds {
+        let free: Vec<usize> = (j0..j1).filter(|&j| !used[j]).collect();
+        let mut free = free.into_iter();
+        for slot in out[i0..i1].iter_mut().filter(|o| o.is_none()) {
+            match free.next() {
+                Some(j) => {
+                    used[j] = true;
+                    *slot = Some(old[j].1);
+                }
+                None => break,
+            }
+        }
+        (i0, j0) = (i1 + 1, j1 + 1);
+    }
+    let mut next = old.iter().map(|&(_, n)| n + 1).max().unwrap_or(0);
+    out.into_iter()
+        .map(|o| {
+            o.unwrap_or_else(|| {
+                next += 1;
+                next - 1
+            })
+        })
+        .collect()
+}
+
+/// Splits a chunk id into its page id and number; `None` if it is not shaped like one.
 pub fn parse_chunk_id(id: &str) -> Option<(&str, usize)> {
     let (page, n) = id.rsplit_once("::chunk_")?;
     if page.is_empty() || n.is_empty() || !n.bytes().all(|b| b.is_ascii_digit()) {
@@ -408,6 +521,37 @@ fn overlap_tail(text: &str, chunk: Span, budget: usize) -> (usize, usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn carry_numbers_keeps_the_ids_of_chunks_an_edit_did_not_touch() {
+        // No old chunks: positions.
+        assert_eq!(carry_numbers(&["a", "b", "c"], &[]), vec![0, 1, 2]);
+        let old = [("a", 0), ("b", 1), ("c", 2)];
+        // Unchanged.
+        assert_eq!(carry_numbers(&["a", "b", "c"], &old), vec![0, 1, 2]);
+        // A paragraph added at the top: a new number, the others kept.
+        assert_eq!(carry_numbers(&["n", "a", "b", "c"], &old), vec![3, 0, 1, 2]);
+        // One edited in place keeps its number (its hash says it drifted).
+        assert_eq!(carry_numbers(&["a", "B", "c"], &old), vec![0, 1, 2]);
+        // One removed: its number is not given to another chunk.
+        assert_eq!(carry_numbers(&["a", "c"], &old), vec![0, 2]);
+        // Two in the place of one: the first takes its number, the second a new one.
+        assert_eq!(carry_numbers(&["a", "x", "y", "c"], &old), vec![0, 1, 3, 2]);
+        // Moved: it keeps its number.
+        assert_eq!(carry_numbers(&["b", "c", "a"], &old), vec![1, 2, 0]);
+        // Duplicated texts are matched in order, each old chunk once.
+        assert_eq!(
+            carry_numbers(&["a", "a"], &[("a", 4), ("a", 7)]),
+            vec![4, 7]
+        );
+        // Numbers are unique whatever the edit.
+        let old = [("a", 5), ("b", 2), ("c", 9)];
+        let got = carry_numbers(&["c", "x", "a", "y", "b", "z"], &old);
+        let mut sorted = got.clone();
+        sorted.sort_unstable();
+        sorted.dedup();
+        assert_eq!(sorted.len(), got.len(), "{got:?}");
+    }
 
     #[test]
     fn line_range_counts_the_file_lines_a_span_covers() {

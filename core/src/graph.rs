@@ -206,10 +206,17 @@ fn visible_scopes(scope: &Scope) -> Vec<Scope> {
 struct ChunkIds<'a> {
     pages: HashMap<String, (u32, u32)>,
     raw: HashMap<&'a str, (u32, u32)>,
+    /// The number in each wiki chunk's id (empty: its position in its page).
+    numbers: &'a [u32],
 }
 
 impl<'a> ChunkIds<'a> {
-    fn new(pages: &[Page], chunks: &[ChunkRecord], raw: &'a RawSection) -> ChunkIds<'a> {
+    fn new(
+        pages: &[Page],
+        chunks: &[ChunkRecord],
+        numbers: &'a [u32],
+        raw: &'a RawSection,
+    ) -> ChunkIds<'a> {
         let spans = |table: &[ChunkRecord]| {
             let mut out: HashMap<u32, (u32, u32)> = HashMap::new();
             for (i, c) in table.iter().enumerate() {
@@ -232,6 +239,7 @@ impl<'a> ChunkIds<'a> {
                 .enumerate()
                 .filter_map(|(i, d)| Some((d.id.as_str(), *raw_spans.get(&(i as u32))?)))
                 .collect(),
+            numbers,
         }
     }
 
@@ -242,15 +250,21 @@ impl<'a> ChunkIds<'a> {
             return (ordinal < n).then_some(ChunkRef::Raw(first + ordinal));
         }
         let &(first, n) = self.pages.get(doc)?;
-        (ordinal < n).then_some(ChunkRef::Wiki(first + ordinal))
+        crate::chunk::find_number(self.numbers, first, n, ordinal).map(ChunkRef::Wiki)
     }
 }
 
 impl GraphSection {
-    /// Derives the graph from pages, their chunk table and the raw layer.
-    pub(crate) fn build(pages: &[Page], chunks: &[ChunkRecord], raw: &RawSection) -> GraphSection {
+    /// Derives the graph from pages, their chunk table (with its id numbers) and the raw
+    /// layer.
+    pub(crate) fn build(
+        pages: &[Page],
+        chunks: &[ChunkRecord],
+        numbers: &[u32],
+        raw: &RawSection,
+    ) -> GraphSection {
         let names = Names::new(pages);
-        let ids = ChunkIds::new(pages, chunks, raw);
+        let ids = ChunkIds::new(pages, chunks, numbers, raw);
         // Each page's chunks as a range of the table (chunks are stored in page order).
         let mut page_chunks = vec![(0usize, 0usize); pages.len()];
         for (i, c) in chunks.iter().enumerate() {

@@ -57,6 +57,8 @@ struct Previous {
     files: HashMap<String, Stored>,
     /// The previous vectors, and each embedded passage's vector.
     vectors: Option<VectorSection>,
+    /// Page id → its chunks' hashes and id numbers, so edits keep chunk ids.
+    numbers: chunk::PriorChunks,
     known: HashMap<String, Vec<f32>>,
     /// Paths given to this build, and how each compared.
     seen: HashSet<String>,
@@ -132,6 +134,7 @@ impl IndexBuilder {
         }
         self.previous = Some(Previous {
             files,
+            numbers: previous.prior_chunks(),
             vectors: data.vectors.clone(),
             known: vectors::known_vectors(data),
             seen: HashSet::new(),
@@ -492,7 +495,9 @@ impl IndexBuilder {
         let mut report = self.report;
         let pages: Vec<Page> = self.pages.into_values().collect();
         let raw = RawSection::build(self.raw.into_values().collect(), &self.config.chunk)?;
-        let mut data = assemble(self.config, pages, raw, &mut |d, t| {
+        let no_prior = chunk::PriorChunks::new();
+        let prior = self.previous.as_ref().map_or(&no_prior, |p| &p.numbers);
+        let mut data = assemble(self.config, pages, raw, prior, &mut |d, t| {
             progress(BuildStage::Pages, d, t)
         })?;
         let previous = self.previous;
@@ -975,20 +980,24 @@ fn remove_stale_temps(dir: &Path, prefix: &str) {
 }
 
 /// Chunks and analyzes `pages` (already in canonical order) into index data. The only place
-/// derived data is made, so a build and an upsert give the same bytes for the same pages.
+/// derived data is made, so a build and an upsert give the same bytes for the same pages and
+/// the same `prior` chunks (the numbers of the chunk ids: [`chunk::carry_numbers`]).
 fn assemble(
     config: Config,
     pages: Vec<Page>,
     raw: RawSection,
+    prior: &chunk::PriorChunks,
     progress: &mut dyn FnMut(usize, usize) -> ControlFlow<()>,
 ) -> Result<IndexData> {
     u32::try_from(pages.len()).map_err(|_| Error::invalid_argument("more than 4 Gi pages"))?;
     let analyzer = Analyzer::new(config.language);
     let mut surface = crate::analyze::Surface::default();
     let mut chunks = Vec::new();
+    let mut numbers: Vec<u32> = Vec::new();
     let mut chunk_terms = Vec::new();
     let total = pages.len();
     for (pi, page) in pages.iter().enumerate() {
+        let first = chunks.len();
         let body_start = page.body_start as usize;
         let body = page.body();
         // The same analysis `LexicalIndex::analyze` gives a blob written by an older analyzer.
@@ -1004,6 +1013,14 @@ fn assemble(
                 hash: chunk::content_hash(text),
             });
         }
+        let hashes: Vec<&str> = chunks[first..].iter().map(|c| c.hash.as_str()).collect();
+        match prior.get(&page.id()) {
+            Some(old) => {
+                let old: Vec<(&str, u32)> = old.iter().map(|(h, n)| (h.as_str(), *n)).collect();
+                numbers.extend(chunk::carry_numbers(&hashes, &old));
+            }
+            None => numbers.extend(0..hashes.len() as u32),
+        }
         if progress(pi + 1, total).is_break() {
             return Err(Error::Cancelled {
                 stage: BuildStage::Pages.as_str().into(),
@@ -1012,7 +1029,20 @@ fn assemble(
     }
     u32::try_from(chunks.len()).map_err(|_| Error::invalid_argument("more than 4 Gi chunks"))?;
     let lexical = LexicalIndex::build(chunk_terms, surface);
-    let graph = GraphSection::build(&pages, &chunks, &raw);
+    // Canonical form: no numbers stored when every chunk is numbered by its position.
+    let mut position = 0u32;
+    let positional = chunks.iter().zip(&numbers).enumerate().all(|(i, (c, &n))| {
+        position = if i > 0 && c.page == chunks[i - 1].page {
+            position + 1
+        } else {
+            0
+        };
+        n == position
+    });
+    if positional {
+        numbers.clear();
+    }
+    let graph = GraphSection::build(&pages, &chunks, &numbers, &raw);
     Ok(IndexData {
         config,
         pages,
@@ -1021,6 +1051,7 @@ fn assemble(
         vectors: None,
         graph,
         raw,
+        chunk_numbers: numbers,
     })
 }
 
@@ -1406,7 +1437,10 @@ impl Index {
     fn rebuilt(&self, pages: Vec<Page>) -> Result<Index> {
         let config = self.data.config.clone();
         let raw = self.data.raw.clone();
-        let mut data = assemble(config, pages, raw, &mut |_, _| ControlFlow::Continue(()))?;
+        let prior = self.prior_chunks();
+        let mut data = assemble(config, pages, raw, &prior, &mut |_, _| {
+            ControlFlow::Continue(())
+        })?;
         if let Some(old) = &self.data.vectors {
             let known = vectors::known_vectors(&self.data);
             let embedder = match &self.embedder {

@@ -264,7 +264,7 @@ pub struct Page {
 
 impl Page {
     /// The page's id: its key for global pages, `user/<name>/<key>` for a user's page.
-    /// Chunk ids are `{page_id}::chunk_{i}`.
+    /// Chunk ids are `{page_id}::chunk_{n}` (see [`crate::Chunk::id`]).
     pub fn id(&self) -> String {
         match &self.scope {
             Scope::Global => self.key.clone(),

@@ -754,9 +754,9 @@ impl Index {
     fn cmp_chunk_ids(&self, a: u32, b: u32) -> std::cmp::Ordering {
         let (pa, pb) = (self.chunk_page[a as usize], self.chunk_page[b as usize]);
         if pa == pb {
-            // Same page: ids differ only in the ordinal, compared as the id strings are.
-            let oa = (a - self.first_chunk[pa as usize]).to_string();
-            let ob = (b - self.first_chunk[pb as usize]).to_string();
+            // Same page: ids differ only in the number, compared as the id strings are.
+            let oa = self.chunk_number(a).to_string();
+            let ob = self.chunk_number(b).to_string();
             return oa.cmp(&ob);
         }
         let (a, b) = (&self.data.pages[pa as usize], &self.data.pages[pb as usize]);
@@ -906,7 +906,6 @@ impl HitContext<'_> {
                 base,
             )
         });
-        let ordinal = (c - index.first_chunk[page_index as usize]) as usize;
         let page_id = p.id();
         let (line_start, line_end) =
             crate::chunk::line_range(&p.text, record.start as usize, record.end as usize);
@@ -919,7 +918,7 @@ impl HitContext<'_> {
                 record.start as usize,
             ),
             key: p.key.clone(),
-            chunk: crate::chunk::chunk_id(&page_id, ordinal),
+            chunk: index.chunk_id(c),
             page_id,
             scope: p.scope.clone(),
             path: p.path.clone(),

@@ -25,7 +25,9 @@ use crate::vectors::Attached;
 /// A chunk with its text, as returned by [`Index::chunk`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Chunk {
-    /// `{page_id}::chunk_{ordinal}`.
+    /// `{page_id}::chunk_{n}`: `n` is the chunk's position in its page when the index was
+    /// built, and an edit keeps the `n` of every chunk it did not touch (so it can differ
+    /// from `ordinal` after edits).
     pub id: String,
     /// Key of the page it belongs to.
     pub key: String,
@@ -67,7 +69,7 @@ impl Chunk {
 /// A chunk of a page record: its id, hash and span.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ChunkSpan {
-    /// `{page_id}::chunk_{ordinal}`.
+    /// `{page_id}::chunk_{n}` (see [`Chunk::id`]).
     pub id: String,
     /// Content hash.
     pub hash: String,
@@ -371,12 +373,12 @@ impl Index {
             return Ok(self.raw_chunk_at((first + ordinal) as u32));
         }
         let &p = self.page_ids.get(page_id).ok_or_else(unknown)?;
-        let first = self.first_chunk[p as usize] as usize;
-        let count = self.first_chunk[p as usize + 1] as usize - first;
-        if ordinal >= count {
-            return Err(unknown());
-        }
-        Ok(self.chunk_at((first + ordinal) as u32))
+        let first = self.first_chunk[p as usize];
+        let count = self.first_chunk[p as usize + 1] - first;
+        let number = u32::try_from(ordinal).map_err(|_| unknown())?;
+        let c = chunk::find_number(&self.data.chunk_numbers, first, count, number)
+            .ok_or_else(unknown)?;
+        Ok(self.chunk_at(c))
     }
 
     /// The chunk at table position `c` (must be in range).
@@ -526,8 +528,32 @@ impl Index {
     /// The id of the chunk at table position `c` (must be in range).
     pub(crate) fn chunk_id(&self, c: u32) -> String {
         let p = self.chunk_page[c as usize];
-        let ordinal = c - self.first_chunk[p as usize];
-        chunk::chunk_id(&self.data.pages[p as usize].id(), ordinal as usize)
+        chunk::chunk_id(
+            &self.data.pages[p as usize].id(),
+            self.chunk_number(c) as usize,
+        )
+    }
+
+    /// The number in the id of the chunk at table position `c` (must be in range): its
+    /// position in its page, unless edits since the index was built kept older numbers.
+    pub(crate) fn chunk_number(&self, c: u32) -> u32 {
+        match self.data.chunk_numbers.get(c as usize) {
+            Some(&n) => n,
+            None => c - self.first_chunk[self.chunk_page[c as usize] as usize],
+        }
+    }
+
+    /// Page id → the content hash and id number of each of its chunks, in order (see
+    /// [`crate::chunk::PriorChunks`]).
+    pub(crate) fn prior_chunks(&self) -> crate::chunk::PriorChunks {
+        let mut out = crate::chunk::PriorChunks::new();
+        for (c, rec) in self.data.chunks.iter().enumerate() {
+            let page = &self.data.pages[rec.page as usize];
+            out.entry(page.id())
+                .or_default()
+                .push((rec.hash.clone(), self.chunk_number(c as u32)));
+        }
+        out
     }
 
     pub(crate) fn chunk_text(&self, c: u32) -> &str {

@@ -2,6 +2,7 @@
 
 mod blob;
 mod check;
+mod chunk_ids;
 mod cjk;
 mod dates;
 mod embed;
