@@ -47,10 +47,13 @@ pub const TYPO_DISCOUNT: f32 = 0.5;
 pub const MAX_VISITS: usize = 20_000;
 
 /// The edits a query word may differ by: 0 for words shorter than [`ONE_TYPO_CHARS`], longer
-/// than [`MAX_TYPO_CHARS`] or holding a digit (a number or a code is not a typo), 1 up to
-/// [`TWO_TYPOS_CHARS`], else 2.
+/// than [`MAX_TYPO_CHARS`], holding a digit (a number or a code is not a typo) or CJK text
+/// (matched by character bigrams, see [`crate::analyze`]), 1 up to [`TWO_TYPOS_CHARS`], else 2.
 pub fn max_edits(word: &str) -> u8 {
-    if word.chars().any(char::is_numeric) {
+    if word
+        .chars()
+        .any(|c| c.is_numeric() || crate::analyze::is_cjk(c))
+    {
         return 0;
     }
     match word.chars().count() {
@@ -555,7 +558,7 @@ mod tests {
         assert_eq!(max_edits("pstmortex"), 2);
         assert_eq!(max_edits("x86_64abc"), 0);
         assert_eq!(max_edits(&"a".repeat(MAX_TYPO_CHARS + 1)), 0);
-        assert_eq!(max_edits("日本語の文章です"), 1);
+        assert_eq!(max_edits("日本語の文章です"), 0);
         assert_eq!(discount(0), 1.0);
         assert_eq!(discount(2), TYPO_DISCOUNT * TYPO_DISCOUNT);
     }

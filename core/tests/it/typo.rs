@@ -278,3 +278,64 @@ fn typo_expansions_per_word_are_bounded() {
     let first: Vec<String> = ('a'..='h').map(|c| format!("zorbla{c}")).collect();
     assert_eq!(matched, first);
 }
+
+#[test]
+fn words_with_digits_are_matched_exactly() {
+    // `x86_64` and `x86_65`, `ipv4` and `ipv6`: a code or a number is not a typo.
+    let index = unstemmed(&[
+        ("global/a.md", "Builds for build2024 and release2024 only."),
+        ("global/b.md", "Ship the release notes."),
+    ]);
+    for (lanes, opts) in lane_options() {
+        for q in ["build2025", "release2025", "releas2024"] {
+            assert!(
+                check::search(&index, q, &opts).hits.is_empty(),
+                "{lanes}: {q}"
+            );
+        }
+        // A word without a digit is expanded (`relaese` → `release`; in the token lane, as
+        // the last word, also to the words starting with `release`, `release2024` among them,
+        // ranked below).
+        let r = check::search(&index, "relaese", &opts);
+        assert_eq!(keys(&r)[0], "b", "{lanes}");
+        if lanes == "lexical" {
+            assert_eq!(keys(&r), ["b"]);
+        }
+    }
+}
+
+#[test]
+fn a_known_word_is_never_expanded() {
+    // `ledger` is in the index: `ledgers` (one edit away) is not taken for it, however much
+    // more often it occurs.
+    let index = unstemmed(&[
+        ("global/a.md", "The ledger."),
+        ("global/b.md", "Ledgers, ledgers and ledgers."),
+    ]);
+    let opts = SearchOptions {
+        lanes: Some(vec![Lane::Lexical]),
+        explain: true,
+        ..Default::default()
+    };
+    let r = check::search(&index, "ledger", &opts);
+    assert_eq!(keys(&r), ["a"]);
+    let terms = &r.hits[0].explain.as_ref().unwrap().lexical;
+    assert_eq!(terms.len(), 1);
+    assert_eq!((terms[0].matched.as_deref(), terms[0].edits), (None, 0));
+    // In a query with an unknown word, the known word still matches only itself.
+    let r = check::search(&index, "ledger balanse", &opts);
+    assert_eq!(keys(&r), ["a"]);
+}
+
+#[test]
+fn cjk_bigrams_are_not_typos() {
+    // CJK text is matched by character bigrams; a bigram the index lacks is not taken for a
+    // neighbouring one (typo tolerance is for words of five letters or more).
+    let index = unstemmed(&[("global/a.md", "東京の天気は晴れです。")]);
+    for (lanes, opts) in lane_options() {
+        assert!(
+            check::search(&index, "大阪の雨", &opts).hits.is_empty(),
+            "{lanes}"
+        );
+    }
+}
