@@ -16,6 +16,12 @@ FUZZ_TARGETS   ?= blob page search verify headers
 # cargo-fuzz passes nightly flags (-Z sanitizer, sancov); the stable toolchain accepts them
 # with RUSTC_BOOTSTRAP=1.
 FUZZ := cd fuzz && RUSTC_BOOTSTRAP=1 $(CARGO) fuzz
+# make eval: the multilingual check set, run once with each of these models (folders under
+# MODELS_DIR; a model not there is skipped), then its cross-language queries alone.
+MODELS_DIR  ?= models
+EVAL_MODELS ?= all-MiniLM-L6-v2 multilingual-e5-small
+MLING       := tests/multilingual
+MLING_CROSS := target/eval/multilingual-cross
 # make site / serve-site: where the docs site is written, and the port it is served on.
 SITE      ?= target/site
 SITE_PORT ?= 8080
@@ -169,11 +175,21 @@ wasm-check: check-tools
 	env $$WASM_CARGO build -p wikidex --no-default-features --target wasm32-unknown-unknown && \
 	env $$WASM_CARGO check -p wikidex --no-default-features --features embed --target wasm32-unknown-unknown
 
-## make eval: nDCG@10, MAP and recall@100 per lane and fused on CACM and Cranfield.
+## make eval: nDCG@10, MAP and recall@100 per lane and fused on CACM and Cranfield, then on
+## the multilingual check set (tests/multilingual: seven languages, its README) with each model
+## of EVAL_MODELS present in MODELS_DIR, all queries and then the cross-language ones alone
+## (scripts/cross-language-subset.sh).
 eval: release models
 	@for c in cacm cranfield; do \
 		test -d $(DATA)/$$c || { echo "missing $(DATA)/$$c (set DATA=...)"; exit 1; }; \
 		$(BIN) eval $(DATA)/$$c --repeat 3 || exit 1; echo; \
+	done
+	@scripts/cross-language-subset.sh $(MLING) $(MLING_CROSS)
+	@for m in $(EVAL_MODELS); do \
+		test -f $(MODELS_DIR)/$$m/tokenizer.json || { echo "model $$m: not in $(MODELS_DIR), skipped"; echo; continue; }; \
+		for c in $(MLING) $(MLING_CROSS); do \
+			echo "model $$m"; $(BIN) eval $$c --model $(MODELS_DIR)/$$m --repeat 3 || exit 1; echo; \
+		done; \
 	done
 
 ## make bench: criterion benches (BM25 on CACM, the vector scan), then wikidex vs bm25s

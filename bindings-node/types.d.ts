@@ -63,7 +63,7 @@ export interface SearchOptions {
   query_vector?: number[]
   /** Count the tags and types of every matching page (not only the hits) into `facets`. */
   facets?: boolean
-  /** Only pages dated on or after this (`2024-03-12` or `2024-03-12T09:30:00Z`): frontmatter `updated`, `last_updated` or `date`. */
+  /** Only pages dated on or after this (`2024-03-12` or `2024-03-12T09:30:00Z`): frontmatter `updated`, `last_updated` or `date`, else the page file's modification time when built from a folder. */
   since?: string
   /** Only pages dated on or before this (a date alone includes the whole day). */
   until?: string
@@ -116,7 +116,7 @@ export interface Hit {
   lanes: LaneHit[]
   always: boolean
   stale_since: string | null
-  /** The page's date as its frontmatter writes it (`updated`, `last_updated` or `date`). */
+  /** The page's date, the one the date filters read: the frontmatter's `updated`, `last_updated` or `date` as written, else the file's modification time (`2024-03-12T09:30:00Z`) when built from a folder. */
   date: string | null
   explain: Explanation | null
 }
@@ -191,6 +191,8 @@ export interface Chunk {
   line_end: number
   /** The headings the chunk sits under, outermost first. */
   headings: string[]
+  /** When the chunk continues a Markdown table cut between rows: the table's header and delimiter rows (indexed with the chunk; show them before `text`); else null. */
+  table_header: string | null
 }
 
 export interface LintIssue { page: string; code: string; target: string | null; severity: Severity; message: string }

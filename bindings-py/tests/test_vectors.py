@@ -140,6 +140,7 @@ def run_case(index, case):
                 "raw": c.raw,
                 "lines": [c.line_start, c.line_end],
                 "headings": list(c.headings),
+                "table_header": c.table_header,
             }
         if op == "from_bytes":
             data = bytearray(index.to_bytes())

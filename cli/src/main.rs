@@ -393,6 +393,10 @@ struct BuildArgs {
     /// skipped and reported as `outside_root`).
     #[arg(long)]
     follow_outside_root: bool,
+    /// Do not store the page files' modification times (the date filters' fallback for pages
+    /// without a frontmatter date): the blob then depends only on the files' paths and texts.
+    #[arg(long)]
+    no_file_times: bool,
     #[command(flatten)]
     config: ConfigArgs,
     #[command(flatten)]
@@ -416,6 +420,9 @@ struct SyncArgs {
     /// Read files whose symbolic links lead outside the wiki folder.
     #[arg(long)]
     follow_outside_root: bool,
+    /// Do not store the page files' modification times (as `build --no-file-times`).
+    #[arg(long)]
+    no_file_times: bool,
     #[command(flatten)]
     embed: EmbedBuildArgs,
     /// Print a JSON report.
@@ -697,6 +704,8 @@ struct BuildPlan<'a> {
     strict: bool,
     raw: Option<&'a Path>,
     follow_outside_root: bool,
+    /// Store the page files' modification times.
+    file_times: bool,
     config: Config,
     embed: &'a EmbedBuildArgs,
     quiet: bool,
@@ -714,6 +723,7 @@ fn sync_index(plan: BuildPlan<'_>) -> Result<(Index, SyncReport), Error> {
     let mut builder = IndexBuilder::new(plan.config)?;
     builder.strict(plan.strict);
     builder.follow_links_outside_root(plan.follow_outside_root);
+    builder.file_times(plan.file_times);
     if let Some(e) = plan.embed.embedder(quiet)? {
         builder
             .embedder(e)
@@ -768,6 +778,7 @@ fn build(a: BuildArgs) -> Result<ExitCode, Error> {
         strict: a.strict,
         raw: a.raw.as_deref(),
         follow_outside_root: a.follow_outside_root,
+        file_times: !a.no_file_times,
         config,
         embed: &a.embed,
         quiet: a.json,
@@ -837,6 +848,7 @@ fn sync_blob(
     blob: &Path,
     raw: Option<&Path>,
     follow_outside_root: bool,
+    file_times: bool,
     embed: &EmbedBuildArgs,
     quiet: bool,
 ) -> Result<Synced, Error> {
@@ -877,6 +889,7 @@ fn sync_blob(
         strict: false,
         raw,
         follow_outside_root,
+        file_times,
         config,
         embed,
         quiet,
@@ -921,6 +934,7 @@ fn sync(a: SyncArgs) -> Result<ExitCode, Error> {
         &a.output,
         a.raw.as_deref(),
         a.follow_outside_root,
+        !a.no_file_times,
         &a.embed,
         a.json,
     )?;
@@ -1276,6 +1290,9 @@ fn chunk(a: ChunkArgs) -> Result<ExitCode, Error> {
             chunk.line_start,
             chunk.line_end
         );
+        if let Some(header) = &chunk.table_header {
+            say!("(continues the table)\n{header}");
+        }
         say!("{}", chunk.text);
     }
     Ok(ExitCode::SUCCESS)
@@ -1327,6 +1344,7 @@ fn evaluate(a: EvalArgs) -> Result<ExitCode, Error> {
                 strict: false,
                 raw: None,
                 follow_outside_root: false,
+                file_times: true,
                 config: config.clone(),
                 embed: if semantic { &a.embed } else { &no_embed },
                 quiet: a.json,
@@ -1712,7 +1730,7 @@ fn mcp(a: McpArgs) -> Result<ExitCode, Error> {
     let (mut index, skipped) = if folder {
         match &a.index {
             Some(blob) => {
-                let s = sync_blob(&a.source, blob, None, false, &a.embed, true)?;
+                let s = sync_blob(&a.source, blob, None, false, true, &a.embed, true)?;
                 (s.index, s.report.build.skipped)
             }
             None => {
@@ -1723,6 +1741,7 @@ fn mcp(a: McpArgs) -> Result<ExitCode, Error> {
                     strict: false,
                     raw: None,
                     follow_outside_root: false,
+                    file_times: true,
                     config: Config::default(),
                     embed: &a.embed,
                     quiet: true,

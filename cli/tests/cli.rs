@@ -1007,3 +1007,58 @@ fn sync_rewrites_a_blob_of_an_older_format_once() {
     assert_eq!(sync()["written"], false);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn build_stores_file_times_for_the_date_filters_unless_told_not_to() {
+    let dir = temp("file-times");
+    let wiki = dir.join("wiki");
+    std::fs::create_dir_all(wiki.join("global")).unwrap();
+    let page = wiki.join("global/undated.md");
+    std::fs::write(&page, "The nightly job runs at 03:00.").unwrap();
+    let set_time = |secs: u64| {
+        std::fs::File::options()
+            .write(true)
+            .open(&page)
+            .unwrap()
+            .set_modified(std::time::UNIX_EPOCH + std::time::Duration::from_secs(secs))
+            .unwrap();
+    };
+    set_time(1_738_555_506); // 2025-02-03T04:05:06Z
+    let blob = dir.join("a.wdx");
+    assert!(build(&wiki, &blob, &[]).status.success());
+    let hits = |since: &str| {
+        let out = wikidex(&[
+            "search",
+            blob.to_str().unwrap(),
+            "nightly",
+            "--since",
+            since,
+            "--json",
+        ]);
+        json(&out)["hits"].as_array().unwrap().clone()
+    };
+    let found = hits("2025-02-01");
+    assert_eq!(found.len(), 1);
+    assert_eq!(found[0]["date"], "2025-02-03T04:05:06Z");
+    assert!(hits("2025-03-01").is_empty());
+    // Without file times the blob depends on the texts alone: the same bytes after a touch.
+    let first = dir.join("b.wdx");
+    let second = dir.join("c.wdx");
+    assert!(build(&wiki, &first, &["--no-file-times"]).status.success());
+    set_time(1_700_000_000);
+    assert!(build(&wiki, &second, &["--no-file-times"]).status.success());
+    assert_eq!(
+        std::fs::read(&first).unwrap(),
+        std::fs::read(&second).unwrap()
+    );
+    assert!(hits("2025-02-01").len() == 1, "the first blob is unchanged");
+    let out = wikidex(&[
+        "search",
+        first.to_str().unwrap(),
+        "nightly",
+        "--since",
+        "2000-01-01",
+        "--json",
+    ]);
+    assert!(json(&out)["hits"].as_array().unwrap().is_empty());
+}

@@ -432,9 +432,37 @@ impl<'a, C: Iterator<Item = (usize, &'a str)>> Iterator for WordTokens<'a, C> {
     }
 }
 
-/// Number of whitespace-separated tokens: the unit chunk sizes are measured in.
+/// Number of tokens, the unit chunk sizes are measured in: whitespace-separated words, except
+/// that each CJK character ([`is_cjk`]) is a token of its own (Chinese and Japanese put no
+/// spaces between words, and a character is about one model token), so a page in those
+/// languages is cut into chunks of the same order of size as any other.
 pub fn token_count(text: &str) -> usize {
-    text.split_whitespace().count()
+    if text.is_ascii() {
+        return text.split_whitespace().count();
+    }
+    token_spans(text).count()
+}
+
+/// The tokens of [`token_count`], as byte ranges of `text`: each CJK character, and each run
+/// of other characters between whitespace and CJK characters.
+pub fn token_spans(text: &str) -> impl Iterator<Item = (usize, usize)> + '_ {
+    let mut chars = text.char_indices().peekable();
+    std::iter::from_fn(move || {
+        while chars.next_if(|&(_, c)| c.is_whitespace()).is_some() {}
+        let (start, c) = chars.next()?;
+        let mut end = start + c.len_utf8();
+        if is_cjk(c) {
+            // With the marks that belong to it (a voicing mark, a variation selector).
+            while let Some((i, c)) = chars.next_if(|&(_, c)| extends_cjk_char(c)) {
+                end = i + c.len_utf8();
+            }
+            return Some((start, end));
+        }
+        while let Some((i, c)) = chars.next_if(|&(_, c)| !c.is_whitespace() && !is_cjk(c)) {
+            end = i + c.len_utf8();
+        }
+        Some((start, end))
+    })
 }
 
 #[cfg(test)]
@@ -515,6 +543,19 @@ mod tests {
             Language::parse("klingon").unwrap_err().code(),
             "invalid_argument"
         );
+    }
+
+    #[test]
+    fn each_cjk_character_is_a_token_for_chunk_sizes() {
+        assert_eq!(token_count("two words"), 2);
+        assert_eq!(token_count("  naïve café  "), 2);
+        assert_eq!(token_count("自然语言处理"), 6);
+        // Seven characters, the full stop (punctuation, not CJK) and `ok`.
+        assert_eq!(token_count("天気は晴れです。 ok"), 9);
+        let spans: Vec<&str> = token_spans("abc漢字def ghi")
+            .map(|(s, e)| &"abc漢字def ghi"[s..e])
+            .collect();
+        assert_eq!(spans, ["abc", "漢", "字", "def", "ghi"]);
     }
 
     #[test]

@@ -18,9 +18,10 @@
 //! blob is an [`Error`], never a panic.
 //!
 //! Versions:
-//! - v4 adds the chunk numbers (the `n` of `{page_id}::chunk_{n}`, kept across edits); a v1
-//!   to v3 blob has none stored, so each chunk's number is its position in its page, as
-//!   those versions named them.
+//! - v4 adds the chunk numbers (the `n` of `{page_id}::chunk_{n}`, kept across edits) and
+//!   the pages' file modification times; a v1 to v3 blob has neither stored, so each chunk's
+//!   number is its position in its page, as those versions named them, and its pages have no
+//!   modification time.
 //! - v3 has the schema of v2; its postings (and the token lane, which reads them) come from
 //!   the analyzer that segments CJK text into bigrams ([`crate::analyze`]).
 //! - v2 postings were made by the analyzer before CJK segmentation, which the queries of this
@@ -67,6 +68,21 @@ pub(crate) struct IndexData {
     /// from scratch). Edits keep the numbers of the chunks they did not touch
     /// ([`crate::chunk::carry_numbers`]).
     pub chunk_numbers: Vec<u32>,
+    /// Since v4: each page's file modification time (Unix seconds) when a build read it from
+    /// a folder, in page order; `None` for a page given as text; empty when no page has one.
+    /// A page's date falls back to it when its frontmatter has none.
+    pub page_modified: Vec<Option<i64>>,
+}
+
+impl IndexData {
+    /// Sets [`IndexData::page_modified`] from `modified(page)`, stored empty when no page has
+    /// a time (the canonical form).
+    pub(crate) fn set_page_modified(&mut self, modified: impl Fn(&Page) -> Option<i64>) {
+        self.page_modified = self.pages.iter().map(modified).collect();
+        if self.page_modified.iter().all(Option::is_none) {
+            self.page_modified.clear();
+        }
+    }
 }
 
 /// The v2 and v3 payload: the schema of v4 before `chunk_numbers`.
@@ -92,6 +108,7 @@ impl From<IndexDataV3> for IndexData {
             graph: old.graph,
             raw: old.raw,
             chunk_numbers: Vec::new(),
+            page_modified: Vec::new(),
         }
     }
 }
@@ -221,6 +238,7 @@ fn upgrade_v1(old: IndexDataV1) -> Result<IndexData> {
         graph,
         raw,
         chunk_numbers: Vec::new(),
+        page_modified: Vec::new(),
     })
 }
 
@@ -348,6 +366,13 @@ fn validate(data: &IndexData) -> Result<()> {
         }
     }
     crate::chunk::validate_numbers(&data.chunks, &data.chunk_numbers)?;
+    if !data.page_modified.is_empty() && data.page_modified.len() != data.pages.len() {
+        return Err(Error::corrupt(format!(
+            "{} modification times for {} pages",
+            data.page_modified.len(),
+            data.pages.len()
+        )));
+    }
     data.lexical.validate(data.chunks.len())?;
     if let Some(v) = &data.vectors {
         v.validate(data.chunks.len())?;
@@ -372,6 +397,7 @@ mod tests {
             graph: GraphSection::default(),
             raw: RawSection::default(),
             chunk_numbers: Vec::new(),
+            page_modified: Vec::new(),
         }
     }
 

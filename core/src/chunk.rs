@@ -433,8 +433,185 @@ fn is_heading_line(line: &str) -> bool {
     (1..=6).contains(&hashes) && t[hashes..].chars().next().is_none_or(char::is_whitespace)
 }
 
-/// Splits a unit larger than `max` tokens at sentence boundaries, then at token boundaries.
+/// Splits a unit larger than `max` tokens: a Markdown table in it between rows (its header
+/// and delimiter rows glued to the first body row), any other text at sentence boundaries,
+/// then at token boundaries.
 fn fit(text: &str, unit: Span, max: usize) -> Vec<Span> {
+    let slice = &text[unit.start..unit.end];
+    if token_count(slice) <= max {
+        return vec![unit];
+    }
+    let mut out = Vec::new();
+    let mut prose: Option<Span> = None;
+    let flush = |prose: &mut Option<Span>, out: &mut Vec<Span>| {
+        if let Some(p) = prose.take() {
+            out.extend(fit_prose(text, p, max));
+        }
+    };
+    for row in table_rows(text, unit) {
+        match row {
+            Row::Text(span) => {
+                prose = Some(match prose {
+                    Some(p) => Span {
+                        start: p.start,
+                        end: span.end,
+                    },
+                    None => span,
+                });
+            }
+            Row::Table(span) => {
+                flush(&mut prose, &mut out);
+                if token_count(&text[span.start..span.end]) <= max {
+                    out.push(span);
+                } else {
+                    out.extend(split_tokens(text, span, max));
+                }
+            }
+        }
+    }
+    flush(&mut prose, &mut out);
+    out
+}
+
+/// A line group of a unit: table rows (one body row, or the header and delimiter rows with
+/// the first body row) or other text (consecutive lines).
+enum Row {
+    Table(Span),
+    Text(Span),
+}
+
+/// The lines of `unit` (line breaks trimmed), table rows apart from the other text.
+fn table_rows(text: &str, unit: Span) -> Vec<Row> {
+    let mut lines: Vec<Span> = Vec::new();
+    let mut pos = unit.start;
+    while pos < unit.end {
+        let end = text[pos..unit.end].find('\n').map_or(unit.end, |i| pos + i);
+        lines.push(Span {
+            start: pos,
+            end: pos + text[pos..end].trim_end().len(),
+        });
+        pos = end + 1;
+    }
+    let line = |s: &Span| &text[s.start..s.end];
+    if lines
+        .iter()
+        .any(|l| fence_marker(line(l).trim_start()).is_some())
+    {
+        // Fenced code: no table in it.
+        return vec![Row::Text(unit)];
+    }
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < lines.len() {
+        let opens = is_table_row(line(&lines[i]))
+            && lines.get(i + 1).is_some_and(|d| is_delimiter_row(line(d)));
+        if !opens {
+            out.push(Row::Text(lines[i]));
+            i += 1;
+            continue;
+        }
+        // The header and delimiter rows go with the first body row.
+        let mut end = i + 2;
+        if lines.get(end).is_some_and(|l| is_table_row(line(l))) {
+            end += 1;
+        }
+        out.push(Row::Table(Span {
+            start: lines[i].start,
+            end: lines[end - 1].end,
+        }));
+        i = end;
+        while i < lines.len() && is_table_row(line(&lines[i])) {
+            out.push(Row::Table(lines[i]));
+            i += 1;
+        }
+    }
+    out
+}
+
+/// A line of a Markdown table: it holds a `|`.
+fn is_table_row(line: &str) -> bool {
+    !line.trim().is_empty() && line.contains('|')
+}
+
+/// A table's delimiter row (`|---|:--:|`): pipes, dashes, colons and spaces only, with at
+/// least one pipe and one dash.
+fn is_delimiter_row(line: &str) -> bool {
+    let t = line.trim();
+    t.contains('|')
+        && t.contains('-')
+        && t.chars().all(|c| matches!(c, '|' | '-' | ':' | ' ' | '\t'))
+}
+
+/// For each chunk start in `starts` (byte offsets into `text`, ascending, none before
+/// `from`), the span of the header of the Markdown table whose body the chunk starts in (the
+/// header row and the delimiter row), if it starts at a body row: the chunk continues a table
+/// cut between rows, and its header is indexed, embedded and returned with it. One pass over
+/// the text from `from`; fenced code is not a table.
+pub(crate) fn table_headers(text: &str, from: usize, starts: &[usize]) -> Vec<Option<Span>> {
+    let mut out = vec![None; starts.len()];
+    let mut next = 0usize;
+    let mut fence: Option<(char, usize)> = None;
+    let mut header: Option<Span> = None;
+    let mut previous: Option<Span> = None;
+    let mut pos = from.min(text.len());
+    while pos < text.len() && next < starts.len() {
+        let line_end = text[pos..].find('\n').map_or(text.len(), |i| pos + i + 1);
+        let line = &text[pos..line_end];
+        let in_fence = track_fence(&mut fence, line) || fence.is_some();
+        let body_row = !in_fence && header.is_some() && is_table_row(line);
+        while next < starts.len() && starts[next] < line_end {
+            if starts[next] >= pos && body_row {
+                out[next] = header;
+            }
+            next += 1;
+        }
+        if in_fence || !is_table_row(line) {
+            header = None;
+        } else if header.is_none() && is_delimiter_row(line) {
+            header = previous
+                .filter(|p| is_table_row(&text[p.start..p.end]))
+                .map(|p| Span {
+                    start: p.start,
+                    end: pos + line.trim_end().len(),
+                });
+        }
+        previous = (!in_fence).then_some(Span {
+            start: pos,
+            end: pos + line.trim_end().len(),
+        });
+        pos = line_end;
+    }
+    out
+}
+
+/// The header of the table a chunk starting at byte `at` of `text` continues, as
+/// [`table_headers`] finds it (scanning from byte `from`, the body's start).
+pub(crate) fn table_header(text: &str, from: usize, at: usize) -> Option<String> {
+    let from = from.min(at);
+    table_headers(text, from, &[at])[0].map(|h| text[h.start..h.end].to_string())
+}
+
+/// The texts of the chunks `spans` (byte ranges of `text`, in order, none before `from`) as
+/// they are indexed and embedded: each with the header of the table it continues before it
+/// ([`table_headers`]), else its own text.
+pub(crate) fn indexed_texts<'a>(
+    text: &'a str,
+    from: usize,
+    spans: &[(usize, usize)],
+) -> Vec<std::borrow::Cow<'a, str>> {
+    let starts: Vec<usize> = spans.iter().map(|s| s.0).collect();
+    table_headers(text, from, &starts)
+        .into_iter()
+        .zip(spans)
+        .map(|(header, &(start, end))| match header {
+            Some(h) => format!("{}\n{}", &text[h.start..h.end], &text[start..end]).into(),
+            None => std::borrow::Cow::Borrowed(&text[start..end]),
+        })
+        .collect()
+}
+
+/// Splits prose larger than `max` tokens at sentence boundaries, then at token boundaries.
+fn fit_prose(text: &str, unit: Span, max: usize) -> Vec<Span> {
     let slice = &text[unit.start..unit.end];
     if token_count(slice) <= max {
         return vec![unit];
@@ -459,17 +636,15 @@ fn fit(text: &str, unit: Span, max: usize) -> Vec<Span> {
     out
 }
 
-/// Cuts a span into pieces of at most `max` whitespace-separated tokens.
+/// Cuts a span into pieces of at most `max` tokens ([`token_count`]'s: a run of CJK text is
+/// cut between characters).
 fn split_tokens(text: &str, span: Span, max: usize) -> Vec<Span> {
     let slice = &text[span.start..span.end];
     let mut out = Vec::new();
     let mut piece_start: Option<usize> = None;
     let mut piece_end = 0;
     let mut n = 0;
-    for (off, tok) in slice.split_whitespace().map(|t| {
-        let off = t.as_ptr() as usize - slice.as_ptr() as usize;
-        (off, t)
-    }) {
+    for (off, end) in crate::analyze::token_spans(slice) {
         if n == max {
             if let Some(s) = piece_start.take() {
                 out.push(Span {
@@ -480,7 +655,7 @@ fn split_tokens(text: &str, span: Span, max: usize) -> Vec<Span> {
             n = 0;
         }
         piece_start.get_or_insert(off);
-        piece_end = off + tok.len();
+        piece_end = end;
         n += 1;
     }
     if let Some(s) = piece_start {
@@ -521,6 +696,78 @@ fn overlap_tail(text: &str, chunk: Span, budget: usize) -> (usize, usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A page of prose and a table of `rows` rows of about 6 tokens each.
+    fn table_page(rows: usize) -> String {
+        let mut t = String::from("Intro paragraph about exports.\n\n| export | recipient | schedule |\n|---|:---:|---|\n");
+        for i in 0..rows {
+            t.push_str(&format!("| export_{i} | account {i} | daily |\n"));
+        }
+        t.push_str("\nClosing words.\n");
+        t
+    }
+
+    #[test]
+    fn a_table_too_large_for_a_chunk_is_cut_between_rows_and_each_part_knows_its_header() {
+        let text = table_page(30);
+        let cfg = ChunkConfig {
+            max_tokens: 40,
+            overlap_tokens: 0,
+        };
+        let spans = split(&text, &cfg);
+        assert!(spans.len() >= 4, "{spans:?}");
+        let header = "| export | recipient | schedule |\n|---|:---:|---|";
+        let starts: Vec<usize> = spans.iter().map(|s| s.start).collect();
+        let headers = table_headers(&text, 0, &starts);
+        let mut continued = 0;
+        for (span, h) in spans.iter().zip(&headers) {
+            let t = &text[span.start..span.end];
+            // Never cut inside a row: every line of a chunk in the table is a whole row.
+            for line in t.lines().filter(|l| l.starts_with('|')) {
+                assert!(line.ends_with('|'), "a row cut: {line:?} in {t:?}");
+            }
+            match h {
+                Some(h) => {
+                    continued += 1;
+                    assert_eq!(&text[h.start..h.end], header);
+                    assert!(t.starts_with("| export_"), "{t:?}");
+                }
+                // A chunk not starting at a body row: prose, or the table's start.
+                None => assert!(!t.starts_with("| export_"), "{t:?}"),
+            }
+        }
+        assert!(continued >= 2, "{headers:?}");
+        // The header rows stay with the first body row.
+        let first = spans
+            .iter()
+            .map(|s| &text[s.start..s.end])
+            .find(|t| t.contains("| export |"))
+            .unwrap();
+        assert!(first.contains("| export_0 |"), "{first:?}");
+        let indexed = indexed_texts(
+            &text,
+            0,
+            &spans.iter().map(|s| (s.start, s.end)).collect::<Vec<_>>(),
+        );
+        assert!(indexed.iter().filter(|t| t.starts_with(header)).count() >= 2);
+    }
+
+    #[test]
+    fn a_table_that_fits_is_one_piece_and_no_chunk_outside_a_table_gets_a_header() {
+        let text = table_page(3);
+        let spans = split(&text, &ChunkConfig::default());
+        assert_eq!(spans.len(), 1);
+        let fenced = "```\n| a | b |\n|---|---|\n| 1 | 2 |\n```\n\n| 3 | 4 |\n";
+        let at = fenced.find("| 1 |").unwrap();
+        let at2 = fenced.find("| 3 |").unwrap();
+        assert_eq!(table_headers(fenced, 0, &[at, at2]), vec![None, None]);
+        // A pipe in prose is not a table.
+        let prose = "a | b\n\nc | d\n";
+        assert_eq!(
+            table_headers(prose, 0, &[prose.find("c |").unwrap()]),
+            vec![None]
+        );
+    }
 
     #[test]
     fn carry_numbers_keeps_the_ids_of_chunks_an_edit_did_not_touch() {

@@ -762,6 +762,11 @@ impl Index {
                     text.push_str(&format!(" ({})", c.headings.join(" > ")));
                 }
                 text.push('\n');
+                if let Some(header) = &c.table_header {
+                    // The chunk continues a table: its header first, so the rows read.
+                    text.push_str(header);
+                    text.push('\n');
+                }
                 text.push_str(c.text.trim());
                 text.push('\n');
             }

@@ -57,6 +57,33 @@ pub fn parse(text: &str, end_of_day: bool) -> Option<i64> {
     Some(day + h * 3600 + min * 60 + s - offset)
 }
 
+/// `secs` (Unix seconds) as an RFC 3339 date-time in UTC, `2024-03-12T09:30:00Z`, which
+/// [`parse`] reads back.
+pub fn format(secs: i64) -> String {
+    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
+    let (y, m, d) = civil_from_days(days);
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
+}
+
+/// The date `days` after 1970-01-01 (proleptic Gregorian; Howard Hinnant's algorithm).
+fn civil_from_days(days: i64) -> (i64, i64, i64) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    (y, m, d)
+}
+
 fn is_leap(y: i64) -> bool {
     (y % 4 == 0 && y % 100 != 0) || y % 400 == 0
 }
@@ -84,6 +111,16 @@ fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
 #[cfg(test)]
 mod tests {
     use super::parse;
+
+    #[test]
+    fn format_writes_what_parse_reads() {
+        assert_eq!(super::format(0), "1970-01-01T00:00:00Z");
+        assert_eq!(super::format(1_710_235_800), "2024-03-12T09:30:00Z");
+        assert_eq!(super::format(-1), "1969-12-31T23:59:59Z");
+        for secs in [0, 951_782_400, 1_709_164_800, 4_102_444_799, -86_400 * 400] {
+            assert_eq!(parse(&super::format(secs), false), Some(secs), "{secs}");
+        }
+    }
 
     #[test]
     fn dates_and_date_times_read_as_unix_seconds() {

@@ -48,6 +48,9 @@ pub struct IndexBuilder {
     raw: BTreeMap<String, RawDoc>,
     report: BuildReport,
     previous: Option<Previous>,
+    /// Path → modification time (Unix seconds) of each file read from a folder.
+    modified: HashMap<String, i64>,
+    file_times: bool,
 }
 
 /// What a build on a previous index can take from it (see [`IndexBuilder::previous`]).
@@ -99,6 +102,8 @@ impl IndexBuilder {
             raw: BTreeMap::new(),
             report: BuildReport::default(),
             previous: None,
+            modified: HashMap::new(),
+            file_times: true,
         })
     }
 
@@ -158,6 +163,16 @@ impl IndexBuilder {
     /// a link like `env.md -> /proc/self/environ` would otherwise put secrets into the index.
     pub fn follow_links_outside_root(&mut self, follow: bool) {
         self.follow_outside_root = follow;
+    }
+
+    /// Whether [`IndexBuilder::add_dir`] records each page file's modification time in the
+    /// index (default true): the date a page without a frontmatter date is filtered by
+    /// (`SearchOptions::since`/`until`). Off, the blob depends only on the files' paths and
+    /// texts, so a fresh checkout of the same wiki (where every file is new) gives the same
+    /// bytes.
+    pub fn file_times(&mut self, record: bool) -> &mut IndexBuilder {
+        self.file_times = record;
+        self
     }
 
     /// Embeds every chunk with `embedder` at build time (the semantic lane), and attaches it
@@ -352,7 +367,12 @@ impl IndexBuilder {
         self.skip_unlisted(files.skipped, &|rel| rel.to_string())?;
         for (rel, full) in files.files {
             match std::fs::read(&full) {
-                Ok(bytes) => self.add_file(&rel, &bytes)?,
+                Ok(bytes) => {
+                    if let Some(t) = modified_secs(&full).filter(|_| self.file_times) {
+                        self.modified.insert(rel.clone(), t);
+                    }
+                    self.add_file(&rel, &bytes)?;
+                }
                 Err(e) => self.skip_at(rel, Error::io(&full, e))?,
             }
         }
@@ -492,6 +512,7 @@ impl IndexBuilder {
         self,
         progress: &mut dyn FnMut(BuildStage, usize, usize) -> ControlFlow<()>,
     ) -> Result<(Index, SyncReport)> {
+        let modified = self.modified;
         let mut report = self.report;
         let pages: Vec<Page> = self.pages.into_values().collect();
         let raw = RawSection::build(self.raw.into_values().collect(), &self.config.chunk)?;
@@ -500,6 +521,7 @@ impl IndexBuilder {
         let mut data = assemble(self.config, pages, raw, prior, &mut |d, t| {
             progress(BuildStage::Pages, d, t)
         })?;
+        data.set_page_modified(|p| modified.get(&p.path).copied());
         let previous = self.previous;
         let mut embedded = 0;
         if let Some(e) = &self.embedder {
@@ -979,6 +1001,17 @@ fn remove_stale_temps(dir: &Path, prefix: &str) {
     }
 }
 
+/// A file's modification time in Unix seconds, if the platform gives one.
+#[cfg(feature = "fs")]
+fn modified_secs(path: &Path) -> Option<i64> {
+    let t = std::fs::metadata(path).ok()?.modified().ok()?;
+    let secs = match t.duration_since(std::time::UNIX_EPOCH) {
+        Ok(d) => i64::try_from(d.as_secs()).ok()?,
+        Err(e) => -i64::try_from(e.duration().as_secs()).ok()?,
+    };
+    Some(secs)
+}
+
 /// Chunks and analyzes `pages` (already in canonical order) into index data. The only place
 /// derived data is made, so a build and an upsert give the same bytes for the same pages and
 /// the same `prior` chunks (the numbers of the chunk ids: [`chunk::carry_numbers`]).
@@ -1002,10 +1035,14 @@ fn assemble(
         let body = page.body();
         // The same analysis `LexicalIndex::analyze` gives a blob written by an older analyzer.
         let fields = PageFields::new(&analyzer, page, &mut surface);
-        for span in chunk::split(body, &config.chunk) {
-            let (start, end) = (body_start + span.start, body_start + span.end);
+        let spans: Vec<(usize, usize)> = chunk::split(body, &config.chunk)
+            .into_iter()
+            .map(|span| (body_start + span.start, body_start + span.end))
+            .collect();
+        let indexed = chunk::indexed_texts(&page.text, body_start, &spans);
+        for (&(start, end), indexed) in spans.iter().zip(&indexed) {
             let text = &page.text[start..end];
-            chunk_terms.push(fields.chunk_terms(&analyzer, text, &mut surface));
+            chunk_terms.push(fields.chunk_terms(&analyzer, indexed, &mut surface));
             chunks.push(ChunkRecord {
                 page: pi as u32,
                 start: u32::try_from(start).map_err(|_| Error::invalid_argument("page > 4 GiB"))?,
@@ -1052,6 +1089,7 @@ fn assemble(
         graph,
         raw,
         chunk_numbers: numbers,
+        page_modified: Vec::new(),
     })
 }
 
@@ -1441,6 +1479,20 @@ impl Index {
         let mut data = assemble(config, pages, raw, &prior, &mut |_, _| {
             ControlFlow::Continue(())
         })?;
+        // A page keeps its file's time while its text is the one read from the file.
+        let times: HashMap<&str, (&str, i64)> = self
+            .data
+            .pages
+            .iter()
+            .zip(&self.data.page_modified)
+            .filter_map(|(p, t)| Some((p.path.as_str(), (p.text.as_str(), (*t)?))))
+            .collect();
+        data.set_page_modified(|p| {
+            times
+                .get(p.path.as_str())
+                .filter(|(text, _)| *text == p.text)
+                .map(|&(_, t)| t)
+        });
         if let Some(old) = &self.data.vectors {
             let known = vectors::known_vectors(&self.data);
             let embedder = match &self.embedder {

@@ -79,8 +79,9 @@ pub struct SearchOptions {
     pub facets: bool,
     /// Keep pages dated on or after this (`2024-03-12`, or a date-time such as
     /// `2024-03-12T09:30:00Z`; see [`crate::date::parse`]). A page's date is its frontmatter's
-    /// `updated`, `last_updated` or `date` ([`Page::date`]); a page without one is left out
-    /// when a date filter is set.
+    /// `updated`, `last_updated` or `date` ([`Page::date`]), else the modification time of
+    /// its file when the build read it from a folder; a page with neither is left out when a
+    /// date filter is set.
     pub since: Option<String>,
     /// Keep pages dated on or before this (a date alone includes the whole day).
     pub until: Option<String>,
@@ -201,7 +202,9 @@ pub struct Hit {
     pub always: bool,
     /// The page's `stale_since`, if any.
     pub stale_since: Option<String>,
-    /// The page's date as its frontmatter writes it ([`Page::date`]), if any.
+    /// The page's date, the one the date filters read: as its frontmatter writes it
+    /// ([`Page::date`]) when that is a date; else its file's modification time when the build
+    /// read it from a folder (`2024-03-12T09:30:00Z`); else the frontmatter's text, if any.
     pub date: Option<String>,
     /// With `explain: true`.
     pub explain: Option<Explanation>,
@@ -932,9 +935,22 @@ impl HitContext<'_> {
             lanes,
             always: p.usage_mode == UsageMode::Always,
             stale_since: p.stale_since.clone(),
-            date: p.date().map(str::to_string),
+            date: hit_date(p, index.data.page_modified.get(page_index as usize)),
             explain: None,
         }
+    }
+}
+
+/// The date a hit shows: the one the date filters read. The frontmatter's, as written, when
+/// it parses; else the file's modification time; else the frontmatter's as written, if any.
+fn hit_date(page: &Page, modified: Option<&Option<i64>>) -> Option<String> {
+    let written = page.date();
+    if written.is_some_and(|d| crate::date::parse(d, false).is_some()) {
+        return written.map(str::to_string);
+    }
+    match modified.copied().flatten() {
+        Some(t) => Some(crate::date::format(t)),
+        None => written.map(str::to_string),
     }
 }
 

@@ -56,6 +56,11 @@ pub struct Chunk {
     /// The Markdown headings the chunk sits under, outermost first (`["Runbook",
     /// "Escalation"]`); empty before the first heading.
     pub headings: Vec<String>,
+    /// When the chunk starts inside the body of a Markdown table that an earlier chunk began
+    /// (a table too large for one chunk is cut between rows): the table's header and
+    /// delimiter rows, which `text` (a slice of the file) does not hold. They are indexed and
+    /// embedded with the chunk, and belong before `text` when it is shown.
+    pub table_header: Option<String>,
 }
 
 impl Chunk {
@@ -209,7 +214,12 @@ impl Index {
         let page_dates = data
             .pages
             .iter()
-            .map(|p| p.date().and_then(|d| crate::date::parse(d, false)))
+            .enumerate()
+            .map(|(i, p)| {
+                p.date()
+                    .and_then(|d| crate::date::parse(d, false))
+                    .or_else(|| data.page_modified.get(i).copied().flatten())
+            })
             .collect();
         let mut index = Index {
             page_dates,
@@ -392,6 +402,11 @@ impl Index {
             line_start,
             line_end,
             headings: chunk::heading_path(&page.text, page.body_start as usize, rec.start as usize),
+            table_header: chunk::table_header(
+                &page.text,
+                page.body_start as usize,
+                rec.start as usize,
+            ),
             id: self.chunk_id(c),
             ordinal: c - self.first_chunk[rec.page as usize],
             key: page.key.clone(),
@@ -505,6 +520,7 @@ impl Index {
             line_start,
             line_end,
             headings: chunk::heading_path(&doc.text, 0, rec.start as usize),
+            table_header: chunk::table_header(&doc.text, 0, rec.start as usize),
             id: self.raw_chunk_id(c),
             ordinal: c - self.raw_first[rec.page as usize],
             key: doc.id.clone(),

@@ -469,7 +469,7 @@ fn read_chunks(index: &Index, a: ReadChunksArgs) -> (String, Value) {
                 let _ = writeln!(text, "[chunk {}] page {} ({})", c.id, c.key, c.path);
                 text.push_str(c.text.trim());
                 text.push_str("\n\n");
-                chunks.push(json!({"id": c.id, "page": c.key_id(), "path": c.path, "lines": [c.line_start, c.line_end], "headings": c.headings, "hash": c.hash, "text": c.text, "raw": c.raw}));
+                chunks.push(json!({"id": c.id, "page": c.key_id(), "path": c.path, "lines": [c.line_start, c.line_end], "headings": c.headings, "table_header": c.table_header, "hash": c.hash, "text": c.text, "raw": c.raw}));
             }
             Err(_) => {
                 let _ = writeln!(text, "[chunk {id}] unknown: no such chunk\n");

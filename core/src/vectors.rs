@@ -24,18 +24,31 @@ impl std::fmt::Debug for Attached {
     }
 }
 
-/// The text the model sees for chunk `c`: the page title, then the chunk text (unless the
-/// chunk already starts with the title, as a page's first chunk under its `# heading` does).
-pub(crate) fn passage(data: &IndexData, c: usize) -> String {
-    let rec = &data.chunks[c];
-    let page = &data.pages[rec.page as usize];
-    let text = &page.text[rec.start as usize..rec.end as usize];
-    let head = text.trim_start().trim_start_matches('#').trim_start();
-    if page.title.is_empty() || head.starts_with(page.title.as_str()) {
-        text.to_string()
-    } else {
-        format!("{}\n{text}", page.title)
+/// The text the model sees for each chunk, in chunk order: the page title, then the chunk
+/// text as it is indexed (with the header of the table it continues, if any:
+/// [`crate::chunk::indexed_texts`]), without the title when the chunk already starts with it
+/// (as a page's first chunk under its `# heading` does).
+pub(crate) fn passages(data: &IndexData) -> Vec<String> {
+    let mut out = Vec::with_capacity(data.chunks.len());
+    for group in data.chunks.chunk_by(|a, b| a.page == b.page) {
+        let page = &data.pages[group[0].page as usize];
+        let spans: Vec<(usize, usize)> = group
+            .iter()
+            .map(|c| (c.start as usize, c.end as usize))
+            .collect();
+        let from = (page.body_start as usize).min(spans[0].0);
+        for text in crate::chunk::indexed_texts(&page.text, from, &spans) {
+            let head = text.trim_start().trim_start_matches('#').trim_start();
+            out.push(
+                if page.title.is_empty() || head.starts_with(page.title.as_str()) {
+                    text.into_owned()
+                } else {
+                    format!("{}\n{text}", page.title)
+                },
+            );
+        }
     }
+    out
 }
 
 /// Embeds every chunk of `data` (in groups, reporting `progress(done, total)`, which may stop
@@ -49,7 +62,7 @@ pub(crate) fn embed_chunks(
     progress: &mut dyn FnMut(usize, usize) -> ControlFlow<()>,
 ) -> Result<usize> {
     let dim = embedder.dim();
-    let passages: Vec<String> = (0..data.chunks.len()).map(|c| passage(data, c)).collect();
+    let passages = passages(data);
     let mut vectors: Vec<Option<Vec<f32>>> =
         passages.iter().map(|p| known.get(p).cloned()).collect();
     let mut todo: Vec<usize> = (0..passages.len())
@@ -99,8 +112,10 @@ pub(crate) fn known_vectors(data: &IndexData) -> HashMap<String, Vec<f32>> {
     let Some(v) = &data.vectors else {
         return HashMap::new();
     };
-    (0..data.chunks.len())
-        .filter_map(|c| Some((passage(data, c), v.vector(c)?)))
+    passages(data)
+        .into_iter()
+        .enumerate()
+        .filter_map(|(c, p)| Some((p, v.vector(c)?)))
         .collect()
 }
 
@@ -207,12 +222,10 @@ impl Index {
         Ok(())
     }
 
-    /// The text each chunk's embedding is computed from (page title, then chunk text), in
-    /// chunk order: what to embed when bringing your own vectors to [`Index::set_vectors`].
+    /// The text each chunk's embedding is computed from (page title, then chunk text, after
+    /// the header of the table it continues, if any), in chunk order: what to embed when bringing your own vectors to [`Index::set_vectors`].
     pub fn passages(&self) -> Vec<String> {
-        (0..self.data.chunks.len())
-            .map(|c| passage(&self.data, c))
-            .collect()
+        passages(&self.data)
     }
 
     /// Stores vectors the caller computed (bring your own embeddings): one per chunk, in the

@@ -112,7 +112,7 @@ export function vectorCases(api, vectors) {
         }
         case 'chunk': {
           const k = index.chunk(c.id)
-          return { id: k.id, hash: k.hash, text: k.text, raw: k.raw, lines: [k.line_start, k.line_end], headings: k.headings }
+          return { id: k.id, hash: k.hash, text: k.text, raw: k.raw, lines: [k.line_start, k.line_end], headings: k.headings, table_header: k.table_header }
         }
         case 'from_bytes': {
           let data = Uint8Array.from(index.toBytes())

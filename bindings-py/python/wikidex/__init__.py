@@ -431,11 +431,13 @@ class Index:
         returns no hits, each lane skipped with the reason "the query has no searchable words
         (empty or only stopwords)". ``since`` / ``until`` (``"2024-03-12"`` or
         ``"2024-03-12T09:30:00Z"``; ``until`` with a date alone keeps that whole day) keep
-        pages whose frontmatter ``updated``, ``last_updated`` or ``date`` is in range; pages
-        without one are left out while a date filter is set. ``typos`` (default on): a query
-        word of 5 or more letters that the index does not contain also matches the words of
-        the text one edit away (two for 9 letters or more; the first letter fixed), below exact
-        matches, in the lexical and token lanes; ``typos=False`` matches every word exactly."""
+        pages whose frontmatter ``updated``, ``last_updated`` or ``date`` (else the page file's
+        modification time, when the index was built from a folder) is in range; pages
+        without a date are left out while a date filter is set. ``typos`` (default on): a
+        query word of 5 or more letters that the index does not contain also matches the words
+        of the text one edit away (two for 9 letters or more; the first letter fixed), below
+        exact matches, in the lexical and token lanes; ``typos=False`` matches every word
+        exactly."""
         opts = _search_options(
             query, limit, lanes, tags, types, scope, chunks,
             usage_modes=_strings("usage_modes", usage_modes),

@@ -133,9 +133,13 @@ impl LexicalIndex {
         for group in chunks.chunk_by(|a, b| a.page == b.page) {
             let page = &pages[group[0].page as usize];
             let fields = PageFields::new(analyzer, page, &mut surface);
-            for c in group {
-                let text = &page.text[c.start as usize..c.end as usize];
-                chunk_terms.push(fields.chunk_terms(analyzer, text, &mut surface));
+            let spans: Vec<(usize, usize)> = group
+                .iter()
+                .map(|c| (c.start as usize, c.end as usize))
+                .collect();
+            let from = (page.body_start as usize).min(spans[0].0);
+            for text in crate::chunk::indexed_texts(&page.text, from, &spans) {
+                chunk_terms.push(fields.chunk_terms(analyzer, &text, &mut surface));
             }
         }
         LexicalIndex::build(chunk_terms, surface)

@@ -49,8 +49,10 @@ fn small_blob() -> Vec<u8> {
     build_small().to_bytes().unwrap()
 }
 
+/// The folder's pages, without file times: the bytes depend on the texts alone.
 fn build_dir(dir: &Path) -> Index {
     let mut b = IndexBuilder::new(Default::default()).unwrap();
+    b.file_times(false);
     b.add_dir(dir).unwrap();
     b.build().unwrap().0
 }
@@ -453,15 +455,15 @@ fn build_linkless() -> Index {
 fn with_vectors(dim: u64, values: usize) -> Vec<u8> {
     let bytes = build_linkless().to_bytes().unwrap();
     assert_eq!(
-        bytes[bytes.len() - 6..],
-        [0, 0, 0, 0, 0, 0],
-        "the payload no longer ends with an empty vector section, graph, raw layer and chunk \
-         numbers"
+        bytes[bytes.len() - 7..],
+        [0, 0, 0, 0, 0, 0, 0],
+        "the payload no longer ends with an empty vector section, graph, raw layer, chunk \
+         numbers and page times"
     );
     with_payload(&bytes, |p| {
-        p.truncate(p.len() - 6);
+        p.truncate(p.len() - 7);
         p.extend(vector_section(dim, values));
-        p.extend([0, 0, 0, 0, 0]);
+        p.extend([0, 0, 0, 0, 0, 0]);
     })
 }
 
@@ -649,16 +651,17 @@ fn upgraded_v1_blob_equals_a_fresh_build_of_its_wiki() {
 
 #[test]
 fn a_v3_blob_loads_with_chunk_ids_by_position_and_saves_as_a_fresh_build() {
-    // v3 is v4 without the chunk numbers at the end of the payload; a build from scratch
-    // stores none (an empty list, one zero byte), so dropping that byte gives the v3 blob.
+    // v3 is v4 without the chunk numbers and page times at the end of the payload; a build
+    // from scratch without file times stores neither (two empty lists, a zero byte each), so
+    // dropping those bytes gives the v3 blob.
     let bytes = example_blob();
     assert_eq!(
-        bytes[bytes.len() - 1],
-        0,
-        "the example blob stores chunk numbers"
+        bytes[bytes.len() - 2..],
+        [0, 0],
+        "the example blob stores numbers or times"
     );
     let mut v3 = with_payload(bytes, |p| {
-        p.pop();
+        p.truncate(p.len() - 2);
     });
     v3[8..12].copy_from_slice(&3u32.to_le_bytes());
     let index = load(&v3, "the example blob as v3").expect("a v3 blob loads");
@@ -698,20 +701,20 @@ fn chunk_numbers_repeated_within_a_page_are_corrupt() {
         )
         .unwrap();
     let bytes = index.to_bytes().unwrap();
-    // The payload ends with the numbers: a count of 3, then 2, 0, 1.
-    assert_eq!(bytes[bytes.len() - 4..], [3, 2, 0, 1]);
+    // The payload ends with the numbers (a count of 3, then 2, 0, 1) and no page times.
+    assert_eq!(bytes[bytes.len() - 5..], [3, 2, 0, 1, 0]);
     assert!(load(&bytes, "an edited index").is_ok());
     let n = bytes.len();
     let bad = with_payload(&bytes, |p| {
         let m = p.len();
-        p[m - 1] = 0;
+        p[m - 2] = 0;
     });
     assert_eq!(bad.len(), n);
     assert_eq!(load_error(&bad, "a number repeated"), "corrupt_index");
     let short = with_payload(&bytes, |p| {
         let m = p.len();
-        p[m - 4] = 2;
-        p.pop();
+        p[m - 5] = 2;
+        p.remove(m - 2);
     });
     assert_eq!(
         load_error(&short, "fewer numbers than chunks"),

@@ -23,6 +23,8 @@ fn v2_blob() -> PathBuf {
 
 fn build() -> Index {
     let mut b = IndexBuilder::new(Default::default()).unwrap();
+    // No file times: the v2 fixture has none, and its upgrade must equal this build.
+    b.file_times(false);
     b.add_dir(&wiki_dir()).unwrap();
     let (index, report) = b.build().unwrap();
     assert_eq!(report.pages, 5, "{report:?}");
@@ -236,4 +238,32 @@ fn upgraded_v2_blob_equals_a_fresh_build_of_its_wiki() {
 #[test]
 fn a_build_with_cjk_text_gives_the_same_bytes_twice() {
     assert!(build().to_bytes().unwrap() == build().to_bytes().unwrap());
+}
+
+#[test]
+fn a_long_chinese_page_is_cut_into_chunks_of_the_usual_size() {
+    // 20 paragraphs of 200 characters, no spaces: one chunk when chunk sizes counted only
+    // whitespace-separated words.
+    let paragraph: String = "数据仓库每天夜间加载一次。"
+        .chars()
+        .cycle()
+        .take(200)
+        .collect();
+    let mut body: Vec<String> = vec![paragraph; 20];
+    body[17] = format!(
+        "{}量子计算机。",
+        &body[17][..body[17].len() - "量子计算机。".len()]
+    );
+    let text = body.join("\n\n");
+    let mut b = IndexBuilder::new(Default::default()).unwrap();
+    b.add_file("global/long.md", text.as_bytes()).unwrap();
+    let index = b.build().unwrap().0;
+    let chunks = index.chunks_of("long", None).unwrap();
+    assert!(chunks.len() >= 20, "{} chunks", chunks.len());
+    for c in &chunks {
+        assert!(wikidex::analyze::token_count(&c.text) <= 200, "{}", c.text);
+    }
+    let r = search(&index, "量子计算机", &[Lane::Lexical]);
+    let hit = &r.hits[0];
+    assert!(index.chunk(&hit.chunk).unwrap().text.contains("量子计算机"));
 }

@@ -68,3 +68,79 @@ fn a_bad_date_filter_is_invalid_argument_and_a_hit_shows_its_date() {
     let r = index.search("crashed", &SearchOptions::default()).unwrap();
     assert_eq!(r.hits[0].date.as_deref(), Some("2024-03-12"));
 }
+
+/// The wiki above written to a folder, every file modified at `secs` (Unix seconds).
+fn folder(secs: u64) -> std::path::PathBuf {
+    let root = crate::blob::temp_dir("dates-mtime");
+    for (p, t) in WIKI {
+        let path = root.join(p);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, t).unwrap();
+        let at = std::time::UNIX_EPOCH + std::time::Duration::from_secs(secs);
+        std::fs::File::options()
+            .write(true)
+            .open(&path)
+            .unwrap()
+            .set_modified(at)
+            .unwrap();
+    }
+    root
+}
+
+fn search(index: &wikidex::Index, since: &str) -> Vec<(String, Option<String>)> {
+    let opts = SearchOptions {
+        since: Some(since.to_string()),
+        ..Default::default()
+    };
+    let mut k: Vec<(String, Option<String>)> = index
+        .search("nightly job", &opts)
+        .unwrap()
+        .hits
+        .into_iter()
+        .map(|h| (h.key, h.date))
+        .collect();
+    k.sort();
+    k
+}
+
+#[test]
+fn a_page_without_a_frontmatter_date_is_dated_by_its_file_modification_time() {
+    // 2025-02-03T04:05:06Z
+    let root = folder(1_738_555_506);
+    let mut b = IndexBuilder::new(Default::default()).unwrap();
+    b.add_dir(&root).unwrap();
+    let index = b.build().unwrap().0;
+    let mtime = Some("2025-02-03T04:05:06Z".to_string());
+    // The frontmatter date wins; the undated page and the one with a bad date get the file's.
+    assert_eq!(
+        search(&index, "2024-01-01"),
+        [
+            ("bad".to_string(), mtime.clone()),
+            (
+                "edited".to_string(),
+                Some("2024-06-01T08:00:00+02:00".to_string())
+            ),
+            ("march".to_string(), Some("2024-03-12".to_string())),
+            ("undated".to_string(), mtime.clone()),
+        ]
+    );
+    assert_eq!(search(&index, "2025-01-01").len(), 2);
+    // Stored in the blob.
+    let loaded = wikidex::Index::from_bytes(&index.to_bytes().unwrap()).unwrap();
+    assert_eq!(search(&loaded, "2025-01-01"), search(&index, "2025-01-01"));
+    // A page written through the API has no file time: its new text was not read from a file.
+    let mut edited = loaded.clone();
+    edited
+        .upsert_page("global/undated.md", "The nightly job runs at 04:00.")
+        .unwrap();
+    assert_eq!(
+        search(&edited, "2025-01-01"),
+        [("bad".to_string(), mtime.clone())]
+    );
+    // Pages given as text have none either.
+    let mut b = IndexBuilder::new(Default::default()).unwrap();
+    for (p, t) in WIKI {
+        b.add_file(p, t.as_bytes()).unwrap();
+    }
+    assert!(search(&b.build().unwrap().0, "2025-01-01").is_empty());
+}

@@ -217,7 +217,7 @@ fn run_case(index: &Index, report: &wikidex::BuildReport, case: &Value) -> Value
             }),
         "chunk" => index
             .chunk(case["id"].as_str().expect("id"))
-            .map(|c| json!({"id": c.id, "hash": c.hash, "text": c.text, "raw": c.raw, "lines": [c.line_start, c.line_end], "headings": c.headings})),
+            .map(|c| json!({"id": c.id, "hash": c.hash, "text": c.text, "raw": c.raw, "lines": [c.line_start, c.line_end], "headings": c.headings, "table_header": c.table_header})),
         "from_bytes" => {
             let mut bytes = index.to_bytes().expect("encode");
             let m = &case["mutate"];
