@@ -1183,9 +1183,19 @@ fn print_hit(n: usize, hit: &Hit, explain: bool, styled: bool) {
                 .collect();
             say!("    fused = {} (k = {})", shares.join(" + "), ex.k);
             for t in &ex.lexical {
+                // A typo match names the term it was taken for: `incidnet~incid (1 edit)`.
+                let term = match &t.matched {
+                    Some(m) => format!(
+                        "{}~{m} ({} edit{})",
+                        t.term,
+                        t.edits,
+                        if t.edits == 1 { "" } else { "s" }
+                    ),
+                    None => t.term.clone(),
+                };
                 say!(
                     "    bm25 {:<14} tf {:>2}  df {:>5}  idf {:>6.3}  → {:.3}",
-                    t.term,
+                    term,
                     t.tf,
                     t.df,
                     t.idf,
