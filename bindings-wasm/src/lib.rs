@@ -13,7 +13,10 @@
 //! - Everything runs on the calling thread (a page runs it in a Web Worker).
 //! - Feature `write` (default): `Index.build` and the page writes; feature `agent` (default):
 //!   the agent tools and the query log (`agent.rs`). Without them, the search module: the
-//!   same API less those, for a site that loads a blob the CLI built.
+//!   same API less those, for a site that loads a blob the CLI built. `write` also turns on the
+//!   core's `legacy-v1` (reading v1 blobs, which needs the Markdown parser) and
+//!   `normalization-tables`; the search module has neither: it reads formats 2 and later, and
+//!   normalizes non-ASCII text with the engine's `String.prototype.normalize` ([`start`]).
 
 #[cfg(feature = "agent")]
 mod agent;
@@ -42,6 +45,25 @@ use crate::error::OrThrow;
 const TYPES: &str = include_str!("../types.d.ts");
 
 type CoreResult<T> = std::result::Result<T, Error>;
+
+/// Runs when the module is instantiated: registers the engine's `String.prototype.normalize`
+/// as the core's normalizer. A core built without its normalization tables (the search module)
+/// uses it for non-ASCII text; one built with them (the whole module) keeps its tables, so
+/// that a blob built in the browser is the blob a native build makes.
+#[wasm_bindgen(start)]
+fn start() {
+    wikidex::analyze::set_normalizer(normalize);
+}
+
+/// `text` in `form`, by the engine (ICU in V8).
+fn normalize(text: &str, form: wikidex::analyze::Form) -> String {
+    let form = match form {
+        wikidex::analyze::Form::Nfc => "NFC",
+        wikidex::analyze::Form::Nfkc => "NFKC",
+    };
+    // Throws (a RangeError) only for a form other than NFC, NFD, NFKC and NFKD.
+    js_sys::JsString::from(text).normalize(form).into()
+}
 
 fn invalid(detail: String) -> Error {
     Error::InvalidArgument { detail }

@@ -1,7 +1,8 @@
 // The search module (bindings-wasm/pkg-search): the whole module's API less `Index.build` and
 // the page writes, for a site that loads a blob the CLI built. Every vector whose op it has
 // runs on a blob the whole module built and the search module loaded, with the same shared
-// runner and expectations as vectors.test.mjs.
+// runner and expectations as vectors.test.mjs, less the ops it lacks and with its one
+// deliberate difference (search-module.mjs: it reads formats 2 and later).
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
@@ -10,10 +11,10 @@ import { fileURLToPath } from 'node:url'
 import { runVectors } from '../../tests/vectors/node.mjs'
 import * as full from './wasm.mjs'
 import * as search from './wasm-search.mjs'
+import { LACKS, OLDEST_FORMAT, differs } from './search-module.mjs'
 
 const WRITES = ['build', 'upsertPage', 'deletePage', 'renamePage']
 const AGENT = ['tools', 'callTool', 'resetTurn', 'setToolLimits', 'setQueryLog']
-const NO_WRITES = 'the search module has no page writes'
 
 runVectors({
   build: (files, config) => search.Index.fromBytes(full.Index.build(files, { config }).toBytes()),
@@ -22,14 +23,8 @@ runVectors({
   fromBytes: (bytes) => search.Index.fromBytes(bytes),
   parseHeaders: search.parseHeaders,
   isCoreError: (e) => typeof e?.code === 'string',
-  lacks: {
-    build_report: 'a loaded index has no build report',
-    lint: 'the expectations lint with the build report (skipped files, duplicate keys); see the lint test below',
-    upsert_page: NO_WRITES,
-    delete_page: NO_WRITES,
-    rename_page: NO_WRITES,
-    call_tool: 'the search module leaves out the agent tools (feature agent)',
-  },
+  lacks: LACKS,
+  differs,
 })
 
 const methods = (cls) =>
@@ -53,4 +48,39 @@ test('lint of a loaded blob is the same in both modules', () => {
   const expected = full.Index.fromBytes(blob).lint()
   assert.ok(expected.issues.length > 0)
   assert.deepEqual(search.Index.fromBytes(blob).lint(), expected)
+})
+
+test('a v1 blob is an incompatible format for the search module, and loads in the whole module', () => {
+  const fixtures = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'core', 'tests', 'fixtures', 'blobs')
+  const v1 = readFileSync(join(fixtures, 'v1.wdx'))
+  assert.ok(full.Index.fromBytes(v1).pageCount > 0)
+  assert.throws(() => search.Index.fromBytes(v1), (e) => {
+    assert.equal(e.code, 'incompatible_format')
+    assert.deepEqual(e.details, { found: 1, oldest: OLDEST_FORMAT, current: e.details.current })
+    return true
+  })
+  // A v2 blob stores its graph: both modules load it.
+  const v2 = readFileSync(join(fixtures, 'v2.wdx'))
+  assert.equal(search.Index.fromBytes(v2).pageCount, full.Index.fromBytes(v2).pageCount)
+})
+
+test('the search module normalizes non-ASCII words with String.prototype.normalize, ASCII ones without it', () => {
+  const files = { 'global/coffee.md': '# Coffee\n\nThe nightly coffee run.\n', 'global/tea.md': '# Tea\n\nGreen tea only.\n' }
+  const index = search.Index.fromBytes(full.Index.build(files).toBytes())
+  const native = String.prototype.normalize
+  const forms = []
+  String.prototype.normalize = function (form) {
+    forms.push(form)
+    return native.call(this, form)
+  }
+  try {
+    const ascii = index.search('Nightly COFFEE').hits.map((h) => h.page_id)
+    assert.deepEqual(ascii, ['coffee'])
+    assert.deepEqual(forms, [], 'ASCII text never reaches JavaScript')
+    // Fullwidth letters: NFKC folds them to ASCII.
+    assert.deepEqual(index.search('ｎｉｇｈｔｌｙ ｃｏｆｆｅｅ').hits.map((h) => h.page_id), ascii)
+    assert.ok(forms.length > 0 && forms.every((f) => f === 'NFKC'), `the query words went through normalize('NFKC'): ${forms}`)
+  } finally {
+    String.prototype.normalize = native
+  }
 })

@@ -17,12 +17,18 @@
 //!
 //! The same [`Analyzer`] must be used for a blob's chunks and its queries; the language is part
 //! of the blob's configuration.
+//!
+//! Normalization ([`normalize_form`]) uses unicode-normalization's tables with the feature
+//! `normalization-tables` (a default). Without it, a binding registers a normalizer at start-up
+//! ([`set_normalizer`]): the browser's search module registers JavaScript's
+//! `String.prototype.normalize`, whose Unicode version is the engine's (ICU's) rather than the
+//! crate's, so a character newer than one of the two may normalize differently. ASCII text never
+//! reaches either: every form leaves it unchanged.
 
 use std::borrow::Cow;
 use std::collections::HashSet;
 
 use rust_stemmers::{Algorithm, Stemmer};
-use unicode_normalization::UnicodeNormalization;
 
 pub use crate::config::Language;
 
@@ -53,6 +59,63 @@ fn stopword_list(language: Language) -> &'static str {
     match language {
         Language::English => STOPWORDS_EN,
         _ => "",
+    }
+}
+
+/// A Unicode normalization form (see [`normalize_form`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Form {
+    /// Canonical composition: `e` followed by U+0301 becomes `é`; compatibility characters
+    /// (`ﬁ`, fullwidth `Ａ`) stay as they are. Used for page keys and citation words.
+    Nfc,
+    /// Compatibility composition: NFC, and compatibility characters folded (`ﬁ` to `fi`,
+    /// fullwidth `Ａ` to `A`, halfwidth katakana to fullwidth). Used by the [`Analyzer`].
+    Nfkc,
+}
+
+/// A function that returns its text in the given form, as a binding registers it
+/// ([`set_normalizer`]). It is only called on text that is not all ASCII.
+pub type Normalizer = fn(&str, Form) -> String;
+
+#[cfg(not(feature = "normalization-tables"))]
+static NORMALIZER: std::sync::OnceLock<Normalizer> = std::sync::OnceLock::new();
+
+/// Registers the normalizer of a build without the feature `normalization-tables` (the
+/// browser's search module registers `String.prototype.normalize` when it starts). The first
+/// registration wins: returns whether this one did. With the tables compiled in, they are
+/// always used and this returns `false`.
+pub fn set_normalizer(normalizer: Normalizer) -> bool {
+    #[cfg(feature = "normalization-tables")]
+    {
+        let _ = normalizer;
+        false
+    }
+    #[cfg(not(feature = "normalization-tables"))]
+    {
+        NORMALIZER.set(normalizer).is_ok()
+    }
+}
+
+/// `text` in Unicode normalization `form`. ASCII text is returned as it is, without a call
+/// (every form leaves it unchanged). Other text goes through unicode-normalization's tables
+/// (feature `normalization-tables`, a default), else through the normalizer registered with
+/// [`set_normalizer`], else is returned unnormalized.
+pub fn normalize_form(text: &str, form: Form) -> Cow<'_, str> {
+    if text.is_ascii() {
+        return Cow::Borrowed(text);
+    }
+    #[cfg(feature = "normalization-tables")]
+    {
+        use unicode_normalization::UnicodeNormalization;
+        Cow::Owned(match form {
+            Form::Nfc => text.nfc().collect(),
+            Form::Nfkc => text.nfkc().collect(),
+        })
+    }
+    #[cfg(not(feature = "normalization-tables"))]
+    match NORMALIZER.get() {
+        Some(normalize) => Cow::Owned(normalize(text, form)),
+        None => Cow::Borrowed(text),
     }
 }
 
@@ -98,7 +161,12 @@ impl Analyzer {
                 Cow::Borrowed(word)
             }
         } else {
-            Cow::Owned(word.nfkc().flat_map(char::to_lowercase).collect())
+            Cow::Owned(
+                normalize_form(word, Form::Nfkc)
+                    .chars()
+                    .flat_map(char::to_lowercase)
+                    .collect(),
+            )
         }
     }
 
@@ -467,6 +535,8 @@ pub fn token_spans(text: &str) -> impl Iterator<Item = (usize, usize)> + '_ {
 
 #[cfg(test)]
 mod tests {
+    use unicode_normalization::UnicodeNormalization;
+
     use super::*;
 
     #[test]

@@ -29,7 +29,8 @@
 //!   index rebuilt from the stored pages and chunk table, so it answers (and saves) exactly as
 //!   a fresh build of the same pages.
 //! - v1 is decoded with the frozen v1 schema and upgraded: its pages get the fields v2 added
-//!   (empty), the graph is rebuilt from them, and the lexical index as for v2.
+//!   (empty), the graph is rebuilt from them, and the lexical index as for v2. Only with the
+//!   feature `legacy-v1` (a default): rebuilding the graph parses every page's Markdown.
 
 use serde::{Deserialize, Serialize};
 
@@ -46,8 +47,9 @@ use crate::raw::RawSection;
 pub const MAGIC: [u8; 8] = *b"WIKIDEX\0";
 /// The format version this build writes.
 pub const FORMAT_VERSION: u32 = 4;
-/// The oldest format version this build reads.
-pub const OLDEST_SUPPORTED_FORMAT_VERSION: u32 = 1;
+/// The oldest format version this build reads: 1 with the feature `legacy-v1` (a default),
+/// else 2.
+pub const OLDEST_SUPPORTED_FORMAT_VERSION: u32 = if cfg!(feature = "legacy-v1") { 1 } else { 2 };
 /// Size of the fixed header before the payload.
 pub const HEADER_LEN: usize = 56;
 
@@ -114,6 +116,7 @@ impl From<IndexDataV3> for IndexData {
 }
 
 /// The v1 payload, decoded as it was written, then upgraded by [`upgrade_v1`].
+#[cfg(feature = "legacy-v1")]
 #[derive(Deserialize)]
 struct IndexDataV1 {
     config: Config,
@@ -125,6 +128,7 @@ struct IndexDataV1 {
 }
 
 /// The v1 page schema (frozen: never change it).
+#[cfg(feature = "legacy-v1")]
 mod v1 {
     use serde::Deserialize;
 
@@ -221,6 +225,7 @@ mod v1 {
 /// A v1 index as v2 data: the same pages, chunks and postings, no raw layer, and the graph
 /// derived from the pages (v1 did not store one). The postings are rebuilt afterwards, as for
 /// any blob older than v3.
+#[cfg(feature = "legacy-v1")]
 fn upgrade_v1(old: IndexDataV1) -> Result<IndexData> {
     let pages: Vec<Page> = old.pages.into_iter().map(Page::from).collect();
     // The graph reads chunk spans: check them before deriving it.
@@ -310,17 +315,24 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<IndexData> {
         }
     };
     crate::error::take_decode_cause();
-    let (mut data, rest): (IndexData, &[u8]) = if version == 1 {
+    #[cfg(feature = "legacy-v1")]
+    if version == 1 {
         let (old, rest): (IndexDataV1, &[u8]) =
             postcard::take_from_bytes(payload).map_err(cannot)?;
-        (upgrade_v1(old)?, rest)
-    } else if version < 4 {
+        return finish(upgrade_v1(old)?, rest, version);
+    }
+    let (data, rest): (IndexData, &[u8]) = if version < 4 {
         let (old, rest): (IndexDataV3, &[u8]) =
             postcard::take_from_bytes(payload).map_err(cannot)?;
         (old.into(), rest)
     } else {
         postcard::take_from_bytes(payload).map_err(cannot)?
     };
+    finish(data, rest, version)
+}
+
+/// The checks and the rebuilding every decoded payload goes through, whatever its version.
+fn finish(mut data: IndexData, rest: &[u8], version: u32) -> Result<IndexData> {
     if !rest.is_empty() {
         return Err(Error::corrupt("payload has unread bytes"));
     }

@@ -117,7 +117,7 @@ pub(crate) fn find_number(numbers: &[u32], first: u32, count: u32, number: u32) 
 }
 
 /// The id of the chunk numbered `n` of the page with id `page_id` (a chunk's number is its
-/// position in the page unless edits kept an older one: [`carry_numbers`]).
+/// position in the page unless edits kept an older one, see [`crate::Chunk::id`]).
 pub fn chunk_id(page_id: &str, n: usize) -> String {
     format!("{page_id}::chunk_{n}")
 }

@@ -300,8 +300,10 @@ fn id_spans(text: &str) -> (Vec<String>, String) {
 fn norm_words(text: &str) -> Vec<(usize, usize, String)> {
     analyze::words(text)
         .map(|(s, w)| {
-            use unicode_normalization::UnicodeNormalization;
-            let n: String = w.nfc().flat_map(char::to_lowercase).collect();
+            let n: String = analyze::normalize_form(w, analyze::Form::Nfc)
+                .chars()
+                .flat_map(char::to_lowercase)
+                .collect();
             (s, s + w.len(), n)
         })
         .collect()

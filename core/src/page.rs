@@ -308,10 +308,9 @@ pub struct ParsedPage {
 /// with `-`. `Project Alpha` and `project alpha` both become `project-alpha`; `mart_account_segments`
 /// is unchanged.
 pub fn normalize_key(s: &str) -> String {
-    use unicode_normalization::UnicodeNormalization;
     let mut out = String::with_capacity(s.len());
     let mut pending_space = false;
-    for c in s.trim().nfc() {
+    for c in crate::analyze::normalize_form(s.trim(), crate::analyze::Form::Nfc).chars() {
         if c.is_whitespace() {
             pending_space = true;
             continue;

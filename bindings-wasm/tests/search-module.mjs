@@ -1,0 +1,35 @@
+// How the search module (bindings-wasm/pkg-search) runs the shared vectors, for its Node run
+// (search.test.mjs) and its Chromium run (browser/vectors.test.mjs): the ops it lacks, and the
+// one deliberate difference. No imports: a browser loads this file as it is.
+
+const NO_WRITES = 'the search module has no page writes'
+
+/** The ops the search module does not have, as the runner's `api.lacks` takes them. */
+export const LACKS = {
+  build_report: 'a loaded index has no build report',
+  lint: 'the expectations lint with the build report (skipped files, duplicate keys); see the lint test in search.test.mjs',
+  upsert_page: NO_WRITES,
+  delete_page: NO_WRITES,
+  rename_page: NO_WRITES,
+  call_tool: 'the search module leaves out the agent tools (feature agent)',
+}
+
+/**
+ * The oldest blob format the search module reads. It is built without the core's `legacy-v1`
+ * feature (a v1 blob stores no graph, and rebuilding it needs the Markdown parser), so it reads
+ * formats 2 and later; the vectors were written by a build that reads 1 and later.
+ */
+export const OLDEST_FORMAT = 2
+
+/**
+ * The runner's `api.differs`: an `incompatible_format` error names the oldest format the build
+ * reads, which is `OLDEST_FORMAT` here and 1 in the files. Only that field changes.
+ */
+export function differs(_file, c) {
+  const details = c.expect?.details
+  if (c.expect?.error !== 'incompatible_format' || details?.oldest !== 1) return null
+  return {
+    reason: `the search module reads formats ${OLDEST_FORMAT} and later (no core feature legacy-v1)`,
+    expect: { ...c.expect, details: { ...details, oldest: OLDEST_FORMAT } },
+  }
+}
