@@ -56,6 +56,8 @@ export interface SearchOptions {
   since?: string
   /** Only pages dated on or before this (a date alone includes the whole day). */
   until?: string
+  /** Typo tolerance (default true): a word of 5+ letters the index lacks also matches the words one edit away (two from 9 letters; first letter fixed), below exact matches, in the lexical and token lanes. `false`: every word matched exactly. */
+  typos?: boolean
 }
 
 export interface Highlight { start: number; end: number }
@@ -73,7 +75,13 @@ export interface LaneHit {
   contribution: number | null
   chunk: string | null
 }
-export interface TermScore { term: string; weight: number; tf: number; df: number; idf: number; score: number }
+export interface TermScore {
+  term: string; weight: number; tf: number; df: number; idf: number; score: number
+  /** For a typo match: the index term the query term was taken for (`tf`, `df`, `idf`, `score` are its); else null. */
+  matched: string | null
+  /** Edits between the query word and the matched word (0 without a typo match). */
+  edits: number
+}
 export interface Explanation { lexical: TermScore[]; k: number }
 export interface Hit {
   key: string

@@ -471,6 +471,10 @@ struct SearchArgs {
     /// Explain each hit: per-term BM25 contributions and per-lane fusion shares.
     #[arg(long)]
     explain: bool,
+    /// Match every word exactly: no typo tolerance (by default a word the index does not know
+    /// also matches the words one or two edits away, below exact matches).
+    #[arg(long)]
+    no_typos: bool,
     /// Count the tags and types of every page that matches the query, not only of the hits.
     #[arg(long)]
     facets: bool,
@@ -531,6 +535,9 @@ struct EvalArgs {
     /// building one: only --weight and --rrf-k then apply (fusion is a query-time setting).
     #[arg(long, value_name = "FILE")]
     index: Option<PathBuf>,
+    /// Run the queries without typo tolerance (every word matched exactly).
+    #[arg(long)]
+    no_typos: bool,
     #[command(flatten)]
     config: ConfigArgs,
     #[command(flatten)]
@@ -1035,6 +1042,7 @@ fn search(a: SearchArgs) -> Result<ExitCode, Error> {
         explain: a.explain,
         snippets: true,
         query_vector: None,
+        typos: !a.no_typos,
         facets: a.facets,
         since: a.since,
         until: a.until,
@@ -1175,9 +1183,19 @@ fn print_hit(n: usize, hit: &Hit, explain: bool, styled: bool) {
                 .collect();
             say!("    fused = {} (k = {})", shares.join(" + "), ex.k);
             for t in &ex.lexical {
+                // A typo match names the term it was taken for: `incidnet~incid (1 edit)`.
+                let term = match &t.matched {
+                    Some(m) => format!(
+                        "{}~{m} ({} edit{})",
+                        t.term,
+                        t.edits,
+                        if t.edits == 1 { "" } else { "s" }
+                    ),
+                    None => t.term.clone(),
+                };
                 say!(
                     "    bm25 {:<14} tf {:>2}  df {:>5}  idf {:>6.3}  → {:.3}",
-                    t.term,
+                    term,
                     t.tf,
                     t.df,
                     t.idf,
@@ -1352,7 +1370,8 @@ fn evaluate(a: EvalArgs) -> Result<ExitCode, Error> {
     let mut results = serde_json::Map::new();
     let mut available = Vec::new();
     for (name, run_lanes) in &runs {
-        let (metrics, seconds, status) = run_queries(&index, &collection, run_lanes, a.repeat)?;
+        let (metrics, seconds, status) =
+            run_queries(&index, &collection, run_lanes, !a.no_typos, a.repeat)?;
         match status {
             Some(reason) => {
                 skipped.insert(name.clone(), json!(reason));
@@ -1364,7 +1383,8 @@ fn evaluate(a: EvalArgs) -> Result<ExitCode, Error> {
         }
     }
     if available.len() > 1 {
-        let (metrics, seconds, _) = run_queries(&index, &collection, &available, a.repeat)?;
+        let (metrics, seconds, _) =
+            run_queries(&index, &collection, &available, !a.no_typos, a.repeat)?;
         results.insert("fused".into(), run_json(metrics, seconds));
     }
     let out = json!({
@@ -1374,6 +1394,7 @@ fn evaluate(a: EvalArgs) -> Result<ExitCode, Error> {
         "chunks": report.chunks,
         "build_seconds": build_seconds,
         "config": index.config(),
+        "typos": !a.no_typos,
         "embeddings": vectors_json(&index),
         "runs": results,
         "skipped": skipped,
@@ -1424,19 +1445,21 @@ fn run_json(m: eval::Metrics, seconds: f64) -> Value {
     json!({"ndcg@10": m.ndcg_10, "map": m.map, "recall@100": m.recall_100, "query_seconds": seconds})
 }
 
-/// Runs every query with `lanes` (top 100 pages, ranking only: no hits are hydrated) `repeat`
-/// times, keeps the fastest loop, and scores the run. Returns the reason instead of metrics
+/// Runs every query with `lanes` (top 100 pages, ranking only: no hits are hydrated; typo
+/// tolerance on or off) `repeat` times, keeps the fastest loop, and scores the run. Returns the reason instead of metrics
 /// when a single lane is not available in this index.
 fn run_queries(
     index: &Index,
     collection: &eval::Collection,
     lanes: &[Lane],
+    typos: bool,
     repeat: u32,
 ) -> Result<(eval::Metrics, f64, Option<String>), Error> {
     let opts = SearchOptions {
         limit: Some(wikidex::MAX_LIMIT),
         lanes: Some(lanes.to_vec()),
         snippets: false,
+        typos,
         ..SearchOptions::default()
     };
     if let [lane] = lanes {

@@ -147,6 +147,53 @@ fn search_text_explains_each_lane() {
 }
 
 #[test]
+fn a_misspelled_word_finds_the_incident_pages_without_a_model() {
+    // Typo tolerance (issue 14): `incidnet` is one swap from `incident`, in the lexical and
+    // token lanes, no embeddings involved; `--no-typos` matches it exactly (nothing).
+    let blob = built_example();
+    let blob = blob.to_str().unwrap();
+    let r = wikidex(&[
+        "search",
+        blob,
+        "incidnet",
+        "--lanes",
+        "lexical,token",
+        "--json",
+    ]);
+    assert!(r.status.success());
+    let v = json(&r);
+    let keys: Vec<&str> = v["hits"].as_array().unwrap()[..3]
+        .iter()
+        .map(|h| h["key"].as_str().unwrap())
+        .collect();
+    assert!(keys.contains(&"incident_2024_03_memory_leak"), "{keys:?}");
+    assert!(keys[0].starts_with("incident_"), "{keys:?}");
+    let r = wikidex(&[
+        "search",
+        blob,
+        "incidnet",
+        "--lanes",
+        "lexical",
+        "--explain",
+        "-n",
+        "1",
+    ]);
+    let text = String::from_utf8_lossy(&r.stdout);
+    assert!(text.contains("incidnet~incid (1 edit)"), "{text}");
+    let r = wikidex(&[
+        "search",
+        blob,
+        "incidnet",
+        "--no-typos",
+        "--lanes",
+        "lexical,token",
+        "--json",
+    ]);
+    assert!(r.status.success());
+    assert!(json(&r)["hits"].as_array().unwrap().is_empty());
+}
+
+#[test]
 fn search_filters_by_tag_type_and_scope() {
     let blob = built_example();
     let b = blob.to_str().unwrap();

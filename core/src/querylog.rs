@@ -61,7 +61,7 @@ pub struct LogEntry {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub query: Option<String>,
     /// The filters and options that narrow a search (`tags`, `types`, `scope`, `lanes`,
-    /// `limit`), only those set.
+    /// `limit`, and `typos: false`), only those set.
     #[serde(default)]
     pub filters: Value,
     /// Ranked hits returned (searches; the `always` pages a search adds are not counted), or
@@ -107,6 +107,9 @@ impl LogEntry {
         }
         if let Some(l) = opts.limit {
             filters.insert("limit".into(), json!(l));
+        }
+        if !opts.typos {
+            filters.insert("typos".into(), json!(false));
         }
         LogEntry {
             time_ms: clock.started_ms,

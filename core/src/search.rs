@@ -9,7 +9,8 @@ use serde::{Deserialize, Serialize};
 use crate::analyze::{self, QueryTerm};
 use crate::error::{Error, Result};
 use crate::fusion::{self, Fused, LaneRanking};
-use crate::lane::lexical::TermScore;
+use crate::lane::lexical::{Explained, TermScore};
+use crate::lane::typo::{self, Expansion};
 use crate::lane::{semantic, token, Lane, LaneStatus, StatusKind, NOT_REQUESTED, NO_QUERY_TERMS};
 use crate::page::{Page, Scope, UsageMode};
 use crate::snapshot::Index;
@@ -68,6 +69,11 @@ pub struct SearchOptions {
     /// The query's embedding for the semantic lane, when the caller computes it (bring your
     /// own embeddings). `None`: the attached embedder embeds the query, if there is one.
     pub query_vector: Option<Vec<f32>>,
+    /// Typo tolerance in the lexical and token lanes (default true): a query word the index
+    /// does not know also matches the words of the text one edit away (words of 5 to 8
+    /// characters) or two (9 or more), scored below an exact match; see
+    /// [`crate::lane::typo`]. `false` matches every word exactly, as before typo tolerance.
+    pub typos: bool,
     /// Count the `tags` and `type`s of every page that matches (see [`Facets`]) into
     /// [`SearchResults::facets`] (default false: it costs a pass over the query's postings).
     pub facets: bool,
@@ -95,6 +101,7 @@ impl Default for SearchOptions {
             explain: false,
             snippets: true,
             query_vector: None,
+            typos: true,
             facets: false,
             since: None,
             until: None,
@@ -278,6 +285,8 @@ struct Ranking<'a> {
     query: &'a str,
     truncated: bool,
     qterms: Vec<QueryTerm<'a>>,
+    /// The terms typo tolerance took query terms for (empty with `typos: false`).
+    typos: Vec<Expansion>,
     reports: Vec<LaneReport>,
     picked: Vec<Fused>,
     page_ok: Cow<'a, [bool]>,
@@ -319,11 +328,14 @@ impl Index {
 
     fn search_unlogged(&self, query: &str, opts: &SearchOptions) -> Result<SearchResults> {
         let r = self.ranking(query, opts)?;
-        let facets = opts.facets.then(|| self.facets(&r.qterms, &r.page_ok));
+        let facets = opts
+            .facets
+            .then(|| self.facets(&r.qterms, &r.typos, &r.page_ok));
         let terms: Vec<String> = r.qterms.iter().map(|q| q.term.to_string()).collect();
         let ctx = HitContext {
             index: self,
             qterms: &r.qterms,
+            typos: &r.typos,
             reports: &r.reports,
             opts,
         };
@@ -359,11 +371,11 @@ impl Index {
     }
 
     /// The [`Facets`] of the pages whose chunks hold a query term (as the token lane matches
-    /// them) among the pages `page_ok` lets through.
-    fn facets(&self, qterms: &[QueryTerm<'_>], page_ok: &[bool]) -> Facets {
+    /// them, typo matches included) among the pages `page_ok` lets through.
+    fn facets(&self, qterms: &[QueryTerm<'_>], typos: &[Expansion], page_ok: &[bool]) -> Facets {
         let mask = self.chunk_mask(page_ok);
         let mut matched = vec![false; self.data.pages.len()];
-        for c in token::matching_chunks(&self.data.lexical, qterms, &mask) {
+        for c in token::matching_chunks(&self.data.lexical, qterms, typos, &mask) {
             matched[self.chunk_page[c as usize] as usize] = true;
         }
         let mut tags: HashMap<String, (String, usize)> = HashMap::new();
@@ -489,6 +501,16 @@ impl Index {
         };
         let lexical = &self.data.lexical;
         let qterms = self.analyzer.query_with(query, |w| lexical.surface_term(w));
+        let known: Vec<Option<usize>> = qterms.iter().map(|q| lexical.lookup(&q.term)).collect();
+        let typos = if opts.typos {
+            let dict = || {
+                self.typo
+                    .get_or_init(|| typo::Dictionary::new(lexical.typo_words()))
+            };
+            typo::expand(lexical, dict, &qterms, &known)
+        } else {
+            Vec::new()
+        };
         let (page_ok, mask): (Cow<'_, [bool]>, Cow<'_, [bool]>) = if opts.has_filters() {
             let page_ok = self.visible_pages(opts);
             let mask = self.chunk_mask(&page_ok);
@@ -517,9 +539,16 @@ impl Index {
             } else {
                 match lane {
                     Lane::Lexical => {
-                        let weighted: Vec<(&str, f32)> = qterms
+                        // A typo match weighs what the query term would, discounted per edit;
+                        // the lexical lane takes whole words only (no prefixes).
+                        let weighted: Vec<(usize, f32)> = known
                             .iter()
-                            .map(|q| (q.term.as_ref(), q.count as f32))
+                            .zip(&qterms)
+                            .filter_map(|(t, q)| t.map(|t| (t, q.count as f32)))
+                            .chain(typos.iter().filter(|e| !e.prefix).map(|e| {
+                                let count = qterms[e.query].count as f32;
+                                (e.term, count * typo::discount(e.edits))
+                            }))
                             .collect();
                         let filter = (!self.all_default || opts.has_filters()).then_some(&mask[..]);
                         let ranked = self.scorer.search(
@@ -536,6 +565,7 @@ impl Index {
                         token::search(
                             &self.data.lexical,
                             &qterms,
+                            &typos,
                             &mask,
                             groups.map(|g| (g, self.data.pages.len())),
                             candidates,
@@ -571,6 +601,7 @@ impl Index {
             query,
             truncated,
             qterms,
+            typos,
             reports,
             picked,
             page_ok,
@@ -739,6 +770,7 @@ impl Index {
 struct HitContext<'a> {
     index: &'a Index,
     qterms: &'a [QueryTerm<'a>],
+    typos: &'a [Expansion],
     reports: &'a [LaneReport],
     opts: &'a SearchOptions,
 }
@@ -771,22 +803,54 @@ impl HitContext<'_> {
             .collect();
         let mut hit = self.base(f.chunk, f.score, lanes);
         if self.opts.explain {
-            let weighted: Vec<(&str, f32)> = self
-                .qterms
-                .iter()
-                .map(|q| (q.term.as_ref(), q.count as f32))
-                .collect();
             // The lexical lane's own chunk of this page, so the terms add up to its score.
             let chunk = fusion::lane_rank(f, Lane::Lexical).map_or(f.chunk, |r| r.chunk);
             hit.explain = Some(Explanation {
-                lexical: self
-                    .index
-                    .scorer
-                    .explain(&self.index.data.lexical, &weighted, chunk),
+                lexical: self.explain_lexical(chunk),
                 k: fusion_cfg.k,
             });
         }
         hit
+    }
+
+    /// Each query term's part in chunk `c`'s lexical score: the term itself, or the terms typo
+    /// tolerance took it for that the chunk contains (the term alone, with tf 0, when it
+    /// contains none).
+    fn explain_lexical(&self, c: u32) -> Vec<TermScore> {
+        let lexical = &self.index.data.lexical;
+        let scorer = &self.index.scorer;
+        let mut out = Vec::new();
+        for (i, q) in self.qterms.iter().enumerate() {
+            let count = q.count as f32;
+            let plain = Explained {
+                term: &q.term,
+                at: lexical.lookup(&q.term),
+                weight: count,
+                typo: None,
+            };
+            let typos: Vec<Explained<'_>> = self
+                .typos
+                .iter()
+                .filter(|e| e.query == i && !e.prefix)
+                .map(|e| Explained {
+                    term: &q.term,
+                    at: Some(e.term),
+                    weight: count * typo::discount(e.edits),
+                    typo: Some(e.edits),
+                })
+                .collect();
+            let matched: Vec<TermScore> = scorer
+                .explain_terms(lexical, &typos, c)
+                .into_iter()
+                .filter(|t| t.tf > 0)
+                .collect();
+            if matched.is_empty() {
+                out.extend(scorer.explain_terms(lexical, &[plain], c));
+            } else {
+                out.extend(matched);
+            }
+        }
+        out
     }
 
     /// An `always` page: not ranked by any lane (they are masked out), score 0, with the chunk
@@ -813,13 +877,14 @@ impl HitContext<'_> {
     /// The chunk of `first..end` that contains the most query terms (the first on ties).
     fn best_chunk_by_terms(&self, first: u32, end: u32) -> u32 {
         let lexical = &self.index.data.lexical;
+        let has = |t: usize, c: u32| lexical.postings_of(t).0.binary_search(&c).is_ok();
         let count = |c: u32| {
             self.qterms
                 .iter()
-                .filter(|q| {
-                    lexical
-                        .lookup(&q.term)
-                        .is_some_and(|i| lexical.postings_of(i).0.binary_search(&c).is_ok())
+                .enumerate()
+                .filter(|(i, q)| {
+                    lexical.lookup(&q.term).is_some_and(|t| has(t, c))
+                        || self.typos.iter().any(|e| e.query == *i && has(e.term, c))
                 })
                 .count()
         };
@@ -835,7 +900,14 @@ impl HitContext<'_> {
         let record = &index.data.chunks[c as usize];
         let snippet = self.opts.snippets.then(|| {
             let base = (record.start as usize).saturating_sub(p.body_start as usize);
-            snippet(index, self.qterms, index.chunk_text(c), p.body(), base)
+            snippet(
+                index,
+                self.qterms,
+                self.typos,
+                index.chunk_text(c),
+                p.body(),
+                base,
+            )
         });
         let page_id = p.id();
         let (line_start, line_end) =
@@ -882,16 +954,22 @@ fn hit_date(page: &Page, modified: Option<&Option<i64>>) -> Option<String> {
     }
 }
 
-/// About [`SNIPPET_CHARS`] characters of `text` around the densest run of query terms, with
-/// their offsets in the index's unit. `text` starts `base` bytes into `body`.
+/// About [`SNIPPET_CHARS`] characters of `text` around the densest run of query terms (and
+/// the terms typo tolerance took them for), with their offsets in the index's unit. `text`
+/// starts `base` bytes into `body`.
 fn snippet(
     index: &Index,
     qterms: &[QueryTerm<'_>],
+    typos: &[Expansion],
     text: &str,
     body: &str,
     base: usize,
 ) -> Snippet {
-    let terms: HashSet<&str> = qterms.iter().map(|q| q.term.as_ref()).collect();
+    let terms: HashSet<&str> = qterms
+        .iter()
+        .map(|q| q.term.as_ref())
+        .chain(typos.iter().map(|e| index.data.lexical.term(e.term)))
+        .collect();
     let prefixes: Vec<&str> = token::prefix_terms(&index.data.lexical, qterms)
         .flat_map(|q| [q.term.as_ref(), q.word.as_ref()])
         .filter(|w| token::long_enough_for_prefix(w))

@@ -177,6 +177,9 @@ pub struct Index {
     pub(crate) support: std::sync::OnceLock<crate::cite::SupportTable>,
     /// Where searches and citation checks are logged (not stored in the blob).
     pub(crate) log: Option<crate::querylog::LogSink>,
+    /// The trie typo tolerance walks, made from the lexical index's words on first use (a
+    /// write makes a new `Index`, so it is never stale).
+    pub(crate) typo: std::sync::OnceLock<crate::lane::typo::Dictionary>,
 }
 
 impl Index {
@@ -235,6 +238,7 @@ impl Index {
             embedder: None,
             offsets: OffsetUnit::Byte,
             support: std::sync::OnceLock::new(),
+            typo: std::sync::OnceLock::new(),
             log: None,
         };
         index.default_pages = index.visible_pages(&crate::SearchOptions::default());

@@ -210,6 +210,8 @@ pub fn search(data: &[u8]) {
         until,
         explain: flags & 0x02 != 0,
         snippets: flags & 0x04 != 0,
+        // Every bit of `flags` is taken (0x80 is facets); the lanes byte has 0x20 free.
+        typos: lanes & 0x20 == 0,
         always: if flags & 0x08 != 0 {
             AlwaysMode::Separate
         } else {

@@ -286,10 +286,13 @@ def _cached_options(
     types: Union[str, Sequence[str], None],
     scope: Optional[str],
     chunks: bool,
+    typos: bool = True,
 ) -> Optional[str]:
     """:func:`_search_options` for hashable arguments, made once: :meth:`Index.rank` is
     called per query in evaluation loops, where building the JSON cost a fifth of the call."""
-    return _search_options("", limit, lanes, tags, types, scope, chunks)
+    return _search_options(
+        "", limit, lanes, tags, types, scope, chunks, typos=None if typos else False
+    )
 
 
 VectorLike = Union["np.ndarray", Sequence[float]]
@@ -412,6 +415,7 @@ class Index:
         facets: bool = False,
         since: Optional[str] = None,
         until: Optional[str] = None,
+        typos: bool = True,
     ) -> SearchResults:
         """Searches the index. ``limit`` hits (default 20, at most 100); ``lanes`` to run
         (``lexical``, ``semantic``, ``token``; default all available); only pages with one
@@ -429,7 +433,11 @@ class Index:
         ``"2024-03-12T09:30:00Z"``; ``until`` with a date alone keeps that whole day) keep
         pages whose frontmatter ``updated``, ``last_updated`` or ``date`` (else the page file's
         modification time, when the index was built from a folder) is in range; pages
-        without a date are left out while a date filter is set."""
+        without a date are left out while a date filter is set. ``typos`` (default on): a
+        query word of 5 or more letters that the index does not contain also matches the words
+        of the text one edit away (two for 9 letters or more; the first letter fixed), below
+        exact matches, in the lexical and token lanes; ``typos=False`` matches every word
+        exactly."""
         opts = _search_options(
             query, limit, lanes, tags, types, scope, chunks,
             usage_modes=_strings("usage_modes", usage_modes),
@@ -439,6 +447,7 @@ class Index:
             facets=facets or None,
             since=since,
             until=until,
+            typos=None if typos else False,
         )
         return SearchResults(json.loads(self._native.search(query, opts, _array(query_vector))))
 
@@ -453,18 +462,21 @@ class Index:
         scope: Optional[str] = None,
         chunks: bool = False,
         query_vector: Optional[VectorLike] = None,
+        typos: bool = True,
     ) -> Ranking:
         """The ranking alone: ``(page id, fused score)`` per hit, in the order of
         :meth:`search`'s ranked hits (no ``always`` pages, snippets or records), as a
         :class:`Ranking` (a sequence of those tuples, made as they are read; ``.ids`` and
         ``.scores`` give the columns). For evaluation and pipelines that only need ids; much
-        cheaper per call."""
+        cheaper per call. ``typos`` as in :meth:`search`."""
         try:
-            opts = _cached_options(limit, lanes, tags, types, scope, chunks)
+            opts = _cached_options(limit, lanes, tags, types, scope, chunks, bool(typos))
         except TypeError:  # lists of lanes, tags or types (unhashable), or a wrong type
             if not isinstance(query, str):
                 raise TypeError(f"query must be a str, got {type(query).__name__}") from None
-            opts = _search_options(query, limit, lanes, tags, types, scope, chunks)
+            opts = _search_options(
+                query, limit, lanes, tags, types, scope, chunks, typos=None if typos else False
+            )
         return self._native.rank(query, opts, None if query_vector is None else _array(query_vector))
 
     def rank_many(
@@ -478,6 +490,7 @@ class Index:
         scope: Optional[str] = None,
         chunks: bool = False,
         threads: Optional[int] = None,
+        typos: bool = True,
     ) -> List[Ranking]:
         """:meth:`rank` for many queries with the same options, one :class:`Ranking` per
         query in order. One call releases the GIL once and spreads the queries over
@@ -486,7 +499,9 @@ class Index:
         query vector (the semantic lane embeds each query with the attached model)."""
         if isinstance(queries, str):
             raise TypeError("queries must be a sequence of str, not one str")
-        opts = _search_options("", limit, lanes, tags, types, scope, chunks)
+        opts = _search_options(
+            "", limit, lanes, tags, types, scope, chunks, typos=None if typos else False
+        )
         return self._native.rank_many(list(queries), opts, threads)
 
     def prompt_block(self, results: SearchResults) -> Record:

@@ -60,7 +60,8 @@ impl PartialEq for LexicalIndex {
 pub struct TermScore {
     /// The analyzed query term.
     pub term: String,
-    /// Its weight: how many times the query contains it.
+    /// Its weight: how many times the query contains it (times the typo discount for a
+    /// `matched` term, see [`crate::lane::typo::discount`]).
     pub weight: f32,
     /// Occurrences in the chunk.
     pub tf: u32,
@@ -70,6 +71,14 @@ pub struct TermScore {
     pub idf: f32,
     /// The term's contribution to the score.
     pub score: f32,
+    /// For a typo-tolerant match, the dictionary term the query term was taken for (`tf`,
+    /// `df`, `idf` and `score` are that term's); `None` when the term itself was looked up.
+    #[serde(default)]
+    pub matched: Option<String>,
+    /// Edits between the query word and the nearest word of the text with the `matched`
+    /// term (0 without one).
+    #[serde(default)]
+    pub edits: u32,
 }
 
 /// A page's fields as every one of its chunks indexes them: key, title and summary before the
@@ -266,6 +275,38 @@ impl LexicalIndex {
         self.lookup.get(term).map(|&i| i as usize)
     }
 
+    /// The term at dictionary position `t`.
+    ///
+    /// # Panics
+    /// For a position outside the dictionary (positions come from this index's look-ups).
+    pub fn term(&self, t: usize) -> &str {
+        &self.terms[t]
+    }
+
+    /// Number of chunks containing term `t` (0 outside the dictionary).
+    pub fn df(&self, t: usize) -> usize {
+        self.postings(t).map_or(0, |(chunks, _)| chunks.len())
+    }
+
+    /// The sorted, distinct words typo tolerance searches: every normalized word of the indexed
+    /// text, or the terms themselves in an index that has no surface words.
+    pub(crate) fn typo_words(&self) -> &[String] {
+        if self.surface_words.is_empty() {
+            &self.terms
+        } else {
+            &self.surface_words
+        }
+    }
+
+    /// The dictionary position of the term of [`LexicalIndex::typo_words`]' word `i`.
+    pub(crate) fn typo_word_term(&self, i: usize) -> usize {
+        if self.surface_words.is_empty() {
+            i
+        } else {
+            self.surface_terms[i] as usize
+        }
+    }
+
     /// Dictionary positions of the terms starting with `prefix`, at most `max` of them.
     pub fn prefixed(&self, prefix: &str, max: usize) -> std::ops::Range<usize> {
         let start = self.terms.partition_point(|t| t.as_str() < prefix);
@@ -351,8 +392,9 @@ pub struct Bm25Scorer {
 }
 
 impl Bm25Scorer {
-    /// The `n` best chunks for the distinct query `terms` (each with its weight) among those
-    /// `mask` allows (`None`: all), by score descending then chunk index ascending. With
+    /// The `n` best chunks for the query `terms` (dictionary positions, as from
+    /// [`LexicalIndex::lookup`], each with its weight) among those `mask` allows (`None`: all),
+    /// by score descending then chunk index ascending. With
     /// `groups` (chunk → page, and the number of pages), only each page's best chunk competes,
     /// so `n` candidates are `n` different pages.
     // Kept out of line: inlined into `Index::ranking` it loses registers to the caller
@@ -361,15 +403,12 @@ impl Bm25Scorer {
     pub(crate) fn search(
         &self,
         index: &LexicalIndex,
-        terms: &[(&str, f32)],
+        terms: &[(usize, f32)],
         mask: Option<Mask<'_>>,
         groups: Option<(&[u32], usize)>,
         n: usize,
     ) -> Vec<(u32, f32)> {
-        let found: Vec<(usize, f32)> = terms
-            .iter()
-            .filter_map(|&(term, weight)| index.lookup(term).map(|t| (t, weight)))
-            .collect();
+        let found = terms;
         let total: usize = found
             .iter()
             .map(|&(t, _)| index.postings_of(t).0.len())
@@ -386,7 +425,7 @@ impl Bm25Scorer {
             // predictor loses, so the candidate is always written and the length advanced by
             // the comparison instead.
             let mut len = 0usize;
-            for &(t, weight) in &found {
+            for &(t, weight) in found {
                 let (s, e) = (index.offsets[t] as usize, index.offsets[t + 1] as usize);
                 let postings = index.chunks[s..e].iter().zip(&self.impacts[s..e]);
                 for (&c, &impact) in postings {
@@ -433,10 +472,29 @@ impl Bm25Scorer {
     /// Each query term's contribution to chunk `c`'s score (terms absent from it included
     /// with tf 0), for explanations.
     pub fn explain(&self, index: &LexicalIndex, terms: &[(&str, f32)], c: u32) -> Vec<TermScore> {
+        let terms: Vec<Explained<'_>> = terms
+            .iter()
+            .map(|&(term, weight)| Explained {
+                term,
+                at: index.lookup(term),
+                weight,
+                typo: None,
+            })
+            .collect();
+        self.explain_terms(index, &terms, c)
+    }
+
+    /// Each entry's contribution to chunk `c`'s score (tf 0 where the chunk lacks its term).
+    pub(crate) fn explain_terms(
+        &self,
+        index: &LexicalIndex,
+        terms: &[Explained<'_>],
+        c: u32,
+    ) -> Vec<TermScore> {
         terms
             .iter()
-            .map(|&(term, weight)| {
-                let (tf, df, idf) = match index.lookup(term) {
+            .map(|e| {
+                let (tf, df, idf) = match e.at {
                     Some(t) => {
                         let (chunks, tfs) = index.postings_of(t);
                         let tf = chunks.binary_search(&c).map_or(0, |i| tfs[i]);
@@ -448,19 +506,39 @@ impl Bm25Scorer {
                 let score = if tf == 0 {
                     0.0
                 } else {
-                    weight * impact(self.params, idf, tff, self.norms[c as usize])
+                    e.weight * impact(self.params, idf, tff, self.norms[c as usize])
                 };
+                let matched = e.typo.and(e.at).map(|t| index.term(t).to_string());
                 TermScore {
-                    term: term.to_string(),
-                    weight,
+                    term: e.term.to_string(),
+                    weight: e.weight,
                     tf,
                     df: u32::try_from(df).unwrap_or(u32::MAX),
                     idf,
                     score,
+                    edits: if matched.is_some() {
+                        e.typo.map_or(0, u32::from)
+                    } else {
+                        0
+                    },
+                    matched,
                 }
             })
             .collect()
     }
+}
+
+/// A term to explain: the query term, the dictionary term scored for it and its weight.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Explained<'a> {
+    /// The analyzed query term.
+    pub term: &'a str,
+    /// The dictionary position scored: the term's own, or a typo match's (`None`: nothing).
+    pub at: Option<usize>,
+    /// The weight the lane gave it.
+    pub weight: f32,
+    /// For a typo match, its edits.
+    pub typo: Option<u8>,
 }
 
 /// Per-thread buffers reused across queries, so a query allocates nothing proportional to
@@ -524,6 +602,13 @@ mod tests {
         test_index(docs)
     }
 
+    /// Query terms as the lane takes them: dictionary positions with weights.
+    fn at(i: &LexicalIndex, q: &[(&str, f32)]) -> Vec<(usize, f32)> {
+        q.iter()
+            .filter_map(|&(t, w)| i.lookup(t).map(|t| (t, w)))
+            .collect()
+    }
+
     #[test]
     fn postings_are_sorted_with_term_frequencies() {
         let i = idx(&["a b a", "b c", "a"]);
@@ -542,7 +627,7 @@ mod tests {
         let i = idx(&["common rare", "common", "common", "common"]);
         let s = i.scorer(Bm25Params::default());
         let q = [("rare", 1.0), ("common", 1.0)];
-        let hits = s.search(&i, &q, None, None, 10);
+        let hits = s.search(&i, &at(&i, &q), None, None, 10);
         assert_eq!(hits[0].0, 0);
         let ex = s.explain(&i, &q, 0);
         assert!(ex[0].idf > ex[1].idf);
@@ -553,7 +638,7 @@ mod tests {
     fn mask_excludes_chunks() {
         let i = idx(&["x", "x"]);
         let s = i.scorer(Bm25Params::default());
-        let hits = s.search(&i, &[("x", 1.0)], Some(&[false, true]), None, 10);
+        let hits = s.search(&i, &at(&i, &[("x", 1.0)]), Some(&[false, true]), None, 10);
         assert_eq!(hits.iter().map(|h| h.0).collect::<Vec<_>>(), [1]);
     }
 
@@ -561,7 +646,13 @@ mod tests {
     fn groups_keep_only_the_best_chunk_of_each() {
         let i = idx(&["x x", "x", "x x x", "y"]);
         let s = i.scorer(Bm25Params::default());
-        let hits = s.search(&i, &[("x", 1.0)], None, Some((&[0, 0, 1, 1], 2)), 10);
+        let hits = s.search(
+            &i,
+            &at(&i, &[("x", 1.0)]),
+            None,
+            Some((&[0, 0, 1, 1], 2)),
+            10,
+        );
         let chunks: Vec<u32> = hits.iter().map(|h| h.0).collect();
         assert_eq!(chunks.len(), 2);
         assert!(chunks.contains(&2) && (chunks.contains(&0) || chunks.contains(&1)));

@@ -10,6 +10,7 @@ pub use crate::config::Lane;
 pub mod lexical;
 pub mod semantic;
 pub mod token;
+pub mod typo;
 
 /// The reason a [`LaneStatus::Skipped`] lane gives when the search did not ask for it.
 pub const NOT_REQUESTED: &str = "not requested";

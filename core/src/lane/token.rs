@@ -6,11 +6,16 @@
 //! are tried for the last query word (the one being typed) and for words the index does not
 //! contain; a complete, known word is matched exactly. A CJK query is a list of character
 //! bigrams ([`crate::analyze`]), each a unit here; a lone CJK character is matched as a prefix
-//! too, so typing the first character of a word finds the bigrams it begins. Ties go to the chunk where the matched
-//! terms occur more often (typing `reven` should find the page about revenue before a page
-//! that mentions it once), then to the shorter chunk, then to the lower chunk index.
+//! too, so typing the first character of a word finds the bigrams it begins. A word the index
+//! does not contain also gets its typo expansions ([`crate::lane::typo::expand`]): a term a few
+//! edits away earns what the term itself would (1, or 0.5 for a prefix of the last word) times
+//! [`TYPO_DISCOUNT`](crate::lane::typo::TYPO_DISCOUNT) per edit, so it never reaches an exact
+//! match. Ties go to the chunk where the matched terms occur more often (typing `reven` should
+//! find the page about revenue before a page that mentions it once), then to the shorter chunk,
+//! then to the lower chunk index.
 
 use super::lexical::LexicalIndex;
+use super::typo::{self, Expansion};
 use super::{top_keys, Mask};
 use crate::analyze::QueryTerm;
 
@@ -28,11 +33,12 @@ pub fn long_enough_for_prefix(word: &str) -> bool {
     n >= MIN_PREFIX_CHARS || (n == 1 && word.chars().all(crate::analyze::is_cjk))
 }
 
-/// The `n` best chunks by term overlap with the query's terms (exactly, or as prefixes of the
-/// term or of the unstemmed word it came from).
+/// The `n` best chunks by term overlap with the query's terms (exactly, as prefixes of the
+/// term or of the unstemmed word it came from, or as the terms `typos` takes them for).
 pub(crate) fn search(
     index: &LexicalIndex,
     query: &[QueryTerm<'_>],
+    typos: &[Expansion],
     mask: Mask<'_>,
     groups: Option<(&[u32], usize)>,
     n: usize,
@@ -65,11 +71,13 @@ pub(crate) fn search(
         } else {
             &[]
         };
-        for &prefix in prefixes {
+        let mut given: [std::ops::Range<usize>; 2] = [0..0, 0..0];
+        for (&prefix, given) in prefixes.iter().zip(&mut given) {
             if !long_enough_for_prefix(prefix) {
                 continue;
             }
-            for t in index.prefixed(prefix, MAX_PREFIX_EXPANSIONS) {
+            *given = index.prefixed(prefix, MAX_PREFIX_EXPANSIONS);
+            for t in given.clone() {
                 if Some(t) != exact {
                     give(
                         index.postings_of(t),
@@ -81,6 +89,22 @@ pub(crate) fn search(
                     );
                 }
             }
+        }
+        for e in typos.iter().filter(|e| e.query == i) {
+            // A term the prefixes already credited at 0.5 (at least a typo's credit) is not
+            // counted twice.
+            if given.iter().any(|g| g.contains(&e.term)) {
+                continue;
+            }
+            let whole = if e.prefix { 0.5 } else { 1.0 };
+            give(
+                index.postings_of(e.term),
+                whole * typo::discount(e.edits),
+                mask,
+                &mut credit,
+                &mut credited,
+                &mut occurrences,
+            );
         }
         for c in credited.drain(..) {
             let ci = c as usize;
@@ -123,10 +147,12 @@ pub(crate) fn search(
 }
 
 /// Every chunk `mask` lets through that this lane would give credit: one holding a query
-/// term exactly or, as [`search`] matches them, as a prefix. Ascending, each once.
+/// term exactly, as [`search`] matches them as a prefix, or as a term `typos` takes one for.
+/// Ascending, each once.
 pub(crate) fn matching_chunks(
     index: &LexicalIndex,
     query: &[QueryTerm<'_>],
+    typos: &[Expansion],
     mask: Mask<'_>,
 ) -> Vec<u32> {
     let mut hit = vec![false; index.chunk_count()];
@@ -151,6 +177,9 @@ pub(crate) fn matching_chunks(
                 }
             }
         }
+    }
+    for e in typos {
+        mark(e.term);
     }
     (0..hit.len() as u32).filter(|&c| hit[c as usize]).collect()
 }
@@ -215,14 +244,14 @@ mod tests {
     #[test]
     fn ties_go_to_more_occurrences_then_shorter_chunks() {
         let i = idx(&["revenu x", "x revenu revenu y z", "revenu"]);
-        let hits = search(&i, &q(&["rev"]), &[true; 3], None, 10);
+        let hits = search(&i, &q(&["rev"]), &[], &[true; 3], None, 10);
         assert_eq!(hits.iter().map(|h| h.0).collect::<Vec<_>>(), [1, 2, 0]);
     }
 
     #[test]
     fn more_overlap_ranks_first_and_shorter_breaks_ties() {
         let i = idx(&["a b c d", "a b", "a x y z q", "a"]);
-        let hits = search(&i, &q(&["a", "b"]), &[true; 4], None, 10);
+        let hits = search(&i, &q(&["a", "b"]), &[], &[true; 4], None, 10);
         let order: Vec<u32> = hits.iter().map(|h| h.0).collect();
         assert_eq!(order, [1, 0, 3, 2]);
         assert_eq!(hits[0].1, 1.0);
@@ -232,7 +261,7 @@ mod tests {
     #[test]
     fn prefixes_get_half_credit_once() {
         let i = idx(&["revenu review", "rev"]);
-        let hits = search(&i, &q(&["rev"]), &[true; 2], None, 10);
+        let hits = search(&i, &q(&["rev"]), &[], &[true; 2], None, 10);
         assert_eq!(hits, [(1, 1.0), (0, 0.5)]);
     }
 
@@ -240,18 +269,18 @@ mod tests {
     fn known_words_before_the_last_are_matched_exactly() {
         let i = idx(&["revenu", "revenues", "rev"]);
         // "rev" is known and not last: exact only. "reve" is last: prefixes too.
-        let hits = search(&i, &q(&["rev", "zzz"]), &[true; 3], None, 10);
+        let hits = search(&i, &q(&["rev", "zzz"]), &[], &[true; 3], None, 10);
         assert_eq!(hits.iter().map(|h| h.0).collect::<Vec<_>>(), [2]);
-        let hits = search(&i, &q(&["zzz", "rev"]), &[true; 3], None, 10);
+        let hits = search(&i, &q(&["zzz", "rev"]), &[], &[true; 3], None, 10);
         assert_eq!(hits.len(), 3);
     }
 
     #[test]
     fn one_cjk_character_is_matched_as_a_prefix_one_latin_letter_is_not() {
         let i = idx(&["晴れ", "r", "rx"]);
-        let hits = search(&i, &q(&["晴"]), &[true; 3], None, 10);
+        let hits = search(&i, &q(&["晴"]), &[], &[true; 3], None, 10);
         assert_eq!(hits, [(0, 0.5)]);
-        let hits = search(&i, &q(&["r"]), &[true; 3], None, 10);
+        let hits = search(&i, &q(&["r"]), &[], &[true; 3], None, 10);
         assert_eq!(hits, [(1, 1.0)]);
         assert!(long_enough_for_prefix("晴") && long_enough_for_prefix("re"));
         assert!(!long_enough_for_prefix("r") && !long_enough_for_prefix(""));
@@ -260,6 +289,6 @@ mod tests {
     #[test]
     fn empty_query_gives_nothing() {
         let i = idx(&["a"]);
-        assert!(search(&i, &[], &[true], None, 10).is_empty());
+        assert!(search(&i, &[], &[], &[true], None, 10).is_empty());
     }
 }

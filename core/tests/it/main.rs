@@ -17,5 +17,6 @@ mod querylog;
 mod robustness;
 mod sync;
 mod tools;
+mod typo;
 mod vectors;
 mod wikis;
