@@ -764,6 +764,7 @@ fn vectors_json(index: &Index) -> Value {
             "fingerprint": v.fingerprint,
             "dim": v.dim,
             "encoding": v.encoding().name(),
+            "floor": v.floor,
         })
     })
 }
@@ -818,11 +819,12 @@ fn build(a: BuildArgs) -> Result<ExitCode, Error> {
         );
         match index.vectors() {
             Some(v) => say!(
-                "  embeddings: {} ({} x {}, {})",
+                "  embeddings: {} ({} x {}, {}), semantic floor {:.3}",
                 v.model_id,
                 v.len(),
                 v.dim,
-                v.encoding().name()
+                v.encoding().name(),
+                v.floor
             ),
             None => say!("  embeddings: none (semantic lane unavailable)"),
         }

@@ -542,6 +542,7 @@ impl IndexBuilder {
                 known,
                 &mut |d, t| progress(BuildStage::Embeddings, d, t),
             )?;
+            vectors::calibrate_floor(&mut data, e.0.as_ref())?;
         }
         report.pages = data.pages.len();
         report.chunks = data.chunks.len();
@@ -1511,6 +1512,9 @@ impl Index {
                 &known,
                 &mut |_, _| ControlFlow::Continue(()),
             )?;
+            // A write keeps the floor the build measured (measuring costs 32 embeddings;
+            // `wikidex sync` and any build measure it again).
+            data.vectors = data.vectors.take().map(|s| s.with_floor(old.floor));
         }
         Ok(self.with_data(data))
     }

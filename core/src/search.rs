@@ -573,7 +573,9 @@ impl Index {
                     ),
                     Lane::Semantic => {
                         let filter = (!self.all_default || opts.has_filters()).then_some(&mask[..]);
-                        self.semantic_lane(query, opts, filter, groups, candidates)?
+                        // The floor judges only queries none of whose words the index knows.
+                        let unknown = known.iter().all(Option::is_none) && typos.is_empty();
+                        self.semantic_lane(query, opts, filter, groups, candidates, unknown)?
                     }
                 }
             };
@@ -618,6 +620,7 @@ impl Index {
         filter: Option<&[bool]>,
         groups: Option<&[u32]>,
         candidates: usize,
+        unknown_words: bool,
     ) -> Result<(LaneStatus, Vec<(u32, f32)>)> {
         let Some(section) = &self.data.vectors else {
             return Ok((LaneStatus::skipped(semantic::NO_VECTORS), Vec::new()));
@@ -625,10 +628,13 @@ impl Index {
         match self.query_vector(query, opts.query_vector.as_deref()) {
             Ok(Some(q)) => {
                 let groups = groups.map(|g| (g, self.data.pages.len()));
-                Ok((
-                    LaneStatus::Ok,
-                    section.search(&q, filter, groups, candidates),
-                ))
+                let ranked = section.search(&q, filter, groups, candidates);
+                // Words the index does not know, and no closer to anything here than
+                // nonsense is: no evidence at all, so no hits (the content-gap signal).
+                if unknown_words && ranked.first().is_some_and(|&(_, s)| s < section.floor) {
+                    return Ok((LaneStatus::skipped(semantic::BELOW_FLOOR), Vec::new()));
+                }
+                Ok((LaneStatus::Ok, ranked))
             }
             Ok(None) => Ok((LaneStatus::skipped(semantic::NO_QUERY_VECTOR), Vec::new())),
             Err(e @ Error::InvalidArgument { .. }) => Err(e),

@@ -116,6 +116,34 @@ pub(crate) fn embed_chunks(
     Ok(total)
 }
 
+/// Measures the semantic lane's relevance floor of `data`'s vectors with `embedder` (the model
+/// they were made with) and stores it: the highest best score any of the
+/// [`semantic::floor_probes`] nonsense queries gets against them.
+pub(crate) fn calibrate_floor(data: &mut IndexData, embedder: &dyn Embedder) -> Result<()> {
+    let Some(section) = &data.vectors else {
+        return Ok(());
+    };
+    let probes = crate::lane::semantic::floor_probes();
+    let prompted: Vec<_> = probes
+        .iter()
+        .map(|p| section.prompts.apply(PromptKind::Query, p))
+        .collect();
+    let texts: Vec<&str> = prompted.iter().map(|t| t.as_ref()).collect();
+    let vectors = embedder.embed(&texts);
+    let floor = vectors?;
+    let floor = floor
+        .into_iter()
+        .filter(|v| v.len() == section.dim as usize)
+        .filter_map(|mut v| {
+            crate::embed::normalize(&mut v);
+            section.search(&v, None, None, 1).first().map(|&(_, s)| s)
+        })
+        .fold(0.0f32, f32::max)
+        .clamp(0.0, 1.0);
+    data.vectors = data.vectors.take().map(|s| s.with_floor(floor));
+    Ok(())
+}
+
 /// Passage → stored vector, for every chunk of `data` (to carry vectors through a rebuild).
 pub(crate) fn known_vectors(data: &IndexData) -> HashMap<String, Vec<f32>> {
     let Some(v) = &data.vectors else {

@@ -76,6 +76,56 @@ pub struct VectorSection {
     /// Since format v5: the prompts the passages were embedded after, and queries are (none
     /// in older blobs, and for vectors the caller brought).
     pub prompts: Prompts,
+    /// Since format v5: the relevance floor of the semantic lane for this index and model
+    /// (0: none). A query none of whose words the index knows (not even within a typo) and
+    /// whose best passage scores below it gets no semantic hits: it is no closer to anything
+    /// in the index than nonsense is. A query with a known word is ranked as ever (on CACM and
+    /// Cranfield the relevant documents of real queries often score below it, so it is not a
+    /// cut per hit). Measured at build by embedding [`FLOOR_PROBES`] nonsense queries with
+    /// the model: the highest best score any of them gets. Vectors the caller brings have
+    /// none.
+    pub floor: f32,
+}
+
+/// Nonsense queries the floor is measured with, made by a fixed generator (so a build is
+/// deterministic): pseudo-words of two to four consonant-vowel syllables, one to three per
+/// query, plus the issue's own example.
+pub const FLOOR_PROBES: usize = 32;
+
+/// The reason the semantic lane gives when the query's best passage is below the floor.
+pub const BELOW_FLOOR: &str = "the index knows none of the query's words and no passage is \
+     closer to it than the model's relevance floor for this index";
+
+/// The [`FLOOR_PROBES`] nonsense queries.
+pub fn floor_probes() -> Vec<String> {
+    // xorshift64*, seeded: the same probes on every machine.
+    let mut state: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut next = |n: u64| {
+        state ^= state >> 12;
+        state ^= state << 25;
+        state ^= state >> 27;
+        (state.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 33) % n
+    };
+    const CONSONANTS: &[u8] = b"bcdfghjklmnpqrstvwxz";
+    const VOWELS: &[u8] = b"aeiouy";
+    let mut out = vec!["xqzvbnm plorkish".to_string()];
+    while out.len() < FLOOR_PROBES {
+        let words = 1 + next(3);
+        let query: Vec<String> = (0..words)
+            .map(|_| {
+                (0..2 + next(3))
+                    .flat_map(|_| {
+                        [
+                            CONSONANTS[next(CONSONANTS.len() as u64) as usize] as char,
+                            VOWELS[next(VOWELS.len() as u64) as usize] as char,
+                        ]
+                    })
+                    .collect()
+            })
+            .collect();
+        out.push(query.join(" "));
+    }
+    out
 }
 
 /// A vector section as formats v1 to v4 stored it (frozen: never change it).
@@ -95,6 +145,7 @@ impl From<VectorSectionV4> for VectorSection {
             fingerprint: v.fingerprint,
             values: v.values,
             prompts: Prompts::default(),
+            floor: 0.0,
         }
     }
 }
@@ -153,12 +204,19 @@ impl VectorSection {
             fingerprint: fingerprint.to_owned(),
             values,
             prompts: Prompts::default(),
+            floor: 0.0,
         })
     }
 
     /// The section with `prompts` recorded as the ones its passages were embedded after.
     pub fn with_prompts(mut self, prompts: Prompts) -> VectorSection {
         self.prompts = prompts;
+        self
+    }
+
+    /// The section with its relevance floor set (see [`VectorSection::floor`]).
+    pub fn with_floor(mut self, floor: f32) -> VectorSection {
+        self.floor = floor;
         self
     }
 
@@ -214,6 +272,12 @@ impl VectorSection {
                 scales.len() == chunks && scales.iter().all(|s| s.is_finite()),
             ),
         };
+        if !(self.floor.is_finite() && (0.0..=1.0).contains(&self.floor)) {
+            return Err(Error::corrupt(format!(
+                "semantic floor {} is not in 0..=1",
+                self.floor
+            )));
+        }
         if dim == 0 || expected != Some(n_values) || !scales_ok {
             return Err(Error::corrupt(format!(
                 "vector section holds {n_values} values for {chunks} chunks of dimension {dim}"

@@ -448,6 +448,7 @@ fn vector_section(dim: u64, values: usize) -> Vec<u8> {
     }
     out.extend(varint(0)); // since v5, the prompts: query ""
     out.extend(varint(0)); // passage ""
+    out.extend_from_slice(&0f32.to_le_bytes()); // and the floor
     out
 }
 
@@ -497,6 +498,29 @@ fn vector_section_of_the_wrong_size_is_corrupt() {
             "corrupt_index"
         );
     }
+}
+
+#[test]
+fn a_semantic_floor_outside_0_to_1_is_corrupt() {
+    let chunks = build_linkless().chunk_count();
+    let good = with_vectors(3, 3 * chunks);
+    for bad_floor in [f32::NAN, -0.5, 1.5, f32::INFINITY] {
+        let bytes = good.clone();
+        let at = bytes.len() - 6 - 4;
+        let mut bad = with_payload(&bytes, |_| {});
+        bad[at..at + 4].copy_from_slice(&bad_floor.to_le_bytes());
+        reseal(&mut bad);
+        assert_eq!(
+            load_error(&bad, &format!("floor {bad_floor}")),
+            "corrupt_index"
+        );
+    }
+    let mut ok = good.clone();
+    let at = ok.len() - 6 - 4;
+    ok[at..at + 4].copy_from_slice(&0.5f32.to_le_bytes());
+    reseal(&mut ok);
+    let index = load(&ok, "floor 0.5").unwrap();
+    assert_eq!(index.vectors().unwrap().floor, 0.5);
 }
 
 #[test]

@@ -270,6 +270,8 @@ fn callers_may_bring_their_own_vectors() {
     index
         .set_vectors("toy", "toy-1", &vectors, VectorEncoding::F32)
         .unwrap();
+    // No model to measure a floor with: none.
+    assert_eq!(index.vectors().unwrap().floor, 0.0);
     let r = index.search("anything", &semantic_only()).unwrap();
     assert_eq!(r.lanes[1].status.name(), "skipped", "no query vector yet");
     let opts = SearchOptions {
@@ -336,4 +338,45 @@ fn a_failing_model_fails_its_lane_not_the_search() {
         .unwrap()
         .contains("out of memory"));
     assert_eq!(r.hits[0].key, "revenue");
+}
+
+#[test]
+fn issue_14_nonsense_gets_no_semantic_hits_below_the_floor_measured_at_build() {
+    let index = build(VectorEncoding::F32);
+    let floor = index.vectors().unwrap().floor;
+    assert!(floor > 0.0 && floor < 1.0, "floor {floor}");
+    // Measured the same way every time: the blob stays deterministic.
+    assert_eq!(build(VectorEncoding::F32).vectors().unwrap().floor, floor);
+    for nonsense in ["xqzvbnm plorkish", "plorkish", "zugvenak tilomorix"] {
+        let r = index.search(nonsense, &semantic_only()).unwrap();
+        assert_eq!(
+            r.lanes[1].status,
+            wikidex::LaneStatus::skipped(wikidex::lane::semantic::BELOW_FLOOR),
+            "{nonsense}"
+        );
+        assert!(r.hits.is_empty(), "{nonsense}: {:?}", r.hits);
+        // With the lexical lanes too: nothing, the content-gap signal.
+        assert!(index
+            .search(nonsense, &SearchOptions::default())
+            .unwrap()
+            .hits
+            .is_empty());
+    }
+    // A query with a word the index knows is ranked by every lane as ever.
+    let r = index.search("xqzvbnm revenue", &semantic_only()).unwrap();
+    assert_eq!(r.lanes[1].status, wikidex::LaneStatus::Ok);
+    assert!(!r.hits.is_empty());
+    // A real question is above it.
+    let r = index
+        .search("who do I call about an outage?", &semantic_only())
+        .unwrap();
+    assert_eq!(r.hits[0].key, "oncall");
+    // Kept through the blob and through a write (which does not measure it again).
+    let mut loaded = Index::from_bytes(&index.to_bytes().unwrap()).unwrap();
+    assert_eq!(loaded.vectors().unwrap().floor, floor);
+    loaded.attach_embedder(fp32()).unwrap();
+    loaded
+        .upsert_page("global/new.md", "A page about holiday schedules.")
+        .unwrap();
+    assert_eq!(loaded.vectors().unwrap().floor, floor);
 }

@@ -29,6 +29,15 @@ fn e5_prompts() -> Prompts {
 }
 
 /// An embedder with prompts that records every text it is given.
+/// One of the nonsense queries a build embeds to measure the semantic floor (with or without
+/// a query prompt).
+pub(crate) fn is_floor_probe(text: &str) -> bool {
+    let text = text.strip_prefix("query: ").unwrap_or(text);
+    wikidex::lane::semantic::floor_probes()
+        .iter()
+        .any(|p| p == text)
+}
+
 struct Recording {
     prompts: Prompts,
     texts: Mutex<Vec<String>>,
@@ -41,8 +50,14 @@ impl Recording {
             texts: Mutex::new(Vec::new()),
         })
     }
+    /// The texts embedded, less the nonsense queries the build measures the floor with.
     fn seen(&self) -> Vec<String> {
-        self.texts.lock().unwrap().clone()
+        let texts = self.texts.lock().unwrap();
+        texts
+            .iter()
+            .filter(|t| !is_floor_probe(t))
+            .cloned()
+            .collect()
     }
 }
 
@@ -101,6 +116,12 @@ fn a_model_s_prompts_go_before_every_passage_and_query() {
         assert!(!passage.starts_with("passage: "));
     }
     assert_eq!(index.vectors().unwrap().prompts, e5_prompts());
+    // The floor's nonsense queries are queries too.
+    assert!(e
+        .texts
+        .lock()
+        .unwrap()
+        .contains(&"query: xqzvbnm plorkish".to_string()));
     index.search("who is on call", &semantic_only()).unwrap();
     assert_eq!(e.seen().last().unwrap(), "query: who is on call");
 }

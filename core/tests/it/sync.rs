@@ -50,8 +50,13 @@ impl Counting {
             texts: Mutex::new(Vec::new()),
         })
     }
+    /// Texts embedded, less the nonsense queries the build measures the floor with.
     fn embedded(&self) -> usize {
-        self.texts.lock().unwrap().len()
+        let texts = self.texts.lock().unwrap();
+        texts
+            .iter()
+            .filter(|t| !crate::prompts::is_floor_probe(t))
+            .count()
     }
 }
 
