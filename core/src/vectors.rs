@@ -129,17 +129,26 @@ pub(crate) fn calibrate_floor(data: &mut IndexData, embedder: &dyn Embedder) -> 
         .map(|p| section.prompts.apply(PromptKind::Query, p))
         .collect();
     let texts: Vec<&str> = prompted.iter().map(|t| t.as_ref()).collect();
-    let vectors = embedder.embed(&texts);
-    let floor = vectors?;
-    let floor = floor
+    let best: Vec<f32> = embedder
+        .embed(&texts)?
         .into_iter()
         .filter(|v| v.len() == section.dim as usize)
         .filter_map(|mut v| {
             crate::embed::normalize(&mut v);
             section.search(&v, None, None, 1).first().map(|&(_, s)| s)
         })
-        .fold(0.0f32, f32::max)
-        .clamp(0.0, 1.0);
+        .collect();
+    let (low, high) = best
+        .iter()
+        .fold((f32::INFINITY, 0.0f32), |(l, h), &s| (l.min(s), h.max(s)));
+    // A model that gives every nonsense string nearly the same best score (multilingual-e5
+    // on the example wiki: 0.807 to 0.830, where a German question about an English page
+    // scores 0.778) does not tell nonsense from text by score here: no floor then.
+    let floor = if high - low >= crate::lane::semantic::FLOOR_MIN_SPREAD {
+        high.clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
     data.vectors = data.vectors.take().map(|s| s.with_floor(floor));
     Ok(())
 }

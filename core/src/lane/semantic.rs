@@ -82,8 +82,8 @@ pub struct VectorSection {
     /// in the index than nonsense is. A query with a known word is ranked as ever (on CACM and
     /// Cranfield the relevant documents of real queries often score below it, so it is not a
     /// cut per hit). Measured at build by embedding [`FLOOR_PROBES`] nonsense queries with
-    /// the model: the highest best score any of them gets. Vectors the caller brings have
-    /// none.
+    /// the model: the highest best score any of them gets, or 0 when their best scores lie
+    /// within [`FLOOR_MIN_SPREAD`] of each other. Vectors the caller brings have none.
     pub floor: f32,
 }
 
@@ -91,6 +91,11 @@ pub struct VectorSection {
 /// deterministic): pseudo-words of two to four consonant-vowel syllables, one to three per
 /// query, plus the issue's own example.
 pub const FLOOR_PROBES: usize = 32;
+
+/// The least spread (highest minus lowest) of the [`FLOOR_PROBES`]' best scores for a floor
+/// to be set: below it the model scores nonsense and text alike on the index, and the floor
+/// is 0 (none).
+pub const FLOOR_MIN_SPREAD: f32 = 0.05;
 
 /// The reason the semantic lane gives when the query's best passage is below the floor.
 pub const BELOW_FLOOR: &str = "the index knows none of the query's words and no passage is \
