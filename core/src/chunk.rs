@@ -591,6 +591,29 @@ pub(crate) fn table_header(text: &str, from: usize, at: usize) -> Option<String>
     table_headers(text, from, &[at])[0].map(|h| text[h.start..h.end].to_string())
 }
 
+/// Every chunk of a checked chunk table (each page's chunks together, in page order) as it is
+/// indexed and embedded ([`indexed_texts`]), in table order, with its page.
+pub(crate) fn indexed_table<'a>(
+    pages: &'a [crate::page::Page],
+    chunks: &[ChunkRecord],
+) -> Vec<(&'a crate::page::Page, std::borrow::Cow<'a, str>)> {
+    let mut out = Vec::with_capacity(chunks.len());
+    for group in chunks.chunk_by(|a, b| a.page == b.page) {
+        let page = &pages[group[0].page as usize];
+        let spans: Vec<(usize, usize)> = group
+            .iter()
+            .map(|c| (c.start as usize, c.end as usize))
+            .collect();
+        let from = (page.body_start as usize).min(spans[0].0);
+        out.extend(
+            indexed_texts(&page.text, from, &spans)
+                .into_iter()
+                .map(|t| (page, t)),
+        );
+    }
+    out
+}
+
 /// The texts of the chunks `spans` (byte ranges of `text`, in order, none before `from`) as
 /// they are indexed and embedded: each with the header of the table it continues before it
 /// ([`table_headers`]), else its own text.

@@ -29,26 +29,17 @@ impl std::fmt::Debug for Attached {
 /// [`crate::chunk::indexed_texts`]), without the title when the chunk already starts with it
 /// (as a page's first chunk under its `# heading` does).
 pub(crate) fn passages(data: &IndexData) -> Vec<String> {
-    let mut out = Vec::with_capacity(data.chunks.len());
-    for group in data.chunks.chunk_by(|a, b| a.page == b.page) {
-        let page = &data.pages[group[0].page as usize];
-        let spans: Vec<(usize, usize)> = group
-            .iter()
-            .map(|c| (c.start as usize, c.end as usize))
-            .collect();
-        let from = (page.body_start as usize).min(spans[0].0);
-        for text in crate::chunk::indexed_texts(&page.text, from, &spans) {
+    crate::chunk::indexed_table(&data.pages, &data.chunks)
+        .into_iter()
+        .map(|(page, text)| {
             let head = text.trim_start().trim_start_matches('#').trim_start();
-            out.push(
-                if page.title.is_empty() || head.starts_with(page.title.as_str()) {
-                    text.into_owned()
-                } else {
-                    format!("{}\n{text}", page.title)
-                },
-            );
-        }
-    }
-    out
+            if page.title.is_empty() || head.starts_with(page.title.as_str()) {
+                text.into_owned()
+            } else {
+                format!("{}\n{text}", page.title)
+            }
+        })
+        .collect()
 }
 
 /// Embeds every chunk of `data` after the passage prompt of `prompts` (in groups, reporting

@@ -130,16 +130,13 @@ impl LexicalIndex {
         let mut surface = Surface::default();
         let mut chunk_terms = Vec::with_capacity(chunks.len());
         // A checked chunk table lists each page's chunks together, in page order.
-        for group in chunks.chunk_by(|a, b| a.page == b.page) {
-            let page = &pages[group[0].page as usize];
-            let fields = PageFields::new(analyzer, page, &mut surface);
-            let spans: Vec<(usize, usize)> = group
-                .iter()
-                .map(|c| (c.start as usize, c.end as usize))
-                .collect();
-            let from = (page.body_start as usize).min(spans[0].0);
-            for text in crate::chunk::indexed_texts(&page.text, from, &spans) {
-                chunk_terms.push(fields.chunk_terms(analyzer, &text, &mut surface));
+        let mut fields: Option<(&Page, PageFields)> = None;
+        for (page, text) in crate::chunk::indexed_table(pages, chunks) {
+            if !fields.as_ref().is_some_and(|(p, _)| std::ptr::eq(*p, page)) {
+                fields = Some((page, PageFields::new(analyzer, page, &mut surface)));
+            }
+            if let Some((_, f)) = &fields {
+                chunk_terms.push(f.chunk_terms(analyzer, &text, &mut surface));
             }
         }
         LexicalIndex::build(chunk_terms, surface)
