@@ -54,58 +54,17 @@ pub(crate) fn search(
     let mut credited: Vec<u32> = Vec::new();
     // Occurrences of matched terms per chunk, for ties.
     let mut occurrences = vec![0u32; index.chunk_count()];
-    for (i, q) in query.iter().enumerate() {
-        let exact = index.lookup(&q.term);
-        if let Some(t) = exact {
+    for i in 0..query.len() {
+        term_credits(index, query, typos, i, |t, w| {
             give(
                 index.postings_of(t),
-                1.0,
+                w,
                 mask,
                 &mut credit,
                 &mut credited,
                 &mut occurrences,
             );
-        }
-        let prefixes: &[&str] = if matches_as_prefix(exact, i, query.len()) {
-            &[q.term.as_ref(), q.word.as_ref()]
-        } else {
-            &[]
-        };
-        let mut given: [std::ops::Range<usize>; 2] = [0..0, 0..0];
-        for (&prefix, given) in prefixes.iter().zip(&mut given) {
-            if !long_enough_for_prefix(prefix) {
-                continue;
-            }
-            *given = index.prefixed(prefix, MAX_PREFIX_EXPANSIONS);
-            for t in given.clone() {
-                if Some(t) != exact {
-                    give(
-                        index.postings_of(t),
-                        0.5,
-                        mask,
-                        &mut credit,
-                        &mut credited,
-                        &mut occurrences,
-                    );
-                }
-            }
-        }
-        for e in typos.iter().filter(|e| e.query == i) {
-            // A term the prefixes already credited at 0.5 (at least a typo's credit) is not
-            // counted twice.
-            if given.iter().any(|g| g.contains(&e.term)) {
-                continue;
-            }
-            let whole = if e.prefix { 0.5 } else { 1.0 };
-            give(
-                index.postings_of(e.term),
-                whole * typo::discount(e.edits),
-                mask,
-                &mut credit,
-                &mut credited,
-                &mut occurrences,
-            );
-        }
+        });
         for c in credited.drain(..) {
             let ci = c as usize;
             if acc[ci] == 0.0 {
@@ -163,25 +122,52 @@ pub(crate) fn matching_chunks(
             }
         }
     };
-    for (i, q) in query.iter().enumerate() {
-        let exact = index.lookup(&q.term);
-        if let Some(t) = exact {
-            mark(t);
-        }
-        if matches_as_prefix(exact, i, query.len()) {
-            for prefix in [q.term.as_ref(), q.word.as_ref()] {
-                if long_enough_for_prefix(prefix) {
-                    index
-                        .prefixed(prefix, MAX_PREFIX_EXPANSIONS)
-                        .for_each(&mut mark);
-                }
-            }
-        }
-    }
-    for e in typos {
-        mark(e.term);
+    for i in 0..query.len() {
+        term_credits(index, query, typos, i, |t, _| mark(t));
     }
     (0..hit.len() as u32).filter(|&c| hit[c as usize]).collect()
+}
+
+/// The terms query term `i` earns credit from, each with its credit, as [`search`] gives it:
+/// the term itself (1); when it [`matches_as_prefix`], the terms its term or word begins (0.5
+/// each, the term itself aside); the terms `typos` takes it for (1, or 0.5 for a prefix of the
+/// last word, times the typo discount per edit), unless the prefixes already credited them.
+fn term_credits(
+    index: &LexicalIndex,
+    query: &[QueryTerm<'_>],
+    typos: &[Expansion],
+    i: usize,
+    mut credit: impl FnMut(usize, f32),
+) {
+    let q = &query[i];
+    let exact = index.lookup(&q.term);
+    if let Some(t) = exact {
+        credit(t, 1.0);
+    }
+    let prefixes: &[&str] = if matches_as_prefix(exact, i, query.len()) {
+        &[q.term.as_ref(), q.word.as_ref()]
+    } else {
+        &[]
+    };
+    let mut given: [std::ops::Range<usize>; 2] = [0..0, 0..0];
+    for (&prefix, given) in prefixes.iter().zip(&mut given) {
+        if !long_enough_for_prefix(prefix) {
+            continue;
+        }
+        *given = index.prefixed(prefix, MAX_PREFIX_EXPANSIONS);
+        for t in given.clone().filter(|&t| Some(t) != exact) {
+            credit(t, 0.5);
+        }
+    }
+    for e in typos.iter().filter(|e| e.query == i) {
+        // A term the prefixes already credited at 0.5 (at least a typo's credit) is not
+        // counted twice.
+        if given.iter().any(|g| g.contains(&e.term)) {
+            continue;
+        }
+        let whole = if e.prefix { 0.5 } else { 1.0 };
+        credit(e.term, whole * typo::discount(e.edits));
+    }
 }
 
 /// Whether query term `i` of `n` (found at `exact` in the dictionary, or not) also matches as
