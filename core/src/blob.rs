@@ -102,49 +102,39 @@ struct IndexDataV3 {
     raw: RawSection,
 }
 
-/// The v4 payload (frozen: never change it): the current one but for the vector section,
-/// which had no prompts.
+/// The v4 payload (frozen: never change it): the v3 fields (postcard writes a nested struct
+/// as its fields in order, so they decode the same), then two lists; the current schema but
+/// for the vector section, which had no prompts.
 #[derive(Deserialize)]
 struct IndexDataV4 {
-    config: Config,
-    pages: Vec<Page>,
-    chunks: Vec<ChunkRecord>,
-    lexical: LexicalIndex,
-    vectors: Option<VectorSectionV4>,
-    graph: GraphSection,
-    raw: RawSection,
+    v3: IndexDataV3,
     chunk_numbers: Vec<u32>,
     page_modified: Vec<Option<i64>>,
 }
 
-impl From<IndexDataV4> for IndexData {
-    fn from(old: IndexDataV4) -> IndexData {
-        IndexData {
-            config: old.config,
-            pages: old.pages,
-            chunks: old.chunks,
-            lexical: old.lexical,
-            vectors: old.vectors.map(VectorSection::from),
-            graph: old.graph,
-            raw: old.raw,
-            chunk_numbers: old.chunk_numbers,
-            page_modified: old.page_modified,
+impl From<IndexDataV3> for IndexDataV4 {
+    fn from(v3: IndexDataV3) -> IndexDataV4 {
+        IndexDataV4 {
+            v3,
+            chunk_numbers: Vec::new(),
+            page_modified: Vec::new(),
         }
     }
 }
 
-impl From<IndexDataV3> for IndexData {
-    fn from(old: IndexDataV3) -> IndexData {
+impl From<IndexDataV4> for IndexData {
+    fn from(old: IndexDataV4) -> IndexData {
+        let v3 = old.v3;
         IndexData {
-            config: old.config,
-            pages: old.pages,
-            chunks: old.chunks,
-            lexical: old.lexical,
-            vectors: old.vectors.map(VectorSection::from),
-            graph: old.graph,
-            raw: old.raw,
-            chunk_numbers: Vec::new(),
-            page_modified: Vec::new(),
+            config: v3.config,
+            pages: v3.pages,
+            chunks: v3.chunks,
+            lexical: v3.lexical,
+            vectors: v3.vectors.map(VectorSection::from),
+            graph: v3.graph,
+            raw: v3.raw,
+            chunk_numbers: old.chunk_numbers,
+            page_modified: old.page_modified,
         }
     }
 }
@@ -358,7 +348,7 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<IndexData> {
     let (data, rest): (IndexData, &[u8]) = if version < 4 {
         let (old, rest): (IndexDataV3, &[u8]) =
             postcard::take_from_bytes(payload).map_err(cannot)?;
-        (old.into(), rest)
+        (IndexDataV4::from(old).into(), rest)
     } else if version < PROMPTS_VERSION {
         let (old, rest): (IndexDataV4, &[u8]) =
             postcard::take_from_bytes(payload).map_err(cannot)?;
