@@ -1031,6 +1031,7 @@ fn assemble(
     let mut surface = crate::analyze::Surface::default();
     let mut chunks = Vec::new();
     let mut numbers: Vec<u32> = Vec::new();
+    let mut positional = true;
     let mut chunk_terms = Vec::new();
     let total = pages.len();
     for (pi, page) in pages.iter().enumerate() {
@@ -1055,13 +1056,15 @@ fn assemble(
             });
         }
         let hashes: Vec<&str> = chunks[first..].iter().map(|c| c.hash.as_str()).collect();
-        match prior.get(&page.id()) {
+        let page_numbers = match prior.get(&page.id()) {
             Some(old) => {
                 let old: Vec<(&str, u32)> = old.iter().map(|(h, n)| (h.as_str(), *n)).collect();
-                numbers.extend(chunk::carry_numbers(&hashes, &old));
+                chunk::carry_numbers(&hashes, &old)
             }
-            None => numbers.extend(0..hashes.len() as u32),
-        }
+            None => (0..hashes.len() as u32).collect(),
+        };
+        positional &= page_numbers.iter().zip(0u32..).all(|(&n, at)| n == at);
+        numbers.extend(page_numbers);
         if progress(pi + 1, total).is_break() {
             return Err(Error::Cancelled {
                 stage: BuildStage::Pages.as_str().into(),
@@ -1071,15 +1074,6 @@ fn assemble(
     u32::try_from(chunks.len()).map_err(|_| Error::invalid_argument("more than 4 Gi chunks"))?;
     let lexical = LexicalIndex::build(chunk_terms, surface);
     // Canonical form: no numbers stored when every chunk is numbered by its position.
-    let mut position = 0u32;
-    let positional = chunks.iter().zip(&numbers).enumerate().all(|(i, (c, &n))| {
-        position = if i > 0 && c.page == chunks[i - 1].page {
-            position + 1
-        } else {
-            0
-        };
-        n == position
-    });
     if positional {
         numbers.clear();
     }
