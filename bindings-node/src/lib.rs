@@ -989,10 +989,7 @@ impl JsModel {
         Ok(Work::task(
             move || {
                 let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
-                match kind {
-                    Some(kind) => inner.embed_as(&texts, kind),
-                    None => inner.embed(&texts),
-                }
+                inner.embed_as(&texts, kind)
             },
             vectors,
         ))

@@ -724,11 +724,7 @@ impl Model {
             .map_err(|e| raise(py, &e))?;
         let flat = run(py, || {
             let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
-            let rows = match kind {
-                Some(kind) => self.inner.embed_as(&texts, kind)?,
-                None => self.inner.embed(&texts)?,
-            };
-            Ok(rows.concat())
+            Ok(self.inner.embed_as(&texts, kind)?.concat())
         })?;
         let rows = flat.len() / dim;
         let array = Array2::from_shape_vec((rows, dim), flat).map_err(|e| {
@@ -757,10 +753,7 @@ impl Model {
             .map_err(|e| raise(py, &e))?;
         run(py, || {
             let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
-            match kind {
-                Some(kind) => self.inner.tokenize_as(&texts, kind),
-                None => self.inner.tokenize(&texts),
-            }
+            self.inner.tokenize_as(&texts, kind)
         })
     }
 

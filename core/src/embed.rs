@@ -92,6 +92,17 @@ impl Prompts {
             prompt => Cow::Owned(format!("{prompt}{text}")),
         }
     }
+
+    /// Each of `texts` after the prompt for `kind` (none: as they are), as [`Prompts::apply`].
+    pub fn apply_all<'a>(&self, kind: Option<PromptKind>, texts: &[&'a str]) -> Vec<Cow<'a, str>> {
+        texts
+            .iter()
+            .map(|&t| match kind {
+                Some(kind) => self.apply(kind, t),
+                None => Cow::Borrowed(t),
+            })
+            .collect()
+    }
 }
 
 static NO_PROMPTS: Prompts = Prompts::NONE;
@@ -118,16 +129,12 @@ pub trait Embedder: Send + Sync {
         &NO_PROMPTS
     }
     /// Embeds texts as queries or passages: each after the prompt for `kind`
-    /// ([`Embedder::prompts`]), then as [`Embedder::embed`].
+    /// ([`Embedder::prompts`]; `None`: no prompt), then as [`Embedder::embed`].
     ///
     /// # Errors
     /// As [`Embedder::embed`].
-    fn embed_as(&self, texts: &[&str], kind: PromptKind) -> Result<Vec<Vec<f32>>> {
-        let prompts = self.prompts();
-        if prompts.get(kind).is_empty() {
-            return self.embed(texts);
-        }
-        let prompted: Vec<Cow<'_, str>> = texts.iter().map(|t| prompts.apply(kind, t)).collect();
+    fn embed_as(&self, texts: &[&str], kind: Option<PromptKind>) -> Result<Vec<Vec<f32>>> {
+        let prompted = self.prompts().apply_all(kind, texts);
         let refs: Vec<&str> = prompted.iter().map(|t| t.as_ref()).collect();
         self.embed(&refs)
     }

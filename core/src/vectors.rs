@@ -115,10 +115,8 @@ pub(crate) fn calibrate_floor(data: &mut IndexData, embedder: &dyn Embedder) -> 
         return Ok(());
     };
     let probes = crate::lane::semantic::floor_probes();
-    let prompted: Vec<_> = probes
-        .iter()
-        .map(|p| section.prompts.apply(PromptKind::Query, p))
-        .collect();
+    let probes: Vec<&str> = probes.iter().map(String::as_str).collect();
+    let prompted = section.prompts.apply_all(Some(PromptKind::Query), &probes);
     let texts: Vec<&str> = prompted.iter().map(|t| t.as_ref()).collect();
     let best: Vec<f32> = embedder
         .embed(&texts)?

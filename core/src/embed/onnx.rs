@@ -263,13 +263,17 @@ impl OnnxEmbedder {
             .collect())
     }
 
-    /// Tokenizes texts as [`OnnxEmbedder::tokenize`] does, each after the prompt for `kind`:
-    /// the ids [`Embedder::embed_as`] feeds the model.
+    /// Tokenizes texts as [`OnnxEmbedder::tokenize`] does, each after the prompt for `kind`
+    /// (`None`: no prompt): the ids [`Embedder::embed_as`] feeds the model.
     ///
     /// # Errors
     /// [`Error::Model`] when the tokenizer fails.
-    pub fn tokenize_as(&self, texts: &[&str], kind: super::PromptKind) -> Result<Vec<Vec<u32>>> {
-        let prompted: Vec<_> = texts.iter().map(|t| self.prompts.apply(kind, t)).collect();
+    pub fn tokenize_as(
+        &self,
+        texts: &[&str],
+        kind: Option<super::PromptKind>,
+    ) -> Result<Vec<Vec<u32>>> {
+        let prompted = self.prompts.apply_all(kind, texts);
         let refs: Vec<&str> = prompted.iter().map(|t| t.as_ref()).collect();
         self.tokenize(&refs)
     }

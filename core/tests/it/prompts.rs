@@ -201,8 +201,8 @@ fn a_rebuild_reuses_vectors_only_when_the_prompts_are_the_same() {
 #[test]
 fn embed_as_puts_the_prompt_of_its_kind_first() {
     let e = Recording::new(e5_prompts());
-    e.embed_as(&["a", "b"], PromptKind::Query).unwrap();
-    e.embed_as(&["c"], PromptKind::Passage).unwrap();
+    e.embed_as(&["a", "b"], Some(PromptKind::Query)).unwrap();
+    e.embed_as(&["c"], Some(PromptKind::Passage)).unwrap();
     assert_eq!(e.seen(), ["query: a", "query: b", "passage: c"]);
 }
 
