@@ -290,6 +290,8 @@ struct Ranking<'a> {
     reports: Vec<LaneReport>,
     picked: Vec<Fused>,
     page_ok: Cow<'a, [bool]>,
+    /// Per chunk: rankable under the search's filters (from `page_ok`).
+    mask: Cow<'a, [bool]>,
 }
 
 impl Index {
@@ -330,7 +332,7 @@ impl Index {
         let r = self.ranking(query, opts)?;
         let facets = opts
             .facets
-            .then(|| self.facets(&r.qterms, &r.typos, &r.page_ok));
+            .then(|| self.facets(&r.qterms, &r.typos, &r.mask));
         let terms: Vec<String> = r.qterms.iter().map(|q| q.term.to_string()).collect();
         let ctx = HitContext {
             index: self,
@@ -371,11 +373,10 @@ impl Index {
     }
 
     /// The [`Facets`] of the pages whose chunks hold a query term (as the token lane matches
-    /// them, typo matches included) among the pages `page_ok` lets through.
-    fn facets(&self, qterms: &[QueryTerm<'_>], typos: &[Expansion], page_ok: &[bool]) -> Facets {
-        let mask = self.chunk_mask(page_ok);
+    /// them, typo matches included) among the chunks `mask` lets through.
+    fn facets(&self, qterms: &[QueryTerm<'_>], typos: &[Expansion], mask: &[bool]) -> Facets {
         let mut matched = vec![false; self.data.pages.len()];
-        for c in token::matching_chunks(&self.data.lexical, qterms, typos, &mask) {
+        for c in token::matching_chunks(&self.data.lexical, qterms, typos, mask) {
             matched[self.chunk_page[c as usize] as usize] = true;
         }
         let mut tags: HashMap<String, (String, usize)> = HashMap::new();
@@ -607,6 +608,7 @@ impl Index {
             reports,
             picked,
             page_ok,
+            mask,
         })
     }
 
