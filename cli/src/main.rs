@@ -902,8 +902,9 @@ fn sync_blob(
         _ => false,
     };
     // A blob of an older format is loaded by upgrading it on every load: write it anew.
-    let old_format =
-        previous.is_some() && blob_version(blob) != Some(wikidex::blob::FORMAT_VERSION);
+    let old_format = previous
+        .as_ref()
+        .is_some_and(|p| p.loaded_format() != Some(wikidex::blob::FORMAT_VERSION));
     // Nothing to write when the folder is as the blob has it.
     let written = full.is_some()
         || old_format
@@ -919,14 +920,6 @@ fn sync_blob(
         full,
         written,
     })
-}
-
-/// The format version in the header of the blob at `path`, if it can be read.
-fn blob_version(path: &Path) -> Option<u32> {
-    use std::io::Read;
-    let mut head = [0u8; 12];
-    std::fs::File::open(path).ok()?.read_exact(&mut head).ok()?;
-    Some(u32::from_le_bytes([head[8], head[9], head[10], head[11]]))
 }
 
 fn sync(a: SyncArgs) -> Result<ExitCode, Error> {

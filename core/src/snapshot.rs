@@ -177,6 +177,9 @@ pub struct Index {
     pub(crate) support: std::sync::OnceLock<crate::cite::SupportTable>,
     /// Where searches and citation checks are logged (not stored in the blob).
     pub(crate) log: Option<crate::querylog::LogSink>,
+    /// The format version of the blob this snapshot was loaded from (`None`: built here, or
+    /// written since).
+    loaded_format: Option<u32>,
     /// The trie typo tolerance walks, made from the lexical index's words on first use (a
     /// write makes a new `Index`, so it is never stale).
     pub(crate) typo: std::sync::OnceLock<crate::lane::typo::Dictionary>,
@@ -240,6 +243,7 @@ impl Index {
             support: std::sync::OnceLock::new(),
             typo: std::sync::OnceLock::new(),
             log: None,
+            loaded_format: None,
         };
         index.default_pages = index.visible_pages(&crate::SearchOptions::default());
         index.default_chunks = index.chunk_mask(&index.default_pages);
@@ -253,7 +257,20 @@ impl Index {
     /// [`Error::NotAnIndex`] for foreign bytes, [`Error::IncompatibleFormat`] for a version this
     /// build cannot read, [`Error::Corrupt`] for truncated, corrupted or inconsistent bytes.
     pub fn from_bytes(bytes: &[u8]) -> Result<Index> {
-        blob::decode(bytes).map(Index::from_data)
+        let mut index = Index::from_data(blob::decode(bytes)?);
+        // `decode` has checked the header, version included.
+        index.loaded_format = Some(u32::from_le_bytes([
+            bytes[8], bytes[9], bytes[10], bytes[11],
+        ]));
+        Ok(index)
+    }
+
+    /// The format version of the blob this index was loaded from ([`Index::from_bytes`],
+    /// [`Index::open`]; a copy keeps it), or `None` for an index built here or changed by a
+    /// write since. One older than [`blob::FORMAT_VERSION`] is upgraded on every load until
+    /// the index is saved again.
+    pub fn loaded_format(&self) -> Option<u32> {
+        self.loaded_format
     }
 
     /// Encodes the index as a blob. The same index always gives the same bytes.
@@ -607,6 +624,8 @@ impl Clone for Index {
     /// A copy of the snapshot (same data, embedder and offset unit); the derived tables are
     /// recomputed.
     fn clone(&self) -> Index {
-        self.with_data(self.data.clone())
+        let mut copy = self.with_data(self.data.clone());
+        copy.loaded_format = self.loaded_format;
+        copy
     }
 }
