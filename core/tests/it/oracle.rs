@@ -1374,6 +1374,31 @@ fn page_fusion_matches_the_oracle_on_a_fixed_corpus() {
     }
 }
 
+/// Shrunk from a CI failure of `page_hits_match_naive_page_fusion`: vectors brought by the
+/// caller have no relevance floor (0), so a query of unknown words whose best passage has a
+/// negative cosine is still ranked by the semantic lane, not skipped as below the floor.
+#[test]
+fn brought_vectors_have_no_floor_so_a_negative_best_score_is_still_ranked() {
+    let bodies = vec!["alpha".to_string()];
+    let case = FusionCase {
+        lanes: vec![Lane::Semantic],
+        k: 60.0,
+        weights: [0.0, 0.0, 0.0],
+        limit: 20,
+        vectors: Some((3, 11867822341012088010, wikidex::VectorEncoding::F32)),
+    };
+    let mut index = build_paged(&bodies, 0);
+    check_pages(&mut index, "bravo", &case).unwrap();
+    let opts = SearchOptions {
+        lanes: Some(vec![Lane::Semantic]),
+        query_vector: Some(small_vectors(1, 3, !11867822341012088010).remove(0)),
+        ..Default::default()
+    };
+    let results = index.search("bravo", &opts).unwrap();
+    assert!(results.hits[0].score.is_finite());
+    assert_eq!(results.hits.len(), 1);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Int8 vector scan
 
