@@ -101,28 +101,32 @@ test-node: node
 	cd bindings-node && node --test test/
 	scripts/npm-install-check.sh
 
-## make wasm: the browser module (bindings-wasm, the lexical build: no model) in
-## bindings-wasm/pkg, an ES module with its .d.ts (scripts/wasm-build.sh: the wasm32 toolchain,
-## wasm-bindgen-cli of the crate's version, each installed only when missing; prints the sizes).
+## make wasm: the browser modules, ES modules with their .d.ts: bindings-wasm/pkg (the lexical
+## build: the whole API, no model), bindings-wasm/pkg-search (the search module a site loads)
+## and bindings-wasm/pkg-full (the lexical build plus the model runner: the semantic lane in
+## the browser). scripts/wasm-build.sh: the wasm32 toolchain, wasm-bindgen-cli of the crate's
+## version, each installed only when missing; prints the sizes. WASM_MODULES="lexical search"
+## leaves the full module out (its cold build is about 8 CPU minutes).
 wasm: check-tools
 	CARGO="$(CARGO)" scripts/wasm-build.sh
 
 ## make wasm-size: what the browser module is made of: twiggy's largest items and what nothing
 ## reaches, then code and data per crate, raw and gzipped (scripts/wasm-size.sh; installs the
-## pinned twiggy when missing). WASM_MODULE=search measures bindings-wasm/pkg-search instead of
-## pkg; WASM_BUILD_STD=0 measures with the toolchain's prebuilt std.
+## pinned twiggy when missing). WASM_MODULE=search (or full) measures bindings-wasm/pkg-search
+## (or pkg-full) instead of pkg; WASM_BUILD_STD=0 measures with the toolchain's prebuilt std.
 .PHONY: wasm-size
 wasm-size: check-tools
 	CARGO="$(CARGO)" scripts/wasm-size.sh $(WASM_MODULE)
 
-## make test-wasm: the module, its generated .d.ts checked by tsc (from the Node binding's
-## npm packages), then every vector and the API tests with it loaded in Node, every vector in
-## headless Chromium, and the docs site end to end in Chromium (bindings-wasm/tests/browser/:
+## make test-wasm: the modules, their generated .d.ts checked by tsc (from the Node binding's
+## npm packages), then every vector and the API tests with them loaded in Node, every vector
+## and the model vectors (tests/vectors/model/) in headless Chromium, and the docs site end to end in Chromium (bindings-wasm/tests/browser/:
 ## Debian's chromium from scripts/chromium.sh, driven by playwright-core; a screenshot in
 ## target/test-output/site.png).
 test-wasm: wasm node-deps site chromium
 	bindings-node/node_modules/.bin/tsc --noEmit --strict --types node --typeRoots bindings-node/node_modules/@types \
-		--target es2022 --module nodenext --moduleResolution nodenext bindings-wasm/pkg/wikidex_wasm.d.ts bindings-wasm/pkg-search/wikidex_wasm.d.ts
+		--target es2022 --module nodenext --moduleResolution nodenext bindings-wasm/pkg/wikidex_wasm.d.ts bindings-wasm/pkg-search/wikidex_wasm.d.ts \
+		bindings-wasm/pkg-full/wikidex_wasm.d.ts
 	WIKIDEX_SITE=$(CURDIR)/$(SITE) node --test bindings-wasm/tests/
 
 ## make site: the docs site of examples/wiki in $(SITE) (examples/docs-site/build.mjs): the
@@ -159,6 +163,7 @@ lint: check-tools
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
 	$(CARGO) clippy -p wikidex --no-default-features -- -D warnings
+	$(CARGO) clippy -p wikidex-wasm --features model -- -D warnings
 	python3 scripts/shared-units.py wikidex-py --features extension-module
 	python3 scripts/shared-units.py wikidex-node
 	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --no-deps -p wikidex
@@ -166,14 +171,13 @@ lint: check-tools
 fmt:
 	$(CARGO) fmt --all
 
-## make wasm-check: the core builds for wasm32-unknown-unknown without the model runner, and
-## type-checks with it (a full build of tract for wasm32 costs ~20 CPU minutes; the browser
-## binding will build it). Toolchain from scripts/wasm-toolchain.sh: rustup's target, else
-## Debian's rustc-web (1.85: enough without `embed`; tract needs 1.91).
+## make wasm-check: the core builds for wasm32-unknown-unknown without the model runner (the
+## full browser module, `make wasm`, builds it with the runner). Toolchain from
+## scripts/wasm-toolchain.sh: rustup's target, else Debian's rustc-web (1.85: enough without
+## `embed`; tract needs 1.91, so the full module needs rustup's).
 wasm-check: check-tools
 	WASM_CARGO=$$(CARGO="$(CARGO)" scripts/wasm-toolchain.sh) && \
-	env $$WASM_CARGO build -p wikidex --no-default-features --target wasm32-unknown-unknown && \
-	env $$WASM_CARGO check -p wikidex --no-default-features --features embed --target wasm32-unknown-unknown
+	env $$WASM_CARGO build -p wikidex --no-default-features --target wasm32-unknown-unknown
 
 ## make eval: nDCG@10, MAP and recall@100 per lane and fused on CACM and Cranfield, then on
 ## the multilingual check set (tests/multilingual: seven languages, its README) with each model

@@ -1,5 +1,5 @@
 /* eslint-disable */
-// wikidex for the browser (the lexical wasm build). The records below are the core's serde
+// wikidex for the browser (every wasm build: lexical, search, full). The records below are the core's serde
 // records (core/src/*.rs), field for field, as every surface and tests/vectors see them; the
 // same as the Node binding's (bindings-node/types.d.ts) but for the build options. Offsets
 // count UTF-16 code units: they index JavaScript strings directly (`text.slice(start, end)`).
@@ -254,6 +254,20 @@ export interface BuildReport {
 }
 
 // The agent side (absent from the search module).
+/** `Model.fromBytes`' options (the full build); every field may be left out. */
+export interface ModelOptions {
+  /** The id an index built with this model stores (default `onnx-model`). */
+  model_id?: string
+  /** Longest input in tokens (default: the tokenizer's truncation, else 512). */
+  max_length?: number
+  /** Texts per model call (default 32). */
+  batch_size?: number
+  /** What `embed(texts, kind)` puts before queries and passages (an index uses the prompts stored with its vectors). */
+  prompts?: ModelPrompts
+}
+/** A model's prompts (`Model.prompts`); empty strings for none. */
+export interface ModelPrompts { query: string; passage: string }
+
 export interface ToolDef { name: string; description: string; input_schema: Record<string, unknown> }
 export interface ToolResult { text: string; data: unknown }
 export interface ToolLimits { max_results?: number; max_drilldowns?: number; max_chars?: number }

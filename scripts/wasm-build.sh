@@ -1,15 +1,23 @@
 #!/usr/bin/env bash
-# Build the browser modules (bindings-wasm, the lexical build): ES modules (`--target web`:
-# `init`/`initSync` take the .wasm bytes or a URL) with their .d.ts.
-#   bindings-wasm/pkg/         the whole API (feature `write`, the default)
-#   bindings-wasm/pkg-search/  the search module: no `Index.build` and no page writes, for a
-#                              site that loads a blob the CLI built (70 KB less gzipped)
+# Build the browser modules (bindings-wasm): ES modules (`--target web`: `init`/`initSync`
+# take the .wasm bytes or a URL) with their .d.ts.
+#   bindings-wasm/pkg/         `lexical`: the whole API without a model (features `write`,
+#                              `agent`, the defaults)
+#   bindings-wasm/pkg-search/  `search`: no `Index.build` and no page writes, for a site that
+#                              loads a blob the CLI built (70 KB less gzipped)
+#   bindings-wasm/pkg-full/    `full`: `lexical` plus the model runner (feature `model`: tract
+#                              and tokenizers; `Model.fromBytes`, `Index.attachModel`), built
+#                              in the `wasm-full` profile (opt-level 2, no LTO, 16 codegen
+#                              units: 7.5 CPU minutes cold, against ~20 for tract at "z"
+#                              with full LTO; 4.4 MB gzipped) with wasm SIMD (simd128),
+#                              which tract's matrix kernels need
 #
-#   scripts/wasm-build.sh          # or: make wasm
+#   scripts/wasm-build.sh                         # or: make wasm
+#   WASM_MODULES="lexical search" scripts/wasm-build.sh   # some of them
 #
 # 1. The wasm32 toolchain from scripts/wasm-toolchain.sh (skips itself when installed).
 # 2. cargo build (as `cargo rustc`) of wikidex-wasm for wasm32-unknown-unknown in the
-#    workspace's `wasm` profile (release with opt-level "z", full LTO, one codegen unit; cargo
+#    workspace's `wasm` profile (the full module: `wasm-full`, above) (release with opt-level "z", full LTO, one codegen unit; cargo
 #    skips it when nothing changed), once per module, each as a cdylib alone: built in one
 #    rustc session with the rlib that Cargo.toml also asks for (for the workspace's native
 #    builds), the same LTO left a module 143 KB larger raw, 12 KB larger gzipped. With rustup, std is rebuilt with the
@@ -36,7 +44,6 @@ target=wasm32-unknown-unknown
 log() { echo "wasm-build: $*" >&2; }
 
 WASM_CARGO=$(CARGO="$cargo" scripts/wasm-toolchain.sh)
-built="target/$target/wasm"
 rustflags=()
 build_std=()
 size_flags=(-Zunstable-options -Cpanic=immediate-abort -Zlocation-detail=none)
@@ -72,17 +79,30 @@ fi
 size() {
     printf '%-28s %8d bytes raw %8d gzipped\n' "$1" "$(wc -c <"$2")" "$(gzip -9 <"$2" | wc -c)"
 }
-for module in full search; do
+modules=(${WASM_MODULES:-lexical search full})
+for module in "${modules[@]}"; do
+    profile=wasm module_flags=()
     case $module in
-        full) features=() out=bindings-wasm/pkg ;;
+        lexical) features=() out=bindings-wasm/pkg ;;
         search) features=(--no-default-features) out=bindings-wasm/pkg-search ;;
+        # The model runner's matrix kernels in tract are wasm SIMD (simd128: every browser
+        # since 2021, Node 16.4); without it tract falls back to scalar code.
+        full) features=(--features model) out=bindings-wasm/pkg-full profile=wasm-full
+              module_flags=(-Ctarget-feature=+simd128)
+              if [ "$WASM_CARGO" != "$cargo" ]; then
+                  log "the full module needs rustup's wasm32 target: tract needs rustc 1.91, $WASM_CARGO is older"
+                  exit 1
+              fi ;;
+        *) log "unknown module $module (lexical, search, full)"; exit 2 ;;
     esac
+    built="target/$target/$profile"
     # `cargo rustc` passes the map flag to the module's link only (the dependencies' units stay
     # shared by both modules); each module has its own map.
     # shellcheck disable=SC2086 # WASM_CARGO is a command line, word-split on purpose
-    RUSTC_BOOTSTRAP=1 CARGO_ENCODED_RUSTFLAGS=$(IFS=$'\x1f'; echo "${rustflags[*]}") \
+    flags=("${rustflags[@]}" "${module_flags[@]}")
+    RUSTC_BOOTSTRAP=1 CARGO_ENCODED_RUSTFLAGS=$(IFS=$'\x1f'; echo "${flags[*]}") \
         env $WASM_CARGO rustc -p wikidex-wasm --lib --crate-type cdylib --target "$target" \
-        --profile wasm "${build_std[@]}" "${features[@]}" \
+        --profile "$profile" "${build_std[@]}" "${features[@]}" \
         -- -Clink-arg=--Map="$PWD/$built/wikidex_wasm-$module.map"
     # Both builds write target/.../wasm/wikidex_wasm.wasm (and deps/wikidex_wasm.wasm: a cdylib's
     # file name has no hash, so cargo sees the other module's file there and links this one

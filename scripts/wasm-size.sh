@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # What the browser module's bytes are made of, per function and per crate.
 #
-#   scripts/wasm-size.sh [full|search]     # or: make wasm-size [WASM_MODULE=search]
+#   scripts/wasm-size.sh [lexical|search|full]     # or: make wasm-size [WASM_MODULE=search]
 #
 # 1. scripts/wasm-build.sh (the modules exactly as shipped; each link also writes the linker's
-#    map, target/wasm32-unknown-unknown/wasm/wikidex_wasm-<module>.map). `full` (the default)
-#    is bindings-wasm/pkg, `search` bindings-wasm/pkg-search.
+#    map, target/wasm32-unknown-unknown/<profile>/wikidex_wasm-<module>.map). `lexical` (the
+#    default) is bindings-wasm/pkg, `search` bindings-wasm/pkg-search, `full` (the model
+#    runner, profile wasm-full) bindings-wasm/pkg-full.
 # 2. twiggy (pinned below), installed with `cargo install --locked` only when the installed one
 #    differs (about 3 CPU minutes, once).
 # 3. wasm-bindgen again with the function names kept (--keep-debug) into target/wasm-size/,
@@ -14,13 +15,17 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-module=${1:-full}
-case $module in full | search) ;; *) echo "usage: $0 [full|search]" >&2; exit 2 ;; esac
+module=${1:-lexical}
+case $module in
+    lexical | search) profile=wasm ;;
+    full) profile=wasm-full ;;
+    *) echo "usage: $0 [lexical|search|full]" >&2; exit 2 ;;
+esac
 twiggy_version=0.8.0
 cargo="${CARGO:-cargo}"
 log() { echo "wasm-size: $*" >&2; }
 
-CARGO="$cargo" scripts/wasm-build.sh
+CARGO="$cargo" WASM_MODULES=$module scripts/wasm-build.sh
 
 installed=$(twiggy --version 2>/dev/null | awk '{ print $2 }' || true)
 if [ "$installed" != "$twiggy_version" ]; then
@@ -28,7 +33,7 @@ if [ "$installed" != "$twiggy_version" ]; then
     "$cargo" install --locked twiggy --version "$twiggy_version"
 fi
 
-built=target/wasm32-unknown-unknown/wasm
+built=target/wasm32-unknown-unknown/$profile
 out=target/wasm-size/$module
 mkdir -p "$out"
 wasm-bindgen --target web --keep-debug --out-dir "$out" "$built/$module/wikidex_wasm.wasm"

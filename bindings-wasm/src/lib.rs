@@ -17,10 +17,15 @@
 //!   core's `legacy-v1` (reading v1 blobs, which needs the Markdown parser) and
 //!   `normalization-tables`; the search module has neither: it reads formats 2 and later, and
 //!   normalizes non-ASCII text with the engine's `String.prototype.normalize` ([`start`]).
+//! - Feature `model` (the `pkg-full` module: the whole API plus this): the semantic lane in the
+//!   browser, a `Model` loaded from the bytes of an ONNX file and its `tokenizer.json`
+//!   (`model.rs`) and attached with `Index.attachModel`.
 
 #[cfg(feature = "agent")]
 mod agent;
 mod error;
+#[cfg(feature = "model")]
+mod model;
 
 use js_sys::{Array, ArrayBuffer, Float32Array, Uint8Array, JSON};
 use serde::de::DeserializeOwned;
@@ -569,6 +574,18 @@ impl JsIndex {
                 .modify(|i| i.set_vectors(&model_id, &fingerprint, &rows, encoding))
         })()
         .or_throw()
+    }
+
+    /// Attaches the model that embeds queries (and new chunks on page writes): from then on
+    /// a search without `query_vector` runs the semantic lane too. Throws `model_mismatch`
+    /// when the index's vectors were made by another model.
+    #[cfg(feature = "model")]
+    #[wasm_bindgen(js_name = attachModel)]
+    pub fn attach_model(&self, model: &model::JsModel) -> Result<(), JsValue> {
+        let embedder = std::sync::Arc::clone(&model.inner) as std::sync::Arc<dyn wikidex::Embedder>;
+        self.shared
+            .modify(|i| i.attach_embedder(embedder))
+            .or_throw()
     }
 }
 

@@ -11,6 +11,7 @@ mod fuzz_replay;
 mod hostile;
 mod layers;
 mod limit;
+mod model_vectors;
 mod oracle;
 mod prompts;
 mod querylog;
