@@ -133,7 +133,7 @@ test-wasm: wasm node-deps site chromium
 ## blob from the CLI (`wikidex build`), the wasm module, one HTML page per wiki page with its
 ## chunks, links and backlinks, and the search page (search as you type in a Web Worker). The
 ## CLI is built with the workspace hack so it reuses `cargo test --workspace`'s units.
-site: wasm
+site: wasm models
 	$(CARGO) build -p wikidex-cli -p workspace-hack
 	node examples/docs-site/build.mjs --out $(SITE) --wikidex target/debug/wikidex
 
@@ -211,6 +211,7 @@ bench: release models
 	cd bindings-node && npx napi build --platform --release --js native.js --dts index.d.ts
 	node --expose-gc bench/compare_node.mjs $(DATA)/cacm $(DATA)/cranfield --repeats 5
 	$(MAKE) --no-print-directory site chromium && node bench/compare_browser.mjs $(DATA)/cacm
+	node bench/compare_model_wasm.mjs --data $(DATA)/cacm
 	python3 bench/sync_cacm.py $(DATA)/cacm --wikidex target/release/wikidex
 
 ## make fuzz: each fuzz target (fuzz/) for FUZZ_RUNS executions or FUZZ_TIME seconds, whichever

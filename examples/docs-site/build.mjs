@@ -2,14 +2,19 @@
 // in a Web Worker on the wasm module, the index blob, and the module itself.
 //
 //   node examples/docs-site/build.mjs [--wiki examples/wiki] [--out target/site]
-//        [--wikidex target/debug/wikidex] [--pkg bindings-wasm/pkg-search]  (or: make site)
+//        [--wikidex target/debug/wikidex] [--pkg bindings-wasm/pkg-search]
+//        [--full-pkg bindings-wasm/pkg-full] [--model models/all-MiniLM-L6-v2]
+//        [--onnx model-int8.onnx] [--no-semantic]                      (or: make site)
 //
-// 1. `wikidex build WIKI -o OUT/wiki.wdx --no-embed`: the CLI writes the blob (the site
-//    build's one index; the browser loads exactly this file). No vectors: the browser module
-//    is the lexical build, which cannot embed a query, so they would only weigh on the
-//    download.
+// 1. `wikidex build WIKI -o OUT/wiki.wdx --model MODEL --onnx model-int8.onnx --vectors int8`:
+//    the CLI writes the blob (the site build's one index; the browser loads exactly this
+//    file) with the int8 model's vectors stored as int8. With --no-semantic, `--no-embed`.
 // 2. bindings-wasm/pkg-search (make wasm: the search module, without the page writes and the
-//    agent tools a static site never calls, about a fifth smaller) copied to OUT/pkg.
+//    agent tools a static site never calls, about a fifth smaller) copied to OUT/pkg; for the
+//    semantic toggle, bindings-wasm/pkg-full (the model runner) to OUT/pkg-full and the int8
+//    model with its tokenizer.json to OUT/model/. The page searches with the search module at
+//    once; turning the toggle on loads the full module and the model in the worker, and the
+//    semantic lane joins the searches when they are ready.
 // 3. The blob loaded with that same wasm module in Node: every page (`pageIds`, `pageRecord`)
 //    rendered to OUT/pages/<id>.html with its chunks, its links and its backlinks
 //    (`neighbors` at depth 1), [[links]] resolved by the core (`pageRecord`); the tag and
@@ -32,6 +37,10 @@ const { values: args } = parseArgs({
     out: { type: 'string', default: join(ROOT, 'target', 'site') },
     wikidex: { type: 'string', default: join(ROOT, 'target', 'debug', 'wikidex') },
     pkg: { type: 'string', default: join(ROOT, 'bindings-wasm', 'pkg-search') },
+    'full-pkg': { type: 'string', default: join(ROOT, 'bindings-wasm', 'pkg-full') },
+    model: { type: 'string', default: join(ROOT, 'models', 'all-MiniLM-L6-v2') },
+    onnx: { type: 'string', default: 'model-int8.onnx' },
+    'no-semantic': { type: 'boolean', default: false },
     title: { type: 'string', default: 'wikidex example wiki' },
   },
 })
@@ -40,7 +49,16 @@ const fail = (msg) => {
   console.error(`docs-site: ${msg}`)
   process.exit(1)
 }
-for (const [what, path] of [['wikidex', args.wikidex], ['the wasm module (make wasm)', join(args.pkg, 'wikidex_wasm_bg.wasm')]]) {
+const semantic = !args['no-semantic']
+const needed = [['wikidex', args.wikidex], ['the wasm module (make wasm)', join(args.pkg, 'wikidex_wasm_bg.wasm')]]
+if (semantic) {
+  needed.push(
+    ['the full wasm module (make wasm)', join(args['full-pkg'], 'wikidex_wasm_bg.wasm')],
+    ['the model (make models; or --no-semantic)', join(args.model, args.onnx)],
+    ["the model's tokenizer.json (make models)", join(args.model, 'tokenizer.json')],
+  )
+}
+for (const [what, path] of needed) {
   try {
     statSync(path)
   } catch {
@@ -53,11 +71,27 @@ mkdirSync(join(OUT, 'pages'), { recursive: true })
 
 // 1. The blob, by the CLI.
 const blobPath = join(OUT, 'wiki.wdx')
-execFileSync(args.wikidex, ['build', args.wiki, '-o', blobPath, '--no-embed'], { stdio: ['ignore', 'inherit', 'inherit'] })
+const embed = semantic ? ['--model', args.model, '--onnx', args.onnx, '--vectors', 'int8'] : ['--no-embed']
+execFileSync(args.wikidex, ['build', args.wiki, '-o', blobPath, ...embed], { stdio: ['ignore', 'inherit', 'inherit'] })
 
-// 2. The module.
+// 2. The modules, and the model.
+const MODULE_FILES = ['wikidex_wasm.js', 'wikidex_wasm_bg.wasm', 'wikidex_wasm.d.ts']
 mkdirSync(join(OUT, 'pkg'))
-for (const f of ['wikidex_wasm.js', 'wikidex_wasm_bg.wasm', 'wikidex_wasm.d.ts']) cpSync(join(args.pkg, f), join(OUT, 'pkg', f))
+for (const f of MODULE_FILES) cpSync(join(args.pkg, f), join(OUT, 'pkg', f))
+// The model's own longest input (sentence-transformers' max_seq_length), as the CLI used it.
+let maxLength = 256
+if (semantic) {
+  try {
+    maxLength = JSON.parse(readFileSync(join(args.model, 'sentence_bert_config.json'), 'utf8')).max_seq_length ?? maxLength
+  } catch (e) {
+    if (e.code !== 'ENOENT') throw e
+  }
+  mkdirSync(join(OUT, 'pkg-full'))
+  for (const f of MODULE_FILES) cpSync(join(args['full-pkg'], f), join(OUT, 'pkg-full', f))
+  mkdirSync(join(OUT, 'model'))
+  cpSync(join(args.model, args.onnx), join(OUT, 'model', 'model.onnx'))
+  cpSync(join(args.model, 'tokenizer.json'), join(OUT, 'model', 'tokenizer.json'))
+}
 
 // 3. The pages, read through the same module the browser runs.
 const { initSync, Index, version } = await import(join(OUT, 'pkg', 'wikidex_wasm.js'))
@@ -152,6 +186,7 @@ const browse = records
 const search = `<main class="search-view">
 <div class="searchbar">
 <input id="q" type="search" placeholder="Search the wiki…" autocomplete="off" spellcheck="false" autofocus aria-label="search">
+${semantic ? `<label class="semantic-toggle"><input type="checkbox" id="semantic" data-model="model/model.onnx" data-tokenizer="model/tokenizer.json" data-max-length="${maxLength}"> semantic search <span id="semantic-state" class="semantic-state">off: the lexical and token lanes</span></label>` : ''}
 <p id="status" class="status" role="status">Loading the index…</p>
 <div id="error" class="error" role="alert" hidden></div>
 </div>

@@ -1,8 +1,10 @@
 // The docs site (examples/docs-site, built by `make site` into target/site) end to end in
 // headless Chromium: the search runs in the page's Web Worker on the wasm module and the blob
 // the CLI built. Types a query key by key, checks the expected page comes first, opens its
-// why panel, narrows with a tag filter, opens a page view, and loads the site with a broken
-// blob URL. Saves target/test-output/site.png (results with the why panel open).
+// why panel, narrows with a tag filter, opens a page view, turns semantic search on (the full
+// module and the int8 model load in the worker; the semantic lane joins), and loads the site
+// with a broken blob URL. Saves target/test-output/site.png (results with the why panel open)
+// and site-semantic.png (the same with the semantic lane).
 import { test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
 import { existsSync, mkdirSync } from 'node:fs'
@@ -128,6 +130,42 @@ test('the docs site searches as you type, explains, filters and shows pages', { 
     assert.ok(back.length >= 3, `backlinks: ${back}`)
   })
 
+  assert.deepEqual(errors, [], 'no uncaught error or console error')
+})
+
+test('the semantic toggle loads the model and the semantic lane joins the search', { timeout: 120_000 }, async () => {
+  const { page, url, errors } = chromium
+  await page.goto(`${url}/index.html`)
+  await page.waitForFunction(() => document.body.classList.contains('ready'))
+  // No word of this query is in the pages that are about revenue: only the semantic lane finds them.
+  const query = 'money coming in'
+  await page.fill('#q', query)
+  await answered(page)
+  const lexical = await hitIds(page)
+  assert.ok(!lexical.includes('revenue'), lexical.join(', '))
+  assert.match(await page.textContent('#status'), /semantic skipped/)
+
+  await page.check('#semantic')
+  // While the model loads, the searches go on with the lexical and token lanes.
+  assert.match(await page.textContent('#semantic-state'), /loading/)
+  await page.waitForFunction(() => document.querySelector('#semantic').dataset.state === 'ready', null, { timeout: 90_000 })
+  await page.waitForFunction(() => /semantic ok/.test(document.querySelector('#status').textContent))
+  assert.match(await page.textContent('#semantic-state'), /on: all three lanes/)
+  const semantic = await hitIds(page)
+  assert.ok(semantic.includes('revenue') && semantic.includes('decision_revenue_recognition_timing'), semantic.join(', '))
+  const first = page.locator('#hits > li.hit', { has: page.locator('a[href^="pages/revenue.html"]') })
+  await first.locator('.why-toggle').click()
+  const lanes = await first.locator('.why tr.lane').evaluateAll((rows) => rows.map((r) => [...r.cells].map((c) => c.textContent)))
+  assert.equal(lanes[1][0], 'semantic')
+  assert.equal(lanes[1][1], 'ok')
+  assert.match(lanes[1][2], /^\d+$/, 'the semantic lane ranked it')
+  mkdirSync(OUTPUT, { recursive: true })
+  await page.screenshot({ path: join(OUTPUT, 'site-semantic.png'), fullPage: false })
+
+  // Off again: the lexical and token lanes alone, without reloading anything.
+  await page.uncheck('#semantic')
+  await page.waitForFunction(() => /semantic skipped/.test(document.querySelector('#status').textContent))
+  assert.deepEqual(await hitIds(page), lexical)
   assert.deepEqual(errors, [], 'no uncaught error or console error')
 })
 

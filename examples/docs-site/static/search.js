@@ -3,6 +3,11 @@
 // word being typed as a prefix, cuts snippets and explains; this file only renders.
 //
 // `?blob=URL` loads another index blob than wiki.wdx (the tests point it at a broken one).
+//
+// The semantic toggle (when the site was built with a model): the first time it is turned on,
+// the worker loads the model runner and the model (the toggle shows the bytes as they come);
+// searches go on meanwhile with the lexical and token lanes, the status line showing the
+// semantic lane as skipped, and the lane joins the next search once the model is ready.
 import { pageHref } from './links.js'
 
 const $ = (sel) => document.querySelector(sel)
@@ -12,6 +17,8 @@ const errorBox = $('#error')
 const hitsList = $('#hits')
 const alwaysBox = $('#always')
 const browse = $('#browse')
+const semanticBox = $('#semantic')
+const semanticState = $('#semantic-state')
 
 const blobUrl = new URL(new URLSearchParams(location.search).get('blob') ?? 'wiki.wdx', location.href).href
 
@@ -68,7 +75,25 @@ function search() {
     return
   }
   inFlight = true
-  worker.postMessage({ type: 'search', seq: ++seq, query, options: options() })
+  worker.postMessage({ type: 'search', seq: ++seq, query, options: options(), semantic: semanticBox?.checked ?? false })
+}
+
+const mb = (n) => (n / 1e6).toFixed(1)
+
+function semanticToggled() {
+  if (semanticBox.checked && !semanticBox.dataset.state) {
+    semanticBox.dataset.state = 'loading'
+    semanticState.textContent = 'loading the model…'
+    worker.postMessage({
+      type: 'model',
+      model: new URL(semanticBox.dataset.model, location.href).href,
+      tokenizer: new URL(semanticBox.dataset.tokenizer, location.href).href,
+      maxLength: Number(semanticBox.dataset.maxLength),
+    })
+  } else if (semanticBox.dataset.state === 'ready') {
+    semanticState.textContent = semanticBox.checked ? 'on: all three lanes' : 'off: the lexical and token lanes'
+  }
+  search()
 }
 
 /** The snippet text with the core's highlights (UTF-16 offsets: JavaScript slices) marked. */
@@ -202,6 +227,17 @@ if (worker) {
       document.body.classList.add('ready')
       status.textContent = `Index loaded: ${data.pages} pages, ${data.chunks} chunks. Type to search.`
       if (input.value) search()
+    } else if (data.type === 'model-progress') {
+      semanticState.textContent = `loading the model: ${mb(data.loaded)}${data.total ? ` of ${mb(data.total)}` : ''} MB`
+    } else if (data.type === 'model-ready') {
+      semanticBox.dataset.state = 'ready'
+      semanticState.textContent = semanticBox.checked ? `on: all three lanes (model loaded in ${(data.ms / 1000).toFixed(1)} s)` : 'off: the lexical and token lanes'
+      search()
+    } else if (data.type === 'model-error') {
+      delete semanticBox.dataset.state
+      semanticBox.checked = false
+      semanticState.textContent = `the model did not load: ${data.message}${data.code ? ` (${data.code})` : ''}`
+      semanticState.classList.add('failed')
     } else if (data.type === 'error') {
       showError(`The index could not be loaded from ${data.url}: ${data.message}${data.code ? ` (${data.code})` : ''}.`)
     } else if (data.type === 'results' || data.type === 'search-error') {
@@ -225,3 +261,4 @@ if (worker) {
 }
 input.addEventListener('input', search)
 for (const box of document.querySelectorAll('.filters input')) box.addEventListener('change', search)
+semanticBox?.addEventListener('change', semanticToggled)

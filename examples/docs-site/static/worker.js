@@ -1,29 +1,98 @@
-// The docs site's search, off the main thread: loads the wasm module and the blob, then
+// The docs site's search, off the main thread: loads the wasm search module and the blob, then
 // answers each search message with the core's results as they are (ranking, filters,
 // snippets, explanations all come from the module; nothing is computed here).
+//
+// The semantic toggle: `model` loads the full module (pkg-full: the model runner), the model
+// and its tokenizer.json from the URLs the page gives, reporting the bytes as they arrive;
+// the same blob is loaded into the full module and the model attached to it. Until then every
+// search runs on the search module, and its semantic lane reports itself skipped; from then
+// on searches with the toggle on run on the full module, all three lanes.
 import init, { Index } from './pkg/wikidex_wasm.js'
 
 let index = null
+let blob = null
+let semantic = null // the full module's index with the model attached, once loaded
+let modelLoading = false
 
 async function load(url) {
   try {
     await init() // fetches pkg/wikidex_wasm_bg.wasm next to the module
     const res = await fetch(url)
     if (!res.ok) throw new Error(`HTTP ${res.status}${res.statusText ? ' ' + res.statusText : ''}`)
-    index = Index.fromBytes(new Uint8Array(await res.arrayBuffer()))
+    blob = new Uint8Array(await res.arrayBuffer())
+    index = Index.fromBytes(blob)
     postMessage({ type: 'ready', pages: index.pageCount, chunks: index.chunkCount })
   } catch (e) {
     postMessage({ type: 'error', url, code: e?.code ?? null, message: String(e?.message ?? e) })
   }
 }
 
+/** The bytes at `url`, posting `{type: 'model-progress'}` as they arrive. */
+async function fetchBytes(url, progress) {
+  const res = await fetch(url)
+  if (!res.ok) throw new Error(`${url}: HTTP ${res.status}${res.statusText ? ' ' + res.statusText : ''}`)
+  const total = Number(res.headers.get('content-length')) || null
+  const reader = res.body.getReader()
+  const parts = []
+  let loaded = 0
+  for (;;) {
+    const { done, value } = await reader.read()
+    if (done) break
+    parts.push(value)
+    loaded += value.length
+    progress(loaded, total)
+  }
+  const out = new Uint8Array(loaded)
+  let at = 0
+  for (const p of parts) {
+    out.set(p, at)
+    at += p.length
+  }
+  return out
+}
+
+async function loadModel({ model, tokenizer, maxLength }) {
+  if (modelLoading || semantic) return
+  modelLoading = true
+  const start = performance.now()
+  try {
+    const bytes = { model: [0, null], tokenizer: [0, null] }
+    const progress = (which) => (loaded, total) => {
+      bytes[which] = [loaded, total]
+      const sum = (i) => bytes.model[i] + bytes.tokenizer[i]
+      const known = bytes.model[1] !== null && bytes.tokenizer[1] !== null
+      postMessage({ type: 'model-progress', loaded: sum(0), total: known ? sum(1) : null })
+    }
+    const [full, modelBytes, tokenizerBytes] = await Promise.all([
+      import('./pkg-full/wikidex_wasm.js').then(async (m) => {
+        await m.default() // fetches pkg-full/wikidex_wasm_bg.wasm
+        return m
+      }),
+      fetchBytes(model, progress('model')),
+      fetchBytes(tokenizer, progress('tokenizer')),
+    ])
+    const loaded = full.Index.fromBytes(blob)
+    loaded.attachModel(full.Model.fromBytes(modelBytes, tokenizerBytes, { max_length: maxLength }))
+    semantic = loaded
+    postMessage({ type: 'model-ready', ms: performance.now() - start, bytes: modelBytes.length + tokenizerBytes.length })
+  } catch (e) {
+    postMessage({ type: 'model-error', code: e?.code ?? null, message: String(e?.message ?? e) })
+  } finally {
+    modelLoading = false
+  }
+}
+
 onmessage = ({ data }) => {
   if (data.type === 'load') {
     load(data.url)
+  } else if (data.type === 'model') {
+    loadModel(data)
   } else if (data.type === 'search' && index) {
     try {
       const start = performance.now()
-      const results = index.search(data.query, data.options)
+      const target = data.semantic && semantic ? semantic : index
+      const options = data.semantic ? data.options : { ...data.options, lanes: ['lexical', 'token'] }
+      const results = target.search(data.query, options)
       postMessage({ type: 'results', seq: data.seq, results, ms: performance.now() - start })
     } catch (e) {
       postMessage({ type: 'search-error', seq: data.seq, code: e?.code ?? null, message: String(e?.message ?? e) })
