@@ -20,9 +20,13 @@ const read = (rel) => {
 const modelBytes = read(vector.model)
 const tokenizerBytes = read(vector.tokenizer)
 
-for (const c of modelCases(wasm, vector, modelBytes, tokenizerBytes)) {
-  test(c.name, () => {
-    const { ok, message } = c.run()
+const api = {
+  loadModel: () => wasm.Model.fromBytes(modelBytes, tokenizerBytes, { max_length: vector.max_length }),
+  build: (files) => wasm.Index.build(files),
+}
+for (const c of modelCases(api, vector)) {
+  test(c.name, async () => {
+    const { ok, message } = await c.run()
     assert.ok(ok, message)
   })
 }

@@ -1,5 +1,6 @@
 // The model vector file (tests/vectors/model/minilm-int8.json, its `description` says what it
-// holds) for every JavaScript surface that runs a model: the wasm module's full build
+// holds) for every JavaScript surface that runs a model: the Node addon
+// (bindings-node/test/model-vectors.test.mjs) and the wasm module's full build
 // (bindings-wasm/pkg-full) in Node (bindings-wasm/tests/model.test.mjs) and in headless
 // Chromium (bindings-wasm/tests/browser/model.test.mjs). Rust writes the expectations
 // (core/tests/it/model_vectors.rs, which checks the same things natively); this only reads
@@ -41,19 +42,20 @@ export function rankingDiffers(want, got, score) {
 }
 
 /**
- * The file's checks as `[{ name, run }]`, `run()` returning `{ ok, message }`. `wasm`: the
- * full module (`Index`, `Model`); `modelBytes`, `tokenizerBytes`: the files the vector names.
- * The model is loaded once, before the first check runs; the index is built from `files`
- * with the file's passage vectors stored and the model attached, as a site's index built by
- * the CLI with that model is.
+ * The file's checks as `[{ name, run }]`, `run()` resolving to `{ ok, message }`. `api`:
+ * `loadModel()`, the model the vector names (`model`, `tokenizer`, `max_length`), maybe as a
+ * promise; `build(files)`, an index. The surface's `model.embed(texts, kind)` and
+ * `index.search(query, options)` may return promises too (the Node addon's do). The model is loaded once, before the first check runs; the index is built from
+ * `files` with the file's passage vectors stored and the model attached, as a site's index
+ * built by the CLI with that model is.
  */
-export function modelCases(wasm, vector, modelBytes, tokenizerBytes) {
+export function modelCases(api, vector) {
   const tol = vector.tolerance
   let state
-  const setup = () => {
+  const setup = async () => {
     if (state) return state
-    const model = wasm.Model.fromBytes(modelBytes, tokenizerBytes, { max_length: vector.max_length })
-    const index = wasm.Index.build(vector.files)
+    const model = await api.loadModel()
+    const index = api.build(vector.files)
     const v = vector.vectors
     index.setVectors(v.model_id, v.fingerprint, v.values.map((x) => new Float32Array(x)), v.encoding)
     index.attachModel(model)
@@ -63,21 +65,21 @@ export function modelCases(wasm, vector, modelBytes, tokenizerBytes) {
   const cases = [
     {
       name: 'the model is the one the vectors were made with',
-      run() {
-        const { model } = setup()
+      async run() {
+        const { model } = await setup()
         const ok = model.fingerprint === vector.vectors.fingerprint && model.dim === vector.vectors.values[0].length
         return { ok, message: `fingerprint ${model.fingerprint}, dim ${model.dim}` }
       },
     },
     {
       name: 'every passage embeds as natively',
-      run() {
-        const { model, index } = setup()
+      async run() {
+        const { model, index } = await setup()
         const passages = index.passages()
         if (JSON.stringify(passages) !== JSON.stringify(vector.passages.map((p) => p.text))) {
           return { ok: false, message: `passages differ: ${JSON.stringify(passages)}` }
         }
-        const got = model.embed(passages, 'passage')
+        const got = await model.embed(passages, 'passage')
         const low = vector.passages
           .map((p, i) => ({ i, c: cosine(p.vector, got[i]) }))
           .filter(({ c }) => !(c >= tol.cosine))
@@ -88,12 +90,12 @@ export function modelCases(wasm, vector, modelBytes, tokenizerBytes) {
   for (const c of vector.cases) {
     cases.push({
       name: `query: ${c.name}`,
-      run() {
-        const { model, index } = setup()
-        const qv = model.embed([c.query], 'query')[0]
+      async run() {
+        const { model, index } = await setup()
+        const qv = (await model.embed([c.query], 'query'))[0]
         const cq = cosine(c.expect.query_vector, qv)
         if (!(cq >= tol.cosine)) return { ok: false, message: `query vector cosine ${cq}` }
-        const r = index.search(c.query, { lanes: ['semantic'], chunks: true, limit: 100, snippets: false })
+        const r = await index.search(c.query, { lanes: ['semantic'], chunks: true, limit: 100, snippets: false })
         if (r.lanes.find((l) => l.lane === 'semantic')?.status !== 'ok') {
           return { ok: false, message: `semantic lane: ${JSON.stringify(r.lanes)}` }
         }

@@ -1,7 +1,7 @@
 //! The model vector file, `tests/vectors/model/minilm-int8.json` (its `description` says what
 //! a surface must give): the semantic lane with a real model, which every surface that runs
-//! one checks against these native figures (the wasm module's full build in Node and in
-//! Chromium). Rust writes it with `WIKIDEX_BLESS=1`; otherwise this checks that the native
+//! one checks against these native figures (Python, the Node addon, and the wasm module's full
+//! build in Node and in Chromium). Rust writes it with `WIKIDEX_BLESS=1`; otherwise this checks that the native
 //! model still gives what the file says, within the file's own tolerance.
 
 use std::collections::BTreeMap;
