@@ -12,6 +12,7 @@ mod hostile;
 mod layers;
 mod limit;
 mod oracle;
+mod phrase;
 mod prompts;
 mod querylog;
 mod robustness;
