@@ -222,7 +222,10 @@ mod tests {
 
     #[test]
     fn quotation_marks_in_collection_queries_are_not_phrases() {
-        assert_eq!(prose(r#"on "net revenue" and “x”"#), "on  net revenue  and  x ");
+        assert_eq!(
+            prose(r#"on "net revenue" and “x”"#),
+            "on  net revenue  and  x "
+        );
     }
 
     #[test]
