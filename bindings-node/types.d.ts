@@ -24,6 +24,8 @@ export interface Config {
   bm25?: { k1?: number; b?: number }
   fusion?: { k?: number; lexical?: number; semantic?: number; token?: number }
   max_query_chars?: number
+  /** Store term positions for quoted phrases (default true; false: a smaller blob, phrases searched as their words). */
+  positions?: boolean
 }
 
 export interface BuildOptions {
