@@ -157,11 +157,11 @@ impl From<IndexDataV3> for IndexDataV4 {
     }
 }
 
-impl From<IndexDataV4> for IndexDataV5 {
-    fn from(old: IndexDataV4) -> IndexDataV5 {
+impl From<IndexDataV4> for IndexData {
+    fn from(old: IndexDataV4) -> IndexData {
         let v3 = old.v3;
-        IndexDataV5 {
-            config: v3.config,
+        IndexData {
+            config: v3.config.into(),
             pages: v3.pages,
             chunks: v3.chunks,
             lexical: v3.lexical,
@@ -170,40 +170,24 @@ impl From<IndexDataV4> for IndexDataV5 {
             raw: v3.raw,
             chunk_numbers: old.chunk_numbers,
             page_modified: old.page_modified,
-        }
-    }
-}
-
-/// The v5 payload (frozen: never change it): the current schema before positions, with the
-/// configuration of v5.
-#[derive(Deserialize)]
-struct IndexDataV5 {
-    config: ConfigV5,
-    pages: Vec<Page>,
-    chunks: Vec<ChunkRecord>,
-    lexical: LexicalIndex,
-    vectors: Option<VectorSection>,
-    graph: GraphSection,
-    raw: RawSection,
-    chunk_numbers: Vec<u32>,
-    page_modified: Vec<Option<i64>>,
-}
-
-impl From<IndexDataV5> for IndexData {
-    fn from(old: IndexDataV5) -> IndexData {
-        IndexData {
-            config: old.config.into(),
-            pages: old.pages,
-            chunks: old.chunks,
-            lexical: old.lexical,
-            vectors: old.vectors,
-            graph: old.graph,
-            raw: old.raw,
-            chunk_numbers: old.chunk_numbers,
-            page_modified: old.page_modified,
             positions: None,
         }
     }
+}
+
+/// A v5 payload as the v6 payload of the same index without positions: the v6 configuration
+/// adds its `positions` flag after the v5 fields and the payload its positions after every
+/// other section, so the flag (`false`) goes in after the configuration and `None` at the end,
+/// and the current schema decodes the rest (one schema fewer for every build to carry).
+fn v5_as_v6(payload: &[u8]) -> std::result::Result<Vec<u8>, postcard::Error> {
+    let (_, rest): (ConfigV5, &[u8]) = postcard::take_from_bytes(payload)?;
+    let config_len = payload.len() - rest.len();
+    let mut out = Vec::with_capacity(payload.len() + 2);
+    out.extend_from_slice(&payload[..config_len]);
+    out.push(0);
+    out.extend_from_slice(rest);
+    out.push(0);
+    Ok(out)
 }
 
 /// The v1 payload, decoded as it was written, then upgraded by [`upgrade_v1`].
@@ -416,15 +400,19 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<IndexData> {
     let (data, rest): (IndexData, &[u8]) = if version < 4 {
         let (old, rest): (IndexDataV3, &[u8]) =
             postcard::take_from_bytes(payload).map_err(cannot)?;
-        (IndexDataV5::from(IndexDataV4::from(old)).into(), rest)
+        (IndexDataV4::from(old).into(), rest)
     } else if version < PROMPTS_VERSION {
         let (old, rest): (IndexDataV4, &[u8]) =
             postcard::take_from_bytes(payload).map_err(cannot)?;
-        (IndexDataV5::from(old).into(), rest)
-    } else if version < POSITIONS_VERSION {
-        let (old, rest): (IndexDataV5, &[u8]) =
-            postcard::take_from_bytes(payload).map_err(cannot)?;
         (old.into(), rest)
+    } else if version < POSITIONS_VERSION {
+        let v6 = v5_as_v6(payload).map_err(cannot)?;
+        let (data, rest): (IndexData, &[u8]) = postcard::take_from_bytes(&v6).map_err(cannot)?;
+        // A byte after a v5 payload would have been read as the positions' tag.
+        if data.positions.is_some() {
+            return Err(Error::corrupt("payload has unread bytes"));
+        }
+        return finish(data, rest, version);
     } else {
         postcard::take_from_bytes(payload).map_err(cannot)?
     };

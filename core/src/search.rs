@@ -353,20 +353,31 @@ fn held_first<E>(
     n: usize,
     mut rank: impl FnMut(Option<&[bool]>) -> std::result::Result<Vec<(u32, f32)>, E>,
 ) -> std::result::Result<Vec<(u32, f32)>, E> {
-    let Some(held) = held else {
-        return rank(None);
-    };
-    let mut first = rank(Some(held))?;
-    if first.len() >= n {
-        return Ok(first);
-    }
-    // Every chunk (or page) of `held` the lane scores is in `first`: fewer than `n` came.
+    // One call site for `rank`, so the lane's search is not inlined twice.
+    let mut out: Vec<(u32, f32)> = Vec::new();
+    let mut taken: HashSet<u32> = HashSet::new();
     let key = |c: u32| groups.map_or(c, |g| g[c as usize]);
-    let taken: HashSet<u32> = first.iter().map(|&(c, _)| key(c)).collect();
-    let rest = rank(None)?;
-    first.extend(rest.into_iter().filter(|&(c, _)| !taken.contains(&key(c))));
-    first.truncate(n);
-    Ok(first)
+    for pass in [held, None] {
+        let ranked = rank(pass)?;
+        if pass.is_some() {
+            if ranked.len() >= n {
+                return Ok(ranked);
+            }
+            // Every chunk (or page) of `held` the lane scores is here: fewer than `n` came.
+            taken.extend(ranked.iter().map(|&(c, _)| key(c)));
+            out = ranked;
+        } else if out.is_empty() {
+            return Ok(ranked);
+        } else {
+            out.extend(
+                ranked
+                    .into_iter()
+                    .filter(|&(c, _)| !taken.contains(&key(c))),
+            );
+        }
+    }
+    out.truncate(n);
+    Ok(out)
 }
 
 impl Index {
