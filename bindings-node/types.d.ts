@@ -24,6 +24,8 @@ export interface Config {
   bm25?: { k1?: number; b?: number }
   fusion?: { k?: number; lexical?: number; semantic?: number; token?: number }
   max_query_chars?: number
+  /** Store term positions for quoted phrases (default true; false: a smaller blob, phrases searched as their words). */
+  positions?: boolean
 }
 
 export interface BuildOptions {
@@ -137,7 +139,11 @@ export interface SearchResults {
   always: Hit[]
   /** With `facets: true`: tag and type counts over every matching page; else null. */
   facets: Facets | null
+  /** When the query quotes a phrase (`"net revenue"`): how its phrases were searched; else null. */
+  phrases: PhraseReport | null
 }
+/** Hits holding every quoted phrase rank first: `hits.slice(0, matched)` (after `always` pages placed first). `reason` is set (and `matched` 0) when the index has no term positions and the phrases were searched as their words. */
+export interface PhraseReport { phrases: string[]; matched: number; reason: string | null }
 export interface FacetCount { value: string; count: number }
 export interface Facets { pages: number; tags: FacetCount[]; types: FacetCount[] }
 export interface PromptBlock { text: string; offered: string[] }

@@ -61,6 +61,8 @@ def project_search(index, r):
     }
     if r.get("facets") is not None:
         out["facets"] = r.facets.to_dict()
+    if r.get("phrases") is not None:
+        out["phrases"] = r.phrases.to_dict()
     return out
 
 

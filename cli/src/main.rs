@@ -332,6 +332,10 @@ struct ConfigArgs {
     /// The RRF constant k (1..=1000).
     #[arg(long)]
     rrf_k: Option<f32>,
+    /// Store no term positions (`Config::positions` off): a smaller blob; a quoted phrase is
+    /// then searched as its words, and the results say so.
+    #[arg(long)]
+    no_positions: bool,
 }
 
 impl ConfigArgs {
@@ -342,6 +346,7 @@ impl ConfigArgs {
             && self.language.is_none()
             && self.chunk_tokens.is_none()
             && self.overlap_tokens.is_none()
+            && !self.no_positions
     }
 
     fn config(&self) -> Result<Config, Error> {
@@ -361,6 +366,7 @@ impl ConfigArgs {
         if let Some(n) = self.overlap_tokens {
             c.chunk.overlap_tokens = n;
         }
+        c.positions = !self.no_positions;
         if let Some(k) = self.rrf_k {
             c.fusion.k = k;
         }
@@ -1100,6 +1106,18 @@ fn print_results(r: &SearchResults, explain: bool) {
                     );
                 }
             }
+        }
+    }
+    if let Some(p) = &r.phrases {
+        match &p.reason {
+            Some(reason) => say!("  note: phrases: {reason}"),
+            None => say!(
+                "  phrases: {} hit{} hold{} \"{}\"",
+                p.matched,
+                if p.matched == 1 { "" } else { "s" },
+                if p.matched == 1 { "s" } else { "" },
+                p.phrases.join("\" and \"")
+            ),
         }
     }
     let styled = std::io::stdout().is_terminal();

@@ -226,6 +226,72 @@ impl Analyzer {
         }
     }
 
+    /// Like [`Analyzer::terms_into_recording`], also giving each term its position: `*at` for
+    /// the first token of `text`, one more for each token after it. Every token counts, stopwords
+    /// included (they leave a gap), so a phrase matches the words it quotes at their distances.
+    /// `*at` is left one past the last token.
+    pub fn terms_at_recording(
+        &self,
+        text: &str,
+        at: &mut u32,
+        out: &mut Vec<String>,
+        positions: &mut Vec<u32>,
+        surface: &mut Surface,
+    ) {
+        for t in tokens(text) {
+            let pos = *at;
+            *at = at.saturating_add(1);
+            if t.cjk {
+                out.extend(self.token_term(&t));
+                positions.push(pos);
+                continue;
+            }
+            let norm = self.normalize(t.text);
+            if let Some(t) = surface.get(norm.as_ref()) {
+                out.push(t.clone());
+                positions.push(pos);
+                continue;
+            }
+            if self.is_stopword(&norm) {
+                continue;
+            }
+            let term = self.stem(&norm);
+            surface.insert(norm.into_owned(), term.clone());
+            out.push(term);
+            positions.push(pos);
+        }
+    }
+
+    /// The terms of a quoted phrase with their offsets from its first term, in order: every
+    /// token counts, so a stopword leaves a gap of one (`net of revenue` is `net` at 0 and
+    /// `revenu` at 2) and stopwords before the first term or after the last are dropped. A CJK
+    /// run gives its bigrams at consecutive offsets. Terms come from `known` where it has them,
+    /// as in [`Analyzer::query_with`]. Empty for a phrase with no searchable word.
+    pub fn phrase_with<'q>(
+        &self,
+        text: &'q str,
+        known: impl Fn(&str) -> Option<&'q str>,
+    ) -> Vec<(Cow<'q, str>, u32)> {
+        let mut out: Vec<(Cow<'q, str>, u32)> = Vec::new();
+        let mut first: Option<u32> = None;
+        for (at, t) in (0u32..).zip(tokens(text)) {
+            let word = self.normalize(t.text);
+            let term: Cow<'q, str> = if t.cjk {
+                word
+            } else if self.is_stopword(&word) {
+                continue;
+            } else {
+                match known(&word) {
+                    Some(t) => Cow::Borrowed(t),
+                    None => Cow::Owned(self.stem(&word)),
+                }
+            };
+            let first = *first.get_or_insert(at);
+            out.push((term, at - first));
+        }
+        out
+    }
+
     /// The index terms of `text`, in order, duplicates kept.
     pub fn terms(&self, text: &str) -> Vec<String> {
         let mut out = Vec::new();
@@ -276,6 +342,33 @@ impl Analyzer {
         }
         out
     }
+}
+
+/// The quoted phrases of a query: the text between an opening quote (`"`, or the typographic
+/// `“`) and the next closing one (`"` or `”`), in query order. A quote that nothing closes is
+/// ignored (the text after it is plain words), as is a closing `”` that nothing opened. The
+/// quotes themselves are punctuation to [`tokens`], so the query's words, quoted or not, are
+/// still [`Analyzer::query`]'s terms.
+///
+/// # Example
+/// ```
+/// use wikidex::analyze::quoted;
+/// assert_eq!(quoted(r#"how "net revenue" is “booked” "unclosed"#), ["net revenue", "booked"]);
+/// ```
+pub fn quoted(query: &str) -> Vec<&str> {
+    const OPEN: [char; 2] = ['"', '\u{201C}'];
+    const CLOSE: [char; 2] = ['"', '\u{201D}'];
+    let mut out = Vec::new();
+    let mut rest = query;
+    while let Some(i) = rest.find(OPEN) {
+        let inside = &rest[i + rest[i..].chars().next().map_or(1, char::len_utf8)..];
+        let Some(j) = inside.find(CLOSE) else {
+            break;
+        };
+        out.push(&inside[..j]);
+        rest = &inside[j + inside[j..].chars().next().map_or(1, char::len_utf8)..];
+    }
+    out
 }
 
 /// One distinct term of a query (borrowing from the query text and the index where it can).
@@ -786,6 +879,40 @@ mod tests {
             let tokens: Vec<_> = tokens(&text).map(|t| (t.start, t.text)).collect();
             proptest::prop_assert_eq!(tokens, before);
         }
+    }
+
+    #[test]
+    fn quotes_pair_ascii_and_typographic_and_an_unclosed_one_is_ignored() {
+        assert_eq!(quoted(r#""a b" c "d""#), ["a b", "d"]);
+        assert_eq!(quoted("“a b” c"), ["a b"]);
+        assert_eq!(quoted(r#"“a b" c"#), ["a b"]);
+        assert_eq!(quoted(r#"a "b c"#), Vec::<&str>::new());
+        assert_eq!(quoted("a ” b"), Vec::<&str>::new());
+        assert_eq!(quoted(r#""" x"#), [""]);
+    }
+
+    #[test]
+    fn phrase_offsets_count_stopwords_and_cjk_bigrams() {
+        let a = Analyzer::new(Language::English);
+        let p = a.phrase_with("the net of Revenues", |_| None);
+        let p: Vec<_> = p.iter().map(|(t, o)| (t.as_ref(), *o)).collect();
+        assert_eq!(p, [("net", 0), ("revenu", 2)]);
+        let p = a.phrase_with("自然语言", |_| None);
+        let p: Vec<_> = p.iter().map(|(t, o)| (t.as_ref(), *o)).collect();
+        assert_eq!(p, [("自然", 0), ("然语", 1), ("语言", 2)]);
+        assert!(a.phrase_with("of the", |_| None).is_empty());
+    }
+
+    #[test]
+    fn positions_count_every_token_and_match_the_terms() {
+        let a = Analyzer::new(Language::English);
+        let (mut terms, mut positions, mut surface) = (Vec::new(), Vec::new(), Surface::default());
+        let mut at = 10;
+        let text = "Net of the revenue 语言处理";
+        a.terms_at_recording(text, &mut at, &mut terms, &mut positions, &mut surface);
+        assert_eq!(terms, a.terms(text));
+        assert_eq!(positions, [10, 13, 14, 15, 16]);
+        assert_eq!(at, 17);
     }
 
     #[test]

@@ -18,6 +18,11 @@
 //! blob is an [`Error`], never a panic.
 //!
 //! Versions:
+//! - v6 adds the term positions ([`crate::lane::phrase`]), after every other section (`None`
+//!   when the configuration's `positions` is off), and the configuration's `positions` flag;
+//!   older payloads are decoded with their frozen schema (configuration included) as an index
+//!   built with `positions: false`, which is what they are: a quoted phrase is searched as its
+//!   words until the wiki is built again.
 //! - v5 adds to the vector section the prompts its passages were embedded after (and queries
 //!   are); older payloads are decoded with their frozen schema and get no prompts, which is
 //!   how their vectors were made.
@@ -39,9 +44,11 @@ use serde::{Deserialize, Serialize};
 
 use crate::chunk::ChunkRecord;
 use crate::config::Config;
+use crate::config::{Bm25Params, ChunkConfig, FusionConfig, Language};
 use crate::error::{Error, Result};
 use crate::graph::GraphSection;
 use crate::lane::lexical::LexicalIndex;
+use crate::lane::phrase::Positions;
 use crate::lane::semantic::{VectorSection, VectorSectionV4};
 use crate::page::Page;
 use crate::raw::RawSection;
@@ -49,7 +56,7 @@ use crate::raw::RawSection;
 /// Magic bytes at the start of every blob.
 pub const MAGIC: [u8; 8] = *b"WIKIDEX\0";
 /// The format version this build writes.
-pub const FORMAT_VERSION: u32 = 5;
+pub const FORMAT_VERSION: u32 = 6;
 /// The oldest format version this build reads: 1 with the feature `legacy-v1` (a default),
 /// else 2.
 pub const OLDEST_SUPPORTED_FORMAT_VERSION: u32 = if cfg!(feature = "legacy-v1") { 1 } else { 2 };
@@ -77,6 +84,9 @@ pub(crate) struct IndexData {
     /// a folder, in page order; `None` for a page given as text; empty when no page has one.
     /// A page's date falls back to it when its frontmatter has none.
     pub page_modified: Vec<Option<i64>>,
+    /// Since v6: where each term occurs in each chunk, for phrases; `None` when the
+    /// configuration turns them off, and in any older blob.
+    pub positions: Option<Positions>,
 }
 
 impl IndexData {
@@ -90,10 +100,35 @@ impl IndexData {
     }
 }
 
+/// The configuration of v1 to v5 (frozen: never change it): today's without `positions`.
+#[derive(Deserialize)]
+struct ConfigV5 {
+    chunk: ChunkConfig,
+    language: Language,
+    bm25: Bm25Params,
+    fusion: FusionConfig,
+    max_query_chars: u32,
+}
+
+impl From<ConfigV5> for Config {
+    /// An older blob has no positions: it loads (and saves, and is written to) as an index
+    /// built without them.
+    fn from(c: ConfigV5) -> Config {
+        Config {
+            chunk: c.chunk,
+            language: c.language,
+            bm25: c.bm25,
+            fusion: c.fusion,
+            max_query_chars: c.max_query_chars,
+            positions: false,
+        }
+    }
+}
+
 /// The v2 and v3 payload: the schema of v4 before `chunk_numbers`.
 #[derive(Deserialize)]
 struct IndexDataV3 {
-    config: Config,
+    config: ConfigV5,
     pages: Vec<Page>,
     chunks: Vec<ChunkRecord>,
     lexical: LexicalIndex,
@@ -126,7 +161,7 @@ impl From<IndexDataV4> for IndexData {
     fn from(old: IndexDataV4) -> IndexData {
         let v3 = old.v3;
         IndexData {
-            config: v3.config,
+            config: v3.config.into(),
             pages: v3.pages,
             chunks: v3.chunks,
             lexical: v3.lexical,
@@ -135,15 +170,31 @@ impl From<IndexDataV4> for IndexData {
             raw: v3.raw,
             chunk_numbers: old.chunk_numbers,
             page_modified: old.page_modified,
+            positions: None,
         }
     }
+}
+
+/// A v5 payload as the v6 payload of the same index without positions: the v6 configuration
+/// adds its `positions` flag after the v5 fields and the payload its positions after every
+/// other section, so the flag (`false`) goes in after the configuration and `None` at the end,
+/// and the current schema decodes the rest (one schema fewer for every build to carry).
+fn v5_as_v6(payload: &[u8]) -> std::result::Result<Vec<u8>, postcard::Error> {
+    let (_, rest): (ConfigV5, &[u8]) = postcard::take_from_bytes(payload)?;
+    let config_len = payload.len() - rest.len();
+    let mut out = Vec::with_capacity(payload.len() + 2);
+    out.extend_from_slice(&payload[..config_len]);
+    out.push(0);
+    out.extend_from_slice(rest);
+    out.push(0);
+    Ok(out)
 }
 
 /// The v1 payload, decoded as it was written, then upgraded by [`upgrade_v1`].
 #[cfg(feature = "legacy-v1")]
 #[derive(Deserialize)]
 struct IndexDataV1 {
-    config: Config,
+    config: ConfigV5,
     pages: Vec<v1::Page>,
     chunks: Vec<ChunkRecord>,
     lexical: LexicalIndex,
@@ -259,7 +310,7 @@ fn upgrade_v1(old: IndexDataV1) -> Result<IndexData> {
     let raw = RawSection::default();
     let graph = GraphSection::build(&pages, &old.chunks, &[], &raw);
     Ok(IndexData {
-        config: old.config,
+        config: old.config.into(),
         pages,
         chunks: old.chunks,
         lexical: old.lexical,
@@ -268,6 +319,7 @@ fn upgrade_v1(old: IndexDataV1) -> Result<IndexData> {
         raw,
         chunk_numbers: Vec::new(),
         page_modified: Vec::new(),
+        positions: None,
     })
 }
 
@@ -353,6 +405,14 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<IndexData> {
         let (old, rest): (IndexDataV4, &[u8]) =
             postcard::take_from_bytes(payload).map_err(cannot)?;
         (old.into(), rest)
+    } else if version < POSITIONS_VERSION {
+        let v6 = v5_as_v6(payload).map_err(cannot)?;
+        let (data, rest): (IndexData, &[u8]) = postcard::take_from_bytes(&v6).map_err(cannot)?;
+        // A byte after a v5 payload would have been read as the positions' tag.
+        if data.positions.is_some() {
+            return Err(Error::corrupt("payload has unread bytes"));
+        }
+        return finish(data, rest, version);
     } else {
         postcard::take_from_bytes(payload).map_err(cannot)?
     };
@@ -367,10 +427,13 @@ fn finish(mut data: IndexData, rest: &[u8], version: u32) -> Result<IndexData> {
     if version < ANALYZER_VERSION {
         reanalyze(&mut data)?;
     }
-    validate(&data)?;
+    validate(&mut data)?;
     data.lexical.index_terms();
     Ok(data)
 }
+
+/// The first format version that stores term positions (and the configuration's flag).
+const POSITIONS_VERSION: u32 = 6;
 
 /// The first format version whose vector section stores prompts.
 const PROMPTS_VERSION: u32 = 5;
@@ -393,7 +456,7 @@ fn reanalyze(data: &mut IndexData) -> Result<()> {
 /// Checks every cross-reference a search or look-up relies on, so that a blob with a valid
 /// checksum but inconsistent contents (written by a buggy or hostile writer) cannot make a
 /// later index operation panic.
-fn validate(data: &IndexData) -> Result<()> {
+fn validate(data: &mut IndexData) -> Result<()> {
     data.config
         .validate()
         .map_err(|e| Error::corrupt(format!("stored configuration: {e}")))?;
@@ -417,6 +480,9 @@ fn validate(data: &IndexData) -> Result<()> {
         )));
     }
     data.lexical.validate(data.chunks.len())?;
+    if let Some(p) = &mut data.positions {
+        p.index(&data.lexical)?;
+    }
     if let Some(v) = &data.vectors {
         v.validate(data.chunks.len())?;
     }
@@ -441,6 +507,7 @@ mod tests {
             raw: RawSection::default(),
             chunk_numbers: Vec::new(),
             page_modified: Vec::new(),
+            positions: None,
         }
     }
 

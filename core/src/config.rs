@@ -24,6 +24,13 @@ pub struct Config {
     /// Longest query, in characters (default 1,000); longer queries are cut and the result says
     /// so.
     pub max_query_chars: u32,
+    /// Store where each term occurs in each chunk (default true), so that quoted phrases
+    /// (`"net revenue"`) rank the hits that hold them first. `false` makes the blob smaller
+    /// (see the README's "Index format and compatibility" for the measured cost) and searches a
+    /// quoted phrase as its words, saying so ([`crate::lane::phrase::NO_POSITIONS`]). A blob
+    /// written before format v6 has none and loads with this `false`; its writes keep it so
+    /// until the wiki is built again.
+    pub positions: bool,
 }
 
 impl Default for Config {
@@ -34,6 +41,7 @@ impl Default for Config {
             bm25: Bm25Params::default(),
             fusion: FusionConfig::default(),
             max_query_chars: 1000,
+            positions: true,
         }
     }
 }

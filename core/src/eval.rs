@@ -5,6 +5,10 @@
 //! Only queries with at least one relevant document in the qrels (and a text in
 //! `queries.jsonl`) are evaluated. A query that returns nothing scores 0 and counts in the
 //! average (`trec_eval -c`; plain `trec_eval` would skip it, and BEIR's evaluation does too).
+//! Quotation marks in a query are read as spaces: in these collections they are prose (CACM's
+//! queries cite paper titles in them), not phrase syntax, so the figures measure ranking on the
+//! words, as bm25s sees them and as Anserini reads BEIR topics (bag of words). The same text
+//! given to [`Index::search`](crate::Index::search) does search its quotes as phrases.
 //! The ranked list is used in rank order: where fused scores tie, wikidex's tie rules (lanes
 //! matched, then id) decide, where `trec_eval` would re-sort by document id.
 
@@ -118,7 +122,7 @@ pub fn load_collection(dir: &Path) -> Result<Collection> {
             continue;
         }
         let (id, _, text) = beir_doc(line).map_err(|r| bad("queries.jsonl", i + 1, r))?;
-        texts.insert(id, text);
+        texts.insert(id, prose(&text));
     }
     let queries = texts
         .into_iter()
@@ -177,6 +181,11 @@ pub fn query_metrics(ranked: &[String], judged: &HashMap<String, i32>) -> Metric
     }
 }
 
+/// A collection's query text with its quotation marks read as spaces (see the module docs).
+fn prose(text: &str) -> String {
+    text.replace(['"', '\u{201C}', '\u{201D}'], " ")
+}
+
 /// Mean metrics of a run (`query id → ranked doc ids`) over the collection's queries; a query
 /// missing from the run scores 0.
 pub fn evaluate(collection: &Collection, run: &HashMap<String, Vec<String>>) -> Metrics {
@@ -209,6 +218,14 @@ mod tests {
 
     fn ids(v: &[&str]) -> Vec<String> {
         v.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn quotation_marks_in_collection_queries_are_not_phrases() {
+        assert_eq!(
+            prose(r#"on "net revenue" and “x”"#),
+            "on  net revenue  and  x "
+        );
     }
 
     #[test]

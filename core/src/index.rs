@@ -16,6 +16,7 @@ use crate::embed::Embedder;
 use crate::error::{Error, Result};
 use crate::graph::GraphSection;
 use crate::lane::lexical::{LexicalIndex, PageFields};
+use crate::lane::phrase::Positions;
 use crate::lane::semantic::{VectorEncoding, VectorSection};
 use crate::page::{self, Page, Scope};
 use crate::raw::{self, RawDoc, RawSection};
@@ -1072,7 +1073,10 @@ fn assemble(
         }
     }
     u32::try_from(chunks.len()).map_err(|_| Error::invalid_argument("more than 4 Gi chunks"))?;
-    let lexical = LexicalIndex::build(chunk_terms, surface);
+    let lexical = LexicalIndex::build_from(chunk_terms.iter().map(|c| &c.0), surface);
+    let positions = config
+        .positions
+        .then(|| Positions::build(&lexical, &chunk_terms));
     // Canonical form: no numbers stored when every chunk is numbered by its position.
     if positional {
         numbers.clear();
@@ -1088,6 +1092,7 @@ fn assemble(
         raw,
         chunk_numbers: numbers,
         page_modified: Vec::new(),
+        positions,
     })
 }
 

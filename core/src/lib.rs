@@ -85,6 +85,7 @@ pub use index::{
     DeleteReport, IndexBuilder, RenameReport, SharedIndex, UpsertReport, WriteOptions,
 };
 pub use lane::lexical::{Bm25Params, TermScore};
+pub use lane::phrase::NO_POSITIONS;
 pub use lane::semantic::{VectorEncoding, VectorSection};
 pub use lane::{Lane, LaneStatus, StatusKind, NO_QUERY_TERMS};
 pub use lint::{LintIssue, LintReport, Severity};
@@ -94,8 +95,8 @@ pub use querylog::{Insights, LogEntry, QueryLog};
 pub use raw::RawDoc;
 pub use record::{BuildReport, BuildStage, Skipped, SyncReport, Warning, SKIPPED_OUTSIDE_ROOT};
 pub use search::{
-    AlwaysMode, Explanation, FacetCount, Facets, Highlight, Hit, LaneHit, LaneReport, Ranked,
-    SearchOptions, SearchResults, Snippet, DEFAULT_LIMIT, MAX_LIMIT, MAX_RANK_THREADS,
+    AlwaysMode, Explanation, FacetCount, Facets, Highlight, Hit, LaneHit, LaneReport, PhraseReport,
+    Ranked, SearchOptions, SearchResults, Snippet, DEFAULT_LIMIT, MAX_LIMIT, MAX_RANK_THREADS,
 };
 pub use snapshot::{Chunk, ChunkSpan, Index, PageRecord};
 pub use tools::{ToolDef, ToolLimits, ToolResult, Tools};

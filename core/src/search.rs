@@ -10,6 +10,7 @@ use crate::analyze::{self, QueryTerm};
 use crate::error::{Error, Result};
 use crate::fusion::{self, Fused, LaneRanking};
 use crate::lane::lexical::{Explained, TermScore};
+use crate::lane::phrase::NO_POSITIONS;
 use crate::lane::typo::{self, Expansion};
 use crate::lane::{semantic, token, Lane, LaneStatus, StatusKind, NOT_REQUESTED, NO_QUERY_TERMS};
 use crate::page::{Page, Scope, UsageMode};
@@ -242,6 +243,30 @@ pub struct SearchResults {
     /// With [`SearchOptions::facets`]: the tag and type counts of every matching page, not
     /// only of the hits returned.
     pub facets: Option<Facets>,
+    /// When the query quotes a phrase (`"net revenue"`): how its phrases were searched. `None`
+    /// for a query without one.
+    pub phrases: Option<PhraseReport>,
+}
+
+/// How the quoted phrases of a query were searched. Text between double quotes (`"`, or the
+/// typographic `“` `”`) is a phrase: its words must occur in that order, at those distances
+/// (a stopword stands for any one word), within one field of a chunk (its text, or the
+/// page's key, title, summary or a tag). A hit that holds every phrase ranks above every hit
+/// that does not, in each lane and fused; within each group the usual order holds. The
+/// phrases' words are searched as ordinary words too (without typo tolerance), so pages with
+/// the words but not the phrase still come, after. A quote nothing closes is ignored.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PhraseReport {
+    /// The phrases as quoted (those with a searchable word), in query order.
+    pub phrases: Vec<String>,
+    /// How many of the ranked hits hold every phrase: the first `matched` of them (after the
+    /// `always` pages with [`AlwaysMode::First`]). For a page hit, its chunk is one that holds
+    /// them whenever the page has one.
+    pub matched: usize,
+    /// Why the phrases were searched as their words only, if they were:
+    /// [`NO_POSITIONS`](crate::NO_POSITIONS) for an index without term positions
+    /// ([`Config::positions`](crate::Config::positions) off, or a blob older than format v6).
+    pub reason: Option<String>,
 }
 
 /// Tag and type counts over every page that matches a query: a page (visible under the
@@ -292,6 +317,67 @@ struct Ranking<'a> {
     page_ok: Cow<'a, [bool]>,
     /// Per chunk: rankable under the search's filters (from `page_ok`).
     mask: Cow<'a, [bool]>,
+    /// The query's phrases, if it quotes any.
+    phrases: Option<Phrases<'a>>,
+}
+
+/// The quoted phrases of one query and the chunks that hold them.
+struct Phrases<'a> {
+    /// As quoted.
+    texts: Vec<&'a str>,
+    /// Per chunk: holds every phrase and is rankable; `None` when the index has no positions.
+    held: Option<Vec<bool>>,
+}
+
+impl Phrases<'_> {
+    /// The chunks to rank first, if any chunk holds every phrase.
+    fn first(&self) -> Option<&[bool]> {
+        self.held.as_deref().filter(|h| h.contains(&true))
+    }
+}
+
+/// The chunks a lane may return (`filter`; `None`: every chunk) and those it ranks first
+/// (`held`, see [`held_first`]).
+#[derive(Clone, Copy)]
+struct Allowed<'m> {
+    filter: Option<&'m [bool]>,
+    held: Option<&'m [bool]>,
+}
+
+/// One lane's `n` candidates with the chunks of `held` first: `rank(Some(held))` ranks those,
+/// `rank(None)` every chunk the lane may return, and fills what the first leaves, each page
+/// (with `groups`) or chunk once. Without `held`, `rank(None)`.
+fn held_first<E>(
+    held: Option<&[bool]>,
+    groups: Option<&[u32]>,
+    n: usize,
+    mut rank: impl FnMut(Option<&[bool]>) -> std::result::Result<Vec<(u32, f32)>, E>,
+) -> std::result::Result<Vec<(u32, f32)>, E> {
+    // One call site for `rank`, so the lane's search is not inlined twice.
+    let mut out: Vec<(u32, f32)> = Vec::new();
+    let mut taken: HashSet<u32> = HashSet::new();
+    let key = |c: u32| groups.map_or(c, |g| g[c as usize]);
+    for pass in [held, None] {
+        let ranked = rank(pass)?;
+        if pass.is_some() {
+            if ranked.len() >= n {
+                return Ok(ranked);
+            }
+            // Every chunk (or page) of `held` the lane scores is here: fewer than `n` came.
+            taken.extend(ranked.iter().map(|&(c, _)| key(c)));
+            out = ranked;
+        } else if out.is_empty() {
+            return Ok(ranked);
+        } else {
+            out.extend(
+                ranked
+                    .into_iter()
+                    .filter(|&(c, _)| !taken.contains(&key(c))),
+            );
+        }
+    }
+    out.truncate(n);
+    Ok(out)
 }
 
 impl Index {
@@ -334,6 +420,7 @@ impl Index {
             .facets
             .then(|| self.facets(&r.qterms, &r.typos, &r.mask));
         let terms: Vec<String> = r.qterms.iter().map(|q| q.term.to_string()).collect();
+        let held = r.phrases.as_ref().and_then(Phrases::first);
         let ctx = HitContext {
             index: self,
             qterms: &r.qterms,
@@ -341,6 +428,13 @@ impl Index {
             reports: &r.reports,
             opts,
         };
+        let phrases = r.phrases.as_ref().map(|p| PhraseReport {
+            phrases: p.texts.iter().map(|t| t.trim().to_string()).collect(),
+            matched: held.map_or(0, |h| {
+                r.picked.iter().take_while(|f| h[f.chunk as usize]).count()
+            }),
+            reason: p.held.is_none().then(|| NO_POSITIONS.to_string()),
+        });
         let mut hits: Vec<Hit> = r.picked.iter().map(|f| ctx.hit(f)).collect();
         let always: Vec<Hit> = self
             .data
@@ -369,6 +463,7 @@ impl Index {
             hits,
             always,
             facets,
+            phrases,
         })
     }
 
@@ -503,7 +598,8 @@ impl Index {
         let lexical = &self.data.lexical;
         let qterms = self.analyzer.query_with(query, |w| lexical.surface_term(w));
         let known: Vec<Option<usize>> = qterms.iter().map(|q| lexical.lookup(&q.term)).collect();
-        let typos = if opts.typos {
+        let quoted = self.quoted_phrases(query);
+        let mut typos = if opts.typos {
             let dict = || {
                 self.typo
                     .get_or_init(|| typo::Dictionary::new(lexical.typo_words()))
@@ -512,6 +608,21 @@ impl Index {
         } else {
             Vec::new()
         };
+        if !quoted.is_empty() {
+            // A word quoted every time it occurs is taken as written: no typo matches.
+            let quoted_only: Vec<bool> = qterms
+                .iter()
+                .map(|q| {
+                    let in_phrases = quoted
+                        .iter()
+                        .flat_map(|(_, terms)| terms)
+                        .filter(|(t, _)| *t == q.term)
+                        .count();
+                    in_phrases >= q.count as usize
+                })
+                .collect();
+            typos.retain(|e| !quoted_only[e.query]);
+        }
         let (page_ok, mask): (Cow<'_, [bool]>, Cow<'_, [bool]>) = if opts.has_filters() {
             let page_ok = self.visible_pages(opts);
             let mask = self.chunk_mask(&page_ok);
@@ -528,6 +639,17 @@ impl Index {
         let groups = (!opts.chunks && self.chunk_page.len() != self.data.pages.len())
             .then_some(&self.chunk_page[..]);
         let wanted = |lane: Lane| opts.lanes.as_ref().is_none_or(|l| l.contains(&lane));
+        let phrases = (!quoted.is_empty()).then(|| Phrases {
+            held: self.data.positions.as_ref().map(|p| {
+                let ids: Vec<Vec<(Option<usize>, u32)>> = quoted
+                    .iter()
+                    .map(|(_, terms)| terms.iter().map(|(t, o)| (lexical.lookup(t), *o)).collect())
+                    .collect();
+                p.matching(lexical, &ids, &mask)
+            }),
+            texts: quoted.iter().map(|(text, _)| *text).collect(),
+        });
+        let held = phrases.as_ref().and_then(Phrases::first);
         let fusion_cfg = self.data.config.fusion;
         let mut rankings = Vec::new();
         let mut reports = Vec::new();
@@ -552,31 +674,42 @@ impl Index {
                             }))
                             .collect();
                         let filter = (!self.all_default || opts.has_filters()).then_some(&mask[..]);
-                        let ranked = self.scorer.search(
-                            &self.data.lexical,
-                            &weighted,
-                            filter,
-                            groups.map(|g| (g, self.data.pages.len())),
-                            candidates,
-                        );
+                        let ranked = held_first(held, groups, candidates, |first| {
+                            Ok::<_, Error>(self.scorer.search(
+                                &self.data.lexical,
+                                &weighted,
+                                first.or(filter),
+                                groups.map(|g| (g, self.data.pages.len())),
+                                candidates,
+                            ))
+                        })?;
                         (LaneStatus::Ok, ranked)
                     }
                     Lane::Token => (
                         LaneStatus::Ok,
-                        token::search(
-                            &self.data.lexical,
-                            &qterms,
-                            &typos,
-                            &mask,
-                            groups.map(|g| (g, self.data.pages.len())),
-                            candidates,
-                        ),
+                        held_first(held, groups, candidates, |first| {
+                            Ok::<_, Error>(token::search(
+                                &self.data.lexical,
+                                &qterms,
+                                &typos,
+                                first.unwrap_or(&mask),
+                                groups.map(|g| (g, self.data.pages.len())),
+                                candidates,
+                            ))
+                        })?,
                     ),
                     Lane::Semantic => {
                         let filter = (!self.all_default || opts.has_filters()).then_some(&mask[..]);
                         // The floor judges only queries none of whose words the index knows.
                         let unknown = known.iter().all(Option::is_none) && typos.is_empty();
-                        self.semantic_lane(query, opts, filter, groups, candidates, unknown)?
+                        self.semantic_lane(
+                            query,
+                            opts,
+                            Allowed { filter, held },
+                            groups,
+                            candidates,
+                            unknown,
+                        )?
                     }
                 }
             };
@@ -594,12 +727,17 @@ impl Index {
                 });
             }
         }
-        let picked: Vec<Fused> = if opts.chunks {
-            let fused = fusion::rrf(fusion_cfg.k, &rankings, |a, b| self.cmp_chunk_ids(a, b));
-            fused.into_iter().take(limit).collect()
+        let mut fused: Vec<Fused> = if opts.chunks {
+            fusion::rrf(fusion_cfg.k, &rankings, |a, b| self.cmp_chunk_ids(a, b))
         } else {
-            self.fuse_pages(&rankings).into_iter().take(limit).collect()
+            self.fuse_pages(&rankings, held)
         };
+        if let Some(held) = held {
+            // Hits that hold every phrase first; a stable sort keeps the fused order in each.
+            fused.sort_by_key(|f| !held[f.chunk as usize]);
+        }
+        fused.truncate(limit);
+        let picked = fused;
         Ok(Ranking {
             query,
             truncated,
@@ -609,7 +747,27 @@ impl Index {
             picked,
             page_ok,
             mask,
+            phrases,
         })
+    }
+
+    /// The query's quoted phrases ([`analyze::quoted`]) that have a searchable word, each with
+    /// its terms and their offsets ([`Analyzer::phrase_with`](crate::analyze::Analyzer::phrase_with)),
+    /// the same phrase once.
+    #[allow(clippy::type_complexity)]
+    fn quoted_phrases<'q>(&'q self, query: &'q str) -> Vec<(&'q str, Vec<(Cow<'q, str>, u32)>)> {
+        let mut out: Vec<(&str, Vec<(Cow<'_, str>, u32)>)> = Vec::new();
+        if !query.contains(['"', '\u{201C}']) {
+            return out;
+        }
+        let lexical = &self.data.lexical;
+        for text in analyze::quoted(query) {
+            let terms = self.analyzer.phrase_with(text, |w| lexical.surface_term(w));
+            if !terms.is_empty() && !out.iter().any(|(_, t)| *t == terms) {
+                out.push((text, terms));
+            }
+        }
+        out
     }
 
     /// Runs the semantic lane: skipped without vectors or a query vector, failed when the
@@ -619,18 +777,21 @@ impl Index {
         &self,
         query: &str,
         opts: &SearchOptions,
-        filter: Option<&[bool]>,
+        allowed: Allowed<'_>,
         groups: Option<&[u32]>,
         candidates: usize,
         unknown_words: bool,
     ) -> Result<(LaneStatus, Vec<(u32, f32)>)> {
+        let Allowed { filter, held } = allowed;
         let Some(section) = &self.data.vectors else {
             return Ok((LaneStatus::skipped(semantic::NO_VECTORS), Vec::new()));
         };
         match self.query_vector(query, opts.query_vector.as_deref()) {
             Ok(Some(q)) => {
-                let groups = groups.map(|g| (g, self.data.pages.len()));
-                let ranked = section.search(&q, filter, groups, candidates);
+                let paged = groups.map(|g| (g, self.data.pages.len()));
+                let ranked = held_first(held, groups, candidates, |first| {
+                    Ok::<_, Error>(section.search(&q, first.or(filter), paged, candidates))
+                })?;
                 // Words the index does not know, and no closer to anything here than
                 // nonsense is: no evidence at all, so no hits (the content-gap signal). A
                 // floor of 0 is none: vectors brought without one may score below 0.
@@ -651,8 +812,9 @@ impl Index {
     /// Fuses lane rankings of pages (each lane lists each page once, by its best chunk in that
     /// lane), so a page gets the votes of every lane even when the lanes preferred different
     /// chunks of it. The chunk shown for a page is the one from the lane that contributed most
-    /// to its fused score.
-    fn fuse_pages(&self, rankings: &[LaneRanking]) -> Vec<Fused> {
+    /// to its fused score, among the chunks of `held` (that hold the query's phrases) when a lane
+    /// chose one.
+    fn fuse_pages(&self, rankings: &[LaneRanking], held: Option<&[bool]>) -> Vec<Fused> {
         if let [_] = rankings {
             // One lane already lists each page once, best chunk first: its order is the fused
             // order.
@@ -684,12 +846,17 @@ impl Index {
                     }
                 }
             }
+            let holds = |c: u32| held.is_some_and(|h| h[c as usize]);
+            let any_held = rankings
+                .iter()
+                .any(|r| fusion::lane_rank(f, r.lane).is_some_and(|at| holds(at.chunk)));
             let best = rankings
                 .iter()
                 .filter_map(|r| {
                     let at = fusion::lane_rank(f, r.lane)?;
                     Some((r.weight / (k + at.rank as f32), at.chunk))
                 })
+                .filter(|&(_, c)| !any_held || holds(c))
                 .fold(None::<(f32, u32)>, |best, (w, c)| match best {
                     Some((bw, _)) if bw >= w => best,
                     _ => Some((w, c)),

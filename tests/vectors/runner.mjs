@@ -68,6 +68,7 @@ export function vectorCases(api, vectors) {
       always: r.always.map(hit),
     }
     if (r.facets) out.facets = r.facets
+    if (r.phrases) out.phrases = r.phrases
     return out
   }
 

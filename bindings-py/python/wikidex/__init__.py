@@ -155,7 +155,10 @@ def _short(v: Any) -> str:
 class SearchResults(Record):
     """The answer to :meth:`Index.search`: ``hits`` (ranked), ``always`` (pages marked
     ``usage_mode: always``, when kept apart), ``terms``, ``lanes`` (each lane's status),
-    ``facets`` (with ``facets=True``, else ``None``).
+    ``facets`` (with ``facets=True``, else ``None``), ``phrases`` (when the query quotes a
+    phrase: ``{phrases, matched, reason}``, the first ``matched`` hits holding every phrase;
+    ``reason`` says why phrases were searched as words, for an index without positions; else
+    ``None``).
     In a notebook it shows as a table of hits with their lane ranks and snippets."""
 
     __slots__ = ()

@@ -82,39 +82,68 @@ pub struct TermScore {
 }
 
 /// A page's fields as every one of its chunks indexes them: key, title and summary before the
-/// chunk's text, tags after it.
+/// chunk's text, tags after it. Each field's terms carry their positions
+/// ([`Analyzer::terms_at_recording`]), fields [`FIELD_GAP`] positions apart so that a phrase
+/// never matches across two of them.
 pub(crate) struct PageFields {
     head: Vec<String>,
+    head_at: Vec<u32>,
+    /// Where the chunk's text starts.
+    text_at: u32,
     tail: Vec<String>,
+    /// Positions of `tail` from the tail's start.
+    tail_at: Vec<u32>,
 }
+
+/// Positions left free between two fields of a chunk (key, title, summary, text, each tag):
+/// more than a phrase of the longest query spans in practice, so a phrase matches within one
+/// field (Lucene's `position_increment_gap` of 100 for multi-valued text fields).
+pub const FIELD_GAP: u32 = 100;
+
+/// The terms a chunk is indexed under, in order, and the position of each.
+pub(crate) type ChunkTerms = (Vec<String>, Vec<u32>);
 
 impl PageFields {
     /// Analyzes `page`'s fields, recording their words in `surface`.
     pub(crate) fn new(analyzer: &Analyzer, page: &Page, surface: &mut Surface) -> PageFields {
-        let mut head = Vec::new();
-        analyzer.terms_into_recording(&page.key, &mut head, surface);
-        analyzer.terms_into_recording(&page.title, &mut head, surface);
+        let (mut head, mut head_at, mut at) = (Vec::new(), Vec::new(), 0u32);
+        let mut field = |text: &str, terms: &mut Vec<String>, pos: &mut Vec<u32>, at: &mut u32| {
+            analyzer.terms_at_recording(text, at, terms, pos, surface);
+            *at = at.saturating_add(FIELD_GAP);
+        };
+        field(&page.key, &mut head, &mut head_at, &mut at);
+        field(&page.title, &mut head, &mut head_at, &mut at);
         if let Some(s) = &page.summary {
-            analyzer.terms_into_recording(s, &mut head, surface);
+            field(s, &mut head, &mut head_at, &mut at);
         }
-        let mut tail = Vec::new();
+        let (mut tail, mut tail_at, mut tail_end) = (Vec::new(), Vec::new(), 0u32);
         for t in &page.tags {
-            analyzer.terms_into_recording(t, &mut tail, surface);
+            field(t, &mut tail, &mut tail_at, &mut tail_end);
         }
-        PageFields { head, tail }
+        PageFields {
+            head,
+            head_at,
+            text_at: at,
+            tail,
+            tail_at,
+        }
     }
 
-    /// The terms a chunk of the page with text `text` is indexed under.
+    /// The terms a chunk of the page with text `text` is indexed under, with their positions.
     pub(crate) fn chunk_terms(
         &self,
         analyzer: &Analyzer,
         text: &str,
         surface: &mut Surface,
-    ) -> Vec<String> {
+    ) -> ChunkTerms {
         let mut terms = self.head.clone();
-        analyzer.terms_into_recording(text, &mut terms, surface);
+        let mut positions = self.head_at.clone();
+        let mut at = self.text_at;
+        analyzer.terms_at_recording(text, &mut at, &mut terms, &mut positions, surface);
+        let tail_from = at.saturating_add(FIELD_GAP);
         terms.extend(self.tail.iter().cloned());
-        terms
+        positions.extend(self.tail_at.iter().map(|p| p.saturating_add(tail_from)));
+        (terms, positions)
     }
 }
 
@@ -136,10 +165,10 @@ impl LexicalIndex {
                 fields = Some((page, PageFields::new(analyzer, page, &mut surface)));
             }
             if let Some((_, f)) = &fields {
-                chunk_terms.push(f.chunk_terms(analyzer, &text, &mut surface));
+                chunk_terms.push(f.chunk_terms(analyzer, &text, &mut surface).0);
             }
         }
-        LexicalIndex::build(chunk_terms, surface)
+        LexicalIndex::build_from(&chunk_terms, surface)
     }
 
     /// Builds the index from each chunk's analyzed terms, in chunk order, and the surface
@@ -150,18 +179,35 @@ impl LexicalIndex {
     where
         I: IntoIterator<Item = Vec<String>>,
     {
+        LexicalIndex::build_from(chunk_terms, surface)
+    }
+
+    /// [`LexicalIndex::build`] from borrowed (or owned) term lists.
+    pub(crate) fn build_from<I>(chunk_terms: I, surface: Surface) -> LexicalIndex
+    where
+        I: IntoIterator,
+        I::Item: AsRef<[String]>,
+    {
         let mut postings: BTreeMap<String, Vec<(u32, u32)>> = BTreeMap::new();
         let mut lengths = Vec::new();
-        let mut counts: HashMap<String, u32> = HashMap::new();
         for (chunk, terms) in chunk_terms.into_iter().enumerate() {
+            let terms = terms.as_ref();
             let chunk = u32::try_from(chunk).unwrap_or(u32::MAX);
             lengths.push(u32::try_from(terms.len()).unwrap_or(u32::MAX));
-            counts.clear();
-            for t in terms {
-                *counts.entry(t).or_default() += 1;
-            }
-            for (t, tf) in counts.drain() {
-                postings.entry(t).or_default().push((chunk, tf));
+            // Count each distinct term of the chunk: sort, then take runs.
+            let mut sorted: Vec<&str> = terms.iter().map(String::as_str).collect();
+            sorted.sort_unstable();
+            let mut rest = &sorted[..];
+            while let Some(&t) = rest.first() {
+                let run = rest.iter().take_while(|&&u| u == t).count();
+                rest = &rest[run..];
+                let tf = u32::try_from(run).unwrap_or(u32::MAX);
+                match postings.get_mut(t) {
+                    Some(list) => list.push((chunk, tf)),
+                    None => {
+                        postings.insert(t.to_string(), vec![(chunk, tf)]);
+                    }
+                }
             }
         }
         let mut index = LexicalIndex {
@@ -169,8 +215,7 @@ impl LexicalIndex {
             offsets: vec![0],
             ..LexicalIndex::default()
         };
-        for (term, mut list) in postings {
-            list.sort_unstable();
+        for (term, list) in postings {
             index.terms.push(term);
             for (c, tf) in list {
                 index.chunks.push(c);
@@ -321,6 +366,24 @@ impl LexicalIndex {
         let s = *self.offsets.get(t)? as usize;
         let e = *self.offsets.get(t.checked_add(1)?)? as usize;
         Some((self.chunks.get(s..e)?, self.tfs.get(s..e)?))
+    }
+
+    /// Where term `t`'s postings lie in the index's posting order (empty outside the
+    /// dictionary): the order [`crate::lane::phrase::Positions`] keeps its lists in.
+    pub(crate) fn posting_range(&self, t: usize) -> std::ops::Range<usize> {
+        match (
+            self.offsets.get(t),
+            t.checked_add(1).and_then(|u| self.offsets.get(u)),
+        ) {
+            (Some(&s), Some(&e)) => s as usize..e as usize,
+            _ => 0..0,
+        }
+    }
+
+    /// Every posting's term frequency, in posting order (terms in dictionary order, each
+    /// term's chunks ascending).
+    pub(crate) fn all_tfs(&self) -> &[u32] {
+        &self.tfs
     }
 
     /// [`LexicalIndex::postings`] for a position this index gave out (empty if it were not).

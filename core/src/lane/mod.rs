@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 pub use crate::config::Lane;
 
 pub mod lexical;
+pub mod phrase;
 pub mod semantic;
 pub mod token;
 pub mod typo;

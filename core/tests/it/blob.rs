@@ -178,17 +178,8 @@ fn every_byte_flipped_with_xor_01_is_rejected_with_the_code_of_its_region() {
     for at in 0..bytes.len() {
         let mut bad = bytes.clone();
         bad[at] ^= 0x01;
-        if at == 8 {
-            // v5 xor 1 is v4, whose schema v5 kept but for the vector section, which this blob
-            // has none of: the payload reads as a v4 blob and saves as the blob it was.
-            assert_eq!(FORMAT_VERSION ^ 0x01, 4);
-            let index = load(&bad, "the version flipped to 4").expect("reads as v4");
-            assert!(
-                index.to_bytes().unwrap() == bytes,
-                "v4 reading changed the index"
-            );
-            continue;
-        }
+        // v6 xor 1 is v7, newer than this build: `incompatible_format`, as the region says.
+        assert_eq!(FORMAT_VERSION ^ 0x01, 7);
         let code = load_error(&bad, &format!("byte {at} xor 0x01"));
         assert_eq!(code, expected_code_at(at), "byte {at} xor 0x01");
     }
@@ -411,8 +402,8 @@ fn varint(mut v: u64) -> Vec<u8> {
 
 /// Offset of the page count in the v1 payload of a default-config index: the configuration
 /// comes first (max_tokens 200 and overlap 50 as varints, the language tag, k1 and b, k and
-/// three lane weights as f32, max_query_chars 1000 as a varint).
-const PAGE_COUNT_AT: usize = 2 + 1 + 1 + 8 + 16 + 2;
+/// three lane weights as f32, max_query_chars 1000 as a varint, `positions` as a bool).
+const PAGE_COUNT_AT: usize = 2 + 1 + 1 + 8 + 16 + 2 + 1;
 
 #[test]
 fn huge_declared_page_count_is_corrupt_not_an_allocation() {
@@ -452,10 +443,19 @@ fn vector_section(dim: u64, values: usize) -> Vec<u8> {
     out
 }
 
-/// A wiki without links or raw documents: its payload ends with an empty vector section and
-/// the four empty lists of an empty graph and raw layer.
+/// A configuration without term positions: the payload then ends with an empty vector
+/// section, the four empty lists of an empty graph and raw layer, two empty lists (chunk
+/// numbers, page times) and no positions, a zero byte each.
+fn no_positions() -> wikidex::Config {
+    wikidex::Config {
+        positions: false,
+        ..Default::default()
+    }
+}
+
+/// A wiki without links or raw documents, built without positions (see [`no_positions`]).
 fn build_linkless() -> Index {
-    let mut b = IndexBuilder::new(Default::default()).unwrap();
+    let mut b = IndexBuilder::new(no_positions()).unwrap();
     b.add_file("global/a.md", b"Alpha text about revenue.")
         .unwrap();
     b.add_file(
@@ -469,15 +469,15 @@ fn build_linkless() -> Index {
 fn with_vectors(dim: u64, values: usize) -> Vec<u8> {
     let bytes = build_linkless().to_bytes().unwrap();
     assert_eq!(
-        bytes[bytes.len() - 7..],
-        [0, 0, 0, 0, 0, 0, 0],
+        bytes[bytes.len() - 8..],
+        [0, 0, 0, 0, 0, 0, 0, 0],
         "the payload no longer ends with an empty vector section, graph, raw layer, chunk \
-         numbers and page times"
+         numbers, page times and positions"
     );
     with_payload(&bytes, |p| {
-        p.truncate(p.len() - 7);
+        p.truncate(p.len() - 8);
         p.extend(vector_section(dim, values));
-        p.extend([0, 0, 0, 0, 0, 0]);
+        p.extend([0, 0, 0, 0, 0, 0, 0]);
     })
 }
 
@@ -506,7 +506,7 @@ fn a_semantic_floor_outside_0_to_1_is_corrupt() {
     let good = with_vectors(3, 3 * chunks);
     for bad_floor in [f32::NAN, -0.5, 1.5, f32::INFINITY] {
         let bytes = good.clone();
-        let at = bytes.len() - 6 - 4;
+        let at = bytes.len() - 7 - 4;
         let mut bad = with_payload(&bytes, |_| {});
         bad[at..at + 4].copy_from_slice(&bad_floor.to_le_bytes());
         reseal(&mut bad);
@@ -516,7 +516,7 @@ fn a_semantic_floor_outside_0_to_1_is_corrupt() {
         );
     }
     let mut ok = good.clone();
-    let at = ok.len() - 6 - 4;
+    let at = ok.len() - 7 - 4;
     ok[at..at + 4].copy_from_slice(&0.5f32.to_le_bytes());
     reseal(&mut ok);
     let index = load(&ok, "floor 0.5").unwrap();
@@ -673,7 +673,7 @@ fn upgraded_v1_blob_equals_a_fresh_build_of_its_wiki() {
         .unwrap(),
     )
     .unwrap();
-    let mut b = IndexBuilder::new(Default::default()).unwrap();
+    let mut b = IndexBuilder::new(no_positions()).unwrap();
     let files: std::collections::BTreeMap<String, String> =
         serde_json::from_value(vector["files"].clone()).unwrap();
     for (p, t) in &files {
@@ -688,17 +688,23 @@ fn upgraded_v1_blob_equals_a_fresh_build_of_its_wiki() {
 
 #[test]
 fn a_v3_blob_loads_with_chunk_ids_by_position_and_saves_as_a_fresh_build() {
-    // v3 is v4 without the chunk numbers and page times at the end of the payload; a build
-    // from scratch without file times stores neither (two empty lists, a zero byte each), so
-    // dropping those bytes gives the v3 blob.
-    let bytes = example_blob();
+    // v3 is v6 without the configuration's `positions` flag (its last byte) and without the
+    // chunk numbers, page times and positions at the end of the payload; a build from scratch
+    // without file times and positions stores none of these (a zero byte each), so dropping
+    // those bytes gives the v3 blob, which loads as an index without positions.
+    let mut b = IndexBuilder::new(no_positions()).unwrap();
+    b.file_times(false);
+    b.add_dir(&example_wiki()).unwrap();
+    let bytes = &b.build().unwrap().0.to_bytes().unwrap()[..];
     assert_eq!(
-        bytes[bytes.len() - 2..],
-        [0, 0],
-        "the example blob stores numbers or times"
+        bytes[bytes.len() - 3..],
+        [0, 0, 0],
+        "the example blob stores numbers, times or positions"
     );
+    assert_eq!(bytes[HEADER_LEN + PAGE_COUNT_AT - 1], 0, "positions flag");
     let mut v3 = with_payload(bytes, |p| {
-        p.truncate(p.len() - 2);
+        p.truncate(p.len() - 3);
+        p.remove(PAGE_COUNT_AT - 1);
     });
     v3[8..12].copy_from_slice(&3u32.to_le_bytes());
     let index = load(&v3, "the example blob as v3").expect("a v3 blob loads");
@@ -724,7 +730,11 @@ fn chunk_numbers_repeated_within_a_page_are_corrupt() {
     };
     let para = |w: &str| format!("{w} one two three four five six seven eight nine ten eleven.");
     let text = |ps: &[String]| ps.join("\n\n");
-    let mut b = IndexBuilder::new(config).unwrap();
+    let mut b = IndexBuilder::new(wikidex::Config {
+        positions: false,
+        ..config
+    })
+    .unwrap();
     b.add_file(
         "global/a.md",
         text(&[para("alpha"), para("beta")]).as_bytes(),
@@ -738,20 +748,21 @@ fn chunk_numbers_repeated_within_a_page_are_corrupt() {
         )
         .unwrap();
     let bytes = index.to_bytes().unwrap();
-    // The payload ends with the numbers (a count of 3, then 2, 0, 1) and no page times.
-    assert_eq!(bytes[bytes.len() - 5..], [3, 2, 0, 1, 0]);
+    // The payload ends with the numbers (a count of 3, then 2, 0, 1), no page times and no
+    // positions.
+    assert_eq!(bytes[bytes.len() - 6..], [3, 2, 0, 1, 0, 0]);
     assert!(load(&bytes, "an edited index").is_ok());
     let n = bytes.len();
     let bad = with_payload(&bytes, |p| {
         let m = p.len();
-        p[m - 2] = 0;
+        p[m - 3] = 0;
     });
     assert_eq!(bad.len(), n);
     assert_eq!(load_error(&bad, "a number repeated"), "corrupt_index");
     let short = with_payload(&bytes, |p| {
         let m = p.len();
-        p[m - 5] = 2;
-        p.remove(m - 2);
+        p[m - 6] = 2;
+        p.remove(m - 3);
     });
     assert_eq!(
         load_error(&short, "fewer numbers than chunks"),

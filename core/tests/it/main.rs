@@ -13,6 +13,7 @@ mod layers;
 mod limit;
 mod model_vectors;
 mod oracle;
+mod phrase;
 mod prompts;
 mod querylog;
 mod robustness;

@@ -142,6 +142,10 @@ fn project_search(index: &Index, r: &wikidex::SearchResults, unit: OffsetUnit) -
     if let Some(f) = &r.facets {
         out["facets"] = json!(f);
     }
+    // Only for a query that quotes a phrase.
+    if let Some(p) = &r.phrases {
+        out["phrases"] = json!(p);
+    }
     out
 }
 

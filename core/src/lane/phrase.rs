@@ -1,0 +1,319 @@
+//! Phrase matching: where each term occurs in each chunk, and which chunks hold a quoted phrase.
+//!
+//! A chunk's positions count every token of its analyzed text ([`crate::analyze::tokens`]: a
+//! word, or a bigram of a CJK run), stopwords included, so the words of a phrase must occur at
+//! the distances the phrase puts them: a stopword in a phrase stands for one token of any kind at
+//! its place (`net of revenue` matches `net of revenue` and `net to revenue`, not `net revenue`),
+//! as in Lucene with position increments kept. A quoted CJK run matches where its bigrams
+//! follow each other. The fields a chunk is indexed under (key, title, summary, its text, each
+//! tag) lie [`FIELD_GAP`] positions apart, so a phrase matches within one of them.
+//!
+//! Stored as one section beside the lexical postings, in their order: for each posting, the
+//! term's positions in the chunk as unsigned LEB128 varints, the first as it is and each next
+//! one as its distance from the one before (at least 1). Nothing else is stored: where each
+//! posting's list starts follows from the term frequencies, and is derived on load.
+
+use serde::{Deserialize, Serialize};
+
+pub use super::lexical::FIELD_GAP;
+use super::lexical::{ChunkTerms, LexicalIndex};
+use super::Mask;
+use crate::error::{Error, Result};
+
+/// The reason a search gives when its query quotes a phrase and the index has no positions:
+/// the phrase's words were searched, not the phrase.
+pub const NO_POSITIONS: &str = "this index has no term positions (built with `positions: false` \
+     or before format v6): phrases were searched as their words; build it again to match them";
+
+/// The positions of every posting of a [`LexicalIndex`] (see the module docs).
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct Positions {
+    /// Varint lists, one per posting, in posting order.
+    data: Vec<u8>,
+    /// Where each posting's list starts in `data` (one more entry than postings); derived on
+    /// load by [`Positions::index`], never stored.
+    #[serde(skip)]
+    starts: Vec<u32>,
+}
+
+impl PartialEq for Positions {
+    fn eq(&self, other: &Self) -> bool {
+        // `starts` is derived from `data`.
+        self.data == other.data
+    }
+}
+
+/// Appends `v` as an unsigned LEB128 varint.
+fn put_varint(out: &mut Vec<u8>, mut v: u32) {
+    while v >= 0x80 {
+        out.push((v as u8) | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+/// Reads an unsigned LEB128 varint of at most 32 bits at `*at`, moving past it.
+fn take_varint(data: &[u8], at: &mut usize) -> Option<u32> {
+    let mut v: u32 = 0;
+    for shift in (0..35).step_by(7) {
+        let b = *data.get(*at)?;
+        *at += 1;
+        let bits = u32::from(b & 0x7f);
+        if shift == 28 && bits > 0x0f {
+            return None;
+        }
+        v |= bits << shift;
+        if b & 0x80 == 0 {
+            return Some(v);
+        }
+    }
+    None
+}
+
+impl Positions {
+    /// The positions of `index`'s postings, from the analyzed chunks it was built from (the
+    /// same terms, in chunk order, each with its position). Same input, same bytes.
+    pub(crate) fn build(index: &LexicalIndex, chunks: &[ChunkTerms]) -> Positions {
+        // (term, chunk, position) for every indexed token, sorted: posting order.
+        let mut all: Vec<(u32, u32, u32)> =
+            Vec::with_capacity(chunks.iter().map(|c| c.0.len()).sum());
+        for (c, (terms, positions)) in (0u32..).zip(chunks) {
+            for (t, &p) in terms.iter().zip(positions) {
+                if let Some(t) = index.lookup(t) {
+                    all.push((t as u32, c, p));
+                }
+            }
+        }
+        all.sort_unstable();
+        all.dedup();
+        let mut data = Vec::with_capacity(all.len() + all.len() / 4);
+        let mut prev: Option<(u32, u32, u32)> = None;
+        for &(t, c, p) in &all {
+            match prev {
+                Some((pt, pc, pp)) if pt == t && pc == c => put_varint(&mut data, p - pp),
+                _ => put_varint(&mut data, p),
+            }
+            prev = Some((t, c, p));
+        }
+        let mut positions = Positions {
+            data,
+            starts: Vec::new(),
+        };
+        // The lists come from the same analysis as the postings: they agree.
+        let _ = positions.index(index);
+        positions
+    }
+
+    /// Checks the lists against `index`'s term frequencies and derives where each starts (run
+    /// on every load, and after a build).
+    ///
+    /// # Errors
+    /// [`Error::Corrupt`] when a list is cut short, a position repeats or overflows, or bytes
+    /// are left over.
+    pub(crate) fn index(&mut self, index: &LexicalIndex) -> Result<()> {
+        let bad = |d: &str| Err(Error::corrupt(format!("positions: {d}")));
+        let tfs = index.all_tfs();
+        let mut starts = Vec::with_capacity(tfs.len() + 1);
+        let mut at = 0usize;
+        for &tf in tfs {
+            let Ok(start) = u32::try_from(at) else {
+                return bad("section larger than 4 GiB");
+            };
+            starts.push(start);
+            let mut pos: u32 = 0;
+            for i in 0..tf {
+                let Some(v) = take_varint(&self.data, &mut at) else {
+                    return bad("a position list is cut short or malformed");
+                };
+                if i > 0 && v == 0 {
+                    return bad("a position repeats");
+                }
+                let Some(next) = pos.checked_add(v) else {
+                    return bad("a position overflows");
+                };
+                pos = next;
+            }
+        }
+        if at != self.data.len() {
+            return bad("bytes left over after the last list");
+        }
+        starts.push(u32::try_from(at).unwrap_or(u32::MAX));
+        self.starts = starts;
+        Ok(())
+    }
+
+    /// Size of the stored section in bytes.
+    pub fn stored_bytes(&self) -> usize {
+        self.data.len()
+    }
+
+    /// The positions of posting `i` (in posting order), ascending, into `out` (cleared first).
+    fn positions_into(&self, i: usize, out: &mut Vec<u32>) {
+        out.clear();
+        let (Some(&s), Some(&e)) = (self.starts.get(i), self.starts.get(i + 1)) else {
+            return;
+        };
+        let (mut at, end) = (s as usize, e as usize);
+        let mut pos = 0u32;
+        let mut first = true;
+        while at < end {
+            let Some(v) = take_varint(&self.data, &mut at) else {
+                return;
+            };
+            pos = if first { v } else { pos.saturating_add(v) };
+            first = false;
+            out.push(pos);
+        }
+    }
+
+    /// Per chunk: does it hold every one of `phrases` (each its terms' dictionary positions,
+    /// `None` for a term the index lacks, with their offsets from the first) and does `mask`
+    /// allow it. A phrase with a term the index lacks matches nowhere.
+    pub(crate) fn matching(
+        &self,
+        index: &LexicalIndex,
+        phrases: &[Vec<(Option<usize>, u32)>],
+        mask: Mask<'_>,
+    ) -> Vec<bool> {
+        let mut out: Vec<bool> = mask.to_vec();
+        let mut lists: Vec<Vec<u32>> = Vec::new();
+        for phrase in phrases {
+            let Some(terms) = phrase
+                .iter()
+                .map(|&(t, off)| t.map(|t| (t, off)))
+                .collect::<Option<Vec<(usize, u32)>>>()
+            else {
+                out.iter_mut().for_each(|m| *m = false);
+                return out;
+            };
+            let Some(&(rarest, _)) = terms.iter().min_by_key(|&&(t, _)| index.df(t)) else {
+                continue;
+            };
+            let mut held = vec![false; out.len()];
+            for &c in index.postings_of(rarest).0 {
+                let ci = c as usize;
+                if !out.get(ci).copied().unwrap_or(false) {
+                    continue;
+                }
+                held[ci] = self.chunk_holds(index, &terms, c, &mut lists);
+            }
+            out = held;
+        }
+        out
+    }
+
+    /// Whether chunk `c` holds the phrase `terms` (dictionary positions and offsets).
+    fn chunk_holds(
+        &self,
+        index: &LexicalIndex,
+        terms: &[(usize, u32)],
+        c: u32,
+        lists: &mut Vec<Vec<u32>>,
+    ) -> bool {
+        lists.resize_with(terms.len(), Vec::new);
+        for (list, &(t, _)) in lists.iter_mut().zip(terms) {
+            let range = index.posting_range(t);
+            let (chunks, _) = index.postings_of(t);
+            match chunks.binary_search(&c) {
+                Ok(i) => self.positions_into(range.start + i, list),
+                Err(_) => return false,
+            }
+        }
+        let (first, first_off) = (&lists[0], terms[0].1);
+        first.iter().any(|&p| {
+            let Some(base) = p.checked_sub(first_off) else {
+                return false;
+            };
+            lists.iter().zip(terms).skip(1).all(|(list, &(_, off))| {
+                base.checked_add(off)
+                    .is_some_and(|want| list.binary_search(&want).is_ok())
+            })
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Whitespace-split documents, one chunk each, positions counting every word.
+    fn built(docs: &[&str]) -> (LexicalIndex, Positions) {
+        let chunks: Vec<ChunkTerms> = docs
+            .iter()
+            .map(|d| {
+                d.split_whitespace()
+                    .zip(0u32..)
+                    .filter(|(w, _)| *w != "_")
+                    .map(|(w, p)| (w.to_string(), p))
+                    .unzip()
+            })
+            .collect();
+        let index = LexicalIndex::build_from(chunks.iter().map(|c| &c.0), Default::default());
+        let positions = Positions::build(&index, &chunks);
+        (index, positions)
+    }
+
+    fn phrase(index: &LexicalIndex, words: &[(&str, u32)]) -> Vec<(Option<usize>, u32)> {
+        words.iter().map(|&(w, o)| (index.lookup(w), o)).collect()
+    }
+
+    #[test]
+    fn varints_round_trip_and_reject_overflow() {
+        for v in [0u32, 1, 127, 128, 300, u32::MAX] {
+            let mut out = Vec::new();
+            put_varint(&mut out, v);
+            let mut at = 0;
+            assert_eq!(take_varint(&out, &mut at), Some(v));
+            assert_eq!(at, out.len());
+        }
+        assert_eq!(take_varint(&[0xff, 0xff, 0xff, 0xff, 0x1f], &mut 0), None);
+        assert_eq!(take_varint(&[0x80], &mut 0), None);
+    }
+
+    #[test]
+    fn a_phrase_matches_where_its_words_follow_each_other() {
+        let (i, p) = built(&[
+            "net revenue up",
+            "revenue net",
+            "net _ revenue",
+            "net net revenue",
+        ]);
+        let all = [true; 4];
+        let m = p.matching(&i, &[phrase(&i, &[("net", 0), ("revenue", 1)])], &all);
+        assert_eq!(m, [true, false, false, true]);
+        let gap = p.matching(&i, &[phrase(&i, &[("net", 0), ("revenue", 2)])], &all);
+        // `net net revenue` has `net` two words before `revenue` too.
+        assert_eq!(gap, [false, false, true, true]);
+        let masked = p.matching(
+            &i,
+            &[phrase(&i, &[("net", 0), ("revenue", 1)])],
+            &[false, true, true, true],
+        );
+        assert_eq!(masked, [false, false, false, true]);
+        let unknown = p.matching(&i, &[phrase(&i, &[("net", 0), ("zzz", 1)])], &all);
+        assert_eq!(unknown, [false; 4]);
+    }
+
+    #[test]
+    fn every_phrase_must_match() {
+        let (i, p) = built(&["a b c d", "a b x", "c d"]);
+        let both = [
+            phrase(&i, &[("a", 0), ("b", 1)]),
+            phrase(&i, &[("c", 0), ("d", 1)]),
+        ];
+        assert_eq!(p.matching(&i, &both, &[true; 3]), [true, false, false]);
+    }
+
+    #[test]
+    fn a_cut_or_padded_section_is_corrupt() {
+        let (i, p) = built(&["a b a", "b"]);
+        let mut cut = p.clone();
+        cut.data.pop();
+        assert!(cut.index(&i).is_err());
+        let mut padded = p.clone();
+        padded.data.push(0);
+        assert!(padded.index(&i).is_err());
+        let mut ok = p.clone();
+        assert!(ok.index(&i).is_ok());
+    }
+}
