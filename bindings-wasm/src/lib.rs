@@ -12,7 +12,7 @@
 //!   `JsValue` and is checked here, so wasm-bindgen's glue never coerces or throws its own.
 //! - Everything runs on the calling thread (a page runs it in a Web Worker).
 //! - Feature `write` (default): `Index.build` and the page writes; feature `agent` (default):
-//!   the agent tools and the query log (`agent.rs`). Without them, the search module: the
+//!   the agent tools, the query log (`agent.rs`) and `promptBlock`. Without them, the search module: the
 //!   same API less those, for a site that loads a blob the CLI built. `write` also turns on the
 //!   core's `legacy-v1` (reading v1 blobs, which needs the Markdown parser) and
 //!   `normalization-tables`; the search module has neither: it reads formats 2 and later, and
@@ -340,7 +340,9 @@ impl JsIndex {
     }
 
     /// The prompt block for search results: citation headers with the chunk text, and the
-    /// `always` pages.
+    /// `always` pages. Part of the agent side (feature `agent`): reading a `SearchResults`
+    /// back from JavaScript costs the search module about 9 KB gzipped of deserializers.
+    #[cfg(feature = "agent")]
     #[wasm_bindgen(js_name = promptBlock, unchecked_return_type = "PromptBlock")]
     pub fn prompt_block(
         &self,

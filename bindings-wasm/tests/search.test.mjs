@@ -14,7 +14,7 @@ import * as search from './wasm-search.mjs'
 import { LACKS, OLDEST_FORMAT, differs } from './search-module.mjs'
 
 const WRITES = ['build', 'upsertPage', 'deletePage', 'renamePage']
-const AGENT = ['tools', 'callTool', 'resetTurn', 'setToolLimits', 'setQueryLog']
+const AGENT = ['tools', 'callTool', 'resetTurn', 'setToolLimits', 'setQueryLog', 'promptBlock']
 
 runVectors({
   build: (files, config) => search.Index.fromBytes(full.Index.build(files, { config }).toBytes()),
