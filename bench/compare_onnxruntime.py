@@ -6,9 +6,13 @@ as bench/compare_bm25s.py indexes it) with the same ONNX file and tokenizer.json
 settings:
 
   * tokenization  the `tokenizers` package on the model folder's tokenizer.json, truncation at
-                  --max-length wordpieces ([CLS] and [SEP] included), no padding from the file
-                  (all-MiniLM-L6-v2's tokenizer.json asks for truncation and padding at 128:
-                  both are overridden, as sentence-transformers does);
+                  --max-length tokens ([CLS] and [SEP] or <s> and </s> included; default: the
+                  folder's sentence_bert_config.json max_seq_length, as wikidex and
+                  sentence-transformers take it: 256 for all-MiniLM-L6-v2, 512 for
+                  multilingual-e5-small), no padding from the file (all-MiniLM-L6-v2's
+                  tokenizer.json asks for truncation and padding at 128: both are overridden,
+                  as sentence-transformers does); no prompt on either side (e5's "passage: " is
+                  the index's business, not the model runner's);
   * batching      texts sorted by token length (stable), cut into --batch-size batches, each
                   padded to its longest sequence;
   * model         inputs input_ids, attention_mask and token_type_ids (zeros) as int64;
@@ -32,7 +36,11 @@ against this script's own counts (the same tokenization gives the same T).
 Before timing, the ONNX file's embeddings of the sentences in
 core/tests/fixtures/embed/reference.json (sentence-transformers' own output) are computed with
 onnxruntime and compared by cosine; the run stops if the lowest is under --min-cosine or the
-tokenizer's ids differ from the reference's.
+tokenizer's ids differ from the reference's. The reference is all-MiniLM-L6-v2's: for another
+model folder (multilingual-e5-small, checked against its own C engine by
+bindings-py/tests/test_e5.py) the same sentences are embedded by onnxruntime and by
+`wikidex embed` on the same file instead, and the run stops if those two disagree (lowest
+cosine under --min-cosine), since then the two tools would not be computing the same thing.
 
 Usage (from the repo root):
     scripts/fetch-model.sh                               # models/all-MiniLM-L6-v2/
@@ -41,6 +49,7 @@ Usage (from the repo root):
     "$PY" bench/compare_onnxruntime.py                   # fp32 model.onnx on CACM
     "$PY" bench/compare_onnxruntime.py --onnx model-int8.onnx --json
     "$PY" bench/compare_onnxruntime.py --only ort        # no wikidex binary needed
+    "$PY" bench/compare_onnxruntime.py --model models/multilingual-e5-small --onnx model-int8.onnx
 """
 
 import os
@@ -115,6 +124,17 @@ def resolve_onnx(model_dir, onnx_arg):
     if not path.is_file():
         fail(f"ONNX file {path} not found (run scripts/fetch-model.sh, or pass --onnx FILE)")
     return path.resolve()
+
+
+def model_max_length(model_dir):
+    """The folder's sentence_bert_config.json max_seq_length (what wikidex truncates at), else
+    256."""
+    path = model_dir / "sentence_bert_config.json"
+    if path.is_file():
+        n = json.loads(path.read_text(encoding="utf-8")).get("max_seq_length")
+        if isinstance(n, int) and n >= 3:
+            return n
+    return 256
 
 
 def load_tokenizer(model_dir, max_length):
@@ -235,9 +255,42 @@ def check_reference(onnx_path, tokenizer, threads, batch_size, reference_path, m
     got /= np.maximum(np.linalg.norm(got, axis=1, keepdims=True), 1e-12)
     cos = (got * want).sum(axis=1)
     worst = int(np.argmin(cos))
-    return {"sentences": len(sentences), "min_cosine": float(cos.min()),
-            "mean_cosine": float(cos.mean()), "worst_sentence": sentences[worst][:80],
+    return {"against": "sentence-transformers (reference.json)", "sentences": len(sentences),
+            "min_cosine": float(cos.min()), "mean_cosine": float(cos.mean()),
+            "worst_sentence": sentences[worst][:80],
             "max_abs_diff": float(np.abs(got - want).max())}
+
+
+def reference_model(reference_path):
+    """The model folder name the reference was made with (`all-MiniLM-L6-v2`)."""
+    ref = json.loads(Path(reference_path).read_text(encoding="utf-8"))
+    return str(ref.get("model", "")).rsplit("/", 1)[-1]
+
+
+def check_parity(binary, model_dir, onnx_path, tokenizer, args):
+    """Cosines between onnxruntime's and wikidex's embeddings of the reference sentences on
+    the same ONNX file (for a model the reference was not made with)."""
+    sentences = json.loads(Path(args.reference).read_text(encoding="utf-8"))["sentences"]
+    embedder = OrtEmbedder(onnx_path, tokenizer, args.threads, args.batch_size)
+    emb, _ = embedder.embed(sentences)
+    cmd = [str(binary), "embed", "--model", str(model_dir), "--onnx", str(onnx_path),
+           "--batch-size", str(args.batch_size), "--threads", str(args.threads),
+           "--max-length", str(args.max_length), "--json", "--", *sentences]
+    proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    if proc.returncode != 0:
+        fail(f"`wikidex embed` exited with {proc.returncode}:\n{proc.stderr[-2000:]}")
+    theirs = np.asarray(parse_json_output(proc.stdout, cmd[:8])["vectors"], dtype=np.float64)
+    if theirs.shape != emb.shape:
+        fail(f"wikidex gave vectors of shape {theirs.shape}, onnxruntime {emb.shape}")
+    ours = emb.astype(np.float64)
+    ours /= np.maximum(np.linalg.norm(ours, axis=1, keepdims=True), 1e-12)
+    theirs /= np.maximum(np.linalg.norm(theirs, axis=1, keepdims=True), 1e-12)
+    cos = (ours * theirs).sum(axis=1)
+    worst = int(np.argmin(cos))
+    return {"against": "wikidex embed (same file)", "sentences": len(sentences),
+            "min_cosine": float(cos.min()), "mean_cosine": float(cos.mean()),
+            "worst_sentence": sentences[worst][:80],
+            "max_abs_diff": float(np.abs(ours - theirs).max())}
 
 
 # ----------------------------------------------------------------------------------------------
@@ -262,7 +315,7 @@ def run_wikidex(binary, model_dir, onnx_path, corpus, args):
     cmd = [str(binary), "embed", "--model", str(model_dir), "--onnx", str(onnx_path),
            "--corpus", str(corpus), "--batch-size", str(args.batch_size),
            "--threads", str(args.threads), "--max-length", str(args.max_length), "--json"]
-    proc = subprocess.run(cmd, capture_output=True, text=True)
+    proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
     if proc.returncode != 0:
         hint = ""
         if "unrecognized subcommand" in proc.stderr or "unexpected argument" in proc.stderr:
@@ -307,8 +360,13 @@ def print_table(report):
     print(f"corpus {s['corpus']}: batch {s['batch_size']}, {s['threads']} threads, "
           f"max length {s['max_length']}, best of {s['rounds']} rounds")
     r = report["reference"]
-    print(f"reference check: min cosine {r['min_cosine']:.6f}, mean {r['mean_cosine']:.6f} over "
-          f"{r['sentences']} sentences (threshold {s['min_cosine']})")
+    if r is None:
+        print("reference check: none (no reference for this model, and --only ort runs no "
+              "wikidex to compare with)")
+    else:
+        print(f"reference check against {r['against']}: min cosine {r['min_cosine']:.6f}, "
+              f"mean {r['mean_cosine']:.6f} over {r['sentences']} sentences "
+              f"(threshold {s['min_cosine']})")
     print()
     print(f"{'tool':12}  {'sequences':>9}  {'tokens':>8}  {'seconds':>8}  {'seq/s':>8}  {'tok/s':>9}")
     for tool in ("wikidex", "onnxruntime"):
@@ -335,8 +393,9 @@ def main():
                     help="BEIR collection directory (default: %(default)s)")
     ap.add_argument("--batch-size", type=int, default=32, help="default: %(default)s")
     ap.add_argument("--threads", type=int, default=2, help="default: %(default)s")
-    ap.add_argument("--max-length", type=int, default=256,
-                    help="truncation length in wordpieces (default: %(default)s)")
+    ap.add_argument("--max-length", type=int,
+                    help="truncation length in tokens (default: the model folder's "
+                         "max_seq_length, else 256)")
     ap.add_argument("--rounds", type=int, default=3,
                     help="alternate the two tools this many times, best round kept (default 3)")
     ap.add_argument("--only", choices=["ort", "wikidex"],
@@ -345,7 +404,9 @@ def main():
                     help="wikidex binary (default: <repo>/target/release/wikidex, or "
                          "$CARGO_TARGET_DIR/release/wikidex)")
     ap.add_argument("--reference", type=Path, default=DEFAULT_REFERENCE,
-                    help="sentence-transformers reference embeddings (default: %(default)s)")
+                    help="sentence-transformers reference embeddings (default: %(default)s); "
+                         "for another model only its sentences are used, to compare "
+                         "onnxruntime with wikidex")
     ap.add_argument("--min-cosine", type=float, default=0.995,
                     help="lowest accepted cosine against the reference (default %(default)s; "
                          "fp32 exports reach 0.9999)")
@@ -353,16 +414,23 @@ def main():
                     help="run the reference check, print it, and stop")
     ap.add_argument("--json", action="store_true", help="print one JSON document instead of a table")
     args = ap.parse_args()
+    model_dir = args.model.resolve()
+    if args.max_length is None:
+        args.max_length = model_max_length(model_dir)
     if args.batch_size < 1 or args.threads < 1 or args.rounds < 1 or args.max_length < 3:
         fail("--batch-size, --threads and --rounds must be >= 1, --max-length >= 3")
 
-    model_dir = args.model.resolve()
     onnx_path = resolve_onnx(model_dir, args.onnx)
-    binary = None if args.only == "ort" or args.check_only else resolve_wikidex(args.wikidex)
     tokenizer = load_tokenizer(model_dir, args.max_length)
 
-    reference = check_reference(onnx_path, tokenizer, args.threads, args.batch_size,
-                                args.reference, args.max_length)
+    if reference_model(args.reference) == model_dir.name:
+        binary = None if args.only == "ort" or args.check_only else resolve_wikidex(args.wikidex)
+        reference = check_reference(onnx_path, tokenizer, args.threads, args.batch_size,
+                                    args.reference, args.max_length)
+    else:  # no reference for this model: wikidex and onnxruntime must agree with each other
+        binary = None if args.only == "ort" else resolve_wikidex(args.wikidex)
+        reference = None if binary is None else check_parity(binary, model_dir, onnx_path,
+                                                             tokenizer, args)
     report = {
         "versions": versions(),
         "settings": {"onnx": str(onnx_path), "model": str(model_dir), "corpus": str(args.corpus),
@@ -371,14 +439,18 @@ def main():
                      "min_cosine": args.min_cosine},
         "reference": reference,
     }
-    if reference["min_cosine"] < args.min_cosine:
+    if reference is not None and reference["min_cosine"] < args.min_cosine:
         print(json.dumps(report, indent=2), file=sys.stderr)
-        fail(f"{onnx_path.name}: min cosine {reference['min_cosine']:.6f} against the reference "
-             f"is under --min-cosine {args.min_cosine}")
+        fail(f"{onnx_path.name}: min cosine {reference['min_cosine']:.6f} against "
+             f"{reference['against']} is under --min-cosine {args.min_cosine}")
     if args.check_only:
+        if reference is None:
+            fail(f"no reference for {model_dir.name}: --check-only compares onnxruntime with "
+                 "wikidex, so it needs the wikidex binary (drop --only ort)")
         print(json.dumps(report, indent=2) if args.json else
-              f"{onnx_path}: min cosine {reference['min_cosine']:.6f}, "
-              f"mean {reference['mean_cosine']:.6f} ({reference['sentences']} sentences)")
+              f"{onnx_path}: min cosine {reference['min_cosine']:.6f} against "
+              f"{reference['against']}, mean {reference['mean_cosine']:.6f} "
+              f"({reference['sentences']} sentences)")
         return
 
     texts = load_corpus_texts(args.corpus)
