@@ -164,6 +164,7 @@ lint: check-tools
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
 	$(CARGO) clippy -p wikidex --no-default-features -- -D warnings
 	$(CARGO) clippy -p wikidex-wasm --features model -- -D warnings
+	$(CARGO) clippy -p wikidex-wasm --no-default-features -- -D warnings
 	python3 scripts/shared-units.py wikidex-py --features extension-module
 	python3 scripts/shared-units.py wikidex-node
 	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --no-deps -p wikidex

@@ -260,14 +260,14 @@ export interface BuildReport {
 }
 
 // The agent side (absent from the search module).
-/** `Model.fromBytes`' options (the full build); every field may be left out. */
-export interface ModelOptions {
+/** `Model.fromBytes`' options (the full build), named as the Node binding's `ModelOptions`; every field may be left out. */
+export interface ModelBytesOptions {
   /** The id an index built with this model stores (default `onnx-model`). */
-  model_id?: string
+  modelId?: string
   /** Longest input in tokens (default: the tokenizer's truncation, else 512). */
-  max_length?: number
+  maxLength?: number
   /** Texts per model call (default 32). */
-  batch_size?: number
+  batchSize?: number
   /** What `embed(texts, kind)` puts before queries and passages (an index uses the prompts stored with its vectors). */
   prompts?: ModelPrompts
 }

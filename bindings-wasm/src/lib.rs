@@ -34,8 +34,8 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use wikidex::cite::Cited;
 use wikidex::{
-    BuildReport, Error, OffsetUnit, Scope, SearchOptions, SearchResults, SharedIndex,
-    TraverseOptions, VectorEncoding,
+    BuildReport, Error, OffsetUnit, Scope, SearchOptions, SharedIndex, TraverseOptions,
+    VectorEncoding,
 };
 #[cfg(feature = "write")]
 use {
@@ -43,6 +43,9 @@ use {
     serde::Deserialize,
     wikidex::{Config, IndexBuilder, WriteOptions},
 };
+
+#[cfg(feature = "agent")]
+use wikidex::SearchResults;
 
 use crate::error::OrThrow;
 

@@ -14,10 +14,10 @@ use wikidex::PromptKind;
 use crate::error::OrThrow;
 use crate::{absent_if_none, bytes, count, opt_string, record, strings, CoreResult};
 
-/// `Model.fromBytes`' options, as the core's `OnnxOptions` names them; every field may be
-/// left out.
+/// `Model.fromBytes`' options (`ModelBytesOptions` in the types), named as the Node binding
+/// names its model options; every field may be left out.
 #[derive(Deserialize, Default)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
 struct ModelOptions {
     /// The id an index built with this model stores (default `onnx-model`).
     #[serde(default)]
@@ -58,12 +58,14 @@ pub struct JsModel {
 #[wasm_bindgen(js_class = Model)]
 impl JsModel {
     /// Loads a model from the bytes of its ONNX file and of its `tokenizer.json`. `options`:
-    /// `model_id`, `max_length`, `batch_size`, `prompts` (`{query, passage}`).
+    /// `modelId`, `maxLength`, `batchSize`, `prompts` (`{query, passage}`).
     #[wasm_bindgen(js_name = fromBytes)]
     pub fn from_bytes(
         #[wasm_bindgen(unchecked_param_type = "Uint8Array | ArrayBuffer")] model: JsValue,
         #[wasm_bindgen(unchecked_param_type = "Uint8Array | ArrayBuffer")] tokenizer: JsValue,
-        #[wasm_bindgen(unchecked_optional_param_type = "ModelOptions")] options: Option<JsValue>,
+        #[wasm_bindgen(unchecked_optional_param_type = "ModelBytesOptions")] options: Option<
+            JsValue,
+        >,
     ) -> Result<JsModel, JsValue> {
         let inner = load(&model, &tokenizer, &absent_if_none(options)).or_throw()?;
         Ok(JsModel {

@@ -21,7 +21,7 @@ const modelBytes = read(vector.model)
 const tokenizerBytes = read(vector.tokenizer)
 
 const api = {
-  loadModel: () => wasm.Model.fromBytes(modelBytes, tokenizerBytes, { max_length: vector.max_length }),
+  loadModel: () => wasm.Model.fromBytes(modelBytes, tokenizerBytes, { maxLength: vector.max_length }),
   build: (files) => wasm.Index.build(files),
 }
 for (const c of modelCases(api, vector)) {
@@ -40,7 +40,7 @@ test('the semantic lane joins a search once the model is attached', () => {
   const lane = (r) => r.lanes.find((l) => l.lane === 'semantic')
   assert.equal(lane(before).status, 'skipped')
   assert.match(lane(before).reason, /query vector|model/)
-  index.attachModel(wasm.Model.fromBytes(modelBytes, tokenizerBytes, { max_length: vector.max_length }))
+  index.attachModel(wasm.Model.fromBytes(modelBytes, tokenizerBytes, { maxLength: vector.max_length }))
   const after = index.search(query)
   assert.equal(lane(after).status, 'ok')
   assert.equal(after.hits[0].page_id, 'garden')

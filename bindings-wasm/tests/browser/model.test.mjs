@@ -32,7 +32,7 @@ test('the semantic lane in Chromium ranks as native', { timeout: 180_000 }, asyn
     }
     const [model, tokenizer] = await Promise.all([get(vector.model), get(vector.tokenizer)])
     const api = {
-      loadModel: () => wasm.Model.fromBytes(model, tokenizer, { max_length: vector.max_length }),
+      loadModel: () => wasm.Model.fromBytes(model, tokenizer, { maxLength: vector.max_length }),
       build: (files) => wasm.Index.build(files),
     }
     const results = []

@@ -72,7 +72,7 @@ async function loadModel({ model, tokenizer, maxLength }) {
       fetchBytes(tokenizer, progress('tokenizer')),
     ])
     const loaded = full.Index.fromBytes(blob)
-    loaded.attachModel(full.Model.fromBytes(modelBytes, tokenizerBytes, { max_length: maxLength }))
+    loaded.attachModel(full.Model.fromBytes(modelBytes, tokenizerBytes, { maxLength }))
     semantic = loaded
     postMessage({ type: 'model-ready', ms: performance.now() - start, bytes: modelBytes.length + tokenizerBytes.length })
   } catch (e) {
