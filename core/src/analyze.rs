@@ -207,23 +207,7 @@ impl Analyzer {
     /// word seen, so each distinct word is stemmed once (and the index can skip stemming for
     /// query words it has seen). CJK terms are not recorded: they are not stemmed.
     pub fn terms_into_recording(&self, text: &str, out: &mut Vec<String>, surface: &mut Surface) {
-        for t in tokens(text) {
-            if t.cjk {
-                out.extend(self.token_term(&t));
-                continue;
-            }
-            let norm = self.normalize(t.text);
-            if let Some(t) = surface.get(norm.as_ref()) {
-                out.push(t.clone());
-                continue;
-            }
-            if self.is_stopword(&norm) {
-                continue;
-            }
-            let term = self.stem(&norm);
-            surface.insert(norm.into_owned(), term.clone());
-            out.push(term);
-        }
+        self.each_term_recording(text, surface, |term, _| out.push(term));
     }
 
     /// Like [`Analyzer::terms_into_recording`], also giving each term its position: `*at` for
@@ -238,18 +222,34 @@ impl Analyzer {
         positions: &mut Vec<u32>,
         surface: &mut Surface,
     ) {
+        let start = *at;
+        let tokens = self.each_term_recording(text, surface, |term, i| {
+            out.push(term);
+            positions.push(start.saturating_add(i));
+        });
+        *at = start.saturating_add(tokens);
+    }
+
+    /// The walk behind the two above: `emit(term, i)` for each term of `text` in order, `i`
+    /// the index of its token among all of `text`'s tokens (stopwords included), stemming each
+    /// distinct word once through `surface`. Returns the number of tokens.
+    fn each_term_recording(
+        &self,
+        text: &str,
+        surface: &mut Surface,
+        mut emit: impl FnMut(String, u32),
+    ) -> u32 {
+        let mut count = 0u32;
         for t in tokens(text) {
-            let pos = *at;
-            *at = at.saturating_add(1);
+            let i = count;
+            count = count.saturating_add(1);
             if t.cjk {
-                out.extend(self.token_term(&t));
-                positions.push(pos);
+                emit(self.normalize(t.text).into_owned(), i);
                 continue;
             }
             let norm = self.normalize(t.text);
-            if let Some(t) = surface.get(norm.as_ref()) {
-                out.push(t.clone());
-                positions.push(pos);
+            if let Some(term) = surface.get(norm.as_ref()) {
+                emit(term.clone(), i);
                 continue;
             }
             if self.is_stopword(&norm) {
@@ -257,9 +257,9 @@ impl Analyzer {
             }
             let term = self.stem(&norm);
             surface.insert(norm.into_owned(), term.clone());
-            out.push(term);
-            positions.push(pos);
+            emit(term, i);
         }
+        count
     }
 
     /// The terms of a quoted phrase with their offsets from its first term, in order: every
