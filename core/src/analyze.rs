@@ -276,20 +276,32 @@ impl Analyzer {
         let mut first: Option<u32> = None;
         for (at, t) in (0u32..).zip(tokens(text)) {
             let word = self.normalize(t.text);
-            let term: Cow<'q, str> = if t.cjk {
-                word
-            } else if self.is_stopword(&word) {
+            let Some(term) = self.query_term(&word, t.cjk, &known) else {
                 continue;
-            } else {
-                match known(&word) {
-                    Some(t) => Cow::Borrowed(t),
-                    None => Cow::Owned(self.stem(&word)),
-                }
             };
             let first = *first.get_or_insert(at);
             out.push((term, at - first));
         }
         out
+    }
+
+    /// The index term of the normalized query word `word`: the word itself in a CJK run,
+    /// `None` for a stopword, else its term from `known`, or stemmed (what
+    /// [`Analyzer::query_with`] and [`Analyzer::phrase_with`] both read a word as).
+    #[inline]
+    fn query_term<'q>(
+        &self,
+        word: &Cow<'q, str>,
+        cjk: bool,
+        known: &impl Fn(&str) -> Option<&'q str>,
+    ) -> Option<Cow<'q, str>> {
+        if cjk {
+            Some(word.clone())
+        } else if self.is_stopword(word) {
+            None
+        } else {
+            Some(known(word).map_or_else(|| Cow::Owned(self.stem(word)), Cow::Borrowed))
+        }
     }
 
     /// The index terms of `text`, in order, duplicates kept.
@@ -321,15 +333,8 @@ impl Analyzer {
         let mut out: Vec<QueryTerm<'q>> = Vec::new();
         for t in tokens(text) {
             let word = self.normalize(t.text);
-            let term: Cow<'q, str> = if t.cjk {
-                word.clone()
-            } else if self.is_stopword(&word) {
+            let Some(term) = self.query_term(&word, t.cjk, &known) else {
                 continue;
-            } else {
-                match known(&word) {
-                    Some(t) => Cow::Borrowed(t),
-                    None => Cow::Owned(self.stem(&word)),
-                }
             };
             match out.iter_mut().find(|q| q.term == term) {
                 Some(q) => q.count += 1,
