@@ -793,12 +793,8 @@ impl Index {
                     Ok::<_, Error>(section.search(&q, first.or(filter), paged, candidates))
                 })?;
                 // Words the index does not know, and no closer to anything here than
-                // nonsense is: no evidence at all, so no hits (the content-gap signal). A
-                // floor of 0 is none: vectors brought without one may score below 0.
-                if unknown_words
-                    && section.floor > 0.0
-                    && ranked.first().is_some_and(|&(_, s)| s < section.floor)
-                {
+                // nonsense is: no evidence at all, so no hits (the content-gap signal).
+                if unknown_words && ranked.first().is_some_and(|&(_, s)| section.below_floor(s)) {
                     return Ok((LaneStatus::skipped(semantic::BELOW_FLOOR), Vec::new()));
                 }
                 Ok((LaneStatus::Ok, ranked))

@@ -225,6 +225,13 @@ impl VectorSection {
         self
     }
 
+    /// Whether a best score `score` is below this index's relevance floor (see
+    /// [`VectorSection::floor`]). A floor of 0 is none: vectors brought without one may score
+    /// below 0 and are still above it.
+    pub fn below_floor(&self, score: f32) -> bool {
+        self.floor > 0.0 && score < self.floor
+    }
+
     /// How the values are stored.
     pub fn encoding(&self) -> VectorEncoding {
         match self.values {
