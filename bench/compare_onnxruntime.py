@@ -250,12 +250,19 @@ def check_reference(onnx_path, tokenizer, threads, batch_size, reference_path, m
     embedder = OrtEmbedder(onnx_path, tokenizer, threads, batch_size)
     emb, _ = embedder.embed(sentences)
     want = np.asarray(ref["embeddings"], dtype=np.float64)
-    want /= np.linalg.norm(want, axis=1, keepdims=True)
-    got = emb.astype(np.float64)
-    got /= np.maximum(np.linalg.norm(got, axis=1, keepdims=True), 1e-12)
+    return cosine_report("sentence-transformers (reference.json)", sentences, emb, want)
+
+
+def cosine_report(against, sentences, got, want):
+    """Lowest and mean cosine of each row of `got` to the same row of `want` (both
+    L2-normalized here), the worst sentence and the largest coordinate difference."""
+    def unit(v):
+        return v / np.maximum(np.linalg.norm(v, axis=1, keepdims=True), 1e-12)
+
+    got, want = unit(np.asarray(got, dtype=np.float64)), unit(np.asarray(want, dtype=np.float64))
     cos = (got * want).sum(axis=1)
     worst = int(np.argmin(cos))
-    return {"against": "sentence-transformers (reference.json)", "sentences": len(sentences),
+    return {"against": against, "sentences": len(sentences),
             "min_cosine": float(cos.min()), "mean_cosine": float(cos.mean()),
             "worst_sentence": sentences[worst][:80],
             "max_abs_diff": float(np.abs(got - want).max())}
@@ -282,15 +289,7 @@ def check_parity(binary, model_dir, onnx_path, tokenizer, args):
     theirs = np.asarray(parse_json_output(proc.stdout, cmd[:8])["vectors"], dtype=np.float64)
     if theirs.shape != emb.shape:
         fail(f"wikidex gave vectors of shape {theirs.shape}, onnxruntime {emb.shape}")
-    ours = emb.astype(np.float64)
-    ours /= np.maximum(np.linalg.norm(ours, axis=1, keepdims=True), 1e-12)
-    theirs /= np.maximum(np.linalg.norm(theirs, axis=1, keepdims=True), 1e-12)
-    cos = (ours * theirs).sum(axis=1)
-    worst = int(np.argmin(cos))
-    return {"against": "wikidex embed (same file)", "sentences": len(sentences),
-            "min_cosine": float(cos.min()), "mean_cosine": float(cos.mean()),
-            "worst_sentence": sentences[worst][:80],
-            "max_abs_diff": float(np.abs(ours - theirs).max())}
+    return cosine_report("wikidex embed (same file)", sentences, emb, theirs)
 
 
 # ----------------------------------------------------------------------------------------------
