@@ -142,12 +142,7 @@ fn search_as_you_type_finds_a_cjk_word_from_its_first_character() {
     let r = search(built(), "晴", &[Lane::Token]);
     assert_eq!(keys(&r), ["天気"]);
     let snippet = r.hits[0].snippet.as_ref().unwrap();
-    let marked: Vec<&str> = snippet
-        .highlights
-        .iter()
-        .map(|h| &snippet.text[h.start as usize..h.end as usize])
-        .collect();
-    assert_eq!(marked, ["晴れ"]);
+    assert_eq!(crate::marked(snippet), ["晴れ"]);
 }
 
 /// The snippet substrings the highlights point at, with the index counting offsets in `unit`.

@@ -22,3 +22,12 @@ mod tools;
 mod typo;
 mod vectors;
 mod wikis;
+
+/// The words a snippet highlights, sliced from its text (offsets in bytes, the default unit).
+pub(crate) fn marked(snippet: &wikidex::Snippet) -> Vec<&str> {
+    snippet
+        .highlights
+        .iter()
+        .map(|h| &snippet.text[h.start as usize..h.end as usize])
+        .collect()
+}

@@ -65,12 +65,7 @@ fn incidnet_finds_the_incident_page() {
         assert_eq!(keys(&r), ["incident"], "{lanes}");
         // The snippet marks the word the typo was taken for.
         let snippet = r.hits[0].snippet.as_ref().unwrap();
-        let marked: Vec<&str> = snippet
-            .highlights
-            .iter()
-            .map(|h| &snippet.text[h.start as usize..h.end as usize])
-            .collect();
-        assert_eq!(marked, ["incident"], "{lanes}");
+        assert_eq!(crate::marked(snippet), ["incident"], "{lanes}");
     }
 }
 
