@@ -18,6 +18,10 @@
 //! blob is an [`Error`], never a panic.
 //!
 //! Versions:
+//! - v7 stores the same data in fewer bytes: the chunk table without its content hashes
+//!   (derived from the page texts on load) and the lexical index compactly (document
+//!   frequencies instead of offsets, chunk ids as gaps, no chunk lengths; see
+//!   [`crate::lane::lexical::stored`]). A v5 or v6 payload is decoded with the frozen v6 schema.
 //! - v6 adds the term positions ([`crate::lane::phrase`]), after every other section (`None`
 //!   when the configuration's `positions` is off), and the configuration's `positions` flag;
 //!   older payloads are decoded with their frozen schema (configuration included) as an index
@@ -56,7 +60,7 @@ use crate::raw::RawSection;
 /// Magic bytes at the start of every blob.
 pub const MAGIC: [u8; 8] = *b"WIKIDEX\0";
 /// The format version this build writes.
-pub const FORMAT_VERSION: u32 = 6;
+pub const FORMAT_VERSION: u32 = 7;
 /// The oldest format version this build reads: 1 with the feature `legacy-v1` (a default),
 /// else 2.
 pub const OLDEST_SUPPORTED_FORMAT_VERSION: u32 = if cfg!(feature = "legacy-v1") { 1 } else { 2 };
@@ -68,7 +72,11 @@ pub const HEADER_LEN: usize = 56;
 pub(crate) struct IndexData {
     pub config: Config,
     pub pages: Vec<Page>,
+    /// Since v7 stored without the content hashes, which a load derives.
+    #[serde(with = "crate::chunk::stored")]
     pub chunks: Vec<ChunkRecord>,
+    /// Since v7 stored compactly (see [`crate::lane::lexical::stored`]).
+    #[serde(with = "crate::lane::lexical::stored")]
     pub lexical: LexicalIndex,
     pub vectors: Option<VectorSection>,
     /// Since v2: forward and backward adjacency of the pages.
@@ -171,6 +179,39 @@ impl From<IndexDataV4> for IndexData {
             chunk_numbers: old.chunk_numbers,
             page_modified: old.page_modified,
             positions: None,
+        }
+    }
+}
+
+/// The v5 (see [`v5_as_v6`]) and v6 payload (frozen: never change it): today's fields, with
+/// the chunk table and the lexical index stored as they are in memory.
+#[derive(Deserialize)]
+struct IndexDataV6 {
+    config: Config,
+    pages: Vec<Page>,
+    chunks: Vec<ChunkRecord>,
+    lexical: LexicalIndex,
+    vectors: Option<VectorSection>,
+    graph: GraphSection,
+    raw: RawSection,
+    chunk_numbers: Vec<u32>,
+    page_modified: Vec<Option<i64>>,
+    positions: Option<Positions>,
+}
+
+impl From<IndexDataV6> for IndexData {
+    fn from(old: IndexDataV6) -> IndexData {
+        IndexData {
+            config: old.config,
+            pages: old.pages,
+            chunks: old.chunks,
+            lexical: old.lexical,
+            vectors: old.vectors,
+            graph: old.graph,
+            raw: old.raw,
+            chunk_numbers: old.chunk_numbers,
+            page_modified: old.page_modified,
+            positions: old.positions,
         }
     }
 }
@@ -407,12 +448,16 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<IndexData> {
         (old.into(), rest)
     } else if version < POSITIONS_VERSION {
         let v6 = v5_as_v6(payload).map_err(cannot)?;
-        let (data, rest): (IndexData, &[u8]) = postcard::take_from_bytes(&v6).map_err(cannot)?;
+        let (data, rest): (IndexDataV6, &[u8]) = postcard::take_from_bytes(&v6).map_err(cannot)?;
         // A byte after a v5 payload would have been read as the positions' tag.
         if data.positions.is_some() {
             return Err(Error::corrupt("payload has unread bytes"));
         }
-        return finish(data, rest, version);
+        return finish(data.into(), rest, version);
+    } else if version < COMPACT_VERSION {
+        let (old, rest): (IndexDataV6, &[u8]) =
+            postcard::take_from_bytes(payload).map_err(cannot)?;
+        (old.into(), rest)
     } else {
         postcard::take_from_bytes(payload).map_err(cannot)?
     };
@@ -427,10 +472,21 @@ fn finish(mut data: IndexData, rest: &[u8], version: u32) -> Result<IndexData> {
     if version < ANALYZER_VERSION {
         reanalyze(&mut data)?;
     }
+    if version >= COMPACT_VERSION {
+        data.lexical.derive_lengths(data.chunks.len());
+    }
     validate(&mut data)?;
+    if version >= COMPACT_VERSION {
+        let pages = &data.pages;
+        crate::chunk::derive_hashes(&mut data.chunks, |p| pages[p].text.as_str());
+    }
     data.lexical.index_terms();
     Ok(data)
 }
+
+/// The first format version that stores the chunk table without hashes and the lexical index
+/// compactly.
+const COMPACT_VERSION: u32 = 7;
 
 /// The first format version that stores term positions (and the configuration's flag).
 const POSITIONS_VERSION: u32 = 6;

@@ -40,6 +40,48 @@ pub(crate) struct ChunkRecord {
     pub hash: String,
 }
 
+/// The chunk table as blobs store it since format v7, for `#[serde(with = "...")]` on the
+/// payload's field: each chunk's page and span, without its content hash (32 hex digits that
+/// do not compress: on CACM, five percent of the gzipped blob). A load derives the hashes
+/// from the page texts ([`derive_hashes`]) once the spans are checked. Older blobs store
+/// the hash (the derived `Serialize` of [`ChunkRecord`]).
+pub(crate) mod stored {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    use super::ChunkRecord;
+
+    pub(crate) fn serialize<S: Serializer>(
+        chunks: &[ChunkRecord],
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
+        s.collect_seq(chunks.iter().map(|c| (c.page, c.start, c.end)))
+    }
+
+    /// Decodes the stored form, every hash empty until [`super::derive_hashes`].
+    pub(crate) fn deserialize<'de, D: Deserializer<'de>>(
+        d: D,
+    ) -> Result<Vec<ChunkRecord>, D::Error> {
+        let spans: Vec<(u32, u32, u32)> = Vec::deserialize(d)?;
+        Ok(spans
+            .into_iter()
+            .map(|(page, start, end)| ChunkRecord {
+                page,
+                start,
+                end,
+                hash: String::new(),
+            })
+            .collect())
+    }
+}
+
+/// Sets each chunk's content hash from the text it cuts (a v7 blob stores none), for a
+/// chunk table [`validate_chunk_table`] has accepted against these texts.
+pub(crate) fn derive_hashes<'a>(chunks: &mut [ChunkRecord], text: impl Fn(usize) -> &'a str) {
+    for c in chunks {
+        c.hash = content_hash(&text(c.page as usize)[c.start as usize..c.end as usize]);
+    }
+}
+
 /// Checks a chunk table against the texts it cuts: chunks in document order, every document
 /// with at least one chunk, every span inside its document's text.
 pub(crate) fn validate_chunk_table<'a>(
@@ -206,11 +248,14 @@ pub fn parse_chunk_id(id: &str) -> Option<(&str, usize)> {
 
 /// The content hash of a chunk's text: the first 128 bits of its BLAKE3 hash, in hex.
 pub fn content_hash(text: &str) -> String {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
     let hash = blake3::hash(text.as_bytes());
-    hash.as_bytes()[..16]
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    let mut out = String::with_capacity(32);
+    for &b in &hash.as_bytes()[..16] {
+        out.push(HEX[usize::from(b >> 4)] as char);
+        out.push(HEX[usize::from(b & 0xF)] as char);
+    }
+    out
 }
 
 /// Splits `text` into chunk spans (byte offsets into `text`). Never returns an empty list.

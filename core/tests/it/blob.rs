@@ -178,10 +178,17 @@ fn every_byte_flipped_with_xor_01_is_rejected_with_the_code_of_its_region() {
     for at in 0..bytes.len() {
         let mut bad = bytes.clone();
         bad[at] ^= 0x01;
-        // v6 xor 1 is v7, newer than this build: `incompatible_format`, as the region says.
-        assert_eq!(FORMAT_VERSION ^ 0x01, 7);
+        // v7 xor 1 is v6, which this build reads: a v7 payload labelled v6 is rejected as
+        // corrupt (its chunk table and postings are not v6's). Every other header byte's flip
+        // gives what its region says.
+        assert_eq!(FORMAT_VERSION ^ 0x01, 6);
+        let expected = if at == 8 {
+            "corrupt_index"
+        } else {
+            expected_code_at(at)
+        };
         let code = load_error(&bad, &format!("byte {at} xor 0x01"));
-        assert_eq!(code, expected_code_at(at), "byte {at} xor 0x01");
+        assert_eq!(code, expected, "byte {at} xor 0x01");
     }
 }
 
@@ -666,20 +673,7 @@ fn upgraded_v1_blob_equals_a_fresh_build_of_its_wiki() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/blobs/v1.wdx");
     let upgraded = Index::open(&path).unwrap().to_bytes().unwrap();
     assert_eq!(upgraded[8..12], FORMAT_VERSION.to_le_bytes());
-    let vector: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/vectors/search.json"),
-        )
-        .unwrap(),
-    )
-    .unwrap();
-    let mut b = IndexBuilder::new(no_positions()).unwrap();
-    let files: std::collections::BTreeMap<String, String> =
-        serde_json::from_value(vector["files"].clone()).unwrap();
-    for (p, t) in &files {
-        b.add_file(p, t.as_bytes()).unwrap();
-    }
-    let fresh = b.build().unwrap().0.to_bytes().unwrap();
+    let fresh = search_json_build(no_positions());
     assert!(
         upgraded == fresh,
         "the upgraded v1 blob differs from a fresh build"
@@ -688,35 +682,98 @@ fn upgraded_v1_blob_equals_a_fresh_build_of_its_wiki() {
 
 #[test]
 fn a_v3_blob_loads_with_chunk_ids_by_position_and_saves_as_a_fresh_build() {
-    // v3 is v6 without the configuration's `positions` flag (its last byte) and without the
-    // chunk numbers, page times and positions at the end of the payload; a build from scratch
-    // without file times and positions stores none of these (a zero byte each), so dropping
-    // those bytes gives the v3 blob, which loads as an index without positions.
-    let mut b = IndexBuilder::new(no_positions()).unwrap();
-    b.file_times(false);
-    b.add_dir(&example_wiki()).unwrap();
-    let bytes = &b.build().unwrap().0.to_bytes().unwrap()[..];
+    // v3 is v5 without the chunk numbers and page times at the end of the payload; the v5
+    // fixture (built without file times, every chunk numbered by position) stores an empty
+    // list of each (a zero byte each), so dropping those two bytes gives a v3 blob.
+    let v5 = std::fs::read(fixture("v5.wdx")).unwrap();
     assert_eq!(
-        bytes[bytes.len() - 3..],
-        [0, 0, 0],
-        "the example blob stores numbers, times or positions"
+        v5[v5.len() - 2..],
+        [0, 0],
+        "the v5 fixture stores numbers or times"
     );
-    assert_eq!(bytes[HEADER_LEN + PAGE_COUNT_AT - 1], 0, "positions flag");
-    let mut v3 = with_payload(bytes, |p| {
-        p.truncate(p.len() - 3);
-        p.remove(PAGE_COUNT_AT - 1);
-    });
+    let mut v3 = with_payload(&v5, |p| p.truncate(p.len() - 2));
     v3[8..12].copy_from_slice(&3u32.to_le_bytes());
-    let index = load(&v3, "the example blob as v3").expect("a v3 blob loads");
-    assert_eq!(index.to_bytes().unwrap(), bytes);
+    let index = load(&v3, "the v5 fixture as v3").expect("a v3 blob loads");
+    assert_eq!(index.to_bytes().unwrap(), search_json_build(no_positions()));
     let chunks = index.chunks_of("revenue", None).unwrap();
+    assert!(!chunks.is_empty());
     for c in &chunks {
         assert_eq!(c.id, format!("revenue::chunk_{}", c.ordinal));
     }
-    // A v4 payload read as v3 has a byte left over: rejected, not misread.
-    let mut wrong = bytes.to_vec();
+    // A v5 payload read as v3 has bytes left over: rejected, not misread.
+    let mut wrong = v5.clone();
     wrong[8..12].copy_from_slice(&3u32.to_le_bytes());
-    assert_eq!(load_error(&wrong, "v4 labelled v3"), "corrupt_index");
+    assert_eq!(load_error(&wrong, "v5 labelled v3"), "corrupt_index");
+}
+
+/// The v6 fixture (the wiki of `tests/vectors/search.json`, built by the last v6 build with
+/// positions and without file times or a model) loads with its positions, answers a phrase,
+/// and saves as a fresh build does today: the same index in fewer bytes (v7 stores the chunk
+/// table without hashes and the lexical index compactly).
+#[test]
+fn a_v6_blob_loads_with_its_positions_and_saves_as_a_fresh_build() {
+    let v6 = std::fs::read(fixture("v6.wdx")).unwrap();
+    assert_eq!(v6[8..12], 6u32.to_le_bytes());
+    let index = load(&v6, "the v6 fixture").expect("a v6 blob loads");
+    assert_eq!(index.loaded_format(), Some(6));
+    assert!(index.config().positions);
+    let opts = wikidex::SearchOptions::default();
+    let r = index.search("\"recurring revenue\"", &opts).unwrap();
+    assert_eq!(r.phrases.as_ref().unwrap().matched, 1);
+    assert_eq!(r.hits[0].page_id, "arr");
+    let hashes: Vec<String> = index
+        .chunks_of("revenue", None)
+        .unwrap()
+        .into_iter()
+        .map(|c| c.hash)
+        .collect();
+    let saved = index.to_bytes().unwrap();
+    assert_eq!(saved, search_json_build(wikidex::Config::default()));
+    assert!(
+        saved.len() < v6.len(),
+        "{} >= {} bytes",
+        saved.len(),
+        v6.len()
+    );
+    // The hashes a v7 load derives are the ones v6 stored.
+    let reloaded = load(&saved, "the v6 fixture saved as v7").unwrap();
+    let derived: Vec<String> = reloaded
+        .chunks_of("revenue", None)
+        .unwrap()
+        .into_iter()
+        .map(|c| c.hash)
+        .collect();
+    assert_eq!(derived, hashes);
+    // A v7 payload labelled v6 is rejected, not misread.
+    let mut wrong = saved.clone();
+    wrong[8..12].copy_from_slice(&6u32.to_le_bytes());
+    assert_eq!(load_error(&wrong, "v7 labelled v6"), "corrupt_index");
+}
+
+/// A committed blob of `tests/fixtures/blobs/`.
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/blobs")
+        .join(name)
+}
+
+/// The bytes of a fresh build of the wiki of `tests/vectors/search.json` with `config` (no
+/// model, no file times).
+fn search_json_build(config: wikidex::Config) -> Vec<u8> {
+    let vector: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/vectors/search.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    let files: std::collections::BTreeMap<String, String> =
+        serde_json::from_value(vector["files"].clone()).unwrap();
+    let mut b = IndexBuilder::new(config).unwrap();
+    for (p, t) in &files {
+        b.add_file(p, t.as_bytes()).unwrap();
+    }
+    b.build().unwrap().0.to_bytes().unwrap()
 }
 
 #[test]
