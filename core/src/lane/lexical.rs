@@ -80,14 +80,16 @@ pub(crate) mod stored {
         surface_terms: &'a [u32],
     }
 
+    /// The stored form, owned (what a load reads; tests write it too).
     #[derive(Deserialize)]
-    struct In {
-        terms: Vec<String>,
-        dfs: Vec<u32>,
-        gaps: Vec<u32>,
-        tfs: Vec<u32>,
-        surface_words: Vec<String>,
-        surface_terms: Vec<u32>,
+    #[cfg_attr(test, derive(Serialize))]
+    pub(super) struct In {
+        pub(super) terms: Vec<String>,
+        pub(super) dfs: Vec<u32>,
+        pub(super) gaps: Vec<u32>,
+        pub(super) tfs: Vec<u32>,
+        pub(super) surface_words: Vec<String>,
+        pub(super) surface_terms: Vec<u32>,
     }
 
     pub(crate) fn serialize<S: Serializer>(l: &LexicalIndex, s: S) -> Result<S::Ok, S::Error> {
@@ -806,15 +808,6 @@ mod tests {
 
     #[test]
     fn a_stored_form_whose_frequencies_overrun_the_postings_is_an_error() {
-        #[derive(Serialize)]
-        struct Out {
-            terms: Vec<String>,
-            dfs: Vec<u32>,
-            gaps: Vec<u32>,
-            tfs: Vec<u32>,
-            surface_words: Vec<String>,
-            surface_terms: Vec<u32>,
-        }
         #[derive(Deserialize, Debug)]
         struct Wrap(
             #[allow(dead_code)]
@@ -823,7 +816,7 @@ mod tests {
         );
         let decode = |dfs: Vec<u32>, gaps: Vec<u32>| {
             let tfs = vec![1; gaps.len()];
-            let bytes = postcard::to_allocvec(&Out {
+            let bytes = postcard::to_allocvec(&stored::In {
                 terms: vec!["a".into(), "b".into()],
                 dfs,
                 gaps,

@@ -721,12 +721,10 @@ fn a_v6_blob_loads_with_its_positions_and_saves_as_a_fresh_build() {
     let r = index.search("\"recurring revenue\"", &opts).unwrap();
     assert_eq!(r.phrases.as_ref().unwrap().matched, 1);
     assert_eq!(r.hits[0].page_id, "arr");
-    let hashes: Vec<String> = index
-        .chunks_of("revenue", None)
-        .unwrap()
-        .into_iter()
-        .map(|c| c.hash)
-        .collect();
+    let hashes = |index: &Index| -> Vec<String> {
+        let chunks = index.chunks_of("revenue", None).unwrap();
+        chunks.into_iter().map(|c| c.hash).collect()
+    };
     let saved = index.to_bytes().unwrap();
     assert_eq!(saved, search_json_build(wikidex::Config::default()));
     assert!(
@@ -737,29 +735,23 @@ fn a_v6_blob_loads_with_its_positions_and_saves_as_a_fresh_build() {
     );
     // The hashes a v7 load derives are the ones v6 stored.
     let reloaded = load(&saved, "the v6 fixture saved as v7").unwrap();
-    let derived: Vec<String> = reloaded
-        .chunks_of("revenue", None)
-        .unwrap()
-        .into_iter()
-        .map(|c| c.hash)
-        .collect();
-    assert_eq!(derived, hashes);
+    assert_eq!(hashes(&reloaded), hashes(&index));
     // A v7 payload labelled v6 is rejected, not misread.
     let mut wrong = saved.clone();
     wrong[8..12].copy_from_slice(&6u32.to_le_bytes());
     assert_eq!(load_error(&wrong, "v7 labelled v6"), "corrupt_index");
 }
 
-/// A committed blob of `tests/fixtures/blobs/`.
-fn fixture(name: &str) -> PathBuf {
+/// A committed blob of `tests/fixtures/blobs/` (shared by the test modules).
+pub(crate) fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures/blobs")
         .join(name)
 }
 
-/// The bytes of a fresh build of the wiki of `tests/vectors/search.json` with `config` (no
-/// model, no file times).
-fn search_json_build(config: wikidex::Config) -> Vec<u8> {
+/// The files of the wiki of `tests/vectors/search.json`, path → text (shared by the test
+/// modules).
+pub(crate) fn search_json_files() -> std::collections::BTreeMap<String, String> {
     let vector: serde_json::Value = serde_json::from_str(
         &std::fs::read_to_string(
             Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/vectors/search.json"),
@@ -767,10 +759,14 @@ fn search_json_build(config: wikidex::Config) -> Vec<u8> {
         .unwrap(),
     )
     .unwrap();
-    let files: std::collections::BTreeMap<String, String> =
-        serde_json::from_value(vector["files"].clone()).unwrap();
+    serde_json::from_value(vector["files"].clone()).unwrap()
+}
+
+/// The bytes of a fresh build of [`search_json_files`] with `config` (no model, no file
+/// times).
+fn search_json_build(config: wikidex::Config) -> Vec<u8> {
     let mut b = IndexBuilder::new(config).unwrap();
-    for (p, t) in &files {
+    for (p, t) in &search_json_files() {
         b.add_file(p, t.as_bytes()).unwrap();
     }
     b.build().unwrap().0.to_bytes().unwrap()

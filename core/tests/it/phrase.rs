@@ -4,8 +4,6 @@
 //! (format v6) unless the configuration turns them off; an index without them searches the
 //! words and says so.
 
-use std::path::Path;
-
 use wikidex::blob::FORMAT_VERSION;
 use wikidex::{
     ChunkConfig, Config, Index, IndexBuilder, Lane, SearchOptions, SearchResults, NO_POSITIONS,
@@ -252,17 +250,11 @@ fn an_index_without_positions_searches_the_words_and_says_so() {
     assert_eq!(r.phrases.unwrap().reason.as_deref(), Some(NO_POSITIONS));
 }
 
-fn fixture(name: &str) -> std::path::PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/blobs")
-        .join(name)
-}
-
 #[test]
 fn an_old_blob_loads_as_an_index_without_positions() {
     // `v5.wdx`: the wiki of `tests/vectors/search.json`, built by the last v5 build without
     // file times (never regenerated).
-    let mut index = Index::open(&fixture("v5.wdx")).expect("a v5 blob loads");
+    let mut index = Index::open(&crate::blob::fixture("v5.wdx")).expect("a v5 blob loads");
     assert_eq!(index.loaded_format(), Some(5));
     assert_eq!(index.pages().len(), 8);
     assert!(!index.config().positions);
@@ -273,15 +265,7 @@ fn an_old_blob_loads_as_an_index_without_positions() {
     assert_eq!(p.matched, 0);
     assert_eq!(keys(&r), keys(&search(&index, "recurring revenue", None)));
     // Saved, it is what a build of its pages without positions gives.
-    let vector: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/vectors/search.json"),
-        )
-        .unwrap(),
-    )
-    .unwrap();
-    let files: std::collections::BTreeMap<String, String> =
-        serde_json::from_value(vector["files"].clone()).unwrap();
+    let files = crate::blob::search_json_files();
     let files: Vec<(&str, &str)> = files
         .iter()
         .map(|(p, t)| (p.as_str(), t.as_str()))
