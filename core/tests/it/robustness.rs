@@ -109,7 +109,7 @@ proptest! {
     }
 
     #[test]
-    fn building_and_searching_any_pages_never_panics(
+    fn any_pages_build_and_search_without_panics_and_load_back_to_the_same_answers(
         pages in prop::collection::vec(pageish(), 1..6),
         query in pageish(),
     ) {
@@ -120,12 +120,19 @@ proptest! {
         let (index, report) = b.build().unwrap();
         prop_assert_eq!(report.pages + report.skipped.len(), pages.len());
         let bytes = index.to_bytes().unwrap();
-        let index = Index::from_bytes(&bytes).unwrap();
+        let loaded = Index::from_bytes(&bytes).unwrap();
+        // What a load derives (chunk hashes and lengths, posting offsets) is what the build
+        // had: the same chunks, the same answers, the same bytes saved again.
+        prop_assert!(loaded.to_bytes().unwrap() == bytes);
+        for page in index.pages() {
+            prop_assert_eq!(index.chunks_of(&page.id(), None).unwrap(), loaded.chunks_of(&page.id(), None).unwrap());
+        }
         for opts in [
             SearchOptions { explain: true, ..Default::default() },
             SearchOptions { chunks: true, limit: Some(3), ..Default::default() },
         ] {
-            check::search(&index, &query, &opts);
+            let built = check::search(&index, &query, &opts);
+            prop_assert_eq!(check::search(&loaded, &query, &opts), built);
         }
     }
 
