@@ -21,7 +21,8 @@
 //! - v7 stores the same data in fewer bytes: the chunk table without its content hashes
 //!   (derived from the page texts on load) and the lexical index compactly (document
 //!   frequencies instead of offsets, chunk ids as gaps, no chunk lengths, only the surface
-//!   words that are not their own term; see `lane::lexical::stored`). A v5 or v6 payload is decoded with the frozen v6 schema.
+//!   words that are not their own term; see `lane::lexical::stored`). A v5 or v6 payload is
+//!   decoded with the frozen v6 schema.
 //! - v6 adds the term positions ([`crate::lane::phrase`]), after every other section (`None`
 //!   when the configuration's `positions` is off), and the configuration's `positions` flag;
 //!   older payloads are decoded with their frozen schema (configuration included) as an index

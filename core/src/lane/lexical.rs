@@ -177,23 +177,17 @@ pub(crate) mod stored {
             .into_iter()
             .zip(stored.other_terms)
             .peekable();
-        let total = own.clone().count() + other.len();
-        let (mut surface_words, mut surface_terms) =
-            (Vec::with_capacity(total), Vec::with_capacity(total));
+        let (mut surface_words, mut surface_terms) = (Vec::new(), Vec::new());
         loop {
-            let take_own = match (own.peek(), other.peek()) {
-                (Some(&t), Some((w, _))) => stored.terms[t] <= *w,
-                (Some(_), None) => true,
-                (None, Some(_)) => false,
-                (None, None) => break,
-            };
-            if take_own {
-                let t = own.next().unwrap_or_default();
-                surface_words.push(stored.terms[t].clone());
+            let terms = &stored.terms;
+            if let Some(t) = own.next_if(|&t| other.peek().is_none_or(|(w, _)| terms[t] <= *w)) {
+                surface_words.push(terms[t].clone());
                 surface_terms.push(t as u32);
             } else if let Some((w, t)) = other.next() {
                 surface_words.push(w);
                 surface_terms.push(t);
+            } else {
+                break;
             }
         }
         Ok(LexicalIndex {
@@ -828,12 +822,19 @@ mod tests {
         test_index(docs)
     }
 
+    /// A lexical index in its stored form (v7), as the blob's field is.
+    #[derive(Serialize, Deserialize)]
+    struct Stored(#[serde(with = "stored")] LexicalIndex);
+
+    /// Whether `bytes` decode as a stored lexical index.
+    fn decode_stored(bytes: &[u8]) -> std::result::Result<(), postcard::Error> {
+        postcard::from_bytes::<Stored>(bytes).map(|_| ())
+    }
+
     /// The stored form (v7) through postcard, lengths derived as a load does.
     fn stored_round_trip(i: &LexicalIndex) -> std::result::Result<LexicalIndex, postcard::Error> {
-        #[derive(Serialize, Deserialize)]
-        struct Wrap(#[serde(with = "stored")] LexicalIndex);
-        let bytes = postcard::to_allocvec(&Wrap(i.clone())).unwrap();
-        let mut back = postcard::from_bytes::<Wrap>(&bytes)?.0;
+        let bytes = postcard::to_allocvec(&Stored(i.clone())).unwrap();
+        let mut back = postcard::from_bytes::<Stored>(&bytes)?.0;
         back.derive_lengths(i.chunk_count());
         back.index_terms();
         Ok(back)
@@ -853,9 +854,7 @@ mod tests {
         assert_eq!(back.length(3), Some(0));
         back.validate(5).unwrap();
         let plain = postcard::to_allocvec(&i).unwrap().len();
-        #[derive(Serialize)]
-        struct Wrap<'a>(#[serde(with = "stored")] &'a LexicalIndex);
-        let compact = postcard::to_allocvec(&Wrap(&i)).unwrap().len();
+        let compact = postcard::to_allocvec(&Stored(i)).unwrap().len();
         assert!(compact < plain, "{compact} >= {plain}");
     }
 
@@ -889,12 +888,6 @@ mod tests {
 
     #[test]
     fn a_stored_form_whose_frequencies_overrun_the_postings_is_an_error() {
-        #[derive(Deserialize, Debug)]
-        struct Wrap(
-            #[allow(dead_code)]
-            #[serde(with = "stored")]
-            LexicalIndex,
-        );
         let decode = |dfs: Vec<u32>, gaps: Vec<u32>| {
             let tfs = vec![1; gaps.len()];
             let bytes = postcard::to_allocvec(&stored::In {
@@ -907,7 +900,7 @@ mod tests {
                 other_terms: vec![],
             })
             .unwrap();
-            postcard::from_bytes::<Wrap>(&bytes).map(|_| ())
+            decode_stored(&bytes)
         };
         assert!(decode(vec![1, 1], vec![0, 2]).is_ok());
         // More postings claimed than stored, fewer, more than `u32` chunk ids reach, and a
@@ -920,12 +913,6 @@ mod tests {
 
     #[test]
     fn a_stored_form_whose_surface_words_disagree_with_the_dictionary_is_an_error() {
-        #[derive(Deserialize, Debug)]
-        struct Wrap(
-            #[allow(dead_code)]
-            #[serde(with = "stored")]
-            LexicalIndex,
-        );
         let decode = |own: Vec<u8>, other_words: Vec<&str>, other_terms: Vec<u32>| {
             let bytes = postcard::to_allocvec(&stored::In {
                 terms: vec!["a".into(), "b".into()],
@@ -937,7 +924,7 @@ mod tests {
                 other_terms,
             })
             .unwrap();
-            postcard::from_bytes::<Wrap>(&bytes).map(|_| ())
+            decode_stored(&bytes)
         };
         assert!(decode(vec![0b11], vec!["bb"], vec![1]).is_ok());
         // A bit past the dictionary, a bitmap of the wrong length, and words without terms.

@@ -653,8 +653,7 @@ fn opening_a_foreign_file_is_not_an_index() {
 /// `tests/vectors/search.json`, built when format v1 was released).
 #[test]
 fn committed_v1_blob_still_loads_and_answers() {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/blobs/v1.wdx");
-    let index = Index::open(&path).expect("format v1 blob loads");
+    let index = Index::open(&fixture("v1.wdx")).expect("format v1 blob loads");
     assert_eq!(index.pages().len(), 8);
     let opts = wikidex::SearchOptions {
         always: wikidex::AlwaysMode::Separate,
@@ -670,8 +669,7 @@ fn committed_v1_blob_still_loads_and_answers() {
 /// upgrade derives the same graph a fresh build does.
 #[test]
 fn upgraded_v1_blob_equals_a_fresh_build_of_its_wiki() {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/blobs/v1.wdx");
-    let upgraded = Index::open(&path).unwrap().to_bytes().unwrap();
+    let upgraded = Index::open(&fixture("v1.wdx")).unwrap().to_bytes().unwrap();
     assert_eq!(upgraded[8..12], FORMAT_VERSION.to_le_bytes());
     let fresh = search_json_build(no_positions());
     assert!(

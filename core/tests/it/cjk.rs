@@ -18,7 +18,7 @@ fn wiki_dir() -> PathBuf {
 }
 
 fn v2_blob() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/blobs/v2.wdx")
+    crate::blob::fixture("v2.wdx")
 }
 
 fn build() -> Index {

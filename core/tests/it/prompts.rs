@@ -286,8 +286,7 @@ fn the_e5_folder_asks_for_query_and_passage_prompts() {
 #[test]
 fn committed_v3_and_v4_blobs_with_vectors_load_without_prompts() {
     for version in [3u32, 4] {
-        let path = root().join(format!("core/tests/fixtures/blobs/v{version}.wdx"));
-        let bytes = std::fs::read(&path).unwrap();
+        let bytes = std::fs::read(crate::blob::fixture(&format!("v{version}.wdx"))).unwrap();
         assert_eq!(bytes[8..12], version.to_le_bytes());
         let index = Index::from_bytes(&bytes).expect("the blob loads");
         let v = index.vectors().expect("the fixture has vectors");
