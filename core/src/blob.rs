@@ -58,10 +58,19 @@ use crate::lane::semantic::{VectorSection, VectorSectionV4};
 use crate::page::Page;
 use crate::raw::RawSection;
 
+mod sections;
+
+pub use sections::BLOCK_BYTES;
+pub(crate) use sections::{decode_head, decode_section, head_end, Head, Loaded, Part};
+
 /// Magic bytes at the start of every blob.
 pub const MAGIC: [u8; 8] = *b"WIKIDEX\0";
-/// The format version this build writes.
+/// The format version this build writes by default: the index in one piece.
 pub const FORMAT_VERSION: u32 = 7;
+/// The format version of the sectioned layout (`Index::to_sectioned_bytes`): the same index in
+/// parts a browser can fetch by HTTP range requests ([`crate::RangedIndex`]); the newest
+/// version this build reads.
+pub const SECTIONED_FORMAT_VERSION: u32 = sections::SECTIONED_VERSION;
 /// The oldest format version this build reads: 1 with the feature `legacy-v1` (a default),
 /// else 2.
 pub const OLDEST_SUPPORTED_FORMAT_VERSION: u32 = if cfg!(feature = "legacy-v1") { 1 } else { 2 };
@@ -380,6 +389,11 @@ pub(crate) fn encode(data: &IndexData) -> Result<Vec<u8>> {
     Ok(out)
 }
 
+/// Encodes an index in the sectioned layout (format v8, [`SECTIONED_FORMAT_VERSION`]).
+pub(crate) fn encode_sectioned(data: &IndexData) -> Result<Vec<u8>> {
+    sections::encode(data)
+}
+
 /// Decodes and validates a blob.
 pub(crate) fn decode(bytes: &[u8]) -> Result<IndexData> {
     let magic_len = bytes.len().min(MAGIC.len());
@@ -395,16 +409,19 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<IndexData> {
     let u32_at =
         |at: usize| u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]]);
     let version = u32_at(8);
-    if !(OLDEST_SUPPORTED_FORMAT_VERSION..=FORMAT_VERSION).contains(&version) {
+    if !(OLDEST_SUPPORTED_FORMAT_VERSION..=SECTIONED_FORMAT_VERSION).contains(&version) {
         return Err(Error::IncompatibleFormat {
             found: version,
             oldest: OLDEST_SUPPORTED_FORMAT_VERSION,
-            current: FORMAT_VERSION,
+            current: SECTIONED_FORMAT_VERSION,
         });
     }
     let flags = u32_at(12);
     if flags != 0 {
         return Err(Error::corrupt(format!("unknown header flags {flags:#x}")));
+    }
+    if version == SECTIONED_FORMAT_VERSION {
+        return finish(sections::decode(bytes)?, &[], version);
     }
     let mut len_bytes = [0u8; 8];
     len_bytes.copy_from_slice(&bytes[16..24]);
@@ -463,6 +480,11 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<IndexData> {
         postcard::take_from_bytes(payload).map_err(cannot)?
     };
     finish(data, rest, version)
+}
+
+/// [`finish`] for the parts of a sectioned blob loaded one by one ([`crate::RangedIndex`]).
+pub(crate) fn finish_sectioned(data: IndexData) -> Result<IndexData> {
+    finish(data, &[], SECTIONED_FORMAT_VERSION)
 }
 
 /// The checks and the rebuilding every decoded payload goes through, whatever its version.

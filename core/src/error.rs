@@ -15,7 +15,8 @@ pub enum Error {
         found: u32,
         /// Oldest version this build reads.
         oldest: u32,
-        /// Version this build writes.
+        /// Newest version this build reads (the sectioned layout; it writes this one and the
+        /// one-piece layout before it).
         current: u32,
     },
     /// Truncated, corrupted or internally inconsistent index bytes.
@@ -138,6 +139,14 @@ pub enum Error {
         /// What was under way: `pages` or `embeddings`.
         stage: String,
     },
+    /// The operation reads parts of a sectioned blob that a [`crate::RangedIndex`] has not
+    /// loaded yet: fetch these byte ranges of the blob, hand each to
+    /// [`crate::RangedIndex::supply`], and ask again.
+    #[error("needs {} more byte ranges of the blob", ranges.len())]
+    NotLoaded {
+        /// `[start, end)` byte offsets in the blob, ascending, adjacent ones joined.
+        ranges: Vec<[u64; 2]>,
+    },
     /// A file-system operation failed.
     #[error("i/o error on {path}: {source}")]
     Io {
@@ -170,6 +179,7 @@ impl Error {
             Error::Encode { .. } => "encode",
             Error::TooLarge { .. } => "too_large",
             Error::Cancelled { .. } => "cancelled",
+            Error::NotLoaded { .. } => "not_loaded",
             Error::Io { .. } => "io",
         }
     }
@@ -219,6 +229,7 @@ impl Error {
                 json!({"what": what, "limit": limit, "found": found})
             }
             Error::Cancelled { stage } => json!({ "stage": stage }),
+            Error::NotLoaded { ranges } => json!({ "ranges": ranges }),
             Error::Io { path, source } => {
                 json!({"path": path, "kind": format!("{:?}", source.kind())})
             }

@@ -58,6 +58,7 @@ pub mod lint;
 pub mod offset;
 pub mod page;
 pub mod querylog;
+mod ranged;
 pub mod raw;
 mod record;
 mod search;
@@ -92,6 +93,7 @@ pub use lint::{LintIssue, LintReport, Severity};
 pub use offset::OffsetUnit;
 pub use page::{Extra, LinkSpan, Page, ParsedPage, Relation, Scope, SourceRef, UsageMode};
 pub use querylog::{Insights, LogEntry, QueryLog};
+pub use ranged::RangedIndex;
 pub use raw::RawDoc;
 pub use record::{BuildReport, BuildStage, Skipped, SyncReport, Warning, SKIPPED_OUTSIDE_ROOT};
 pub use search::{

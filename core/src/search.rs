@@ -306,6 +306,22 @@ pub struct Ranked {
 }
 
 /// What ranking produced, before hits are hydrated.
+/// A query as the lanes read it ([`Index::analyzed`]).
+pub(crate) struct Analyzed<'a> {
+    /// The query, cut to the configured length.
+    query: &'a str,
+    /// Whether it was cut.
+    truncated: bool,
+    qterms: Vec<QueryTerm<'a>>,
+    /// Each query term's dictionary position, if the index has it.
+    known: Vec<Option<usize>>,
+    /// The quoted phrases with their terms and offsets.
+    #[allow(clippy::type_complexity)]
+    quoted: Vec<(&'a str, Vec<(Cow<'a, str>, u32)>)>,
+    /// The terms typo tolerance took query terms for (and prefix expansions of the last).
+    typos: Vec<Expansion>,
+}
+
 struct Ranking<'a> {
     query: &'a str,
     truncated: bool,
@@ -415,7 +431,33 @@ impl Index {
     }
 
     fn search_unlogged(&self, query: &str, opts: &SearchOptions) -> Result<SearchResults> {
+        self.search_checked(query, opts, &|_| Ok(()))
+    }
+
+    /// [`Index::search`] without the query log, calling `check` with the pages (positions in
+    /// [`Index::pages`]) whose records the results show before it reads them: an error from
+    /// it is the search's ([`crate::RangedIndex`] says which parts are not loaded yet).
+    pub(crate) fn search_checked(
+        &self,
+        query: &str,
+        opts: &SearchOptions,
+        check: &dyn Fn(&[usize]) -> Result<()>,
+    ) -> Result<SearchResults> {
         let r = self.ranking(query, opts)?;
+        let shown: Vec<usize> = r
+            .picked
+            .iter()
+            .map(|f| self.chunk_page[f.chunk as usize] as usize)
+            .chain(
+                self.data
+                    .pages
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, p)| r.page_ok[*i] && p.usage_mode == UsageMode::Always)
+                    .map(|(i, _)| i),
+            )
+            .collect();
+        check(&shown)?;
         let facets = opts
             .facets
             .then(|| self.facets(&r.qterms, &r.typos, &r.mask));
@@ -586,10 +628,9 @@ impl Index {
         })
     }
 
-    fn ranking<'a>(&'a self, query: &'a str, opts: &SearchOptions) -> Result<Ranking<'a>> {
-        opts.validate()?;
-        let limit = opts.limit.unwrap_or(DEFAULT_LIMIT).clamp(1, MAX_LIMIT);
-        let candidates = (limit * 3).min(MAX_CANDIDATES);
+    /// The query as the lanes read it: cut to the configured length, analyzed, its typo and
+    /// prefix expansions, its quoted phrases.
+    pub(crate) fn analyzed<'a>(&'a self, query: &'a str, opts: &SearchOptions) -> Analyzed<'a> {
         let max_chars = self.data.config.max_query_chars as usize;
         let (query, truncated) = match query.char_indices().nth(max_chars) {
             Some((cut, _)) => (&query[..cut], true),
@@ -623,6 +664,49 @@ impl Index {
                 .collect();
             typos.retain(|e| !quoted_only[e.query]);
         }
+        Analyzed {
+            query,
+            truncated,
+            qterms,
+            known,
+            quoted,
+            typos,
+        }
+    }
+
+    /// The dictionary positions of the terms whose postings a search of `a` reads (every
+    /// lane's and the facets': the query's terms, their typo and prefix expansions), and of
+    /// those whose positions it reads (its phrases' terms).
+    pub(crate) fn terms_read(&self, a: &Analyzed<'_>) -> (Vec<usize>, Vec<usize>) {
+        let lexical = &self.data.lexical;
+        let mut postings = Vec::new();
+        for i in 0..a.qterms.len() {
+            token::term_credits(lexical, &a.qterms, &a.typos, i, |t, _| postings.push(t));
+        }
+        let positions: Vec<usize> = a
+            .quoted
+            .iter()
+            .flat_map(|(_, terms)| terms.iter().filter_map(|(t, _)| lexical.lookup(t)))
+            .collect();
+        postings.extend_from_slice(&positions);
+        postings.sort_unstable();
+        postings.dedup();
+        (postings, positions)
+    }
+
+    fn ranking<'a>(&'a self, query: &'a str, opts: &SearchOptions) -> Result<Ranking<'a>> {
+        opts.validate()?;
+        let limit = opts.limit.unwrap_or(DEFAULT_LIMIT).clamp(1, MAX_LIMIT);
+        let candidates = (limit * 3).min(MAX_CANDIDATES);
+        let lexical = &self.data.lexical;
+        let Analyzed {
+            query,
+            truncated,
+            qterms,
+            known,
+            quoted,
+            typos,
+        } = self.analyzed(query, opts);
         let (page_ok, mask): (Cow<'_, [bool]>, Cow<'_, [bool]>) = if opts.has_filters() {
             let page_ok = self.visible_pages(opts);
             let mask = self.chunk_mask(&page_ok);

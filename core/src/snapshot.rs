@@ -280,6 +280,17 @@ impl Index {
     pub fn to_bytes(&self) -> Result<Vec<u8>> {
         blob::encode(&self.data)
     }
+
+    /// Encodes the index in the sectioned layout (format v8, [`blob::SECTIONED_FORMAT_VERSION`]):
+    /// the same index (every load gives it back), in parts a browser can fetch by HTTP range
+    /// requests with a [`crate::RangedIndex`], each part deflated. The same index always
+    /// gives the same bytes.
+    ///
+    /// # Errors
+    /// Only if encoding fails, which it does not for an index this crate built.
+    pub fn to_sectioned_bytes(&self) -> Result<Vec<u8>> {
+        blob::encode_sectioned(&self.data)
+    }
     /// The configuration the index was built with.
     pub fn config(&self) -> &Config {
         &self.data.config

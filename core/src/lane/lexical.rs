@@ -40,6 +40,11 @@ pub struct LexicalIndex {
     /// Word → term position; derived from the two fields above on load, never stored.
     #[serde(skip)]
     surface: HashMap<String, u32, BuildFnv>,
+    /// Each term's document frequency when only some terms' postings are loaded (a
+    /// [`crate::ranged::RangedIndex`]); `None` when every posting is here and a term's
+    /// frequency is the length of its list.
+    #[serde(skip)]
+    partial_dfs: Option<Vec<u32>>,
 }
 
 impl PartialEq for LexicalIndex {
@@ -109,16 +114,7 @@ pub(crate) mod stored {
                 last = c;
             }
         }
-        let mut own = vec![0u8; l.terms.len().div_ceil(8)];
-        let (mut other_words, mut other_terms) = (Vec::new(), Vec::new());
-        for (w, &t) in l.surface_words.iter().zip(&l.surface_terms) {
-            if *w == l.terms[t as usize] {
-                own[t as usize / 8] |= 1 << (t % 8);
-            } else {
-                other_words.push(w.as_str());
-                other_terms.push(t);
-            }
-        }
+        let (own, other_words, other_terms) = l.surface_exceptions();
         Out {
             terms: &l.terms,
             dfs,
@@ -139,57 +135,14 @@ pub(crate) mod stored {
         if stored.dfs.len() != stored.terms.len() || stored.gaps.len() != stored.tfs.len() {
             return Err(bad("postings lengths disagree"));
         }
-        let mut offsets = Vec::with_capacity(stored.dfs.len() + 1);
-        let mut chunks = Vec::with_capacity(stored.gaps.len());
-        let mut at: usize = 0;
-        offsets.push(0);
-        for &df in &stored.dfs {
-            let end = at
-                .checked_add(df as usize)
-                .filter(|&e| e <= stored.gaps.len())
-                .ok_or_else(|| bad("a posting list lies outside the postings"))?;
-            let mut last: u32 = 0;
-            for &gap in &stored.gaps[at..end] {
-                last = last
-                    .checked_add(gap)
-                    .ok_or_else(|| bad("a chunk id overflows"))?;
-                chunks.push(last);
-            }
-            at = end;
-            offsets.push(u32::try_from(at).map_err(|_| bad("too many postings"))?);
-        }
-        if at != stored.gaps.len() {
-            return Err(bad("postings lengths disagree"));
-        }
-        let n = stored.terms.len();
-        let is_own = |t: usize| stored.own[t / 8] & (1 << (t % 8)) != 0;
-        if stored.own.len() != n.div_ceil(8)
-            || (n..stored.own.len() * 8).any(is_own)
-            || stored.other_words.len() != stored.other_terms.len()
-        {
-            return Err(bad("surface words disagree with the dictionary"));
-        }
-        // Merge the terms that are their own word with the other words, both sorted;
-        // `validate` rejects a word listed twice.
-        let mut own = (0..n).filter(|&t| is_own(t)).peekable();
-        let mut other = stored
-            .other_words
-            .into_iter()
-            .zip(stored.other_terms)
-            .peekable();
-        let (mut surface_words, mut surface_terms) = (Vec::new(), Vec::new());
-        loop {
-            let terms = &stored.terms;
-            if let Some(t) = own.next_if(|&t| other.peek().is_none_or(|(w, _)| terms[t] <= *w)) {
-                surface_words.push(terms[t].clone());
-                surface_terms.push(t as u32);
-            } else if let Some((w, t)) = other.next() {
-                surface_words.push(w);
-                surface_terms.push(t);
-            } else {
-                break;
-            }
-        }
+        let (offsets, chunks) = postings_from(&stored.dfs, &stored.gaps).map_err(bad)?;
+        let (surface_words, surface_terms) = surface_from(
+            &stored.terms,
+            &stored.own,
+            stored.other_words,
+            stored.other_terms,
+        )
+        .map_err(bad)?;
         Ok(LexicalIndex {
             terms: stored.terms,
             offsets,
@@ -199,6 +152,229 @@ pub(crate) mod stored {
             surface_terms,
             ..LexicalIndex::default()
         })
+    }
+
+    /// Where each term's list starts (one more entry than `dfs`) and the chunk ids, from each
+    /// term's document frequency and its chunk ids stored as gaps (see [`stored`]).
+    pub(super) fn postings_from(
+        dfs: &[u32],
+        gaps: &[u32],
+    ) -> Result<(Vec<u32>, Vec<u32>), &'static str> {
+        let mut offsets = Vec::with_capacity(dfs.len() + 1);
+        let mut chunks = Vec::with_capacity(gaps.len());
+        let mut at: usize = 0;
+        offsets.push(0);
+        for &df in dfs {
+            let end = at
+                .checked_add(df as usize)
+                .filter(|&e| e <= gaps.len())
+                .ok_or("a posting list lies outside the postings")?;
+            let mut last: u32 = 0;
+            for &gap in &gaps[at..end] {
+                last = last.checked_add(gap).ok_or("a chunk id overflows")?;
+                chunks.push(last);
+            }
+            at = end;
+            offsets.push(u32::try_from(at).map_err(|_| "too many postings")?);
+        }
+        if at != gaps.len() {
+            return Err("postings lengths disagree");
+        }
+        Ok((offsets, chunks))
+    }
+
+    /// The surface words (sorted) and their terms, from the terms that are their own word
+    /// (bit `t` of `own`) and the other words with their terms (see [`stored`]).
+    pub(super) fn surface_from(
+        terms: &[String],
+        own: &[u8],
+        other_words: Vec<String>,
+        other_terms: Vec<u32>,
+    ) -> Result<(Vec<String>, Vec<u32>), &'static str> {
+        let n = terms.len();
+        let is_own = |t: usize| own[t / 8] & (1 << (t % 8)) != 0;
+        if own.len() != n.div_ceil(8)
+            || (n..own.len() * 8).any(is_own)
+            || other_words.len() != other_terms.len()
+        {
+            return Err("surface words disagree with the dictionary");
+        }
+        // Merge the terms that are their own word with the other words, both sorted;
+        // `validate` rejects a word listed twice.
+        let mut mine = (0..n).filter(|&t| is_own(t)).peekable();
+        let mut other = other_words.into_iter().zip(other_terms).peekable();
+        let (mut surface_words, mut surface_terms) = (Vec::new(), Vec::new());
+        loop {
+            if let Some(t) = mine.next_if(|&t| other.peek().is_none_or(|(w, _)| terms[t] <= *w)) {
+                surface_words.push(terms[t].clone());
+                surface_terms.push(t as u32);
+            } else if let Some((w, t)) = other.next() {
+                surface_words.push(w);
+                surface_terms.push(t);
+            } else {
+                break;
+            }
+        }
+        Ok((surface_words, surface_terms))
+    }
+}
+
+/// The lexical index's dictionary as the head of a sectioned blob (format v8,
+/// [`crate::blob`]) stores it: the terms, their document frequencies, the surface words (as in
+/// [`stored`]) and each chunk's length. With it a search can analyze a query, expand its typos
+/// and prefixes and score with BM25 before any posting list is loaded: the lists come in
+/// blocks of consecutive terms ([`PostingBlock`]).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(crate) struct Dictionary {
+    terms: Vec<String>,
+    dfs: Vec<u32>,
+    own: Vec<u8>,
+    other_words: Vec<String>,
+    other_terms: Vec<u32>,
+    lengths: Vec<u32>,
+}
+
+impl Dictionary {
+    /// Number of terms.
+    pub(crate) fn len(&self) -> usize {
+        self.terms.len()
+    }
+
+    /// Number of chunks.
+    pub(crate) fn chunk_count(&self) -> usize {
+        self.lengths.len()
+    }
+}
+
+/// The posting lists of a block of consecutive terms, as a sectioned blob stores them: each
+/// term's chunk ids as gaps (its document frequency is in the [`Dictionary`]) and their term
+/// frequencies.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub(crate) struct PostingBlock {
+    gaps: Vec<u32>,
+    tfs: Vec<u32>,
+}
+
+impl LexicalIndex {
+    /// The surface words as stored since v7: bit `t` of the first list says term `t` is
+    /// itself a surface word; the other words (sorted) follow with their terms.
+    fn surface_exceptions(&self) -> (Vec<u8>, Vec<&str>, Vec<u32>) {
+        let mut own = vec![0u8; self.terms.len().div_ceil(8)];
+        let (mut other_words, mut other_terms) = (Vec::new(), Vec::new());
+        for (w, &t) in self.surface_words.iter().zip(&self.surface_terms) {
+            if *w == self.terms[t as usize] {
+                own[t as usize / 8] |= 1 << (t % 8);
+            } else {
+                other_words.push(w.as_str());
+                other_terms.push(t);
+            }
+        }
+        (own, other_words, other_terms)
+    }
+
+    /// This index's [`Dictionary`].
+    pub(crate) fn dictionary(&self) -> Dictionary {
+        let (own, other_words, other_terms) = self.surface_exceptions();
+        Dictionary {
+            terms: self.terms.clone(),
+            dfs: self.offsets.windows(2).map(|w| w[1] - w[0]).collect(),
+            own,
+            other_words: other_words.into_iter().map(str::to_string).collect(),
+            other_terms,
+            lengths: self.lengths.clone(),
+        }
+    }
+
+    /// The postings of terms `terms` (dictionary positions) as a [`PostingBlock`].
+    pub(crate) fn posting_block(&self, terms: std::ops::Range<usize>) -> PostingBlock {
+        let mut block = PostingBlock::default();
+        for t in terms {
+            let (chunks, tfs) = self.postings_of(t);
+            let mut last = 0;
+            for &c in chunks {
+                block.gaps.push(c - last);
+                last = c;
+            }
+            block.tfs.extend_from_slice(tfs);
+        }
+        block
+    }
+
+    /// The index from its dictionary and the posting blocks at hand: block `i` holds the
+    /// terms `firsts[i]..firsts[i + 1]` (the last one up to the end), `None` when it is not
+    /// loaded. A term of a block not loaded has no postings here but keeps its document
+    /// frequency ([`LexicalIndex::df`]), so typo expansion orders candidates as the whole
+    /// index would; a search must load the blocks of every term it scores. With every block
+    /// it is the index the blob was written from.
+    ///
+    /// # Errors
+    /// [`Error::Corrupt`] when the parts disagree (a block's lists against the frequencies,
+    /// the surface words against the dictionary), or fail [`LexicalIndex::validate`].
+    pub(crate) fn from_parts(
+        dict: &Dictionary,
+        firsts: &[u32],
+        blocks: &[Option<&PostingBlock>],
+    ) -> Result<LexicalIndex> {
+        let bad = |d: &str| Error::corrupt(format!("lexical index: {d}"));
+        let n = dict.terms.len();
+        if dict.dfs.len() != n || firsts.len() != blocks.len() {
+            return Err(bad("dictionary and blocks disagree"));
+        }
+        let mut dfs = Vec::with_capacity(n);
+        let (mut gaps, mut tfs) = (Vec::new(), Vec::new());
+        for (i, block) in blocks.iter().enumerate() {
+            let start = firsts[i] as usize;
+            let end = firsts.get(i + 1).map_or(n, |&e| e as usize);
+            let Some(range) = dict.dfs.get(start..end) else {
+                return Err(bad("a block lies outside the dictionary"));
+            };
+            match block {
+                Some(b) => {
+                    let count: u64 = range.iter().map(|&d| u64::from(d)).sum();
+                    if b.gaps.len() as u64 != count || b.tfs.len() != b.gaps.len() {
+                        return Err(bad("a block's lists disagree with the frequencies"));
+                    }
+                    dfs.extend_from_slice(range);
+                    gaps.extend_from_slice(&b.gaps);
+                    tfs.extend_from_slice(&b.tfs);
+                }
+                None => dfs.extend(std::iter::repeat_n(0, range.len())),
+            }
+        }
+        if dfs.len() != n {
+            return Err(bad("blocks do not cover the dictionary"));
+        }
+        let (offsets, chunks) = stored::postings_from(&dfs, &gaps).map_err(bad)?;
+        let (surface_words, surface_terms) = stored::surface_from(
+            &dict.terms,
+            &dict.own,
+            dict.other_words.clone(),
+            dict.other_terms.clone(),
+        )
+        .map_err(bad)?;
+        let complete = blocks.iter().all(Option::is_some);
+        let mut index = LexicalIndex {
+            terms: dict.terms.clone(),
+            offsets,
+            chunks,
+            tfs,
+            lengths: dict.lengths.clone(),
+            surface_words,
+            surface_terms,
+            partial_dfs: (!complete).then(|| dict.dfs.clone()),
+            ..LexicalIndex::default()
+        };
+        index.validate(dict.lengths.len())?;
+        if complete {
+            // The stored lengths must be the ones the postings give, as a v7 load derives them.
+            let stored = std::mem::take(&mut index.lengths);
+            index.derive_lengths(stored.len());
+            if index.lengths != stored {
+                return Err(bad("chunk lengths disagree with the postings"));
+            }
+        }
+        index.index_terms();
+        Ok(index)
     }
 }
 
@@ -487,6 +663,9 @@ impl LexicalIndex {
 
     /// Number of chunks containing term `t` (0 outside the dictionary).
     pub fn df(&self, t: usize) -> usize {
+        if let Some(dfs) = &self.partial_dfs {
+            return dfs.get(t).map_or(0, |&d| d as usize);
+        }
         self.postings(t).map_or(0, |(chunks, _)| chunks.len())
     }
 

@@ -70,6 +70,42 @@ fn take_varint(data: &[u8], at: &mut usize) -> Option<u32> {
     None
 }
 
+/// Where a list starts in the section, as stored in `starts`.
+fn offset(at: usize) -> Result<u32> {
+    u32::try_from(at).map_err(|_| Error::corrupt("positions: section larger than 4 GiB"))
+}
+
+/// Moves `*at` past one posting's list of `tf` positions, checking it.
+fn skip_list(data: &[u8], at: &mut usize, tf: u32) -> Result<()> {
+    let bad = |d: &str| Err(Error::corrupt(format!("positions: {d}")));
+    let mut pos: u32 = 0;
+    for i in 0..tf {
+        let Some(v) = take_varint(data, at) else {
+            return bad("a position list is cut short or malformed");
+        };
+        if i > 0 && v == 0 {
+            return bad("a position repeats");
+        }
+        let Some(next) = pos.checked_add(v) else {
+            return bad("a position overflows");
+        };
+        pos = next;
+    }
+    Ok(())
+}
+
+/// The postings (a range in posting order) of the terms `terms` of `index`.
+fn postings_of_terms(
+    index: &LexicalIndex,
+    terms: std::ops::Range<usize>,
+) -> std::ops::Range<usize> {
+    if terms.is_empty() {
+        let at = index.posting_range(terms.start).start;
+        return at..at;
+    }
+    index.posting_range(terms.start).start..index.posting_range(terms.end - 1).end
+}
+
 impl Positions {
     /// The positions of `index`'s postings, from the analyzed chunks it was built from (the
     /// same terms, in chunk order, each with its position). Same input, same bytes.
@@ -111,35 +147,82 @@ impl Positions {
     /// [`Error::Corrupt`] when a list is cut short, a position repeats or overflows, or bytes
     /// are left over.
     pub(crate) fn index(&mut self, index: &LexicalIndex) -> Result<()> {
-        let bad = |d: &str| Err(Error::corrupt(format!("positions: {d}")));
         let tfs = index.all_tfs();
         let mut starts = Vec::with_capacity(tfs.len() + 1);
         let mut at = 0usize;
         for &tf in tfs {
-            let Ok(start) = u32::try_from(at) else {
-                return bad("section larger than 4 GiB");
-            };
-            starts.push(start);
-            let mut pos: u32 = 0;
-            for i in 0..tf {
-                let Some(v) = take_varint(&self.data, &mut at) else {
-                    return bad("a position list is cut short or malformed");
-                };
-                if i > 0 && v == 0 {
-                    return bad("a position repeats");
-                }
-                let Some(next) = pos.checked_add(v) else {
-                    return bad("a position overflows");
-                };
-                pos = next;
-            }
+            starts.push(offset(at)?);
+            skip_list(&self.data, &mut at, tf)?;
         }
         if at != self.data.len() {
-            return bad("bytes left over after the last list");
+            return Err(Error::corrupt(
+                "positions: bytes left over after the last list",
+            ));
         }
-        starts.push(u32::try_from(at).unwrap_or(u32::MAX));
+        starts.push(offset(at)?);
         self.starts = starts;
         Ok(())
+    }
+
+    /// The stored bytes of the lists of `index`'s terms `terms` (dictionary positions): one
+    /// block of a sectioned blob (format v8, [`crate::blob`]).
+    pub(crate) fn block(&self, index: &LexicalIndex, terms: std::ops::Range<usize>) -> Vec<u8> {
+        let postings = postings_of_terms(index, terms);
+        match (
+            self.starts.get(postings.start),
+            self.starts.get(postings.end),
+        ) {
+            (Some(&s), Some(&e)) => self.data[s as usize..e as usize].to_vec(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// The positions of `index` (made by [`LexicalIndex::from_parts`] with the same `firsts`)
+    /// from the blocks at hand: block `i` holds the lists of terms `firsts[i]..firsts[i + 1]`,
+    /// `None` when it is not loaded, and then its postings have no positions here (a search
+    /// must load the blocks of every phrase term it matches).
+    ///
+    /// # Errors
+    /// [`Error::Corrupt`] when a block's lists disagree with the term frequencies.
+    pub(crate) fn from_parts(
+        index: &LexicalIndex,
+        firsts: &[u32],
+        blocks: &[Option<&[u8]>],
+    ) -> Result<Positions> {
+        let tfs = index.all_tfs();
+        let mut data = Vec::new();
+        let mut starts = Vec::with_capacity(tfs.len() + 1);
+        for (i, block) in blocks.iter().enumerate() {
+            let first = firsts.get(i).map_or(0, |&f| f as usize);
+            let end = firsts
+                .get(i + 1)
+                .map_or(index.term_count(), |&e| e as usize);
+            let postings = postings_of_terms(index, first..end);
+            match block {
+                Some(bytes) => {
+                    let mut at = data.len();
+                    data.extend_from_slice(bytes);
+                    for p in postings {
+                        starts.push(offset(at)?);
+                        skip_list(&data, &mut at, tfs.get(p).copied().unwrap_or(0))?;
+                    }
+                    if at != data.len() {
+                        return Err(Error::corrupt("positions: bytes left over in a block"));
+                    }
+                }
+                None => {
+                    let at = offset(data.len())?;
+                    starts.extend(std::iter::repeat_n(at, postings.len()));
+                }
+            }
+        }
+        if starts.len() != tfs.len() {
+            return Err(Error::corrupt(
+                "positions: blocks do not cover the postings",
+            ));
+        }
+        starts.push(offset(data.len())?);
+        Ok(Positions { data, starts })
     }
 
     /// Size of the stored section in bytes.

@@ -132,7 +132,7 @@ pub(crate) fn matching_chunks(
 /// the term itself (1); when it [`matches_as_prefix`], the terms its term or word begins (0.5
 /// each, the term itself aside); the terms `typos` takes it for (1, or 0.5 for a prefix of the
 /// last word, times the typo discount per edit), unless the prefixes already credited them.
-fn term_credits(
+pub(crate) fn term_credits(
     index: &LexicalIndex,
     query: &[QueryTerm<'_>],
     typos: &[Expansion],

@@ -17,7 +17,7 @@ const LAYERS: &[(&str, &[&str])] = &[
         "operations",
         &[
             "snapshot", "vectors", "search", "traverse", "cite", "lint", "eval", "tools",
-            "querylog",
+            "querylog", "ranged",
         ],
     ),
     ("front", &["index", "lib"]),

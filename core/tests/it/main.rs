@@ -16,6 +16,7 @@ mod oracle;
 mod phrase;
 mod prompts;
 mod querylog;
+mod ranged;
 mod robustness;
 mod sync;
 mod tools;

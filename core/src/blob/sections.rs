@@ -1,0 +1,603 @@
+//! Format v8, the sectioned layout: the index in parts a reader can fetch one at a time, so a
+//! browser searching a big site by HTTP range requests downloads the dictionary, the postings
+//! of the query's terms and the records of its hits, not the whole blob
+//! ([`crate::RangedIndex`]). Loading the whole file gives the same index as the one-piece
+//! layout (v7) of the same data.
+//!
+//! ```text
+//! offset    size  field
+//! 0         8     magic  b"WIKIDEX\0"
+//! 8         4     format version 8 (u32, little-endian)
+//! 12        4     flags (u32, little-endian; 0, reserved)
+//! 16        8     head length H in bytes (u64, little-endian)
+//! 24        32    BLAKE3 hash of the head
+//! 56        H     head: deflate of the postcard encoding of [`Head`]
+//! 56 + H    ...   the sections, one after another in [`Part`] order, each the deflate of
+//!                 its postcard encoding; the head lists each one's length, its length
+//!                 inflated and the first 8 bytes of its BLAKE3 hash
+//! ```
+//!
+//! The head holds what every search reads: the configuration, a stub of each page (what
+//! filters, link names and dates read: no text, title or summary), the chunk table, the
+//! lexical dictionary with document frequencies and chunk lengths, the vector section without
+//! its values. The sections: the posting lists in blocks of consecutive terms, their term
+//! positions in blocks alike, the whole pages in blocks of consecutive pages, the graph, the
+//! raw layer, the vectors' values. Blocks are cut at about [`BLOCK_BYTES`] of encoded data.
+
+use serde::{Deserialize, Serialize};
+
+use super::{IndexData, HEADER_LEN, MAGIC};
+use crate::chunk::ChunkRecord;
+use crate::config::Config;
+use crate::error::{Error, Result};
+use crate::graph::GraphSection;
+use crate::lane::lexical::{Dictionary, LexicalIndex, PostingBlock};
+use crate::lane::phrase::Positions;
+use crate::lane::semantic::{VectorSection, VectorValues};
+use crate::page::{Extra, Page};
+use crate::raw::RawSection;
+
+/// The format version of the sectioned layout.
+pub(crate) const SECTIONED_VERSION: u32 = 8;
+
+/// About how many bytes of encoded data a block of postings, positions or pages holds (a
+/// term or page larger than that is a block of its own). Smaller blocks fetch fewer bytes
+/// for a query and make the head's list of sections longer.
+pub const BLOCK_BYTES: usize = 4096;
+
+/// One section as the head lists it.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub(crate) struct Section {
+    /// Its length in the file (deflated).
+    pub len: u32,
+    /// Its length inflated: the most a load inflates it to.
+    pub raw_len: u32,
+    /// The first 8 bytes of the BLAKE3 hash of its bytes in the file.
+    pub hash: [u8; 8],
+}
+
+/// What every search reads, at the head of a sectioned blob (see the module docs).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(crate) struct Head {
+    pub config: Config,
+    /// Per page: [`stub`] of it.
+    pub pages: Vec<Page>,
+    #[serde(with = "crate::chunk::stored")]
+    pub chunks: Vec<ChunkRecord>,
+    pub chunk_numbers: Vec<u32>,
+    pub page_modified: Vec<Option<i64>>,
+    pub dictionary: Dictionary,
+    /// The vector section with its values empty (its values are a section).
+    pub vectors: Option<VectorSection>,
+    /// Whether the index has term positions (a positions block per postings block).
+    pub positions: bool,
+    /// The first term of each block of postings (and positions).
+    pub term_blocks: Vec<u32>,
+    /// The first page of each block of pages.
+    pub page_blocks: Vec<u32>,
+    /// Every section, in [`Part`] order.
+    pub sections: Vec<Section>,
+}
+
+/// What a section holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Part {
+    /// The posting lists of term block `i`.
+    Postings(usize),
+    /// The term positions of term block `i`.
+    Positions(usize),
+    /// The pages of page block `i`.
+    Pages(usize),
+    /// The page graph.
+    Graph,
+    /// The raw layer.
+    Raw,
+    /// The vectors' values.
+    Vectors,
+}
+
+impl Head {
+    /// The parts of the sections, in the order they lie in the file.
+    pub(crate) fn parts(&self) -> Vec<Part> {
+        let terms = self.term_blocks.len();
+        let mut parts: Vec<Part> = (0..terms).map(Part::Postings).collect();
+        if self.positions {
+            parts.extend((0..terms).map(Part::Positions));
+        }
+        parts.extend((0..self.page_blocks.len()).map(Part::Pages));
+        // The raw layer first: the graph points into it, so a load checks it after.
+        parts.extend([Part::Raw, Part::Graph]);
+        if self.vectors.is_some() {
+            parts.push(Part::Vectors);
+        }
+        parts
+    }
+
+    /// The pages of page block `i`.
+    pub(crate) fn page_range(&self, i: usize) -> std::ops::Range<usize> {
+        block_range(&self.page_blocks, i, self.pages.len())
+    }
+
+    /// The page block page `p` is in.
+    pub(crate) fn page_block(&self, p: usize) -> usize {
+        self.page_blocks
+            .partition_point(|&f| f as usize <= p)
+            .saturating_sub(1)
+    }
+
+    /// The term block term `t` is in.
+    pub(crate) fn term_block(&self, t: usize) -> usize {
+        self.term_blocks
+            .partition_point(|&f| f as usize <= t)
+            .saturating_sub(1)
+    }
+
+    /// Checks what a search reads of the head before any section is loaded: the same checks
+    /// a whole load makes of these fields, but for the chunks' spans (the page texts are in
+    /// the sections: [`check_page_block`] checks them).
+    pub(crate) fn validate(&self) -> Result<()> {
+        self.config
+            .validate()
+            .map_err(|e| Error::corrupt(format!("stored configuration: {e}")))?;
+        let n_pages = self.pages.len();
+        check_firsts(&self.page_blocks, n_pages, "page")?;
+        check_firsts(&self.term_blocks, self.dictionary.len(), "term")?;
+        if self.parts().len() != self.sections.len() {
+            return Err(Error::corrupt(format!(
+                "{} sections listed for {} parts",
+                self.sections.len(),
+                self.parts().len()
+            )));
+        }
+        let mut expect = 0usize;
+        for (i, c) in self.chunks.iter().enumerate() {
+            let p = c.page as usize;
+            if (i == 0 && p != 0) || (p != expect && p != expect + 1) || p >= n_pages {
+                return Err(Error::corrupt(format!("chunk {i} is out of page order")));
+            }
+            expect = p;
+        }
+        if n_pages > 0 && (self.chunks.is_empty() || expect + 1 != n_pages) {
+            return Err(Error::corrupt("a page has no chunk"));
+        }
+        if self.dictionary.chunk_count() != self.chunks.len() {
+            return Err(Error::corrupt(
+                "lexical index: chunk lengths do not match the chunk count",
+            ));
+        }
+        crate::chunk::validate_numbers(&self.chunks, &self.chunk_numbers)?;
+        if !self.page_modified.is_empty() && self.page_modified.len() != n_pages {
+            return Err(Error::corrupt(format!(
+                "{} modification times for {} pages",
+                self.page_modified.len(),
+                n_pages
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// Checks a list of block starts: the first is 0, ascending, each inside `0..n` (none for
+/// `n == 0`).
+fn check_firsts(firsts: &[u32], n: usize, what: &str) -> Result<()> {
+    let ok = if n == 0 {
+        firsts.is_empty()
+    } else {
+        firsts.first() == Some(&0)
+            && firsts.windows(2).all(|w| w[0] < w[1])
+            && firsts.last().is_some_and(|&l| (l as usize) < n)
+    };
+    if ok {
+        Ok(())
+    } else {
+        Err(Error::corrupt(format!("{what} blocks are out of order")))
+    }
+}
+
+/// Block `i` of blocks starting at `firsts`, over `0..n`.
+fn block_range(firsts: &[u32], i: usize, n: usize) -> std::ops::Range<usize> {
+    let start = firsts.get(i).map_or(n, |&f| f as usize);
+    let end = firsts.get(i + 1).map_or(n, |&f| f as usize);
+    start..end.max(start)
+}
+
+/// What the head keeps of a page: what search filters (scope, tags, type, usage mode,
+/// lifecycle, date), link resolution (key, redirects, aliases) and the ranking's ties (the
+/// id) read.
+pub(crate) fn stub(page: &Page) -> Page {
+    let extra = page
+        .extra
+        .0
+        .iter()
+        .filter(|(k, _)| crate::page::DATE_FIELDS.contains(&k.as_str()))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    Page {
+        key: page.key.clone(),
+        scope: page.scope.clone(),
+        path: String::new(),
+        title: String::new(),
+        summary: None,
+        tags: page.tags.clone(),
+        kind: page.kind.clone(),
+        refs: Vec::new(),
+        links: Vec::new(),
+        sl_refs: Vec::new(),
+        relations: Vec::new(),
+        usage_mode: page.usage_mode,
+        source: None,
+        sources: Vec::new(),
+        aliases: page.aliases.clone(),
+        redirect_from: page.redirect_from.clone(),
+        stale_since: None,
+        archived_since: page.archived_since.clone(),
+        provenance: Vec::new(),
+        extra: Extra(extra),
+        text: String::new(),
+        body_start: 0,
+    }
+}
+
+/// Cuts `0..n` into blocks of about [`BLOCK_BYTES`] by each item's size; the first item of
+/// each block.
+fn cut(n: usize, size: impl Fn(usize) -> usize) -> Vec<u32> {
+    let mut firsts = Vec::new();
+    let mut filled = BLOCK_BYTES;
+    for i in 0..n {
+        if filled >= BLOCK_BYTES {
+            firsts.push(i as u32);
+            filled = 0;
+        }
+        filled += size(i);
+    }
+    firsts
+}
+
+fn encode_err(e: impl std::fmt::Display) -> Error {
+    Error::Encode {
+        detail: e.to_string(),
+    }
+}
+
+/// Encodes `value` as a section: its postcard bytes deflated.
+fn section<T: Serialize + ?Sized>(value: &T) -> Result<(Vec<u8>, u32)> {
+    let raw = postcard::to_allocvec(value).map_err(encode_err)?;
+    let raw_len = u32::try_from(raw.len()).map_err(|_| encode_err("a section over 4 GiB"))?;
+    Ok((miniz_oxide::deflate::compress_to_vec(&raw, 9), raw_len))
+}
+
+/// Encodes an index in the sectioned layout (format v8). Same input, same bytes.
+pub(crate) fn encode(data: &IndexData) -> Result<Vec<u8>> {
+    let lexical = &data.lexical;
+    let n_terms = lexical.term_count();
+    let positions = data.positions.as_ref();
+    let term_blocks = cut(n_terms, |t| {
+        // About two bytes a posting for its gap and frequency, and as many for positions.
+        let df = lexical.df(t);
+        8 + 2 * df + positions.map_or(0, |_| 2 * df)
+    });
+    let page_blocks = cut(data.pages.len(), |p| {
+        let page = &data.pages[p];
+        page.text.len() + page.title.len() + 64
+    });
+    let mut bodies: Vec<Vec<u8>> = Vec::new();
+    let mut sections: Vec<Section> = Vec::new();
+    let mut push = |(bytes, raw_len): (Vec<u8>, u32)| -> Result<()> {
+        sections.push(Section {
+            len: u32::try_from(bytes.len()).map_err(|_| encode_err("a section over 4 GiB"))?,
+            raw_len,
+            hash: short_hash(&bytes),
+        });
+        bodies.push(bytes);
+        Ok(())
+    };
+    let terms_of = |i: usize| block_range(&term_blocks, i, n_terms);
+    for i in 0..term_blocks.len() {
+        push(section(&lexical.posting_block(terms_of(i)))?)?;
+    }
+    if let Some(p) = positions {
+        for i in 0..term_blocks.len() {
+            push(section(&p.block(lexical, terms_of(i)))?)?;
+        }
+    }
+    for i in 0..page_blocks.len() {
+        let pages = block_range(&page_blocks, i, data.pages.len());
+        push(section(&data.pages[pages])?)?;
+    }
+    push(section(&data.raw)?)?;
+    push(section(&data.graph)?)?;
+    if let Some(v) = &data.vectors {
+        push(section(&v.values)?)?;
+    }
+    let head = Head {
+        config: data.config.clone(),
+        pages: data.pages.iter().map(stub).collect(),
+        chunks: data.chunks.clone(),
+        chunk_numbers: data.chunk_numbers.clone(),
+        page_modified: data.page_modified.clone(),
+        dictionary: lexical.dictionary(),
+        vectors: data.vectors.as_ref().map(|v| VectorSection {
+            values: empty_like(&v.values),
+            ..v.clone()
+        }),
+        positions: positions.is_some(),
+        term_blocks,
+        page_blocks,
+        sections,
+    };
+    let (head_bytes, _) = section(&head)?;
+    let mut out = Vec::with_capacity(
+        HEADER_LEN + head_bytes.len() + bodies.iter().map(Vec::len).sum::<usize>(),
+    );
+    out.extend_from_slice(&MAGIC);
+    out.extend_from_slice(&SECTIONED_VERSION.to_le_bytes());
+    out.extend_from_slice(&0u32.to_le_bytes());
+    out.extend_from_slice(&(head_bytes.len() as u64).to_le_bytes());
+    out.extend_from_slice(blake3::hash(&head_bytes).as_bytes());
+    out.extend_from_slice(&head_bytes);
+    for b in bodies {
+        out.extend_from_slice(&b);
+    }
+    Ok(out)
+}
+
+/// Vector values of the same encoding with no rows.
+fn empty_like(values: &VectorValues) -> VectorValues {
+    match values {
+        VectorValues::F32(_) => VectorValues::F32(Vec::new()),
+        VectorValues::Int8 { .. } => VectorValues::Int8 {
+            values: Vec::new(),
+            scales: Vec::new(),
+        },
+    }
+}
+
+fn short_hash(bytes: &[u8]) -> [u8; 8] {
+    let mut h = [0u8; 8];
+    h.copy_from_slice(&blake3::hash(bytes).as_bytes()[..8]);
+    h
+}
+
+/// How many bytes from the start of a sectioned blob its head ends at, read from the first
+/// [`HEADER_LEN`] bytes (checked as far as they go: magic, version, flags).
+///
+/// # Errors
+/// As a load of those bytes: [`Error::NotAnIndex`], [`Error::IncompatibleFormat`] for a
+/// blob of another layout (not v8), [`Error::Corrupt`] for fewer than [`HEADER_LEN`] bytes.
+pub(crate) fn head_end(prefix: &[u8]) -> Result<u64> {
+    let magic_len = prefix.len().min(MAGIC.len());
+    if prefix[..magic_len] != MAGIC[..magic_len] {
+        return Err(Error::NotAnIndex);
+    }
+    if prefix.len() < HEADER_LEN {
+        return Err(Error::corrupt(format!(
+            "truncated header: {} of {HEADER_LEN} bytes",
+            prefix.len()
+        )));
+    }
+    let version = u32::from_le_bytes([prefix[8], prefix[9], prefix[10], prefix[11]]);
+    if version != SECTIONED_VERSION {
+        return Err(Error::IncompatibleFormat {
+            found: version,
+            oldest: SECTIONED_VERSION,
+            current: SECTIONED_VERSION,
+        });
+    }
+    let flags = u32::from_le_bytes([prefix[12], prefix[13], prefix[14], prefix[15]]);
+    if flags != 0 {
+        return Err(Error::corrupt(format!("unknown header flags {flags:#x}")));
+    }
+    let mut len = [0u8; 8];
+    len.copy_from_slice(&prefix[16..24]);
+    u64::from_le_bytes(len)
+        .checked_add(HEADER_LEN as u64)
+        .ok_or_else(|| Error::corrupt("head length overflows"))
+}
+
+/// Reads the head from the blob's first bytes (at least up to [`head_end`]; bytes after it
+/// are ignored), checking its hash and what [`Head::validate`] checks.
+///
+/// # Errors
+/// As [`head_end`], and [`Error::Corrupt`] for a head cut short, changed or inconsistent.
+pub(crate) fn decode_head(bytes: &[u8]) -> Result<Head> {
+    let end = head_end(bytes)?;
+    let Some(head) = usize::try_from(end)
+        .ok()
+        .and_then(|e| bytes.get(HEADER_LEN..e))
+    else {
+        return Err(Error::corrupt(format!(
+            "truncated: the head ends at byte {end}, the bytes at {}",
+            bytes.len()
+        )));
+    };
+    if blake3::hash(head).as_bytes()[..] != bytes[24..56] {
+        return Err(Error::corrupt("head checksum mismatch"));
+    }
+    let head: Head = inflate_decode(head, None, "the head")?;
+    head.validate()?;
+    Ok(head)
+}
+
+/// Inflates a section (at most `raw_len` bytes when given) and decodes it.
+pub(crate) fn inflate_decode<T: serde::de::DeserializeOwned>(
+    bytes: &[u8],
+    raw_len: Option<u32>,
+    what: &str,
+) -> Result<T> {
+    // The head's own length is not stored: a head inflates to at most 64 MiB per MiB.
+    let limit = raw_len.map_or(bytes.len().saturating_mul(1100), |l| l as usize);
+    let raw = miniz_oxide::inflate::decompress_to_vec_with_limit(bytes, limit)
+        .map_err(|e| Error::corrupt(format!("cannot inflate {what}: {e}")))?;
+    if raw_len.is_some_and(|l| l as usize != raw.len()) {
+        return Err(Error::corrupt(format!("{what} inflates to another length")));
+    }
+    crate::error::take_decode_cause();
+    postcard::from_bytes(&raw).map_err(|e| {
+        let cause = crate::error::take_decode_cause();
+        match (e, cause) {
+            (postcard::Error::SerdeDeCustom, Some(cause)) => {
+                Error::corrupt(format!("cannot decode {what}: {cause}"))
+            }
+            (e, _) => Error::corrupt(format!("cannot decode {what}: {e}")),
+        }
+    })
+}
+
+/// A decoded section.
+pub(crate) enum Loaded {
+    Postings(PostingBlock),
+    Positions(Vec<u8>),
+    Pages(Vec<Page>),
+    Graph(GraphSection),
+    Raw(RawSection),
+    Vectors(VectorValues),
+}
+
+/// Checks section `i`'s bytes against the head's hash and length and decodes them.
+///
+/// # Errors
+/// [`Error::Corrupt`] for bytes that are not that section.
+pub(crate) fn decode_section(
+    head: &Head,
+    parts: &[Part],
+    i: usize,
+    bytes: &[u8],
+) -> Result<Loaded> {
+    let (Some(s), Some(&part)) = (head.sections.get(i), parts.get(i)) else {
+        return Err(Error::corrupt(format!("no section {i}")));
+    };
+    if bytes.len() != s.len as usize || short_hash(bytes) != s.hash {
+        return Err(Error::corrupt(format!("section {i} checksum mismatch")));
+    }
+    let what = format!("section {i}");
+    let raw = Some(s.raw_len);
+    Ok(match part {
+        Part::Postings(_) => Loaded::Postings(inflate_decode(bytes, raw, &what)?),
+        Part::Positions(_) => Loaded::Positions(inflate_decode(bytes, raw, &what)?),
+        Part::Pages(b) => {
+            let pages: Vec<Page> = inflate_decode(bytes, raw, &what)?;
+            check_page_block(head, b, &pages)?;
+            Loaded::Pages(pages)
+        }
+        Part::Graph => Loaded::Graph(inflate_decode(bytes, raw, &what)?),
+        Part::Raw => Loaded::Raw(inflate_decode(bytes, raw, &what)?),
+        Part::Vectors => Loaded::Vectors(inflate_decode(bytes, raw, &what)?),
+    })
+}
+
+/// Checks the pages of page block `b` against the head: as many as the block spans, each
+/// the page its stub stands for, each chunk's span inside its page's text and its body
+/// offset too.
+fn check_page_block(head: &Head, b: usize, pages: &[Page]) -> Result<()> {
+    let range = head.page_range(b);
+    if pages.len() != range.len() {
+        return Err(Error::corrupt(format!(
+            "page block {b} holds {} pages, not {}",
+            pages.len(),
+            range.len()
+        )));
+    }
+    for (page, p) in pages.iter().zip(range) {
+        if stub(page) != head.pages[p] {
+            return Err(Error::corrupt(format!(
+                "page {} differs from its entry in the head",
+                page.key
+            )));
+        }
+        if page.text.get(page.body_start as usize..).is_none() {
+            return Err(Error::corrupt(format!(
+                "page {} body offset is invalid",
+                page.key
+            )));
+        }
+    }
+    let range = head.page_range(b);
+    let lo = head
+        .chunks
+        .partition_point(|c| (c.page as usize) < range.start);
+    let hi = head
+        .chunks
+        .partition_point(|c| (c.page as usize) < range.end);
+    for (i, c) in head.chunks.iter().enumerate().take(hi).skip(lo) {
+        let page = &pages[c.page as usize - range.start];
+        let (s, e) = (c.start as usize, c.end as usize);
+        if s > e || page.text.get(s..e).is_none() {
+            return Err(Error::corrupt(format!(
+                "chunk {i} span {s}..{e} is outside its page"
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Decodes a whole sectioned blob (`bytes` from its first byte to its last) into the data a
+/// one-piece blob of the same index holds, before the checks and derivations every load
+/// makes ([`super::decode`] goes on with them).
+///
+/// # Errors
+/// [`Error::Corrupt`] for any part cut short, changed or inconsistent.
+pub(crate) fn decode(bytes: &[u8]) -> Result<IndexData> {
+    let head = decode_head(bytes)?;
+    let parts = head.parts();
+    let mut at = usize::try_from(head_end(bytes)?).unwrap_or(usize::MAX);
+    let mut postings: Vec<Option<PostingBlock>> = vec![None; head.term_blocks.len()];
+    let mut positions: Vec<Option<Vec<u8>>> = vec![None; head.term_blocks.len()];
+    let mut pages: Vec<Page> = Vec::with_capacity(head.pages.len());
+    let (mut graph, mut raw, mut values) = (None, None, None);
+    for (i, s) in head.sections.iter().enumerate() {
+        let end = at.saturating_add(s.len as usize);
+        let Some(section) = bytes.get(at..end) else {
+            return Err(Error::corrupt(format!(
+                "truncated: section {i} ends past the last byte"
+            )));
+        };
+        match decode_section(&head, &parts, i, section)? {
+            Loaded::Postings(p) => store(&mut postings, parts[i], p),
+            Loaded::Positions(p) => store(&mut positions, parts[i], p),
+            Loaded::Pages(mut p) => pages.append(&mut p),
+            Loaded::Graph(g) => graph = Some(g),
+            Loaded::Raw(r) => raw = Some(r),
+            Loaded::Vectors(v) => values = Some(v),
+        }
+        at = end;
+    }
+    if at != bytes.len() {
+        return Err(Error::corrupt(format!(
+            "{} trailing bytes after the last section",
+            bytes.len() - at
+        )));
+    }
+    let blocks: Vec<Option<&PostingBlock>> = postings.iter().map(Option::as_ref).collect();
+    let lexical = LexicalIndex::from_parts(&head.dictionary, &head.term_blocks, &blocks)?;
+    let positions = if head.positions {
+        let blocks: Vec<Option<&[u8]>> = positions.iter().map(|p| p.as_deref()).collect();
+        Some(Positions::from_parts(&lexical, &head.term_blocks, &blocks)?)
+    } else {
+        None
+    };
+    let vectors = match (head.vectors, values) {
+        (Some(v), Some(values)) => Some(VectorSection { values, ..v }),
+        _ => None,
+    };
+    Ok(IndexData {
+        config: head.config,
+        pages,
+        chunks: head.chunks,
+        lexical,
+        vectors,
+        graph: graph.unwrap_or_default(),
+        raw: raw.unwrap_or_default(),
+        chunk_numbers: head.chunk_numbers,
+        page_modified: head.page_modified,
+        positions,
+    })
+}
+
+/// Puts a block's data in its slot (the part says which).
+fn store<T>(slots: &mut [Option<T>], part: Part, value: T) {
+    if let Part::Postings(b) | Part::Positions(b) = part {
+        if let Some(slot) = slots.get_mut(b) {
+            *slot = Some(value);
+        }
+    }
+}

@@ -1,0 +1,373 @@
+//! An index read in parts from a sectioned blob (format v8, [`crate::blob`]): what a browser
+//! uses to search a big site without downloading the whole blob first.
+//!
+//! Open it with the blob's head ([`RangedIndex::head_end`] says how many bytes from the start
+//! that is), then search. A search that reads parts not loaded yet fails with
+//! [`Error::NotLoaded`] naming their byte ranges; fetch those (HTTP range requests), hand each
+//! to [`RangedIndex::supply`] and search again. The second search reads the postings of the
+//! query's terms, and may ask once more for the pages its hits show. Parts stay loaded, so
+//! the next queries fetch less and less. Every answer is the one the whole index gives: the
+//! head carries what scoring needs about every term and chunk (document frequencies, chunk
+//! lengths), so loading a part never changes a ranking, only completes it.
+//!
+//! ```
+//! # use wikidex::{IndexBuilder, RangedIndex, SearchOptions, Error};
+//! # let mut b = IndexBuilder::new(Default::default())?;
+//! # b.add_file("global/revenue.md", b"Revenue is recognized monthly.")?;
+//! # let (index, _) = b.build()?;
+//! let blob = index.to_sectioned_bytes()?;            // a site serves this file
+//! let head = RangedIndex::head_end(&blob[..56])? as usize;
+//! let mut ranged = RangedIndex::open(&blob[..head])?;
+//! let opts = SearchOptions::default();
+//! let results = loop {
+//!     match ranged.search("revenue", &opts) {
+//!         Err(Error::NotLoaded { ranges }) => {
+//!             for [start, end] in ranges {                // one range request each
+//!                 ranged.supply(start, &blob[start as usize..end as usize])?;
+//!             }
+//!         }
+//!         other => break other?,
+//!     }
+//! };
+//! assert_eq!(results, index.search("revenue", &opts)?);
+//! # Ok::<(), wikidex::Error>(())
+//! ```
+
+use crate::blob::{self, Head, Loaded, Part, HEADER_LEN};
+use crate::error::{Error, Result};
+use crate::lane::lexical::{LexicalIndex, PostingBlock};
+use crate::lane::phrase::Positions;
+use crate::lane::semantic::VectorSection;
+use crate::page::Scope;
+use crate::search::{SearchOptions, SearchResults};
+use crate::snapshot::{Index, PageRecord};
+
+/// An index whose parts load on demand from a sectioned blob (see the module docs).
+#[derive(Debug)]
+pub struct RangedIndex {
+    /// The head's stubs and the parts loaded so far, as an index the search code reads.
+    index: Index,
+    head: Head,
+    parts: Vec<Part>,
+    /// Where each section starts in the blob (one more entry: the blob's length).
+    starts: Vec<u64>,
+    /// Per section: loaded.
+    loaded: Vec<bool>,
+    postings: Vec<Option<PostingBlock>>,
+    positions: Vec<Option<Vec<u8>>>,
+    /// The vector section as the head describes it, until its values load.
+    vectors: Option<VectorSection>,
+}
+
+impl RangedIndex {
+    /// How many bytes from the start of a sectioned blob its head takes, read from the blob's
+    /// first [`HEADER_LEN`] (56) bytes: fetch that many, then [`RangedIndex::open`].
+    ///
+    /// # Errors
+    /// [`Error::NotAnIndex`] for foreign bytes, [`Error::IncompatibleFormat`] for a blob that
+    /// is not sectioned (an older or one-piece blob: load it whole with
+    /// [`Index::from_bytes`]), [`Error::Corrupt`] for fewer than 56 bytes.
+    pub fn head_end(prefix: &[u8]) -> Result<u64> {
+        blob::head_end(prefix)
+    }
+
+    /// Opens a sectioned blob from its first bytes: at least its head (bytes after it are
+    /// ignored).
+    ///
+    /// # Errors
+    /// As [`RangedIndex::head_end`], and [`Error::Corrupt`] for a head cut short, changed or
+    /// inconsistent.
+    pub fn open(head_bytes: &[u8]) -> Result<RangedIndex> {
+        let head = blob::decode_head(head_bytes)?;
+        let parts = head.parts();
+        let mut starts = Vec::with_capacity(head.sections.len() + 1);
+        let mut at = blob::head_end(head_bytes)?;
+        starts.push(at);
+        for s in &head.sections {
+            at = at
+                .checked_add(u64::from(s.len))
+                .ok_or_else(|| Error::corrupt("sections overflow"))?;
+            starts.push(at);
+        }
+        let n_blocks = head.term_blocks.len();
+        let postings: Vec<Option<PostingBlock>> = vec![None; n_blocks];
+        let positions = vec![None; n_blocks];
+        let vectors = head.vectors.clone();
+        let data = blob::IndexData {
+            config: head.config.clone(),
+            pages: head.pages.clone(),
+            chunks: head.chunks.clone(),
+            lexical: lexical(&head, &postings)?,
+            vectors: vectors.clone(),
+            graph: Default::default(),
+            raw: Default::default(),
+            chunk_numbers: head.chunk_numbers.clone(),
+            page_modified: head.page_modified.clone(),
+            positions: None,
+        };
+        let mut ranged = RangedIndex {
+            index: Index::from_data(data),
+            loaded: vec![false; head.sections.len()],
+            head,
+            parts,
+            starts,
+            postings,
+            positions,
+            vectors,
+        };
+        ranged.index.data.positions = ranged.positions()?;
+        Ok(ranged)
+    }
+
+    /// The blob's length in bytes.
+    pub fn blob_len(&self) -> u64 {
+        self.starts.last().copied().unwrap_or(HEADER_LEN as u64)
+    }
+
+    /// Hands over bytes of the blob that start at byte `start`: one or more whole sections
+    /// (as [`Error::NotLoaded`] names them; bytes past the last whole section are ignored).
+    /// A section loaded before is left as it is.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] when `start` is not where a section starts, or the bytes
+    /// hold no whole section; [`Error::Corrupt`] when they are not what the head says is there
+    /// (nothing is loaded then).
+    pub fn supply(&mut self, start: u64, bytes: &[u8]) -> Result<()> {
+        let Ok(first) = self.starts[..self.starts.len() - 1].binary_search(&start) else {
+            return Err(Error::invalid_argument(format!(
+                "byte {start} is not where a section of this blob starts"
+            )));
+        };
+        let end = start + bytes.len() as u64;
+        // Decode and check every section first, so that bytes with a bad part load nothing.
+        let mut decoded = Vec::new();
+        let mut raw_chunks = self.index.data.raw.chunks.len();
+        let mut i = first;
+        while i < self.head.sections.len() && self.starts[i + 1] <= end {
+            if !self.loaded[i] {
+                let from = (self.starts[i] - start) as usize;
+                let to = (self.starts[i + 1] - start) as usize;
+                let section = blob::decode_section(&self.head, &self.parts, i, &bytes[from..to])?;
+                match &section {
+                    // The raw layer lies before the graph, which points into it.
+                    Loaded::Raw(r) => {
+                        r.validate()?;
+                        raw_chunks = r.chunks.len();
+                    }
+                    Loaded::Graph(g) => {
+                        g.validate(self.head.pages.len(), self.head.chunks.len(), raw_chunks)?
+                    }
+                    Loaded::Vectors(values) => {
+                        if let Some(meta) = &self.vectors {
+                            VectorSection {
+                                values: values.clone(),
+                                ..meta.clone()
+                            }
+                            .validate(self.head.chunks.len())?;
+                        }
+                    }
+                    _ => {}
+                }
+                decoded.push((i, section));
+            }
+            i += 1;
+        }
+        if i == first {
+            return Err(Error::invalid_argument(format!(
+                "{} bytes at {start} hold no whole section (the next is {} bytes)",
+                bytes.len(),
+                self.starts[first + 1] - start
+            )));
+        }
+        let mut terms_changed = false;
+        for (i, section) in decoded {
+            self.loaded[i] = true;
+            let data = &mut self.index.data;
+            match section {
+                Loaded::Postings(b) => {
+                    if let Part::Postings(k) = self.parts[i] {
+                        self.postings[k] = Some(b);
+                        terms_changed = true;
+                    }
+                }
+                Loaded::Positions(p) => {
+                    if let Part::Positions(k) = self.parts[i] {
+                        self.positions[k] = Some(p);
+                        terms_changed = true;
+                    }
+                }
+                Loaded::Pages(pages) => {
+                    let Part::Pages(k) = self.parts[i] else {
+                        continue;
+                    };
+                    let range = self.head.page_range(k);
+                    for (p, page) in range.clone().zip(pages) {
+                        data.pages[p] = page;
+                    }
+                    let lo = data
+                        .chunks
+                        .partition_point(|c| (c.page as usize) < range.start);
+                    let hi = data
+                        .chunks
+                        .partition_point(|c| (c.page as usize) < range.end);
+                    let pages = &data.pages;
+                    crate::chunk::derive_hashes(&mut data.chunks[lo..hi], |p| {
+                        pages[p].text.as_str()
+                    });
+                }
+                Loaded::Graph(g) => data.graph = g,
+                Loaded::Raw(r) => data.raw = r,
+                Loaded::Vectors(values) => {
+                    data.vectors = self.vectors.as_ref().map(|meta| VectorSection {
+                        values,
+                        ..meta.clone()
+                    });
+                }
+            }
+        }
+        if terms_changed {
+            let lexical = lexical(&self.head, &self.postings)?;
+            self.index.scorer = lexical.scorer(self.index.data.config.bm25);
+            self.index.data.lexical = lexical;
+            self.index.data.positions = self.positions()?;
+        }
+        Ok(())
+    }
+
+    /// Searches as [`Index::search`] does, with the same answers.
+    ///
+    /// # Errors
+    /// [`Error::NotLoaded`] with the byte ranges of the parts the search reads that are not
+    /// loaded yet (the postings of the query's terms and expansions, their positions for a
+    /// phrase, the vectors for a query vector, then the pages its hits show); otherwise as
+    /// [`Index::search`].
+    pub fn search(&self, query: &str, opts: &SearchOptions) -> Result<SearchResults> {
+        opts.validate()?;
+        let analyzed = self.index.analyzed(query, opts);
+        let (postings, positions) = self.index.terms_read(&analyzed);
+        let mut need: Vec<Part> = postings
+            .iter()
+            .map(|&t| Part::Postings(self.head.term_block(t)))
+            .collect();
+        if self.head.positions {
+            need.extend(
+                positions
+                    .iter()
+                    .map(|&t| Part::Positions(self.head.term_block(t))),
+            );
+        }
+        if self.vectors.is_some() && opts.query_vector.is_some() {
+            need.push(Part::Vectors);
+        }
+        self.require(&need)?;
+        self.index.search_checked(query, opts, &|pages| {
+            let need: Vec<Part> = pages
+                .iter()
+                .map(|&p| Part::Pages(self.head.page_block(p)))
+                .collect();
+            self.require(&need)
+        })
+    }
+
+    /// The page's record, as [`Index::page_record`].
+    ///
+    /// # Errors
+    /// [`Error::NotLoaded`] for the page's part and the graph until they are loaded;
+    /// otherwise as [`Index::page_record`].
+    pub fn page_record(&self, key: &str, scope: Option<&Scope>) -> Result<PageRecord> {
+        let mut need = vec![Part::Graph, Part::Raw];
+        if let Some(p) = self.index.page_index(key, scope) {
+            need.push(Part::Pages(self.head.page_block(p as usize)));
+        }
+        self.require(&need)?;
+        self.index.page_record(key, scope)
+    }
+
+    /// Every page's id (`key`, or `user/<name>/<key>`), in the blob's order, from the head.
+    pub fn page_ids(&self) -> Vec<String> {
+        self.index
+            .pages()
+            .iter()
+            .map(crate::page::Page::id)
+            .collect()
+    }
+
+    /// The byte ranges not loaded yet (all of them: a whole load in parts), joined as
+    /// [`Error::NotLoaded`] joins them.
+    pub fn missing(&self) -> Vec<[u64; 2]> {
+        self.ranges((0..self.loaded.len()).filter(|&i| !self.loaded[i]))
+    }
+
+    /// How many bytes of the blob are loaded (the head included).
+    pub fn loaded_bytes(&self) -> u64 {
+        let sections: u64 = (0..self.loaded.len())
+            .filter(|&i| self.loaded[i])
+            .map(|i| self.starts[i + 1] - self.starts[i])
+            .sum();
+        self.starts[0] + sections
+    }
+
+    /// The whole index once every part is loaded ([`RangedIndex::missing`] is empty): what
+    /// [`Index::from_bytes`] gives for the whole blob.
+    ///
+    /// # Errors
+    /// [`Error::NotLoaded`] with the missing ranges; [`Error::Corrupt`] when the parts do not
+    /// make a consistent index.
+    pub fn into_index(self) -> Result<Index> {
+        let missing = self.missing();
+        if !missing.is_empty() {
+            return Err(Error::NotLoaded { ranges: missing });
+        }
+        let mut data = self.index.data;
+        data.vectors = match (data.vectors, self.vectors) {
+            (Some(v), Some(_)) => Some(v),
+            _ => None,
+        };
+        Ok(Index::from_data(blob::finish_sectioned(data)?))
+    }
+
+    /// [`Error::NotLoaded`] for the sections of `need` not loaded.
+    fn require(&self, need: &[Part]) -> Result<()> {
+        let missing =
+            (0..self.parts.len()).filter(|&i| !self.loaded[i] && need.contains(&self.parts[i]));
+        let ranges = self.ranges(missing);
+        if ranges.is_empty() {
+            Ok(())
+        } else {
+            Err(Error::NotLoaded { ranges })
+        }
+    }
+
+    /// The byte ranges of sections `sections` (ascending), adjacent ones joined.
+    fn ranges(&self, sections: impl Iterator<Item = usize>) -> Vec<[u64; 2]> {
+        let mut out: Vec<[u64; 2]> = Vec::new();
+        for i in sections {
+            let (s, e) = (self.starts[i], self.starts[i + 1]);
+            match out.last_mut() {
+                Some(last) if last[1] == s => last[1] = e,
+                _ => out.push([s, e]),
+            }
+        }
+        out
+    }
+
+    /// The term positions of the blocks loaded (`None` when the index has none).
+    fn positions(&self) -> Result<Option<Positions>> {
+        if !self.head.positions {
+            return Ok(None);
+        }
+        let blocks: Vec<Option<&[u8]>> = self
+            .positions
+            .iter()
+            .zip(&self.postings)
+            .map(|(pos, post)| post.as_ref().and(pos.as_deref()))
+            .collect();
+        Positions::from_parts(&self.index.data.lexical, &self.head.term_blocks, &blocks).map(Some)
+    }
+}
+
+/// The lexical index of the blocks loaded.
+fn lexical(head: &Head, postings: &[Option<PostingBlock>]) -> Result<LexicalIndex> {
+    let blocks: Vec<Option<&PostingBlock>> = postings.iter().map(Option::as_ref).collect();
+    LexicalIndex::from_parts(&head.dictionary, &head.term_blocks, &blocks)
+}

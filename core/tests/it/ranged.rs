@@ -1,0 +1,383 @@
+//! The sectioned layout (format v8) and the index read in parts from it (`RangedIndex`, issue
+//! 12's range requests): a whole load gives the index back, and a search in parts gives the
+//! answers of the whole index while loading only what it reads.
+
+use std::path::Path;
+
+use wikidex::{Config, Error, Index, IndexBuilder, RangedIndex, Scope, SearchOptions};
+
+fn example() -> Index {
+    let mut b = IndexBuilder::new(Config::default()).unwrap();
+    b.add_dir(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/wiki"))
+        .unwrap();
+    b.build().unwrap().0
+}
+
+/// A wiki big enough for many blocks: 900 pages over a vocabulary of made-up words, with
+/// tags, types, a user scope, `always` and `never` pages, and links.
+fn big() -> Index {
+    let syllables = [
+        "ka", "lo", "mi", "ne", "ru", "sa", "to", "vi", "ze", "po", "qu", "ba",
+    ];
+    let word = |n: usize| -> String {
+        let mut w = String::new();
+        let mut n = n + 7;
+        for _ in 0..3 {
+            w.push_str(syllables[n % syllables.len()]);
+            n /= syllables.len();
+        }
+        w
+    };
+    let mut b = IndexBuilder::new(Config::default()).unwrap();
+    let mut files = Vec::new();
+    for p in 0..900usize {
+        let mut body = String::new();
+        for s in 0..(3 + p % 7) {
+            for w in 0..12 {
+                body.push_str(&word((p * 31 + s * 17 + w * w * 3) % 1500));
+                body.push(' ');
+            }
+            body.push_str(".\n\n");
+        }
+        let mode = match p % 97 {
+            0 => "always",
+            1 => "never",
+            _ => "auto",
+        };
+        let text = format!(
+            "---\ntitle: Page {p} {}\nsummary: About {}.\ntags: [t{}, common]\ntype: k{}\nusage_mode: {mode}\n---\n# Page {p}\n\n{body}See [[p{}]].\n",
+            word(p),
+            word(p + 1),
+            p % 5,
+            p % 3,
+            (p + 1) % 900,
+        );
+        let path = if p % 50 == 7 {
+            format!("user/ann/p{p}.md")
+        } else {
+            format!("global/p{p}.md")
+        };
+        files.push((path, text));
+    }
+    for (path, text) in &files {
+        b.add_file(path, text.as_bytes()).unwrap();
+    }
+    b.build().unwrap().0
+}
+
+/// 25 one-edit neighbours of `xqezt`, the later in the alphabet the more pages hold it, in
+/// blocks of their own: typo tolerance takes the most frequent neighbours, which a ranged
+/// search can only know from the head's document frequencies.
+fn typo_corpus() -> Index {
+    let mut b = IndexBuilder::new(Config::default()).unwrap();
+    for p in 0..200u32 {
+        let mut text = format!("page{p} filler{} ", p % 13);
+        for (i, c) in ('a'..='z').filter(|&c| c != 'e').enumerate() {
+            if p % 26 <= i as u32 {
+                text.push_str(&format!("xq{c}zt "));
+            }
+        }
+        b.add_file(&format!("p{p}.md"), text.as_bytes()).unwrap();
+    }
+    b.build().unwrap().0
+}
+
+/// Searches `ranged`, fetching from `blob` what each try says is missing; the results, the
+/// number of tries that fetched, and the bytes fetched.
+fn search_fetching(
+    ranged: &mut RangedIndex,
+    blob: &[u8],
+    query: &str,
+    opts: &SearchOptions,
+) -> (wikidex::SearchResults, usize, u64) {
+    let (mut rounds, mut bytes) = (0, 0);
+    loop {
+        match ranged.search(query, opts) {
+            Err(Error::NotLoaded { ranges }) => {
+                assert!(!ranges.is_empty());
+                rounds += 1;
+                assert!(rounds <= 3, "{query}: still missing parts after 3 rounds");
+                for [s, e] in ranges {
+                    bytes += e - s;
+                    ranged.supply(s, &blob[s as usize..e as usize]).unwrap();
+                }
+            }
+            Ok(r) => return (r, rounds, bytes),
+            Err(e) => panic!("{query}: {e}"),
+        }
+    }
+}
+
+fn open(blob: &[u8]) -> RangedIndex {
+    let end = RangedIndex::head_end(&blob[..56]).unwrap() as usize;
+    RangedIndex::open(&blob[..end]).unwrap()
+}
+
+#[test]
+fn a_sectioned_blob_loads_as_the_index_it_was_written_from() {
+    for index in [example(), big()] {
+        let sectioned = index.to_sectioned_bytes().unwrap();
+        assert_eq!(sectioned[8..12], 8u32.to_le_bytes());
+        assert_eq!(
+            sectioned,
+            index.to_sectioned_bytes().unwrap(),
+            "deterministic"
+        );
+        let loaded = Index::from_bytes(&sectioned).unwrap();
+        assert_eq!(loaded.loaded_format(), Some(8));
+        assert_eq!(loaded.to_bytes().unwrap(), index.to_bytes().unwrap());
+        assert_eq!(loaded.to_sectioned_bytes().unwrap(), sectioned);
+    }
+}
+
+#[test]
+fn vectors_survive_the_sectioned_layout() {
+    let mut index = example();
+    let rows: Vec<Vec<f32>> = (0..index.chunk_count())
+        .map(|c| {
+            (0..4)
+                .map(|d| ((c * 7 + d * 3) % 11) as f32 - 5.0)
+                .collect()
+        })
+        .collect();
+    index
+        .set_vectors("toy", "toy-1", &rows, wikidex::VectorEncoding::Int8)
+        .unwrap();
+    let sectioned = index.to_sectioned_bytes().unwrap();
+    let loaded = Index::from_bytes(&sectioned).unwrap();
+    assert_eq!(loaded.to_bytes().unwrap(), index.to_bytes().unwrap());
+    // A query vector makes a ranged search load the vectors, and rank as the whole index.
+    let opts = SearchOptions {
+        query_vector: Some(rows[3].clone()),
+        ..Default::default()
+    };
+    let mut ranged = open(&sectioned);
+    let (results, _, _) = search_fetching(&mut ranged, &sectioned, "nightly", &opts);
+    assert_eq!(results, index.search("nightly", &opts).unwrap());
+}
+
+/// Queries that reach every path a search reads: plain words, stemmed words, typos, the word
+/// being typed as a prefix, phrases, stopwords only, unknown words, CJK-free punctuation.
+const QUERIES: &[&str] = &[
+    "why did the nightly job crash",
+    "who do I page for an outage",
+    "PII in exports",
+    "revenue",
+    "incidnet",
+    "nig",
+    "\"net revenue\"",
+    "\"memory leak\" crash",
+    "the of and",
+    "xqzvbnm plorkish",
+    "",
+    "kalomi",
+    "kalo",
+    "\"kalomi sato\"",
+    "sazeru vibaqu",
+    "page 12",
+    "xqezt",
+    "page1 xqfzt",
+];
+
+fn option_sets() -> Vec<SearchOptions> {
+    vec![
+        SearchOptions::default(),
+        SearchOptions {
+            explain: true,
+            facets: true,
+            limit: Some(5),
+            ..Default::default()
+        },
+        SearchOptions {
+            chunks: true,
+            limit: Some(30),
+            ..Default::default()
+        },
+        SearchOptions {
+            tags: vec!["t1".into(), "metrics".into()],
+            types: vec!["k2".into(), "reference".into()],
+            ..Default::default()
+        },
+        SearchOptions {
+            scope: Some(Scope::User("ann".into())),
+            typos: false,
+            ..Default::default()
+        },
+    ]
+}
+
+#[test]
+fn a_ranged_search_answers_as_the_whole_index() {
+    for index in [example(), big(), typo_corpus()] {
+        let blob = index.to_sectioned_bytes().unwrap();
+        // One ranged index for every query (parts stay loaded), and a fresh one per query.
+        let mut shared = open(&blob);
+        for opts in option_sets() {
+            for q in QUERIES {
+                let want = index.search(q, &opts).unwrap();
+                let (got, _, _) = search_fetching(&mut shared, &blob, q, &opts);
+                assert_eq!(got, want, "{q:?} {opts:?}");
+                let (got, _, _) = search_fetching(&mut open(&blob), &blob, q, &opts);
+                assert_eq!(got, want, "{q:?} {opts:?} (fresh)");
+            }
+        }
+    }
+}
+
+#[test]
+fn a_query_loads_a_small_part_of_a_big_blob() {
+    let index = big();
+    let blob = index.to_sectioned_bytes().unwrap();
+    let mut ranged = open(&blob);
+    let head = ranged.loaded_bytes();
+    assert!(
+        head < blob.len() as u64 / 4,
+        "head {head} of {}",
+        blob.len()
+    );
+    let (results, rounds, fetched) =
+        search_fetching(&mut ranged, &blob, "kalomi sazeru", &Default::default());
+    assert!(!results.hits.is_empty());
+    // One round for the postings, one for the pages the hits show.
+    assert_eq!(rounds, 2);
+    assert!(
+        head + fetched < blob.len() as u64 / 2,
+        "{} of {} bytes",
+        head + fetched,
+        blob.len()
+    );
+    assert_eq!(ranged.loaded_bytes(), head + fetched);
+    // Asked again, it answers from what it has.
+    let (_, rounds, fetched) =
+        search_fetching(&mut ranged, &blob, "kalomi sazeru", &Default::default());
+    assert_eq!((rounds, fetched), (0, 0));
+}
+
+#[test]
+fn every_part_loaded_makes_the_whole_index() {
+    let index = example();
+    let blob = index.to_sectioned_bytes().unwrap();
+    let mut ranged = open(&blob);
+    let opts = SearchOptions::default();
+    let _ = search_fetching(&mut ranged, &blob, "revenue", &opts);
+    let missing = ranged.missing();
+    assert!(!missing.is_empty());
+    for [s, e] in missing {
+        ranged.supply(s, &blob[s as usize..e as usize]).unwrap();
+    }
+    assert!(ranged.missing().is_empty());
+    assert_eq!(ranged.loaded_bytes(), blob.len() as u64);
+    let rec = ranged.page_record("revenue", None).unwrap();
+    assert_eq!(rec, index.page_record("revenue", None).unwrap());
+    assert_eq!(
+        ranged.page_ids(),
+        index.pages().iter().map(|p| p.id()).collect::<Vec<_>>()
+    );
+    let whole = ranged.into_index().unwrap();
+    assert_eq!(whole.to_bytes().unwrap(), index.to_bytes().unwrap());
+}
+
+#[test]
+fn a_page_record_asks_for_its_page_and_the_graph() {
+    let index = example();
+    let blob = index.to_sectioned_bytes().unwrap();
+    let mut ranged = open(&blob);
+    let Err(Error::NotLoaded { ranges }) = ranged.page_record("revenue", None) else {
+        panic!("a page record before its part is loaded");
+    };
+    for [s, e] in ranges {
+        ranged.supply(s, &blob[s as usize..e as usize]).unwrap();
+    }
+    assert_eq!(
+        ranged.page_record("revenue", None).unwrap(),
+        index.page_record("revenue", None).unwrap()
+    );
+    assert_eq!(
+        ranged.page_record("no_such_page", None).unwrap_err().code(),
+        "unknown_page"
+    );
+}
+
+#[test]
+fn bad_bytes_and_offsets_are_coded_errors_and_load_nothing() {
+    let index = example();
+    let blob = index.to_sectioned_bytes().unwrap();
+    let mut ranged = open(&blob);
+    let Err(Error::NotLoaded { ranges }) = ranged.search("revenue", &Default::default()) else {
+        panic!("nothing loaded yet");
+    };
+    let [s, e] = ranges[0];
+    let (s, e) = (s as usize, e as usize);
+    let before = ranged.loaded_bytes();
+    // A changed byte, bytes of another place, a start that is no section's.
+    let mut changed = blob[s..e].to_vec();
+    changed[0] ^= 0x40;
+    assert_eq!(
+        ranged.supply(s as u64, &changed).unwrap_err().code(),
+        "corrupt_index"
+    );
+    assert_eq!(
+        ranged
+            .supply(s as u64, &blob[s + 1..e + 1])
+            .unwrap_err()
+            .code(),
+        "corrupt_index"
+    );
+    assert_eq!(
+        ranged
+            .supply(s as u64 + 1, &blob[s + 1..e])
+            .unwrap_err()
+            .code(),
+        "invalid_argument"
+    );
+    assert_eq!(
+        ranged.supply(s as u64, &blob[s..s + 1]).unwrap_err().code(),
+        "invalid_argument"
+    );
+    assert_eq!(ranged.loaded_bytes(), before);
+    // A one-piece blob, foreign bytes, a cut head.
+    let v7 = index.to_bytes().unwrap();
+    assert_eq!(
+        RangedIndex::head_end(&v7[..56]).unwrap_err().code(),
+        "incompatible_format"
+    );
+    assert_eq!(
+        RangedIndex::head_end(b"PK\x03\x04").unwrap_err().code(),
+        "not_an_index"
+    );
+    assert_eq!(
+        RangedIndex::head_end(&blob[..20]).unwrap_err().code(),
+        "corrupt_index"
+    );
+    let end = RangedIndex::head_end(&blob[..56]).unwrap() as usize;
+    assert_eq!(
+        RangedIndex::open(&blob[..end - 1]).unwrap_err().code(),
+        "corrupt_index"
+    );
+    let mut head = blob[..end].to_vec();
+    head[end - 3] ^= 1;
+    assert_eq!(
+        RangedIndex::open(&head).unwrap_err().code(),
+        "corrupt_index"
+    );
+}
+
+#[test]
+fn a_cut_or_changed_sectioned_blob_is_an_error_never_a_panic() {
+    let mut b = IndexBuilder::new(Config::default()).unwrap();
+    b.add_file("a.md", b"---\ntags: [x]\n---\nalpha [[b]] beta")
+        .unwrap();
+    b.add_file("b.md", b"gamma \"delta\" alpha").unwrap();
+    b.add_file("raw/r.md", b"raw text").unwrap();
+    let blob = b.build().unwrap().0.to_sectioned_bytes().unwrap();
+    for cut in 0..blob.len() {
+        assert!(Index::from_bytes(&blob[..cut]).is_err(), "cut at {cut}");
+    }
+    for at in 0..blob.len() {
+        let mut changed = blob.clone();
+        changed[at] ^= 0x21;
+        // A byte of the header's reserved or length fields, the head's hash or a section:
+        // caught by a check; never a panic.
+        assert!(Index::from_bytes(&changed).is_err(), "byte {at} changed");
+    }
+}
