@@ -1,6 +1,8 @@
 // A tiny static HTTP server on 127.0.0.1 for the docs site (`make serve-site`) and the browser
 // tests (bindings-wasm/tests/browser/), which import `serve`. Files only: no directory
-// listings, nothing outside the root, GET and HEAD only.
+// listings, nothing outside the root, GET and HEAD only. Single byte-range requests are
+// answered with 206 as static hosts answer them (the docs site reads its sectioned blob so);
+// `ranges: false` ignores them and sends the whole file, as some hosts do.
 //
 //   node scripts/serve.mjs ROOT [PORT]     # PORT 0 (the default) picks a free one
 import { createServer } from 'node:http'
@@ -23,11 +25,32 @@ const TYPES = {
 }
 
 /**
+ * The byte range a `Range` header asks of a file of `size` bytes: `{ start, end }` (end
+ * exclusive), `'unsatisfiable'`, or null to send the whole file (no header, several ranges,
+ * or a unit other than bytes; RFC 9110 lets a server ignore those).
+ */
+export function byteRange(header, size) {
+  const m = /^bytes=(\d*)-(\d*)$/.exec((header ?? '').trim())
+  if (!m || (m[1] === '' && m[2] === '')) return null
+  let start, end
+  if (m[1] === '') {
+    // The last N bytes.
+    start = Math.max(0, size - Number(m[2]))
+    end = size
+  } else {
+    start = Number(m[1])
+    end = m[2] === '' ? size : Math.min(size, Number(m[2]) + 1)
+  }
+  if (start >= size || end <= start) return 'unsatisfiable'
+  return { start, end }
+}
+
+/**
  * Serves the files under `root` on 127.0.0.1:`port` (0: a free port). Resolves to
  * `{ url, close() }` once listening; `close()` ends open connections too, so a test's
  * `after(() => server.close())` never hangs. The server does not keep the process alive.
  */
-export function serve(root, { port = 0, log = false } = {}) {
+export function serve(root, { port = 0, log = false, ranges = true } = {}) {
   const base = resolve(root)
   const server = createServer((req, res) => {
     const done = (status, headers = {}) => {
@@ -61,7 +84,23 @@ export function serve(root, { port = 0, log = false } = {}) {
       done(404, { 'content-type': 'text/plain; charset=utf-8' })
       return res.end(`not found: ${path}\n`)
     }
-    done(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream', 'content-length': stat.size })
+    const type = TYPES[extname(file)] ?? 'application/octet-stream'
+    const range = ranges ? byteRange(req.headers.range, stat.size) : null
+    if (range === 'unsatisfiable') {
+      done(416, { 'content-range': `bytes */${stat.size}` })
+      return res.end()
+    }
+    if (range) {
+      done(206, {
+        'content-type': type,
+        'content-length': range.end - range.start,
+        'content-range': `bytes ${range.start}-${range.end - 1}/${stat.size}`,
+        'accept-ranges': 'bytes',
+      })
+      if (req.method === 'HEAD') return res.end()
+      return createReadStream(file, { start: range.start, end: range.end - 1 }).pipe(res)
+    }
+    done(200, { 'content-type': type, 'content-length': stat.size, ...(ranges ? { 'accept-ranges': 'bytes' } : {}) })
     if (req.method === 'HEAD') return res.end()
     createReadStream(file).pipe(res)
   })

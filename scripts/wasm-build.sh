@@ -33,7 +33,8 @@
 # 3. wasm-bindgen-cli of exactly the wasm-bindgen version in Cargo.lock (the two must match),
 #    installed with `cargo install` only when the installed one differs. `--locked` first; when
 #    the index no longer has a locked dependency (a yanked crate), without it.
-# 4. wasm-bindgen --target web, skipped when the output is newer than the .wasm.
+# 4. wasm-bindgen --target web, skipped when the output is newer than the .wasm; then
+#    bindings-wasm/js/ranged.js (and its .d.ts: HTTP range requests for RangedIndex) copied in.
 # Prints the sizes of each .wasm and .js, raw and gzipped (gzip -9). No wasm-opt pass: binaryen
 # 132's makes the module larger gzipped (DEVELOPERS.md).
 set -euo pipefail
@@ -114,10 +115,13 @@ for module in "${modules[@]}"; do
     if [ ! -f "$out/wikidex_wasm_bg.wasm" ] || [ "$wasm" -nt "$out/wikidex_wasm_bg.wasm" ]; then
         wasm-bindgen --target web --remove-name-section --remove-producers-section --out-dir "$out" "$wasm"
     fi
+    # The fetching side of RangedIndex, beside every module (plain JS, no build step).
+    cp bindings-wasm/js/ranged.js bindings-wasm/js/ranged.d.ts "$out/"
     echo "$out ($module module):"
     size "  wikidex_wasm_bg.wasm" "$out/wikidex_wasm_bg.wasm"
     size "  wikidex_wasm.js" "$out/wikidex_wasm.js"
     total=$(cat "$out/wikidex_wasm_bg.wasm" "$out/wikidex_wasm.js" | wc -c)
     gz=$(( $(gzip -9 <"$out/wikidex_wasm_bg.wasm" | wc -c) + $(gzip -9 <"$out/wikidex_wasm.js" | wc -c) ))
     printf '%-28s %8d bytes raw %8d gzipped\n' "  wasm + js" "$total" "$gz"
+    size "  ranged.js (when used)" "$out/ranged.js"
 done

@@ -5,12 +5,17 @@
 // gzipped (level 9, compressed once per file and kept) when the browser accepts gzip, as
 // `content-encoding: gzip`. Pagefind's index files (.pf_meta, .pf_index, .pf_fragment, the
 // .pagefind wasm) are gzip streams already (its runtime inflates them), so they are sent as
-// they are. Responses may be cached by the browser (`max-age`), as on a real host; every
+// they are. A single byte-range request (the docs site's sectioned blob) is answered with 206
+// and the range as it is in the file, not gzipped, as static hosts answer ranges (the blob's
+// sections are deflated already); `ranges: false` sends the whole file instead, as hosts
+// that ignore ranges do. Responses may be cached by the browser (`max-age`), as on a real host; every
 // measurement starts in a fresh browser context, so with an empty cache.
 import { createServer } from 'node:http'
 import { readFileSync, statSync } from 'node:fs'
 import { resolve, join, extname, sep } from 'node:path'
 import { gzipSync } from 'node:zlib'
+
+import { byteRange } from '../../scripts/serve.mjs'
 
 const TYPES = {
   '.html': 'text/html; charset=utf-8',
@@ -25,10 +30,10 @@ const COMPRESS = new Set(['.html', '.js', '.mjs', '.css', '.json', '.wasm', '.wd
 
 /**
  * Serves `root`; resolves to `{ url, log, reset(), close() }`. `log` holds one entry per
- * response, `{ path, status, wire, raw }` (body bytes sent, and the file's size); `reset()`
- * empties it.
+ * response, `{ path, status, wire, raw }` (body bytes sent, and the file's size, or the
+ * range's for a 206); `reset()` empties it.
  */
-export function serve(root) {
+export function serve(root, { ranges = true } = {}) {
   const base = resolve(root)
   const gz = new Map()
   const log = []
@@ -56,6 +61,16 @@ export function serve(root) {
     }
     const ext = extname(file)
     const headers = { 'content-type': TYPES[ext] ?? 'application/octet-stream', 'cache-control': 'max-age=600' }
+    const range = ranges ? byteRange(req.headers.range, bytes.length) : null
+    if (range === 'unsatisfiable') return end(416, '', { 'content-range': `bytes */${bytes.length}` })
+    if (range) {
+      const body = bytes.subarray(range.start, range.end)
+      headers['content-range'] = `bytes ${range.start}-${range.end - 1}/${bytes.length}`
+      headers['content-length'] = body.length
+      log.push({ path: new URL(req.url, 'http://x').pathname, status: 206, wire: body.length, raw: body.length })
+      res.writeHead(206, headers)
+      return res.end(body)
+    }
     let body = bytes
     if (COMPRESS.has(ext) && /\bgzip\b/.test(req.headers['accept-encoding'] ?? '')) {
       if (!gz.has(file)) gz.set(file, gzipSync(bytes, { level: 9 }))

@@ -26,6 +26,7 @@ mod agent;
 mod error;
 #[cfg(feature = "model")]
 mod model;
+mod ranged;
 
 use js_sys::{Array, ArrayBuffer, Float32Array, Uint8Array, JSON};
 use serde::de::DeserializeOwned;
@@ -281,6 +282,13 @@ impl JsIndex {
     #[wasm_bindgen(js_name = toBytes)]
     pub fn to_bytes(&self) -> Result<Vec<u8>, JsValue> {
         self.shared.snapshot().to_bytes().or_throw()
+    }
+
+    /// The blob of the current snapshot in the sectioned layout (format v8): the same index,
+    /// in parts a `RangedIndex` loads on demand.
+    #[wasm_bindgen(js_name = toSectionedBytes)]
+    pub fn to_sectioned_bytes(&self) -> Result<Vec<u8>, JsValue> {
+        self.shared.snapshot().to_sectioned_bytes().or_throw()
     }
 
     /// An independent copy of the current snapshot (writes to one leave the other as it is).

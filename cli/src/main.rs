@@ -403,6 +403,11 @@ struct BuildArgs {
     /// without a frontmatter date): the blob then depends only on the files' paths and texts.
     #[arg(long)]
     no_file_times: bool,
+    /// Write the sectioned layout (format v8): the same index in deflated parts, for a site
+    /// whose browser search fetches only the parts a query reads (HTTP range requests,
+    /// `RangedIndex` in the wasm module). Every surface loads it whole too; `sync` keeps it.
+    #[arg(long)]
+    sectioned: bool,
     #[command(flatten)]
     config: ConfigArgs,
     #[command(flatten)]
@@ -790,7 +795,11 @@ fn build(a: BuildArgs) -> Result<ExitCode, Error> {
         embed: &a.embed,
         quiet: a.json,
     })?;
-    index.save(&a.output)?;
+    if a.sectioned {
+        index.save_sectioned(&a.output)?;
+    } else {
+        index.save(&a.output)?;
+    }
     let seconds = started.elapsed().as_secs_f64();
     let bytes = std::fs::metadata(&a.output).map(|m| m.len()).unwrap_or(0);
     if a.json {
@@ -907,17 +916,21 @@ fn sync_blob(
         (None, None) => true,
         _ => false,
     };
-    // A blob of an older format is loaded by upgrading it on every load: write it anew.
-    let old_format = previous
-        .as_ref()
-        .is_some_and(|p| p.loaded_format() != Some(wikidex::blob::FORMAT_VERSION));
+    // A blob of an older format is loaded by upgrading it on every load: write it anew, in
+    // the layout it had (one piece, or sectioned).
+    let format = previous.as_ref().and_then(Index::loaded_format);
+    let sectioned = format == Some(wikidex::blob::SECTIONED_FORMAT_VERSION);
+    let old_format =
+        previous.is_some() && !sectioned && format != Some(wikidex::blob::FORMAT_VERSION);
     // Nothing to write when the folder is as the blob has it.
     let written = full.is_some()
         || old_format
         || report.has_changes()
         || report.embedded > 0
         || !vectors_kept;
-    if written {
+    if written && sectioned {
+        index.save_sectioned(blob)?;
+    } else if written {
         index.save(blob)?;
     }
     Ok(Synced {

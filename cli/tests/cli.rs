@@ -1056,6 +1056,47 @@ fn sync_rewrites_a_blob_of_an_older_format_once() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// `build --sectioned` writes format v8, which `search` reads as it reads v7, and `sync` keeps
+/// it sectioned when it rewrites it.
+#[test]
+fn a_sectioned_build_searches_as_a_plain_one_and_sync_keeps_it_sectioned() {
+    let dir = temp("sectioned");
+    let wiki = dir.join("wiki");
+    copy_tree(&repo().join("examples/wiki"), &wiki);
+    let (plain, sectioned) = (dir.join("plain.wdx"), dir.join("sectioned.wdx"));
+    for (out, extra) in [(&plain, &[][..]), (&sectioned, &["--sectioned"][..])] {
+        let r = build(
+            &wiki,
+            out,
+            &[&["--no-embed", "--no-file-times"][..], extra].concat(),
+        );
+        assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    }
+    let version = |p: &Path| std::fs::read(p).unwrap()[8];
+    assert_eq!((version(&plain), version(&sectioned)), (7, 8));
+    let search = |p: &Path| {
+        let mut r = json(&wikidex(&[
+            "search",
+            p.to_str().unwrap(),
+            "why did the nightly job crash",
+            "--json",
+        ]));
+        r.as_object_mut().unwrap().remove("ms");
+        r
+    };
+    assert_eq!(search(&plain), search(&sectioned));
+    let page = wiki.join("global/active_accounts.md");
+    let text = std::fs::read_to_string(&page).unwrap();
+    std::fs::write(&page, format!("{text}\nAlso counted: zebras.\n")).unwrap();
+    let (w, b) = (wiki.to_str().unwrap(), sectioned.to_str().unwrap());
+    let r = json(&wikidex(&["sync", w, "-o", b, "--no-embed", "--json"]));
+    assert_eq!(r["written"], true);
+    assert_eq!(version(&sectioned), 8);
+    let hits = json(&wikidex(&["search", b, "zebras", "--json"]));
+    assert_eq!(hits["hits"][0]["key"], "active_accounts");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 /// Issue 15: an index built with multilingual-e5-small answers a German query, and `search`
 /// finds the model under models/ by the id stored in the index (no --model).
 #[test]

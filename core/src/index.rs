@@ -1193,14 +1193,29 @@ impl Index {
     /// left.
     #[cfg(feature = "fs")]
     pub fn save(&self, path: &Path) -> Result<()> {
-        let bytes = self.to_bytes()?;
-        crate::blob::decode(&bytes).map_err(|e| {
-            Error::corrupt(format!(
-                "refusing to save an index that would not load again: {e}"
-            ))
-        })?;
-        crate::index::save_atomic(path, &bytes)
+        save_checked(path, &self.to_bytes()?)
     }
+
+    /// [`Index::save`] in the sectioned layout ([`Index::to_sectioned_bytes`]: format v8, for
+    /// a site that searches it by HTTP range requests), with the same guarantees.
+    ///
+    /// # Errors
+    /// As [`Index::save`].
+    #[cfg(feature = "fs")]
+    pub fn save_sectioned(&self, path: &Path) -> Result<()> {
+        save_checked(path, &self.to_sectioned_bytes()?)
+    }
+}
+
+/// Writes `bytes` to `path` atomically once they decode.
+#[cfg(feature = "fs")]
+fn save_checked(path: &Path, bytes: &[u8]) -> Result<()> {
+    crate::blob::decode(bytes).map_err(|e| {
+        Error::corrupt(format!(
+            "refusing to save an index that would not load again: {e}"
+        ))
+    })?;
+    crate::index::save_atomic(path, bytes)
 }
 
 impl Index {

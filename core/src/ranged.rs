@@ -71,12 +71,13 @@ impl RangedIndex {
         blob::head_end(prefix)
     }
 
-    /// Opens a sectioned blob from its first bytes: at least its head (bytes after it are
-    /// ignored).
+    /// Opens a sectioned blob from its first bytes: at least its head; the whole sections in
+    /// the bytes after it are loaded too (a reader that fetches a fixed prefix, say the first
+    /// 64 KiB, wastes none of it), and a section cut off at their end is left out.
     ///
     /// # Errors
     /// As [`RangedIndex::head_end`], and [`Error::Corrupt`] for a head cut short, changed or
-    /// inconsistent.
+    /// inconsistent, or a whole section after it that is not what the head says.
     pub fn open(head_bytes: &[u8]) -> Result<RangedIndex> {
         let head = blob::decode_head(head_bytes)?;
         let parts = head.parts();
@@ -116,7 +117,17 @@ impl RangedIndex {
             vectors,
         };
         ranged.index.data.positions = ranged.positions()?;
+        let end = ranged.starts[0] as usize;
+        if head_bytes.len() >= ranged.starts.get(1).map_or(u64::MAX, |&e| e) as usize {
+            ranged.supply(end as u64, &head_bytes[end..])?;
+        }
         Ok(ranged)
+    }
+
+    /// Sets how the records this handle returns count offsets (default
+    /// [`crate::OffsetUnit::Byte`]), as [`Index::set_offset_unit`].
+    pub fn set_offset_unit(&mut self, unit: crate::OffsetUnit) {
+        self.index.set_offset_unit(unit);
     }
 
     /// The blob's length in bytes.
@@ -281,6 +292,16 @@ impl RangedIndex {
         }
         self.require(&need)?;
         self.index.page_record(key, scope)
+    }
+
+    /// Number of pages.
+    pub fn page_count(&self) -> usize {
+        self.head.pages.len()
+    }
+
+    /// Number of page chunks.
+    pub fn chunk_count(&self) -> usize {
+        self.head.chunks.len()
     }
 
     /// Every page's id (`key`, or `user/<name>/<key>`), in the blob's order, from the head.

@@ -6,11 +6,14 @@
 //        [--full-pkg bindings-wasm/pkg-full] [--model models/all-MiniLM-L6-v2]
 //        [--onnx model-int8.onnx] [--no-semantic]                      (or: make site)
 //
-// 1. `wikidex build WIKI -o OUT/wiki.wdx --model MODEL --onnx model-int8.onnx --vectors int8`:
-//    the CLI writes the blob (the site build's one index; the browser loads exactly this
-//    file) with the int8 model's vectors stored as int8. With --no-semantic, `--no-embed`.
+// 1. `wikidex build WIKI -o OUT/wiki.wdx --sectioned --model MODEL --onnx model-int8.onnx
+//    --vectors int8`: the CLI writes the blob (the site build's one index; the browser loads
+//    exactly this file) in the sectioned layout, so that the search page fetches only the
+//    parts a query reads by HTTP range requests, with the int8 model's vectors stored as int8
+//    (fetched only when the semantic toggle is turned on). With --no-semantic, `--no-embed`.
 // 2. bindings-wasm/pkg-search (make wasm: the search module, without the page writes and the
-//    agent tools a static site never calls, about a fifth smaller) copied to OUT/pkg; for the
+//    agent tools a static site never calls, about a fifth smaller) copied to OUT/pkg with
+//    ranged.js (its range requests); for the
 //    semantic toggle, bindings-wasm/pkg-full (the model runner) to OUT/pkg-full and the int8
 //    model with its tokenizer.json to OUT/model/. The page searches with the search module at
 //    once; turning the toggle on loads the full module and the model in the worker, and the
@@ -72,10 +75,10 @@ mkdirSync(join(OUT, 'pages'), { recursive: true })
 // 1. The blob, by the CLI.
 const blobPath = join(OUT, 'wiki.wdx')
 const embed = semantic ? ['--model', args.model, '--onnx', args.onnx, '--vectors', 'int8'] : ['--no-embed']
-execFileSync(args.wikidex, ['build', args.wiki, '-o', blobPath, ...embed], { stdio: ['ignore', 'inherit', 'inherit'] })
+execFileSync(args.wikidex, ['build', args.wiki, '-o', blobPath, '--sectioned', ...embed], { stdio: ['ignore', 'inherit', 'inherit'] })
 
 // 2. The modules, and the model.
-const MODULE_FILES = ['wikidex_wasm.js', 'wikidex_wasm_bg.wasm', 'wikidex_wasm.d.ts']
+const MODULE_FILES = ['wikidex_wasm.js', 'wikidex_wasm_bg.wasm', 'wikidex_wasm.d.ts', 'ranged.js', 'ranged.d.ts']
 mkdirSync(join(OUT, 'pkg'))
 for (const f of MODULE_FILES) cpSync(join(args.pkg, f), join(OUT, 'pkg', f))
 // The model's own longest input (sentence-transformers' max_seq_length), as the CLI used it.

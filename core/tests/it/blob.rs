@@ -7,7 +7,9 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::OnceLock;
 
-use wikidex::blob::{FORMAT_VERSION, HEADER_LEN, MAGIC, OLDEST_SUPPORTED_FORMAT_VERSION};
+use wikidex::blob::{
+    FORMAT_VERSION, HEADER_LEN, MAGIC, OLDEST_SUPPORTED_FORMAT_VERSION, SECTIONED_FORMAT_VERSION,
+};
 use wikidex::{Error, Index, IndexBuilder, Lane, SearchOptions};
 
 use crate::check;
@@ -195,7 +197,7 @@ fn every_byte_flipped_with_xor_01_is_rejected_with_the_code_of_its_region() {
 #[test]
 fn newer_format_version_is_incompatible_and_the_message_names_both_versions() {
     let mut bytes = small_blob();
-    let newer = FORMAT_VERSION + 1;
+    let newer = SECTIONED_FORMAT_VERSION + 1;
     bytes[8..12].copy_from_slice(&newer.to_le_bytes());
     let err = load(&bytes, "a newer version").unwrap_err();
     assert_eq!(err.code(), "incompatible_format");
@@ -207,13 +209,23 @@ fn newer_format_version_is_incompatible_and_the_message_names_both_versions() {
         } => {
             assert_eq!(*found, newer);
             assert_eq!(*oldest, OLDEST_SUPPORTED_FORMAT_VERSION);
-            assert_eq!(*current, FORMAT_VERSION);
+            assert_eq!(*current, SECTIONED_FORMAT_VERSION);
         }
         other => panic!("unexpected error {other:?}"),
     }
     let message = err.to_string();
     assert!(message.contains(&format!("v{newer}")), "{message}");
-    assert!(message.contains(&format!("v{FORMAT_VERSION}")), "{message}");
+    assert!(
+        message.contains(&format!("v{SECTIONED_FORMAT_VERSION}")),
+        "{message}"
+    );
+}
+
+#[test]
+fn a_one_piece_payload_labelled_sectioned_is_corrupt() {
+    let mut bytes = small_blob();
+    bytes[8..12].copy_from_slice(&SECTIONED_FORMAT_VERSION.to_le_bytes());
+    assert_eq!(load_error(&bytes, "v7 labelled v8"), "corrupt_index");
 }
 
 #[test]
@@ -738,6 +750,39 @@ fn a_v6_blob_loads_with_its_positions_and_saves_as_a_fresh_build() {
     let mut wrong = saved.clone();
     wrong[8..12].copy_from_slice(&6u32.to_le_bytes());
     assert_eq!(load_error(&wrong, "v7 labelled v6"), "corrupt_index");
+}
+
+/// The v7 and v8 fixtures (the wiki of `tests/vectors/search.json`, written by the first build
+/// that wrote v8, with positions and without file times or a model): v7 is what a fresh build
+/// writes today, and v8, the same index sectioned, loads whole as the same index and answers
+/// in parts as it does whole.
+#[test]
+fn the_v7_and_v8_blobs_load_as_the_same_index() {
+    let v7 = std::fs::read(fixture("v7.wdx")).unwrap();
+    let v8 = std::fs::read(fixture("v8.wdx")).unwrap();
+    assert_eq!(v7[8..12], 7u32.to_le_bytes());
+    assert_eq!(v8[8..12], 8u32.to_le_bytes());
+    assert_eq!(v7, search_json_build(wikidex::Config::default()));
+    let whole = load(&v8, "the v8 fixture").expect("a v8 blob loads");
+    assert_eq!(whole.loaded_format(), Some(8));
+    assert_eq!(whole.to_bytes().unwrap(), v7);
+    let query = "\"recurring revenue\"";
+    let opts = wikidex::SearchOptions::default();
+    let want = whole.search(query, &opts).unwrap();
+    assert_eq!(want.hits[0].page_id, "arr");
+    let end = wikidex::RangedIndex::head_end(&v8).unwrap() as usize;
+    let mut ranged = wikidex::RangedIndex::open(&v8[..end]).unwrap();
+    let got = loop {
+        match ranged.search(query, &opts) {
+            Err(Error::NotLoaded { ranges }) => {
+                for [s, e] in ranges {
+                    ranged.supply(s, &v8[s as usize..e as usize]).unwrap();
+                }
+            }
+            other => break other.unwrap(),
+        }
+    };
+    assert_eq!(got, want);
 }
 
 /// A committed blob of `tests/fixtures/blobs/` (shared by the test modules).

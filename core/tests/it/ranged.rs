@@ -381,3 +381,21 @@ fn a_cut_or_changed_sectioned_blob_is_an_error_never_a_panic() {
         assert!(Index::from_bytes(&changed).is_err(), "byte {at} changed");
     }
 }
+
+#[test]
+fn open_keeps_the_whole_sections_after_the_head_and_leaves_a_cut_one() {
+    let index = big();
+    let blob = index.to_sectioned_bytes().unwrap();
+    let head = RangedIndex::head_end(&blob).unwrap() as usize;
+    let just_head = RangedIndex::open(&blob[..head]).unwrap();
+    let mut prefix = RangedIndex::open(&blob[..head + 20_000]).unwrap();
+    let kept = prefix.loaded_bytes() - just_head.loaded_bytes();
+    assert!(kept > 0 && kept <= 20_000, "{kept}");
+    assert!(prefix.missing().len() <= just_head.missing().len());
+    // What it kept answers as the whole index.
+    let q = "kalomi sazeru";
+    let (got, _, _) = search_fetching(&mut prefix, &blob, q, &Default::default());
+    assert_eq!(got, index.search(q, &Default::default()).unwrap());
+    // The whole blob given at once is all loaded.
+    assert!(RangedIndex::open(&blob).unwrap().missing().is_empty());
+}

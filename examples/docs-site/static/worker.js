@@ -1,27 +1,31 @@
-// The docs site's search, off the main thread: loads the wasm search module and the blob, then
-// answers each search message with the core's results as they are (ranking, filters,
-// snippets, explanations all come from the module; nothing is computed here).
+// The docs site's search, off the main thread: loads the wasm search module and opens the
+// blob, then answers each search message with the core's results as they are (ranking,
+// filters, snippets, explanations all come from the module; nothing is computed here).
+//
+// The blob is sectioned (`wikidex build --sectioned`): ranged.js fetches its head, then for
+// each search the byte ranges the core says it reads (HTTP range requests; a part once
+// fetched stays), so the first result comes before the whole blob would have. A server that
+// does not answer range requests sends the whole blob, and the search runs on it as it is.
 //
 // The semantic toggle: `model` loads the full module (pkg-full: the model runner), the model
 // and its tokenizer.json from the URLs the page gives, reporting the bytes as they arrive;
 // the same blob is loaded into the full module and the model attached to it. Until then every
 // search runs on the search module, and its semantic lane reports itself skipped; from then
 // on searches with the toggle on run on the full module, all three lanes.
-import init, { Index } from './pkg/wikidex_wasm.js'
+import init, { Index, RangedIndex } from './pkg/wikidex_wasm.js'
+import { openBlob } from './pkg/ranged.js'
 
-let index = null
-let blob = null
+let index = null // a BlobSearch (pkg/ranged.js)
+let blobUrl = null
 let semantic = null // the full module's index with the model attached, once loaded
 let modelLoading = false
 
 async function load(url) {
   try {
     await init() // fetches pkg/wikidex_wasm_bg.wasm next to the module
-    const res = await fetch(url)
-    if (!res.ok) throw new Error(`HTTP ${res.status}${res.statusText ? ' ' + res.statusText : ''}`)
-    blob = new Uint8Array(await res.arrayBuffer())
-    index = Index.fromBytes(blob)
-    postMessage({ type: 'ready', pages: index.pageCount, chunks: index.chunkCount })
+    blobUrl = url
+    index = await openBlob(url, { Index, RangedIndex })
+    postMessage({ type: 'ready', pages: index.pageCount, chunks: index.chunkCount, ranged: index.ranged !== null })
   } catch (e) {
     postMessage({ type: 'error', url, code: e?.code ?? null, message: String(e?.message ?? e) })
   }
@@ -56,20 +60,23 @@ async function loadModel({ model, tokenizer, maxLength }) {
   modelLoading = true
   const start = performance.now()
   try {
-    const bytes = { model: [0, null], tokenizer: [0, null] }
+    // The full module loads the whole blob (its vectors included): fetched here, with the model.
+    const bytes = { model: [0, null], tokenizer: [0, null], blob: [0, null] }
     const progress = (which) => (loaded, total) => {
       bytes[which] = [loaded, total]
-      const sum = (i) => bytes.model[i] + bytes.tokenizer[i]
-      const known = bytes.model[1] !== null && bytes.tokenizer[1] !== null
+      const parts = Object.values(bytes)
+      const known = parts.every(([, total]) => total !== null)
+      const sum = (i) => parts.reduce((n, p) => n + p[i], 0)
       postMessage({ type: 'model-progress', loaded: sum(0), total: known ? sum(1) : null })
     }
-    const [full, modelBytes, tokenizerBytes] = await Promise.all([
+    const [full, modelBytes, tokenizerBytes, blob] = await Promise.all([
       import('./pkg-full/wikidex_wasm.js').then(async (m) => {
         await m.default() // fetches pkg-full/wikidex_wasm_bg.wasm
         return m
       }),
       fetchBytes(model, progress('model')),
       fetchBytes(tokenizer, progress('tokenizer')),
+      fetchBytes(blobUrl, progress('blob')),
     ])
     const loaded = full.Index.fromBytes(blob)
     loaded.attachModel(full.Model.fromBytes(modelBytes, tokenizerBytes, { maxLength }))
@@ -82,7 +89,7 @@ async function loadModel({ model, tokenizer, maxLength }) {
   }
 }
 
-onmessage = ({ data }) => {
+onmessage = async ({ data }) => {
   if (data.type === 'load') {
     load(data.url)
   } else if (data.type === 'model') {
@@ -92,8 +99,9 @@ onmessage = ({ data }) => {
       const start = performance.now()
       const target = data.semantic && semantic ? semantic : index
       const options = data.semantic ? data.options : { ...data.options, lanes: ['lexical', 'token'] }
-      const results = target.search(data.query, options)
-      postMessage({ type: 'results', seq: data.seq, results, ms: performance.now() - start })
+      // Fetches what the search reads first, when the blob is read in parts.
+      const results = await target.search(data.query, options)
+      postMessage({ type: 'results', seq: data.seq, results, ms: performance.now() - start, fetched: index.fetched })
     } catch (e) {
       postMessage({ type: 'search-error', seq: data.seq, code: e?.code ?? null, message: String(e?.message ?? e) })
     }

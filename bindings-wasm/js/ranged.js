@@ -1,0 +1,165 @@
+// Searching a blob over HTTP without downloading all of it first: the fetching side of the
+// wasm module's `RangedIndex` (copied next to each module by scripts/wasm-build.sh).
+//
+// A sectioned blob (format v8, `wikidex build --sectioned`) is read with HTTP range requests:
+// its first bytes (the head: dictionary, page stubs, chunk table), then, for each search, the
+// byte ranges the core says it reads (the error `not_loaded` names them: the postings of the
+// query's terms, then the pages its hits show). Parts stay loaded, so later searches fetch
+// less. Where the server answers a range request with the whole file (status 200), or the
+// blob is not sectioned, the whole blob is used as `Index.fromBytes` loads it. The answers are
+// the same either way. Which ranges to fetch is the core's decision; this file only fetches.
+//
+//   import init, { Index, RangedIndex } from './wikidex_wasm.js'
+//   import { openBlob } from './ranged.js'
+//   await init()
+//   const blob = await openBlob('wiki.wdx', { Index, RangedIndex })
+//   const results = await blob.search('nightly crash', { limit: 10 })
+
+/** How many bytes the first request asks for: the head and whatever sections follow it. */
+export const PREFIX_BYTES = 64 * 1024
+
+/** The most fetch-then-search rounds one call makes (a search needs two: postings, pages). */
+const MAX_ROUNDS = 8
+
+function httpError(url, res, what) {
+  const err = new Error(`${what} of ${url}: HTTP ${res.status}${res.statusText ? ' ' + res.statusText : ''}`)
+  err.code = 'http'
+  err.details = { url: String(url), status: res.status }
+  return err
+}
+
+/** The total length a `Content-Range: bytes a-b/total` header gives, or null. */
+function totalLength(res) {
+  const m = /\/(\d+)\s*$/.exec(res.headers.get('content-range') ?? '')
+  return m ? Number(m[1]) : null
+}
+
+/**
+ * Opens the blob at `url` for searching.
+ * @param {string | URL} url
+ * @param {{ Index: any, RangedIndex: any }} wasm the module's classes (after `init()`)
+ * @param {{ prefix?: number, fetch?: typeof fetch }} [options] `prefix`: bytes of the first
+ *   request (default 64 KiB); `fetch`: the function that fetches (default `globalThis.fetch`)
+ * @returns {Promise<BlobSearch>}
+ */
+export async function openBlob(url, wasm, options = {}) {
+  const fetchFn = options.fetch ?? globalThis.fetch.bind(globalThis)
+  const prefix = options.prefix ?? PREFIX_BYTES
+  const res = await fetchFn(url, { headers: { Range: `bytes=0-${prefix - 1}` } })
+  if (res.status !== 206 && !res.ok) throw httpError(url, res, 'the first bytes')
+  let bytes = new Uint8Array(await res.arrayBuffer())
+  let fetched = bytes.length
+  const whole = res.status !== 206 || totalLength(res) === bytes.length
+  const all = async () => {
+    if (whole) return bytes
+    const full = await fetchFn(url)
+    if (!full.ok) throw httpError(url, full, 'the blob')
+    const b = new Uint8Array(await full.arrayBuffer())
+    fetched += b.length
+    return b
+  }
+  let end
+  try {
+    end = wasm.RangedIndex.headEnd(bytes)
+  } catch (e) {
+    // A blob in one piece (not sectioned) is read whole; anything else is the blob's error.
+    if (e?.code !== 'incompatible_format') throw e
+    return new BlobSearch(url, wasm.Index.fromBytes(await all()), null, fetchFn, fetched)
+  }
+  if (whole) {
+    return new BlobSearch(url, wasm.Index.fromBytes(bytes), null, fetchFn, fetched)
+  }
+  if (end > bytes.length) {
+    const rest = await fetchRange(fetchFn, url, bytes.length, end)
+    fetched += rest.length
+    const head = new Uint8Array(end)
+    head.set(bytes)
+    head.set(rest, bytes.length)
+    bytes = head
+  }
+  return new BlobSearch(url, null, wasm.RangedIndex.open(bytes), fetchFn, fetched)
+}
+
+async function fetchRange(fetchFn, url, start, end) {
+  const res = await fetchFn(url, { headers: { Range: `bytes=${start}-${end - 1}` } })
+  if (res.status !== 206) throw httpError(url, res, `bytes ${start}-${end - 1}`)
+  const bytes = new Uint8Array(await res.arrayBuffer())
+  if (bytes.length !== end - start) {
+    const err = new Error(`bytes ${start}-${end - 1} of ${url}: got ${bytes.length} bytes`)
+    err.code = 'http'
+    err.details = { url: String(url), status: res.status }
+    throw err
+  }
+  return bytes
+}
+
+/** A blob being searched: whole (`index`) or in parts (`ranged`). */
+export class BlobSearch {
+  #fetch
+  #inflight = new Map()
+
+  constructor(url, index, ranged, fetchFn, fetched) {
+    /** The blob's URL. */
+    this.url = url
+    /** The `Index` when the blob was loaded whole, else null. */
+    this.index = index
+    /** The `RangedIndex` when it is read in parts, else null. */
+    this.ranged = ranged
+    /** Bytes fetched so far. */
+    this.fetched = fetched
+    this.#fetch = fetchFn
+  }
+
+  /** Number of pages. */
+  get pageCount() {
+    return (this.index ?? this.ranged).pageCount
+  }
+
+  /** Number of page chunks. */
+  get chunkCount() {
+    return (this.index ?? this.ranged).chunkCount
+  }
+
+  /** Every page's id. */
+  pageIds() {
+    return (this.index ?? this.ranged).pageIds()
+  }
+
+  /** `Index.search`, fetching what it reads first. */
+  search(query, options) {
+    return this.#run((i) => i.search(query, options))
+  }
+
+  /** `Index.pageRecord`, fetching the page's part first. */
+  pageRecord(key, scope) {
+    return this.#run((i) => i.pageRecord(key, scope))
+  }
+
+  async #run(call) {
+    if (this.index) return call(this.index)
+    for (let round = 0; ; round++) {
+      try {
+        return call(this.ranged)
+      } catch (e) {
+        if (e?.code !== 'not_loaded' || round >= MAX_ROUNDS) throw e
+        await Promise.all(e.details.ranges.map(([start, end]) => this.#load(start, end)))
+      }
+    }
+  }
+
+  /** Fetches `[start, end)` once (concurrent searches share the request) and supplies it. */
+  #load(start, end) {
+    const key = `${start}-${end}`
+    let p = this.#inflight.get(key)
+    if (!p) {
+      p = fetchRange(this.#fetch, this.url, start, end)
+        .then((bytes) => {
+          this.fetched += bytes.length
+          this.ranged.supply(start, bytes)
+        })
+        .finally(() => this.#inflight.delete(key))
+      this.#inflight.set(key, p)
+    }
+    return p
+  }
+}
