@@ -285,7 +285,9 @@ impl JsIndex {
     }
 
     /// The blob of the current snapshot in the sectioned layout (format v8): the same index,
-    /// in parts a `RangedIndex` loads on demand.
+    /// in parts a `RangedIndex` loads on demand. Not in the search module (feature `write`:
+    /// its deflate compressor is about 10 KB gzipped that a site's search never uses).
+    #[cfg(feature = "write")]
     #[wasm_bindgen(js_name = toSectionedBytes)]
     pub fn to_sectioned_bytes(&self) -> Result<Vec<u8>, JsValue> {
         self.shared.snapshot().to_sectioned_bytes().or_throw()

@@ -13,7 +13,7 @@ import * as full from './wasm.mjs'
 import * as search from './wasm-search.mjs'
 import { LACKS, OLDEST_FORMAT, differs } from './search-module.mjs'
 
-const WRITES = ['build', 'upsertPage', 'deletePage', 'renamePage']
+const WRITES = ['build', 'upsertPage', 'deletePage', 'renamePage', 'toSectionedBytes']
 const AGENT = ['tools', 'callTool', 'resetTurn', 'setToolLimits', 'setQueryLog', 'promptBlock']
 
 runVectors({
@@ -33,7 +33,7 @@ const methods = (cls) =>
     .filter((n) => !['length', 'name', 'prototype', 'constructor', '__wrap', 'free', '__destroy_into_raw'].includes(n))
     .sort()
 
-test('the search module is the whole API less Index.build, the page writes and the agent side', () => {
+test('the search module is the whole API less Index.build, the page writes, toSectionedBytes and the agent side', () => {
   const whole = methods(full.Index)
   const left = [...WRITES, ...AGENT]
   for (const w of left) assert.ok(whole.includes(w), `the whole module has ${w}`)
