@@ -3,8 +3,9 @@
 // side in one headless Chromium run, on CACM and on the example wiki's docs site.
 //
 // wikidex: the docs site's search worker (examples/docs-site/static/worker.js) on the lexical
-// wasm search module (bindings-wasm/pkg-search, `make wasm`) and a blob from `wikidex build --no-embed`
-// (target/debug/wikidex): of CACM's documents written as Markdown pages (one page each, the
+// wasm search module (bindings-wasm/pkg-search, `make wasm`) and a blob from `wikidex build --no-embed
+// --sectioned` (target/debug/wikidex), which the worker reads by HTTP range requests (its head,
+// then the parts each search reads; bench/browser/server.mjs answers ranges as static hosts do): of CACM's documents written as Markdown pages (one page each, the
 // document's title as the page title, its text as the body: what `wikidex build --beir` makes
 // of a BEIR corpus), and for the example wiki the site `make site` built (target/site).
 // Pagefind: `pagefind --site` over the same documents rendered as one HTML page each (the title
@@ -15,7 +16,7 @@
 //
 // Figures, for each engine:
 // - bytes before the first result: what the server sent for the engine's runtime (JS, wasm)
-//   and index (the blob; Pagefind's meta, index chunks and the fragments of the first 10
+//   and index (the parts of the blob fetched by range requests; Pagefind's meta, index chunks and the fragments of the first 10
 //   results) from page load to the first query's results, in a fresh browser context (empty
 //   cache), for each of the "typical queries" (the two longest words of a query, in the query's
 //   order: `TSS operating`-like keyword queries rather than whole sentences);
@@ -157,9 +158,9 @@ function buildSites(T, c) {
   for (const d of c.docs) writeFileSync(join(md, `${d.id}.md`), `---\ntitle: ${JSON.stringify(d.title || d.id)}\n---\n${d.text}\n`)
   const wx = join(root, 'wx-cacm')
   mkdirSync(join(wx, 'pkg'), { recursive: true })
-  run(WIKIDEX, ['build', md, '-o', join(wx, 'cacm.wdx'), '--no-embed'])
+  run(WIKIDEX, ['build', md, '-o', join(wx, 'cacm.wdx'), '--no-embed', '--sectioned'])
   cpSync(WORKER, join(wx, 'worker.js'))
-  for (const f of ['wikidex_wasm.js', 'wikidex_wasm_bg.wasm']) cpSync(join(PKG, f), join(wx, 'pkg', f))
+  for (const f of ['wikidex_wasm.js', 'wikidex_wasm_bg.wasm', 'ranged.js']) cpSync(join(PKG, f), join(wx, 'pkg', f))
 
   // Pagefind on CACM: one HTML page per document.
   const pf = join(root, 'pf-cacm')

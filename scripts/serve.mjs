@@ -47,14 +47,17 @@ export function byteRange(header, size) {
 
 /**
  * Serves the files under `root` on 127.0.0.1:`port` (0: a free port). Resolves to
- * `{ url, close() }` once listening; `close()` ends open connections too, so a test's
+ * `{ url, requests, close() }` once listening (`requests`: `{ path, status, bytes }` of every
+ * response, its body's length); `close()` ends open connections too, so a test's
  * `after(() => server.close())` never hangs. The server does not keep the process alive.
  */
 export function serve(root, { port = 0, log = false, ranges = true } = {}) {
   const base = resolve(root)
+  const requests = []
   const server = createServer((req, res) => {
     const done = (status, headers = {}) => {
       if (log) console.log(`${status} ${req.method} ${req.url}`)
+      requests.push({ path: req.url, status, bytes: req.method === 'HEAD' ? 0 : Number(headers['content-length'] ?? 0) })
       res.writeHead(status, { 'cache-control': 'no-store', ...headers })
     }
     if (req.method !== 'GET' && req.method !== 'HEAD') {
@@ -111,6 +114,7 @@ export function serve(root, { port = 0, log = false, ranges = true } = {}) {
       const { port: bound } = server.address()
       ok({
         url: `http://127.0.0.1:${bound}`,
+        requests,
         close: () =>
           new Promise((closed) => {
             server.close(() => closed())

@@ -2,7 +2,7 @@
 // sectioned and the server answers range requests, else whole.
 import type { Index, RangedIndex, SearchOptions, SearchResults, PageRecord } from './wikidex_wasm.js'
 
-/** How many bytes the first request asks for (64 KiB). */
+/** How many bytes the first request asks for (16 KiB). */
 export const PREFIX_BYTES: number
 
 /** A blob being searched: whole (`index`) or in parts (`ranged`). */

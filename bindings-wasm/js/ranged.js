@@ -15,8 +15,12 @@
 //   const blob = await openBlob('wiki.wdx', { Index, RangedIndex })
 //   const results = await blob.search('nightly crash', { limit: 10 })
 
-/** How many bytes the first request asks for: the head and whatever sections follow it. */
-export const PREFIX_BYTES = 64 * 1024
+/**
+ * How many bytes the first request asks for: the head, or its start, and whatever sections
+ * follow it. A small blob comes whole in it; a big one's head takes a second request (CACM's,
+ * 3,204 pages: 120 KB).
+ */
+export const PREFIX_BYTES = 16 * 1024
 
 /** The most fetch-then-search rounds one call makes (a search needs two: postings, pages). */
 const MAX_ROUNDS = 8
@@ -39,7 +43,7 @@ function totalLength(res) {
  * @param {string | URL} url
  * @param {{ Index: any, RangedIndex: any }} wasm the module's classes (after `init()`)
  * @param {{ prefix?: number, fetch?: typeof fetch }} [options] `prefix`: bytes of the first
- *   request (default 64 KiB); `fetch`: the function that fetches (default `globalThis.fetch`)
+ *   request (default 16 KiB); `fetch`: the function that fetches (default `globalThis.fetch`)
  * @returns {Promise<BlobSearch>}
  */
 export async function openBlob(url, wasm, options = {}) {

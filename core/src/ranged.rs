@@ -207,22 +207,20 @@ impl RangedIndex {
                         terms_changed = true;
                     }
                 }
-                Loaded::Pages(pages) => {
+                Loaded::Pages(pages, spans) => {
                     let Part::Pages(k) = self.parts[i] else {
                         continue;
                     };
                     let range = self.head.page_range(k);
-                    for (p, page) in range.clone().zip(pages) {
+                    let chunks = self.head.chunk_range(range.clone());
+                    for (p, page) in range.zip(pages) {
                         data.pages[p] = page;
                     }
-                    let lo = data
-                        .chunks
-                        .partition_point(|c| (c.page as usize) < range.start);
-                    let hi = data
-                        .chunks
-                        .partition_point(|c| (c.page as usize) < range.end);
+                    for (c, (start, end)) in data.chunks[chunks.clone()].iter_mut().zip(spans) {
+                        (c.start, c.end) = (start, end);
+                    }
                     let pages = &data.pages;
-                    crate::chunk::derive_hashes(&mut data.chunks[lo..hi], |p| {
+                    crate::chunk::derive_hashes(&mut data.chunks[chunks], |p| {
                         pages[p].text.as_str()
                     });
                 }

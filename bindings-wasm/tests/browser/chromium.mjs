@@ -16,11 +16,13 @@ export const STEP_TIMEOUT_MS = 30_000
 
 /**
  * Serves `root` on 127.0.0.1 (a free port) and opens one Chromium page. Resolves to
- * `{ url, browser, page, errors, close() }`: `errors` collects the page's uncaught errors and
+ * `{ url, requests, browser, page, errors, close() }` (`requests`: the server's log of
+ * `{ path, status, bytes }`; `ranges: false`: the server ignores range
+ * requests and sends whole files, as some hosts do): `errors` collects the page's uncaught errors and
  * console errors (a test asserts on them), `close()` closes Chromium and the server.
  */
-export async function open(root = ROOT) {
-  const server = await serve(root)
+export async function open(root = ROOT, { ranges = true } = {}) {
+  const server = await serve(root, { ranges })
   let browser
   try {
     browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS, timeout: STEP_TIMEOUT_MS })
@@ -39,6 +41,7 @@ export async function open(root = ROOT) {
   })
   return {
     url: server.url,
+    requests: server.requests,
     browser,
     page,
     errors,

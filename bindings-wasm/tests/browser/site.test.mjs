@@ -4,10 +4,12 @@
 // why panel, narrows with a tag filter, opens a page view, turns semantic search on (the full
 // module and the int8 model load in the worker; the semantic lane joins), and loads the site
 // with a broken blob URL. Saves target/test-output/site.png (results with the why panel open)
-// and site-semantic.png (the same with the semantic lane).
+// and site-semantic.png (the same with the semantic lane). The blob is sectioned: the worker
+// reads it by range requests (checked in the server's log), and in one piece from a server
+// that ignores them, with the same answers.
 import { test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
-import { existsSync, mkdirSync } from 'node:fs'
+import { existsSync, mkdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { open, ROOT } from './chromium.mjs'
 
@@ -26,6 +28,9 @@ after(async () => {
 })
 
 const hitIds = (page) => page.$$eval('#hits > li.hit', (lis) => lis.map((li) => li.dataset.page))
+
+/** The server's responses for the blob: `{ path, status, bytes }`. */
+const blobRequests = (requests) => requests.filter((r) => r.path.split('?')[0] === '/wiki.wdx')
 
 /** Waits until the hits drawn are the worker's answer to exactly the text in the box. */
 const answered = (page) =>
@@ -61,6 +66,16 @@ test('the docs site searches as you type, explains, filters and shows pages', { 
     assert.match(title, /nightly/i)
     const href = await page.getAttribute('#hits > li.hit:first-child .hit-title', 'href')
     assert.ok(href.startsWith(`pages/${EXPECTED}.html#${encodeURIComponent(EXPECTED + '::chunk_')}`), href)
+  })
+
+  await t.test('the blob is read in parts: its head, then the ranges each search reads', async () => {
+    const blob = blobRequests(chromium.requests)
+    const size = statSync(join(SITE, 'wiki.wdx')).size
+    assert.ok(blob.length >= 2, JSON.stringify(blob))
+    assert.ok(blob.every((r) => r.status === 206), JSON.stringify(blob))
+    const fetched = blob.reduce((n, r) => n + r.bytes, 0)
+    assert.ok(fetched < size, `${fetched} of ${size} bytes`)
+    assert.match(await page.textContent('#status'), /KB of the index fetched/)
   })
 
   await t.test('prefix: a half-typed word already finds its page', async () => {
@@ -167,6 +182,28 @@ test('the semantic toggle loads the model and the semantic lane joins the search
   await page.waitForFunction(() => /semantic skipped/.test(document.querySelector('#status').textContent))
   assert.deepEqual(await hitIds(page), lexical)
   assert.deepEqual(errors, [], 'no uncaught error or console error')
+})
+
+test('a server that ignores range requests sends the whole blob, and the answers are the same', { timeout: 60_000 }, async () => {
+  const plain = await open(SITE, { ranges: false })
+  try {
+    const ids = []
+    for (const { page, url } of [chromium, plain]) {
+      await page.goto(`${url}/index.html`)
+      await page.waitForFunction(() => document.body.classList.contains('ready'))
+      await page.fill('#q', QUERY)
+      await answered(page)
+      ids.push(await hitIds(page))
+    }
+    assert.equal(ids[1][0], EXPECTED)
+    assert.deepEqual(ids[1], ids[0])
+    const blob = blobRequests(plain.requests)
+    assert.deepEqual(blob.map((r) => [r.status, r.bytes]), [[200, statSync(join(SITE, 'wiki.wdx')).size]])
+    assert.doesNotMatch(await plain.page.textContent('#status'), /fetched/)
+    assert.deepEqual(plain.errors, [])
+  } finally {
+    await plain.close()
+  }
 })
 
 test('a blob that fails to load shows an error message, not a blank page', { timeout: 60_000 }, async () => {

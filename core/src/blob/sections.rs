@@ -62,7 +62,9 @@ pub(crate) struct Head {
     pub config: Config,
     /// Per page: [`stub`] of it.
     pub pages: Vec<Page>,
-    #[serde(with = "crate::chunk::stored")]
+    /// The chunk table without the spans (each page's block holds its chunks' spans): stored
+    /// as each page's number of chunks.
+    #[serde(with = "chunk_pages")]
     pub chunks: Vec<ChunkRecord>,
     pub chunk_numbers: Vec<u32>,
     pub page_modified: Vec<Option<i64>>,
@@ -77,6 +79,49 @@ pub(crate) struct Head {
     pub page_blocks: Vec<u32>,
     /// Every section, in [`Part`] order.
     pub sections: Vec<Section>,
+}
+
+/// A chunk table as each page's number of chunks (chunks lie in page order); decoded with
+/// every span empty and no hash until the page's block is loaded.
+mod chunk_pages {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    use crate::chunk::ChunkRecord;
+
+    pub(super) fn serialize<S: Serializer>(
+        chunks: &[ChunkRecord],
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
+        let mut counts: Vec<u32> = Vec::new();
+        for c in chunks {
+            let p = c.page as usize;
+            if counts.len() <= p {
+                counts.resize(p + 1, 0);
+            }
+            counts[p] += 1;
+        }
+        s.collect_seq(counts)
+    }
+
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(
+        d: D,
+    ) -> Result<Vec<ChunkRecord>, D::Error> {
+        let counts: Vec<u32> = Vec::deserialize(d)?;
+        let total: u64 = counts.iter().map(|&n| u64::from(n)).sum();
+        if total > u64::from(u32::MAX) {
+            return Err(crate::error::decode_error("more chunks than a blob holds"));
+        }
+        let mut chunks = Vec::with_capacity(total as usize);
+        for (page, &n) in (0u32..).zip(&counts) {
+            chunks.extend((0..n).map(|_| ChunkRecord {
+                page,
+                start: 0,
+                end: 0,
+                hash: String::new(),
+            }));
+        }
+        Ok(chunks)
+    }
 }
 
 /// What a section holds.
@@ -116,6 +161,17 @@ impl Head {
     /// The pages of page block `i`.
     pub(crate) fn page_range(&self, i: usize) -> std::ops::Range<usize> {
         block_range(&self.page_blocks, i, self.pages.len())
+    }
+
+    /// The chunks (positions in the chunk table) of the pages `pages`.
+    pub(crate) fn chunk_range(&self, pages: std::ops::Range<usize>) -> std::ops::Range<usize> {
+        let lo = self
+            .chunks
+            .partition_point(|c| (c.page as usize) < pages.start);
+        let hi = self
+            .chunks
+            .partition_point(|c| (c.page as usize) < pages.end);
+        lo..hi
     }
 
     /// The page block page `p` is in.
@@ -302,7 +358,17 @@ pub(crate) fn encode(data: &IndexData) -> Result<Vec<u8>> {
     }
     for i in 0..page_blocks.len() {
         let pages = block_range(&page_blocks, i, data.pages.len());
-        push(section(&data.pages[pages])?)?;
+        let lo = data
+            .chunks
+            .partition_point(|c| (c.page as usize) < pages.start);
+        let hi = data
+            .chunks
+            .partition_point(|c| (c.page as usize) < pages.end);
+        let spans: Vec<(u32, u32)> = data.chunks[lo..hi]
+            .iter()
+            .map(|c| (c.start, c.end))
+            .collect();
+        push(section(&(&data.pages[pages], spans))?)?;
     }
     push(section(&data.raw)?)?;
     push(section(&data.graph)?)?;
@@ -447,7 +513,8 @@ pub(crate) fn inflate_decode<T: serde::de::DeserializeOwned>(
 pub(crate) enum Loaded {
     Postings(PostingBlock),
     Positions(Vec<u8>),
-    Pages(Vec<Page>),
+    /// The pages of a block, and the spans of their chunks.
+    Pages(Vec<Page>, Vec<(u32, u32)>),
     Graph(GraphSection),
     Raw(RawSection),
     Vectors(VectorValues),
@@ -475,9 +542,9 @@ pub(crate) fn decode_section(
         Part::Postings(_) => Loaded::Postings(inflate_decode(bytes, raw, &what)?),
         Part::Positions(_) => Loaded::Positions(inflate_decode(bytes, raw, &what)?),
         Part::Pages(b) => {
-            let pages: Vec<Page> = inflate_decode(bytes, raw, &what)?;
-            check_page_block(head, b, &pages)?;
-            Loaded::Pages(pages)
+            let (pages, spans): (Vec<Page>, Vec<(u32, u32)>) = inflate_decode(bytes, raw, &what)?;
+            check_page_block(head, b, &pages, &spans)?;
+            Loaded::Pages(pages, spans)
         }
         Part::Graph => Loaded::Graph(inflate_decode(bytes, raw, &what)?),
         Part::Raw => Loaded::Raw(inflate_decode(bytes, raw, &what)?),
@@ -486,9 +553,9 @@ pub(crate) fn decode_section(
 }
 
 /// Checks the pages of page block `b` against the head: as many as the block spans, each
-/// the page its stub stands for, each chunk's span inside its page's text and its body
-/// offset too.
-fn check_page_block(head: &Head, b: usize, pages: &[Page]) -> Result<()> {
+/// the page its stub stands for, its body offset inside its text, and a span for each of
+/// their chunks, inside its page's text.
+fn check_page_block(head: &Head, b: usize, pages: &[Page], spans: &[(u32, u32)]) -> Result<()> {
     let range = head.page_range(b);
     if pages.len() != range.len() {
         return Err(Error::corrupt(format!(
@@ -497,7 +564,7 @@ fn check_page_block(head: &Head, b: usize, pages: &[Page]) -> Result<()> {
             range.len()
         )));
     }
-    for (page, p) in pages.iter().zip(range) {
+    for (page, p) in pages.iter().zip(range.clone()) {
         if stub(page) != head.pages[p] {
             return Err(Error::corrupt(format!(
                 "page {} differs from its entry in the head",
@@ -511,17 +578,17 @@ fn check_page_block(head: &Head, b: usize, pages: &[Page]) -> Result<()> {
             )));
         }
     }
-    let range = head.page_range(b);
-    let lo = head
-        .chunks
-        .partition_point(|c| (c.page as usize) < range.start);
-    let hi = head
-        .chunks
-        .partition_point(|c| (c.page as usize) < range.end);
-    for (i, c) in head.chunks.iter().enumerate().take(hi).skip(lo) {
-        let page = &pages[c.page as usize - range.start];
-        let (s, e) = (c.start as usize, c.end as usize);
-        if s > e || page.text.get(s..e).is_none() {
+    let chunks = head.chunk_range(range.clone());
+    if spans.len() != chunks.len() {
+        return Err(Error::corrupt(format!(
+            "page block {b} holds {} chunk spans, not {}",
+            spans.len(),
+            chunks.len()
+        )));
+    }
+    for (i, &(s, e)) in chunks.zip(spans) {
+        let page = &pages[head.chunks[i].page as usize - range.start];
+        if s > e || page.text.get(s as usize..e as usize).is_none() {
             return Err(Error::corrupt(format!(
                 "chunk {i} span {s}..{e} is outside its page"
             )));
@@ -543,6 +610,7 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<IndexData> {
     let mut postings: Vec<Option<PostingBlock>> = vec![None; head.term_blocks.len()];
     let mut positions: Vec<Option<Vec<u8>>> = vec![None; head.term_blocks.len()];
     let mut pages: Vec<Page> = Vec::with_capacity(head.pages.len());
+    let mut spans: Vec<(u32, u32)> = Vec::with_capacity(head.chunks.len());
     let (mut graph, mut raw, mut values) = (None, None, None);
     for (i, s) in head.sections.iter().enumerate() {
         let end = at.saturating_add(s.len as usize);
@@ -554,7 +622,10 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<IndexData> {
         match decode_section(&head, &parts, i, section)? {
             Loaded::Postings(p) => store(&mut postings, parts[i], p),
             Loaded::Positions(p) => store(&mut positions, parts[i], p),
-            Loaded::Pages(mut p) => pages.append(&mut p),
+            Loaded::Pages(mut p, mut s) => {
+                pages.append(&mut p);
+                spans.append(&mut s);
+            }
             Loaded::Graph(g) => graph = Some(g),
             Loaded::Raw(r) => raw = Some(r),
             Loaded::Vectors(v) => values = Some(v),
@@ -579,10 +650,14 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<IndexData> {
         (Some(v), Some(values)) => Some(VectorSection { values, ..v }),
         _ => None,
     };
+    let mut chunks = head.chunks;
+    for (c, (start, end)) in chunks.iter_mut().zip(spans) {
+        (c.start, c.end) = (start, end);
+    }
     Ok(IndexData {
         config: head.config,
         pages,
-        chunks: head.chunks,
+        chunks,
         lexical,
         vectors,
         graph: graph.unwrap_or_default(),

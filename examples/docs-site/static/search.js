@@ -50,6 +50,8 @@ try {
 }
 
 let ready = false
+let ranged = false // the blob is read in parts (range requests)
+const kb = (bytes) => (bytes / 1024).toFixed(1)
 let seq = 0
 let shown = 0
 let inFlight = false
@@ -217,7 +219,8 @@ function render(msg) {
   alwaysBox.replaceChildren(el('h2', { text: 'Always shown' }), el('ol', { class: 'hits' }, r.always.map((h) => hitItem(h, null))))
   const lanes = r.lanes.map((l) => `${l.lane} ${l.status}${l.reason ? ` (${l.reason})` : ''}`).join(' · ')
   const none = r.terms.length ? 'No page matches.' : 'Only stopwords: nothing to search for.'
-  status.textContent = `${r.hits.length ? `${r.hits.length} result${r.hits.length === 1 ? '' : 's'}` : none} · terms: ${r.terms.join(' ') || '–'} · ${lanes} · ${msg.ms.toFixed(1)} ms`
+  const fetched = ranged ? ` · ${kb(msg.fetched)} KB of the index fetched` : ''
+  status.textContent = `${r.hits.length ? `${r.hits.length} result${r.hits.length === 1 ? '' : 's'}` : none} · terms: ${r.terms.join(' ') || '–'} · ${lanes} · ${msg.ms.toFixed(1)} ms${fetched}`
 }
 
 if (worker) {
@@ -225,7 +228,9 @@ if (worker) {
     if (data.type === 'ready') {
       ready = true
       document.body.classList.add('ready')
-      status.textContent = `Index loaded: ${data.pages} pages, ${data.chunks} chunks. Type to search.`
+      ranged = data.ranged
+      const parts = ranged ? ` (read in parts as searches need them: ${kb(data.fetched)} KB so far)` : ''
+      status.textContent = `Index loaded: ${data.pages} pages, ${data.chunks} chunks${parts}. Type to search.`
       if (input.value) search()
     } else if (data.type === 'model-progress') {
       semanticState.textContent = `loading the model: ${mb(data.loaded)}${data.total ? ` of ${mb(data.total)}` : ''} MB`

@@ -25,7 +25,7 @@ async function load(url) {
     await init() // fetches pkg/wikidex_wasm_bg.wasm next to the module
     blobUrl = url
     index = await openBlob(url, { Index, RangedIndex })
-    postMessage({ type: 'ready', pages: index.pageCount, chunks: index.chunkCount, ranged: index.ranged !== null })
+    postMessage({ type: 'ready', pages: index.pageCount, chunks: index.chunkCount, ranged: index.ranged !== null, fetched: index.fetched })
   } catch (e) {
     postMessage({ type: 'error', url, code: e?.code ?? null, message: String(e?.message ?? e) })
   }
