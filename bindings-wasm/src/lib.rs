@@ -12,7 +12,9 @@
 //!   `JsValue` and is checked here, so wasm-bindgen's glue never coerces or throws its own.
 //! - Everything runs on the calling thread (a page runs it in a Web Worker).
 //! - Feature `write` (default): `Index.build` and the page writes; feature `agent` (default):
-//!   the agent tools, the query log (`agent.rs`) and `promptBlock`. Without them, the search module: the
+//!   the agent tools, the query log (`agent.rs`), `promptBlock`, the citation checks
+//!   (`verify`, `checkAnswer`, `uncitedSupport`, `pointers`, `parseHeaders`) and `lint`.
+//!   Without them, the search module: the
 //!   same API less those, for a site that loads a blob the CLI built. `write` also turns on the
 //!   core's `legacy-v1` (reading v1 blobs, which needs the Markdown parser) and
 //!   `normalization-tables`; the search module has neither: it reads formats 2 and later, and
@@ -33,6 +35,7 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
+#[cfg(feature = "agent")]
 use wikidex::cite::Cited;
 use wikidex::{
     BuildReport, Error, OffsetUnit, Scope, SearchOptions, SharedIndex, TraverseOptions,
@@ -148,6 +151,7 @@ fn strings(what: &str, v: &JsValue) -> CoreResult<Vec<String>> {
         .collect()
 }
 
+#[cfg(feature = "agent")]
 fn opt_strings(what: &str, v: &JsValue) -> CoreResult<Vec<String>> {
     if is_absent(v) {
         Ok(Vec::new())
@@ -397,6 +401,7 @@ impl JsIndex {
         (|| record(&self.shared.snapshot().chunk(&string("id", &id)?)?))().or_throw()
     }
 
+    #[cfg(feature = "agent")]
     /// Lints the wiki's graph (with the build's skipped files when built here).
     #[wasm_bindgen(unchecked_return_type = "LintReport")]
     pub fn lint(&self) -> Result<JsValue, JsValue> {
@@ -426,6 +431,7 @@ impl JsIndex {
         .or_throw()
     }
 
+    #[cfg(feature = "agent")]
     /// The raw chunks a page was compiled from (its `sources`), with weights.
     #[wasm_bindgen(unchecked_return_type = "Pointer[]")]
     pub fn pointers(
@@ -441,6 +447,7 @@ impl JsIndex {
         .or_throw()
     }
 
+    #[cfg(feature = "agent")]
     /// Verdicts on the chunks an answer cites (`id` or `id@hash`), and on those it was
     /// offered but did not cite.
     #[wasm_bindgen(unchecked_return_type = "Verification")]
@@ -462,6 +469,7 @@ impl JsIndex {
         .or_throw()
     }
 
+    #[cfg(feature = "agent")]
     /// `verify` with the ids written in the answer merged in, and the answer's sentences
     /// that no citation supports.
     #[wasm_bindgen(js_name = checkAnswer, unchecked_return_type = "AnswerCheck")]
@@ -488,6 +496,7 @@ impl JsIndex {
         .or_throw()
     }
 
+    #[cfg(feature = "agent")]
     /// The answer's sentences without a citation, and those no chunk supports.
     #[wasm_bindgen(js_name = uncitedSupport, unchecked_return_type = "Support")]
     pub fn uncited_support(
@@ -604,6 +613,7 @@ impl JsIndex {
     }
 }
 
+#[cfg(feature = "agent")]
 /// The citation headers (`[page <key> · chunk <id> · score <s>] <title>`) found in `text`.
 #[wasm_bindgen(js_name = parseHeaders, unchecked_return_type = "CitationHeader[]")]
 pub fn parse_headers(

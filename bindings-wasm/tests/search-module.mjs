@@ -3,15 +3,21 @@
 // one deliberate difference. No imports: a browser loads this file as it is.
 
 const NO_WRITES = 'the search module has no page writes'
+const AGENT_SIDE = 'the search module leaves out the agent side (feature agent): tools, citation checks, lint'
 
 /** The ops the search module does not have, as the runner's `api.lacks` takes them. */
 export const LACKS = {
   build_report: 'a loaded index has no build report',
-  lint: 'the expectations lint with the build report (skipped files, duplicate keys); see the lint test in search.test.mjs',
+  lint: AGENT_SIDE,
+  verify: AGENT_SIDE,
+  check_answer: AGENT_SIDE,
+  uncited_support: AGENT_SIDE,
+  pointers: AGENT_SIDE,
+  parse_headers: AGENT_SIDE,
   upsert_page: NO_WRITES,
   delete_page: NO_WRITES,
   rename_page: NO_WRITES,
-  call_tool: 'the search module leaves out the agent tools (feature agent)',
+  call_tool: AGENT_SIDE,
 }
 
 /**
