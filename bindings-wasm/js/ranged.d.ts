@@ -35,5 +35,5 @@ export class BlobSearch {
 export function openBlob(
   url: string | URL,
   wasm: { Index: typeof Index; RangedIndex: typeof RangedIndex },
-  options?: { prefix?: number; fetch?: typeof fetch },
+  options?: { prefix?: number; fetch?: typeof fetch; ready?: Promise<unknown> },
 ): Promise<BlobSearch>

@@ -42,14 +42,16 @@ function totalLength(res) {
  * Opens the blob at `url` for searching.
  * @param {string | URL} url
  * @param {{ Index: any, RangedIndex: any }} wasm the module's classes (after `init()`)
- * @param {{ prefix?: number, fetch?: typeof fetch }} [options] `prefix`: bytes of the first
- *   request (default 16 KiB); `fetch`: the function that fetches (default `globalThis.fetch`)
+ * @param {{ prefix?: number, fetch?: typeof fetch, ready?: Promise<unknown> }} [options]
+ *   `prefix`: bytes of the first request (default 16 KiB); `fetch`: the function that fetches
+ *   (default `globalThis.fetch`); `ready`: the module's `init()` when it is still under way, so
+ *   that the first request goes out meanwhile (the classes are used once it resolves)
  * @returns {Promise<BlobSearch>}
  */
 export async function openBlob(url, wasm, options = {}) {
   const fetchFn = options.fetch ?? globalThis.fetch.bind(globalThis)
   const prefix = options.prefix ?? PREFIX_BYTES
-  const res = await fetchFn(url, { headers: { Range: `bytes=0-${prefix - 1}` } })
+  const [res] = await Promise.all([fetchFn(url, { headers: { Range: `bytes=0-${prefix - 1}` } }), options.ready])
   if (res.status !== 206 && !res.ok) throw httpError(url, res, 'the first bytes')
   let bytes = new Uint8Array(await res.arrayBuffer())
   let fetched = bytes.length

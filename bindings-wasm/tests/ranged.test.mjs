@@ -154,3 +154,21 @@ test('RangedIndex: wrong arguments are invalid_argument', () => {
   assert.throws(() => RangedIndex.headEnd(Index.build(exampleWiki()).toBytes()), (e) => e.code === 'incompatible_format')
   assert.throws(() => RangedIndex.open(bytes.subarray(0, 100)), (e) => e.code === 'corrupt_index')
 })
+
+test('openBlob sends its first request while the module is still loading', async () => {
+  const bytes = Index.build(exampleWiki()).toSectionedBytes()
+  const order = []
+  let moduleLoaded
+  const ready = new Promise((ok) => (moduleLoaded = ok)).then(() => order.push('ready'))
+  const serve = fakeFetch(bytes)
+  const fetch = (url, init) => {
+    order.push('fetch')
+    return serve(url, init)
+  }
+  const opening = openBlob('http://x/w.wdx', { Index, RangedIndex }, { fetch, ready })
+  await new Promise((ok) => setTimeout(ok, 10))
+  moduleLoaded()
+  const blob = await opening
+  assert.deepEqual(order.slice(0, 2), ['fetch', 'ready'])
+  assert.equal(blob.pageCount, Index.build(exampleWiki()).pageCount)
+})

@@ -22,9 +22,10 @@ let modelLoading = false
 
 async function load(url) {
   try {
-    await init() // fetches pkg/wikidex_wasm_bg.wasm next to the module
     blobUrl = url
-    index = await openBlob(url, { Index, RangedIndex })
+    // init() fetches pkg/wikidex_wasm_bg.wasm next to the module; the blob's first bytes are
+    // requested meanwhile.
+    index = await openBlob(url, { Index, RangedIndex }, { ready: init() })
     postMessage({ type: 'ready', pages: index.pageCount, chunks: index.chunkCount, ranged: index.ranged !== null, fetched: index.fetched })
   } catch (e) {
     postMessage({ type: 'error', url, code: e?.code ?? null, message: String(e?.message ?? e) })
