@@ -48,7 +48,6 @@ use {
     wikidex::{Config, IndexBuilder, WriteOptions},
 };
 
-#[cfg(feature = "agent")]
 use wikidex::SearchResults;
 
 use crate::error::OrThrow;
@@ -182,6 +181,36 @@ fn bytes(v: &JsValue) -> CoreResult<Vec<u8>> {
 
 fn count(n: usize) -> u32 {
     u32::try_from(n).unwrap_or(u32::MAX)
+}
+
+/// A class's `search`: the query and options read, `run` called with them, its results as a
+/// record.
+fn search_record(
+    query: &JsValue,
+    options: Option<JsValue>,
+    run: impl FnOnce(&str, &SearchOptions) -> CoreResult<SearchResults>,
+) -> Result<JsValue, JsValue> {
+    (|| {
+        let query = string("query", query)?;
+        let opts: SearchOptions = crate::options("search options", &absent_if_none(options))?;
+        record(&run(&query, &opts)?)
+    })()
+    .or_throw()
+}
+
+/// A class's `pageRecord`: the key and scope read, `run` called with them, its page record
+/// as a record.
+fn page_record(
+    key: &JsValue,
+    scope: Option<JsValue>,
+    run: impl FnOnce(&str, Option<&Scope>) -> CoreResult<wikidex::PageRecord>,
+) -> Result<JsValue, JsValue> {
+    (|| {
+        let key = string("key", key)?;
+        let s = crate::scope(&absent_if_none(scope))?;
+        record(&run(&key, s.as_ref())?)
+    })()
+    .or_throw()
 }
 
 /// `Index.build`'s options; `config` is read as the core's `Config` on its own, so its errors
@@ -348,12 +377,7 @@ impl JsIndex {
         #[wasm_bindgen(unchecked_param_type = "string")] query: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "SearchOptions")] options: Option<JsValue>,
     ) -> Result<JsValue, JsValue> {
-        (|| {
-            let query = string("query", &query)?;
-            let opts: SearchOptions = crate::options("search options", &absent_if_none(options))?;
-            record(&self.shared.snapshot().search(&query, &opts)?)
-        })()
-        .or_throw()
+        search_record(&query, options, |q, o| self.shared.snapshot().search(q, o))
     }
 
     /// The prompt block for search results: citation headers with the chunk text, and the
@@ -384,12 +408,7 @@ impl JsIndex {
         #[wasm_bindgen(unchecked_param_type = "string")] key: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "string | null")] scope: Option<JsValue>,
     ) -> Result<JsValue, JsValue> {
-        (|| {
-            let key = string("key", &key)?;
-            let s = crate::scope(&absent_if_none(scope))?;
-            record(&self.shared.snapshot().page_record(&key, s.as_ref())?)
-        })()
-        .or_throw()
+        page_record(&key, scope, |k, s| self.shared.snapshot().page_record(k, s))
     }
 
     /// One chunk (of a page or a raw document) by id.

@@ -5,10 +5,10 @@
 
 use js_sys::Array;
 use wasm_bindgen::prelude::*;
-use wikidex::{OffsetUnit, SearchOptions};
+use wikidex::OffsetUnit;
 
 use crate::error::OrThrow;
-use crate::{absent_if_none, bytes, invalid, record, string, CoreResult};
+use crate::{bytes, invalid, CoreResult};
 
 /// A byte offset from JavaScript: a whole number from 0 to 2^53.
 fn offset(what: &str, v: &JsValue) -> CoreResult<u64> {
@@ -73,12 +73,7 @@ impl JsRangedIndex {
         #[wasm_bindgen(unchecked_param_type = "string")] query: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "SearchOptions")] options: Option<JsValue>,
     ) -> Result<JsValue, JsValue> {
-        (|| {
-            let query = string("query", &query)?;
-            let opts: SearchOptions = crate::options("search options", &absent_if_none(options))?;
-            record(&self.inner.search(&query, &opts)?)
-        })()
-        .or_throw()
+        crate::search_record(&query, options, |q, o| self.inner.search(q, o))
     }
 
     /// A page's whole record, as `Index.pageRecord`; throws `not_loaded` until its part and
@@ -89,12 +84,7 @@ impl JsRangedIndex {
         #[wasm_bindgen(unchecked_param_type = "string")] key: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "string | null")] scope: Option<JsValue>,
     ) -> Result<JsValue, JsValue> {
-        (|| {
-            let key = string("key", &key)?;
-            let s = crate::scope(&absent_if_none(scope))?;
-            record(&self.inner.page_record(&key, s.as_ref())?)
-        })()
-        .or_throw()
+        crate::page_record(&key, scope, |k, s| self.inner.page_record(k, s))
     }
 
     /// Number of pages.

@@ -389,13 +389,9 @@ pub(crate) fn encode(data: &IndexData) -> Result<Vec<u8>> {
     Ok(out)
 }
 
-/// Encodes an index in the sectioned layout (format v8, [`SECTIONED_FORMAT_VERSION`]).
-pub(crate) fn encode_sectioned(data: &IndexData) -> Result<Vec<u8>> {
-    sections::encode(data)
-}
-
-/// Decodes and validates a blob.
-pub(crate) fn decode(bytes: &[u8]) -> Result<IndexData> {
+/// The format version of a blob's header, checked as far as the header goes: the magic bytes,
+/// its length, the version (from `oldest` to [`SECTIONED_FORMAT_VERSION`]), the flags.
+fn header_version(bytes: &[u8], oldest: u32) -> Result<u32> {
     let magic_len = bytes.len().min(MAGIC.len());
     if bytes[..magic_len] != MAGIC[..magic_len] {
         return Err(Error::NotAnIndex);
@@ -409,10 +405,10 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<IndexData> {
     let u32_at =
         |at: usize| u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]]);
     let version = u32_at(8);
-    if !(OLDEST_SUPPORTED_FORMAT_VERSION..=SECTIONED_FORMAT_VERSION).contains(&version) {
+    if !(oldest..=SECTIONED_FORMAT_VERSION).contains(&version) {
         return Err(Error::IncompatibleFormat {
             found: version,
-            oldest: OLDEST_SUPPORTED_FORMAT_VERSION,
+            oldest,
             current: SECTIONED_FORMAT_VERSION,
         });
     }
@@ -420,6 +416,17 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<IndexData> {
     if flags != 0 {
         return Err(Error::corrupt(format!("unknown header flags {flags:#x}")));
     }
+    Ok(version)
+}
+
+/// Encodes an index in the sectioned layout (format v8, [`SECTIONED_FORMAT_VERSION`]).
+pub(crate) fn encode_sectioned(data: &IndexData) -> Result<Vec<u8>> {
+    sections::encode(data)
+}
+
+/// Decodes and validates a blob.
+pub(crate) fn decode(bytes: &[u8]) -> Result<IndexData> {
+    let version = header_version(bytes, OLDEST_SUPPORTED_FORMAT_VERSION)?;
     if version == SECTIONED_FORMAT_VERSION {
         return finish(sections::decode(bytes)?, &[], version);
     }
@@ -600,7 +607,7 @@ mod tests {
     #[test]
     fn newer_version_is_incompatible() {
         let mut bytes = encode(&empty()).unwrap();
-        bytes[8..12].copy_from_slice(&(FORMAT_VERSION + 1).to_le_bytes());
+        bytes[8..12].copy_from_slice(&(SECTIONED_FORMAT_VERSION + 1).to_le_bytes());
         assert_eq!(decode(&bytes).unwrap_err().code(), "incompatible_format");
     }
 

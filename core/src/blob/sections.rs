@@ -165,13 +165,7 @@ impl Head {
 
     /// The chunks (positions in the chunk table) of the pages `pages`.
     pub(crate) fn chunk_range(&self, pages: std::ops::Range<usize>) -> std::ops::Range<usize> {
-        let lo = self
-            .chunks
-            .partition_point(|c| (c.page as usize) < pages.start);
-        let hi = self
-            .chunks
-            .partition_point(|c| (c.page as usize) < pages.end);
-        lo..hi
+        chunks_of(&self.chunks, pages)
     }
 
     /// The page block page `p` is in.
@@ -248,6 +242,13 @@ fn check_firsts(firsts: &[u32], n: usize, what: &str) -> Result<()> {
     } else {
         Err(Error::corrupt(format!("{what} blocks are out of order")))
     }
+}
+
+/// The positions in a chunk table (in page order) of the chunks of the pages `pages`.
+fn chunks_of(chunks: &[ChunkRecord], pages: std::ops::Range<usize>) -> std::ops::Range<usize> {
+    let lo = chunks.partition_point(|c| (c.page as usize) < pages.start);
+    let hi = chunks.partition_point(|c| (c.page as usize) < pages.end);
+    lo..hi
 }
 
 /// Block `i` of blocks starting at `firsts`, over `0..n`.
@@ -358,13 +359,7 @@ pub(crate) fn encode(data: &IndexData) -> Result<Vec<u8>> {
     }
     for i in 0..page_blocks.len() {
         let pages = block_range(&page_blocks, i, data.pages.len());
-        let lo = data
-            .chunks
-            .partition_point(|c| (c.page as usize) < pages.start);
-        let hi = data
-            .chunks
-            .partition_point(|c| (c.page as usize) < pages.end);
-        let spans: Vec<(u32, u32)> = data.chunks[lo..hi]
+        let spans: Vec<(u32, u32)> = data.chunks[chunks_of(&data.chunks, pages.clone())]
             .iter()
             .map(|c| (c.start, c.end))
             .collect();
@@ -431,28 +426,7 @@ fn short_hash(bytes: &[u8]) -> [u8; 8] {
 /// As a load of those bytes: [`Error::NotAnIndex`], [`Error::IncompatibleFormat`] for a
 /// blob of another layout (not v8), [`Error::Corrupt`] for fewer than [`HEADER_LEN`] bytes.
 pub(crate) fn head_end(prefix: &[u8]) -> Result<u64> {
-    let magic_len = prefix.len().min(MAGIC.len());
-    if prefix[..magic_len] != MAGIC[..magic_len] {
-        return Err(Error::NotAnIndex);
-    }
-    if prefix.len() < HEADER_LEN {
-        return Err(Error::corrupt(format!(
-            "truncated header: {} of {HEADER_LEN} bytes",
-            prefix.len()
-        )));
-    }
-    let version = u32::from_le_bytes([prefix[8], prefix[9], prefix[10], prefix[11]]);
-    if version != SECTIONED_VERSION {
-        return Err(Error::IncompatibleFormat {
-            found: version,
-            oldest: SECTIONED_VERSION,
-            current: SECTIONED_VERSION,
-        });
-    }
-    let flags = u32::from_le_bytes([prefix[12], prefix[13], prefix[14], prefix[15]]);
-    if flags != 0 {
-        return Err(Error::corrupt(format!("unknown header flags {flags:#x}")));
-    }
+    super::header_version(prefix, SECTIONED_VERSION)?;
     let mut len = [0u8; 8];
     len.copy_from_slice(&prefix[16..24]);
     u64::from_le_bytes(len)
