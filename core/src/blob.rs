@@ -380,13 +380,19 @@ pub(crate) fn encode(data: &IndexData) -> Result<Vec<u8>> {
         detail: e.to_string(),
     })?;
     let mut out = Vec::with_capacity(HEADER_LEN + payload.len());
-    out.extend_from_slice(&MAGIC);
-    out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
-    out.extend_from_slice(&0u32.to_le_bytes());
-    out.extend_from_slice(&(payload.len() as u64).to_le_bytes());
-    out.extend_from_slice(blake3::hash(&payload).as_bytes());
-    out.extend_from_slice(&payload);
+    put_header(&mut out, FORMAT_VERSION, &payload);
     Ok(out)
+}
+
+/// Appends the header of a blob of `version` whose checked part (the payload; a sectioned
+/// blob's head) is `checked`, then that part.
+fn put_header(out: &mut Vec<u8>, version: u32, checked: &[u8]) {
+    out.extend_from_slice(&MAGIC);
+    out.extend_from_slice(&version.to_le_bytes());
+    out.extend_from_slice(&0u32.to_le_bytes());
+    out.extend_from_slice(&(checked.len() as u64).to_le_bytes());
+    out.extend_from_slice(blake3::hash(checked).as_bytes());
+    out.extend_from_slice(checked);
 }
 
 /// The format version of a blob's header, checked as far as the header goes: the magic bytes,

@@ -26,7 +26,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{IndexData, HEADER_LEN, MAGIC};
+use super::{IndexData, HEADER_LEN};
 use crate::chunk::ChunkRecord;
 use crate::config::Config;
 use crate::error::{Error, Result};
@@ -390,12 +390,7 @@ pub(crate) fn encode(data: &IndexData) -> Result<Vec<u8>> {
     let mut out = Vec::with_capacity(
         HEADER_LEN + head_bytes.len() + bodies.iter().map(Vec::len).sum::<usize>(),
     );
-    out.extend_from_slice(&MAGIC);
-    out.extend_from_slice(&SECTIONED_VERSION.to_le_bytes());
-    out.extend_from_slice(&0u32.to_le_bytes());
-    out.extend_from_slice(&(head_bytes.len() as u64).to_le_bytes());
-    out.extend_from_slice(blake3::hash(&head_bytes).as_bytes());
-    out.extend_from_slice(&head_bytes);
+    super::put_header(&mut out, SECTIONED_VERSION, &head_bytes);
     for b in bodies {
         out.extend_from_slice(&b);
     }
