@@ -93,7 +93,12 @@ impl RangedIndex {
         let n_blocks = head.term_blocks.len();
         let postings: Vec<Option<PostingBlock>> = vec![None; n_blocks];
         let positions = vec![None; n_blocks];
-        let vectors = head.vectors.clone();
+        // The head's vector section without values (a head that holds some is not trusted
+        // with them: the values come from their own section, checked when it loads).
+        let vectors = head.vectors.as_ref().map(|v| VectorSection {
+            values: blob::empty_like(&v.values),
+            ..v.clone()
+        });
         let data = blob::IndexData {
             config: head.config.clone(),
             pages: head.pages.clone(),

@@ -398,7 +398,7 @@ pub(crate) fn encode(data: &IndexData) -> Result<Vec<u8>> {
 }
 
 /// Vector values of the same encoding with no rows.
-fn empty_like(values: &VectorValues) -> VectorValues {
+pub(crate) fn empty_like(values: &VectorValues) -> VectorValues {
     match values {
         VectorValues::F32(_) => VectorValues::F32(Vec::new()),
         VectorValues::Int8 { .. } => VectorValues::Int8 {
@@ -642,6 +642,117 @@ fn store<T>(slots: &mut [Option<T>], part: Part, value: T) {
     if let Part::Postings(b) | Part::Positions(b) = part {
         if let Some(slot) = slots.get_mut(b) {
             *slot = Some(value);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{IndexBuilder, RangedIndex, SearchOptions};
+
+    fn small() -> Vec<u8> {
+        let mut b = IndexBuilder::new(Config::default()).unwrap();
+        b.add_file(
+            "global/a.md",
+            b"---\ntags: [x]\ntype: note\nupdated: 2024-03-01\n---\n# A\n\nalpha [[b]] \"beta\" gamma\n\ndelta",
+        )
+        .unwrap();
+        b.add_file("global/b.md", b"---\nusage_mode: always\n---\ngamma alpha")
+            .unwrap();
+        b.add_file("user/ann/a.md", b"alphabet soup").unwrap();
+        b.add_file("raw/r.md", b"raw text").unwrap();
+        let (index, _) = b.build().unwrap();
+        index.to_sectioned_bytes().unwrap()
+    }
+
+    /// The blob with section `i`'s encoded bytes (before deflate) replaced by `raw`, and every
+    /// hash and length made valid again: only the decoders' own checks stand between hostile
+    /// content and a panic. `i == usize::MAX` replaces the head.
+    fn with_raw(blob: &[u8], i: usize, raw: &[u8]) -> Vec<u8> {
+        let mut head = decode_head(blob).unwrap();
+        let mut at = head_end(blob).unwrap() as usize;
+        let mut bodies = Vec::new();
+        for s in &head.sections {
+            bodies.push(blob[at..at + s.len as usize].to_vec());
+            at += s.len as usize;
+        }
+        let body = miniz_oxide::deflate::compress_to_vec(raw, 1);
+        let head_bytes = if i == usize::MAX {
+            body
+        } else {
+            head.sections[i] = Section {
+                len: body.len() as u32,
+                raw_len: raw.len() as u32,
+                hash: short_hash(&body),
+            };
+            bodies[i] = body;
+            section(&head).unwrap().0
+        };
+        let mut out = Vec::new();
+        super::super::put_header(&mut out, SECTIONED_VERSION, &head_bytes);
+        for b in bodies {
+            out.extend_from_slice(&b);
+        }
+        out
+    }
+
+    /// Loads `blob` whole and in parts, searching and reading a page; errors are fine, a panic
+    /// fails the test.
+    fn exercise(blob: &[u8]) {
+        let _ = super::super::decode(blob);
+        let Ok(end) = head_end(blob) else { return };
+        let Some(head) = blob.get(..end as usize) else {
+            return;
+        };
+        let Ok(mut ranged) = RangedIndex::open(head) else {
+            return;
+        };
+        // A head may list sections past the file's end (a range request would fail there).
+        for [s, e] in ranged.missing() {
+            if let Some(bytes) = blob.get(s as usize..e as usize) {
+                let _ = ranged.supply(s, bytes);
+            }
+        }
+        let opts = SearchOptions {
+            facets: true,
+            explain: true,
+            ..Default::default()
+        };
+        for q in ["alpha \"beta gamma\"", "alphx", "delt"] {
+            let _ = ranged.search(q, &opts);
+        }
+        let _ = ranged.page_record("a", None);
+        let _ = ranged.into_index();
+    }
+
+    #[test]
+    fn hostile_parts_with_valid_hashes_are_errors_never_panics() {
+        let blob = small();
+        let head = decode_head(&blob).unwrap();
+        let end = head_end(&blob).unwrap() as usize;
+        let mut raws: Vec<(usize, Vec<u8>)> = Vec::new();
+        raws.push((
+            usize::MAX,
+            miniz_oxide::inflate::decompress_to_vec(&blob[HEADER_LEN..end]).unwrap(),
+        ));
+        let mut at = end;
+        for (i, s) in head.sections.iter().enumerate() {
+            let body = &blob[at..at + s.len as usize];
+            raws.push((i, miniz_oxide::inflate::decompress_to_vec(body).unwrap()));
+            at += s.len as usize;
+        }
+        for (i, raw) in &raws {
+            for cut in 0..raw.len() {
+                exercise(&with_raw(&blob, *i, &raw[..cut]));
+            }
+            for at in 0..raw.len() {
+                for flip in [0x01u8, 0x80, 0xff] {
+                    let mut bad = raw.clone();
+                    bad[at] ^= flip;
+                    exercise(&with_raw(&blob, *i, &bad));
+                }
+            }
         }
     }
 }
