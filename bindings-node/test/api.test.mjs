@@ -316,7 +316,11 @@ test('agent tools, prompt block, verification and the query log', async () => {
     ['raw/slack_2024_03_12::chunk_0', 'made_up::chunk_0'],
   )
   assert.deepEqual(check.verification.citations.map((c) => c.status), ['quote', 'unknown'])
-  await new Promise((r) => setTimeout(r, 50))
+  // The entries come back on the event loop (a threadsafe function): wait for both, up to 10 s
+  // (a fixed 50 ms wait failed once on a loaded machine).
+  for (let waited = 0; entries.length < 2 && waited < 10_000; waited += 10) {
+    await new Promise((r) => setTimeout(r, 10))
+  }
   assert.deepEqual(entries.map((e) => [e.origin, e.kind]), [['test', 'search'], ['test', 'verify']])
   const dir = mkdtempSync(join(tmpdir(), 'wikidex-log-'))
   index.setQueryLog(join(dir, 'log.jsonl'))
