@@ -62,9 +62,12 @@ pub(crate) struct Head {
     pub config: Config,
     /// Per page: [`stub`] of it.
     pub pages: Vec<Page>,
-    /// The chunk table without the spans (each page's block holds its chunks' spans): stored
-    /// as each page's number of chunks.
-    #[serde(with = "chunk_pages")]
+    /// Each page's number of chunks: the chunk table without the spans (each page's block
+    /// holds its chunks' spans).
+    chunk_counts: Vec<u32>,
+    /// The chunk table, every span empty and no hash until its page's block is loaded;
+    /// derived from `chunk_counts` by [`Head::validate`] once their sum is checked.
+    #[serde(skip)]
     pub chunks: Vec<ChunkRecord>,
     pub chunk_numbers: Vec<u32>,
     pub page_modified: Vec<Option<i64>>,
@@ -79,49 +82,6 @@ pub(crate) struct Head {
     pub page_blocks: Vec<u32>,
     /// Every section, in [`Part`] order.
     pub sections: Vec<Section>,
-}
-
-/// A chunk table as each page's number of chunks (chunks lie in page order); decoded with
-/// every span empty and no hash until the page's block is loaded.
-mod chunk_pages {
-    use serde::{Deserialize, Deserializer, Serializer};
-
-    use crate::chunk::ChunkRecord;
-
-    pub(super) fn serialize<S: Serializer>(
-        chunks: &[ChunkRecord],
-        s: S,
-    ) -> Result<S::Ok, S::Error> {
-        let mut counts: Vec<u32> = Vec::new();
-        for c in chunks {
-            let p = c.page as usize;
-            if counts.len() <= p {
-                counts.resize(p + 1, 0);
-            }
-            counts[p] += 1;
-        }
-        s.collect_seq(counts)
-    }
-
-    pub(super) fn deserialize<'de, D: Deserializer<'de>>(
-        d: D,
-    ) -> Result<Vec<ChunkRecord>, D::Error> {
-        let counts: Vec<u32> = Vec::deserialize(d)?;
-        let total: u64 = counts.iter().map(|&n| u64::from(n)).sum();
-        if total > u64::from(u32::MAX) {
-            return Err(crate::error::decode_error("more chunks than a blob holds"));
-        }
-        let mut chunks = Vec::with_capacity(total as usize);
-        for (page, &n) in (0u32..).zip(&counts) {
-            chunks.extend((0..n).map(|_| ChunkRecord {
-                page,
-                start: 0,
-                end: 0,
-                hash: String::new(),
-            }));
-        }
-        Ok(chunks)
-    }
 }
 
 /// What a section holds.
@@ -182,10 +142,12 @@ impl Head {
             .saturating_sub(1)
     }
 
-    /// Checks what a search reads of the head before any section is loaded: the same checks
-    /// a whole load makes of these fields, but for the chunks' spans (the page texts are in
-    /// the sections: [`check_page_block`] checks them).
-    pub(crate) fn validate(&self) -> Result<()> {
+    /// Checks what a search reads of the head before any section is loaded (the same checks
+    /// a whole load makes of these fields, but for the chunks' spans: the page texts are in
+    /// the sections, [`check_page_block`] checks them), and derives the chunk table from the
+    /// pages' chunk counts once they add up to the dictionary's chunk count (a count is never
+    /// trusted with an allocation before that).
+    pub(crate) fn validate(&mut self) -> Result<()> {
         self.config
             .validate()
             .map_err(|e| Error::corrupt(format!("stored configuration: {e}")))?;
@@ -199,22 +161,28 @@ impl Head {
                 self.parts().len()
             )));
         }
-        let mut expect = 0usize;
-        for (i, c) in self.chunks.iter().enumerate() {
-            let p = c.page as usize;
-            if (i == 0 && p != 0) || (p != expect && p != expect + 1) || p >= n_pages {
-                return Err(Error::corrupt(format!("chunk {i} is out of page order")));
-            }
-            expect = p;
+        let total: u64 = self.chunk_counts.iter().map(|&n| u64::from(n)).sum();
+        if self.chunk_counts.len() != n_pages || total != self.dictionary.chunk_count() as u64 {
+            return Err(Error::corrupt(format!(
+                "chunk counts of {} pages add up to {total}, for {} pages and {} chunk lengths",
+                self.chunk_counts.len(),
+                n_pages,
+                self.dictionary.chunk_count()
+            )));
         }
-        if n_pages > 0 && (self.chunks.is_empty() || expect + 1 != n_pages) {
-            return Err(Error::corrupt("a page has no chunk"));
-        }
-        if self.dictionary.chunk_count() != self.chunks.len() {
-            return Err(Error::corrupt(
-                "lexical index: chunk lengths do not match the chunk count",
-            ));
-        }
+        self.chunks = (0u32..)
+            .zip(&self.chunk_counts)
+            .flat_map(|(page, &n)| {
+                (0..n).map(move |_| ChunkRecord {
+                    page,
+                    start: 0,
+                    end: 0,
+                    hash: String::new(),
+                })
+            })
+            .collect();
+        // Order and a chunk for every page, as a whole load checks them (spans all empty).
+        crate::chunk::validate_chunk_table(&self.chunks, n_pages, |_| Some(""))?;
         crate::chunk::validate_numbers(&self.chunks, &self.chunk_numbers)?;
         if !self.page_modified.is_empty() && self.page_modified.len() != n_pages {
             return Err(Error::corrupt(format!(
@@ -373,7 +341,14 @@ pub(crate) fn encode(data: &IndexData) -> Result<Vec<u8>> {
     let head = Head {
         config: data.config.clone(),
         pages: data.pages.iter().map(stub).collect(),
-        chunks: data.chunks.clone(),
+        chunk_counts: {
+            let mut counts = vec![0u32; data.pages.len()];
+            for c in &data.chunks {
+                counts[c.page as usize] += 1;
+            }
+            counts
+        },
+        chunks: Vec::new(),
         chunk_numbers: data.chunk_numbers.clone(),
         page_modified: data.page_modified.clone(),
         dictionary: lexical.dictionary(),
@@ -448,7 +423,7 @@ pub(crate) fn decode_head(bytes: &[u8]) -> Result<Head> {
     if blake3::hash(head).as_bytes()[..] != bytes[24..56] {
         return Err(Error::corrupt("head checksum mismatch"));
     }
-    let head: Head = inflate_decode(head, None, "the head")?;
+    let mut head: Head = inflate_decode(head, None, "the head")?;
     head.validate()?;
     Ok(head)
 }
@@ -724,6 +699,19 @@ mod tests {
         }
         let _ = ranged.page_record("a", None);
         let _ = ranged.into_index();
+    }
+
+    #[test]
+    fn a_head_asking_for_billions_of_chunks_is_corrupt_before_any_allocation() {
+        let blob = small();
+        let mut head = decode_head(&blob).unwrap();
+        head.chunk_counts[0] = u32::MAX;
+        let bad = with_raw(&blob, usize::MAX, &postcard::to_allocvec(&head).unwrap());
+        assert_eq!(decode_head(&bad).unwrap_err().code(), "corrupt_index");
+        assert_eq!(
+            super::super::decode(&bad).unwrap_err().code(),
+            "corrupt_index"
+        );
     }
 
     #[test]
