@@ -39,7 +39,7 @@ use crate::lane::lexical::{LexicalIndex, PostingBlock};
 use crate::lane::phrase::Positions;
 use crate::lane::semantic::VectorSection;
 use crate::page::Scope;
-use crate::search::{SearchOptions, SearchResults};
+use crate::search::{Analyzed, Reads, SearchOptions, SearchResults};
 use crate::snapshot::{Index, PageRecord};
 
 /// An index whose parts load on demand from a sectioned blob (see the module docs).
@@ -256,31 +256,36 @@ impl RangedIndex {
     /// phrase, the vectors for a query vector, then the pages its hits show); otherwise as
     /// [`Index::search`].
     pub fn search(&self, query: &str, opts: &SearchOptions) -> Result<SearchResults> {
-        opts.validate()?;
-        let analyzed = self.index.analyzed(query, opts);
-        let (postings, positions) = self.index.terms_read(&analyzed);
-        let mut need: Vec<Part> = postings
-            .iter()
-            .map(|&t| Part::Postings(self.head.term_block(t)))
-            .collect();
-        if self.head.positions {
-            need.extend(
-                positions
-                    .iter()
-                    .map(|&t| Part::Positions(self.head.term_block(t))),
-            );
-        }
-        if self.vectors.is_some() && opts.query_vector.is_some() {
-            need.push(Part::Vectors);
-        }
-        self.require(&need)?;
-        self.index.search_checked(query, opts, &|pages| {
+        let terms = |analyzed: &Analyzed<'_>| {
+            let (postings, positions) = self.index.terms_read(analyzed);
+            let mut need: Vec<Part> = postings
+                .iter()
+                .map(|&t| Part::Postings(self.head.term_block(t)))
+                .collect();
+            if self.head.positions {
+                need.extend(
+                    positions
+                        .iter()
+                        .map(|&t| Part::Positions(self.head.term_block(t))),
+                );
+            }
+            if self.vectors.is_some() && opts.query_vector.is_some() {
+                need.push(Part::Vectors);
+            }
+            self.require(&need)
+        };
+        let pages = |pages: &[usize]| {
             let need: Vec<Part> = pages
                 .iter()
                 .map(|&p| Part::Pages(self.head.page_block(p)))
                 .collect();
             self.require(&need)
-        })
+        };
+        let reads = Reads {
+            terms: &terms,
+            pages: &pages,
+        };
+        self.index.search_checked(query, opts, Some(&reads))
     }
 
     /// The page's record, as [`Index::page_record`].
@@ -342,12 +347,8 @@ impl RangedIndex {
         if !missing.is_empty() {
             return Err(Error::NotLoaded { ranges: missing });
         }
-        let mut data = self.index.data;
-        data.vectors = match (data.vectors, self.vectors) {
-            (Some(v), Some(_)) => Some(v),
-            _ => None,
-        };
-        Ok(Index::from_data(blob::finish_sectioned(data)?))
+        // Every part is loaded: the vector section, if any, holds its values.
+        Ok(Index::from_data(blob::finish_sectioned(self.index.data)?))
     }
 
     /// [`Error::NotLoaded`] for the sections of `need` not loaded.

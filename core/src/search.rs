@@ -305,7 +305,16 @@ pub struct Ranked {
     pub score: f32,
 }
 
-/// What ranking produced, before hits are hydrated.
+/// What a search asks before it reads parts of the index a [`crate::RangedIndex`] may not have
+/// loaded yet; an error from either stops the search.
+pub(crate) struct Reads<'c> {
+    /// Called with the query as the lanes read it, before any lane runs.
+    pub terms: &'c dyn Fn(&Analyzed<'_>) -> Result<()>,
+    /// Called with the pages (positions in [`Index::pages`]) whose records the results show,
+    /// before they are read.
+    pub pages: &'c dyn Fn(&[usize]) -> Result<()>,
+}
+
 /// A query as the lanes read it ([`Index::analyzed`]).
 pub(crate) struct Analyzed<'a> {
     /// The query, cut to the configured length.
@@ -322,6 +331,7 @@ pub(crate) struct Analyzed<'a> {
     typos: Vec<Expansion>,
 }
 
+/// What ranking produced, before hits are hydrated.
 struct Ranking<'a> {
     query: &'a str,
     truncated: bool,
@@ -431,33 +441,31 @@ impl Index {
     }
 
     fn search_unlogged(&self, query: &str, opts: &SearchOptions) -> Result<SearchResults> {
-        self.search_checked(query, opts, &|_| Ok(()))
+        self.search_checked(query, opts, None)
     }
 
-    /// [`Index::search`] without the query log, calling `check` with the pages (positions in
-    /// [`Index::pages`]) whose records the results show before it reads them: an error from
+    /// [`Index::search`] without the query log, asking `reads` (when given) before it reads
+    /// the postings of the query's terms and the records of the pages it shows: an error from
     /// it is the search's ([`crate::RangedIndex`] says which parts are not loaded yet).
     pub(crate) fn search_checked(
         &self,
         query: &str,
         opts: &SearchOptions,
-        check: &dyn Fn(&[usize]) -> Result<()>,
+        reads: Option<&Reads<'_>>,
     ) -> Result<SearchResults> {
-        let r = self.ranking(query, opts)?;
-        let shown: Vec<usize> = r
-            .picked
-            .iter()
-            .map(|f| self.chunk_page[f.chunk as usize] as usize)
-            .chain(
-                self.data
-                    .pages
-                    .iter()
-                    .enumerate()
-                    .filter(|(i, p)| r.page_ok[*i] && p.usage_mode == UsageMode::Always)
-                    .map(|(i, _)| i),
-            )
+        let r = self.ranking(query, opts, reads)?;
+        let always_pages: Vec<usize> = (0..self.data.pages.len())
+            .filter(|&i| r.page_ok[i] && self.data.pages[i].usage_mode == UsageMode::Always)
             .collect();
-        check(&shown)?;
+        if let Some(reads) = reads {
+            let shown: Vec<usize> = r
+                .picked
+                .iter()
+                .map(|f| self.chunk_page[f.chunk as usize] as usize)
+                .chain(always_pages.iter().copied())
+                .collect();
+            (reads.pages)(&shown)?;
+        }
         let facets = opts
             .facets
             .then(|| self.facets(&r.qterms, &r.typos, &r.mask));
@@ -478,14 +486,7 @@ impl Index {
             reason: p.held.is_none().then(|| NO_POSITIONS.to_string()),
         });
         let mut hits: Vec<Hit> = r.picked.iter().map(|f| ctx.hit(f)).collect();
-        let always: Vec<Hit> = self
-            .data
-            .pages
-            .iter()
-            .enumerate()
-            .filter(|(i, p)| r.page_ok[*i] && p.usage_mode == UsageMode::Always)
-            .map(|(i, _)| ctx.always_hit(i))
-            .collect();
+        let always: Vec<Hit> = always_pages.iter().map(|&i| ctx.always_hit(i)).collect();
         // `picked` holds at most `limit` ranked hits and no `always` page, so inlining the
         // `always` pages never costs the caller a result.
         let always = match opts.always {
@@ -565,7 +566,7 @@ impl Index {
     /// As [`Index::search`].
     pub fn rank(&self, query: &str, opts: &SearchOptions) -> Result<Vec<Ranked>> {
         Ok(self
-            .ranking(query, opts)?
+            .ranking(query, opts, None)?
             .picked
             .iter()
             .map(|f| Ranked {
@@ -694,11 +695,20 @@ impl Index {
         (postings, positions)
     }
 
-    fn ranking<'a>(&'a self, query: &'a str, opts: &SearchOptions) -> Result<Ranking<'a>> {
+    fn ranking<'a>(
+        &'a self,
+        query: &'a str,
+        opts: &SearchOptions,
+        reads: Option<&Reads<'_>>,
+    ) -> Result<Ranking<'a>> {
         opts.validate()?;
         let limit = opts.limit.unwrap_or(DEFAULT_LIMIT).clamp(1, MAX_LIMIT);
         let candidates = (limit * 3).min(MAX_CANDIDATES);
         let lexical = &self.data.lexical;
+        let analyzed = self.analyzed(query, opts);
+        if let Some(reads) = reads {
+            (reads.terms)(&analyzed)?;
+        }
         let Analyzed {
             query,
             truncated,
@@ -706,7 +716,7 @@ impl Index {
             known,
             quoted,
             typos,
-        } = self.analyzed(query, opts);
+        } = analyzed;
         let (page_ok, mask): (Cow<'_, [bool]>, Cow<'_, [bool]>) = if opts.has_filters() {
             let page_ok = self.visible_pages(opts);
             let mask = self.chunk_mask(&page_ok);
