@@ -103,7 +103,7 @@ impl RangedIndex {
             config: head.config.clone(),
             pages: head.pages.clone(),
             chunks: head.chunks.clone(),
-            lexical: lexical(&head, &postings)?,
+            lexical: LexicalIndex::from_dictionary(&head.dictionary)?,
             vectors: vectors.clone(),
             graph: Default::default(),
             raw: Default::default(),
@@ -240,9 +240,12 @@ impl RangedIndex {
             }
         }
         if terms_changed {
-            let lexical = lexical(&self.head, &self.postings)?;
+            // Only the posting lists change: the dictionary and its look-up maps stay.
+            let blocks: Vec<Option<&PostingBlock>> =
+                self.postings.iter().map(Option::as_ref).collect();
+            let lexical = &mut self.index.data.lexical;
+            lexical.set_blocks(&self.head.dictionary, &self.head.term_blocks, &blocks)?;
             self.index.scorer = lexical.scorer(self.index.data.config.bm25);
-            self.index.data.lexical = lexical;
             self.index.data.positions = self.positions()?;
         }
         Ok(())
@@ -389,10 +392,4 @@ impl RangedIndex {
             .collect();
         Positions::from_parts(&self.index.data.lexical, &self.head.term_blocks, &blocks).map(Some)
     }
-}
-
-/// The lexical index of the blocks loaded.
-fn lexical(head: &Head, postings: &[Option<PostingBlock>]) -> Result<LexicalIndex> {
-    let blocks: Vec<Option<&PostingBlock>> = postings.iter().map(Option::as_ref).collect();
-    LexicalIndex::from_parts(&head.dictionary, &head.term_blocks, &blocks)
 }

@@ -31,7 +31,7 @@ use crate::chunk::ChunkRecord;
 use crate::config::Config;
 use crate::error::{Error, Result};
 use crate::graph::GraphSection;
-use crate::lane::lexical::{Dictionary, LexicalIndex, PostingBlock};
+use crate::lane::lexical::{block_range, Dictionary, LexicalIndex, PostingBlock};
 use crate::lane::phrase::Positions;
 use crate::lane::semantic::{VectorSection, VectorValues};
 use crate::page::{Extra, Page};
@@ -217,13 +217,6 @@ fn chunks_of(chunks: &[ChunkRecord], pages: std::ops::Range<usize>) -> std::ops:
     let lo = chunks.partition_point(|c| (c.page as usize) < pages.start);
     let hi = chunks.partition_point(|c| (c.page as usize) < pages.end);
     lo..hi
-}
-
-/// Block `i` of blocks starting at `firsts`, over `0..n`.
-fn block_range(firsts: &[u32], i: usize, n: usize) -> std::ops::Range<usize> {
-    let start = firsts.get(i).map_or(n, |&f| f as usize);
-    let end = firsts.get(i + 1).map_or(n, |&f| f as usize);
-    start..end.max(start)
 }
 
 /// What the head keeps of a page: what search filters (scope, tags, type, usage mode,

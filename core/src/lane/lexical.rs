@@ -379,30 +379,79 @@ impl LexicalIndex {
 
     /// The index from its dictionary and the posting blocks at hand: block `i` holds the
     /// terms `firsts[i]..firsts[i + 1]` (the last one up to the end), `None` when it is not
-    /// loaded. A term of a block not loaded has no postings here but keeps its document
-    /// frequency ([`LexicalIndex::df`]), so typo expansion orders candidates as the whole
-    /// index would; a search must load the blocks of every term it scores. With every block
-    /// it is the index the blob was written from.
+    /// loaded ([`LexicalIndex::from_dictionary`], then [`LexicalIndex::set_blocks`]). With
+    /// every block it is the index the blob was written from.
     ///
     /// # Errors
-    /// [`Error::Corrupt`] when the parts disagree (a block's lists against the frequencies,
-    /// the surface words against the dictionary), or fail [`LexicalIndex::validate`].
+    /// As the two it calls.
     pub(crate) fn from_parts(
         dict: &Dictionary,
         firsts: &[u32],
         blocks: &[Option<&PostingBlock>],
     ) -> Result<LexicalIndex> {
+        let mut index = LexicalIndex::from_dictionary(dict)?;
+        index.set_blocks(dict, firsts, blocks)?;
+        Ok(index)
+    }
+
+    /// The index of a dictionary with no posting list loaded yet: the terms, the surface
+    /// words and their look-up maps, the chunk lengths, and every term's document frequency
+    /// ([`LexicalIndex::df`]), so typo expansion orders candidates as the whole index would.
+    /// Made once per [`crate::RangedIndex`]; [`LexicalIndex::set_blocks`] fills the lists.
+    ///
+    /// # Errors
+    /// [`Error::Corrupt`] when the surface words disagree with the dictionary or either is
+    /// unsorted.
+    pub(crate) fn from_dictionary(dict: &Dictionary) -> Result<LexicalIndex> {
+        let bad = |d: &str| Error::corrupt(format!("lexical index: {d}"));
+        if dict.dfs.len() != dict.terms.len() {
+            return Err(bad("dictionary and frequencies disagree"));
+        }
+        let (surface_words, surface_terms) = stored::surface_from(
+            &dict.terms,
+            &dict.own,
+            dict.other_words.clone(),
+            dict.other_terms.clone(),
+        )
+        .map_err(bad)?;
+        let mut index = LexicalIndex {
+            terms: dict.terms.clone(),
+            offsets: vec![0; dict.terms.len() + 1],
+            lengths: dict.lengths.clone(),
+            surface_words,
+            surface_terms,
+            partial_dfs: Some(dict.dfs.clone()),
+            ..LexicalIndex::default()
+        };
+        index.validate_dictionary()?;
+        index.index_terms();
+        Ok(index)
+    }
+
+    /// Replaces the posting lists with those of the blocks at hand (see
+    /// [`LexicalIndex::from_parts`]); the dictionary part stays as it is. A term of a block
+    /// not loaded has no postings here but keeps its document frequency; a search must load
+    /// the blocks of every term it scores. Nothing changes on an error.
+    ///
+    /// # Errors
+    /// [`Error::Corrupt`] when a block's lists disagree with the frequencies or fail the
+    /// postings' checks of [`LexicalIndex::validate`], or (with every block) the stored chunk
+    /// lengths are not the ones the postings give.
+    pub(crate) fn set_blocks(
+        &mut self,
+        dict: &Dictionary,
+        firsts: &[u32],
+        blocks: &[Option<&PostingBlock>],
+    ) -> Result<()> {
         let bad = |d: &str| Error::corrupt(format!("lexical index: {d}"));
         let n = dict.terms.len();
-        if dict.dfs.len() != n || firsts.len() != blocks.len() {
+        if dict.dfs.len() != n || firsts.len() != blocks.len() || self.terms.len() != n {
             return Err(bad("dictionary and blocks disagree"));
         }
         let mut dfs = Vec::with_capacity(n);
         let (mut gaps, mut tfs) = (Vec::new(), Vec::new());
         for (i, block) in blocks.iter().enumerate() {
-            let start = firsts[i] as usize;
-            let end = firsts.get(i + 1).map_or(n, |&e| e as usize);
-            let Some(range) = dict.dfs.get(start..end) else {
+            let Some(range) = dict.dfs.get(block_range(firsts, i, n)) else {
                 return Err(bad("a block lies outside the dictionary"));
             };
             match block {
@@ -422,37 +471,37 @@ impl LexicalIndex {
             return Err(bad("blocks do not cover the dictionary"));
         }
         let (offsets, chunks) = stored::postings_from(&dfs, &gaps).map_err(bad)?;
-        let (surface_words, surface_terms) = stored::surface_from(
-            &dict.terms,
-            &dict.own,
-            dict.other_words.clone(),
-            dict.other_terms.clone(),
-        )
-        .map_err(bad)?;
         let complete = blocks.iter().all(Option::is_some);
-        let mut index = LexicalIndex {
-            terms: dict.terms.clone(),
+        let next = LexicalIndex {
             offsets,
             chunks,
             tfs,
             lengths: dict.lengths.clone(),
-            surface_words,
-            surface_terms,
-            partial_dfs: (!complete).then(|| dict.dfs.clone()),
             ..LexicalIndex::default()
         };
-        index.validate(dict.lengths.len())?;
+        next.validate_postings(n, dict.lengths.len())?;
         if complete {
             // The stored lengths must be the ones the postings give, as a v7 load derives them.
-            let stored = std::mem::take(&mut index.lengths);
-            index.derive_lengths(stored.len());
-            if index.lengths != stored {
+            let mut derived = vec![0u32; next.lengths.len()];
+            for (&c, &tf) in next.chunks.iter().zip(&next.tfs) {
+                derived[c as usize] = derived[c as usize].saturating_add(tf);
+            }
+            if derived != next.lengths {
                 return Err(bad("chunk lengths disagree with the postings"));
             }
         }
-        index.index_terms();
-        Ok(index)
+        (self.offsets, self.chunks, self.tfs, self.lengths) =
+            (next.offsets, next.chunks, next.tfs, next.lengths);
+        self.partial_dfs = (!complete).then(|| dict.dfs.clone());
+        Ok(())
     }
+}
+
+/// The items of block `i` of blocks that start at `firsts` (ascending), over `0..n`.
+pub(crate) fn block_range(firsts: &[u32], i: usize, n: usize) -> std::ops::Range<usize> {
+    let start = firsts.get(i).map_or(n, |&f| f as usize);
+    let end = firsts.get(i + 1).map_or(n, |&f| f as usize);
+    start..end.max(start)
 }
 
 /// One query term's part in a chunk's BM25 score.
@@ -674,21 +723,14 @@ impl LexicalIndex {
 
     /// Checks internal consistency against the number of chunks (run on every load).
     pub(crate) fn validate(&self, n_chunks: usize) -> Result<()> {
+        self.validate_dictionary()?;
+        self.validate_postings(self.terms.len(), n_chunks)
+    }
+
+    /// The dictionary's part of [`LexicalIndex::validate`]: terms and surface words sorted,
+    /// each surface word's term inside the dictionary.
+    fn validate_dictionary(&self) -> Result<()> {
         let bad = |d: &str| Err(Error::corrupt(format!("lexical index: {d}")));
-        if self.lengths.len() != n_chunks {
-            return bad("chunk lengths do not match the chunk count");
-        }
-        if self.offsets.len() != self.terms.len() + 1 || self.offsets.first() != Some(&0) {
-            return bad("term offsets do not match the dictionary");
-        }
-        if self.chunks.len() != self.tfs.len()
-            || self.offsets.last().map(|&o| o as usize) != Some(self.chunks.len())
-        {
-            return bad("postings lengths disagree");
-        }
-        if self.offsets.windows(2).any(|w| w[0] > w[1]) {
-            return bad("term offsets are not ascending");
-        }
         if self.terms.windows(2).any(|w| w[0] >= w[1]) {
             return bad("dictionary is not sorted");
         }
@@ -701,7 +743,29 @@ impl LexicalIndex {
         {
             return bad("surface words are unsorted or point outside the dictionary");
         }
-        for t in 0..self.terms.len() {
+        Ok(())
+    }
+
+    /// The postings' part of [`LexicalIndex::validate`], for a dictionary of `n_terms`: the
+    /// lengths and offsets agree, and every list is ascending, inside the chunk table, with no
+    /// zero frequency.
+    fn validate_postings(&self, n_terms: usize, n_chunks: usize) -> Result<()> {
+        let bad = |d: &str| Err(Error::corrupt(format!("lexical index: {d}")));
+        if self.lengths.len() != n_chunks {
+            return bad("chunk lengths do not match the chunk count");
+        }
+        if self.offsets.len() != n_terms + 1 || self.offsets.first() != Some(&0) {
+            return bad("term offsets do not match the dictionary");
+        }
+        if self.chunks.len() != self.tfs.len()
+            || self.offsets.last().map(|&o| o as usize) != Some(self.chunks.len())
+        {
+            return bad("postings lengths disagree");
+        }
+        if self.offsets.windows(2).any(|w| w[0] > w[1]) {
+            return bad("term offsets are not ascending");
+        }
+        for t in 0..n_terms {
             let Some((chunks, tfs)) = self.postings(t) else {
                 return bad("a posting list lies outside the postings");
             };

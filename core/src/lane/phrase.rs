@@ -193,11 +193,8 @@ impl Positions {
         let mut data = Vec::new();
         let mut starts = Vec::with_capacity(tfs.len() + 1);
         for (i, block) in blocks.iter().enumerate() {
-            let first = firsts.get(i).map_or(0, |&f| f as usize);
-            let end = firsts
-                .get(i + 1)
-                .map_or(index.term_count(), |&e| e as usize);
-            let postings = postings_of_terms(index, first..end);
+            let terms = crate::lane::lexical::block_range(firsts, i, index.term_count());
+            let postings = postings_of_terms(index, terms);
             match block {
                 Some(bytes) => {
                     let mut at = data.len();
