@@ -35,23 +35,59 @@ pub use crate::config::Language;
 /// English stopwords (the NLTK list without contractions; words are split at apostrophes).
 pub const STOPWORDS_EN: &str = include_str!("analyze/stopwords_en.txt");
 
-/// The Snowball stemmer of `language`, if it has one.
+/// The Snowball stemmer of `language`, if it has one in this build (each behind its core
+/// feature `stem-<language>`; feature `stemmers`, a default, turns on all of them).
 fn stemmer_algorithm(language: Language) -> Option<Algorithm> {
-    Some(match language {
-        Language::English => Algorithm::English,
-        Language::French => Algorithm::French,
-        Language::German => Algorithm::German,
-        Language::Spanish => Algorithm::Spanish,
-        Language::Italian => Algorithm::Italian,
-        Language::Portuguese => Algorithm::Portuguese,
-        Language::Dutch => Algorithm::Dutch,
-        Language::Swedish => Algorithm::Swedish,
-        Language::Norwegian => Algorithm::Norwegian,
-        Language::Danish => Algorithm::Danish,
-        Language::Finnish => Algorithm::Finnish,
-        Language::Russian => Algorithm::Russian,
-        Language::None => return None,
-    })
+    match language {
+        #[cfg(feature = "stem-english")]
+        Language::English => Some(Algorithm::English),
+        #[cfg(feature = "stem-french")]
+        Language::French => Some(Algorithm::French),
+        #[cfg(feature = "stem-german")]
+        Language::German => Some(Algorithm::German),
+        #[cfg(feature = "stem-spanish")]
+        Language::Spanish => Some(Algorithm::Spanish),
+        #[cfg(feature = "stem-italian")]
+        Language::Italian => Some(Algorithm::Italian),
+        #[cfg(feature = "stem-portuguese")]
+        Language::Portuguese => Some(Algorithm::Portuguese),
+        #[cfg(feature = "stem-dutch")]
+        Language::Dutch => Some(Algorithm::Dutch),
+        #[cfg(feature = "stem-swedish")]
+        Language::Swedish => Some(Algorithm::Swedish),
+        #[cfg(feature = "stem-norwegian")]
+        Language::Norwegian => Some(Algorithm::Norwegian),
+        #[cfg(feature = "stem-danish")]
+        Language::Danish => Some(Algorithm::Danish),
+        #[cfg(feature = "stem-finnish")]
+        Language::Finnish => Some(Algorithm::Finnish),
+        #[cfg(feature = "stem-russian")]
+        Language::Russian => Some(Algorithm::Russian),
+        _ => None,
+    }
+}
+
+/// Whether this build analyzes `language` as every other build does: it has no stemmer
+/// (`none`) or its stemmer is compiled in.
+// Not through `stemmer_algorithm`: with a second caller it is no longer inlined into the
+// analyzer's, and the stemmer crate's other six algorithms (16 KB gzipped) stay in the wasm
+// module.
+pub fn language_available(language: Language) -> bool {
+    match language {
+        Language::English => cfg!(feature = "stem-english"),
+        Language::French => cfg!(feature = "stem-french"),
+        Language::German => cfg!(feature = "stem-german"),
+        Language::Spanish => cfg!(feature = "stem-spanish"),
+        Language::Italian => cfg!(feature = "stem-italian"),
+        Language::Portuguese => cfg!(feature = "stem-portuguese"),
+        Language::Dutch => cfg!(feature = "stem-dutch"),
+        Language::Swedish => cfg!(feature = "stem-swedish"),
+        Language::Norwegian => cfg!(feature = "stem-norwegian"),
+        Language::Danish => cfg!(feature = "stem-danish"),
+        Language::Finnish => cfg!(feature = "stem-finnish"),
+        Language::Russian => cfg!(feature = "stem-russian"),
+        Language::None => true,
+    }
 }
 
 /// The stopword list of `language` (one word a line; empty but for English).
@@ -432,7 +468,7 @@ pub fn words(text: &str) -> impl Iterator<Item = (usize, &str)> {
         .chain(std::iter::once((text.len(), ' ')));
     std::iter::from_fn(move || {
         for (i, c) in chars.by_ref() {
-            let mark = !c.is_ascii() && unicode_normalization::char::is_combining_mark(c);
+            let mark = crate::marks::is_combining_mark(c);
             if !(c.is_alphanumeric() || mark) {
                 if let Some((s, _)) = start.take() {
                     return Some((s, &text[s..i]));
@@ -549,7 +585,7 @@ pub fn cjk_chars(start: usize, word: &str) -> impl Iterator<Item = (usize, &str)
 /// Whether `c` belongs to the CJK character before it (see [`cjk_chars`]).
 fn extends_cjk_char(c: char) -> bool {
     matches!(c as u32, 0xFF9E..=0xFF9F | 0x1160..=0x11FF | 0xD7B0..=0xD7FF)
-        || (!c.is_ascii() && unicode_normalization::char::is_combining_mark(c))
+        || crate::marks::is_combining_mark(c)
 }
 
 /// The tokens of one word (see [`tokens`]).
@@ -636,6 +672,19 @@ mod tests {
     use unicode_normalization::UnicodeNormalization;
 
     use super::*;
+
+    #[test]
+    fn language_available_agrees_with_the_stemmers_compiled_in() {
+        for l in Language::ALL {
+            let stems = stemmer_algorithm(l).is_some();
+            assert_eq!(language_available(l), l == Language::None || stems, "{l:?}");
+            let config = crate::config::Config {
+                language: l,
+                ..Default::default()
+            };
+            assert_eq!(config.check_language().is_ok(), language_available(l));
+        }
+    }
 
     #[test]
     fn words_split_on_non_alphanumerics_with_offsets() {
@@ -864,8 +913,7 @@ mod tests {
             .char_indices()
             .chain(std::iter::once((text.len(), ' ')))
         {
-            let word_char = c.is_alphanumeric()
-                || (!c.is_ascii() && unicode_normalization::char::is_combining_mark(c));
+            let word_char = c.is_alphanumeric() || crate::marks::is_combining_mark(c);
             if word_char {
                 start.get_or_insert(i);
             } else if let Some(s) = start.take() {

@@ -549,9 +549,7 @@ fn reanalyze(data: &mut IndexData) -> Result<()> {
 /// checksum but inconsistent contents (written by a buggy or hostile writer) cannot make a
 /// later index operation panic.
 fn validate(data: &mut IndexData) -> Result<()> {
-    data.config
-        .validate()
-        .map_err(|e| Error::corrupt(format!("stored configuration: {e}")))?;
+    data.config.validate_stored()?;
     crate::chunk::validate_chunk_table(&data.chunks, data.pages.len(), |p| {
         data.pages.get(p).map(|p| p.text.as_str())
     })?;

@@ -47,11 +47,43 @@ impl Default for Config {
 }
 
 impl Config {
-    /// Checks every value's documented range.
+    /// Checks that this build has the language's stemmer.
     ///
     /// # Errors
-    /// [`Error::InvalidArgument`] naming the first value out of range.
+    /// [`Error::UnsupportedLanguage`] when it does not (see the core's `stem-*` features).
+    pub fn check_language(&self) -> Result<()> {
+        if crate::analyze::language_available(self.language) {
+            return Ok(());
+        }
+        Err(Error::UnsupportedLanguage {
+            language: self.language.name().to_string(),
+            available: Language::ALL
+                .into_iter()
+                .filter(|&l| crate::analyze::language_available(l))
+                .map(|l| l.name().to_string())
+                .collect(),
+        })
+    }
+
+    /// Checks a configuration read from a blob: [`Config::check_language`], then every
+    /// value's range, any failure of which means the blob is corrupt.
+    ///
+    /// # Errors
+    /// [`Error::UnsupportedLanguage`], or [`Error::Corrupt`] naming the value out of range.
+    pub(crate) fn validate_stored(&self) -> Result<()> {
+        self.check_language()?;
+        self.validate()
+            .map_err(|e| Error::corrupt(format!("stored configuration: {e}")))
+    }
+
+    /// Checks every value's documented range and the language (see
+    /// [`Config::check_language`]).
+    ///
+    /// # Errors
+    /// [`Error::UnsupportedLanguage`], or [`Error::InvalidArgument`] naming the first value
+    /// out of range.
     pub fn validate(&self) -> Result<()> {
+        self.check_language()?;
         ChunkConfig::validate(&self.chunk)?;
         self.bm25.validate()?;
         self.fusion.validate()?;

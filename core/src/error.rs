@@ -147,6 +147,16 @@ pub enum Error {
         /// `[start, end)` byte offsets in the blob, ascending, adjacent ones joined.
         ranges: Vec<[u64; 2]>,
     },
+    /// The index's language has no stemmer in this build: the core was compiled without
+    /// that language's `stem-*` feature (the browser's search module has English only unless
+    /// it is built for others). Nothing was loaded or built.
+    #[error("this build has no stemmer for {language} (it has: {}); build it with the core's feature stem-{language}", available.join(", "))]
+    UnsupportedLanguage {
+        /// The language asked for (`french`, ...).
+        language: String,
+        /// The languages this build analyzes (`none` always among them).
+        available: Vec<String>,
+    },
     /// A file-system operation failed.
     #[error("i/o error on {path}: {source}")]
     Io {
@@ -180,6 +190,7 @@ impl Error {
             Error::TooLarge { .. } => "too_large",
             Error::Cancelled { .. } => "cancelled",
             Error::NotLoaded { .. } => "not_loaded",
+            Error::UnsupportedLanguage { .. } => "unsupported_language",
             Error::Io { .. } => "io",
         }
     }
@@ -230,6 +241,10 @@ impl Error {
             }
             Error::Cancelled { stage } => json!({ "stage": stage }),
             Error::NotLoaded { ranges } => json!({ "ranges": ranges }),
+            Error::UnsupportedLanguage {
+                language,
+                available,
+            } => json!({"language": language, "available": available}),
             Error::Io { path, source } => {
                 json!({"path": path, "kind": format!("{:?}", source.kind())})
             }

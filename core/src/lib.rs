@@ -55,6 +55,7 @@ pub mod graph;
 mod index;
 pub mod lane;
 pub mod lint;
+mod marks;
 pub mod offset;
 pub mod page;
 pub mod querylog;

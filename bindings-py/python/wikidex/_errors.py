@@ -43,7 +43,8 @@ class NotFoundError(WikidexError, LookupError):
 
 class IndexFormatError(WikidexError, ValueError):
     """Bytes that are not a loadable index (``not_an_index``, ``incompatible_format``,
-    ``corrupt_index``)."""
+    ``corrupt_index``, ``unsupported_language``: a language this build has no stemmer for,
+    which a wheel built with the core's default features never raises)."""
 
 
 class PageError(WikidexError, ValueError):
@@ -69,6 +70,7 @@ CLASSES = {
     "not_an_index": IndexFormatError,
     "incompatible_format": IndexFormatError,
     "corrupt_index": IndexFormatError,
+    "unsupported_language": IndexFormatError,
     "invalid_page": PageError,
     "duplicate_key": PageError,
     "dangling_links": PageError,

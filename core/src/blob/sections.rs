@@ -148,9 +148,7 @@ impl Head {
     /// pages' chunk counts once they add up to the dictionary's chunk count (a count is never
     /// trusted with an allocation before that).
     pub(crate) fn validate(&mut self) -> Result<()> {
-        self.config
-            .validate()
-            .map_err(|e| Error::corrupt(format!("stored configuration: {e}")))?;
+        self.config.validate_stored()?;
         let n_pages = self.pages.len();
         check_firsts(&self.page_blocks, n_pages, "page")?;
         check_firsts(&self.term_blocks, self.dictionary.len(), "term")?;
