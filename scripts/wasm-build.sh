@@ -14,6 +14,10 @@
 #
 #   scripts/wasm-build.sh                         # or: make wasm
 #   WASM_MODULES="lexical search" scripts/wasm-build.sh   # some of them
+#   WASM_SEARCH_LANGUAGES="english french" scripts/wasm-build.sh
+#                              # the stemmers the search module has (default: english; the
+#                              # other modules have all twelve); a blob in a language the
+#                              # module lacks is `unsupported_language`
 #
 # 1. The wasm32 toolchain from scripts/wasm-toolchain.sh (skips itself when installed).
 # 2. cargo build (as `cargo rustc`) of wikidex-wasm for wasm32-unknown-unknown in the
@@ -85,7 +89,16 @@ for module in "${modules[@]}"; do
     profile=wasm module_flags=()
     case $module in
         lexical) features=() out=bindings-wasm/pkg ;;
-        search) features=(--no-default-features) out=bindings-wasm/pkg-search ;;
+        search) out=bindings-wasm/pkg-search
+                features=(--no-default-features)
+                for language in ${WASM_SEARCH_LANGUAGES:-english}; do
+                    case $language in
+                        english | french | german | spanish | italian | portuguese | dutch | \
+                        swedish | norwegian | danish | finnish | russian)
+                            features+=(--features "wikidex/stem-$language") ;;
+                        *) log "WASM_SEARCH_LANGUAGES: no stemmer for '$language'"; exit 2 ;;
+                    esac
+                done ;;
         # The model runner's matrix kernels in tract are wasm SIMD (simd128: every browser
         # since 2021, Node 16.4); without it tract falls back to scalar code.
         full) features=(--features model) out=bindings-wasm/pkg-full profile=wasm-full

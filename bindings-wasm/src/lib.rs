@@ -37,10 +37,9 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 #[cfg(feature = "agent")]
 use wikidex::cite::Cited;
-use wikidex::{
-    BuildReport, Error, OffsetUnit, Scope, SearchOptions, SharedIndex, TraverseOptions,
-    VectorEncoding,
-};
+#[cfg(feature = "agent")]
+use wikidex::TraverseOptions;
+use wikidex::{BuildReport, Error, OffsetUnit, Scope, SearchOptions, SharedIndex, VectorEncoding};
 #[cfg(feature = "write")]
 use {
     js_sys::Object,
@@ -137,6 +136,7 @@ fn opt_string(what: &str, v: &JsValue) -> CoreResult<Option<String>> {
     }
 }
 
+#[cfg(any(feature = "agent", feature = "model"))]
 fn strings(what: &str, v: &JsValue) -> CoreResult<Vec<String>> {
     let items = v
         .dyn_ref::<Array>()
@@ -433,7 +433,9 @@ impl JsIndex {
     }
 
     /// The subgraph around `seeds` with its evidence. `options`: the core's
-    /// `TraverseOptions`.
+    /// `TraverseOptions`. Not in the search module (the agent side: a graph walk, about 10 KB
+    /// gzipped that a site's search box never runs).
+    #[cfg(feature = "agent")]
     #[wasm_bindgen(unchecked_return_type = "Subgraph")]
     pub fn neighbors(
         &self,

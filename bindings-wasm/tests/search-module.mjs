@@ -3,12 +3,13 @@
 // one deliberate difference. No imports: a browser loads this file as it is.
 
 const NO_WRITES = 'the search module has no page writes'
-const AGENT_SIDE = 'the search module leaves out the agent side (feature agent): tools, citation checks, lint'
+const AGENT_SIDE = 'the search module leaves out the agent side (feature agent): tools, citation checks, lint, graph walks'
 
 /** The ops the search module does not have, as the runner's `api.lacks` takes them. */
 export const LACKS = {
   build_report: 'a loaded index has no build report',
   lint: AGENT_SIDE,
+  neighbors: AGENT_SIDE,
   verify: AGENT_SIDE,
   check_answer: AGENT_SIDE,
   uncited_support: AGENT_SIDE,

@@ -14,7 +14,7 @@ import * as search from './wasm-search.mjs'
 import { LACKS, OLDEST_FORMAT, differs } from './search-module.mjs'
 
 const WRITES = ['build', 'upsertPage', 'deletePage', 'renamePage', 'toSectionedBytes']
-const AGENT = ['tools', 'callTool', 'resetTurn', 'setToolLimits', 'setQueryLog', 'promptBlock', 'lint', 'pointers', 'verify', 'checkAnswer', 'uncitedSupport']
+const AGENT = ['tools', 'callTool', 'resetTurn', 'setToolLimits', 'setQueryLog', 'promptBlock', 'lint', 'neighbors', 'pointers', 'verify', 'checkAnswer', 'uncitedSupport']
 
 runVectors({
   build: (files, config) => search.Index.fromBytes(full.Index.build(files, { config }).toBytes()),
@@ -35,7 +35,7 @@ const methods = (cls) =>
     .filter((n) => !['length', 'name', 'prototype', 'constructor', '__wrap', 'free', '__destroy_into_raw'].includes(n))
     .sort()
 
-test('the search module is the whole API less Index.build, the page writes, toSectionedBytes and the agent side', () => {
+test('the search module is the whole API less Index.build, the page writes, toSectionedBytes and the agent side (graph walk included)', () => {
   const whole = methods(full.Index)
   const left = [...WRITES, ...AGENT]
   for (const w of left) assert.ok(whole.includes(w), `the whole module has ${w}`)
@@ -57,6 +57,23 @@ test('a v1 blob is an incompatible format for the search module, and loads in th
   // A v2 blob stores its graph: both modules load it.
   const v2 = readFileSync(join(fixtures, 'v2.wdx'))
   assert.equal(search.Index.fromBytes(v2).pageCount, full.Index.fromBytes(v2).pageCount)
+})
+
+test('the search module stems English only: a French blob is unsupported_language, whole or ranged', () => {
+  const files = { 'a.md': '# Chats\n\nLes chats mangent.\n' }
+  const french = full.Index.build(files, { config: { language: 'french' } })
+  const check = (e) => {
+    assert.equal(e.code, 'unsupported_language')
+    assert.deepEqual(e.details, { language: 'french', available: ['english', 'none'] })
+    assert.match(e.message, /no stemmer for french/)
+    return true
+  }
+  assert.throws(() => search.Index.fromBytes(french.toBytes()), check)
+  assert.throws(() => search.RangedIndex.open(french.toSectionedBytes()), check)
+  // The whole module has every stemmer; an English blob loads in both.
+  assert.equal(full.Index.fromBytes(french.toBytes()).pageCount, 1)
+  const english = full.Index.build(files)
+  assert.equal(search.Index.fromBytes(english.toBytes()).search('chats').hits[0].page_id, 'a')
 })
 
 test('the search module normalizes non-ASCII words with String.prototype.normalize, ASCII ones without it', () => {

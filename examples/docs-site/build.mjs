@@ -3,7 +3,8 @@
 //
 //   node examples/docs-site/build.mjs [--wiki examples/wiki] [--out target/site]
 //        [--wikidex target/debug/wikidex] [--pkg bindings-wasm/pkg-search]
-//        [--full-pkg bindings-wasm/pkg-full] [--model models/all-MiniLM-L6-v2]
+//        [--full-pkg bindings-wasm/pkg-full] [--build-pkg bindings-wasm/pkg]
+//        [--model models/all-MiniLM-L6-v2]
 //        [--onnx model-int8.onnx] [--no-semantic]                      (or: make site)
 //
 // 1. `wikidex build WIKI -o OUT/wiki.wdx --sectioned --model MODEL --onnx model-int8.onnx
@@ -18,7 +19,9 @@
 //    model with its tokenizer.json to OUT/model/. The page searches with the search module at
 //    once; turning the toggle on loads the full module and the model in the worker, and the
 //    semantic lane joins the searches when they are ready.
-// 3. The blob loaded with that same wasm module in Node: every page (`pageIds`, `pageRecord`)
+// 3. The blob loaded in Node with the whole wasm module (bindings-wasm/pkg: the same core
+//    as the search module, with the graph walk the search module leaves out): every page
+//    (`pageIds`, `pageRecord`)
 //    rendered to OUT/pages/<id>.html with its chunks, its links and its backlinks
 //    (`neighbors` at depth 1), [[links]] resolved by the core (`pageRecord`); the tag and
 //    type filters of the search page listed from the page records.
@@ -41,6 +44,7 @@ const { values: args } = parseArgs({
     wikidex: { type: 'string', default: join(ROOT, 'target', 'debug', 'wikidex') },
     pkg: { type: 'string', default: join(ROOT, 'bindings-wasm', 'pkg-search') },
     'full-pkg': { type: 'string', default: join(ROOT, 'bindings-wasm', 'pkg-full') },
+    'build-pkg': { type: 'string', default: join(ROOT, 'bindings-wasm', 'pkg') },
     model: { type: 'string', default: join(ROOT, 'models', 'all-MiniLM-L6-v2') },
     onnx: { type: 'string', default: 'model-int8.onnx' },
     'no-semantic': { type: 'boolean', default: false },
@@ -53,7 +57,11 @@ const fail = (msg) => {
   process.exit(1)
 }
 const semantic = !args['no-semantic']
-const needed = [['wikidex', args.wikidex], ['the wasm module (make wasm)', join(args.pkg, 'wikidex_wasm_bg.wasm')]]
+const needed = [
+  ['wikidex', args.wikidex],
+  ['the wasm module (make wasm)', join(args.pkg, 'wikidex_wasm_bg.wasm')],
+  ['the whole wasm module (make wasm)', join(args['build-pkg'], 'wikidex_wasm_bg.wasm')],
+]
 if (semantic) {
   needed.push(
     ['the full wasm module (make wasm)', join(args['full-pkg'], 'wikidex_wasm_bg.wasm')],
@@ -96,9 +104,9 @@ if (semantic) {
   cpSync(join(args.model, 'tokenizer.json'), join(OUT, 'model', 'tokenizer.json'))
 }
 
-// 3. The pages, read through the same module the browser runs.
-const { initSync, Index, version } = await import(join(OUT, 'pkg', 'wikidex_wasm.js'))
-initSync({ module: readFileSync(join(OUT, 'pkg', 'wikidex_wasm_bg.wasm')) })
+// 3. The pages, read through the whole module (the search module has no `neighbors`).
+const { initSync, Index, version } = await import(join(args['build-pkg'], 'wikidex_wasm.js'))
+initSync({ module: readFileSync(join(args['build-pkg'], 'wikidex_wasm_bg.wasm')) })
 const index = Index.fromBytes(readFileSync(blobPath))
 const records = index.pageIds().map((id) => index.pageRecord(id))
 
