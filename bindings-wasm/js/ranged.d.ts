@@ -29,7 +29,7 @@ export class BlobSearch {
 
 /**
  * Opens the blob at `url`: with range requests when the server answers them and the blob is
- * sectioned (format v8), else the whole blob. Rejects with the core's coded errors, or an
+ * sectioned (format v8 or v9), else the whole blob. Rejects with the core's coded errors, or an
  * `Error` with `code: 'http'` and `details: {url, status}` for a failed request.
  */
 export function openBlob(

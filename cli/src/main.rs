@@ -403,7 +403,7 @@ struct BuildArgs {
     /// without a frontmatter date): the blob then depends only on the files' paths and texts.
     #[arg(long)]
     no_file_times: bool,
-    /// Write the sectioned layout (format v8): the same index in deflated parts, for a site
+    /// Write the sectioned layout (format v9): the same index in deflated parts, for a site
     /// whose browser search fetches only the parts a query reads (HTTP range requests,
     /// `RangedIndex` in the wasm module). Every surface loads it whole too; `sync` keeps it.
     #[arg(long)]
@@ -919,9 +919,13 @@ fn sync_blob(
     // A blob of an older format is loaded by upgrading it on every load: write it anew, in
     // the layout it had (one piece, or sectioned).
     let format = previous.as_ref().and_then(Index::loaded_format);
-    let sectioned = format == Some(wikidex::blob::SECTIONED_FORMAT_VERSION);
-    let old_format =
-        previous.is_some() && !sectioned && format != Some(wikidex::blob::FORMAT_VERSION);
+    let sectioned = format.is_some_and(|f| f >= wikidex::blob::FIRST_SECTIONED_FORMAT_VERSION);
+    let current = if sectioned {
+        wikidex::blob::SECTIONED_FORMAT_VERSION
+    } else {
+        wikidex::blob::FORMAT_VERSION
+    };
+    let old_format = previous.is_some() && format != Some(current);
     // Nothing to write when the folder is as the blob has it.
     let written = full.is_some()
         || old_format

@@ -67,29 +67,6 @@ fn stemmer_algorithm(language: Language) -> Option<Algorithm> {
     }
 }
 
-/// Whether this build analyzes `language` as every other build does: it has no stemmer
-/// (`none`) or its stemmer is compiled in.
-// Not through `stemmer_algorithm`: with a second caller it is no longer inlined into the
-// analyzer's, and the stemmer crate's other six algorithms (16 KB gzipped) stay in the wasm
-// module.
-pub fn language_available(language: Language) -> bool {
-    match language {
-        Language::English => cfg!(feature = "stem-english"),
-        Language::French => cfg!(feature = "stem-french"),
-        Language::German => cfg!(feature = "stem-german"),
-        Language::Spanish => cfg!(feature = "stem-spanish"),
-        Language::Italian => cfg!(feature = "stem-italian"),
-        Language::Portuguese => cfg!(feature = "stem-portuguese"),
-        Language::Dutch => cfg!(feature = "stem-dutch"),
-        Language::Swedish => cfg!(feature = "stem-swedish"),
-        Language::Norwegian => cfg!(feature = "stem-norwegian"),
-        Language::Danish => cfg!(feature = "stem-danish"),
-        Language::Finnish => cfg!(feature = "stem-finnish"),
-        Language::Russian => cfg!(feature = "stem-russian"),
-        Language::None => true,
-    }
-}
-
 /// The stopword list of `language` (one word a line; empty but for English).
 fn stopword_list(language: Language) -> &'static str {
     match language {
@@ -345,6 +322,23 @@ impl Analyzer {
         let mut out = Vec::new();
         self.terms_into(text, &mut out);
         out
+    }
+
+    /// Every token of `text` as query analysis reads it, duplicates kept: its normalized word
+    /// and its index term (`None` for a stopword), stemmed without the index's surface table,
+    /// which gives the same term for a word the index has seen. What a search reads of a
+    /// dictionary read in shards ([`crate::RangedIndex`]) follows from these.
+    pub(crate) fn query_words<'q>(
+        &self,
+        text: &'q str,
+    ) -> Vec<(Cow<'q, str>, Option<Cow<'q, str>>)> {
+        tokens(text)
+            .map(|t| {
+                let word = self.normalize(t.text);
+                let term = self.query_term(&word, t.cjk, &|_: &str| None);
+                (word, term)
+            })
+            .collect()
     }
 
     /// The query's terms: each distinct index term once, with the normalized word it first
@@ -677,12 +671,12 @@ mod tests {
     fn language_available_agrees_with_the_stemmers_compiled_in() {
         for l in Language::ALL {
             let stems = stemmer_algorithm(l).is_some();
-            assert_eq!(language_available(l), l == Language::None || stems, "{l:?}");
+            assert_eq!(l.available(), l == Language::None || stems, "{l:?}");
             let config = crate::config::Config {
                 language: l,
                 ..Default::default()
             };
-            assert_eq!(config.check_language().is_ok(), language_available(l));
+            assert_eq!(config.check_language().is_ok(), l.available());
         }
     }
 

@@ -71,6 +71,9 @@ pub const FORMAT_VERSION: u32 = 7;
 /// parts a browser can fetch by HTTP range requests ([`crate::RangedIndex`]); the newest
 /// version this build reads.
 pub const SECTIONED_FORMAT_VERSION: u32 = sections::SECTIONED_VERSION;
+/// The first sectioned format version, 8, whose head holds the whole dictionary (v9 splits
+/// it in shards); still read.
+pub const FIRST_SECTIONED_FORMAT_VERSION: u32 = sections::FIRST_SECTIONED_VERSION;
 /// The oldest format version this build reads: 1 with the feature `legacy-v1` (a default),
 /// else 2.
 pub const OLDEST_SUPPORTED_FORMAT_VERSION: u32 = if cfg!(feature = "legacy-v1") { 1 } else { 2 };
@@ -425,7 +428,7 @@ fn header_version(bytes: &[u8], oldest: u32) -> Result<u32> {
     Ok(version)
 }
 
-/// Encodes an index in the sectioned layout (format v8, [`SECTIONED_FORMAT_VERSION`]).
+/// Encodes an index in the sectioned layout ([`SECTIONED_FORMAT_VERSION`]).
 pub(crate) fn encode_sectioned(data: &IndexData) -> Result<Vec<u8>> {
     sections::encode(data)
 }
@@ -433,7 +436,7 @@ pub(crate) fn encode_sectioned(data: &IndexData) -> Result<Vec<u8>> {
 /// Decodes and validates a blob.
 pub(crate) fn decode(bytes: &[u8]) -> Result<IndexData> {
     let version = header_version(bytes, OLDEST_SUPPORTED_FORMAT_VERSION)?;
-    if version == SECTIONED_FORMAT_VERSION {
+    if version >= FIRST_SECTIONED_FORMAT_VERSION {
         return finish(sections::decode(bytes)?, &[], version);
     }
     let mut len_bytes = [0u8; 8];

@@ -52,14 +52,14 @@ impl Config {
     /// # Errors
     /// [`Error::UnsupportedLanguage`] when it does not (see the core's `stem-*` features).
     pub fn check_language(&self) -> Result<()> {
-        if crate::analyze::language_available(self.language) {
+        if self.language.available() {
             return Ok(());
         }
         Err(Error::UnsupportedLanguage {
             language: self.language.name().to_string(),
             available: Language::ALL
                 .into_iter()
-                .filter(|&l| crate::analyze::language_available(l))
+                .filter(|l| l.available())
                 .map(|l| l.name().to_string())
                 .collect(),
         })
@@ -148,6 +148,29 @@ impl Language {
         Language::Russian,
         Language::None,
     ];
+
+    /// Whether this build analyzes the language as every other build does: it has no
+    /// stemmer (`none`) or its stemmer is compiled in (the core's features `stem-*`).
+    // Not through the analyzer's `stemmer_algorithm`: with a second caller it is no longer
+    // inlined into the analyzer's, and the stemmer crate's other six algorithms (16 KB
+    // gzipped) stay in the wasm module.
+    pub fn available(self) -> bool {
+        match self {
+            Language::English => cfg!(feature = "stem-english"),
+            Language::French => cfg!(feature = "stem-french"),
+            Language::German => cfg!(feature = "stem-german"),
+            Language::Spanish => cfg!(feature = "stem-spanish"),
+            Language::Italian => cfg!(feature = "stem-italian"),
+            Language::Portuguese => cfg!(feature = "stem-portuguese"),
+            Language::Dutch => cfg!(feature = "stem-dutch"),
+            Language::Swedish => cfg!(feature = "stem-swedish"),
+            Language::Norwegian => cfg!(feature = "stem-norwegian"),
+            Language::Danish => cfg!(feature = "stem-danish"),
+            Language::Finnish => cfg!(feature = "stem-finnish"),
+            Language::Russian => cfg!(feature = "stem-russian"),
+            Language::None => true,
+        }
+    }
 
     /// The lowercase English name (`english`, ..., `none`).
     pub fn name(self) -> &'static str {

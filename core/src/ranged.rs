@@ -1,14 +1,16 @@
-//! An index read in parts from a sectioned blob (format v8, [`crate::blob`]): what a browser
-//! uses to search a big site without downloading the whole blob first.
+//! An index read in parts from a sectioned blob (formats v8 and v9, [`crate::blob`]): what a
+//! browser uses to search a big site without downloading the whole blob first.
 //!
 //! Open it with the blob's head ([`RangedIndex::head_end`] says how many bytes from the start
 //! that is), then search. A search that reads parts not loaded yet fails with
 //! [`Error::NotLoaded`] naming their byte ranges; fetch those (HTTP range requests), hand each
-//! to [`RangedIndex::supply`] and search again. The second search reads the postings of the
-//! query's terms, and may ask once more for the pages its hits show. Parts stay loaded, so
-//! the next queries fetch less and less. Every answer is the one the whole index gives: the
-//! head carries what scoring needs about every term and chunk (document frequencies, chunk
-//! lengths), so loading a part never changes a ranking, only completes it.
+//! to [`RangedIndex::supply`] and search again. A v9 blob's first search reads the dictionary
+//! shards of the query's words (those holding words that start as the query's words and
+//! terms do: typo and prefix matches keep the first character), the next the postings of its
+//! terms, and the last the pages its hits show. Parts stay loaded, so the next queries fetch
+//! less and less. Every answer is the one the whole index gives: a shard holds every word of
+//! its range with its document frequency, and the head the chunk lengths, so loading a part
+//! never changes a ranking, only completes it.
 //!
 //! ```
 //! # use wikidex::{IndexBuilder, RangedIndex, SearchOptions, Error};
@@ -35,7 +37,7 @@
 
 use crate::blob::{self, Head, Loaded, Part, HEADER_LEN};
 use crate::error::{Error, Result};
-use crate::lane::lexical::{LexicalIndex, PostingBlock};
+use crate::lane::lexical::{Dictionary, LexicalIndex, PostingBlock};
 use crate::lane::phrase::Positions;
 use crate::lane::semantic::VectorSection;
 use crate::page::Scope;
@@ -53,6 +55,10 @@ pub struct RangedIndex {
     starts: Vec<u64>,
     /// Per section: loaded.
     loaded: Vec<bool>,
+    /// The dictionary shards loaded (v9; none in a v8 blob, whose head has the dictionary).
+    shards: Vec<Option<Dictionary>>,
+    /// The dictionary as far as it is loaded ([`Head::whole_dictionary`]).
+    dictionary: Dictionary,
     postings: Vec<Option<PostingBlock>>,
     positions: Vec<Option<Vec<u8>>>,
     /// The vector section as the head describes it, until its values load.
@@ -99,11 +105,13 @@ impl RangedIndex {
             values: blob::empty_like(&v.values),
             ..v.clone()
         });
+        let shards = vec![None; head.dict_blocks.len()];
+        let dictionary = head.whole_dictionary(&vec![None; head.dict_blocks.len()])?;
         let data = blob::IndexData {
             config: head.config.clone(),
             pages: head.pages.clone(),
             chunks: head.chunks.clone(),
-            lexical: LexicalIndex::from_dictionary(&head.dictionary)?,
+            lexical: LexicalIndex::from_dictionary(&dictionary)?,
             vectors: vectors.clone(),
             graph: Default::default(),
             raw: Default::default(),
@@ -114,6 +122,8 @@ impl RangedIndex {
         let mut ranged = RangedIndex {
             index: Index::from_data(data),
             loaded: vec![false; head.sections.len()],
+            shards,
+            dictionary,
             head,
             parts,
             starts,
@@ -195,11 +205,37 @@ impl RangedIndex {
                 self.starts[first + 1] - start
             )));
         }
+        // New shards change the dictionary: the whole of it is made again, and checked,
+        // before anything is loaded.
+        let mut shards = None;
+        for (i, section) in &decoded {
+            if let (Loaded::Dictionary(d), Part::Dictionary(j)) = (section, self.parts[*i]) {
+                shards.get_or_insert_with(|| self.shards.clone())[j] = Some(d.clone());
+            }
+        }
+        let lexical = match &shards {
+            Some(shards) => {
+                let shards: Vec<Option<&Dictionary>> = shards.iter().map(Option::as_ref).collect();
+                let dictionary = self.head.whole_dictionary(&shards)?;
+                let lexical = LexicalIndex::from_dictionary(&dictionary)?;
+                Some((dictionary, lexical))
+            }
+            None => None,
+        };
         let mut terms_changed = false;
+        if let (Some(shards), Some((dictionary, lexical))) = (shards, lexical) {
+            self.shards = shards;
+            self.dictionary = dictionary;
+            self.index.data.lexical = lexical;
+            // The typo trie is made from the dictionary's words on first use.
+            self.index.typo = std::sync::OnceLock::new();
+            terms_changed = true;
+        }
         for (i, section) in decoded {
             self.loaded[i] = true;
             let data = &mut self.index.data;
             match section {
+                Loaded::Dictionary(_) => {}
                 Loaded::Postings(b) => {
                     if let Part::Postings(k) = self.parts[i] {
                         self.postings[k] = Some(b);
@@ -240,11 +276,18 @@ impl RangedIndex {
             }
         }
         if terms_changed {
-            // Only the posting lists change: the dictionary and its look-up maps stay.
-            let blocks: Vec<Option<&PostingBlock>> =
-                self.postings.iter().map(Option::as_ref).collect();
+            // The posting lists change; the dictionary and its look-up maps stay unless a
+            // shard came. A block whose shard is not loaded is left out: its terms' document
+            // frequencies are not known yet.
+            let usable = self.usable_blocks();
+            let blocks: Vec<Option<&PostingBlock>> = self
+                .postings
+                .iter()
+                .zip(&usable)
+                .map(|(p, &ok)| p.as_ref().filter(|_| ok))
+                .collect();
             let lexical = &mut self.index.data.lexical;
-            lexical.set_blocks(&self.head.dictionary, &self.head.term_blocks, &blocks)?;
+            lexical.set_blocks(&self.dictionary, &self.head.term_blocks, &blocks)?;
             self.index.scorer = lexical.scorer(self.index.data.config.bm25);
             self.index.data.positions = self.positions()?;
         }
@@ -259,6 +302,44 @@ impl RangedIndex {
     /// phrase, the vectors for a query vector, then the pages its hits show); otherwise as
     /// [`Index::search`].
     pub fn search(&self, query: &str, opts: &SearchOptions) -> Result<SearchResults> {
+        let words = |query: &str| {
+            if !self.head.sharded() {
+                return Ok(());
+            }
+            // The first characters of the query's words and terms: typo and prefix matches
+            // keep a word's first character.
+            let mut chars: Vec<char> = Vec::new();
+            for (word, term) in self.index.analyzer.query_words(query) {
+                chars.extend(word.chars().next());
+                chars.extend(term.and_then(|t| t.chars().next()));
+            }
+            chars.sort_unstable();
+            chars.dedup();
+            let mut need = vec![false; self.shards.len()];
+            for &c in &chars {
+                for j in self.head.char_shards(c) {
+                    need[j] = true;
+                }
+            }
+            // The terms of the other surface words those hold (`computers` → `comput`) are
+            // read with them. Every stemmer here keeps a word's first letter or changes it as
+            // it changes the query's (German `ä` → `a`), so these are in the shards above;
+            // a stemmer that did not would cost a round more, not a wrong answer.
+            for j in 0..need.len() {
+                if let (true, Some(shard)) = (need[j], &self.shards[j]) {
+                    for (w, &t) in shard.other_words().iter().zip(shard.other_terms()) {
+                        if w.chars().next().is_some_and(|c| chars.contains(&c)) {
+                            need[self.head.term_shard(t as usize)] = true;
+                        }
+                    }
+                }
+            }
+            let need: Vec<Part> = (0..need.len())
+                .filter(|&j| need[j])
+                .map(Part::Dictionary)
+                .collect();
+            self.require(&need)
+        };
         let terms = |analyzed: &Analyzed<'_>| {
             let (postings, positions) = self.index.terms_read(analyzed);
             let mut need: Vec<Part> = postings
@@ -285,6 +366,7 @@ impl RangedIndex {
             self.require(&need)
         };
         let reads = Reads {
+            words: &words,
             terms: &terms,
             pages: &pages,
         };
@@ -379,16 +461,37 @@ impl RangedIndex {
         out
     }
 
+    /// Per term block: whether its postings are loaded, and (v9) its dictionary shard.
+    fn usable_blocks(&self) -> Vec<bool> {
+        let mut usable: Vec<bool> = self.postings.iter().map(Option::is_some).collect();
+        if self.head.sharded() {
+            for j in 0..self.shards.len() {
+                if self.shards[j].is_none() {
+                    let blocks = crate::lane::lexical::block_range(
+                        &self.head.dict_blocks,
+                        j,
+                        self.head.term_blocks.len(),
+                    );
+                    for b in blocks {
+                        usable[b] = false;
+                    }
+                }
+            }
+        }
+        usable
+    }
+
     /// The term positions of the blocks loaded (`None` when the index has none).
     fn positions(&self) -> Result<Option<Positions>> {
         if !self.head.positions {
             return Ok(None);
         }
+        let usable = self.usable_blocks();
         let blocks: Vec<Option<&[u8]>> = self
             .positions
             .iter()
-            .zip(&self.postings)
-            .map(|(pos, post)| post.as_ref().and(pos.as_deref()))
+            .zip(&usable)
+            .map(|(pos, &ok)| pos.as_deref().filter(|_| ok))
             .collect();
         Positions::from_parts(&self.index.data.lexical, &self.head.term_blocks, &blocks).map(Some)
     }

@@ -308,6 +308,9 @@ pub struct Ranked {
 /// What a search asks before it reads parts of the index a [`crate::RangedIndex`] may not have
 /// loaded yet; an error from either stops the search.
 pub(crate) struct Reads<'c> {
+    /// Called with the query (cut to the configured length) before it is analyzed: its words
+    /// are looked up in the dictionary.
+    pub words: &'c dyn Fn(&str) -> Result<()>,
     /// Called with the query as the lanes read it, before any lane runs.
     pub terms: &'c dyn Fn(&Analyzed<'_>) -> Result<()>,
     /// Called with the pages (positions in [`Index::pages`]) whose records the results show,
@@ -629,14 +632,19 @@ impl Index {
         })
     }
 
+    /// The query cut to the configured length, and whether it was cut.
+    pub(crate) fn cut_query<'a>(&self, query: &'a str) -> (&'a str, bool) {
+        let max_chars = self.data.config.max_query_chars as usize;
+        match query.char_indices().nth(max_chars) {
+            Some((cut, _)) => (&query[..cut], true),
+            None => (query, false),
+        }
+    }
+
     /// The query as the lanes read it: cut to the configured length, analyzed, its typo and
     /// prefix expansions, its quoted phrases.
     pub(crate) fn analyzed<'a>(&'a self, query: &'a str, opts: &SearchOptions) -> Analyzed<'a> {
-        let max_chars = self.data.config.max_query_chars as usize;
-        let (query, truncated) = match query.char_indices().nth(max_chars) {
-            Some((cut, _)) => (&query[..cut], true),
-            None => (query, false),
-        };
+        let (query, truncated) = self.cut_query(query);
         let lexical = &self.data.lexical;
         let qterms = self.analyzer.query_with(query, |w| lexical.surface_term(w));
         let known: Vec<Option<usize>> = qterms.iter().map(|q| lexical.lookup(&q.term)).collect();
@@ -705,6 +713,9 @@ impl Index {
         let limit = opts.limit.unwrap_or(DEFAULT_LIMIT).clamp(1, MAX_LIMIT);
         let candidates = (limit * 3).min(MAX_CANDIDATES);
         let lexical = &self.data.lexical;
+        if let Some(reads) = reads {
+            (reads.words)(self.cut_query(query).0)?;
+        }
         let analyzed = self.analyzed(query, opts);
         if let Some(reads) = reads {
             (reads.terms)(&analyzed)?;

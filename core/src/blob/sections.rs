@@ -1,13 +1,13 @@
-//! Format v8, the sectioned layout: the index in parts a reader can fetch one at a time, so a
-//! browser searching a big site by HTTP range requests downloads the dictionary, the postings
-//! of the query's terms and the records of its hits, not the whole blob
-//! ([`crate::RangedIndex`]). Loading the whole file gives the same index as the one-piece
-//! layout (v7) of the same data.
+//! Formats v8 and v9, the sectioned layout: the index in parts a reader can fetch one at a
+//! time, so a browser searching a big site by HTTP range requests downloads the head, the
+//! dictionary shards of the query's words, the postings of its terms and the records of its
+//! hits, not the whole blob ([`crate::RangedIndex`]). Loading the whole file gives the same
+//! index as the one-piece layout (v7) of the same data.
 //!
 //! ```text
 //! offset    size  field
 //! 0         8     magic  b"WIKIDEX\0"
-//! 8         4     format version 8 (u32, little-endian)
+//! 8         4     format version 9 (u32, little-endian; 8 is read too)
 //! 12        4     flags (u32, little-endian; 0, reserved)
 //! 16        8     head length H in bytes (u64, little-endian)
 //! 24        32    BLAKE3 hash of the head
@@ -18,11 +18,19 @@
 //! ```
 //!
 //! The head holds what every search reads: the configuration, a stub of each page (what
-//! filters, link names and dates read: no text, title or summary), the chunk table, the
-//! lexical dictionary with document frequencies and chunk lengths, the vector section without
-//! its values. The sections: the posting lists in blocks of consecutive terms, their term
-//! positions in blocks alike, the whole pages in blocks of consecutive pages, the graph, the
-//! raw layer, the vectors' values. Blocks are cut at about [`BLOCK_BYTES`] of encoded data.
+//! filters, link names and dates read: no text, title or summary), the chunk table, the chunk
+//! lengths, where the dictionary's shards start and their first terms, the vector section
+//! without its values. The sections: the dictionary in shards of consecutive terms (the terms,
+//! their document frequencies and the surface words between a shard's first term and the
+//! next shard's), the posting lists in blocks of consecutive terms, their term positions in
+//! blocks alike, the whole pages in blocks of consecutive pages, the graph, the raw layer,
+//! the vectors' values. Blocks are cut at about [`BLOCK_BYTES`] of encoded data; a dictionary
+//! shard is one or more whole blocks of postings.
+//!
+//! Format v8 is the same but for the dictionary, which its head holds whole (on CACM, 58 of
+//! its 78 KB): a search read all of it before its first result. Typo and prefix matches keep
+//! a word's first character, so a search reads only the shards that hold words starting with
+//! the first characters of its words and terms.
 
 use serde::{Deserialize, Serialize};
 
@@ -31,14 +39,17 @@ use crate::chunk::ChunkRecord;
 use crate::config::Config;
 use crate::error::{Error, Result};
 use crate::graph::GraphSection;
-use crate::lane::lexical::{block_range, Dictionary, LexicalIndex, PostingBlock};
+use crate::lane::lexical::{block_range, front_coded, Dictionary, LexicalIndex, PostingBlock};
 use crate::lane::phrase::Positions;
 use crate::lane::semantic::{VectorSection, VectorValues};
 use crate::page::{Extra, Page};
 use crate::raw::RawSection;
 
-/// The format version of the sectioned layout.
-pub(crate) const SECTIONED_VERSION: u32 = 8;
+/// The format version of the sectioned layout this build writes.
+pub(crate) const SECTIONED_VERSION: u32 = 9;
+
+/// The first sectioned format version (its head holds the whole dictionary).
+pub(crate) const FIRST_SECTIONED_VERSION: u32 = 8;
 
 /// About how many bytes of encoded data a block of postings, positions or pages holds (a
 /// term or page larger than that is a block of its own). Smaller blocks fetch fewer bytes
@@ -71,6 +82,8 @@ pub(crate) struct Head {
     pub chunks: Vec<ChunkRecord>,
     pub chunk_numbers: Vec<u32>,
     pub page_modified: Vec<Option<i64>>,
+    /// The chunk lengths only ([`Dictionary::lengths_only`]); in a v8 head, the whole
+    /// dictionary.
     pub dictionary: Dictionary,
     /// The vector section with its values empty (its values are a section).
     pub vectors: Option<VectorSection>,
@@ -82,11 +95,59 @@ pub(crate) struct Head {
     pub page_blocks: Vec<u32>,
     /// Every section, in [`Part`] order.
     pub sections: Vec<Section>,
+    /// Number of terms in the dictionary.
+    pub n_terms: u32,
+    /// The first block of postings of each dictionary shard (empty in a v8 head, whose
+    /// dictionary is whole, and for an index with no terms).
+    pub dict_blocks: Vec<u32>,
+    /// The first term of each dictionary shard.
+    #[serde(with = "front_coded")]
+    pub dict_bounds: Vec<String>,
+}
+
+/// A v8 head: a v9 [`Head`] but for the last three fields (the dictionary is whole in it).
+#[derive(Deserialize)]
+struct HeadV8 {
+    config: Config,
+    pages: Vec<Page>,
+    chunk_counts: Vec<u32>,
+    chunk_numbers: Vec<u32>,
+    page_modified: Vec<Option<i64>>,
+    dictionary: Dictionary,
+    vectors: Option<VectorSection>,
+    positions: bool,
+    term_blocks: Vec<u32>,
+    page_blocks: Vec<u32>,
+    sections: Vec<Section>,
+}
+
+impl From<HeadV8> for Head {
+    fn from(h: HeadV8) -> Head {
+        Head {
+            config: h.config,
+            pages: h.pages,
+            chunk_counts: h.chunk_counts,
+            chunks: Vec::new(),
+            chunk_numbers: h.chunk_numbers,
+            page_modified: h.page_modified,
+            n_terms: u32::try_from(h.dictionary.len()).unwrap_or(u32::MAX),
+            dictionary: h.dictionary,
+            vectors: h.vectors,
+            positions: h.positions,
+            term_blocks: h.term_blocks,
+            page_blocks: h.page_blocks,
+            sections: h.sections,
+            dict_blocks: Vec::new(),
+            dict_bounds: Vec::new(),
+        }
+    }
 }
 
 /// What a section holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Part {
+    /// Dictionary shard `i`.
+    Dictionary(usize),
     /// The posting lists of term block `i`.
     Postings(usize),
     /// The term positions of term block `i`.
@@ -105,7 +166,8 @@ impl Head {
     /// The parts of the sections, in the order they lie in the file.
     pub(crate) fn parts(&self) -> Vec<Part> {
         let terms = self.term_blocks.len();
-        let mut parts: Vec<Part> = (0..terms).map(Part::Postings).collect();
+        let mut parts: Vec<Part> = (0..self.dict_blocks.len()).map(Part::Dictionary).collect();
+        parts.extend((0..terms).map(Part::Postings));
         if self.positions {
             parts.extend((0..terms).map(Part::Positions));
         }
@@ -142,6 +204,82 @@ impl Head {
             .saturating_sub(1)
     }
 
+    /// The dictionary from the shards at hand (see [`Dictionary::assemble`]: a shard not at
+    /// hand stands as placeholders), or the head's own in a v8 head.
+    ///
+    /// # Errors
+    /// As [`Dictionary::assemble`].
+    pub(crate) fn whole_dictionary(&self, shards: &[Option<&Dictionary>]) -> Result<Dictionary> {
+        if !self.sharded() {
+            return Ok(self.dictionary.clone());
+        }
+        Dictionary::assemble(
+            self.dictionary.lengths(),
+            self.n_terms as usize,
+            &self.dict_firsts(),
+            &self.dict_bounds,
+            shards,
+        )
+    }
+
+    /// Whether the dictionary is in shards (v9) rather than whole in the head (v8).
+    pub(crate) fn sharded(&self) -> bool {
+        !self.dict_blocks.is_empty()
+    }
+
+    /// The first term of each dictionary shard.
+    pub(crate) fn dict_firsts(&self) -> Vec<u32> {
+        self.dict_blocks
+            .iter()
+            .map(|&b| self.term_blocks[b as usize])
+            .collect()
+    }
+
+    /// The terms of dictionary shard `i`.
+    pub(crate) fn shard_terms(&self, i: usize) -> std::ops::Range<usize> {
+        let blocks = block_range(&self.dict_blocks, i, self.term_blocks.len());
+        let start = self
+            .term_blocks
+            .get(blocks.start)
+            .map_or(0, |&f| f as usize);
+        let end = self
+            .term_blocks
+            .get(blocks.end)
+            .map_or(self.n_terms as usize, |&f| f as usize);
+        start..end
+    }
+
+    /// The dictionary shard that holds term `t`.
+    pub(crate) fn term_shard(&self, t: usize) -> usize {
+        let block = self.term_block(t) as u32;
+        self.dict_blocks
+            .partition_point(|&b| b <= block)
+            .saturating_sub(1)
+    }
+
+    /// The dictionary shards that hold the words (terms or surface words) starting with `c`.
+    pub(crate) fn char_shards(&self, c: char) -> std::ops::Range<usize> {
+        let mut buf = [0u8; 4];
+        let lo: &str = c.encode_utf8(&mut buf);
+        // The shard of `lo`: the last whose first term is at most `lo` (the first shard also
+        // holds the surface words before its first term).
+        let start = self
+            .dict_bounds
+            .partition_point(|b| b.as_str() <= lo)
+            .saturating_sub(1);
+        // Up to the last shard whose first term is below the next character.
+        let next = (c as u32 + 1..=char::MAX as u32).find_map(char::from_u32);
+        let end = match next {
+            Some(n) => {
+                let mut buf = [0u8; 4];
+                let hi: &str = n.encode_utf8(&mut buf);
+                self.dict_bounds.partition_point(|b| b.as_str() < hi)
+            }
+            None => self.dict_bounds.len(),
+        };
+        start..end.max(start + 1).min(self.dict_bounds.len())
+    }
+
     /// Checks what a search reads of the head before any section is loaded (the same checks
     /// a whole load makes of these fields, but for the chunks' spans: the page texts are in
     /// the sections, [`check_page_block`] checks them), and derives the chunk table from the
@@ -151,7 +289,22 @@ impl Head {
         self.config.validate_stored()?;
         let n_pages = self.pages.len();
         check_firsts(&self.page_blocks, n_pages, "page")?;
-        check_firsts(&self.term_blocks, self.dictionary.len(), "term")?;
+        if self.sharded() {
+            check_firsts(&self.dict_blocks, self.term_blocks.len(), "dictionary")?;
+            if self.dict_bounds.len() != self.dict_blocks.len()
+                || self.dict_bounds.windows(2).any(|w| w[0] >= w[1])
+                || !self.dictionary.is_lengths_only()
+            {
+                return Err(Error::corrupt("dictionary shards are out of order"));
+            }
+        } else if self.dictionary.len() != self.n_terms as usize || !self.dict_bounds.is_empty() {
+            return Err(Error::corrupt(format!(
+                "{} terms in the head's dictionary, {} listed",
+                self.dictionary.len(),
+                self.n_terms
+            )));
+        }
+        check_firsts(&self.term_blocks, self.n_terms as usize, "term")?;
         if self.parts().len() != self.sections.len() {
             return Err(Error::corrupt(format!(
                 "{} sections listed for {} parts",
@@ -282,7 +435,7 @@ fn section<T: Serialize + ?Sized>(value: &T) -> Result<(Vec<u8>, u32)> {
     Ok((miniz_oxide::deflate::compress_to_vec(&raw, 9), raw_len))
 }
 
-/// Encodes an index in the sectioned layout (format v8). Same input, same bytes.
+/// Encodes an index in the sectioned layout (format v9). Same input, same bytes.
 pub(crate) fn encode(data: &IndexData) -> Result<Vec<u8>> {
     let lexical = &data.lexical;
     let n_terms = lexical.term_count();
@@ -308,6 +461,43 @@ pub(crate) fn encode(data: &IndexData) -> Result<Vec<u8>> {
         Ok(())
     };
     let terms_of = |i: usize| block_range(&term_blocks, i, n_terms);
+    // The dictionary shards, each some whole blocks of postings.
+    let dictionary = lexical.dictionary();
+    let (terms, others) = (dictionary.terms(), dictionary.other_words());
+    // Each other surface word goes with the shard of the last term at or before it.
+    let word_block = |w: &str| {
+        let t = terms.partition_point(|t| t.as_str() <= w).saturating_sub(1);
+        term_blocks
+            .partition_point(|&f| f as usize <= t)
+            .saturating_sub(1)
+    };
+    let mut block_bytes: Vec<usize> = (0..term_blocks.len())
+        .map(|b| terms_of(b).map(|t| terms[t].len() + 4).sum())
+        .collect();
+    for w in others {
+        if let Some(size) = block_bytes.get_mut(word_block(w)) {
+            *size += w.len() + 4;
+        }
+    }
+    let dict_blocks = cut(term_blocks.len(), |b| block_bytes[b]);
+    let dict_bounds: Vec<String> = dict_blocks
+        .iter()
+        .map(|&b| terms[term_blocks[b as usize] as usize].clone())
+        .collect();
+    for j in 0..dict_blocks.len() {
+        let blocks = block_range(&dict_blocks, j, term_blocks.len());
+        let first = terms_of(blocks.start).start;
+        let last = blocks.end.checked_sub(1).map_or(first, |b| terms_of(b).end);
+        let words_from = |j: usize| match j {
+            0 => 0,
+            j => dict_bounds
+                .get(j)
+                .map_or(others.len(), |b| others.partition_point(|w| w < b)),
+        };
+        push(section(
+            &dictionary.shard(first..last, words_from(j)..words_from(j + 1)),
+        )?)?;
+    }
     for i in 0..term_blocks.len() {
         push(section(&lexical.posting_block(terms_of(i)))?)?;
     }
@@ -342,7 +532,7 @@ pub(crate) fn encode(data: &IndexData) -> Result<Vec<u8>> {
         chunks: Vec::new(),
         chunk_numbers: data.chunk_numbers.clone(),
         page_modified: data.page_modified.clone(),
-        dictionary: lexical.dictionary(),
+        dictionary: dictionary.lengths_only(),
         vectors: data.vectors.as_ref().map(|v| VectorSection {
             values: empty_like(&v.values),
             ..v.clone()
@@ -351,6 +541,9 @@ pub(crate) fn encode(data: &IndexData) -> Result<Vec<u8>> {
         term_blocks,
         page_blocks,
         sections,
+        n_terms: u32::try_from(n_terms).map_err(|_| encode_err("over 4 billion terms"))?,
+        dict_blocks,
+        dict_bounds,
     };
     let (head_bytes, _) = section(&head)?;
     let mut out = Vec::with_capacity(
@@ -385,9 +578,10 @@ fn short_hash(bytes: &[u8]) -> [u8; 8] {
 ///
 /// # Errors
 /// As a load of those bytes: [`Error::NotAnIndex`], [`Error::IncompatibleFormat`] for a
-/// blob of another layout (not v8), [`Error::Corrupt`] for fewer than [`HEADER_LEN`] bytes.
+/// blob of another layout (not v8 or v9), [`Error::Corrupt`] for fewer than [`HEADER_LEN`]
+/// bytes.
 pub(crate) fn head_end(prefix: &[u8]) -> Result<u64> {
-    super::header_version(prefix, SECTIONED_VERSION)?;
+    super::header_version(prefix, FIRST_SECTIONED_VERSION)?;
     let mut len = [0u8; 8];
     len.copy_from_slice(&prefix[16..24]);
     u64::from_le_bytes(len)
@@ -414,7 +608,12 @@ pub(crate) fn decode_head(bytes: &[u8]) -> Result<Head> {
     if blake3::hash(head).as_bytes()[..] != bytes[24..56] {
         return Err(Error::corrupt("head checksum mismatch"));
     }
-    let mut head: Head = inflate_decode(head, None, "the head")?;
+    let mut head: Head =
+        if super::header_version(bytes, FIRST_SECTIONED_VERSION)? == FIRST_SECTIONED_VERSION {
+            inflate_decode::<HeadV8>(head, None, "the head")?.into()
+        } else {
+            inflate_decode(head, None, "the head")?
+        };
     head.validate()?;
     Ok(head)
 }
@@ -446,6 +645,7 @@ pub(crate) fn inflate_decode<T: serde::de::DeserializeOwned>(
 
 /// A decoded section.
 pub(crate) enum Loaded {
+    Dictionary(Dictionary),
     Postings(PostingBlock),
     Positions(Vec<u8>),
     /// The pages of a block, and the spans of their chunks.
@@ -474,6 +674,11 @@ pub(crate) fn decode_section(
     let what = format!("section {i}");
     let raw = Some(s.raw_len);
     Ok(match part {
+        Part::Dictionary(j) => {
+            let shard: Dictionary = inflate_decode(bytes, raw, &what)?;
+            check_shard(head, j, &shard)?;
+            Loaded::Dictionary(shard)
+        }
         Part::Postings(_) => Loaded::Postings(inflate_decode(bytes, raw, &what)?),
         Part::Positions(_) => Loaded::Positions(inflate_decode(bytes, raw, &what)?),
         Part::Pages(b) => {
@@ -485,6 +690,34 @@ pub(crate) fn decode_section(
         Part::Raw => Loaded::Raw(inflate_decode(bytes, raw, &what)?),
         Part::Vectors => Loaded::Vectors(inflate_decode(bytes, raw, &what)?),
     })
+}
+
+/// Checks dictionary shard `j` against the head: as many terms as it spans, the first one the
+/// head's, the terms and the other surface words sorted and between its first term and the
+/// next shard's (the first shard's words may come before its first term), the own bits and
+/// the frequencies as many as the terms, each other word's term inside the dictionary.
+fn check_shard(head: &Head, j: usize, d: &Dictionary) -> Result<()> {
+    let bad = |what: &str| Err(Error::corrupt(format!("dictionary shard {j}: {what}")));
+    let terms = d.terms();
+    if terms.len() != head.shard_terms(j).len() || terms.first() != head.dict_bounds.get(j) {
+        return bad("not the terms the head lists");
+    }
+    if !d.is_shard_shaped() {
+        return bad("its lists disagree");
+    }
+    let next = head.dict_bounds.get(j + 1);
+    let inside = |w: &String| next.is_none_or(|n| w < n);
+    let words = d.other_words();
+    if terms.windows(2).any(|w| w[0] >= w[1])
+        || words.windows(2).any(|w| w[0] >= w[1])
+        || !terms.last().is_none_or(inside)
+        || !words.last().is_none_or(inside)
+        || (j > 0 && words.first().is_some_and(|w| w < &head.dict_bounds[j]))
+        || d.other_terms().iter().any(|&t| t >= head.n_terms)
+    {
+        return bad("words out of order or out of range");
+    }
+    Ok(())
 }
 
 /// Checks the pages of page block `b` against the head: as many as the block spans, each
@@ -542,6 +775,7 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<IndexData> {
     let head = decode_head(bytes)?;
     let parts = head.parts();
     let mut at = usize::try_from(head_end(bytes)?).unwrap_or(usize::MAX);
+    let mut shards: Vec<Option<Dictionary>> = vec![None; head.dict_blocks.len()];
     let mut postings: Vec<Option<PostingBlock>> = vec![None; head.term_blocks.len()];
     let mut positions: Vec<Option<Vec<u8>>> = vec![None; head.term_blocks.len()];
     let mut pages: Vec<Page> = Vec::with_capacity(head.pages.len());
@@ -555,6 +789,11 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<IndexData> {
             )));
         };
         match decode_section(&head, &parts, i, section)? {
+            Loaded::Dictionary(d) => {
+                if let Part::Dictionary(j) = parts[i] {
+                    shards[j] = Some(d);
+                }
+            }
             Loaded::Postings(p) => store(&mut postings, parts[i], p),
             Loaded::Positions(p) => store(&mut positions, parts[i], p),
             Loaded::Pages(mut p, mut s) => {
@@ -574,7 +813,9 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<IndexData> {
         )));
     }
     let blocks: Vec<Option<&PostingBlock>> = postings.iter().map(Option::as_ref).collect();
-    let lexical = LexicalIndex::from_parts(&head.dictionary, &head.term_blocks, &blocks)?;
+    let shards: Vec<Option<&Dictionary>> = shards.iter().map(Option::as_ref).collect();
+    let lexical =
+        LexicalIndex::from_parts(&head.whole_dictionary(&shards)?, &head.term_blocks, &blocks)?;
     let positions = if head.positions {
         let blocks: Vec<Option<&[u8]>> = positions.iter().map(|p| p.as_deref()).collect();
         Some(Positions::from_parts(&lexical, &head.term_blocks, &blocks)?)

@@ -246,17 +246,154 @@ impl Dictionary {
     pub(crate) fn chunk_count(&self) -> usize {
         self.lengths.len()
     }
+
+    /// The terms, sorted.
+    pub(crate) fn terms(&self) -> &[String] {
+        &self.terms
+    }
+
+    /// The surface words that are not their own term, sorted.
+    pub(crate) fn other_words(&self) -> &[String] {
+        &self.other_words
+    }
+
+    /// The terms (dictionary positions) of [`Dictionary::other_words`].
+    pub(crate) fn other_terms(&self) -> &[u32] {
+        &self.other_terms
+    }
+
+    /// The chunk lengths alone: what a sharded head keeps of the dictionary (format v9).
+    pub(crate) fn lengths_only(&self) -> Dictionary {
+        Dictionary {
+            terms: Vec::new(),
+            dfs: Vec::new(),
+            own: Vec::new(),
+            other_words: Vec::new(),
+            other_terms: Vec::new(),
+            lengths: self.lengths.clone(),
+        }
+    }
+
+    /// The chunk lengths.
+    pub(crate) fn lengths(&self) -> &[u32] {
+        &self.lengths
+    }
+
+    /// Whether this is shaped as a shard: as many frequencies and own bytes as its terms
+    /// need (no own bit past the last term), a term for each other word, no chunk lengths.
+    pub(crate) fn is_shard_shaped(&self) -> bool {
+        let n = self.terms.len();
+        self.dfs.len() == n
+            && self.own.len() == n.div_ceil(8)
+            && !(n..self.own.len() * 8).any(|t| self.own[t / 8] & (1 << (t % 8)) != 0)
+            && self.other_words.len() == self.other_terms.len()
+            && self.lengths.is_empty()
+    }
+
+    /// Whether this holds nothing but chunk lengths.
+    pub(crate) fn is_lengths_only(&self) -> bool {
+        self.terms.is_empty()
+            && self.dfs.is_empty()
+            && self.own.is_empty()
+            && self.other_words.is_empty()
+            && self.other_terms.is_empty()
+    }
+
+    /// The shard of terms `terms` and of the other surface words `words` (positions in
+    /// [`Dictionary::other_words`]): their own bits renumbered from the shard's first term,
+    /// the other words' terms kept as dictionary positions, no chunk lengths.
+    pub(crate) fn shard(
+        &self,
+        terms: std::ops::Range<usize>,
+        words: std::ops::Range<usize>,
+    ) -> Dictionary {
+        let mut own = vec![0u8; terms.len().div_ceil(8)];
+        for (i, t) in terms.clone().enumerate() {
+            if self.own[t / 8] & (1 << (t % 8)) != 0 {
+                own[i / 8] |= 1 << (i % 8);
+            }
+        }
+        Dictionary {
+            terms: self.terms[terms.clone()].to_vec(),
+            dfs: self.dfs[terms].to_vec(),
+            own,
+            other_words: self.other_words[words.clone()].to_vec(),
+            other_terms: self.other_terms[words].to_vec(),
+            lengths: Vec::new(),
+        }
+    }
+
+    /// The dictionary of `n_terms` terms from its shards (see [`Dictionary::shard`]), shard
+    /// `i` holding the terms from `firsts[i]` and starting with the term `bounds[i]`, and the
+    /// head's chunk lengths. A shard not at hand (`None`) stands as placeholder terms that
+    /// sort where its terms do and match no word (its first term, then that term followed by
+    /// a NUL and a number), none of them a surface word, each with document frequency 0: a
+    /// search must load the shards of the words it reads ([`crate::RangedIndex`]), and then
+    /// every look-up it makes is the whole dictionary's.
+    ///
+    /// # Errors
+    /// [`Error::Corrupt`] when a shard's size is not the one the head gives.
+    pub(crate) fn assemble(
+        lengths: &[u32],
+        n_terms: usize,
+        firsts: &[u32],
+        bounds: &[String],
+        shards: &[Option<&Dictionary>],
+    ) -> Result<Dictionary> {
+        let bad = |d: &str| Error::corrupt(format!("dictionary shards: {d}"));
+        if firsts.len() != shards.len() || bounds.len() != shards.len() {
+            return Err(bad("the head and the shards disagree"));
+        }
+        let mut out = Dictionary {
+            terms: Vec::with_capacity(n_terms),
+            dfs: Vec::with_capacity(n_terms),
+            own: vec![0u8; n_terms.div_ceil(8)],
+            other_words: Vec::new(),
+            other_terms: Vec::new(),
+            lengths: lengths.to_vec(),
+        };
+        for (i, shard) in shards.iter().enumerate() {
+            let range = block_range(firsts, i, n_terms);
+            match shard {
+                Some(d) => {
+                    if d.terms.len() != range.len() || d.dfs.len() != range.len() {
+                        return Err(bad("a shard holds another number of terms"));
+                    }
+                    for (k, t) in range.clone().enumerate() {
+                        if d.own.get(k / 8).is_some_and(|b| b & (1 << (k % 8)) != 0) {
+                            out.own[t / 8] |= 1 << (t % 8);
+                        }
+                    }
+                    out.terms.extend_from_slice(&d.terms);
+                    out.dfs.extend_from_slice(&d.dfs);
+                    out.other_words.extend_from_slice(&d.other_words);
+                    out.other_terms.extend_from_slice(&d.other_terms);
+                }
+                None => {
+                    out.terms.extend((0..range.len()).map(|k| match k {
+                        0 => bounds[i].clone(),
+                        k => format!("{}\0{k:010}", bounds[i]),
+                    }));
+                    out.dfs.extend(std::iter::repeat_n(0, range.len()));
+                }
+            }
+        }
+        if out.terms.len() != n_terms {
+            return Err(bad("the shards do not cover the dictionary"));
+        }
+        Ok(out)
+    }
 }
 
 /// A sorted list of words stored front-coded: each word as the length of the prefix it shares
 /// with the word before (in bytes) and the rest, which on CACM's dictionary deflates to 40%
 /// fewer bytes than the words whole.
-mod front_coded {
+pub(crate) mod front_coded {
     use serde::{Deserialize, Deserializer, Serializer};
 
     use crate::error::decode_error;
 
-    pub(super) fn serialize<S: Serializer>(words: &[String], s: S) -> Result<S::Ok, S::Error> {
+    pub(crate) fn serialize<S: Serializer>(words: &[String], s: S) -> Result<S::Ok, S::Error> {
         let mut prev = "";
         s.collect_seq(words.iter().map(|w| {
             let shared = prev
@@ -274,7 +411,7 @@ mod front_coded {
         }))
     }
 
-    pub(super) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
+    pub(crate) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
         let coded: Vec<(u32, String)> = Vec::deserialize(d)?;
         let mut words: Vec<String> = Vec::with_capacity(coded.len());
         for (shared, rest) in coded {

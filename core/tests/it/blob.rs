@@ -225,6 +225,8 @@ fn newer_format_version_is_incompatible_and_the_message_names_both_versions() {
 fn a_one_piece_payload_labelled_sectioned_is_corrupt() {
     let mut bytes = small_blob();
     bytes[8..12].copy_from_slice(&SECTIONED_FORMAT_VERSION.to_le_bytes());
+    assert_eq!(load_error(&bytes, "v7 labelled v9"), "corrupt_index");
+    bytes[8..12].copy_from_slice(&wikidex::blob::FIRST_SECTIONED_FORMAT_VERSION.to_le_bytes());
     assert_eq!(load_error(&bytes, "v7 labelled v8"), "corrupt_index");
 }
 
@@ -752,37 +754,45 @@ fn a_v6_blob_loads_with_its_positions_and_saves_as_a_fresh_build() {
     assert_eq!(load_error(&wrong, "v7 labelled v6"), "corrupt_index");
 }
 
-/// The v7 and v8 fixtures (the wiki of `tests/vectors/search.json`, written by the first build
-/// that wrote v8, with positions and without file times or a model): v7 is what a fresh build
-/// writes today, and v8, the same index sectioned, loads whole as the same index and answers
-/// in parts as it does whole.
+/// The v7, v8 and v9 fixtures (the wiki of `tests/vectors/search.json`, with positions and
+/// without file times or a model; v8 written by the first build that wrote v8, v9 by the
+/// first that wrote v9): v7 and v9 are what a fresh build writes today, and v8 and v9, the
+/// same index sectioned, load whole as the same index and answer in parts as they do whole.
 #[test]
-fn the_v7_and_v8_blobs_load_as_the_same_index() {
+fn the_v7_v8_and_v9_blobs_load_as_the_same_index() {
     let v7 = std::fs::read(fixture("v7.wdx")).unwrap();
     let v8 = std::fs::read(fixture("v8.wdx")).unwrap();
+    let v9 = std::fs::read(fixture("v9.wdx")).unwrap();
     assert_eq!(v7[8..12], 7u32.to_le_bytes());
     assert_eq!(v8[8..12], 8u32.to_le_bytes());
+    assert_eq!(v9[8..12], 9u32.to_le_bytes());
     assert_eq!(v7, search_json_build(wikidex::Config::default()));
-    let whole = load(&v8, "the v8 fixture").expect("a v8 blob loads");
-    assert_eq!(whole.loaded_format(), Some(8));
-    assert_eq!(whole.to_bytes().unwrap(), v7);
     let query = "\"recurring revenue\"";
     let opts = wikidex::SearchOptions::default();
-    let want = whole.search(query, &opts).unwrap();
-    assert_eq!(want.hits[0].page_id, "arr");
-    let end = wikidex::RangedIndex::head_end(&v8).unwrap() as usize;
-    let mut ranged = wikidex::RangedIndex::open(&v8[..end]).unwrap();
-    let got = loop {
-        match ranged.search(query, &opts) {
-            Err(Error::NotLoaded { ranges }) => {
-                for [s, e] in ranges {
-                    ranged.supply(s, &v8[s as usize..e as usize]).unwrap();
+    for (sectioned, version) in [(&v8, 8), (&v9, 9)] {
+        let whole = load(sectioned, "a sectioned fixture").expect("a sectioned blob loads");
+        assert_eq!(whole.loaded_format(), Some(version));
+        assert_eq!(whole.to_bytes().unwrap(), v7);
+        // Written again, sectioned, it is today's layout.
+        assert_eq!(whole.to_sectioned_bytes().unwrap(), v9);
+        let want = whole.search(query, &opts).unwrap();
+        assert_eq!(want.hits[0].page_id, "arr");
+        let end = wikidex::RangedIndex::head_end(sectioned).unwrap() as usize;
+        let mut ranged = wikidex::RangedIndex::open(&sectioned[..end]).unwrap();
+        let got = loop {
+            match ranged.search(query, &opts) {
+                Err(Error::NotLoaded { ranges }) => {
+                    for [s, e] in ranges {
+                        ranged
+                            .supply(s, &sectioned[s as usize..e as usize])
+                            .unwrap();
+                    }
                 }
+                other => break other.unwrap(),
             }
-            other => break other.unwrap(),
-        }
-    };
-    assert_eq!(got, want);
+        };
+        assert_eq!(got, want);
+    }
 }
 
 /// A committed blob of `tests/fixtures/blobs/` (shared by the test modules).

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 /// read-only snapshot, the front. Keep in step with the crate docs' tour.
 const LAYERS: &[(&str, &[&str])] = &[
     ("data", &["error", "config", "record", "offset", "date"]),
-    ("text", &["analyze", "chunk", "page"]),
+    ("text", &["marks", "analyze", "chunk", "page"]),
     ("structures", &["lane", "embed", "fusion", "graph", "raw"]),
     ("codec", &["blob"]),
     (
