@@ -7,7 +7,8 @@
 // `not_loaded` names them: the dictionary shards of the query's words, the postings of its
 // terms, then the pages its hits show). Parts stay loaded, so later searches fetch
 // less. Where the server answers a range request with the whole file (status 200), or the
-// blob is not sectioned, the whole blob is used as `Index.fromBytes` loads it. The answers are
+// blob is not sectioned, the whole blob is used as `Index.fromBytes` loads it (the search
+// module reads sectioned blobs only: one in one piece is `incompatible_format` there). The answers are
 // the same either way. Which ranges to fetch is the core's decision; this file only fetches.
 //
 //   import init, { Index, RangedIndex } from './wikidex_wasm.js'

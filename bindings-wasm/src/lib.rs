@@ -311,7 +311,9 @@ impl JsIndex {
         Ok(wrap(index, None))
     }
 
-    /// The blob of the current snapshot.
+    /// The blob of the current snapshot (format v7, in one piece). Not in the search module
+    /// (feature `write`), which reads sectioned blobs only.
+    #[cfg(feature = "write")]
     #[wasm_bindgen(js_name = toBytes)]
     pub fn to_bytes(&self) -> Result<Vec<u8>, JsValue> {
         self.shared.snapshot().to_bytes().or_throw()

@@ -3,6 +3,7 @@
 // one deliberate difference. No imports: a browser loads this file as it is.
 
 const NO_WRITES = 'the search module has no page writes'
+const ONE_PIECE = "the vectors' blobs are in one piece (v7), which the search module does not read (sectioned blobs only; changed and cut sectioned blobs: core's tests and ranged.test.mjs)"
 const AGENT_SIDE = 'the search module leaves out the agent side (feature agent): tools, citation checks, lint, graph walks'
 
 /** The ops the search module does not have, as the runner's `api.lacks` takes them. */
@@ -18,15 +19,16 @@ export const LACKS = {
   upsert_page: NO_WRITES,
   delete_page: NO_WRITES,
   rename_page: NO_WRITES,
+  from_bytes: ONE_PIECE,
   call_tool: AGENT_SIDE,
 }
 
 /**
- * The oldest blob format the search module reads. It is built without the core's `legacy-v1`
- * feature (a v1 blob stores no graph, and rebuilding it needs the Markdown parser), so it reads
- * formats 2 and later; the vectors were written by a build that reads 1 and later.
+ * The oldest blob format the search module reads. It is built without the core's `one-piece`
+ * feature (the decoder of blobs in one piece, 11 KB gzipped), so it reads the sectioned
+ * formats, 8 and later; the vectors were written by a build that reads 1 and later.
  */
-export const OLDEST_FORMAT = 2
+export const OLDEST_FORMAT = 8
 
 /**
  * The runner's `api.differs`: an `incompatible_format` error names the oldest format the build
@@ -36,7 +38,7 @@ export function differs(_file, c) {
   const details = c.expect?.details
   if (c.expect?.error !== 'incompatible_format' || details?.oldest !== 1) return null
   return {
-    reason: `the search module reads formats ${OLDEST_FORMAT} and later (no core feature legacy-v1)`,
+    reason: `the search module reads formats ${OLDEST_FORMAT} and later (no core feature one-piece)`,
     expect: { ...c.expect, details: { ...details, oldest: OLDEST_FORMAT } },
   }
 }

@@ -13,11 +13,11 @@ import * as full from './wasm.mjs'
 import * as search from './wasm-search.mjs'
 import { LACKS, OLDEST_FORMAT, differs } from './search-module.mjs'
 
-const WRITES = ['build', 'upsertPage', 'deletePage', 'renamePage', 'toSectionedBytes']
+const WRITES = ['build', 'upsertPage', 'deletePage', 'renamePage', 'toBytes', 'toSectionedBytes']
 const AGENT = ['tools', 'callTool', 'resetTurn', 'setToolLimits', 'setQueryLog', 'promptBlock', 'lint', 'neighbors', 'pointers', 'verify', 'checkAnswer', 'uncitedSupport']
 
 runVectors({
-  build: (files, config) => search.Index.fromBytes(full.Index.build(files, { config }).toBytes()),
+  build: (files, config) => search.Index.fromBytes(full.Index.build(files, { config }).toSectionedBytes()),
   search: (index, query, options) => index.search(query, options),
   lint: (index) => index.lint(),
   fromBytes: (bytes) => search.Index.fromBytes(bytes),
@@ -35,7 +35,7 @@ const methods = (cls) =>
     .filter((n) => !['length', 'name', 'prototype', 'constructor', '__wrap', 'free', '__destroy_into_raw'].includes(n))
     .sort()
 
-test('the search module is the whole API less Index.build, the page writes, toSectionedBytes and the agent side (graph walk included)', () => {
+test('the search module is the whole API less Index.build, the page writes, the blob writers and the agent side (graph walk included)', () => {
   const whole = methods(full.Index)
   const left = [...WRITES, ...AGENT]
   for (const w of left) assert.ok(whole.includes(w), `the whole module has ${w}`)
@@ -45,18 +45,23 @@ test('the search module is the whole API less Index.build, the page writes, toSe
   assert.deepEqual(methods(search.RangedIndex), methods(full.RangedIndex))
 })
 
-test('a v1 blob is an incompatible format for the search module, and loads in the whole module', () => {
+test('a blob in one piece (v1 to v7) is an incompatible format for the search module, and loads in the whole module; v8 and v9 load in both', () => {
   const fixtures = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'core', 'tests', 'fixtures', 'blobs')
-  const v1 = readFileSync(join(fixtures, 'v1.wdx'))
-  assert.ok(full.Index.fromBytes(v1).pageCount > 0)
-  assert.throws(() => search.Index.fromBytes(v1), (e) => {
-    assert.equal(e.code, 'incompatible_format')
-    assert.deepEqual(e.details, { found: 1, oldest: OLDEST_FORMAT, current: e.details.current })
-    return true
-  })
-  // A v2 blob stores its graph: both modules load it.
-  const v2 = readFileSync(join(fixtures, 'v2.wdx'))
-  assert.equal(search.Index.fromBytes(v2).pageCount, full.Index.fromBytes(v2).pageCount)
+  for (let v = 1; v <= 7; v++) {
+    const blob = readFileSync(join(fixtures, `v${v}.wdx`))
+    assert.ok(full.Index.fromBytes(blob).pageCount > 0)
+    assert.throws(() => search.Index.fromBytes(blob), (e) => {
+      assert.equal(e.code, 'incompatible_format')
+      assert.deepEqual(e.details, { found: v, oldest: OLDEST_FORMAT, current: e.details.current })
+      return true
+    })
+  }
+  for (const v of [8, 9]) {
+    const blob = readFileSync(join(fixtures, `v${v}.wdx`))
+    const [a, b] = [search.Index.fromBytes(blob), full.Index.fromBytes(blob)]
+    assert.equal(a.pageCount, b.pageCount)
+    assert.deepEqual(a.search('recurring revenue'), b.search('recurring revenue'))
+  }
 })
 
 test('the search module stems English only: a French blob is unsupported_language, whole or ranged', () => {
@@ -68,17 +73,17 @@ test('the search module stems English only: a French blob is unsupported_languag
     assert.match(e.message, /no stemmer for french/)
     return true
   }
-  assert.throws(() => search.Index.fromBytes(french.toBytes()), check)
+  assert.throws(() => search.Index.fromBytes(french.toSectionedBytes()), check)
   assert.throws(() => search.RangedIndex.open(french.toSectionedBytes()), check)
   // The whole module has every stemmer; an English blob loads in both.
   assert.equal(full.Index.fromBytes(french.toBytes()).pageCount, 1)
   const english = full.Index.build(files)
-  assert.equal(search.Index.fromBytes(english.toBytes()).search('chats').hits[0].page_id, 'a')
+  assert.equal(search.Index.fromBytes(english.toSectionedBytes()).search('chats').hits[0].page_id, 'a')
 })
 
 test('the search module normalizes non-ASCII words with String.prototype.normalize, ASCII ones without it', () => {
   const files = { 'global/coffee.md': '# Coffee\n\nThe nightly coffee run.\n', 'global/tea.md': '# Tea\n\nGreen tea only.\n' }
-  const index = search.Index.fromBytes(full.Index.build(files).toBytes())
+  const index = search.Index.fromBytes(full.Index.build(files).toSectionedBytes())
   const native = String.prototype.normalize
   const forms = []
   String.prototype.normalize = function (form) {

@@ -75,8 +75,14 @@ pub const SECTIONED_FORMAT_VERSION: u32 = sections::SECTIONED_VERSION;
 /// it in shards); still read.
 pub const FIRST_SECTIONED_FORMAT_VERSION: u32 = sections::FIRST_SECTIONED_VERSION;
 /// The oldest format version this build reads: 1 with the feature `legacy-v1` (a default),
-/// else 2.
-pub const OLDEST_SUPPORTED_FORMAT_VERSION: u32 = if cfg!(feature = "legacy-v1") { 1 } else { 2 };
+/// 2 with `one-piece` alone, else 8 (sectioned blobs only).
+pub const OLDEST_SUPPORTED_FORMAT_VERSION: u32 = if cfg!(feature = "legacy-v1") {
+    1
+} else if cfg!(feature = "one-piece") {
+    2
+} else {
+    sections::FIRST_SECTIONED_VERSION
+};
 /// Size of the fixed header before the payload.
 pub const HEADER_LEN: usize = 56;
 
@@ -233,6 +239,7 @@ impl From<IndexDataV6> for IndexData {
 /// adds its `positions` flag after the v5 fields and the payload its positions after every
 /// other section, so the flag (`false`) goes in after the configuration and `None` at the end,
 /// and the current schema decodes the rest (one schema fewer for every build to carry).
+#[cfg(feature = "one-piece")]
 fn v5_as_v6(payload: &[u8]) -> std::result::Result<Vec<u8>, postcard::Error> {
     let (_, rest): (ConfigV5, &[u8]) = postcard::take_from_bytes(payload)?;
     let config_len = payload.len() - rest.len();
@@ -439,6 +446,23 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<IndexData> {
     if version >= FIRST_SECTIONED_FORMAT_VERSION {
         return finish(sections::decode(bytes)?, &[], version);
     }
+    decode_one_piece(bytes, version)
+}
+
+/// Decodes a blob in one piece (formats 1 to 7); `header_version` checked its header.
+#[cfg(not(feature = "one-piece"))]
+fn decode_one_piece(_bytes: &[u8], version: u32) -> Result<IndexData> {
+    // `header_version` refuses these versions without the feature.
+    Err(Error::IncompatibleFormat {
+        found: version,
+        oldest: OLDEST_SUPPORTED_FORMAT_VERSION,
+        current: SECTIONED_FORMAT_VERSION,
+    })
+}
+
+/// Decodes a blob in one piece (formats 1 to 7); `header_version` checked its header.
+#[cfg(feature = "one-piece")]
+fn decode_one_piece(bytes: &[u8], version: u32) -> Result<IndexData> {
     let mut len_bytes = [0u8; 8];
     len_bytes.copy_from_slice(&bytes[16..24]);
     let declared = u64::from_le_bytes(len_bytes);
@@ -528,9 +552,11 @@ fn finish(mut data: IndexData, rest: &[u8], version: u32) -> Result<IndexData> {
 const COMPACT_VERSION: u32 = 7;
 
 /// The first format version that stores term positions (and the configuration's flag).
+#[cfg(feature = "one-piece")]
 const POSITIONS_VERSION: u32 = 6;
 
 /// The first format version whose vector section stores prompts.
+#[cfg(feature = "one-piece")]
 const PROMPTS_VERSION: u32 = 5;
 
 /// The first format version whose postings come from the current analyzer (CJK bigrams).

@@ -40,7 +40,7 @@ async function runInChromium(t, module) {
         const { LACKS, differs } = await import('/bindings-wasm/tests/search-module.mjs')
         api = {
           ...common,
-          build: (files, config) => search.Index.fromBytes(full.Index.build(files, { config }).toBytes()),
+          build: (files, config) => search.Index.fromBytes(full.Index.build(files, { config }).toSectionedBytes()),
           search: (index, query, options) => index.search(query, options),
           lint: (index) => index.lint(),
           fromBytes: (bytes) => search.Index.fromBytes(bytes),
