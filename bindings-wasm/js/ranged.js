@@ -150,12 +150,16 @@ export class BlobSearch {
         return call(this.ranged)
       } catch (e) {
         if (e?.code !== 'not_loaded' || round >= MAX_ROUNDS) throw e
-        await Promise.all(e.details.ranges.map(([start, end]) => this.#load(start, end)))
+        // All of a round's ranges at once, then one supply: the core remakes the dictionary
+        // once a call.
+        const ranges = e.details.ranges
+        const parts = await Promise.all(ranges.map(([start, end]) => this.#load(start, end)))
+        this.ranged.supplyMany(ranges.map(([start], i) => [start, parts[i]]))
       }
     }
   }
 
-  /** Fetches `[start, end)` once (concurrent searches share the request) and supplies it. */
+  /** The bytes `[start, end)`, fetched once (concurrent searches share the request). */
   #load(start, end) {
     const key = `${start}-${end}`
     let p = this.#inflight.get(key)
@@ -163,7 +167,7 @@ export class BlobSearch {
       p = fetchRange(this.#fetch, this.url, start, end)
         .then((bytes) => {
           this.fetched += bytes.length
-          this.ranged.supply(start, bytes)
+          return bytes
         })
         .finally(() => this.#inflight.delete(key))
       this.#inflight.set(key, p)

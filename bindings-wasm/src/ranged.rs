@@ -5,6 +5,7 @@
 
 use js_sys::Array;
 use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
 use wikidex::OffsetUnit;
 
 use crate::error::OrThrow;
@@ -61,6 +62,37 @@ impl JsRangedIndex {
         (|| {
             let start = offset("start", &start)?;
             self.inner.supply(start, &bytes(&data)?)
+        })()
+        .or_throw()
+    }
+
+    /// Hands over several ranges at once: `ranges` is an array of `[start, bytes]` pairs,
+    /// each as `supply` takes it (what one `not_loaded` error names). The dictionary is made
+    /// again once, not once a range; a bad range loads nothing.
+    #[wasm_bindgen(js_name = supplyMany)]
+    pub fn supply_many(
+        &mut self,
+        #[wasm_bindgen(unchecked_param_type = "[number, Uint8Array | ArrayBuffer][]")]
+        ranges: JsValue,
+    ) -> Result<(), JsValue> {
+        (|| {
+            let not_pairs =
+                || invalid("ranges must be an array of [start, bytes] pairs".to_string());
+            let ranges = ranges
+                .dyn_ref::<Array>()
+                .ok_or_else(not_pairs)?
+                .iter()
+                .map(|pair| {
+                    let pair = pair.dyn_into::<Array>().map_err(|_| not_pairs())?;
+                    if pair.length() != 2 {
+                        return Err(not_pairs());
+                    }
+                    Ok((offset("start", &pair.get(0))?, bytes(&pair.get(1))?))
+                })
+                .collect::<CoreResult<Vec<(u64, Vec<u8>)>>>()?;
+            let ranges: Vec<(u64, &[u8])> =
+                ranges.iter().map(|(s, b)| (*s, b.as_slice())).collect();
+            self.inner.supply_many(&ranges)
         })()
         .or_throw()
     }

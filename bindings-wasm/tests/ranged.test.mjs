@@ -22,7 +22,8 @@ function rangedSearch(index, query, options) {
       return ranged.search(query, options)
     } catch (e) {
       if (e?.code !== 'not_loaded') throw e
-      for (const [start, end] of e.details.ranges) ranged.supply(start, bytes.subarray(start, end))
+      // A round's ranges in one call (as ranged.js hands them over).
+      ranged.supplyMany(e.details.ranges.map(([start, end]) => [start, bytes.subarray(start, end)]))
     }
   }
   throw new Error(`${query}: still not loaded after 4 rounds`)
@@ -44,6 +45,19 @@ for (const c of searches) {
   })
 }
 test('ranged: the search vectors are there', () => assert.ok(searches.length >= 40, `${searches.length}`))
+
+test('ranged: supplyMany takes [start, bytes] pairs; anything else is invalid_argument and loads nothing', () => {
+  const bytes = Index.build({ 'a.md': '# Alpha\n\nalpha beta\n', 'b.md': '# Beta\n\nbeta gamma\n' }).toSectionedBytes()
+  const ranged = RangedIndex.open(bytes.subarray(0, RangedIndex.headEnd(bytes.subarray(0, 56))))
+  const before = ranged.loadedBytes
+  for (const bad of [42, [[0]], [['x', bytes]], [[0, 'not bytes']]]) {
+    assert.throws(() => ranged.supplyMany(bad), (e) => e.code === 'invalid_argument')
+  }
+  assert.equal(ranged.loadedBytes, before)
+  ranged.supplyMany(ranged.missing().map(([start, end]) => [start, bytes.subarray(start, end)]))
+  assert.equal(ranged.loadedBytes, bytes.length)
+  assert.equal(ranged.search('gamma').hits[0].page_id, 'b')
+})
 
 /** The example wiki's files, path → text. */
 function exampleWiki() {

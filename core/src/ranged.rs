@@ -159,51 +159,66 @@ impl RangedIndex {
     /// hold no whole section; [`Error::Corrupt`] when they are not what the head says is there
     /// (nothing is loaded then).
     pub fn supply(&mut self, start: u64, bytes: &[u8]) -> Result<()> {
-        let Ok(first) = self.starts[..self.starts.len() - 1].binary_search(&start) else {
-            return Err(Error::invalid_argument(format!(
-                "byte {start} is not where a section of this blob starts"
-            )));
-        };
-        let end = start + bytes.len() as u64;
+        self.supply_many(&[(start, bytes)])
+    }
+
+    /// Hands over several ranges of the blob at once, each as [`RangedIndex::supply`] takes
+    /// one: what one [`Error::NotLoaded`] names. The dictionary, when shards came, is made
+    /// again once rather than once a range.
+    ///
+    /// # Errors
+    /// As [`RangedIndex::supply`], for any of the ranges (nothing is loaded then).
+    pub fn supply_many(&mut self, ranges: &[(u64, &[u8])]) -> Result<()> {
+        let mut ranges: Vec<(u64, &[u8])> = ranges.to_vec();
+        ranges.sort_by_key(|&(start, _)| start);
         // Decode and check every section first, so that bytes with a bad part load nothing.
-        let mut decoded = Vec::new();
+        let mut decoded: Vec<(usize, Loaded)> = Vec::new();
         let mut raw_chunks = self.index.data.raw.chunks.len();
-        let mut i = first;
-        while i < self.head.sections.len() && self.starts[i + 1] <= end {
-            if !self.loaded[i] {
-                let from = (self.starts[i] - start) as usize;
-                let to = (self.starts[i + 1] - start) as usize;
-                let section = blob::decode_section(&self.head, &self.parts, i, &bytes[from..to])?;
-                match &section {
-                    // The raw layer lies before the graph, which points into it.
-                    Loaded::Raw(r) => {
-                        r.validate()?;
-                        raw_chunks = r.chunks.len();
-                    }
-                    Loaded::Graph(g) => {
-                        g.validate(self.head.pages.len(), self.head.chunks.len(), raw_chunks)?
-                    }
-                    Loaded::Vectors(values) => {
-                        if let Some(meta) = &self.vectors {
-                            VectorSection {
-                                values: values.clone(),
-                                ..meta.clone()
-                            }
-                            .validate(self.head.chunks.len())?;
+        for (start, bytes) in ranges {
+            let Ok(first) = self.starts[..self.starts.len() - 1].binary_search(&start) else {
+                return Err(Error::invalid_argument(format!(
+                    "byte {start} is not where a section of this blob starts"
+                )));
+            };
+            let end = start + bytes.len() as u64;
+            let mut i = first;
+            while i < self.head.sections.len() && self.starts[i + 1] <= end {
+                if !self.loaded[i] && !decoded.iter().any(|&(k, _)| k == i) {
+                    let from = (self.starts[i] - start) as usize;
+                    let to = (self.starts[i + 1] - start) as usize;
+                    let section =
+                        blob::decode_section(&self.head, &self.parts, i, &bytes[from..to])?;
+                    match &section {
+                        // The raw layer lies before the graph, which points into it.
+                        Loaded::Raw(r) => {
+                            r.validate()?;
+                            raw_chunks = r.chunks.len();
                         }
+                        Loaded::Graph(g) => {
+                            g.validate(self.head.pages.len(), self.head.chunks.len(), raw_chunks)?
+                        }
+                        Loaded::Vectors(values) => {
+                            if let Some(meta) = &self.vectors {
+                                VectorSection {
+                                    values: values.clone(),
+                                    ..meta.clone()
+                                }
+                                .validate(self.head.chunks.len())?;
+                            }
+                        }
+                        _ => {}
                     }
-                    _ => {}
+                    decoded.push((i, section));
                 }
-                decoded.push((i, section));
+                i += 1;
             }
-            i += 1;
-        }
-        if i == first {
-            return Err(Error::invalid_argument(format!(
-                "{} bytes at {start} hold no whole section (the next is {} bytes)",
-                bytes.len(),
-                self.starts[first + 1] - start
-            )));
+            if i == first {
+                return Err(Error::invalid_argument(format!(
+                    "{} bytes at {start} hold no whole section (the next is {} bytes)",
+                    bytes.len(),
+                    self.starts[first + 1] - start
+                )));
+            }
         }
         // New shards change the dictionary: the whole of it is made again, and checked,
         // before anything is loaded.

@@ -372,7 +372,7 @@ impl Dictionary {
                 None => {
                     out.terms.extend((0..range.len()).map(|k| match k {
                         0 => bounds[i].clone(),
-                        k => format!("{}\0{k:010}", bounds[i]),
+                        k => placeholder(&bounds[i], k),
                     }));
                     out.dfs.extend(std::iter::repeat_n(0, range.len()));
                 }
@@ -383,6 +383,22 @@ impl Dictionary {
         }
         Ok(out)
     }
+}
+
+/// Placeholder `k` (from 1) of a shard whose first term is `first` ([`Dictionary::assemble`]):
+/// `first`, a NUL, then `k` in three characters of 14 bits each from U+0100, so that the
+/// placeholders sort in `k`'s order, after `first` and before any word that extends it (no word
+/// holds a NUL), without the formatting machinery: a shard's placeholders are made again on
+/// every load of another shard. [`LexicalIndex::index_terms`] leaves them out of its map.
+fn placeholder(first: &str, k: usize) -> String {
+    let mut p = String::with_capacity(first.len() + 7);
+    p.push_str(first);
+    p.push('\0');
+    for shift in [28, 14, 0] {
+        let digit = ((k >> shift) & 0x3FFF) as u32;
+        p.push(char::from_u32(0x100 + digit).unwrap_or('\u{100}'));
+    }
+    p
 }
 
 /// A sorted list of words stored front-coded: each word as the length of the prefix it shares
@@ -831,10 +847,13 @@ impl LexicalIndex {
 
     /// Fills the derived term → position map (after building or decoding).
     pub(crate) fn index_terms(&mut self) {
+        // A placeholder of a dictionary shard not loaded (it holds a NUL, as no word does)
+        // matches no query term: it is left out.
         self.lookup = self
             .terms
             .iter()
             .enumerate()
+            .filter(|(_, t)| !t.contains('\0'))
             .map(|(i, t)| (t.clone(), i as u32))
             .collect();
         self.surface = self
@@ -1444,6 +1463,17 @@ mod tests {
         let chunks: Vec<u32> = hits.iter().map(|h| h.0).collect();
         assert_eq!(chunks.len(), 2);
         assert!(chunks.contains(&2) && (chunks.contains(&0) || chunks.contains(&1)));
+    }
+
+    #[test]
+    fn placeholders_sort_in_order_between_their_first_term_and_any_word_after_it() {
+        let ks = [1, 2, 0x3FFF, 0x4000, 1 << 20, (1 << 28) + 5];
+        let ps: Vec<String> = ks.iter().map(|&k| placeholder("comp", k)).collect();
+        assert!(ps.windows(2).all(|w| w[0] < w[1]), "{ps:?}");
+        for p in &ps {
+            assert!("comp" < p.as_str() && p.as_str() < "comp\u{1}" && p.as_str() < "compa");
+            assert!(p.contains('\0'));
+        }
     }
 
     #[test]

@@ -366,6 +366,47 @@ fn a_page_record_asks_for_its_page_and_the_graph() {
     );
 }
 
+/// A round's ranges handed over in one call (`supply_many`, as `ranged.js` does) answer as
+/// handed over one by one; one bad range among them loads none of them.
+#[test]
+fn a_round_supplied_at_once_answers_as_range_by_range_and_a_bad_range_loads_nothing() {
+    let index = big();
+    let blob = index.to_sectioned_bytes().unwrap();
+    let opts = SearchOptions::default();
+    let mut rounds_of_several = 0;
+    for q in ["kalomi sazeru", "vibaqu \"kalomi sato\"", "sazerx"] {
+        let want = index.search(q, &opts).unwrap();
+        let mut ranged = open(&blob);
+        let got = loop {
+            match ranged.search(q, &opts) {
+                Err(Error::NotLoaded { ranges }) => {
+                    let parts: Vec<(u64, &[u8])> = ranges
+                        .iter()
+                        .map(|&[s, e]| (s, &blob[s as usize..e as usize]))
+                        .collect();
+                    if parts.len() > 1 {
+                        rounds_of_several += 1;
+                        // The last range changed: nothing of the round is loaded.
+                        let before = ranged.loaded_bytes();
+                        let mut bad = parts.clone();
+                        let last = bad.len() - 1;
+                        let mut changed = bad[last].1.to_vec();
+                        changed[0] ^= 0x40;
+                        bad[last].1 = &changed;
+                        let err = ranged.supply_many(&bad).unwrap_err();
+                        assert_eq!(err.code(), "corrupt_index");
+                        assert_eq!(ranged.loaded_bytes(), before);
+                    }
+                    ranged.supply_many(&parts).unwrap();
+                }
+                other => break other.unwrap(),
+            }
+        };
+        assert_eq!(got, want, "{q}");
+    }
+    assert!(rounds_of_several > 0, "no round named several ranges");
+}
+
 #[test]
 fn bad_bytes_and_offsets_are_coded_errors_and_load_nothing() {
     let index = example();
