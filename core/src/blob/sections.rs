@@ -947,6 +947,26 @@ mod tests {
     }
 
     #[test]
+    fn a_head_claiming_billions_of_terms_is_an_error_before_any_allocation() {
+        let blob = small();
+        let mut head = decode_head(&blob).unwrap();
+        assert!(head.sharded());
+        head.n_terms = u32::MAX;
+        let bad = with_raw(&blob, usize::MAX, &postcard::to_allocvec(&head).unwrap());
+        let end = head_end(&bad).unwrap() as usize;
+        // In parts, the terms not loaded would be placeholders: too many of them.
+        assert_eq!(
+            RangedIndex::open(&bad[..end]).unwrap_err().code(),
+            "too_large"
+        );
+        // Whole, the shards are here and hold fewer terms.
+        assert_eq!(
+            super::super::decode(&bad).unwrap_err().code(),
+            "corrupt_index"
+        );
+    }
+
+    #[test]
     fn hostile_parts_with_valid_hashes_are_errors_never_panics() {
         let blob = small();
         let head = decode_head(&blob).unwrap();
