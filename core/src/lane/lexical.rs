@@ -652,7 +652,7 @@ impl LexicalIndex {
         }
         let (offsets, chunks) = stored::postings_from(&dfs, &gaps).map_err(bad)?;
         let complete = blocks.iter().all(Option::is_some);
-        let next = LexicalIndex {
+        let mut next = LexicalIndex {
             offsets,
             chunks,
             tfs,
@@ -662,11 +662,8 @@ impl LexicalIndex {
         next.validate_postings(n, dict.lengths.len())?;
         if complete {
             // The stored lengths must be the ones the postings give, as a v7 load derives them.
-            let mut derived = vec![0u32; next.lengths.len()];
-            for (&c, &tf) in next.chunks.iter().zip(&next.tfs) {
-                derived[c as usize] = derived[c as usize].saturating_add(tf);
-            }
-            if derived != next.lengths {
+            next.derive_lengths(dict.lengths.len());
+            if next.lengths != dict.lengths {
                 return Err(bad("chunk lengths disagree with the postings"));
             }
         }
