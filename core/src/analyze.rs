@@ -324,23 +324,6 @@ impl Analyzer {
         out
     }
 
-    /// Every token of `text` as query analysis reads it, duplicates kept: its normalized word
-    /// and its index term (`None` for a stopword), stemmed without the index's surface table,
-    /// which gives the same term for a word the index has seen. What a search reads of a
-    /// dictionary read in shards ([`crate::RangedIndex`]) follows from these.
-    pub(crate) fn query_words<'q>(
-        &self,
-        text: &'q str,
-    ) -> Vec<(Cow<'q, str>, Option<Cow<'q, str>>)> {
-        tokens(text)
-            .map(|t| {
-                let word = self.normalize(t.text);
-                let term = self.query_term(&word, t.cjk, &|_: &str| None);
-                (word, term)
-            })
-            .collect()
-    }
-
     /// The query's terms: each distinct index term once, with the normalized word it first
     /// came from and how many times it occurs in the query, in query order. Stopwords are
     /// dropped.

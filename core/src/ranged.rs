@@ -35,6 +35,7 @@
 //! # Ok::<(), wikidex::Error>(())
 //! ```
 
+use crate::analyze::QueryTerm;
 use crate::blob::{self, Head, Loaded, Part, HEADER_LEN};
 use crate::error::{Error, Result};
 use crate::lane::lexical::{Dictionary, LexicalIndex, PostingBlock};
@@ -131,7 +132,7 @@ impl RangedIndex {
             positions,
             vectors,
         };
-        ranged.index.data.positions = ranged.positions()?;
+        ranged.index.data.positions = ranged.positions(&ranged.usable_blocks())?;
         let end = ranged.starts[0] as usize;
         if head_bytes.len() >= ranged.starts.get(1).map_or(u64::MAX, |&e| e) as usize {
             ranged.supply(end as u64, &head_bytes[end..])?;
@@ -222,24 +223,23 @@ impl RangedIndex {
         }
         // New shards change the dictionary: the whole of it is made again, and checked,
         // before anything is loaded.
-        let mut shards = None;
+        let mut view: Vec<Option<&Dictionary>> = self.shards.iter().map(Option::as_ref).collect();
+        let mut new_shards = false;
         for (i, section) in &decoded {
             if let (Loaded::Dictionary(d), Part::Dictionary(j)) = (section, self.parts[*i]) {
-                shards.get_or_insert_with(|| self.shards.clone())[j] = Some(d.clone());
+                view[j] = Some(d);
+                new_shards = true;
             }
         }
-        let lexical = match &shards {
-            Some(shards) => {
-                let shards: Vec<Option<&Dictionary>> = shards.iter().map(Option::as_ref).collect();
-                let dictionary = self.head.whole_dictionary(&shards)?;
-                let lexical = LexicalIndex::from_dictionary(&dictionary)?;
-                Some((dictionary, lexical))
-            }
-            None => None,
+        let rebuilt = if new_shards {
+            let dictionary = self.head.whole_dictionary(&view)?;
+            let lexical = LexicalIndex::from_dictionary(&dictionary)?;
+            Some((dictionary, lexical))
+        } else {
+            None
         };
         let mut terms_changed = false;
-        if let (Some(shards), Some((dictionary, lexical))) = (shards, lexical) {
-            self.shards = shards;
+        if let Some((dictionary, lexical)) = rebuilt {
             self.dictionary = dictionary;
             self.index.data.lexical = lexical;
             // The typo trie is made from the dictionary's words on first use.
@@ -250,7 +250,11 @@ impl RangedIndex {
             self.loaded[i] = true;
             let data = &mut self.index.data;
             match section {
-                Loaded::Dictionary(_) => {}
+                Loaded::Dictionary(d) => {
+                    if let Part::Dictionary(j) = self.parts[i] {
+                        self.shards[j] = Some(d);
+                    }
+                }
                 Loaded::Postings(b) => {
                     if let Part::Postings(k) = self.parts[i] {
                         self.postings[k] = Some(b);
@@ -304,7 +308,7 @@ impl RangedIndex {
             let lexical = &mut self.index.data.lexical;
             lexical.set_blocks(&self.dictionary, &self.head.term_blocks, &blocks)?;
             self.index.scorer = lexical.scorer(self.index.data.config.bm25);
-            self.index.data.positions = self.positions()?;
+            self.index.data.positions = self.positions(&usable)?;
         }
         Ok(())
     }
@@ -317,16 +321,16 @@ impl RangedIndex {
     /// phrase, the vectors for a query vector, then the pages its hits show); otherwise as
     /// [`Index::search`].
     pub fn search(&self, query: &str, opts: &SearchOptions) -> Result<SearchResults> {
-        let words = |query: &str| {
+        let words = |qterms: &[QueryTerm<'_>]| {
             if !self.head.sharded() {
                 return Ok(());
             }
             // The first characters of the query's words and terms: typo and prefix matches
             // keep a word's first character.
             let mut chars: Vec<char> = Vec::new();
-            for (word, term) in self.index.analyzer.query_words(query) {
-                chars.extend(word.chars().next());
-                chars.extend(term.and_then(|t| t.chars().next()));
+            for q in qterms {
+                chars.extend(q.word.chars().next());
+                chars.extend(q.term.chars().next());
             }
             chars.sort_unstable();
             chars.dedup();
@@ -496,16 +500,16 @@ impl RangedIndex {
         usable
     }
 
-    /// The term positions of the blocks loaded (`None` when the index has none).
-    fn positions(&self) -> Result<Option<Positions>> {
+    /// The term positions of the blocks `usable` ([`RangedIndex::usable_blocks`]; `None`
+    /// when the index has none).
+    fn positions(&self, usable: &[bool]) -> Result<Option<Positions>> {
         if !self.head.positions {
             return Ok(None);
         }
-        let usable = self.usable_blocks();
         let blocks: Vec<Option<&[u8]>> = self
             .positions
             .iter()
-            .zip(&usable)
+            .zip(usable)
             .map(|(pos, &ok)| pos.as_deref().filter(|_| ok))
             .collect();
         Positions::from_parts(&self.index.data.lexical, &self.head.term_blocks, &blocks).map(Some)

@@ -308,9 +308,9 @@ pub struct Ranked {
 /// What a search asks before it reads parts of the index a [`crate::RangedIndex`] may not have
 /// loaded yet; an error from either stops the search.
 pub(crate) struct Reads<'c> {
-    /// Called with the query (cut to the configured length) before it is analyzed: its words
-    /// are looked up in the dictionary.
-    pub words: &'c dyn Fn(&str) -> Result<()>,
+    /// Called with the query's terms (each with the word it came from) before any of them is
+    /// looked up in the dictionary.
+    pub words: &'c dyn Fn(&[QueryTerm<'_>]) -> Result<()>,
     /// Called with the query as the lanes read it, before any lane runs.
     pub terms: &'c dyn Fn(&Analyzed<'_>) -> Result<()>,
     /// Called with the pages (positions in [`Index::pages`]) whose records the results show,
@@ -632,21 +632,29 @@ impl Index {
         })
     }
 
-    /// The query cut to the configured length, and whether it was cut.
-    pub(crate) fn cut_query<'a>(&self, query: &'a str) -> (&'a str, bool) {
+    /// The query as the lanes read it: cut to the configured length, analyzed, its typo and
+    /// prefix expansions, its quoted phrases. [`Reads::words`] is called with its
+    /// terms before the dictionary is read (the surface table the analysis reads first is a
+    /// cache of the stemmer: a word it lacks is stemmed to the same term).
+    ///
+    /// # Errors
+    /// What [`Reads::words`] returns.
+    pub(crate) fn analyzed<'a>(
+        &'a self,
+        query: &'a str,
+        opts: &SearchOptions,
+        reads: Option<&Reads<'_>>,
+    ) -> Result<Analyzed<'a>> {
         let max_chars = self.data.config.max_query_chars as usize;
-        match query.char_indices().nth(max_chars) {
+        let (query, truncated) = match query.char_indices().nth(max_chars) {
             Some((cut, _)) => (&query[..cut], true),
             None => (query, false),
-        }
-    }
-
-    /// The query as the lanes read it: cut to the configured length, analyzed, its typo and
-    /// prefix expansions, its quoted phrases.
-    pub(crate) fn analyzed<'a>(&'a self, query: &'a str, opts: &SearchOptions) -> Analyzed<'a> {
-        let (query, truncated) = self.cut_query(query);
+        };
         let lexical = &self.data.lexical;
         let qterms = self.analyzer.query_with(query, |w| lexical.surface_term(w));
+        if let Some(reads) = reads {
+            (reads.words)(&qterms)?;
+        }
         let known: Vec<Option<usize>> = qterms.iter().map(|q| lexical.lookup(&q.term)).collect();
         let quoted = self.quoted_phrases(query);
         let mut typos = if opts.typos {
@@ -673,14 +681,14 @@ impl Index {
                 .collect();
             typos.retain(|e| !quoted_only[e.query]);
         }
-        Analyzed {
+        Ok(Analyzed {
             query,
             truncated,
             qterms,
             known,
             quoted,
             typos,
-        }
+        })
     }
 
     /// The dictionary positions of the terms whose postings a search of `a` reads (every
@@ -713,10 +721,7 @@ impl Index {
         let limit = opts.limit.unwrap_or(DEFAULT_LIMIT).clamp(1, MAX_LIMIT);
         let candidates = (limit * 3).min(MAX_CANDIDATES);
         let lexical = &self.data.lexical;
-        if let Some(reads) = reads {
-            (reads.words)(self.cut_query(query).0)?;
-        }
-        let analyzed = self.analyzed(query, opts);
+        let analyzed = self.analyzed(query, opts, reads)?;
         if let Some(reads) = reads {
             (reads.terms)(&analyzed)?;
         }
