@@ -155,7 +155,7 @@ pub fn query_metrics(ranked: &[String], judged: &HashMap<String, i32>) -> Metric
         .map(|(i, d)| f64::from(grade(d)) * discount(i))
         .sum();
     let mut ideal: Vec<i32> = judged.values().copied().filter(|&r| r > 0).collect();
-    ideal.sort_unstable_by(|a, b| b.cmp(a));
+    crate::sort::sort_unstable_by(&mut ideal, |a, b| b.cmp(a));
     let idcg: f64 = ideal
         .iter()
         .take(10)

@@ -355,7 +355,7 @@ pub(crate) fn missing_targets(pages: &[Page], at: usize) -> Vec<String> {
         .filter(|k| **k != p.key && names.resolve(pages, &p.scope, k).page.is_none())
         .cloned()
         .collect();
-    missing.sort();
+    crate::sort::sort_by(&mut missing, |a, b| a.cmp(b));
     missing.dedup();
     missing
 }
@@ -369,7 +369,7 @@ fn incoming_of(edges: &[EdgeRecord]) -> Vec<u32> {
             _ => None,
         })
         .collect();
-    incoming.sort_unstable();
+    crate::sort::sort_unstable(&mut incoming);
     incoming.into_iter().map(|(_, i)| i).collect()
 }
 

@@ -199,7 +199,7 @@ impl IndexBuilder {
         files: impl IntoIterator<Item = (P, B)>,
     ) -> Result<()> {
         let mut files: Vec<(P, B)> = files.into_iter().collect();
-        files.sort_by(|a, b| a.0.as_ref().cmp(b.0.as_ref()));
+        crate::sort::sort_by(&mut files, |a, b| a.0.as_ref().cmp(b.0.as_ref()));
         for (path, bytes) in &files {
             self.add_file(path.as_ref(), bytes.as_ref())?;
         }
@@ -562,7 +562,7 @@ impl IndexBuilder {
                     .into_keys()
                     .filter(|path| !p.seen.contains(path))
                     .collect();
-                removed.sort();
+                crate::sort::sort_by(&mut removed, |a, b| a.cmp(b));
                 // A new file that failed to parse is in `build.skipped` only: it was not
                 // indexed before either, so nothing changed.
                 let indexed: HashSet<&str> = index
@@ -585,7 +585,7 @@ impl IndexBuilder {
                 sync.added = index.data.pages.iter().map(|p| p.path.clone()).collect();
                 sync.added
                     .extend(index.data.raw.docs.iter().map(|d| d.path.clone()));
-                sync.added.sort();
+                crate::sort::sort_by(&mut sync.added, |a, b| a.cmp(b));
             }
         }
         sync.build = report;
@@ -864,8 +864,8 @@ fn files_under(
             out.files.push((rel_path, entry.path()));
         }
     }
-    out.files.sort();
-    out.skipped.sort_by(|a, b| a.rel().cmp(b.rel()));
+    crate::sort::sort_by(&mut out.files, |a, b| a.cmp(b));
+    crate::sort::sort_by(&mut out.skipped, |a, b| a.rel().cmp(b.rel()));
     Ok(out)
 }
 
@@ -1341,7 +1341,7 @@ impl Index {
                 .filter(|e| e.from != i as u32)
                 .map(|e| self.data.pages[e.from as usize].id())
                 .collect();
-            v.sort();
+            crate::sort::sort_by(&mut v, |a, b| a.cmp(b));
             v.dedup();
             v
         };

@@ -64,6 +64,7 @@ pub mod raw;
 mod record;
 mod search;
 mod snapshot;
+mod sort;
 pub mod tools;
 pub mod traverse;
 mod vectors;

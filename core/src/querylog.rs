@@ -125,16 +125,18 @@ impl LogEntry {
                 .take(LOGGED_TOP)
                 .map(|h| h.chunk.clone())
                 .collect(),
-            lanes: results
-                .lanes
-                .iter()
-                .map(|l| {
-                    (
+            lanes: {
+                // Inserted one by one: `collect` into a map sorts first (a copy of std's sort
+                // in the browser module for this one type).
+                let mut lanes = BTreeMap::new();
+                for l in &results.lanes {
+                    lanes.insert(
                         l.lane.name().to_string(),
                         l.status.kind().name().to_string(),
-                    )
-                })
-                .collect(),
+                    );
+                }
+                lanes
+            },
             ms: clock.elapsed_ms(),
             verdicts: Vec::new(),
         }
@@ -368,7 +370,9 @@ fn top(counts: HashMap<String, usize>, n: usize) -> Vec<Count> {
         .into_iter()
         .map(|(key, count)| Count { key, count })
         .collect();
-    v.sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.key.cmp(&b.key)));
+    crate::sort::sort_by(&mut v, |a, b| {
+        b.count.cmp(&a.count).then_with(|| a.key.cmp(&b.key))
+    });
     v.truncate(n);
     v
 }

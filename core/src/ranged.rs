@@ -171,7 +171,7 @@ impl RangedIndex {
     /// As [`RangedIndex::supply`], for any of the ranges (nothing is loaded then).
     pub fn supply_many(&mut self, ranges: &[(u64, &[u8])]) -> Result<()> {
         let mut ranges: Vec<(u64, &[u8])> = ranges.to_vec();
-        ranges.sort_by_key(|&(start, _)| start);
+        crate::sort::sort_by_key(&mut ranges, |&(start, _)| start);
         // Decode and check every section first, so that bytes with a bad part load nothing.
         let mut decoded: Vec<(usize, Loaded)> = Vec::new();
         let mut raw_chunks = self.index.data.raw.chunks.len();
@@ -332,7 +332,7 @@ impl RangedIndex {
                 chars.extend(q.word.chars().next());
                 chars.extend(q.term.chars().next());
             }
-            chars.sort_unstable();
+            crate::sort::sort_unstable(&mut chars);
             chars.dedup();
             let mut need = vec![false; self.shards.len()];
             for &c in &chars {

@@ -551,7 +551,9 @@ impl Index {
                 .into_values()
                 .map(|(value, count)| FacetCount { value, count })
                 .collect();
-            v.sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.value.cmp(&b.value)));
+            crate::sort::sort_by(&mut v, |a, b| {
+                b.count.cmp(&a.count).then_with(|| a.value.cmp(&b.value))
+            });
             v
         };
         Facets {
@@ -706,7 +708,7 @@ impl Index {
             .flat_map(|(_, terms)| terms.iter().filter_map(|(t, _)| lexical.lookup(t)))
             .collect();
         postings.extend_from_slice(&positions);
-        postings.sort_unstable();
+        crate::sort::sort_unstable(&mut postings);
         postings.dedup();
         (postings, positions)
     }
@@ -844,7 +846,7 @@ impl Index {
         };
         if let Some(held) = held {
             // Hits that hold every phrase first; a stable sort keeps the fused order in each.
-            fused.sort_by_key(|f| !held[f.chunk as usize]);
+            crate::sort::sort_by_key(&mut fused, |f| !held[f.chunk as usize]);
         }
         fused.truncate(limit);
         let picked = fused;

@@ -240,7 +240,7 @@ impl Index {
                 });
             }
         }
-        out.sort_by(|a, b| {
+        crate::sort::sort_by(&mut out, |a, b| {
             b.weight
                 .total_cmp(&a.weight)
                 .then_with(|| a.chunk.cmp(&b.chunk))
@@ -352,7 +352,7 @@ impl Index {
                 }
             }
             let mut layer: Vec<Visit> = best.into_values().collect();
-            layer.sort_by(|a, b| {
+            crate::sort::sort_by(&mut layer, |a, b| {
                 b.confidence
                     .total_cmp(&a.confidence)
                     .then_with(|| pages[a.page as usize].key.cmp(&pages[b.page as usize].key))

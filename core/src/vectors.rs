@@ -62,7 +62,7 @@ pub(crate) fn embed_chunks(
         .filter(|&c| vectors[c].is_none())
         .collect();
     // Similar lengths together, so the embedder's batches pad little.
-    todo.sort_by_key(|&c| passages[c].len());
+    crate::sort::sort_by_key(&mut todo, |&c| passages[c].len());
     let total = todo.len();
     let cancelled = || Error::Cancelled {
         stage: crate::record::BuildStage::Embeddings.as_str().into(),

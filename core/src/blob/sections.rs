@@ -374,13 +374,14 @@ fn chunks_of(chunks: &[ChunkRecord], pages: std::ops::Range<usize>) -> std::ops:
 /// lifecycle, date), link resolution (key, redirects, aliases) and the ranking's ties (the
 /// id) read.
 pub(crate) fn stub(page: &Page) -> Page {
-    let extra = page
-        .extra
-        .0
-        .iter()
-        .filter(|(k, _)| crate::page::DATE_FIELDS.contains(&k.as_str()))
-        .map(|(k, v)| (k.clone(), v.clone()))
-        .collect();
+    // Inserted one by one: `collect` into a map sorts first (a copy of std's sort in the
+    // browser module for this one type).
+    let mut extra = std::collections::BTreeMap::new();
+    for (k, v) in &page.extra.0 {
+        if crate::page::DATE_FIELDS.contains(&k.as_str()) {
+            extra.insert(k.clone(), v.clone());
+        }
+    }
     Page {
         key: page.key.clone(),
         scope: page.scope.clone(),

@@ -822,7 +822,7 @@ impl LexicalIndex {
             lengths.push(u32::try_from(terms.len()).unwrap_or(u32::MAX));
             // Count each distinct term of the chunk: sort, then take runs.
             let mut sorted: Vec<&str> = terms.iter().map(String::as_str).collect();
-            sorted.sort_unstable();
+            crate::sort::sort_unstable(&mut sorted);
             let mut rest = &sorted[..];
             while let Some(&t) = rest.first() {
                 let run = rest.iter().take_while(|&&u| u == t).count();
@@ -856,7 +856,7 @@ impl LexicalIndex {
             .into_iter()
             .filter_map(|(w, t)| index.lookup(&t).map(|i| (w, i as u32)))
             .collect();
-        surface.sort_unstable();
+        crate::sort::sort_unstable(&mut surface);
         (index.surface_words, index.surface_terms) = surface.into_iter().unzip();
         index.index_terms();
         index

@@ -146,16 +146,16 @@ pub(crate) fn top_keys<K: Ord + Copy>(keys: impl IntoIterator<Item = K>, n: usiz
         }
         buf.push(k);
         if buf.len() >= cap {
-            buf.select_nth_unstable_by(n - 1, desc);
+            crate::sort::select_first(&mut buf, n, desc);
             buf.truncate(n);
             floor = Some(buf[n - 1]);
         }
     }
     if buf.len() > n {
-        buf.select_nth_unstable_by(n - 1, desc);
+        crate::sort::select_first(&mut buf, n, desc);
         buf.truncate(n);
     }
-    buf.sort_unstable_by(desc);
+    crate::sort::sort_unstable_by(&mut buf, desc);
     buf
 }
 

@@ -120,7 +120,7 @@ impl Positions {
                 }
             }
         }
-        all.sort_unstable();
+        crate::sort::sort_unstable(&mut all);
         all.dedup();
         let mut data = Vec::with_capacity(all.len() + all.len() / 4);
         let mut prev: Option<(u32, u32, u32)> = None;

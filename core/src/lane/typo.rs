@@ -195,7 +195,7 @@ impl Dictionary {
         let visits = walk.visits;
         let mut found = walk.found;
         // Stable: equal distances stay in sorted order (the walk's).
-        found.sort_by_key(|&(edits, _, _)| edits);
+        crate::sort::sort_by_key(&mut found, |&(edits, _, _)| edits);
         let mut out: Vec<Near> = Vec::new();
         'runs: for (edits, lo, hi) in found {
             for word in lo as usize..hi as usize {
@@ -384,7 +384,9 @@ pub fn expand<'d>(
                     terms.push((n.edits, t));
                 }
             }
-            terms.sort_by_key(|&(edits, t)| (edits, std::cmp::Reverse(index.df(t)), t));
+            crate::sort::sort_by_key(&mut terms, |&(edits, t)| {
+                (edits, std::cmp::Reverse(index.df(t)), t)
+            });
             let room = MAX_TYPO_EXPANSIONS.saturating_sub(out.len() - first);
             out.extend(terms.into_iter().take(room).map(|(edits, term)| Expansion {
                 query: i,
@@ -456,13 +458,13 @@ mod tests {
                 })
             })
             .collect();
-        out.sort_by_key(|n| (n.edits, n.word));
+        crate::sort::sort_by_key(&mut out, |n| (n.edits, n.word));
         out
     }
 
     fn dict(words: &[&str]) -> (Vec<String>, Dictionary) {
         let mut words: Vec<String> = words.iter().map(|w| w.to_string()).collect();
-        words.sort();
+        crate::sort::sort_by(&mut words, |a, b| a.cmp(b));
         words.dedup();
         let d = Dictionary::new(&words);
         (words, d)

@@ -9,7 +9,10 @@ use std::path::{Path, PathBuf};
 /// Bottom-up: plain data, text, structures built from it, the blob codec, operations over a
 /// read-only snapshot, the front. Keep in step with the crate docs' tour.
 const LAYERS: &[(&str, &[&str])] = &[
-    ("data", &["error", "config", "record", "offset", "date"]),
+    (
+        "data",
+        &["error", "config", "record", "offset", "date", "sort"],
+    ),
     ("text", &["marks", "analyze", "chunk", "page"]),
     ("structures", &["lane", "embed", "fusion", "graph", "raw"]),
     ("codec", &["blob"]),
