@@ -3,8 +3,9 @@
 # take the .wasm bytes or a URL) with their .d.ts.
 #   bindings-wasm/pkg/         `lexical`: the whole API without a model (features `write`,
 #                              `agent`, the defaults)
-#   bindings-wasm/pkg-search/  `search`: no `Index.build` and no page writes, for a site that
-#                              loads a blob the CLI built (70 KB less gzipped)
+#   bindings-wasm/pkg-search/  `search`: `RangedIndex` alone (no default features: no `Index`
+#                              class, no writes, no agent side), for a site that loads a
+#                              blob the CLI built (a third of `lexical` gzipped)
 #   bindings-wasm/pkg-full/    `full`: `lexical` plus the model runner (feature `model`: tract
 #                              and tokenizers; `Model.fromBytes`, `Index.attachModel`), built
 #                              in the `wasm-full` profile (opt-level 2, no LTO, 16 codegen

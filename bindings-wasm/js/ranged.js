@@ -7,14 +7,16 @@
 // `not_loaded` names them: the dictionary shards of the query's words, the postings of its
 // terms, then the pages its hits show). Parts stay loaded, so later searches fetch
 // less. Where the server answers a range request with the whole file (status 200), or the
-// blob is not sectioned, the whole blob is used as `Index.fromBytes` loads it (the search
-// module reads sectioned blobs only: one in one piece is `incompatible_format` there). The answers are
-// the same either way. Which ranges to fetch is the core's decision; this file only fetches.
+// blob is small enough to come whole in the first request, `RangedIndex.open` is given all
+// of it and loads every part at once. A blob in one piece (not sectioned) is loaded whole with
+// `Index.fromBytes`, in a module that has `Index` (the search module has `RangedIndex` only:
+// such a blob is `incompatible_format` there). The answers are the same either way. Which
+// ranges to fetch is the core's decision; this file only fetches.
 //
-//   import init, { Index, RangedIndex } from './wikidex_wasm.js'
+//   import init, * as wasm from './wikidex_wasm.js'
 //   import { openBlob } from './ranged.js'
 //   await init()
-//   const blob = await openBlob('wiki.wdx', { Index, RangedIndex })
+//   const blob = await openBlob('wiki.wdx', wasm)   // wasm.Index may be absent
 //   const results = await blob.search('nightly crash', { limit: 10 })
 
 /**
@@ -43,7 +45,8 @@ function totalLength(res) {
 /**
  * Opens the blob at `url` for searching.
  * @param {string | URL} url
- * @param {{ Index: any, RangedIndex: any }} wasm the module's classes (after `init()`)
+ * @param {{ Index?: any, RangedIndex: any }} wasm the module's classes (after `init()`; the
+ *   search module has no `Index`)
  * @param {{ prefix?: number, fetch?: typeof fetch, ready?: Promise<unknown> }} [options]
  *   `prefix`: bytes of the first request (default 16 KiB); `fetch`: the function that fetches
  *   (default `globalThis.fetch`); `ready`: the module's `init()` when it is still under way, so
@@ -70,12 +73,14 @@ export async function openBlob(url, wasm, options = {}) {
   try {
     end = wasm.RangedIndex.headEnd(bytes)
   } catch (e) {
-    // A blob in one piece (not sectioned) is read whole; anything else is the blob's error.
-    if (e?.code !== 'incompatible_format') throw e
+    // A blob in one piece (not sectioned) is read whole where the module can; anything else
+    // is the blob's error.
+    if (e?.code !== 'incompatible_format' || !wasm.Index) throw e
     return new BlobSearch(url, wasm.Index.fromBytes(await all()), null, fetchFn, fetched)
   }
   if (whole) {
-    return new BlobSearch(url, wasm.Index.fromBytes(bytes), null, fetchFn, fetched)
+    // Every part is in hand: open loads them all, and no search fetches again.
+    return new BlobSearch(url, null, wasm.RangedIndex.open(bytes), fetchFn, fetched, false)
   }
   if (end > bytes.length) {
     const rest = await fetchRange(fetchFn, url, bytes.length, end)
@@ -85,7 +90,7 @@ export async function openBlob(url, wasm, options = {}) {
     head.set(rest, bytes.length)
     bytes = head
   }
-  return new BlobSearch(url, null, wasm.RangedIndex.open(bytes), fetchFn, fetched)
+  return new BlobSearch(url, null, wasm.RangedIndex.open(bytes), fetchFn, fetched, true)
 }
 
 async function fetchRange(fetchFn, url, start, end) {
@@ -101,18 +106,20 @@ async function fetchRange(fetchFn, url, start, end) {
   return bytes
 }
 
-/** A blob being searched: whole (`index`) or in parts (`ranged`). */
+/** A blob being searched: a sectioned one (`ranged`, in parts or whole) or one in one piece (`index`). */
 export class BlobSearch {
   #fetch
   #inflight = new Map()
 
-  constructor(url, index, ranged, fetchFn, fetched) {
+  constructor(url, index, ranged, fetchFn, fetched, inParts = false) {
     /** The blob's URL. */
     this.url = url
-    /** The `Index` when the blob was loaded whole, else null. */
+    /** The `Index` of a blob in one piece, else null. */
     this.index = index
-    /** The `RangedIndex` when it is read in parts, else null. */
+    /** The `RangedIndex` of a sectioned blob (all of it loaded when it came whole), else null. */
     this.ranged = ranged
+    /** Whether the blob is read in parts (range requests), not whole. */
+    this.inParts = inParts
     /** Bytes fetched so far. */
     this.fetched = fetched
     this.#fetch = fetchFn

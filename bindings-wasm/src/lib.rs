@@ -30,7 +30,7 @@ mod error;
 mod model;
 mod ranged;
 
-use js_sys::{Array, ArrayBuffer, Float32Array, Uint8Array, JSON};
+use js_sys::{Array, ArrayBuffer, Uint8Array, JSON};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
@@ -39,7 +39,12 @@ use wasm_bindgen::JsCast;
 use wikidex::cite::Cited;
 #[cfg(feature = "agent")]
 use wikidex::TraverseOptions;
-use wikidex::{BuildReport, Error, OffsetUnit, Scope, SearchOptions, SharedIndex, VectorEncoding};
+use wikidex::{Error, Scope, SearchOptions};
+#[cfg(feature = "index")]
+use {
+    js_sys::Float32Array,
+    wikidex::{BuildReport, OffsetUnit, SharedIndex, VectorEncoding},
+};
 #[cfg(feature = "write")]
 use {
     js_sys::Object,
@@ -268,6 +273,7 @@ fn build(files_v: &JsValue, options_v: &JsValue) -> CoreResult<(wikidex::Index, 
 
 /// A built or loaded index: the current snapshot (a write builds the next one and swaps it
 /// in) and the build report when it was built here.
+#[cfg(feature = "index")]
 #[wasm_bindgen(js_name = Index)]
 pub struct JsIndex {
     shared: SharedIndex,
@@ -276,6 +282,7 @@ pub struct JsIndex {
     tools: agent::ToolsCell,
 }
 
+#[cfg(feature = "index")]
 fn wrap(mut index: wikidex::Index, report: Option<BuildReport>) -> JsIndex {
     index.set_offset_unit(OffsetUnit::Utf16);
     JsIndex {
@@ -286,6 +293,7 @@ fn wrap(mut index: wikidex::Index, report: Option<BuildReport>) -> JsIndex {
     }
 }
 
+#[cfg(feature = "index")]
 #[wasm_bindgen(js_class = Index)]
 impl JsIndex {
     /// Builds an index from an object of path to text (added in sorted path order; paths

@@ -109,7 +109,7 @@ test('openBlob with range requests answers as the whole index and fetches a part
   const bytes = index.toSectionedBytes()
   const log = []
   const blob = await openBlob('http://x/wiki.wdx', { Index, RangedIndex }, { fetch: fakeFetch(bytes, { log }), prefix: 4096 })
-  assert.ok(blob.ranged && !blob.index)
+  assert.ok(blob.ranged && !blob.index && blob.inParts)
   assert.equal(blob.pageCount, 400)
   for (const q of ['alpha3 bravo', 'golf4', 'hot', 'charlie12 delta', '"echo5 foxtrot"']) {
     const got = await blob.search(q, { limit: 10, explain: true })
@@ -123,18 +123,45 @@ test('openBlob with range requests answers as the whole index and fetches a part
   assert.deepEqual(rec, index.pageRecord('p7'))
 })
 
-test('openBlob without range requests, or on a blob in one piece, loads it whole', async () => {
+test('openBlob without range requests loads a sectioned blob whole into RangedIndex, one in one piece into Index', async () => {
   const index = Index.build(exampleWiki())
-  for (const [bytes, ranges] of [
-    [index.toSectionedBytes(), false],
-    [index.toBytes(), true],
-    [index.toBytes(), false],
+  for (const [bytes, ranges, sectioned] of [
+    [index.toSectionedBytes(), false, true],
+    [index.toBytes(), true, false],
+    [index.toBytes(), false, false],
   ]) {
-    const blob = await openBlob('http://x/w.wdx', { Index, RangedIndex }, { fetch: fakeFetch(bytes, { ranges }), prefix: 1024 })
-    assert.ok(blob.index && !blob.ranged)
+    const log = []
+    const blob = await openBlob('http://x/w.wdx', { Index, RangedIndex }, { fetch: fakeFetch(bytes, { ranges, log }), prefix: 1024 })
+    assert.equal(blob.inParts, false)
+    if (sectioned) {
+      assert.ok(blob.ranged && !blob.index)
+      assert.equal(blob.ranged.loadedBytes, bytes.length)
+    } else {
+      assert.ok(blob.index && !blob.ranged)
+    }
     const q = 'why did the nightly job crash'
     assert.deepEqual(await blob.search(q), index.search(q))
+    const key = index.search(q).hits[0].page_id
+    assert.deepEqual(await blob.pageRecord(key), index.pageRecord(key))
+    // The whole blob, after the first 1024 bytes when the server answered that range.
+    assert.equal(blob.fetched, ranges ? 1024 + bytes.length : bytes.length)
+    assert.equal(log.length, ranges ? 2 : 1, 'no request after the whole blob')
   }
+})
+
+test('openBlob with the search module (no Index): a sectioned blob whole or in parts; one in one piece is incompatible_format', async () => {
+  const search = await import('./wasm-search.mjs')
+  assert.equal(search.Index, undefined)
+  const index = Index.build(exampleWiki())
+  const q = 'why did the nightly job crash'
+  for (const ranges of [true, false]) {
+    const blob = await openBlob('http://x/w.wdx', search, { fetch: fakeFetch(index.toSectionedBytes(), { ranges }), prefix: 1024 })
+    assert.deepEqual(await blob.search(q), index.search(q))
+  }
+  await assert.rejects(
+    openBlob('http://x/w.wdx', search, { fetch: fakeFetch(index.toBytes()), prefix: 1024 }),
+    (e) => e.code === 'incompatible_format',
+  )
 })
 
 test('openBlob: a failed request and bytes that are no blob are coded errors', async () => {

@@ -5,10 +5,11 @@
 const NO_WRITES = 'the search module has no page writes'
 const ONE_PIECE = "the vectors' blobs are in one piece (v7), which the search module does not read (sectioned blobs only; changed and cut sectioned blobs: core's tests and ranged.test.mjs)"
 const AGENT_SIDE = 'the search module leaves out the agent side (feature agent): tools, citation checks, lint, graph walks'
+const RANGED_ONLY = 'the search module has RangedIndex only (no feature index): search and pageRecord, not chunk'
 
 /** The ops the search module does not have, as the runner's `api.lacks` takes them. */
 export const LACKS = {
-  build_report: 'a loaded index has no build report',
+  build_report: RANGED_ONLY,
   lint: AGENT_SIDE,
   neighbors: AGENT_SIDE,
   verify: AGENT_SIDE,
@@ -21,6 +22,7 @@ export const LACKS = {
   rename_page: NO_WRITES,
   from_bytes: ONE_PIECE,
   call_tool: AGENT_SIDE,
+  chunk: RANGED_ONLY,
 }
 
 /**
@@ -40,5 +42,39 @@ export function differs(_file, c) {
   return {
     reason: `the search module reads formats ${OLDEST_FORMAT} and later (no core feature one-piece)`,
     expect: { ...c.expect, details: { ...details, oldest: OLDEST_FORMAT } },
+  }
+}
+
+/**
+ * The runner's `api` for the search module: each case's wiki built by the whole module
+ * (`full`), written as a sectioned blob and given whole to the search module's
+ * `RangedIndex.open` (every part loaded), as a site's worker does with a blob that comes whole.
+ * Vectors a case sets go to the whole index; the blob is written after them.
+ */
+export function searchApi(full, search) {
+  const open = (whole) => {
+    let ranged = null
+    const get = () => (ranged ??= search.RangedIndex.open(whole.toSectionedBytes()))
+    return {
+      setVectors: (...args) => {
+        whole.setVectors(...args)
+        ranged = null
+      },
+      search: (query, options) => get().search(query, options),
+      pageRecord: (key, scope) => get().pageRecord(key, scope),
+    }
+  }
+  const absent = (what) => () => {
+    throw new Error(`the search module has no ${what}`)
+  }
+  return {
+    build: (files, config) => open(full.Index.build(files, { config })),
+    search: (index, query, options) => index.search(query, options),
+    lint: absent('lint'),
+    fromBytes: absent('Index.fromBytes'),
+    parseHeaders: absent('parseHeaders'),
+    isCoreError: (e) => typeof e?.code === 'string',
+    lacks: LACKS,
+    differs,
   }
 }

@@ -1,8 +1,8 @@
-// The search module (bindings-wasm/pkg-search): the whole module's API less `Index.build` and
-// the page writes, for a site that loads a blob the CLI built. Every vector whose op it has
-// runs on a blob the whole module built and the search module loaded, with the same shared
-// runner and expectations as vectors.test.mjs, less the ops it lacks and with its one
-// deliberate difference (search-module.mjs: it reads formats 2 and later).
+// The search module (bindings-wasm/pkg-search): `RangedIndex` alone, for a site that loads a
+// blob the CLI built. Every vector whose op it has runs on a sectioned blob the whole module
+// built and the search module opened, with the same shared runner and expectations as
+// vectors.test.mjs, less the ops it lacks and with its one deliberate difference
+// (search-module.mjs: it reads formats 8 and later).
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
@@ -11,23 +11,10 @@ import { fileURLToPath } from 'node:url'
 import { runVectors } from '../../tests/vectors/node.mjs'
 import * as full from './wasm.mjs'
 import * as search from './wasm-search.mjs'
-import { LACKS, OLDEST_FORMAT, differs } from './search-module.mjs'
+import { OLDEST_FORMAT, searchApi } from './search-module.mjs'
 
-const WRITES = ['build', 'upsertPage', 'deletePage', 'renamePage', 'toBytes', 'toSectionedBytes']
-const AGENT = ['tools', 'callTool', 'resetTurn', 'setToolLimits', 'setQueryLog', 'promptBlock', 'lint', 'neighbors', 'pointers', 'verify', 'checkAnswer', 'uncitedSupport']
 
-runVectors({
-  build: (files, config) => search.Index.fromBytes(full.Index.build(files, { config }).toSectionedBytes()),
-  search: (index, query, options) => index.search(query, options),
-  lint: (index) => index.lint(),
-  fromBytes: (bytes) => search.Index.fromBytes(bytes),
-  parseHeaders: () => {
-    throw new Error('the search module has no parseHeaders')
-  },
-  isCoreError: (e) => typeof e?.code === 'string',
-  lacks: LACKS,
-  differs,
-})
+runVectors(searchApi(full, search))
 
 const methods = (cls) =>
   Object.getOwnPropertyNames(cls)
@@ -35,13 +22,11 @@ const methods = (cls) =>
     .filter((n) => !['length', 'name', 'prototype', 'constructor', '__wrap', 'free', '__destroy_into_raw'].includes(n))
     .sort()
 
-test('the search module is the whole API less Index.build, the page writes, the blob writers and the agent side (graph walk included)', () => {
-  const whole = methods(full.Index)
-  const left = [...WRITES, ...AGENT]
-  for (const w of left) assert.ok(whole.includes(w), `the whole module has ${w}`)
-  assert.deepEqual(methods(search.Index), whole.filter((m) => !left.includes(m)))
-  // The citation header parser is the agent side's too.
-  assert.deepEqual(Object.keys(search).sort(), Object.keys(full).filter((k) => k !== 'parseHeaders').sort())
+test('the search module is RangedIndex alone: no Index class, no agent functions', () => {
+  assert.equal(search.Index, undefined)
+  assert.ok(typeof full.Index === 'function')
+  // The citation header parser is the agent side's.
+  assert.deepEqual(Object.keys(search).sort(), Object.keys(full).filter((k) => !['parseHeaders', 'Index'].includes(k)).sort())
   assert.deepEqual(methods(search.RangedIndex), methods(full.RangedIndex))
 })
 
@@ -50,15 +35,17 @@ test('a blob in one piece (v1 to v7) is an incompatible format for the search mo
   for (let v = 1; v <= 7; v++) {
     const blob = readFileSync(join(fixtures, `v${v}.wdx`))
     assert.ok(full.Index.fromBytes(blob).pageCount > 0)
-    assert.throws(() => search.Index.fromBytes(blob), (e) => {
-      assert.equal(e.code, 'incompatible_format')
-      assert.deepEqual(e.details, { found: v, oldest: OLDEST_FORMAT, current: e.details.current })
-      return true
-    })
+    for (const open of [(b) => search.RangedIndex.headEnd(b), (b) => search.RangedIndex.open(b)]) {
+      assert.throws(() => open(blob), (e) => {
+        assert.equal(e.code, 'incompatible_format')
+        assert.deepEqual(e.details, { found: v, oldest: OLDEST_FORMAT, current: e.details.current })
+        return true
+      })
+    }
   }
   for (const v of [8, 9]) {
     const blob = readFileSync(join(fixtures, `v${v}.wdx`))
-    const [a, b] = [search.Index.fromBytes(blob), full.Index.fromBytes(blob)]
+    const [a, b] = [search.RangedIndex.open(blob), full.Index.fromBytes(blob)]
     assert.equal(a.pageCount, b.pageCount)
     assert.deepEqual(a.search('recurring revenue'), b.search('recurring revenue'))
   }
@@ -73,17 +60,18 @@ test('the search module stems English only: a French blob is unsupported_languag
     assert.match(e.message, /no stemmer for french/)
     return true
   }
-  assert.throws(() => search.Index.fromBytes(french.toSectionedBytes()), check)
   assert.throws(() => search.RangedIndex.open(french.toSectionedBytes()), check)
+  const head = french.toSectionedBytes()
+  assert.throws(() => search.RangedIndex.open(head.subarray(0, search.RangedIndex.headEnd(head))), check)
   // The whole module has every stemmer; an English blob loads in both.
   assert.equal(full.Index.fromBytes(french.toBytes()).pageCount, 1)
   const english = full.Index.build(files)
-  assert.equal(search.Index.fromBytes(english.toSectionedBytes()).search('chats').hits[0].page_id, 'a')
+  assert.equal(search.RangedIndex.open(english.toSectionedBytes()).search('chats').hits[0].page_id, 'a')
 })
 
 test('the search module normalizes non-ASCII words with String.prototype.normalize, ASCII ones without it', () => {
   const files = { 'global/coffee.md': '# Coffee\n\nThe nightly coffee run.\n', 'global/tea.md': '# Tea\n\nGreen tea only.\n' }
-  const index = search.Index.fromBytes(full.Index.build(files).toSectionedBytes())
+  const index = search.RangedIndex.open(full.Index.build(files).toSectionedBytes())
   const native = String.prototype.normalize
   const forms = []
   String.prototype.normalize = function (form) {

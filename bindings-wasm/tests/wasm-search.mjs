@@ -1,5 +1,5 @@
-// The search module (bindings-wasm/pkg-search: built without the `write` feature, by
-// scripts/wasm-build.sh) instantiated in Node from its bytes, as wasm.mjs does for the whole
+// The search module (bindings-wasm/pkg-search: `RangedIndex` alone, built without the
+// default features by scripts/wasm-build.sh) instantiated in Node from its bytes, as wasm.mjs does for the whole
 // module. Imported by the tests; not a test itself.
 import { readFileSync } from 'node:fs'
 import { join, dirname } from 'node:path'

@@ -37,17 +37,8 @@ async function runInChromium(t, module) {
       if (module === 'search') {
         const search = await import('/bindings-wasm/pkg-search/wikidex_wasm.js')
         await search.default()
-        const { LACKS, differs } = await import('/bindings-wasm/tests/search-module.mjs')
-        api = {
-          ...common,
-          build: (files, config) => search.Index.fromBytes(full.Index.build(files, { config }).toSectionedBytes()),
-          search: (index, query, options) => index.search(query, options),
-          lint: (index) => index.lint(),
-          fromBytes: (bytes) => search.Index.fromBytes(bytes),
-          parseHeaders: search.parseHeaders,
-          lacks: LACKS,
-          differs,
-        }
+        const { searchApi } = await import('/bindings-wasm/tests/search-module.mjs')
+        api = searchApi(full, search)
       } else {
         api = {
           ...common,

@@ -12,7 +12,8 @@
 // the same blob is loaded into the full module and the model attached to it. Until then every
 // search runs on the search module, and its semantic lane reports itself skipped; from then
 // on searches with the toggle on run on the full module, all three lanes.
-import init, { Index, RangedIndex } from './pkg/wikidex_wasm.js'
+// The search module has `RangedIndex` only (no `Index`): ranged.js takes the namespace as it is.
+import init, * as wasm from './pkg/wikidex_wasm.js'
 import { openBlob } from './pkg/ranged.js'
 
 let index = null // a BlobSearch (pkg/ranged.js)
@@ -25,8 +26,8 @@ async function load(url) {
     blobUrl = url
     // init() fetches pkg/wikidex_wasm_bg.wasm next to the module; the blob's first bytes are
     // requested meanwhile.
-    index = await openBlob(url, { Index, RangedIndex }, { ready: init() })
-    postMessage({ type: 'ready', pages: index.pageCount, chunks: index.chunkCount, ranged: index.ranged !== null, fetched: index.fetched })
+    index = await openBlob(url, wasm, { ready: init() })
+    postMessage({ type: 'ready', pages: index.pageCount, chunks: index.chunkCount, ranged: index.inParts, fetched: index.fetched })
   } catch (e) {
     postMessage({ type: 'error', url, code: e?.code ?? null, message: String(e?.message ?? e) })
   }
