@@ -5,7 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::{Error, Result};
+use crate::error::{show_f32, Error, Result};
 
 /// The whole configuration of an index; stored in the blob, so a loaded index searches the way
 /// it was built. In JSON (bindings, vector files) every field and sub-field may be left out
@@ -241,13 +241,13 @@ impl Bm25Params {
         if !(0.0..=10.0).contains(&self.k1) {
             return Err(Error::invalid_argument(format!(
                 "bm25 k1 {} is outside 0..=10",
-                self.k1
+                show_f32(self.k1)
             )));
         }
         if !(0.0..=1.0).contains(&self.b) {
             return Err(Error::invalid_argument(format!(
                 "bm25 b {} is outside 0..=1",
-                self.b
+                show_f32(self.b)
             )));
         }
         Ok(())
@@ -389,15 +389,16 @@ impl FusionConfig {
         if !(1.0..=1000.0).contains(&self.k) {
             return Err(Error::invalid_argument(format!(
                 "fusion k {} is outside 1..=1000",
-                self.k
+                show_f32(self.k)
             )));
         }
         for lane in Lane::ALL {
             let w = self.weight(lane);
             if !(0.0..=100.0).contains(&w) {
                 return Err(Error::invalid_argument(format!(
-                    "{} weight {w} is outside 0..=100",
-                    lane.name()
+                    "{} weight {} is outside 0..=100",
+                    lane.name(),
+                    show_f32(w)
                 )));
             }
         }

@@ -328,6 +328,19 @@ pub(crate) fn take_decode_cause() -> Option<String> {
     DECODE_CAUSE.with(|c| c.borrow_mut().take())
 }
 
+/// `x` for an error message: the shortest text that reads back as `x` (JSON's form, `11.0`,
+/// `1e-7`), or `NaN`, `inf`, `-inf`. Not `{x}`: core's float formatting is 8 KB of the
+/// browser module, for these messages only; serde_json's is there anyway.
+pub(crate) fn show_f32(x: f32) -> String {
+    if x.is_nan() {
+        "NaN".into()
+    } else if x.is_infinite() {
+        if x > 0.0 { "inf" } else { "-inf" }.into()
+    } else {
+        serde_json::to_string(&x).unwrap_or_default()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -356,5 +369,15 @@ mod tests {
         assert_eq!(v["message"], e.to_string());
         assert_eq!(v["details"]["missing"], serde_json::json!(["b", "c"]));
         assert!(serde_json::to_value(Error::NotAnIndex).unwrap()["details"].is_object());
+    }
+
+    #[test]
+    fn floats_in_messages_read_back() {
+        assert_eq!(show_f32(11.0), "11.0");
+        assert_eq!(show_f32(0.75), "0.75");
+        assert_eq!(show_f32(-1.5e-7), "-1.5e-7");
+        assert_eq!(show_f32(f32::NAN), "NaN");
+        assert_eq!(show_f32(f32::INFINITY), "inf");
+        assert_eq!(show_f32(f32::NEG_INFINITY), "-inf");
     }
 }

@@ -287,7 +287,7 @@ impl VectorSection {
         if !(self.floor.is_finite() && (0.0..=1.0).contains(&self.floor)) {
             return Err(Error::corrupt(format!(
                 "semantic floor {} is not in 0..=1",
-                self.floor
+                crate::error::show_f32(self.floor)
             )));
         }
         if dim == 0 || expected != Some(n_values) || !scales_ok {
