@@ -14,11 +14,12 @@
 //! - Feature `write` (default): `Index.build` and the page writes; feature `agent` (default):
 //!   the agent tools, the query log (`agent.rs`), `promptBlock`, the citation checks
 //!   (`verify`, `checkAnswer`, `uncitedSupport`, `pointers`, `parseHeaders`) and `lint`.
-//!   Without them, the search module: the
-//!   same API less those, for a site that loads a blob the CLI built. `write` also turns on the
-//!   core's `legacy-v1` (reading v1 blobs, which needs the Markdown parser) and
-//!   `normalization-tables`; the search module has neither: it reads formats 2 and later, and
-//!   normalizes non-ASCII text with the engine's `String.prototype.normalize` ([`start`]).
+//!   Without them and without `index` (the `Index` class), the search module: `RangedIndex`
+//!   alone, for a site that loads a blob the CLI built. `write` also turns on the core's
+//!   `legacy-v1` (reading v1 blobs, which needs the Markdown parser), `one-piece` and
+//!   `normalization-tables`; the search module has none of them: it reads formats 8 and later,
+//!   and normalizes and lowercases non-ASCII text with the engine's
+//!   `String.prototype.normalize` and `toLowerCase` ([`start`]).
 //! - Feature `model` (the `pkg-full` module: the whole API plus this): the semantic lane in the
 //!   browser, a `Model` loaded from the bytes of an ONNX file and its `tokenizer.json`
 //!   (`model.rs`) and attached with `Index.attachModel`.
@@ -62,22 +63,24 @@ const TYPES: &str = include_str!("../types.d.ts");
 type CoreResult<T> = std::result::Result<T, Error>;
 
 /// Runs when the module is instantiated: registers the engine's `String.prototype.normalize`
-/// as the core's normalizer. A core built without its normalization tables (the search module)
-/// uses it for non-ASCII text; one built with them (the whole module) keeps its tables, so
-/// that a blob built in the browser is the blob a native build makes.
+/// and `toLowerCase` as the core's normalizer. A core built without its normalization tables
+/// (the search module) uses it for non-ASCII text; one built with them (the whole module) keeps
+/// its tables, so that a blob built in the browser is the blob a native build makes.
 #[wasm_bindgen(start)]
 fn start() {
     wikidex::analyze::set_normalizer(normalize);
 }
 
-/// `text` in `form`, by the engine (ICU in V8).
+/// `text` in `form`, by the engine (ICU in V8): `normalize` or `toLowerCase`.
 fn normalize(text: &str, form: wikidex::analyze::Form) -> String {
+    let text = js_sys::JsString::from(text);
     let form = match form {
         wikidex::analyze::Form::Nfc => "NFC",
         wikidex::analyze::Form::Nfkc => "NFKC",
+        wikidex::analyze::Form::Lower => return text.to_lower_case().into(),
     };
     // Throws (a RangeError) only for a form other than NFC, NFD, NFKC and NFKD.
-    js_sys::JsString::from(text).normalize(form).into()
+    text.normalize(form).into()
 }
 
 fn invalid(detail: String) -> Error {

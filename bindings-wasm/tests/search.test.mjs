@@ -89,3 +89,38 @@ test('the search module normalizes non-ASCII words with String.prototype.normali
     String.prototype.normalize = native
   }
 })
+
+test('the search module lowercases non-ASCII words with toLowerCase and answers as the whole module does', () => {
+  const files = {
+    'global/odos.md': '---\ntags: [Ärger, ΟΔΟΣ]\ntype: Straße\n---\n# Οδός\n\nΗ ΟΔΟΣ ΕΙΝΑΙ ΜΑΚΡΙΑ. İstanbul STRAẞE Ǆemal.\n',
+    'global/other.md': '---\ntags: [ärger]\n---\n# Other\n\nNothing Greek here.\n',
+  }
+  const whole = full.Index.build(files)
+  const index = search.RangedIndex.open(whole.toSectionedBytes())
+  const native = String.prototype.toLowerCase
+  let calls = 0
+  String.prototype.toLowerCase = function () {
+    calls++
+    return native.call(this)
+  }
+  try {
+    for (const [q, options] of [
+      ['ΟΔΟΣ', {}],
+      ['οδοσ μακρια', {}],
+      ['İSTANBUL straße', {}],
+      ['ǅemal', {}],
+      ['other', { tags: ['ÄRGER'], facets: true }],
+      ['odos', { types: ['STRASSE'] }],
+      ['ΟΔΟΣ', { tags: ['οδος'], facets: true }],
+    ]) {
+      assert.deepEqual(index.search(q, options), whole.search(q, options), q)
+    }
+    assert.ok(calls > 0, 'non-ASCII text went through toLowerCase')
+    calls = 0
+    index.search('nothing greek', {})
+    assert.equal(calls, 0, 'ASCII text never reaches JavaScript')
+  } finally {
+    String.prototype.toLowerCase = native
+  }
+  assert.equal(index.search('ΟΔΟΣ').hits[0].page_id, 'odos')
+})

@@ -18,12 +18,14 @@
 //! The same [`Analyzer`] must be used for a blob's chunks and its queries; the language is part
 //! of the blob's configuration.
 //!
-//! Normalization ([`normalize_form`]) uses unicode-normalization's tables with the feature
+//! Normalization ([`normalize_form`]) uses unicode-normalization's tables, and lowercasing
+//! ([`lowercase`], [`lowercase_chars`]) std's case tables, with the feature
 //! `normalization-tables` (a default). Without it, a binding registers a normalizer at start-up
 //! ([`set_normalizer`]): the browser's search module registers JavaScript's
-//! `String.prototype.normalize`, whose Unicode version is the engine's (ICU's) rather than the
-//! crate's, so a character newer than one of the two may normalize differently. ASCII text never
-//! reaches either: every form leaves it unchanged.
+//! `String.prototype.normalize` and `toLowerCase`, whose Unicode version is the engine's (ICU's)
+//! rather than the crate's and std's, so a character newer than one of the two may normalize
+//! or lowercase differently. ASCII text never reaches either: every form leaves it unchanged but
+//! for its capitals, which are lowercased in Rust.
 
 use std::borrow::Cow;
 use std::collections::HashSet;
@@ -84,6 +86,10 @@ pub enum Form {
     /// Compatibility composition: NFC, and compatibility characters folded (`ﬁ` to `fi`,
     /// fullwidth `Ａ` to `A`, halfwidth katakana to fullwidth). Used by the [`Analyzer`].
     Nfkc,
+    /// Lowercase, as `str::to_lowercase` and JavaScript's `toLowerCase` do it: Unicode's full
+    /// mapping, a capital sigma at the end of a word as `ς`, no language's rules
+    /// ([`lowercase`]).
+    Lower,
 }
 
 /// A function that returns its text in the given form, as a binding registers it
@@ -123,12 +129,48 @@ pub fn normalize_form(text: &str, form: Form) -> Cow<'_, str> {
         Cow::Owned(match form {
             Form::Nfc => text.nfc().collect(),
             Form::Nfkc => text.nfkc().collect(),
+            Form::Lower => text.to_lowercase(),
         })
     }
     #[cfg(not(feature = "normalization-tables"))]
     match NORMALIZER.get() {
         Some(normalize) => Cow::Owned(normalize(text, form)),
         None => Cow::Borrowed(text),
+    }
+}
+
+/// `text` lowercased as `str::to_lowercase` does (see [`Form::Lower`]); ASCII text in Rust,
+/// other text as [`normalize_form`] says.
+pub fn lowercase(text: &str) -> Cow<'_, str> {
+    if text.is_ascii() {
+        return ascii_lowercase(text);
+    }
+    normalize_form(text, Form::Lower)
+}
+
+/// `text` with each character lowercased on its own, as `char::to_lowercase` does: the same as
+/// [`lowercase`] but that a capital sigma is always `σ`. So with the sigmas lowercased first,
+/// no other character's mapping depends on its neighbours and [`Form::Lower`] does the rest.
+pub fn lowercase_chars(text: &str) -> Cow<'_, str> {
+    if text.is_ascii() {
+        return ascii_lowercase(text);
+    }
+    #[cfg(feature = "normalization-tables")]
+    {
+        Cow::Owned(text.chars().flat_map(char::to_lowercase).collect())
+    }
+    #[cfg(not(feature = "normalization-tables"))]
+    {
+        let text = text.replace('Σ', "σ");
+        Cow::Owned(normalize_form(&text, Form::Lower).into_owned())
+    }
+}
+
+fn ascii_lowercase(text: &str) -> Cow<'_, str> {
+    if text.bytes().any(|b| b.is_ascii_uppercase()) {
+        Cow::Owned(text.to_ascii_lowercase())
+    } else {
+        Cow::Borrowed(text)
     }
 }
 
@@ -168,18 +210,9 @@ impl Analyzer {
     /// Normalizes one raw word: NFKC and lowercase. ASCII words take a fast path.
     pub fn normalize<'a>(&self, word: &'a str) -> Cow<'a, str> {
         if word.is_ascii() {
-            if word.bytes().any(|b| b.is_ascii_uppercase()) {
-                Cow::Owned(word.to_ascii_lowercase())
-            } else {
-                Cow::Borrowed(word)
-            }
+            ascii_lowercase(word)
         } else {
-            Cow::Owned(
-                normalize_form(word, Form::Nfkc)
-                    .chars()
-                    .flat_map(char::to_lowercase)
-                    .collect(),
-            )
+            Cow::Owned(lowercase_chars(&normalize_form(word, Form::Nfkc)).into_owned())
         }
     }
 
@@ -649,6 +682,15 @@ mod tests {
     use unicode_normalization::UnicodeNormalization;
 
     use super::*;
+
+    #[test]
+    fn lowercase_maps_a_final_sigma_and_lowercase_chars_does_not() {
+        assert_eq!(lowercase("ΟΔΟΣ ΟΔΟΣ"), "οδος οδος");
+        assert_eq!(lowercase_chars("ΟΔΟΣ ΟΔΟΣ"), "οδοσ οδοσ");
+        assert_eq!(lowercase_chars("İstanbul STRAẞE Ǆ"), "i\u{307}stanbul straße ǆ");
+        assert!(matches!(lowercase("plain"), Cow::Borrowed("plain")));
+        assert_eq!(lowercase_chars("MiXeD"), "mixed");
+    }
 
     #[test]
     fn language_available_agrees_with_the_stemmers_compiled_in() {

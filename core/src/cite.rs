@@ -300,10 +300,8 @@ fn id_spans(text: &str) -> (Vec<String>, String) {
 fn norm_words(text: &str) -> Vec<(usize, usize, String)> {
     analyze::words(text)
         .map(|(s, w)| {
-            let n: String = analyze::normalize_form(w, analyze::Form::Nfc)
-                .chars()
-                .flat_map(char::to_lowercase)
-                .collect();
+            let n = analyze::lowercase_chars(&analyze::normalize_form(w, analyze::Form::Nfc))
+                .into_owned();
             (s, s + w.len(), n)
         })
         .collect()

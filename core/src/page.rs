@@ -319,9 +319,9 @@ pub fn normalize_key(s: &str) -> String {
             out.push('-');
             pending_space = false;
         }
-        out.extend(c.to_lowercase());
+        out.push(c);
     }
-    out
+    crate::analyze::lowercase_chars(&out).into_owned()
 }
 
 /// The key of the page at `path`: its file stem, normalized.

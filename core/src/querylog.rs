@@ -358,11 +358,7 @@ pub fn read_log(text: &str) -> (Vec<LogEntry>, usize) {
 }
 
 fn normalized(query: &str) -> String {
-    query
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ")
-        .to_lowercase()
+    crate::analyze::lowercase(&query.split_whitespace().collect::<Vec<_>>().join(" ")).into_owned()
 }
 
 fn top(counts: HashMap<String, usize>, n: usize) -> Vec<Count> {

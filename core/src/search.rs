@@ -530,7 +530,7 @@ impl Index {
             pages += 1;
             let mut seen: Vec<String> = Vec::new();
             for t in &page.tags {
-                let folded = t.to_lowercase();
+                let folded = crate::analyze::lowercase(t).into_owned();
                 if seen.contains(&folded) {
                     continue;
                 }
@@ -541,7 +541,7 @@ impl Index {
             }
             if let Some(k) = &page.kind {
                 types
-                    .entry(k.to_lowercase())
+                    .entry(crate::analyze::lowercase(k).into_owned())
                     .or_insert_with(|| (k.clone(), 0))
                     .1 += 1;
             }
@@ -998,7 +998,11 @@ impl Index {
             _ => self.page_dates[p]
                 .is_some_and(|d| since.is_none_or(|s| d >= s) && until.is_none_or(|u| d <= u)),
         };
-        let lower = |v: &[String]| v.iter().map(|s| s.to_lowercase()).collect::<HashSet<_>>();
+        let lower = |v: &[String]| {
+            v.iter()
+                .map(|s| crate::analyze::lowercase(s).into_owned())
+                .collect::<HashSet<_>>()
+        };
         let tags = lower(&opts.tags);
         let types = lower(&opts.types);
         // A user's archived or `never` page no longer stands in for the global one.
@@ -1032,11 +1036,11 @@ impl Index {
                     && mode_ok
                     && dated(i)
                     && !p.is_archived()
-                    && (tags.is_empty() || p.tags.iter().any(|t| tags.contains(&t.to_lowercase())))
+                    && (tags.is_empty() || p.tags.iter().any(|t| tags.contains(crate::analyze::lowercase(t).as_ref())))
                     && (types.is_empty()
                         || p.kind
                             .as_ref()
-                            .is_some_and(|k| types.contains(&k.to_lowercase())))
+                            .is_some_and(|k| types.contains(crate::analyze::lowercase(k).as_ref())))
             })
             .collect()
     }
