@@ -687,7 +687,10 @@ mod tests {
     fn lowercase_maps_a_final_sigma_and_lowercase_chars_does_not() {
         assert_eq!(lowercase("ΟΔΟΣ ΟΔΟΣ"), "οδος οδος");
         assert_eq!(lowercase_chars("ΟΔΟΣ ΟΔΟΣ"), "οδοσ οδοσ");
-        assert_eq!(lowercase_chars("İstanbul STRAẞE Ǆ"), "i\u{307}stanbul straße ǆ");
+        assert_eq!(
+            lowercase_chars("İstanbul STRAẞE Ǆ"),
+            "i\u{307}stanbul straße ǆ"
+        );
         assert!(matches!(lowercase("plain"), Cow::Borrowed("plain")));
         assert_eq!(lowercase_chars("MiXeD"), "mixed");
     }

@@ -1036,7 +1036,10 @@ impl Index {
                     && mode_ok
                     && dated(i)
                     && !p.is_archived()
-                    && (tags.is_empty() || p.tags.iter().any(|t| tags.contains(crate::analyze::lowercase(t).as_ref())))
+                    && (tags.is_empty()
+                        || p.tags
+                            .iter()
+                            .any(|t| tags.contains(crate::analyze::lowercase(t).as_ref())))
                     && (types.is_empty()
                         || p.kind
                             .as_ref()
