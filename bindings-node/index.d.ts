@@ -325,6 +325,15 @@ export declare class Index {
   save(path: string): Promise<void>
   /** `save` on the calling thread. */
   saveSync(path: string): void
+  /**
+   * The blob of the current snapshot in the sectioned layout (format v9), which a browser
+   * reads by HTTP range requests; `fromBytes` loads it too.
+   */
+  toSectionedBytes(): Buffer
+  /** `save` in the sectioned layout (`toSectionedBytes`), on the thread pool. */
+  saveSectioned(path: string): Promise<void>
+  /** `saveSectioned` on the calling thread. */
+  saveSectionedSync(path: string): void
   /** An independent copy of the current snapshot (writes to one leave the other as it is). */
   copy(): Index
   /** The build report when this index was built here, else `null`. */

@@ -475,6 +475,33 @@ impl JsIndex {
         self.shared.snapshot().save(path.as_ref()).or_throw(&env)
     }
 
+    /// The blob of the current snapshot in the sectioned layout (format v9), which a browser
+    /// reads by HTTP range requests; `fromBytes` loads it too.
+    #[napi]
+    pub fn to_sectioned_bytes(&self, env: Env) -> napi::Result<Buffer> {
+        self.shared
+            .snapshot()
+            .to_sectioned_bytes()
+            .or_throw(&env)
+            .map(Buffer::from)
+    }
+
+    /// `save` in the sectioned layout (`toSectionedBytes`), on the thread pool.
+    #[napi(ts_return_type = "Promise<void>")]
+    pub fn save_sectioned(&self, path: String) -> AsyncTask<UnitWork> {
+        let index = self.shared.snapshot();
+        Work::task(move || index.save_sectioned(path.as_ref()), done)
+    }
+
+    /// `saveSectioned` on the calling thread.
+    #[napi]
+    pub fn save_sectioned_sync(&self, env: Env, path: String) -> napi::Result<()> {
+        self.shared
+            .snapshot()
+            .save_sectioned(path.as_ref())
+            .or_throw(&env)
+    }
+
     /// An independent copy of the current snapshot (writes to one leave the other as it is).
     #[napi]
     pub fn copy(&self) -> JsIndex {

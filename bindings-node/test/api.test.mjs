@@ -297,6 +297,38 @@ test('save and open round trip', async () => {
   assert.deepEqual(Index.openSync(path).searchSync('outage'), example.searchSync('outage'))
 })
 
+test('sectioned bytes are format v9 and load back with the same answers', async () => {
+  const blob = example.toSectionedBytes()
+  assert.ok(Buffer.isBuffer(blob))
+  assert.equal(blob.subarray(0, 8).toString('latin1'), 'WIKIDEX\0')
+  assert.equal(blob.readUInt32LE(8), 9)
+  assert.ok(example.toBytes().readUInt32LE(8) < 9)
+  const again = await Index.fromBytes(blob)
+  for (const q of ['who do I page for an outage', 'nightly job crash', 'PII in exports', 'revenue']) {
+    assert.deepEqual(again.searchSync(q, { limit: 5 }), example.searchSync(q, { limit: 5 }), q)
+  }
+  assert.deepEqual(again.toBytes(), example.toBytes())
+  assert.deepEqual(again.toSectionedBytes(), blob)
+})
+
+test('saveSectioned and saveSectionedSync write the sectioned bytes', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'wikidex-'))
+  const path = join(dir, 'wiki.wdx')
+  await example.saveSectioned(path)
+  assert.deepEqual(readFileSync(path), example.toSectionedBytes())
+  assert.deepEqual((await Index.open(path)).searchSync('outage'), example.searchSync('outage'))
+  example.saveSync(path)
+  assert.deepEqual(readFileSync(path), example.toBytes())
+  example.saveSectionedSync(path)
+  assert.deepEqual(readFileSync(path), example.toSectionedBytes())
+  await rejects(() => example.saveSectioned(join(dir, 'no_such_dir', 'wiki.wdx')), 'io')
+  await rejects(() => example.saveSectionedSync(join(dir, 'no_such_dir', 'wiki.wdx')), 'io')
+  for (const bad of [42, undefined, null, { path }]) {
+    await rejects(() => example.saveSectioned(bad), 'invalid_argument')
+    await rejects(() => example.saveSectionedSync(bad), 'invalid_argument')
+  }
+})
+
 test('agent tools, prompt block, verification and the query log', async () => {
   const index = example.copy()
   assert.deepEqual(index.tools().map((t) => t.name), ['search', 'read_pages', 'read_chunks', 'neighbors', 'verify'])

@@ -375,9 +375,19 @@ class Index:
         """The index as one portable blob (the same bytes for the same index)."""
         return self._native.to_bytes()
 
-    def save(self, path: Union[str, os.PathLike]) -> None:
-        """Saves the blob atomically (readers see the old file or the new one)."""
-        self._native.save(os.fspath(path))
+    def to_sectioned_bytes(self) -> bytes:
+        """The index as one blob in the sectioned layout (format v9), which a browser reads
+        by HTTP range requests; :meth:`from_bytes` loads it too (the same bytes for the same
+        index)."""
+        return self._native.to_sectioned_bytes()
+
+    def save(self, path: Union[str, os.PathLike], *, sectioned: bool = False) -> None:
+        """Saves the blob atomically (readers see the old file or the new one);
+        ``sectioned=True`` writes it in the sectioned layout (:meth:`to_sectioned_bytes`)."""
+        if sectioned:
+            self._native.save_sectioned(os.fspath(path))
+        else:
+            self._native.save(os.fspath(path))
 
     def copy(self) -> "Index":
         """An independent copy (writes to it leave this index unchanged)."""
