@@ -81,7 +81,8 @@ node: node-deps
 		rm -rf target/napi-rs; fi
 	cd bindings-node && npx napi build --platform --js native.js --dts index.d.ts
 
-# npm's own packages of the Node binding (napi-rs CLI, TypeScript, Orama for the bench);
+# npm's own packages of the Node binding (napi-rs CLI, TypeScript, Orama for the bench,
+# esbuild for the docs site);
 # skipped while node_modules matches the lock file. `--ignore-scripts`: the package's own
 # install script would build the addon in release (a user's `npm install`); `make node` builds
 # it in the dev profile instead.
@@ -131,9 +132,10 @@ test-wasm: wasm node-deps site chromium
 
 ## make site: the docs site of examples/wiki in $(SITE) (examples/docs-site/build.mjs): the
 ## blob from the CLI (`wikidex build`), the wasm module, one HTML page per wiki page with its
-## chunks, links and backlinks, and the search page (search as you type in a Web Worker). The
+## chunks, links and backlinks, and the search page (search as you type in a Web Worker); its
+## JavaScript minified with esbuild (from node-deps). The
 ## CLI is built with the workspace hack so it reuses `cargo test --workspace`'s units.
-site: wasm models
+site: wasm models node-deps
 	$(CARGO) build -p wikidex-cli -p workspace-hack
 	node examples/docs-site/build.mjs --out $(SITE) --wikidex target/debug/wikidex
 

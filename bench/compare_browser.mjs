@@ -3,7 +3,8 @@
 // side in one headless Chromium run, on CACM and on the example wiki's docs site.
 //
 // wikidex: the docs site's search worker (examples/docs-site/static/worker.js) on the lexical
-// wasm search module (bindings-wasm/pkg-search, `make wasm`) and a blob from `wikidex build --no-embed
+// wasm search module (bindings-wasm/pkg-search, `make wasm`), both as `make site` ships them
+// (target/site/worker.js and target/site/pkg/: their JavaScript minified), and a blob from `wikidex build --no-embed
 // --sectioned` (target/debug/wikidex), which the worker reads by HTTP range requests (its head,
 // then the parts each search reads; bench/browser/server.mjs answers ranges as static hosts do): of CACM's documents written as Markdown pages (one page each, the
 // document's title as the page title, its text as the body: what `wikidex build --beir` makes
@@ -48,10 +49,10 @@ const { chromium } = requireNode('playwright-core')
 const PAGEFIND_DIR = join(ROOT, 'bindings-node', 'node_modules', 'pagefind')
 const PAGEFIND = join(ROOT, 'bindings-node', 'node_modules', '.bin', 'pagefind')
 const WIKIDEX = process.env.WIKIDEX_BIN ?? join(ROOT, 'target', 'debug', 'wikidex')
-// The search module, as the docs site ships it.
-const PKG = join(ROOT, 'bindings-wasm', 'pkg-search')
+// The search module and the worker, as the docs site ships them (`make site`: minified).
 const SITE = join(ROOT, 'target', 'site')
-const WORKER = join(ROOT, 'examples', 'docs-site', 'static', 'worker.js')
+const PKG = join(SITE, 'pkg')
+const WORKER = join(SITE, 'worker.js')
 // As bindings-wasm/tests/browser/chromium.mjs launches it.
 const CHROMIUM = '/usr/bin/chromium'
 const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync']
@@ -68,8 +69,8 @@ const say = (...m) => asJson || console.error(...m)
 
 for (const [what, path] of [
   ['target/debug/wikidex (cargo build -p wikidex-cli)', WIKIDEX],
-  ['the wasm module (make wasm)', join(PKG, 'wikidex_wasm_bg.wasm')],
   ['the docs site (make site)', join(SITE, 'wiki.wdx')],
+  ['the wasm module in the docs site (make site)', join(PKG, 'wikidex_wasm_bg.wasm')],
   ['pagefind (make node-deps)', PAGEFIND],
   ['Chromium (scripts/chromium.sh)', CHROMIUM],
   ['the collection', join(data, 'corpus.jsonl')],
