@@ -60,8 +60,8 @@ use crate::raw::RawSection;
 
 mod sections;
 
-pub use sections::BLOCK_BYTES;
 pub(crate) use sections::{decode_head, decode_section, empty_like, head_end, Head, Loaded, Part};
+pub use sections::{BLOCK_BYTES, PAGE_BLOCK_BYTES};
 
 /// Magic bytes at the start of every blob.
 pub const MAGIC: [u8; 8] = *b"WIKIDEX\0";

@@ -1,10 +1,10 @@
-//! An index read in parts from a sectioned blob (formats v8 and v9, [`crate::blob`]): what a
+//! An index read in parts from a sectioned blob (formats v8 to v10, [`crate::blob`]): what a
 //! browser uses to search a big site without downloading the whole blob first.
 //!
 //! Open it with the blob's head ([`RangedIndex::head_end`] says how many bytes from the start
 //! that is), then search. A search that reads parts not loaded yet fails with
 //! [`Error::NotLoaded`] naming their byte ranges; fetch those (HTTP range requests), hand each
-//! to [`RangedIndex::supply`] and search again. A v9 blob's first search reads the dictionary
+//! to [`RangedIndex::supply`] and search again. A v9 or v10 blob's first search reads the dictionary
 //! shards of the query's words (those holding words that start as the query's words and
 //! terms do: typo and prefix matches keep the first character), the next the postings of its
 //! terms, and the last the pages its hits show. Parts stay loaded, so the next queries fetch
@@ -56,7 +56,7 @@ pub struct RangedIndex {
     starts: Vec<u64>,
     /// Per section: loaded.
     loaded: Vec<bool>,
-    /// The dictionary shards loaded (v9; none in a v8 blob, whose head has the dictionary).
+    /// The dictionary shards loaded (v9 and later; none in a v8 blob, whose head has the dictionary).
     shards: Vec<Option<Dictionary>>,
     /// The dictionary as far as it is loaded ([`Head::whole_dictionary`]).
     dictionary: Dictionary,
@@ -480,7 +480,7 @@ impl RangedIndex {
         out
     }
 
-    /// Per term block: whether its postings are loaded, and (v9) its dictionary shard.
+    /// Per term block: whether its postings are loaded, and (v9 and later) its dictionary shard.
     fn usable_blocks(&self) -> Vec<bool> {
         let mut usable: Vec<bool> = self.postings.iter().map(Option::is_some).collect();
         if self.head.sharded() {

@@ -1,4 +1,4 @@
-//! Formats v8 and v9, the sectioned layout: the index in parts a reader can fetch one at a
+//! Formats v8, v9 and v10, the sectioned layout: the index in parts a reader can fetch one at a
 //! time, so a browser searching a big site by HTTP range requests downloads the head, the
 //! dictionary shards of the query's words, the postings of its terms and the records of its
 //! hits, not the whole blob ([`crate::RangedIndex`]). Loading the whole file gives the same
@@ -7,15 +7,21 @@
 //! ```text
 //! offset    size  field
 //! 0         8     magic  b"WIKIDEX\0"
-//! 8         4     format version 9 (u32, little-endian; 8 is read too)
+//! 8         4     format version 10 (u32, little-endian; 8 and 9 are read too)
 //! 12        4     flags (u32, little-endian; 0, reserved)
 //! 16        8     head length H in bytes (u64, little-endian)
 //! 24        32    BLAKE3 hash of the head
 //! 56        H     head: deflate of the postcard encoding of [`Head`]
-//! 56 + H    ...   the sections, one after another in [`Part`] order, each the deflate of
-//!                 its postcard encoding; the head lists each one's length, its length
-//!                 inflated and the first 8 bytes of its BLAKE3 hash
+//! 56 + H    ...   the sections, one after another in [`Part`] order, each 8 bytes of tag
+//!                 then the deflate of its postcard encoding; the head lists each one's
+//!                 length (tag included) and its length inflated
 //! ```
+//!
+//! A section's tag is the first 8 bytes of the BLAKE3 hash of its deflated bytes keyed with
+//! the head's hash: a section that was changed, or that belongs to another blob (another
+//! version of the same wiki on the server, with another head), does not match it. v8 and v9
+//! kept the same 8 bytes, unkeyed, in the head's list of sections: 8 bytes a section that
+//! every search downloaded (5.7 of CACM's 23 KB head).
 //!
 //! The head holds what every search reads: the configuration, a stub of each page (what
 //! filters, link names and dates read: no text, title or summary), the chunk table, the chunk
@@ -24,11 +30,13 @@
 //! their document frequencies and the surface words between a shard's first term and the
 //! next shard's), the posting lists in blocks of consecutive terms, their term positions in
 //! blocks alike, the whole pages in blocks of consecutive pages, the graph, the raw layer,
-//! the vectors' values. Blocks are cut at about [`BLOCK_BYTES`] of encoded data; a dictionary
-//! shard is one or more whole blocks of postings.
+//! the vectors' values. Blocks are cut at about [`BLOCK_BYTES`] of encoded data (pages at
+//! [`PAGE_BLOCK_BYTES`] of text from v10); a dictionary shard is one or more whole blocks of
+//! postings.
 //!
-//! Format v8 is the same but for the dictionary, which its head holds whole (on CACM, 58 of
-//! its 78 KB): a search read all of it before its first result. Typo and prefix matches keep
+//! Format v9 is v10 with the sections' hashes in the head. Format v8 is v9 but for the
+//! dictionary, which its head holds whole (on CACM, 58 of its 78 KB): a search read all of it
+//! before its first result. Typo and prefix matches keep
 //! a word's first character, so a search reads only the shards that hold words starting with
 //! the first characters of its words and terms.
 
@@ -46,7 +54,7 @@ use crate::page::{Extra, Page};
 use crate::raw::RawSection;
 
 /// The format version of the sectioned layout this build writes.
-pub(crate) const SECTIONED_VERSION: u32 = 9;
+pub(crate) const SECTIONED_VERSION: u32 = 10;
 
 /// The first sectioned format version (its head holds the whole dictionary).
 pub(crate) const FIRST_SECTIONED_VERSION: u32 = 8;
@@ -56,20 +64,51 @@ pub(crate) const FIRST_SECTIONED_VERSION: u32 = 8;
 /// for a query and make the head's list of sections longer.
 pub const BLOCK_BYTES: usize = 4096;
 
+/// About how many bytes of page text a block of pages holds. A search fetches the block of
+/// each page it shows, so pages come in smaller blocks than postings: measured on CACM and
+/// Cranfield (`bench/compare_browser.mjs`' kind of first queries), 2048 rather than 4096 cuts
+/// the bytes before the first result by 13-14% and makes the whole blob 4-5% larger; 1024 cuts
+/// 16-24% for 9-11%.
+pub const PAGE_BLOCK_BYTES: usize = 2048;
+
 /// One section as the head lists it.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub(crate) struct Section {
-    /// Its length in the file (deflated).
+    /// Its length in the file (deflated; from v10, with its tag).
     pub len: u32,
     /// Its length inflated: the most a load inflates it to.
     pub raw_len: u32,
-    /// The first 8 bytes of the BLAKE3 hash of its bytes in the file.
-    pub hash: [u8; 8],
+    /// In a v8 or v9 head, the first 8 bytes of the BLAKE3 hash of its bytes in the file;
+    /// from v10 the section carries its own (keyed) tag instead.
+    #[serde(skip)]
+    pub hash: Option<[u8; 8]>,
 }
 
-/// What every search reads, at the head of a sectioned blob (see the module docs).
+/// A section as a v8 or v9 head lists it.
+#[derive(Deserialize)]
+struct SectionV9 {
+    len: u32,
+    raw_len: u32,
+    hash: [u8; 8],
+}
+
+impl From<SectionV9> for Section {
+    fn from(s: SectionV9) -> Section {
+        Section {
+            len: s.len,
+            raw_len: s.raw_len,
+            hash: Some(s.hash),
+        }
+    }
+}
+
+/// The bytes before each section's deflated bytes from v10: its tag.
+const TAG_LEN: usize = 8;
+
+/// What every search reads, at the head of a sectioned blob (see the module docs). `S`: how a
+/// section is listed ([`SectionV9`] in a v9 head).
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub(crate) struct Head {
+pub(crate) struct Head<S = Section> {
     pub config: Config,
     /// Per page: [`stub`] of it.
     pub pages: Vec<Page>,
@@ -94,7 +133,7 @@ pub(crate) struct Head {
     /// The first page of each block of pages.
     pub page_blocks: Vec<u32>,
     /// Every section, in [`Part`] order.
-    pub sections: Vec<Section>,
+    pub sections: Vec<S>,
     /// Number of terms in the dictionary.
     pub n_terms: u32,
     /// The first block of postings of each dictionary shard (empty in a v8 head, whose
@@ -103,6 +142,32 @@ pub(crate) struct Head {
     /// The first term of each dictionary shard.
     #[serde(with = "front_coded")]
     pub dict_bounds: Vec<String>,
+    /// The BLAKE3 hash of the head's bytes: the key of the sections' tags.
+    #[serde(skip)]
+    pub key: [u8; 32],
+}
+
+impl From<Head<SectionV9>> for Head {
+    fn from(h: Head<SectionV9>) -> Head {
+        Head {
+            config: h.config,
+            pages: h.pages,
+            chunk_counts: h.chunk_counts,
+            chunks: h.chunks,
+            chunk_numbers: h.chunk_numbers,
+            page_modified: h.page_modified,
+            dictionary: h.dictionary,
+            vectors: h.vectors,
+            positions: h.positions,
+            term_blocks: h.term_blocks,
+            page_blocks: h.page_blocks,
+            sections: h.sections.into_iter().map(Section::from).collect(),
+            n_terms: h.n_terms,
+            dict_blocks: h.dict_blocks,
+            dict_bounds: h.dict_bounds,
+            key: h.key,
+        }
+    }
 }
 
 /// A v8 head: a v9 [`Head`] but for the last three fields (the dictionary is whole in it).
@@ -118,7 +183,7 @@ struct HeadV8 {
     positions: bool,
     term_blocks: Vec<u32>,
     page_blocks: Vec<u32>,
-    sections: Vec<Section>,
+    sections: Vec<SectionV9>,
 }
 
 impl From<HeadV8> for Head {
@@ -136,9 +201,10 @@ impl From<HeadV8> for Head {
             positions: h.positions,
             term_blocks: h.term_blocks,
             page_blocks: h.page_blocks,
-            sections: h.sections,
+            sections: h.sections.into_iter().map(Section::from).collect(),
             dict_blocks: Vec::new(),
             dict_bounds: Vec::new(),
+            key: [0; 32],
         }
     }
 }
@@ -222,7 +288,7 @@ impl Head {
         )
     }
 
-    /// Whether the dictionary is in shards (v9) rather than whole in the head (v8).
+    /// Whether the dictionary is in shards (v9 and later) rather than whole in the head (v8).
     pub(crate) fn sharded(&self) -> bool {
         !self.dict_blocks.is_empty()
     }
@@ -411,10 +477,15 @@ pub(crate) fn stub(page: &Page) -> Page {
 /// Cuts `0..n` into blocks of about [`BLOCK_BYTES`] by each item's size; the first item of
 /// each block.
 fn cut(n: usize, size: impl Fn(usize) -> usize) -> Vec<u32> {
+    cut_at(n, size, BLOCK_BYTES)
+}
+
+/// [`cut`] at about `block` bytes.
+fn cut_at(n: usize, size: impl Fn(usize) -> usize, block: usize) -> Vec<u32> {
     let mut firsts = Vec::new();
-    let mut filled = BLOCK_BYTES;
+    let mut filled = block;
     for i in 0..n {
-        if filled >= BLOCK_BYTES {
+        if filled >= block {
             firsts.push(i as u32);
             filled = 0;
         }
@@ -436,7 +507,7 @@ fn section<T: Serialize + ?Sized>(value: &T) -> Result<(Vec<u8>, u32)> {
     Ok((miniz_oxide::deflate::compress_to_vec(&raw, 9), raw_len))
 }
 
-/// Encodes an index in the sectioned layout (format v9). Same input, same bytes.
+/// Encodes an index in the sectioned layout (format v10). Same input, same bytes.
 pub(crate) fn encode(data: &IndexData) -> Result<Vec<u8>> {
     let lexical = &data.lexical;
     let n_terms = lexical.term_count();
@@ -446,17 +517,22 @@ pub(crate) fn encode(data: &IndexData) -> Result<Vec<u8>> {
         let df = lexical.df(t);
         8 + 2 * df + positions.map_or(0, |_| 2 * df)
     });
-    let page_blocks = cut(data.pages.len(), |p| {
-        let page = &data.pages[p];
-        page.text.len() + page.title.len() + 64
-    });
+    let page_blocks = cut_at(
+        data.pages.len(),
+        |p| {
+            let page = &data.pages[p];
+            page.text.len() + page.title.len() + 64
+        },
+        PAGE_BLOCK_BYTES,
+    );
     let mut bodies: Vec<Vec<u8>> = Vec::new();
     let mut sections: Vec<Section> = Vec::new();
     let mut push = |(bytes, raw_len): (Vec<u8>, u32)| -> Result<()> {
         sections.push(Section {
-            len: u32::try_from(bytes.len()).map_err(|_| encode_err("a section over 4 GiB"))?,
+            len: u32::try_from(bytes.len() + TAG_LEN)
+                .map_err(|_| encode_err("a section over 4 GiB"))?,
             raw_len,
-            hash: short_hash(&bytes),
+            hash: None,
         });
         bodies.push(bytes);
         Ok(())
@@ -545,16 +621,33 @@ pub(crate) fn encode(data: &IndexData) -> Result<Vec<u8>> {
         n_terms: u32::try_from(n_terms).map_err(|_| encode_err("over 4 billion terms"))?,
         dict_blocks,
         dict_bounds,
+        key: [0; 32],
     };
     let (head_bytes, _) = section(&head)?;
+    Ok(assemble(&head_bytes, &bodies))
+}
+
+/// A v10 blob: the header, the head, then each section's tag (keyed with the head's hash) and
+/// its bytes.
+fn assemble(head_bytes: &[u8], bodies: &[Vec<u8>]) -> Vec<u8> {
+    let key = *blake3::hash(head_bytes).as_bytes();
     let mut out = Vec::with_capacity(
-        HEADER_LEN + head_bytes.len() + bodies.iter().map(Vec::len).sum::<usize>(),
+        HEADER_LEN + head_bytes.len() + bodies.iter().map(|b| b.len() + TAG_LEN).sum::<usize>(),
     );
-    super::put_header(&mut out, SECTIONED_VERSION, &head_bytes);
+    super::put_header(&mut out, SECTIONED_VERSION, head_bytes);
     for b in bodies {
-        out.extend_from_slice(&b);
+        out.extend_from_slice(&tag(&key, b));
+        out.extend_from_slice(b);
     }
-    Ok(out)
+    out
+}
+
+/// A v10 section's tag: the first [`TAG_LEN`] bytes of the BLAKE3 hash of its deflated bytes,
+/// keyed with the head's hash.
+fn tag(key: &[u8; 32], bytes: &[u8]) -> [u8; TAG_LEN] {
+    let mut t = [0u8; TAG_LEN];
+    t.copy_from_slice(&blake3::keyed_hash(key, bytes).as_bytes()[..TAG_LEN]);
+    t
 }
 
 /// Vector values of the same encoding with no rows.
@@ -579,7 +672,7 @@ fn short_hash(bytes: &[u8]) -> [u8; 8] {
 ///
 /// # Errors
 /// As a load of those bytes: [`Error::NotAnIndex`], [`Error::IncompatibleFormat`] for a
-/// blob of another layout (not v8 or v9), [`Error::Corrupt`] for fewer than [`HEADER_LEN`]
+/// blob of another layout (not v8 to v10), [`Error::Corrupt`] for fewer than [`HEADER_LEN`]
 /// bytes.
 pub(crate) fn head_end(prefix: &[u8]) -> Result<u64> {
     super::header_version(prefix, FIRST_SECTIONED_VERSION)?;
@@ -606,15 +699,16 @@ pub(crate) fn decode_head(bytes: &[u8]) -> Result<Head> {
             bytes.len()
         )));
     };
-    if blake3::hash(head).as_bytes()[..] != bytes[24..56] {
+    let key = *blake3::hash(head).as_bytes();
+    if key[..] != bytes[24..56] {
         return Err(Error::corrupt("head checksum mismatch"));
     }
-    let mut head: Head =
-        if super::header_version(bytes, FIRST_SECTIONED_VERSION)? == FIRST_SECTIONED_VERSION {
-            inflate_decode::<HeadV8>(head, None, "the head")?.into()
-        } else {
-            inflate_decode(head, None, "the head")?
-        };
+    let mut head: Head = match super::header_version(bytes, FIRST_SECTIONED_VERSION)? {
+        8 => inflate_decode::<HeadV8>(head, None, "the head")?.into(),
+        9 => inflate_decode::<Head<SectionV9>>(head, None, "the head")?.into(),
+        _ => inflate_decode(head, None, "the head")?,
+    };
+    head.key = key;
     head.validate()?;
     Ok(head)
 }
@@ -656,7 +750,8 @@ pub(crate) enum Loaded {
     Vectors(VectorValues),
 }
 
-/// Checks section `i`'s bytes against the head's hash and length and decodes them.
+/// Checks section `i`'s bytes against its length and its hash (the head's in v8 and v9, its
+/// tag keyed with the head's hash from v10) and decodes them.
 ///
 /// # Errors
 /// [`Error::Corrupt`] for bytes that are not that section.
@@ -669,9 +764,20 @@ pub(crate) fn decode_section(
     let (Some(s), Some(&part)) = (head.sections.get(i), parts.get(i)) else {
         return Err(Error::corrupt(format!("no section {i}")));
     };
-    if bytes.len() != s.len as usize || short_hash(bytes) != s.hash {
-        return Err(Error::corrupt(format!("section {i} checksum mismatch")));
+    let mismatch = || Error::corrupt(format!("section {i} checksum mismatch"));
+    if bytes.len() != s.len as usize {
+        return Err(mismatch());
     }
+    let bytes = match s.hash {
+        // v8, v9: the hash is the head's.
+        Some(hash) if short_hash(bytes) == hash => bytes,
+        Some(_) => return Err(mismatch()),
+        // v10: the section's own tag, keyed with the head's hash.
+        None => match bytes.split_at_checked(TAG_LEN) {
+            Some((t, rest)) if t == tag(&head.key, rest) => rest,
+            _ => return Err(mismatch()),
+        },
+    };
     let what = format!("section {i}");
     let raw = Some(s.raw_len);
     Ok(match part {
@@ -879,28 +985,30 @@ mod tests {
     /// content and a panic. `i == usize::MAX` replaces the head.
     fn with_raw(blob: &[u8], i: usize, raw: &[u8]) -> Vec<u8> {
         let mut head = decode_head(blob).unwrap();
-        let mut at = head_end(blob).unwrap() as usize;
-        let mut bodies = Vec::new();
-        for s in &head.sections {
-            bodies.push(blob[at..at + s.len as usize].to_vec());
-            at += s.len as usize;
-        }
+        let mut bodies = bodies(blob);
         let body = miniz_oxide::deflate::compress_to_vec(raw, 1);
         let head_bytes = if i == usize::MAX {
             body
         } else {
             head.sections[i] = Section {
-                len: body.len() as u32,
+                len: (body.len() + TAG_LEN) as u32,
                 raw_len: raw.len() as u32,
-                hash: short_hash(&body),
+                hash: None,
             };
             bodies[i] = body;
             section(&head).unwrap().0
         };
+        assemble(&head_bytes, &bodies)
+    }
+
+    /// The deflated bytes of each section of a v10 blob, without their tags.
+    fn bodies(blob: &[u8]) -> Vec<Vec<u8>> {
+        let head = decode_head(blob).unwrap();
+        let mut at = head_end(blob).unwrap() as usize;
         let mut out = Vec::new();
-        super::super::put_header(&mut out, SECTIONED_VERSION, &head_bytes);
-        for b in bodies {
-            out.extend_from_slice(&b);
+        for s in &head.sections {
+            out.push(blob[at + TAG_LEN..at + s.len as usize].to_vec());
+            at += s.len as usize;
         }
         out
     }
@@ -970,18 +1078,14 @@ mod tests {
     #[test]
     fn hostile_parts_with_valid_hashes_are_errors_never_panics() {
         let blob = small();
-        let head = decode_head(&blob).unwrap();
         let end = head_end(&blob).unwrap() as usize;
         let mut raws: Vec<(usize, Vec<u8>)> = Vec::new();
         raws.push((
             usize::MAX,
             miniz_oxide::inflate::decompress_to_vec(&blob[HEADER_LEN..end]).unwrap(),
         ));
-        let mut at = end;
-        for (i, s) in head.sections.iter().enumerate() {
-            let body = &blob[at..at + s.len as usize];
+        for (i, body) in bodies(&blob).iter().enumerate() {
             raws.push((i, miniz_oxide::inflate::decompress_to_vec(body).unwrap()));
-            at += s.len as usize;
         }
         for (i, raw) in &raws {
             for cut in 0..raw.len() {
@@ -995,5 +1099,34 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn a_section_of_another_head_is_refused_though_intact() {
+        // The same sections after a head that differs in one setting (another version of the
+        // blob on the server): each section's tag is keyed with the head it was written with.
+        let blob = small();
+        let mut head = decode_head(&blob).unwrap();
+        head.config.max_query_chars += 1;
+        let end = head_end(&blob).unwrap() as usize;
+        let mut other = Vec::new();
+        super::super::put_header(&mut other, SECTIONED_VERSION, &section(&head).unwrap().0);
+        let other_end = other.len();
+        other.extend_from_slice(&blob[end..]);
+        let mut ranged = RangedIndex::open(&other[..other_end]).unwrap();
+        for [s, e] in ranged.missing() {
+            let err = ranged
+                .supply(s, &other[s as usize..e as usize])
+                .unwrap_err();
+            assert_eq!(err.code(), "corrupt_index");
+            assert!(err.to_string().contains("checksum mismatch"), "{err}");
+        }
+        assert_eq!(
+            super::super::decode(&other).unwrap_err().code(),
+            "corrupt_index"
+        );
+        // Keyed with its own head, the same bytes load.
+        let retagged = assemble(&section(&head).unwrap().0, &bodies(&blob));
+        assert!(super::super::decode(&retagged).is_ok());
     }
 }

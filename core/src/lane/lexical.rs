@@ -262,7 +262,7 @@ impl Dictionary {
         &self.other_terms
     }
 
-    /// The chunk lengths alone: what a sharded head keeps of the dictionary (format v9).
+    /// The chunk lengths alone: what a sharded head keeps of the dictionary (formats v9 and v10).
     pub(crate) fn lengths_only(&self) -> Dictionary {
         Dictionary {
             terms: Vec::new(),

@@ -754,27 +754,28 @@ fn a_v6_blob_loads_with_its_positions_and_saves_as_a_fresh_build() {
     assert_eq!(load_error(&wrong, "v7 labelled v6"), "corrupt_index");
 }
 
-/// The v7, v8 and v9 fixtures (the wiki of `tests/vectors/search.json`, with positions and
-/// without file times or a model; v8 written by the first build that wrote v8, v9 by the
-/// first that wrote v9): v7 and v9 are what a fresh build writes today, and v8 and v9, the
-/// same index sectioned, load whole as the same index and answer in parts as they do whole.
+/// The v7 to v10 fixtures (the wiki of `tests/vectors/search.json`, with positions and
+/// without file times or a model; each sectioned one written by the first build that wrote
+/// its version): v7 and v10 are what a fresh build writes today, and v8, v9 and v10, the same
+/// index sectioned, load whole as the same index and answer in parts as they do whole.
 #[test]
-fn the_v7_v8_and_v9_blobs_load_as_the_same_index() {
+fn the_v7_to_v10_blobs_load_as_the_same_index() {
     let v7 = std::fs::read(fixture("v7.wdx")).unwrap();
     let v8 = std::fs::read(fixture("v8.wdx")).unwrap();
     let v9 = std::fs::read(fixture("v9.wdx")).unwrap();
-    assert_eq!(v7[8..12], 7u32.to_le_bytes());
-    assert_eq!(v8[8..12], 8u32.to_le_bytes());
-    assert_eq!(v9[8..12], 9u32.to_le_bytes());
+    let v10 = std::fs::read(fixture("v10.wdx")).unwrap();
+    for (blob, version) in [(&v7, 7u32), (&v8, 8), (&v9, 9), (&v10, 10)] {
+        assert_eq!(blob[8..12], version.to_le_bytes());
+    }
     assert_eq!(v7, search_json_build(wikidex::Config::default()));
     let query = "\"recurring revenue\"";
     let opts = wikidex::SearchOptions::default();
-    for (sectioned, version) in [(&v8, 8), (&v9, 9)] {
+    for (sectioned, version) in [(&v8, 8), (&v9, 9), (&v10, 10)] {
         let whole = load(sectioned, "a sectioned fixture").expect("a sectioned blob loads");
         assert_eq!(whole.loaded_format(), Some(version));
         assert_eq!(whole.to_bytes().unwrap(), v7);
         // Written again, sectioned, it is today's layout.
-        assert_eq!(whole.to_sectioned_bytes().unwrap(), v9);
+        assert_eq!(whole.to_sectioned_bytes().unwrap(), v10);
         let want = whole.search(query, &opts).unwrap();
         assert_eq!(want.hits[0].page_id, "arr");
         let end = wikidex::RangedIndex::head_end(sectioned).unwrap() as usize;

@@ -1,4 +1,4 @@
-//! The sectioned layout (formats v8 and v9) and the index read in parts from it
+//! The sectioned layout (formats v8 to v10) and the index read in parts from it
 //! (`RangedIndex`, issue 12's range requests): a whole load gives the index back, and a search
 //! in parts gives the answers of the whole index while loading only what it reads.
 
@@ -184,14 +184,20 @@ fn open(blob: &[u8]) -> RangedIndex {
 fn a_sectioned_blob_loads_as_the_index_it_was_written_from() {
     for index in [example(), big()] {
         let sectioned = index.to_sectioned_bytes().unwrap();
-        assert_eq!(sectioned[8..12], 9u32.to_le_bytes());
+        assert_eq!(
+            sectioned[8..12],
+            wikidex::blob::SECTIONED_FORMAT_VERSION.to_le_bytes()
+        );
         assert_eq!(
             sectioned,
             index.to_sectioned_bytes().unwrap(),
             "deterministic"
         );
         let loaded = Index::from_bytes(&sectioned).unwrap();
-        assert_eq!(loaded.loaded_format(), Some(9));
+        assert_eq!(
+            loaded.loaded_format(),
+            Some(wikidex::blob::SECTIONED_FORMAT_VERSION)
+        );
         assert_eq!(loaded.to_bytes().unwrap(), index.to_bytes().unwrap());
         assert_eq!(loaded.to_sectioned_bytes().unwrap(), sectioned);
     }
