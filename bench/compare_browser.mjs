@@ -183,7 +183,9 @@ function buildSites(T, c) {
 // --- the measurements ---
 
 const ENGINES = {
-  wikidex: (site, blob) => ({ page: `/bench/wikidex.html?site=${site}&blob=${blob}`, prefix: site }),
+  // `head`: the blob's head length, which the docs site's search page hands its worker (make
+  // site writes it into the page), so that the first request fetches exactly the head.
+  wikidex: (site, blob, head) => ({ page: `/bench/wikidex.html?site=${site}&blob=${blob}&head=${head}`, prefix: site }),
   pagefind: (site) => ({ page: `/bench/pagefind.html?site=${site}`, prefix: site }),
 }
 
@@ -296,8 +298,15 @@ async function compare(browser, server, name, engines, typing, first, quality) {
   return out
 }
 
+/** The head length of the sectioned blob at `path`, as the docs site's build reads it (the whole module's `RangedIndex.headEnd`). */
+function headEnd(path) {
+  return wholeModule.RangedIndex.headEnd(readFileSync(path))
+}
+
 // --- the run ---
 
+const wholeModule = await import(join(ROOT, 'bindings-wasm', 'pkg', 'wikidex_wasm.js'))
+wholeModule.initSync({ module: readFileSync(join(ROOT, 'bindings-wasm', 'pkg', 'wikidex_wasm_bg.wasm')) })
 const c = loadCollection(data)
 const T = mkdtempSync(join(tmpdir(), 'wikidex-browser-bench-'))
 let server, browser
@@ -312,7 +321,7 @@ try {
   report.firstQueries = cacmFirst.length
   report.cacm = await compare(
     browser, server, 'cacm',
-    { wikidex: ENGINES.wikidex('/wx-cacm/', 'cacm.wdx'), pagefind: ENGINES.pagefind('/pf-cacm/') },
+    { wikidex: ENGINES.wikidex('/wx-cacm/', 'cacm.wdx', headEnd(join(root, 'wx-cacm', 'cacm.wdx'))), pagefind: ENGINES.pagefind('/pf-cacm/') },
     c.queries.slice(0, keystrokeQueries).map((q) => q.text),
     cacmFirst,
     {
@@ -325,7 +334,7 @@ try {
   )
   report.wiki = await compare(
     browser, server, 'examples/wiki',
-    { wikidex: ENGINES.wikidex('/wx-wiki/', 'wiki.wdx'), pagefind: ENGINES.pagefind('/pf-wiki/') },
+    { wikidex: ENGINES.wikidex('/wx-wiki/', 'wiki.wdx', headEnd(join(root, 'wx-wiki', 'wiki.wdx'))), pagefind: ENGINES.pagefind('/pf-wiki/') },
     WIKI_QUERIES,
     WIKI_QUERIES.map(keywords),
     null,

@@ -2,7 +2,8 @@
 // (examples/docs-site/static/worker.js: the wasm module, the whole blob fetched, then one
 // `index.search` per message), driven as the site's search page drives it.
 //
-// ?site=/wx-cacm/ (where worker.js, pkg/ and the blob are) &blob=cacm.wdx [&q=QUERY]
+// ?site=/wx-cacm/ (where worker.js, pkg/ and the blob are) &blob=cacm.wdx [&head=BYTES]
+// [&q=QUERY]; `head`: the blob's head length, which the docs site's page hands its worker
 // With q, the query is searched as soon as the page loads and `window.first` is set when its
 // results are back: { t (ms since navigation start), n (hits) } or { error }.
 const params = new URLSearchParams(location.search)
@@ -24,7 +25,7 @@ worker.onmessage = ({ data }) => {
   }
 }
 worker.onerror = (e) => failed(new Error(`worker: ${e.message}`))
-worker.postMessage({ type: 'load', url: new URL(params.get('blob'), site).href })
+worker.postMessage({ type: 'load', url: new URL(params.get('blob'), site).href, headBytes: Number(params.get('head')) || null })
 
 // What a search asks for. `keystroke`: the site's results list (10 page hits, snippets with
 // highlights; the site also asks for `explain`, left out here as Pagefind has no such panel).

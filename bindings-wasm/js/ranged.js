@@ -48,7 +48,9 @@ function totalLength(res) {
  * @param {{ Index?: any, RangedIndex: any }} wasm the module's classes (after `init()`; the
  *   search module has no `Index`)
  * @param {{ prefix?: number, fetch?: typeof fetch, ready?: Promise<unknown> }} [options]
- *   `prefix`: bytes of the first request (default 16 KiB); `fetch`: the function that fetches
+ *   `prefix`: bytes of the first request (default 16 KiB; a page that knows its blob's head
+ *   length, `RangedIndex.headEnd` at build time, passes it: one request, nothing past the
+ *   head); `fetch`: the function that fetches
  *   (default `globalThis.fetch`); `ready`: the module's `init()` when it is still under way, so
  *   that the first request goes out meanwhile (the classes are used once it resolves)
  * @returns {Promise<BlobSearch>}

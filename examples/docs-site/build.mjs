@@ -25,7 +25,9 @@
 //    rendered to OUT/pages/<id>.html with its chunks, its links and its backlinks
 //    (`neighbors` at depth 1), [[links]] resolved by the core (`pageRecord`); the tag and
 //    type filters of the search page listed from the page records.
-// 4. The search page (index.html) and static/ copied in.
+// 4. The search page (index.html) and static/ copied in. The page carries the blob's head
+//    length (`RangedIndex.headEnd`, the core reading the blob's header), so that the worker's
+//    first request fetches the head exactly: one request, no bytes past it.
 // 5. The JavaScript a visitor downloads (the modules' glue, ranged.js, the worker and the page's
 //    scripts) minified with esbuild (npm, in bindings-node's devDependencies: make node-deps),
 //    as a production build ships it: 4.5 KB less gzipped before the first result.
@@ -119,9 +121,11 @@ if (semantic) {
 }
 
 // 3. The pages, read through the whole module (the search module has no `neighbors`).
-const { initSync, Index, version } = await import(join(args['build-pkg'], 'wikidex_wasm.js'))
+const { initSync, Index, RangedIndex, version } = await import(join(args['build-pkg'], 'wikidex_wasm.js'))
 initSync({ module: readFileSync(join(args['build-pkg'], 'wikidex_wasm_bg.wasm')) })
-const index = Index.fromBytes(readFileSync(blobPath))
+const blobBytes = readFileSync(blobPath)
+const index = Index.fromBytes(blobBytes)
+const headBytes = RangedIndex.headEnd(blobBytes)
 const records = index.pageIds().map((id) => index.pageRecord(id))
 
 /** The href of `key` as the core resolves it from `scope`'s point of view, or null. */
@@ -213,6 +217,7 @@ const search = `<main class="search-view">
 <input id="q" type="search" placeholder="Search the wiki…" autocomplete="off" spellcheck="false" autofocus aria-label="search">
 ${semantic ? `<label class="semantic-toggle"><input type="checkbox" id="semantic" data-model="model/model.onnx" data-tokenizer="model/tokenizer.json" data-max-length="${maxLength}"> semantic search <span id="semantic-state" class="semantic-state">off: the lexical and token lanes</span></label>` : ''}
 <p id="status" class="status" role="status">Loading the index…</p>
+<data id="blob-head" value="${headBytes}" hidden></data>
 <div id="error" class="error" role="alert" hidden></div>
 </div>
 <div class="columns">

@@ -73,6 +73,10 @@ test('the docs site searches as you type, explains, filters and shows pages', { 
     const size = statSync(join(SITE, 'wiki.wdx')).size
     assert.ok(blob.length >= 2, JSON.stringify(blob))
     assert.ok(blob.every((r) => r.status === 206), JSON.stringify(blob))
+    // The first request is the head, exactly: the page hands the worker its length.
+    const head = Number(await page.getAttribute('#blob-head', 'value'))
+    assert.ok(head > 56 && head < size, `head ${head}`)
+    assert.equal(blob[0].bytes, head, JSON.stringify(blob))
     const fetched = blob.reduce((n, r) => n + r.bytes, 0)
     assert.ok(fetched < size, `${fetched} of ${size} bytes`)
     assert.match(await page.textContent('#status'), /KB of the index fetched/)

@@ -20,7 +20,11 @@ const browse = $('#browse')
 const semanticBox = $('#semantic')
 const semanticState = $('#semantic-state')
 
-const blobUrl = new URL(new URLSearchParams(location.search).get('blob') ?? 'wiki.wdx', location.href).href
+const blobParam = new URLSearchParams(location.search).get('blob')
+const blobUrl = new URL(blobParam ?? 'wiki.wdx', location.href).href
+// The site's own blob's head length, as the build wrote it: the worker's first request takes
+// exactly the head. Another blob (`?blob=`) starts with ranged.js's default first request.
+const headBytes = blobParam === null ? Number($('#blob-head')?.value) || null : null
 
 function el(tag, attrs = {}, ...children) {
   const e = document.createElement(tag)
@@ -262,7 +266,7 @@ if (worker) {
     e.preventDefault()
     showError(`The search worker failed: ${e.message || 'its module did not load'}.`)
   }
-  worker.postMessage({ type: 'load', url: blobUrl })
+  worker.postMessage({ type: 'load', url: blobUrl, headBytes })
 }
 input.addEventListener('input', search)
 for (const box of document.querySelectorAll('.filters input')) box.addEventListener('change', search)

@@ -21,12 +21,13 @@ let blobUrl = null
 let semantic = null // the full module's index with the model attached, once loaded
 let modelLoading = false
 
-async function load(url) {
+/** Opens the blob at `url`; `headBytes`, when the page knows it, is the length of its head. */
+async function load(url, headBytes) {
   try {
     blobUrl = url
     // init() fetches pkg/wikidex_wasm_bg.wasm next to the module; the blob's first bytes are
-    // requested meanwhile.
-    index = await openBlob(url, wasm, { ready: init() })
+    // requested meanwhile: the head exactly when its length is known.
+    index = await openBlob(url, wasm, { ready: init(), ...(headBytes > 0 ? { prefix: headBytes } : {}) })
     postMessage({ type: 'ready', pages: index.pageCount, chunks: index.chunkCount, ranged: index.inParts, fetched: index.fetched })
   } catch (e) {
     postMessage({ type: 'error', url, code: e?.code ?? null, message: String(e?.message ?? e) })
@@ -93,7 +94,7 @@ async function loadModel({ model, tokenizer, maxLength }) {
 
 onmessage = async ({ data }) => {
   if (data.type === 'load') {
-    load(data.url)
+    load(data.url, data.headBytes)
   } else if (data.type === 'model') {
     loadModel(data)
   } else if (data.type === 'search' && index) {
