@@ -12,8 +12,9 @@
 //    exactly this file) in the sectioned layout, so that the search page fetches only the
 //    parts a query reads by HTTP range requests, with the int8 model's vectors stored as int8
 //    (fetched only when the semantic toggle is turned on). With --no-semantic, `--no-embed`.
-// 2. bindings-wasm/pkg-search (make wasm: the search module, without the page writes and the
-//    agent tools a static site never calls, about a fifth smaller) copied to OUT/pkg with
+// 2. bindings-wasm/pkg-search (make wasm: the search module, `RangedIndex` alone, without the
+//    page writes and the agent tools a static site never calls: 139 KB gzipped against the
+//    whole module's 491) copied to OUT/pkg with
 //    ranged.js (its range requests); for the
 //    semantic toggle, bindings-wasm/pkg-full (the model runner) to OUT/pkg-full and the int8
 //    model with its tokenizer.json to OUT/model/. The page searches with the search module at
