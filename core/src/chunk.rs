@@ -863,7 +863,7 @@ mod tests {
         let old = [("a", 5), ("b", 2), ("c", 9)];
         let got = carry_numbers(&["c", "x", "a", "y", "b", "z"], &old);
         let mut sorted = got.clone();
-        crate::sort::sort_unstable(&mut sorted);
+        sorted.sort_unstable();
         sorted.dedup();
         assert_eq!(sorted.len(), got.len(), "{got:?}");
     }

@@ -304,7 +304,7 @@ impl Lane {
             .filter(|p| !p.trim().is_empty())
             .map(Lane::parse)
             .collect::<Result<_>>()?;
-        crate::sort::sort_by(&mut lanes, |a, b| a.cmp(b));
+        crate::sort::sort(&mut lanes);
         lanes.dedup();
         if lanes.is_empty() {
             return Err(Error::invalid_argument("no lanes given"));

@@ -355,7 +355,7 @@ pub(crate) fn missing_targets(pages: &[Page], at: usize) -> Vec<String> {
         .filter(|k| **k != p.key && names.resolve(pages, &p.scope, k).page.is_none())
         .cloned()
         .collect();
-    crate::sort::sort_by(&mut missing, |a, b| a.cmp(b));
+    crate::sort::sort(&mut missing);
     missing.dedup();
     missing
 }

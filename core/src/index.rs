@@ -562,7 +562,7 @@ impl IndexBuilder {
                     .into_keys()
                     .filter(|path| !p.seen.contains(path))
                     .collect();
-                crate::sort::sort_by(&mut removed, |a, b| a.cmp(b));
+                crate::sort::sort(&mut removed);
                 // A new file that failed to parse is in `build.skipped` only: it was not
                 // indexed before either, so nothing changed.
                 let indexed: HashSet<&str> = index
@@ -585,7 +585,7 @@ impl IndexBuilder {
                 sync.added = index.data.pages.iter().map(|p| p.path.clone()).collect();
                 sync.added
                     .extend(index.data.raw.docs.iter().map(|d| d.path.clone()));
-                crate::sort::sort_by(&mut sync.added, |a, b| a.cmp(b));
+                crate::sort::sort(&mut sync.added);
             }
         }
         sync.build = report;
@@ -864,7 +864,7 @@ fn files_under(
             out.files.push((rel_path, entry.path()));
         }
     }
-    crate::sort::sort_by(&mut out.files, |a, b| a.cmp(b));
+    crate::sort::sort(&mut out.files);
     crate::sort::sort_by(&mut out.skipped, |a, b| a.rel().cmp(b.rel()));
     Ok(out)
 }
@@ -1341,7 +1341,7 @@ impl Index {
                 .filter(|e| e.from != i as u32)
                 .map(|e| self.data.pages[e.from as usize].id())
                 .collect();
-            crate::sort::sort_by(&mut v, |a, b| a.cmp(b));
+            crate::sort::sort(&mut v);
             v.dedup();
             v
         };

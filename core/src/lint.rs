@@ -91,7 +91,7 @@ pub struct LintReport {
 
 impl LintReport {
     fn from_issues(mut issues: Vec<LintIssue>) -> LintReport {
-        crate::sort::sort_by(&mut issues, |a, b| a.cmp(b));
+        crate::sort::sort(&mut issues);
         issues.dedup_by(|a, b| a.page == b.page && a.code == b.code && a.target == b.target);
         let errors = issues
             .iter()

@@ -30,6 +30,12 @@ pub(crate) fn sort_by<T>(v: &mut [T], cmp: impl FnMut(&T, &T) -> Ordering) {
     v.sort_by(cmp);
 }
 
+/// Sorts `v` in ascending order, stably: `v.sort()`.
+#[inline]
+pub(crate) fn sort<T: Ord>(v: &mut [T]) {
+    sort_by(v, T::cmp);
+}
+
 /// Sorts `v` by the key `f` gives, stably.
 #[inline]
 pub(crate) fn sort_by_key<T, K: Ord>(v: &mut [T], mut f: impl FnMut(&T) -> K) {

@@ -458,13 +458,13 @@ mod tests {
                 })
             })
             .collect();
-        crate::sort::sort_by_key(&mut out, |n| (n.edits, n.word));
+        out.sort_by_key(|n| (n.edits, n.word));
         out
     }
 
     fn dict(words: &[&str]) -> (Vec<String>, Dictionary) {
         let mut words: Vec<String> = words.iter().map(|w| w.to_string()).collect();
-        crate::sort::sort_by(&mut words, |a, b| a.cmp(b));
+        words.sort();
         words.dedup();
         let d = Dictionary::new(&words);
         (words, d)
