@@ -474,14 +474,9 @@ pub(crate) fn stub(page: &Page) -> Page {
     }
 }
 
-/// Cuts `0..n` into blocks of about [`BLOCK_BYTES`] by each item's size; the first item of
-/// each block.
-fn cut(n: usize, size: impl Fn(usize) -> usize) -> Vec<u32> {
-    cut_at(n, size, BLOCK_BYTES)
-}
-
-/// [`cut`] at about `block` bytes.
-fn cut_at(n: usize, size: impl Fn(usize) -> usize, block: usize) -> Vec<u32> {
+/// Cuts `0..n` into blocks of about `block` bytes by each item's size; the first item of each
+/// block.
+fn cut(n: usize, block: usize, size: impl Fn(usize) -> usize) -> Vec<u32> {
     let mut firsts = Vec::new();
     let mut filled = block;
     for i in 0..n {
@@ -512,19 +507,15 @@ pub(crate) fn encode(data: &IndexData) -> Result<Vec<u8>> {
     let lexical = &data.lexical;
     let n_terms = lexical.term_count();
     let positions = data.positions.as_ref();
-    let term_blocks = cut(n_terms, |t| {
+    let term_blocks = cut(n_terms, BLOCK_BYTES, |t| {
         // About two bytes a posting for its gap and frequency, and as many for positions.
         let df = lexical.df(t);
         8 + 2 * df + positions.map_or(0, |_| 2 * df)
     });
-    let page_blocks = cut_at(
-        data.pages.len(),
-        |p| {
-            let page = &data.pages[p];
-            page.text.len() + page.title.len() + 64
-        },
-        PAGE_BLOCK_BYTES,
-    );
+    let page_blocks = cut(data.pages.len(), PAGE_BLOCK_BYTES, |p| {
+        let page = &data.pages[p];
+        page.text.len() + page.title.len() + 64
+    });
     let mut bodies: Vec<Vec<u8>> = Vec::new();
     let mut sections: Vec<Section> = Vec::new();
     let mut push = |(bytes, raw_len): (Vec<u8>, u32)| -> Result<()> {
@@ -556,7 +547,7 @@ pub(crate) fn encode(data: &IndexData) -> Result<Vec<u8>> {
             *size += w.len() + 4;
         }
     }
-    let dict_blocks = cut(term_blocks.len(), |b| block_bytes[b]);
+    let dict_blocks = cut(term_blocks.len(), BLOCK_BYTES, |b| block_bytes[b]);
     let dict_bounds: Vec<String> = dict_blocks
         .iter()
         .map(|&b| terms[term_blocks[b as usize] as usize].clone())
@@ -675,12 +666,18 @@ fn short_hash(bytes: &[u8]) -> [u8; 8] {
 /// blob of another layout (not v8 to v10), [`Error::Corrupt`] for fewer than [`HEADER_LEN`]
 /// bytes.
 pub(crate) fn head_end(prefix: &[u8]) -> Result<u64> {
-    super::header_version(prefix, FIRST_SECTIONED_VERSION)?;
+    version_and_head_end(prefix).map(|(_, end)| end)
+}
+
+/// The format version and [`head_end`], from one read of the header.
+fn version_and_head_end(prefix: &[u8]) -> Result<(u32, u64)> {
+    let version = super::header_version(prefix, FIRST_SECTIONED_VERSION)?;
     let mut len = [0u8; 8];
     len.copy_from_slice(&prefix[16..24]);
-    u64::from_le_bytes(len)
+    let end = u64::from_le_bytes(len)
         .checked_add(HEADER_LEN as u64)
-        .ok_or_else(|| Error::corrupt("head length overflows"))
+        .ok_or_else(|| Error::corrupt("head length overflows"))?;
+    Ok((version, end))
 }
 
 /// Reads the head from the blob's first bytes (at least up to [`head_end`]; bytes after it
@@ -689,7 +686,7 @@ pub(crate) fn head_end(prefix: &[u8]) -> Result<u64> {
 /// # Errors
 /// As [`head_end`], and [`Error::Corrupt`] for a head cut short, changed or inconsistent.
 pub(crate) fn decode_head(bytes: &[u8]) -> Result<Head> {
-    let end = head_end(bytes)?;
+    let (version, end) = version_and_head_end(bytes)?;
     let Some(head) = usize::try_from(end)
         .ok()
         .and_then(|e| bytes.get(HEADER_LEN..e))
@@ -703,7 +700,7 @@ pub(crate) fn decode_head(bytes: &[u8]) -> Result<Head> {
     if key[..] != bytes[24..56] {
         return Err(Error::corrupt("head checksum mismatch"));
     }
-    let mut head: Head = match super::header_version(bytes, FIRST_SECTIONED_VERSION)? {
+    let mut head: Head = match version {
         8 => inflate_decode::<HeadV8>(head, None, "the head")?.into(),
         9 => inflate_decode::<Head<SectionV9>>(head, None, "the head")?.into(),
         _ => inflate_decode(head, None, "the head")?,
