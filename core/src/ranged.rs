@@ -163,6 +163,37 @@ impl RangedIndex {
         self.supply_many(&[(start, bytes)])
     }
 
+    /// `section` checked against the rest of the index, for the parts whose decoding cannot
+    /// check it alone: the graph against the pages, the chunks and the raw layer (`raw_chunks`:
+    /// how many raw chunks there are, set when the raw layer comes, which lies before the graph
+    /// in the blob), the vectors against the chunk table.
+    fn checked(&self, section: Loaded, raw_chunks: &mut usize) -> Result<Loaded> {
+        Ok(match section {
+            Loaded::Raw(r) => {
+                r.validate()?;
+                *raw_chunks = r.chunks.len();
+                Loaded::Raw(r)
+            }
+            Loaded::Graph(g) => {
+                g.validate(self.head.pages.len(), self.head.chunks.len(), *raw_chunks)?;
+                Loaded::Graph(g)
+            }
+            Loaded::Vectors(values) => match &self.vectors {
+                // Checked as the section they make, and taken back out of it: not copied.
+                Some(meta) => {
+                    let whole = VectorSection {
+                        values,
+                        ..meta.clone()
+                    };
+                    whole.validate(self.head.chunks.len())?;
+                    Loaded::Vectors(whole.values)
+                }
+                None => Loaded::Vectors(values),
+            },
+            other => other,
+        })
+    }
+
     /// Hands over several ranges of the blob at once, each as [`RangedIndex::supply`] takes
     /// one: what one [`Error::NotLoaded`] names. The dictionary, when shards came, is made
     /// again once rather than once a range.
@@ -189,27 +220,7 @@ impl RangedIndex {
                     let to = (self.starts[i + 1] - start) as usize;
                     let section =
                         blob::decode_section(&self.head, &self.parts, i, &bytes[from..to])?;
-                    match &section {
-                        // The raw layer lies before the graph, which points into it.
-                        Loaded::Raw(r) => {
-                            r.validate()?;
-                            raw_chunks = r.chunks.len();
-                        }
-                        Loaded::Graph(g) => {
-                            g.validate(self.head.pages.len(), self.head.chunks.len(), raw_chunks)?
-                        }
-                        Loaded::Vectors(values) => {
-                            if let Some(meta) = &self.vectors {
-                                VectorSection {
-                                    values: values.clone(),
-                                    ..meta.clone()
-                                }
-                                .validate(self.head.chunks.len())?;
-                            }
-                        }
-                        _ => {}
-                    }
-                    decoded.push((i, section));
+                    decoded.push((i, self.checked(section, &mut raw_chunks)?));
                 }
                 i += 1;
             }
