@@ -161,8 +161,11 @@ pub fn lowercase_chars(text: &str) -> Cow<'_, str> {
     }
     #[cfg(not(feature = "normalization-tables"))]
     {
-        let text = text.replace('Σ', "σ");
-        Cow::Owned(normalize_form(&text, Form::Lower).into_owned())
+        if text.contains('Σ') {
+            Cow::Owned(normalize_form(&text.replace('Σ', "σ"), Form::Lower).into_owned())
+        } else {
+            normalize_form(text, Form::Lower)
+        }
     }
 }
 
