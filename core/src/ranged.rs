@@ -5,9 +5,10 @@
 //! that is), then search. A search that reads parts not loaded yet fails with
 //! [`Error::NotLoaded`] naming their byte ranges; fetch those (HTTP range requests), hand each
 //! to [`RangedIndex::supply`] and search again. A v9 or v10 blob's first search reads the dictionary
-//! shards of the query's words (those holding words that start as the query's words and
-//! terms do: typo and prefix matches keep the first character), the next the postings of its
-//! terms, and the last the pages its hits show. Parts stay loaded, so the next queries fetch
+//! shards of the query's terms and of the terms the word being typed begins (a word the wiki
+//! lacks reads, in a round more, the shards of the terms it begins and, when typo tolerance
+//! expands it, those of the words starting with its first character), the next the postings
+//! of its terms, and the last the pages its hits show. Parts stay loaded, so the next queries fetch
 //! less and less. Every answer is the one the whole index gives: a shard holds every word of
 //! its range with its document frequency, and the head the chunk lengths, so loading a part
 //! never changes a ranking, only completes it.
@@ -41,6 +42,7 @@ use crate::error::{Error, Result};
 use crate::lane::lexical::{Dictionary, LexicalIndex, PostingBlock};
 use crate::lane::phrase::Positions;
 use crate::lane::semantic::VectorSection;
+use crate::lane::{token, typo};
 use crate::page::Scope;
 use crate::search::{Analyzed, Reads, SearchOptions, SearchResults};
 use crate::snapshot::{Index, PageRecord};
@@ -332,44 +334,7 @@ impl RangedIndex {
     /// phrase, the vectors for a query vector, then the pages its hits show); otherwise as
     /// [`Index::search`].
     pub fn search(&self, query: &str, opts: &SearchOptions) -> Result<SearchResults> {
-        let words = |qterms: &[QueryTerm<'_>]| {
-            if !self.head.sharded() {
-                return Ok(());
-            }
-            // The first characters of the query's words and terms: typo and prefix matches
-            // keep a word's first character.
-            let mut chars: Vec<char> = Vec::new();
-            for q in qterms {
-                chars.extend(q.word.chars().next());
-                chars.extend(q.term.chars().next());
-            }
-            crate::sort::sort_unstable(&mut chars);
-            chars.dedup();
-            let mut need = vec![false; self.shards.len()];
-            for &c in &chars {
-                for j in self.head.char_shards(c) {
-                    need[j] = true;
-                }
-            }
-            // The terms of the other surface words those hold (`computers` → `comput`) are
-            // read with them. Every stemmer here keeps a word's first letter or changes it as
-            // it changes the query's (German `ä` → `a`), so these are in the shards above;
-            // a stemmer that did not would cost a round more, not a wrong answer.
-            for j in 0..need.len() {
-                if let (true, Some(shard)) = (need[j], &self.shards[j]) {
-                    for (w, &t) in shard.other_words().iter().zip(shard.other_terms()) {
-                        if w.chars().next().is_some_and(|c| chars.contains(&c)) {
-                            need[self.head.term_shard(t as usize)] = true;
-                        }
-                    }
-                }
-            }
-            let need: Vec<Part> = (0..need.len())
-                .filter(|&j| need[j])
-                .map(Part::Dictionary)
-                .collect();
-            self.require(&need)
-        };
+        let words = |qterms: &[QueryTerm<'_>]| self.words_read(qterms, opts.typos);
         let terms = |analyzed: &Analyzed<'_>| {
             let (postings, positions) = self.index.terms_read(analyzed);
             let mut need: Vec<Part> = postings
@@ -401,6 +366,73 @@ impl RangedIndex {
             pages: &pages,
         };
         self.index.search_checked(query, opts, Some(&reads))
+    }
+
+    /// [`Error::NotLoaded`] for the dictionary shards a search of `qterms` reads, as far as
+    /// the shards at hand tell; each round of a search asks for the next ones:
+    /// 1. the shard of each query term (its look-up), and those of the terms the last word
+    ///    and its term begin (the word being typed is matched as a prefix);
+    /// 2. with those, the shards of the terms that begin the words whose terms the dictionary
+    ///    lacks (matched as prefixes too), and, when `typos`, of the words that start as the
+    ///    words typo tolerance expands do ([`typo::expands`]: a typo keeps the first
+    ///    character);
+    /// 3. with those, the shards of the terms of those words (`computers` → `comput`). Every
+    ///    stemmer here keeps a word's first letter or changes it as it changes the query's
+    ///    (German `ä` → `a`), so these are mostly at hand already.
+    ///
+    /// A query of words the wiki has reads a shard or two for each, not every shard of their
+    /// first letters; a mistyped word costs a round more.
+    fn words_read(&self, qterms: &[QueryTerm<'_>], typos: bool) -> Result<()> {
+        if !self.head.sharded() {
+            return Ok(());
+        }
+        let head = &self.head;
+        let n = qterms.len();
+        let mut need = vec![false; self.shards.len()];
+        for (i, q) in qterms.iter().enumerate() {
+            need[head.word_shard(&q.term)] = true;
+            if i + 1 == n {
+                for p in token::prefixes(None, i, qterms) {
+                    need[head.prefix_shards(p)].fill(true);
+                }
+            }
+        }
+        self.require_shards(&need)?;
+        let lexical = &self.index.data.lexical;
+        let known: Vec<Option<usize>> = qterms.iter().map(|q| lexical.lookup(&q.term)).collect();
+        let mut chars: Vec<char> = Vec::new();
+        for i in 0..n {
+            for p in token::prefixes(known[i], i, qterms) {
+                need[head.prefix_shards(p)].fill(true);
+            }
+            if typos && typo::expands(lexical, qterms, &known, i) {
+                if let Some(c) = qterms[i].word.chars().next() {
+                    let mut buf = [0u8; 4];
+                    need[head.prefix_shards(c.encode_utf8(&mut buf))].fill(true);
+                    chars.push(c);
+                }
+            }
+        }
+        self.require_shards(&need)?;
+        for j in 0..need.len() {
+            if let (true, Some(shard)) = (need[j], &self.shards[j]) {
+                for (w, &t) in shard.other_words().iter().zip(shard.other_terms()) {
+                    if w.chars().next().is_some_and(|c| chars.contains(&c)) {
+                        need[head.term_shard(t as usize)] = true;
+                    }
+                }
+            }
+        }
+        self.require_shards(&need)
+    }
+
+    /// [`Error::NotLoaded`] for the dictionary shards `need` marks that are not loaded.
+    fn require_shards(&self, need: &[bool]) -> Result<()> {
+        let parts: Vec<Part> = (0..need.len())
+            .filter(|&j| need[j])
+            .map(Part::Dictionary)
+            .collect();
+        self.require(&parts)
     }
 
     /// The page's record, as [`Index::page_record`].

@@ -1264,9 +1264,9 @@ fn snippet(
         .map(|q| q.term.as_ref())
         .chain(typos.iter().map(|e| index.data.lexical.term(e.term)))
         .collect();
-    let prefixes: Vec<&str> = token::prefix_terms(&index.data.lexical, qterms)
-        .flat_map(|q| [q.term.as_ref(), q.word.as_ref()])
-        .filter(|w| token::long_enough_for_prefix(w))
+    let lexical = &index.data.lexical;
+    let prefixes: Vec<&str> = (0..qterms.len())
+        .flat_map(|i| token::prefixes(lexical.lookup(&qterms[i].term), i, qterms))
         .collect();
     // Where the snippet may be cut: between words, and between the characters of a CJK run
     // (which has no spaces).

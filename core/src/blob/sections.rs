@@ -36,9 +36,9 @@
 //!
 //! Format v9 is v10 with the sections' hashes in the head. Format v8 is v9 but for the
 //! dictionary, which its head holds whole (on CACM, 58 of its 78 KB): a search read all of it
-//! before its first result. Typo and prefix matches keep
-//! a word's first character, so a search reads only the shards that hold words starting with
-//! the first characters of its words and terms.
+//! before its first result. A search reads the shards of its terms and of the prefixes it is
+//! matched as, and those of a first letter only for a word typo tolerance expands (a typo keeps
+//! the first character): see [`crate::RangedIndex`].
 
 use serde::{Deserialize, Serialize};
 
@@ -323,27 +323,21 @@ impl Head {
             .saturating_sub(1)
     }
 
-    /// The dictionary shards that hold the words (terms or surface words) starting with `c`.
-    pub(crate) fn char_shards(&self, c: char) -> std::ops::Range<usize> {
-        let mut buf = [0u8; 4];
-        let lo: &str = c.encode_utf8(&mut buf);
-        // The shard of `lo`: the last whose first term is at most `lo` (the first shard also
-        // holds the surface words before its first term).
-        let start = self
-            .dict_bounds
-            .partition_point(|b| b.as_str() <= lo)
-            .saturating_sub(1);
-        // Up to the last shard whose first term is below the next character.
-        let next = (c as u32 + 1..=char::MAX as u32).find_map(char::from_u32);
-        let end = match next {
-            Some(n) => {
-                let mut buf = [0u8; 4];
-                let hi: &str = n.encode_utf8(&mut buf);
-                self.dict_bounds.partition_point(|b| b.as_str() < hi)
-            }
-            None => self.dict_bounds.len(),
-        };
-        start..end.max(start + 1).min(self.dict_bounds.len())
+    /// The dictionary shard that holds the term or surface word `w`, if the index has it (the
+    /// first shard also holds the surface words before its first term).
+    pub(crate) fn word_shard(&self, w: &str) -> usize {
+        self.dict_bounds
+            .partition_point(|b| b.as_str() <= w)
+            .saturating_sub(1)
+    }
+
+    /// The dictionary shards that hold the words (terms or surface words) starting with
+    /// `prefix`: the shard of `prefix` itself, and those after it whose first term starts
+    /// with it.
+    pub(crate) fn prefix_shards(&self, prefix: &str) -> std::ops::Range<usize> {
+        let start = self.word_shard(prefix);
+        let after = self.dict_bounds.get(start + 1..).unwrap_or_default();
+        start..start + 1 + after.iter().take_while(|b| b.starts_with(prefix)).count()
     }
 
     /// Checks what a search reads of the head before any section is loaded (the same checks

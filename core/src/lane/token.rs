@@ -139,21 +139,12 @@ pub(crate) fn term_credits(
     i: usize,
     mut credit: impl FnMut(usize, f32),
 ) {
-    let q = &query[i];
-    let exact = index.lookup(&q.term);
+    let exact = index.lookup(&query[i].term);
     if let Some(t) = exact {
         credit(t, 1.0);
     }
-    let prefixes: &[&str] = if matches_as_prefix(exact, i, query.len()) {
-        &[q.term.as_ref(), q.word.as_ref()]
-    } else {
-        &[]
-    };
     let mut given: [std::ops::Range<usize>; 2] = [0..0, 0..0];
-    for (&prefix, given) in prefixes.iter().zip(&mut given) {
-        if !long_enough_for_prefix(prefix) {
-            continue;
-        }
+    for (prefix, given) in prefixes(exact, i, query).zip(&mut given) {
         *given = index.prefixed(prefix, MAX_PREFIX_EXPANSIONS);
         for t in given.clone().filter(|&t| Some(t) != exact) {
             credit(t, 0.5);
@@ -176,16 +167,20 @@ fn matches_as_prefix(exact: Option<usize>, i: usize, n: usize) -> bool {
     exact.is_none() || i + 1 == n
 }
 
-/// The query terms this lane also matches as prefixes (snippets highlight the same).
-pub(crate) fn prefix_terms<'a, 'q>(
-    index: &'a LexicalIndex,
-    query: &'a [QueryTerm<'q>],
-) -> impl Iterator<Item = &'a QueryTerm<'q>> + 'a {
-    query
-        .iter()
-        .enumerate()
-        .filter(move |(i, q)| matches_as_prefix(index.lookup(&q.term), *i, query.len()))
-        .map(|(_, q)| q)
+/// What query term `i` (found at `exact` in the dictionary, or not) is also matched as a
+/// prefix of: its term and its unstemmed word when it [`matches_as_prefix`], each only if
+/// [`long_enough_for_prefix`]. What [`term_credits`] credits the terms of, snippets highlight
+/// and a ranged search loads the dictionary shards of.
+pub(crate) fn prefixes<'a>(
+    exact: Option<usize>,
+    i: usize,
+    query: &'a [QueryTerm<'_>],
+) -> impl Iterator<Item = &'a str> {
+    let q = &query[i];
+    let on = matches_as_prefix(exact, i, query.len());
+    [q.term.as_ref(), q.word.as_ref()]
+        .into_iter()
+        .filter(move |p| on && long_enough_for_prefix(p))
 }
 
 fn give(

@@ -327,6 +327,23 @@ pub struct Expansion {
     pub prefix: bool,
 }
 
+/// Whether [`expand`] looks for the typo matches of query word `i`: a word whose term the
+/// dictionary does not hold (`known[i]`, as [`LexicalIndex::lookup`] gives it) and that may
+/// differ by an edit ([`max_edits`]); the last word (the one being typed) only when no term
+/// begins as it or its term does.
+pub(crate) fn expands(
+    index: &LexicalIndex,
+    query: &[QueryTerm<'_>],
+    known: &[Option<usize>],
+    i: usize,
+) -> bool {
+    let q = &query[i];
+    known.get(i).copied().flatten().is_none()
+        && max_edits(&q.word) > 0
+        && (i + 1 < query.len()
+            || (index.prefixed(&q.word, 1).is_empty() && index.prefixed(&q.term, 1).is_empty()))
+}
+
 /// Words a walk may return before they are grouped by term and cut to
 /// [`MAX_TYPO_EXPANSIONS`].
 const CANDIDATES: usize = 4 * MAX_TYPO_EXPANSIONS;
@@ -353,19 +370,11 @@ pub fn expand<'d>(
 ) -> Vec<Expansion> {
     let mut out = Vec::new();
     for (i, q) in query.iter().enumerate() {
-        if known.get(i).copied().flatten().is_some() {
+        if !expands(index, query, known, i) {
             continue;
         }
         let bound = max_edits(&q.word);
-        if bound == 0 {
-            continue;
-        }
         let last = i + 1 == query.len();
-        if last
-            && (!index.prefixed(&q.word, 1).is_empty() || !index.prefixed(&q.term, 1).is_empty())
-        {
-            continue;
-        }
         let first = out.len();
         let take = |prefix: bool, out: &mut Vec<Expansion>| {
             let mut terms: Vec<(u8, usize)> = Vec::new();
