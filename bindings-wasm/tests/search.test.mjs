@@ -30,7 +30,7 @@ test('the search module is RangedIndex alone: no Index class, no agent functions
   assert.deepEqual(methods(search.RangedIndex), methods(full.RangedIndex))
 })
 
-test('a blob in one piece (v1 to v7) is an incompatible format for the search module, and loads in the whole module; v8, v9 and v10 load in both', () => {
+test('a blob in one piece (v1 to v7) is an incompatible format for the search module, and loads in the whole module; v8 to v11 load in both', () => {
   const fixtures = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'core', 'tests', 'fixtures', 'blobs')
   for (let v = 1; v <= 7; v++) {
     const blob = readFileSync(join(fixtures, `v${v}.wdx`))
@@ -43,7 +43,7 @@ test('a blob in one piece (v1 to v7) is an incompatible format for the search mo
       })
     }
   }
-  for (const v of [8, 9, 10]) {
+  for (const v of [8, 9, 10, 11]) {
     const blob = readFileSync(join(fixtures, `v${v}.wdx`))
     const [a, b] = [search.RangedIndex.open(blob), full.Index.fromBytes(blob)]
     assert.equal(a.pageCount, b.pageCount)

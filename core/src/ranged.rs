@@ -1,10 +1,10 @@
-//! An index read in parts from a sectioned blob (formats v8 to v10, [`crate::blob`]): what a
+//! An index read in parts from a sectioned blob (formats v8 to v11, [`crate::blob`]): what a
 //! browser uses to search a big site without downloading the whole blob first.
 //!
 //! Open it with the blob's head ([`RangedIndex::head_end`] says how many bytes from the start
 //! that is), then search. A search that reads parts not loaded yet fails with
 //! [`Error::NotLoaded`] naming their byte ranges; fetch those (HTTP range requests), hand each
-//! to [`RangedIndex::supply`] and search again. A v9 or v10 blob's first search reads the dictionary
+//! to [`RangedIndex::supply`] and search again. A v9 to v11 blob's first search reads the dictionary
 //! shards of the query's terms and of the terms the word being typed begins (a word the wiki
 //! lacks reads, in a round more, the shards of the terms it begins and, when typo tolerance
 //! expands it, those of the words starting with its first character), the next the postings

@@ -1,4 +1,4 @@
-//! Formats v8, v9 and v10, the sectioned layout: the index in parts a reader can fetch one at a
+//! Formats v8 to v11, the sectioned layout: the index in parts a reader can fetch one at a
 //! time, so a browser searching a big site by HTTP range requests downloads the head, the
 //! dictionary shards of the query's words, the postings of its terms and the records of its
 //! hits, not the whole blob ([`crate::RangedIndex`]). Loading the whole file gives the same
@@ -7,14 +7,14 @@
 //! ```text
 //! offset    size  field
 //! 0         8     magic  b"WIKIDEX\0"
-//! 8         4     format version 10 (u32, little-endian; 8 and 9 are read too)
+//! 8         4     format version 11 (u32, little-endian; 8 to 10 are read too)
 //! 12        4     flags (u32, little-endian; 0, reserved)
 //! 16        8     head length H in bytes (u64, little-endian)
 //! 24        32    BLAKE3 hash of the head
 //! 56        H     head: deflate of the postcard encoding of [`Head`]
 //! 56 + H    ...   the sections, one after another in [`Part`] order, each 8 bytes of tag
 //!                 then the deflate of its postcard encoding; the head lists each one's
-//!                 length (tag included) and its length inflated
+//!                 length (tag included)
 //! ```
 //!
 //! A section's tag is the first 8 bytes of the BLAKE3 hash of its deflated bytes keyed with
@@ -34,7 +34,11 @@
 //! [`PAGE_BLOCK_BYTES`] of text from v10); a dictionary shard is one or more whole blocks of
 //! postings.
 //!
-//! Format v9 is v10 with the sections' hashes in the head. Format v8 is v9 but for the
+//! Format v10 is v11 with each page's key in its stub (v11 lists the keys apart, front-coded:
+//! CACM's head 18.7 -> 7.2 KB), each section's inflated length in the head's list (a v11
+//! section inflates to at most what deflate makes of its length, as the head does; its tag
+//! says whether it is the section the head was written with), and the block starts whole
+//! rather than as gaps. Format v9 is v10 with the sections' hashes in the head. Format v8 is v9 but for the
 //! dictionary, which its head holds whole (on CACM, 58 of its 78 KB): a search read all of it
 //! before its first result. A search reads the shards of its terms and of the prefixes it is
 //! matched as, and those of a first letter only for a word typo tolerance expands (a typo keeps
@@ -54,7 +58,7 @@ use crate::page::{Extra, Page};
 use crate::raw::RawSection;
 
 /// The format version of the sectioned layout this build writes.
-pub(crate) const SECTIONED_VERSION: u32 = 10;
+pub(crate) const SECTIONED_VERSION: u32 = 11;
 
 /// The first sectioned format version (its head holds the whole dictionary).
 pub(crate) const FIRST_SECTIONED_VERSION: u32 = 8;
@@ -76,8 +80,11 @@ pub const PAGE_BLOCK_BYTES: usize = 2048;
 pub(crate) struct Section {
     /// Its length in the file (deflated; from v10, with its tag).
     pub len: u32,
-    /// Its length inflated: the most a load inflates it to.
-    pub raw_len: u32,
+    /// Its length inflated, which a v8 to v10 head lists: a load inflates it to exactly that.
+    /// From v11 a section inflates to at most what deflate can make of its length (as the
+    /// head does), and its tag says whether it is the section the head was written with.
+    #[serde(skip)]
+    pub raw_len: Option<u32>,
     /// In a v8 or v9 head, the first 8 bytes of the BLAKE3 hash of its bytes in the file;
     /// from v10 the section carries its own (keyed) tag instead.
     #[serde(skip)]
@@ -96,8 +103,25 @@ impl From<SectionV9> for Section {
     fn from(s: SectionV9) -> Section {
         Section {
             len: s.len,
-            raw_len: s.raw_len,
+            raw_len: Some(s.raw_len),
             hash: Some(s.hash),
+        }
+    }
+}
+
+/// A section as a v10 head lists it.
+#[derive(Deserialize)]
+struct SectionV10 {
+    len: u32,
+    raw_len: u32,
+}
+
+impl From<SectionV10> for Section {
+    fn from(s: SectionV10) -> Section {
+        Section {
+            len: s.len,
+            raw_len: Some(s.raw_len),
+            hash: None,
         }
     }
 }
@@ -105,12 +129,13 @@ impl From<SectionV9> for Section {
 /// The bytes before each section's deflated bytes from v10: its tag.
 const TAG_LEN: usize = 8;
 
-/// What every search reads, at the head of a sectioned blob (see the module docs). `S`: how a
-/// section is listed ([`SectionV9`] in a v9 head).
+/// What every search reads, at the head of a sectioned blob (see the module docs), as a v11
+/// head stores it; [`HeadV10`] and [`HeadV8`] are the earlier layouts.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub(crate) struct Head<S = Section> {
+pub(crate) struct Head {
     pub config: Config,
-    /// Per page: [`stub`] of it.
+    /// Per page: [`stub`] of it (stored as [`stubs`] says).
+    #[serde(with = "stubs")]
     pub pages: Vec<Page>,
     /// Each page's number of chunks: the chunk table without the spans (each page's block
     /// holds its chunks' spans).
@@ -129,15 +154,18 @@ pub(crate) struct Head<S = Section> {
     /// Whether the index has term positions (a positions block per postings block).
     pub positions: bool,
     /// The first term of each block of postings (and positions).
+    #[serde(with = "gaps")]
     pub term_blocks: Vec<u32>,
     /// The first page of each block of pages.
+    #[serde(with = "gaps")]
     pub page_blocks: Vec<u32>,
     /// Every section, in [`Part`] order.
-    pub sections: Vec<S>,
+    pub sections: Vec<Section>,
     /// Number of terms in the dictionary.
     pub n_terms: u32,
     /// The first block of postings of each dictionary shard (empty in a v8 head, whose
     /// dictionary is whole, and for an index with no terms).
+    #[serde(with = "gaps")]
     pub dict_blocks: Vec<u32>,
     /// The first term of each dictionary shard.
     #[serde(with = "front_coded")]
@@ -147,13 +175,34 @@ pub(crate) struct Head<S = Section> {
     pub key: [u8; 32],
 }
 
-impl From<Head<SectionV9>> for Head {
-    fn from(h: Head<SectionV9>) -> Head {
+/// A v9 or v10 head: a v11 [`Head`] with each page's key in its stub, the block starts whole
+/// rather than as gaps, and each section's inflated length (and, in v9, its hash) in `S`.
+#[derive(Deserialize)]
+struct HeadV10<S> {
+    config: Config,
+    pages: Vec<Page>,
+    chunk_counts: Vec<u32>,
+    chunk_numbers: Vec<u32>,
+    page_modified: Vec<Option<i64>>,
+    dictionary: Dictionary,
+    vectors: Option<VectorSection>,
+    positions: bool,
+    term_blocks: Vec<u32>,
+    page_blocks: Vec<u32>,
+    sections: Vec<S>,
+    n_terms: u32,
+    dict_blocks: Vec<u32>,
+    #[serde(with = "front_coded")]
+    dict_bounds: Vec<String>,
+}
+
+impl<S: Into<Section>> From<HeadV10<S>> for Head {
+    fn from(h: HeadV10<S>) -> Head {
         Head {
             config: h.config,
             pages: h.pages,
             chunk_counts: h.chunk_counts,
-            chunks: h.chunks,
+            chunks: Vec::new(),
             chunk_numbers: h.chunk_numbers,
             page_modified: h.page_modified,
             dictionary: h.dictionary,
@@ -161,16 +210,16 @@ impl From<Head<SectionV9>> for Head {
             positions: h.positions,
             term_blocks: h.term_blocks,
             page_blocks: h.page_blocks,
-            sections: h.sections.into_iter().map(Section::from).collect(),
+            sections: h.sections.into_iter().map(Into::into).collect(),
             n_terms: h.n_terms,
             dict_blocks: h.dict_blocks,
             dict_bounds: h.dict_bounds,
-            key: h.key,
+            key: [0; 32],
         }
     }
 }
 
-/// A v8 head: a v9 [`Head`] but for the last three fields (the dictionary is whole in it).
+/// A v8 head: a v9 [`HeadV10`] but for the last three fields (the dictionary is whole in it).
 #[derive(Deserialize)]
 struct HeadV8 {
     config: Config,
@@ -206,6 +255,82 @@ impl From<HeadV8> for Head {
             dict_bounds: Vec::new(),
             key: [0; 32],
         }
+    }
+}
+
+/// A v11 head's page stubs: every page's key first, front-coded (the keys of consecutive pages
+/// share their starts: CACM's 3,204 keys deflate to 178 bytes this way, to 6.7 KB whole), then
+/// the stubs without their keys.
+mod stubs {
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    use crate::error::decode_error;
+    use crate::lane::lexical::front_coded;
+    use crate::page::Page;
+
+    #[derive(Serialize, Deserialize)]
+    struct Stubs {
+        #[serde(with = "front_coded")]
+        keys: Vec<String>,
+        pages: Vec<Page>,
+    }
+
+    pub(super) fn serialize<S: Serializer>(pages: &[Page], s: S) -> Result<S::Ok, S::Error> {
+        Stubs {
+            keys: pages.iter().map(|p| p.key.clone()).collect(),
+            pages: pages
+                .iter()
+                .map(|p| Page {
+                    key: String::new(),
+                    ..p.clone()
+                })
+                .collect(),
+        }
+        .serialize(s)
+    }
+
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Page>, D::Error> {
+        let Stubs { keys, mut pages } = Stubs::deserialize(d)?;
+        if keys.len() != pages.len() {
+            return Err(decode_error(
+                "a key for each page stub, or a page stub for each key",
+            ));
+        }
+        for (page, key) in pages.iter_mut().zip(keys) {
+            page.key = key;
+        }
+        Ok(pages)
+    }
+}
+
+/// Ascending block starts as a v11 head stores them: the gaps between them (the first as it
+/// is), small numbers that deflate to a quarter of the bytes (CACM's 790 page blocks: 333
+/// bytes rather than 1,398).
+mod gaps {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    use crate::error::decode_error;
+
+    pub(super) fn serialize<S: Serializer>(firsts: &[u32], s: S) -> Result<S::Ok, S::Error> {
+        let mut prev = 0u32;
+        s.collect_seq(firsts.iter().map(|&f| {
+            let gap = f.wrapping_sub(prev);
+            prev = f;
+            gap
+        }))
+    }
+
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<u32>, D::Error> {
+        let gaps: Vec<u32> = Vec::deserialize(d)?;
+        let mut at = 0u32;
+        let mut firsts = Vec::with_capacity(gaps.len());
+        for gap in gaps {
+            at = at
+                .checked_add(gap)
+                .ok_or_else(|| decode_error("block starts past 2^32"))?;
+            firsts.push(at);
+        }
+        Ok(firsts)
     }
 }
 
@@ -490,13 +615,12 @@ fn encode_err(e: impl std::fmt::Display) -> Error {
 }
 
 /// Encodes `value` as a section: its postcard bytes deflated.
-fn section<T: Serialize + ?Sized>(value: &T) -> Result<(Vec<u8>, u32)> {
+fn section<T: Serialize + ?Sized>(value: &T) -> Result<Vec<u8>> {
     let raw = postcard::to_allocvec(value).map_err(encode_err)?;
-    let raw_len = u32::try_from(raw.len()).map_err(|_| encode_err("a section over 4 GiB"))?;
-    Ok((miniz_oxide::deflate::compress_to_vec(&raw, 9), raw_len))
+    Ok(miniz_oxide::deflate::compress_to_vec(&raw, 9))
 }
 
-/// Encodes an index in the sectioned layout (format v10). Same input, same bytes.
+/// Encodes an index in the sectioned layout (format v11). Same input, same bytes.
 pub(crate) fn encode(data: &IndexData) -> Result<Vec<u8>> {
     let lexical = &data.lexical;
     let n_terms = lexical.term_count();
@@ -512,11 +636,11 @@ pub(crate) fn encode(data: &IndexData) -> Result<Vec<u8>> {
     });
     let mut bodies: Vec<Vec<u8>> = Vec::new();
     let mut sections: Vec<Section> = Vec::new();
-    let mut push = |(bytes, raw_len): (Vec<u8>, u32)| -> Result<()> {
+    let mut push = |bytes: Vec<u8>| -> Result<()> {
         sections.push(Section {
             len: u32::try_from(bytes.len() + TAG_LEN)
                 .map_err(|_| encode_err("a section over 4 GiB"))?,
-            raw_len,
+            raw_len: None,
             hash: None,
         });
         bodies.push(bytes);
@@ -608,11 +732,11 @@ pub(crate) fn encode(data: &IndexData) -> Result<Vec<u8>> {
         dict_bounds,
         key: [0; 32],
     };
-    let (head_bytes, _) = section(&head)?;
+    let head_bytes = section(&head)?;
     Ok(assemble(&head_bytes, &bodies))
 }
 
-/// A v10 blob: the header, the head, then each section's tag (keyed with the head's hash) and
+/// A v11 blob: the header, the head, then each section's tag (keyed with the head's hash) and
 /// its bytes.
 fn assemble(head_bytes: &[u8], bodies: &[Vec<u8>]) -> Vec<u8> {
     let key = *blake3::hash(head_bytes).as_bytes();
@@ -657,7 +781,7 @@ fn short_hash(bytes: &[u8]) -> [u8; 8] {
 ///
 /// # Errors
 /// As a load of those bytes: [`Error::NotAnIndex`], [`Error::IncompatibleFormat`] for a
-/// blob of another layout (not v8 to v10), [`Error::Corrupt`] for fewer than [`HEADER_LEN`]
+/// blob of another layout (not v8 to v11), [`Error::Corrupt`] for fewer than [`HEADER_LEN`]
 /// bytes.
 pub(crate) fn head_end(prefix: &[u8]) -> Result<u64> {
     version_and_head_end(prefix).map(|(_, end)| end)
@@ -696,7 +820,8 @@ pub(crate) fn decode_head(bytes: &[u8]) -> Result<Head> {
     }
     let mut head: Head = match version {
         8 => inflate_decode::<HeadV8>(head, None, "the head")?.into(),
-        9 => inflate_decode::<Head<SectionV9>>(head, None, "the head")?.into(),
+        9 => inflate_decode::<HeadV10<SectionV9>>(head, None, "the head")?.into(),
+        10 => inflate_decode::<HeadV10<SectionV10>>(head, None, "the head")?.into(),
         _ => inflate_decode(head, None, "the head")?,
     };
     head.key = key;
@@ -770,7 +895,7 @@ pub(crate) fn decode_section(
         },
     };
     let what = format!("section {i}");
-    let raw = Some(s.raw_len);
+    let raw = s.raw_len;
     Ok(match part {
         Part::Dictionary(j) => {
             let shard: Dictionary = inflate_decode(bytes, raw, &what)?;
@@ -983,16 +1108,16 @@ mod tests {
         } else {
             head.sections[i] = Section {
                 len: (body.len() + TAG_LEN) as u32,
-                raw_len: raw.len() as u32,
+                raw_len: None,
                 hash: None,
             };
             bodies[i] = body;
-            section(&head).unwrap().0
+            section(&head).unwrap()
         };
         assemble(&head_bytes, &bodies)
     }
 
-    /// The deflated bytes of each section of a v10 blob, without their tags.
+    /// The deflated bytes of each section of a v11 blob, without their tags.
     fn bodies(blob: &[u8]) -> Vec<Vec<u8>> {
         let head = decode_head(blob).unwrap();
         let mut at = head_end(blob).unwrap() as usize;
@@ -1101,7 +1226,7 @@ mod tests {
         head.config.max_query_chars += 1;
         let end = head_end(&blob).unwrap() as usize;
         let mut other = Vec::new();
-        super::super::put_header(&mut other, SECTIONED_VERSION, &section(&head).unwrap().0);
+        super::super::put_header(&mut other, SECTIONED_VERSION, &section(&head).unwrap());
         let other_end = other.len();
         other.extend_from_slice(&blob[end..]);
         let mut ranged = RangedIndex::open(&other[..other_end]).unwrap();
@@ -1117,7 +1242,7 @@ mod tests {
             "corrupt_index"
         );
         // Keyed with its own head, the same bytes load.
-        let retagged = assemble(&section(&head).unwrap().0, &bodies(&blob));
+        let retagged = assemble(&section(&head).unwrap(), &bodies(&blob));
         assert!(super::super::decode(&retagged).is_ok());
     }
 }

@@ -262,7 +262,7 @@ impl Dictionary {
         &self.other_terms
     }
 
-    /// The chunk lengths alone: what a sharded head keeps of the dictionary (formats v9 and v10).
+    /// The chunk lengths alone: what a sharded head keeps of the dictionary (formats v9 to v11).
     pub(crate) fn lengths_only(&self) -> Dictionary {
         Dictionary {
             terms: Vec::new(),

@@ -754,28 +754,28 @@ fn a_v6_blob_loads_with_its_positions_and_saves_as_a_fresh_build() {
     assert_eq!(load_error(&wrong, "v7 labelled v6"), "corrupt_index");
 }
 
-/// The v7 to v10 fixtures (the wiki of `tests/vectors/search.json`, with positions and
+/// The v7 to v11 fixtures (the wiki of `tests/vectors/search.json`, with positions and
 /// without file times or a model; each sectioned one written by the first build that wrote
-/// its version): v7 and v10 are what a fresh build writes today, and v8, v9 and v10, the same
+/// its version): v7 and v11 are what a fresh build writes today, and v8 to v11, the same
 /// index sectioned, load whole as the same index and answer in parts as they do whole.
 #[test]
-fn the_v7_to_v10_blobs_load_as_the_same_index() {
+fn the_v7_to_v11_blobs_load_as_the_same_index() {
     let v7 = std::fs::read(fixture("v7.wdx")).unwrap();
-    let v8 = std::fs::read(fixture("v8.wdx")).unwrap();
-    let v9 = std::fs::read(fixture("v9.wdx")).unwrap();
-    let v10 = std::fs::read(fixture("v10.wdx")).unwrap();
-    for (blob, version) in [(&v7, 7u32), (&v8, 8), (&v9, 9), (&v10, 10)] {
-        assert_eq!(blob[8..12], version.to_le_bytes());
-    }
+    let sectioned: Vec<(Vec<u8>, u32)> = (8..=11u32)
+        .map(|v| (std::fs::read(fixture(&format!("v{v}.wdx"))).unwrap(), v))
+        .collect();
+    assert_eq!(v7[8..12], 7u32.to_le_bytes());
     assert_eq!(v7, search_json_build(wikidex::Config::default()));
+    let v11 = &sectioned[3].0;
     let query = "\"recurring revenue\"";
     let opts = wikidex::SearchOptions::default();
-    for (sectioned, version) in [(&v8, 8), (&v9, 9), (&v10, 10)] {
+    for (sectioned, version) in &sectioned {
+        assert_eq!(sectioned[8..12], version.to_le_bytes());
         let whole = load(sectioned, "a sectioned fixture").expect("a sectioned blob loads");
-        assert_eq!(whole.loaded_format(), Some(version));
+        assert_eq!(whole.loaded_format(), Some(*version));
         assert_eq!(whole.to_bytes().unwrap(), v7);
         // Written again, sectioned, it is today's layout.
-        assert_eq!(whole.to_sectioned_bytes().unwrap(), v10);
+        assert_eq!(&whole.to_sectioned_bytes().unwrap(), v11);
         let want = whole.search(query, &opts).unwrap();
         assert_eq!(want.hits[0].page_id, "arr");
         let end = wikidex::RangedIndex::head_end(sectioned).unwrap() as usize;
