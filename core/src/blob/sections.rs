@@ -31,7 +31,7 @@
 //! next shard's), the posting lists in blocks of consecutive terms, their term positions in
 //! blocks alike, the whole pages in blocks of consecutive pages, the graph, the raw layer,
 //! the vectors' values. Blocks are cut at about [`BLOCK_BYTES`] of encoded data (pages at
-//! [`PAGE_BLOCK_BYTES`] of text from v10); a dictionary shard is one or more whole blocks of
+//! [`PAGE_BLOCK_BYTES`] of text: 4 KB until v9, 2 KB in v10, 1 KB from v11); a dictionary shard is one or more whole blocks of
 //! postings.
 //!
 //! Format v10 is v11 with each page's key in its stub (v11 lists the keys apart, front-coded:
@@ -69,11 +69,12 @@ pub(crate) const FIRST_SECTIONED_VERSION: u32 = 8;
 pub const BLOCK_BYTES: usize = 4096;
 
 /// About how many bytes of page text a block of pages holds. A search fetches the block of
-/// each page it shows, so pages come in smaller blocks than postings: measured on CACM and
-/// Cranfield (`bench/compare_browser.mjs`' kind of first queries), 2048 rather than 4096 cuts
-/// the bytes before the first result by 13-14% and makes the whole blob 4-5% larger; 1024 cuts
-/// 16-24% for 9-11%.
-pub const PAGE_BLOCK_BYTES: usize = 2048;
+/// each page it shows, so pages come in smaller blocks than postings. Measured with the v11
+/// head on the first queries of CACM and Cranfield (the bench's kind: each query's two longest
+/// words; `RangedIndex` in Node, median of ten): against 2048, 1024 fetches 13% and 8% fewer
+/// bytes for a blob 6% and 4% larger whole, 512 17% and 15% fewer for 13% and 7% larger.
+/// (v10 went from 4096 to 2048: 13-14% fewer for 4-5% larger.)
+pub const PAGE_BLOCK_BYTES: usize = 1024;
 
 /// One section as the head lists it.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
