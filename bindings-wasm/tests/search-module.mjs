@@ -27,10 +27,11 @@ export const LACKS = {
 
 /**
  * The oldest blob format the search module reads. It is built without the core's `one-piece`
- * feature (the decoder of blobs in one piece, 11 KB gzipped), so it reads the sectioned
- * formats, 8 and later; the vectors were written by a build that reads 1 and later.
+ * and `older-sectioned` features (the decoders of blobs in one piece, 11 KB gzipped, and of
+ * the older sectioned heads, 3 KB), so it reads the current sectioned format alone; the vectors
+ * were written by a build that reads 1 and later.
  */
-export const OLDEST_FORMAT = 8
+export const OLDEST_FORMAT = 11
 
 /**
  * The runner's `api.differs`: an `incompatible_format` error names the oldest format the build
@@ -40,7 +41,7 @@ export function differs(_file, c) {
   const details = c.expect?.details
   if (c.expect?.error !== 'incompatible_format' || details?.oldest !== 1) return null
   return {
-    reason: `the search module reads formats ${OLDEST_FORMAT} and later (no core feature one-piece)`,
+    reason: `the search module reads format ${OLDEST_FORMAT} alone (no core features one-piece and older-sectioned)`,
     expect: { ...c.expect, details: { ...details, oldest: OLDEST_FORMAT } },
   }
 }

@@ -13,6 +13,9 @@ import * as full from './wasm.mjs'
 import * as search from './wasm-search.mjs'
 import { OLDEST_FORMAT, searchApi } from './search-module.mjs'
 
+/** The current sectioned format: the only one the search module reads. */
+const SECTIONED = OLDEST_FORMAT
+
 
 runVectors(searchApi(full, search))
 
@@ -30,7 +33,7 @@ test('the search module is RangedIndex alone: no Index class, no agent functions
   assert.deepEqual(methods(search.RangedIndex), methods(full.RangedIndex))
 })
 
-test('a blob in one piece (v1 to v7) is an incompatible format for the search module, and loads in the whole module; v8 to v11 load in both', () => {
+test('a blob in one piece (v1 to v7), or sectioned in an older format (v8 to v10), is an incompatible format for the search module and loads in the whole module; v11 loads in both', () => {
   const fixtures = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'core', 'tests', 'fixtures', 'blobs')
   for (let v = 1; v <= 7; v++) {
     const blob = readFileSync(join(fixtures, `v${v}.wdx`))
@@ -43,12 +46,23 @@ test('a blob in one piece (v1 to v7) is an incompatible format for the search mo
       })
     }
   }
-  for (const v of [8, 9, 10, 11]) {
+  const current = readFileSync(join(fixtures, `v${SECTIONED}.wdx`))
+  for (let v = 8; v <= SECTIONED; v++) {
     const blob = readFileSync(join(fixtures, `v${v}.wdx`))
-    const [a, b] = [search.RangedIndex.open(blob), full.Index.fromBytes(blob)]
-    assert.equal(a.pageCount, b.pageCount)
-    assert.deepEqual(a.search('recurring revenue'), b.search('recurring revenue'))
+    // The whole module reads every sectioned format, whole or in parts.
+    assert.deepEqual(full.RangedIndex.open(blob).search('recurring revenue'), full.Index.fromBytes(current).search('recurring revenue'))
+    if (v < SECTIONED) {
+      // The search module reads the current one alone (the site's blob is built with it).
+      assert.throws(() => search.RangedIndex.open(blob), (e) => {
+        assert.equal(e.code, 'incompatible_format')
+        assert.deepEqual(e.details, { found: v, oldest: SECTIONED, current: SECTIONED })
+        return true
+      })
+    }
   }
+  const [a, b] = [search.RangedIndex.open(current), full.Index.fromBytes(current)]
+  assert.equal(a.pageCount, b.pageCount)
+  assert.deepEqual(a.search('recurring revenue'), b.search('recurring revenue'))
 })
 
 test('the search module stems English only: a French blob is unsupported_language, whole or ranged', () => {

@@ -75,13 +75,14 @@ pub const SECTIONED_FORMAT_VERSION: u32 = sections::SECTIONED_VERSION;
 /// it in shards); still read.
 pub const FIRST_SECTIONED_FORMAT_VERSION: u32 = sections::FIRST_SECTIONED_VERSION;
 /// The oldest format version this build reads: 1 with the feature `legacy-v1` (a default),
-/// 2 with `one-piece` alone, else 8 (sectioned blobs only).
+/// 2 with `one-piece` alone, 8 with `older-sectioned` alone (sectioned blobs only), else
+/// [`SECTIONED_FORMAT_VERSION`].
 pub const OLDEST_SUPPORTED_FORMAT_VERSION: u32 = if cfg!(feature = "legacy-v1") {
     1
 } else if cfg!(feature = "one-piece") {
     2
 } else {
-    sections::FIRST_SECTIONED_VERSION
+    sections::OLDEST_SECTIONED_READ
 };
 /// Size of the fixed header before the payload.
 pub const HEADER_LEN: usize = 56;

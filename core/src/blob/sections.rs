@@ -63,6 +63,14 @@ pub(crate) const SECTIONED_VERSION: u32 = 11;
 /// The first sectioned format version (its head holds the whole dictionary).
 pub(crate) const FIRST_SECTIONED_VERSION: u32 = 8;
 
+/// The oldest sectioned format version this build reads: the first with the feature
+/// `older-sectioned` (a default), else the current one.
+pub(crate) const OLDEST_SECTIONED_READ: u32 = if cfg!(feature = "older-sectioned") {
+    FIRST_SECTIONED_VERSION
+} else {
+    SECTIONED_VERSION
+};
+
 /// About how many bytes of encoded data a block of postings or positions holds (a term larger
 /// than that is a block of its own), and a dictionary shard (whole blocks of postings).
 /// Smaller blocks fetch fewer bytes for a query and make the head's list of sections longer:
@@ -95,6 +103,7 @@ pub(crate) struct Section {
     pub hash: Option<[u8; 8]>,
 }
 
+#[cfg(feature = "older-sectioned")]
 /// A section as a v8 or v9 head lists it.
 #[derive(Deserialize)]
 struct SectionV9 {
@@ -103,6 +112,7 @@ struct SectionV9 {
     hash: [u8; 8],
 }
 
+#[cfg(feature = "older-sectioned")]
 impl From<SectionV9> for Section {
     fn from(s: SectionV9) -> Section {
         Section {
@@ -113,6 +123,7 @@ impl From<SectionV9> for Section {
     }
 }
 
+#[cfg(feature = "older-sectioned")]
 /// A section as a v10 head lists it.
 #[derive(Deserialize)]
 struct SectionV10 {
@@ -120,6 +131,7 @@ struct SectionV10 {
     raw_len: u32,
 }
 
+#[cfg(feature = "older-sectioned")]
 impl From<SectionV10> for Section {
     fn from(s: SectionV10) -> Section {
         Section {
@@ -179,6 +191,7 @@ pub(crate) struct Head {
     pub key: [u8; 32],
 }
 
+#[cfg(feature = "older-sectioned")]
 /// A v9 or v10 head: a v11 [`Head`] with each page's key in its stub, the block starts whole
 /// rather than as gaps, and each section's inflated length (and, in v9, its hash) in `S`.
 #[derive(Deserialize)]
@@ -200,6 +213,7 @@ struct HeadV10<S> {
     dict_bounds: Vec<String>,
 }
 
+#[cfg(feature = "older-sectioned")]
 impl<S: Into<Section>> From<HeadV10<S>> for Head {
     fn from(h: HeadV10<S>) -> Head {
         Head {
@@ -223,6 +237,7 @@ impl<S: Into<Section>> From<HeadV10<S>> for Head {
     }
 }
 
+#[cfg(feature = "older-sectioned")]
 /// A v8 head: a v9 [`HeadV10`] but for the last three fields (the dictionary is whole in it).
 #[derive(Deserialize)]
 struct HeadV8 {
@@ -239,6 +254,7 @@ struct HeadV8 {
     sections: Vec<SectionV9>,
 }
 
+#[cfg(feature = "older-sectioned")]
 impl From<HeadV8> for Head {
     fn from(h: HeadV8) -> Head {
         Head {
@@ -793,7 +809,7 @@ pub(crate) fn head_end(prefix: &[u8]) -> Result<u64> {
 
 /// The format version and [`head_end`], from one read of the header.
 fn version_and_head_end(prefix: &[u8]) -> Result<(u32, u64)> {
-    let version = super::header_version(prefix, FIRST_SECTIONED_VERSION)?;
+    let version = super::header_version(prefix, OLDEST_SECTIONED_READ)?;
     let mut len = [0u8; 8];
     len.copy_from_slice(&prefix[16..24]);
     let end = u64::from_le_bytes(len)
@@ -823,8 +839,11 @@ pub(crate) fn decode_head(bytes: &[u8]) -> Result<Head> {
         return Err(Error::corrupt("head checksum mismatch"));
     }
     let mut head: Head = match version {
+        #[cfg(feature = "older-sectioned")]
         8 => inflate_decode::<HeadV8>(head, None, "the head")?.into(),
+        #[cfg(feature = "older-sectioned")]
         9 => inflate_decode::<HeadV10<SectionV9>>(head, None, "the head")?.into(),
+        #[cfg(feature = "older-sectioned")]
         10 => inflate_decode::<HeadV10<SectionV10>>(head, None, "the head")?.into(),
         _ => inflate_decode(head, None, "the head")?,
     };
