@@ -752,8 +752,102 @@ pub(crate) fn encode(data: &IndexData) -> Result<Vec<u8>> {
         dict_bounds,
         key: [0; 32],
     };
-    let head_bytes = section(&head)?;
+    let head_bytes = encode_head(&head)?;
     Ok(assemble(&head_bytes, &bodies))
+}
+
+/// Encodes the head: its postcard bytes, deflated a field at a time, each field in deflate
+/// blocks of its own with their own codes (CACM's head deflates to 7.9 KB rather than 9.0 as
+/// one run, whose blocks mixed the page stubs, the chunk lengths and the list of sections; as
+/// little as zopfli's 7.5 KB, at no cost in time). It inflates as one stream, to the postcard
+/// bytes of `head`, so a reader sees no difference.
+fn encode_head(head: &Head) -> Result<Vec<u8>> {
+    #[derive(Serialize)]
+    struct Stubs<'a>(#[serde(with = "stubs")] &'a Vec<Page>);
+    #[derive(Serialize)]
+    struct Gaps<'a>(#[serde(with = "gaps")] &'a Vec<u32>);
+    #[derive(Serialize)]
+    struct FrontCoded<'a>(#[serde(with = "front_coded")] &'a Vec<String>);
+    fn field<T: Serialize + ?Sized>(value: &T) -> Result<Vec<u8>> {
+        postcard::to_allocvec(value).map_err(encode_err)
+    }
+    // Every field, in order (a field added to `Head` is a compile error here until it is
+    // listed, with the encoding its attribute gives it).
+    let Head {
+        config,
+        pages,
+        chunk_counts,
+        chunks: _,
+        chunk_numbers,
+        page_modified,
+        dictionary,
+        vectors,
+        positions,
+        term_blocks,
+        page_blocks,
+        sections,
+        n_terms,
+        dict_blocks,
+        dict_bounds,
+        key: _,
+    } = head;
+    let fields = [
+        field(config)?,
+        field(&Stubs(pages))?,
+        field(chunk_counts)?,
+        field(chunk_numbers)?,
+        field(page_modified)?,
+        field(dictionary)?,
+        field(vectors)?,
+        field(positions)?,
+        field(&Gaps(term_blocks))?,
+        field(&Gaps(page_blocks))?,
+        field(sections)?,
+        field(n_terms)?,
+        field(&Gaps(dict_blocks))?,
+        field(&FrontCoded(dict_bounds))?,
+    ];
+    if fields.concat() != field(head)? {
+        return Err(encode_err("the head's fields do not make its encoding"));
+    }
+    deflate_fields(&fields)
+}
+
+/// One deflate stream of `fields` one after another, a full flush after each: each field
+/// starts a new block, with codes of its own.
+fn deflate_fields(fields: &[Vec<u8>]) -> Result<Vec<u8>> {
+    use miniz_oxide::deflate::core::{
+        compress, create_comp_flags_from_zip_params, CompressorOxide, TDEFLFlush, TDEFLStatus,
+    };
+    let mut compressor = CompressorOxide::new(create_comp_flags_from_zip_params(9, 0, 0));
+    let mut out = vec![0u8; fields.iter().map(Vec::len).sum::<usize>() / 2 + 64];
+    let mut at = 0;
+    for (i, field) in fields.iter().enumerate() {
+        let flush = if i + 1 == fields.len() {
+            TDEFLFlush::Finish
+        } else {
+            TDEFLFlush::Full
+        };
+        let mut input = &field[..];
+        loop {
+            let (status, read, wrote) = compress(&mut compressor, input, &mut out[at..], flush);
+            at += wrote;
+            input = &input[read..];
+            match status {
+                TDEFLStatus::Done => break,
+                TDEFLStatus::Okay if input.is_empty() && flush != TDEFLFlush::Finish => break,
+                TDEFLStatus::Okay => {
+                    // More to write than room for it.
+                    if out.len() - at < 64 || (read == 0 && wrote == 0) {
+                        out.resize(out.len() * 2, 0);
+                    }
+                }
+                _ => return Err(encode_err("deflate stopped")),
+            }
+        }
+    }
+    out.truncate(at);
+    Ok(out)
 }
 
 /// A v11 blob: the header, the head, then each section's tag (keyed with the head's hash) and
@@ -1179,6 +1273,37 @@ mod tests {
         }
         let _ = ranged.page_record("a", None);
         let _ = ranged.into_index();
+    }
+
+    #[test]
+    fn fields_deflated_apart_inflate_to_their_concatenation() {
+        // Empty fields, small ones, and one larger than the first output buffer that does not
+        // compress (pseudo-random bytes), so the buffer grows mid-field.
+        let mut x = 12345u32;
+        let noise: Vec<u8> = (0..200_000)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 17;
+                x ^= x << 5;
+                x as u8
+            })
+            .collect();
+        let cases: Vec<Vec<Vec<u8>>> = vec![
+            vec![vec![]],
+            vec![b"abc".to_vec()],
+            vec![
+                vec![],
+                b"revenue revenue revenue".to_vec(),
+                vec![],
+                vec![7; 5000],
+            ],
+            vec![b"head".to_vec(), noise.clone(), vec![0; 100_000], noise],
+        ];
+        for fields in cases {
+            let deflated = deflate_fields(&fields).unwrap();
+            let inflated = miniz_oxide::inflate::decompress_to_vec(&deflated).unwrap();
+            assert_eq!(inflated, fields.concat());
+        }
     }
 
     #[test]
