@@ -34,7 +34,10 @@ export class BlobSearch {
   pageIds(): string[]
   /** `Index.search`, fetching what it reads first. */
   search(query: string, options?: SearchOptions): Promise<SearchResults>
-  /** `Index.pageRecord`, fetching the page's part first. */
+  /**
+   * `Index.pageRecord`, fetching the page's part first. The search module has no page records:
+   * there it rejects with an `Error` whose `code` is `unsupported`.
+   */
   pageRecord(key: string, scope?: string | null): Promise<PageRecord>
 }
 

@@ -147,8 +147,18 @@ export class BlobSearch {
     return this.#run((i) => i.search(query, options))
   }
 
-  /** `Index.pageRecord`, fetching the page's part first. */
+  /**
+   * `Index.pageRecord`, fetching the page's part first. The search module has no page records
+   * (a site's pages are HTML): there it rejects with the code `unsupported`.
+   */
   pageRecord(key, scope) {
+    const target = this.index ?? this.ranged
+    if (typeof target.pageRecord !== 'function') {
+      const err = new Error('pageRecord: this module has no page records (the search module leaves them out); load the whole module (pkg/)')
+      err.code = 'unsupported'
+      err.details = { method: 'pageRecord' }
+      return Promise.reject(err)
+    }
     return this.#run((i) => i.pageRecord(key, scope))
   }
 

@@ -40,7 +40,7 @@ use wasm_bindgen::JsCast;
 use wikidex::cite::Cited;
 #[cfg(feature = "agent")]
 use wikidex::TraverseOptions;
-use wikidex::{Error, Scope, SearchOptions};
+use wikidex::{Error, SearchOptions};
 #[cfg(feature = "index")]
 use {
     js_sys::Float32Array,
@@ -136,6 +136,12 @@ fn string(what: &str, v: &JsValue) -> CoreResult<String> {
         .ok_or_else(|| invalid(format!("{what} must be a string")))
 }
 
+#[cfg(any(
+    feature = "index",
+    feature = "page-record",
+    feature = "agent",
+    feature = "model"
+))]
 fn opt_string(what: &str, v: &JsValue) -> CoreResult<Option<String>> {
     if is_absent(v) {
         Ok(None)
@@ -167,10 +173,11 @@ fn opt_strings(what: &str, v: &JsValue) -> CoreResult<Vec<String>> {
     }
 }
 
-fn scope(v: &JsValue) -> CoreResult<Option<Scope>> {
+#[cfg(any(feature = "index", feature = "page-record"))]
+fn scope(v: &JsValue) -> CoreResult<Option<wikidex::Scope>> {
     opt_string("scope", v)?
         .as_deref()
-        .map(Scope::parse)
+        .map(wikidex::Scope::parse)
         .transpose()
 }
 
@@ -208,10 +215,11 @@ fn search_record(
 
 /// A class's `pageRecord`: the key and scope read, `run` called with them, its page record
 /// as a record.
+#[cfg(any(feature = "index", feature = "page-record"))]
 fn page_record(
     key: &JsValue,
     scope: Option<JsValue>,
-    run: impl FnOnce(&str, Option<&Scope>) -> CoreResult<wikidex::PageRecord>,
+    run: impl FnOnce(&str, Option<&wikidex::Scope>) -> CoreResult<wikidex::PageRecord>,
 ) -> Result<JsValue, JsValue> {
     (|| {
         let key = string("key", key)?;

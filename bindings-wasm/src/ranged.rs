@@ -109,7 +109,8 @@ impl JsRangedIndex {
     }
 
     /// A page's whole record, as `Index.pageRecord`; throws `not_loaded` until its part and
-    /// the graph are loaded.
+    /// the graph are loaded. Not in the search module (feature `page-record`).
+    #[cfg(feature = "page-record")]
     #[wasm_bindgen(js_name = pageRecord, unchecked_return_type = "PageRecord")]
     pub fn page_record(
         &self,

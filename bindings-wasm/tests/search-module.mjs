@@ -5,11 +5,13 @@
 const NO_WRITES = 'the search module has no page writes'
 const ONE_PIECE = "the vectors' blobs are in one piece (v7), which the search module does not read (sectioned blobs only; changed and cut sectioned blobs: core's tests and ranged.test.mjs)"
 const AGENT_SIDE = 'the search module leaves out the agent side (feature agent): tools, citation checks, lint, graph walks'
-const RANGED_ONLY = 'the search module has RangedIndex only (no feature index): search and pageRecord, not chunk'
+const RANGED_ONLY = 'the search module has RangedIndex only (no feature index): search, not chunk'
+const NO_RECORDS = "the search module has no page records (no feature page-record): a site's pages are HTML"
 
 /** The ops the search module does not have, as the runner's `api.lacks` takes them. */
 export const LACKS = {
   build_report: RANGED_ONLY,
+  page_record: NO_RECORDS,
   lint: AGENT_SIDE,
   neighbors: AGENT_SIDE,
   verify: AGENT_SIDE,
@@ -62,7 +64,9 @@ export function searchApi(full, search) {
         ranged = null
       },
       search: (query, options) => get().search(query, options),
-      pageRecord: (key, scope) => get().pageRecord(key, scope),
+      // What a search hit's snippet offset is checked against: the page's body, from the whole
+      // module (the search module has no page records; its page_record cases are skipped).
+      pageRecord: (key, scope) => whole.pageRecord(key, scope),
     }
   }
   const absent = (what) => () => {

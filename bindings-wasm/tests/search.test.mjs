@@ -2,7 +2,7 @@
 // blob the CLI built. Every vector whose op it has runs on a sectioned blob the whole module
 // built and the search module opened, with the same shared runner and expectations as
 // vectors.test.mjs, less the ops it lacks and with its one deliberate difference
-// (search-module.mjs: it reads formats 8 and later).
+// (search-module.mjs: it reads the current sectioned format alone).
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
@@ -12,6 +12,7 @@ import { runVectors } from '../../tests/vectors/node.mjs'
 import * as full from './wasm.mjs'
 import * as search from './wasm-search.mjs'
 import { OLDEST_FORMAT, searchApi } from './search-module.mjs'
+import { openBlob } from '../pkg/ranged.js'
 
 /** The current sectioned format: the only one the search module reads. */
 const SECTIONED = OLDEST_FORMAT
@@ -25,12 +26,28 @@ const methods = (cls) =>
     .filter((n) => !['length', 'name', 'prototype', 'constructor', '__wrap', 'free', '__destroy_into_raw'].includes(n))
     .sort()
 
-test('the search module is RangedIndex alone: no Index class, no agent functions', () => {
+test('the search module is RangedIndex alone, without page records: no Index class, no agent functions', () => {
   assert.equal(search.Index, undefined)
   assert.ok(typeof full.Index === 'function')
   // The citation header parser is the agent side's.
   assert.deepEqual(Object.keys(search).sort(), Object.keys(full).filter((k) => !['parseHeaders', 'Index'].includes(k)).sort())
-  assert.deepEqual(methods(search.RangedIndex), methods(full.RangedIndex))
+  assert.deepEqual(methods(search.RangedIndex), methods(full.RangedIndex).filter((m) => m !== 'pageRecord'))
+})
+
+test("ranged.js's pageRecord rejects with unsupported in the search module, and reads the record in the whole one", async () => {
+  const built = full.Index.build({ 'a.md': '# Alpha\n\nalpha beta\n' })
+  const blob = built.toSectionedBytes()
+  // A server that sends the whole blob.
+  const fetch = async () => new Response(blob, { status: 200 })
+  const inSearch = await openBlob('wiki.wdx', search, { fetch })
+  assert.equal((await inSearch.search('alpha')).hits[0].page_id, 'a')
+  await assert.rejects(inSearch.pageRecord('a'), (e) => {
+    assert.equal(e.code, 'unsupported')
+    assert.deepEqual(e.details, { method: 'pageRecord' })
+    return true
+  })
+  const inFull = await openBlob('wiki.wdx', full, { fetch })
+  assert.deepEqual(await inFull.pageRecord('a'), built.pageRecord('a'))
 })
 
 test('a blob in one piece (v1 to v7), or sectioned in an older format (v8 to v10), is an incompatible format for the search module and loads in the whole module; v11 loads in both', () => {
