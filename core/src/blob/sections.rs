@@ -192,10 +192,11 @@ pub(crate) struct Head {
 }
 
 #[cfg(feature = "older-sectioned")]
-/// A v9 or v10 head: a v11 [`Head`] with each page's key in its stub, the block starts whole
-/// rather than as gaps, and each section's inflated length (and, in v9, its hash) in `S`.
+/// A v8 head, and the start of a v9 or v10 one ([`HeadV10`]): a v11 [`Head`] with each page's
+/// key in its stub, the block starts whole rather than as gaps, and each section's inflated
+/// length (and, in v8 and v9, its hash) in `S`. A v8 head's dictionary is whole.
 #[derive(Deserialize)]
-struct HeadV10<S> {
+struct HeadV8<S = SectionV9> {
     config: Config,
     pages: Vec<Page>,
     chunk_counts: Vec<u32>,
@@ -207,6 +208,14 @@ struct HeadV10<S> {
     term_blocks: Vec<u32>,
     page_blocks: Vec<u32>,
     sections: Vec<S>,
+}
+
+#[cfg(feature = "older-sectioned")]
+/// A v9 or v10 head: a v8 one (postcard writes a struct's fields one after another, so the
+/// start of these bytes reads as one), then where the dictionary's shards start.
+#[derive(Deserialize)]
+struct HeadV10<S> {
+    start: HeadV8<S>,
     n_terms: u32,
     dict_blocks: Vec<u32>,
     #[serde(with = "front_coded")]
@@ -217,46 +226,17 @@ struct HeadV10<S> {
 impl<S: Into<Section>> From<HeadV10<S>> for Head {
     fn from(h: HeadV10<S>) -> Head {
         Head {
-            config: h.config,
-            pages: h.pages,
-            chunk_counts: h.chunk_counts,
-            chunks: Vec::new(),
-            chunk_numbers: h.chunk_numbers,
-            page_modified: h.page_modified,
-            dictionary: h.dictionary,
-            vectors: h.vectors,
-            positions: h.positions,
-            term_blocks: h.term_blocks,
-            page_blocks: h.page_blocks,
-            sections: h.sections.into_iter().map(Into::into).collect(),
             n_terms: h.n_terms,
             dict_blocks: h.dict_blocks,
             dict_bounds: h.dict_bounds,
-            key: [0; 32],
+            ..h.start.into()
         }
     }
 }
 
 #[cfg(feature = "older-sectioned")]
-/// A v8 head: a v9 [`HeadV10`] but for the last three fields (the dictionary is whole in it).
-#[derive(Deserialize)]
-struct HeadV8 {
-    config: Config,
-    pages: Vec<Page>,
-    chunk_counts: Vec<u32>,
-    chunk_numbers: Vec<u32>,
-    page_modified: Vec<Option<i64>>,
-    dictionary: Dictionary,
-    vectors: Option<VectorSection>,
-    positions: bool,
-    term_blocks: Vec<u32>,
-    page_blocks: Vec<u32>,
-    sections: Vec<SectionV9>,
-}
-
-#[cfg(feature = "older-sectioned")]
-impl From<HeadV8> for Head {
-    fn from(h: HeadV8) -> Head {
+impl<S: Into<Section>> From<HeadV8<S>> for Head {
+    fn from(h: HeadV8<S>) -> Head {
         Head {
             config: h.config,
             pages: h.pages,
@@ -270,7 +250,7 @@ impl From<HeadV8> for Head {
             positions: h.positions,
             term_blocks: h.term_blocks,
             page_blocks: h.page_blocks,
-            sections: h.sections.into_iter().map(Section::from).collect(),
+            sections: h.sections.into_iter().map(Into::into).collect(),
             dict_blocks: Vec::new(),
             dict_bounds: Vec::new(),
             key: [0; 32],
