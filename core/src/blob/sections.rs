@@ -932,7 +932,8 @@ pub(crate) fn inflate_decode<T: serde::de::DeserializeOwned>(
     raw_len: Option<u32>,
     what: &str,
 ) -> Result<T> {
-    // The head's own length is not stored: a head inflates to at most 64 MiB per MiB.
+    // The head's inflated length is not stored, nor a v11 section's: deflate makes at most
+    // 1,032 bytes of one (a 258-byte match in under 2 bits), so 1,100 bytes a byte bounds it.
     let limit = raw_len.map_or(bytes.len().saturating_mul(1100), |l| l as usize);
     let raw = miniz_oxide::inflate::decompress_to_vec_with_limit(bytes, limit)
         .map_err(|e| Error::corrupt(format!("cannot inflate {what}: {e}")))?;
