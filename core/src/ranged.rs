@@ -60,8 +60,10 @@ pub struct RangedIndex {
     loaded: Vec<bool>,
     /// The dictionary shards loaded (v9 and later; none in a v8 blob, whose head has the dictionary).
     shards: Vec<Option<Dictionary>>,
-    /// The dictionary as far as it is loaded ([`Head::whole_dictionary`]).
-    dictionary: Dictionary,
+    /// Each term's document frequency as far as the dictionary is loaded (0 for a term of a
+    /// shard not loaded; [`Head::whole_dictionary`]): what [`LexicalIndex::set_blocks`] reads.
+    /// The terms and words themselves are the lexical index's.
+    dfs: Vec<u32>,
     postings: Vec<Option<PostingBlock>>,
     positions: Vec<Option<Vec<u8>>>,
     /// The vector section as the head describes it, until its values load.
@@ -110,11 +112,12 @@ impl RangedIndex {
         });
         let shards = vec![None; head.dict_blocks.len()];
         let dictionary = head.whole_dictionary(&vec![None; head.dict_blocks.len()])?;
+        let dfs = dictionary.dfs().to_vec();
         let data = blob::IndexData {
             config: head.config.clone(),
             pages: head.pages.clone(),
             chunks: head.chunks.clone(),
-            lexical: LexicalIndex::from_dictionary(&dictionary)?,
+            lexical: LexicalIndex::from_dictionary(dictionary)?,
             vectors: vectors.clone(),
             graph: Default::default(),
             raw: Default::default(),
@@ -126,7 +129,7 @@ impl RangedIndex {
             index: Index::from_data(data),
             loaded: vec![false; head.sections.len()],
             shards,
-            dictionary,
+            dfs,
             head,
             parts,
             starts,
@@ -246,14 +249,15 @@ impl RangedIndex {
         }
         let rebuilt = if new_shards {
             let dictionary = self.head.whole_dictionary(&view)?;
-            let lexical = LexicalIndex::from_dictionary(&dictionary)?;
-            Some((dictionary, lexical))
+            let dfs = dictionary.dfs().to_vec();
+            let lexical = LexicalIndex::from_dictionary(dictionary)?;
+            Some((dfs, lexical))
         } else {
             None
         };
         let mut terms_changed = false;
-        if let Some((dictionary, lexical)) = rebuilt {
-            self.dictionary = dictionary;
+        if let Some((dfs, lexical)) = rebuilt {
+            self.dfs = dfs;
             self.index.data.lexical = lexical;
             // The typo trie is made from the dictionary's words on first use.
             self.index.typo = std::sync::OnceLock::new();
@@ -319,7 +323,12 @@ impl RangedIndex {
                 .map(|(p, &ok)| p.as_ref().filter(|_| ok))
                 .collect();
             let lexical = &mut self.index.data.lexical;
-            lexical.set_blocks(&self.dictionary, &self.head.term_blocks, &blocks)?;
+            lexical.set_blocks(
+                &self.dfs,
+                self.head.dictionary.lengths(),
+                &self.head.term_blocks,
+                &blocks,
+            )?;
             self.index.scorer = lexical.scorer(self.index.data.config.bm25);
             self.index.data.positions = self.positions(&usable)?;
         }

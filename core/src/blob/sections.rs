@@ -1136,7 +1136,7 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<IndexData> {
     let blocks: Vec<Option<&PostingBlock>> = postings.iter().map(Option::as_ref).collect();
     let shards: Vec<Option<&Dictionary>> = shards.iter().map(Option::as_ref).collect();
     let lexical =
-        LexicalIndex::from_parts(&head.whole_dictionary(&shards)?, &head.term_blocks, &blocks)?;
+        LexicalIndex::from_parts(head.whole_dictionary(&shards)?, &head.term_blocks, &blocks)?;
     let positions = if head.positions {
         let blocks: Vec<Option<&[u8]>> = positions.iter().map(|p| p.as_deref()).collect();
         Some(Positions::from_parts(&lexical, &head.term_blocks, &blocks)?)

@@ -279,6 +279,11 @@ impl Dictionary {
         &self.lengths
     }
 
+    /// Each term's document frequency (0 for the placeholders of a shard not loaded).
+    pub(crate) fn dfs(&self) -> &[u32] {
+        &self.dfs
+    }
+
     /// Whether this is shaped as a shard: as many frequencies and own bytes as its terms
     /// need (no own bit past the last term), a term for each other word, no chunk lengths.
     pub(crate) fn is_shard_shaped(&self) -> bool {
@@ -565,12 +570,13 @@ impl LexicalIndex {
     /// # Errors
     /// As the two it calls.
     pub(crate) fn from_parts(
-        dict: &Dictionary,
+        dict: Dictionary,
         firsts: &[u32],
         blocks: &[Option<&PostingBlock>],
     ) -> Result<LexicalIndex> {
+        let (dfs, lengths) = (dict.dfs.clone(), dict.lengths.clone());
         let mut index = LexicalIndex::from_dictionary(dict)?;
-        index.set_blocks(dict, firsts, blocks)?;
+        index.set_blocks(&dfs, &lengths, firsts, blocks)?;
         Ok(index)
     }
 
@@ -582,25 +588,22 @@ impl LexicalIndex {
     /// # Errors
     /// [`Error::Corrupt`] when the surface words disagree with the dictionary or either is
     /// unsorted.
-    pub(crate) fn from_dictionary(dict: &Dictionary) -> Result<LexicalIndex> {
+    pub(crate) fn from_dictionary(dict: Dictionary) -> Result<LexicalIndex> {
         let bad = |d: &str| Error::corrupt(format!("lexical index: {d}"));
         if dict.dfs.len() != dict.terms.len() {
             return Err(bad("dictionary and frequencies disagree"));
         }
-        let (surface_words, surface_terms) = stored::surface_from(
-            &dict.terms,
-            &dict.own,
-            dict.other_words.clone(),
-            dict.other_terms.clone(),
-        )
-        .map_err(bad)?;
+        // Taken, not copied: a ranged index makes this again whenever shards arrive.
+        let (surface_words, surface_terms) =
+            stored::surface_from(&dict.terms, &dict.own, dict.other_words, dict.other_terms)
+                .map_err(bad)?;
         let mut index = LexicalIndex {
-            terms: dict.terms.clone(),
             offsets: vec![0; dict.terms.len() + 1],
-            lengths: dict.lengths.clone(),
+            terms: dict.terms,
+            lengths: dict.lengths,
             surface_words,
             surface_terms,
-            partial_dfs: Some(dict.dfs.clone()),
+            partial_dfs: Some(dict.dfs),
             ..LexicalIndex::default()
         };
         index.validate_dictionary()?;
@@ -619,19 +622,20 @@ impl LexicalIndex {
     /// lengths are not the ones the postings give.
     pub(crate) fn set_blocks(
         &mut self,
-        dict: &Dictionary,
+        dfs_all: &[u32],
+        lengths: &[u32],
         firsts: &[u32],
         blocks: &[Option<&PostingBlock>],
     ) -> Result<()> {
         let bad = |d: &str| Error::corrupt(format!("lexical index: {d}"));
-        let n = dict.terms.len();
-        if dict.dfs.len() != n || firsts.len() != blocks.len() || self.terms.len() != n {
+        let n = dfs_all.len();
+        if firsts.len() != blocks.len() || self.terms.len() != n {
             return Err(bad("dictionary and blocks disagree"));
         }
         let mut dfs = Vec::with_capacity(n);
         let (mut gaps, mut tfs) = (Vec::new(), Vec::new());
         for (i, block) in blocks.iter().enumerate() {
-            let Some(range) = dict.dfs.get(block_range(firsts, i, n)) else {
+            let Some(range) = dfs_all.get(block_range(firsts, i, n)) else {
                 return Err(bad("a block lies outside the dictionary"));
             };
             match block {
@@ -656,20 +660,20 @@ impl LexicalIndex {
             offsets,
             chunks,
             tfs,
-            lengths: dict.lengths.clone(),
+            lengths: lengths.to_vec(),
             ..LexicalIndex::default()
         };
-        next.validate_postings(n, dict.lengths.len())?;
+        next.validate_postings(n, lengths.len())?;
         if complete {
             // The stored lengths must be the ones the postings give, as a v7 load derives them.
-            next.derive_lengths(dict.lengths.len());
-            if next.lengths != dict.lengths {
+            next.derive_lengths(lengths.len());
+            if next.lengths != lengths {
                 return Err(bad("chunk lengths disagree with the postings"));
             }
         }
         (self.offsets, self.chunks, self.tfs, self.lengths) =
             (next.offsets, next.chunks, next.tfs, next.lengths);
-        self.partial_dfs = (!complete).then(|| dict.dfs.clone());
+        self.partial_dfs = (!complete).then(|| dfs_all.to_vec());
         Ok(())
     }
 }
