@@ -1473,7 +1473,7 @@ impl Index {
 
     /// Number of edges of page `id` whose target is missing.
     fn missing_count(&self, id: &str) -> usize {
-        self.page_ids.get(id).map_or(0, |&p| {
+        self.page_ids().get(id).map_or(0, |&p| {
             self.out_edges(p)
                 .iter()
                 .filter(|e| matches!(e.to, crate::graph::Target::Missing(_)))
@@ -1482,7 +1482,7 @@ impl Index {
     }
 
     fn chunks_of_id(&self, id: &str) -> usize {
-        self.page_ids.get(id).map_or(0, |&p| {
+        self.page_ids().get(id).map_or(0, |&p| {
             (self.first_chunk[p as usize + 1] - self.first_chunk[p as usize]) as usize
         })
     }

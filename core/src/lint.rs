@@ -211,7 +211,7 @@ impl Index {
                 ));
             }
             let stub = self
-                .names
+                .names()
                 .redirect(&p.scope, &p.key)
                 .is_some_and(|q| q != i);
             let linked = self.in_edges(i).any(|e| e.from != i);
@@ -269,9 +269,9 @@ impl Index {
         let p = &pages[i as usize];
         let id = p.id();
         for r in &p.redirect_from {
-            if self.names.redirect(&p.scope, r) != Some(i) {
+            if self.names().redirect(&p.scope, r) != Some(i) {
                 let first = self
-                    .names
+                    .names()
                     .redirect(&p.scope, r)
                     .map(|q| pages[q as usize].id());
                 out.push(issue(
@@ -285,7 +285,7 @@ impl Index {
                 ));
                 continue;
             }
-            let res = self.names.resolve(pages, &p.scope, r);
+            let res = self.names().resolve(pages, &p.scope, r);
             if res.too_long {
                 out.push(issue(
                     id.clone(),
@@ -300,7 +300,7 @@ impl Index {
             } else if res.cycle {
                 let mut members = BTreeSet::new();
                 let mut key = r.clone();
-                while let Some(q) = self.names.redirect(&p.scope, &key) {
+                while let Some(q) = self.names().redirect(&p.scope, &key) {
                     if !members.insert(pages[q as usize].id()) {
                         break;
                     }
@@ -335,11 +335,11 @@ impl Index {
             if key.is_empty() || key == p.key || seen.insert(key.clone(), ()).is_some() {
                 continue;
             }
-            let holder = self.names.exact(&p.scope, &key).or_else(|| {
+            let holder = self.names().exact(&p.scope, &key).or_else(|| {
                 self.resolve(&key, Some(&p.scope))
                     .ok()
                     .flatten()
-                    .and_then(|q| self.page_ids.get(&q.id()).copied())
+                    .and_then(|q| self.page_ids().get(&q.id()).copied())
             });
             if let Some(q) = holder.filter(|q| *q != i) {
                 out.push(issue(

@@ -152,10 +152,12 @@ pub struct Index {
     pub(crate) chunk_page: Vec<u32>,
     /// Per page: index of its first chunk (one extra entry at the end).
     pub(crate) first_chunk: Vec<u32>,
-    /// Page id → page index.
-    pub(crate) page_ids: HashMap<String, u32>,
-    /// Keys, redirects and aliases, for link resolution.
-    pub(crate) names: Names,
+    /// Page id → page index, made on first use (a search reads neither this nor `names`:
+    /// a browser's first search does not wait for them; a write makes a new `Index`, so they
+    /// are never stale).
+    page_ids: std::sync::OnceLock<HashMap<String, u32>>,
+    /// Keys, redirects and aliases, for link resolution, made on first use.
+    names: std::sync::OnceLock<Names>,
     /// Raw document id → position.
     pub(crate) raw_ids: HashMap<String, u32>,
     /// Per raw document: index of its first raw chunk (one extra entry at the end).
@@ -195,12 +197,6 @@ impl Index {
             first_chunk[c.page as usize] = i as u32;
         }
         first_chunk[data.pages.len()] = data.chunks.len() as u32;
-        let page_ids = data
-            .pages
-            .iter()
-            .enumerate()
-            .map(|(i, p)| (p.id(), i as u32))
-            .collect();
         let mut raw_first = vec![0u32; data.raw.docs.len() + 1];
         for (i, c) in data.raw.chunks.iter().enumerate().rev() {
             raw_first[c.page as usize] = i as u32;
@@ -213,7 +209,6 @@ impl Index {
             .enumerate()
             .map(|(i, d)| (d.id.clone(), i as u32))
             .collect();
-        let names = Names::new(&data.pages);
         let page_dates = data
             .pages
             .iter()
@@ -231,8 +226,8 @@ impl Index {
             scorer,
             chunk_page,
             first_chunk,
-            page_ids,
-            names,
+            page_ids: std::sync::OnceLock::new(),
+            names: std::sync::OnceLock::new(),
             raw_ids,
             raw_first,
             default_pages: Vec::new(),
@@ -356,21 +351,34 @@ impl Index {
             })
     }
 
+    /// Page id → page index.
+    pub(crate) fn page_ids(&self) -> &HashMap<String, u32> {
+        self.page_ids.get_or_init(|| {
+            let pages = self.data.pages.iter().enumerate();
+            pages.map(|(i, p)| (p.id(), i as u32)).collect()
+        })
+    }
+
+    /// Keys, redirects and aliases, for link resolution.
+    pub(crate) fn names(&self) -> &Names {
+        self.names.get_or_init(|| Names::new(&self.data.pages))
+    }
+
     pub(crate) fn page_index(&self, key: &str, scope: Option<&Scope>) -> Option<u32> {
         // A page id (or an un-normalized key, as BEIR ids are) found as given wins over the
         // normalized form.
-        let exact = self.page_ids.get(key).copied();
+        let exact = self.page_ids().get(key).copied();
         let key = if exact.is_some() {
             key.to_string()
         } else {
             page::normalize_key(key)
         };
         if let Some(Scope::User(name)) = scope {
-            if let Some(&i) = self.page_ids.get(&format!("user/{name}/{key}")) {
+            if let Some(&i) = self.page_ids().get(&format!("user/{name}/{key}")) {
                 return Some(i);
             }
         }
-        if let Some(i) = exact.or_else(|| self.page_ids.get(&key).copied()) {
+        if let Some(i) = exact.or_else(|| self.page_ids().get(&key).copied()) {
             let found = &self.data.pages[i as usize].scope;
             let visible = match scope {
                 None => true,
@@ -392,7 +400,9 @@ impl Index {
 
     /// The page with this id (`key` or `user/<name>/<key>`).
     pub fn page_by_id(&self, id: &str) -> Option<&Page> {
-        self.page_ids.get(id).map(|&i| &self.data.pages[i as usize])
+        self.page_ids()
+            .get(id)
+            .map(|&i| &self.data.pages[i as usize])
     }
 
     /// The chunk with this id, with its text.
@@ -410,7 +420,7 @@ impl Index {
             }
             return Ok(self.raw_chunk_at((first + ordinal) as u32));
         }
-        let &p = self.page_ids.get(page_id).ok_or_else(unknown)?;
+        let &p = self.page_ids().get(page_id).ok_or_else(unknown)?;
         let first = self.first_chunk[p as usize];
         let count = self.first_chunk[p as usize + 1] - first;
         let number = u32::try_from(ordinal).map_err(|_| unknown())?;
@@ -472,7 +482,7 @@ impl Index {
             // An old key (a redirect) or an alias, followed as `neighbors` follows it.
             None => match self.resolve(key, scope)? {
                 Some(page) => {
-                    let p = self.page_ids.get(&page.id()).copied().ok_or_else(|| {
+                    let p = self.page_ids().get(&page.id()).copied().ok_or_else(|| {
                         Error::UnknownPage {
                             key: key.to_string(),
                         }

@@ -173,10 +173,10 @@ impl Index {
     pub fn resolve(&self, key: &str, scope: Option<&Scope>) -> Result<Option<&Page>> {
         let normalized = page::normalize_key(key);
         let from = scope.cloned().unwrap_or(Scope::Global);
-        let r = self.names.resolve(self.pages(), &from, &normalized);
+        let r = self.names().resolve(self.pages(), &from, &normalized);
         if r.too_long && r.page.is_none() {
             let claimer = self
-                .names
+                .names()
                 .redirect(&from, &normalized)
                 .map_or_else(String::new, |q| self.pages()[q as usize].path.clone());
             return Err(Error::InvalidPage {
@@ -300,7 +300,7 @@ impl Index {
                 Some(p) => {
                     // The page came from this index, so its id is known; if it were not, the
                     // seed is reported as unknown rather than read as some other page.
-                    let Some(i) = self.page_ids.get(&p.id()).copied() else {
+                    let Some(i) = self.page_ids().get(&p.id()).copied() else {
                         unknown.push((*s).to_string());
                         continue;
                     };
@@ -429,7 +429,7 @@ impl Index {
 
     fn page_position(&self, key: &str, scope: Option<&Scope>) -> Result<u32> {
         let p = self.page(key, scope)?;
-        self.page_ids
+        self.page_ids()
             .get(&p.id())
             .copied()
             .ok_or_else(|| Error::UnknownPage {
@@ -661,7 +661,7 @@ mod tests {
             ("p.md", "---\nredirect_from: [q]\n---\np"),
             ("q.md", "---\nredirect_from: [p]\n---\nq"),
         ]);
-        let r = i.names.resolve(i.pages(), &Scope::Global, "p");
+        let r = i.names().resolve(i.pages(), &Scope::Global, "p");
         assert!(r.cycle);
         assert_eq!(r.page, Some(0));
     }
