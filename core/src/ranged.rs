@@ -60,10 +60,6 @@ pub struct RangedIndex {
     loaded: Vec<bool>,
     /// The dictionary shards loaded (v9 and later; none in a v8 blob, whose head has the dictionary).
     shards: Vec<Option<Dictionary>>,
-    /// Each term's document frequency as far as the dictionary is loaded (0 for a term of a
-    /// shard not loaded; [`Head::whole_dictionary`]): what [`LexicalIndex::set_blocks`] reads.
-    /// The terms and words themselves are the lexical index's.
-    dfs: Vec<u32>,
     postings: Vec<Option<PostingBlock>>,
     positions: Vec<Option<Vec<u8>>>,
     /// The vector section as the head describes it, until its values load.
@@ -112,7 +108,6 @@ impl RangedIndex {
         });
         let shards = vec![None; head.dict_blocks.len()];
         let dictionary = head.whole_dictionary(&vec![None; head.dict_blocks.len()])?;
-        let dfs = dictionary.dfs().to_vec();
         let data = blob::IndexData {
             config: head.config.clone(),
             pages: head.pages.clone(),
@@ -129,7 +124,6 @@ impl RangedIndex {
             index: Index::from_data(data),
             loaded: vec![false; head.sections.len()],
             shards,
-            dfs,
             head,
             parts,
             starts,
@@ -248,16 +242,14 @@ impl RangedIndex {
             }
         }
         let rebuilt = if new_shards {
-            let dictionary = self.head.whole_dictionary(&view)?;
-            let dfs = dictionary.dfs().to_vec();
-            let lexical = LexicalIndex::from_dictionary(dictionary)?;
-            Some((dfs, lexical))
+            Some(LexicalIndex::from_dictionary(
+                self.head.whole_dictionary(&view)?,
+            )?)
         } else {
             None
         };
         let mut terms_changed = false;
-        if let Some((dfs, lexical)) = rebuilt {
-            self.dfs = dfs;
+        if let Some(lexical) = rebuilt {
             self.index.data.lexical = lexical;
             // The typo trie is made from the dictionary's words on first use.
             self.index.typo = std::sync::OnceLock::new();
@@ -323,12 +315,7 @@ impl RangedIndex {
                 .map(|(p, &ok)| p.as_ref().filter(|_| ok))
                 .collect();
             let lexical = &mut self.index.data.lexical;
-            lexical.set_blocks(
-                &self.dfs,
-                self.head.dictionary.lengths(),
-                &self.head.term_blocks,
-                &blocks,
-            )?;
+            lexical.set_blocks(&self.head.term_blocks, &blocks)?;
             self.index.scorer = lexical.scorer(self.index.data.config.bm25);
             self.index.data.positions = self.positions(&usable)?;
         }

@@ -279,11 +279,6 @@ impl Dictionary {
         &self.lengths
     }
 
-    /// Each term's document frequency (0 for the placeholders of a shard not loaded).
-    pub(crate) fn dfs(&self) -> &[u32] {
-        &self.dfs
-    }
-
     /// Whether this is shaped as a shard: as many frequencies and own bytes as its terms
     /// need (no own bit past the last term), a term for each other word, no chunk lengths.
     pub(crate) fn is_shard_shaped(&self) -> bool {
@@ -574,9 +569,8 @@ impl LexicalIndex {
         firsts: &[u32],
         blocks: &[Option<&PostingBlock>],
     ) -> Result<LexicalIndex> {
-        let (dfs, lengths) = (dict.dfs.clone(), dict.lengths.clone());
         let mut index = LexicalIndex::from_dictionary(dict)?;
-        index.set_blocks(&dfs, &lengths, firsts, blocks)?;
+        index.set_blocks(firsts, blocks)?;
         Ok(index)
     }
 
@@ -622,16 +616,18 @@ impl LexicalIndex {
     /// lengths are not the ones the postings give.
     pub(crate) fn set_blocks(
         &mut self,
-        dfs_all: &[u32],
-        lengths: &[u32],
         firsts: &[u32],
         blocks: &[Option<&PostingBlock>],
     ) -> Result<()> {
         let bad = |d: &str| Error::corrupt(format!("lexical index: {d}"));
-        let n = dfs_all.len();
-        if firsts.len() != blocks.len() || self.terms.len() != n {
+        if firsts.len() != blocks.len() {
             return Err(bad("dictionary and blocks disagree"));
         }
+        // The dictionary's frequencies and chunk lengths, as the index holds them (every
+        // term's, from `from_dictionary` or the lists at hand: see `df`).
+        let n = self.terms.len();
+        let dfs_all: Vec<u32> = (0..n).map(|t| self.df(t) as u32).collect();
+        let lengths = &self.lengths;
         let mut dfs = Vec::with_capacity(n);
         let (mut gaps, mut tfs) = (Vec::new(), Vec::new());
         for (i, block) in blocks.iter().enumerate() {
@@ -660,20 +656,20 @@ impl LexicalIndex {
             offsets,
             chunks,
             tfs,
-            lengths: lengths.to_vec(),
+            lengths: lengths.clone(),
             ..LexicalIndex::default()
         };
         next.validate_postings(n, lengths.len())?;
         if complete {
             // The stored lengths must be the ones the postings give, as a v7 load derives them.
             next.derive_lengths(lengths.len());
-            if next.lengths != lengths {
+            if next.lengths != *lengths {
                 return Err(bad("chunk lengths disagree with the postings"));
             }
         }
         (self.offsets, self.chunks, self.tfs, self.lengths) =
             (next.offsets, next.chunks, next.tfs, next.lengths);
-        self.partial_dfs = (!complete).then(|| dfs_all.to_vec());
+        self.partial_dfs = (!complete).then_some(dfs_all);
         Ok(())
     }
 }
