@@ -1259,12 +1259,12 @@ fn snippet(
     body: &str,
     base: usize,
 ) -> Snippet {
+    let lexical = &index.data.lexical;
     let terms: HashSet<&str> = qterms
         .iter()
         .map(|q| q.term.as_ref())
-        .chain(typos.iter().map(|e| index.data.lexical.term(e.term)))
+        .chain(typos.iter().map(|e| lexical.term(e.term)))
         .collect();
-    let lexical = &index.data.lexical;
     let prefixes: Vec<&str> = (0..qterms.len())
         .flat_map(|i| token::prefixes(lexical.lookup(&qterms[i].term), i, qterms))
         .collect();
@@ -1280,7 +1280,6 @@ fn snippet(
     }
     // Every word of indexed text is in the index's surface table, so its term is a look-up,
     // not a stemming; a CJK token's term is its normalized text.
-    let lexical = &index.data.lexical;
     let mut matched: Vec<(usize, usize)> = Vec::new();
     for t in analyze::tokens(text) {
         let norm = index.analyzer.normalize(t.text);
