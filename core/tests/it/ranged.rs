@@ -158,19 +158,32 @@ fn search_fetching(
     query: &str,
     opts: &SearchOptions,
 ) -> (wikidex::SearchResults, usize, u64) {
-    let (mut rounds, mut bytes) = (0, 0);
+    let (results, rounds) = fetching_rounds(ranged, blob, query, opts);
+    (results, rounds.len(), rounds.iter().sum())
+}
+
+/// [`search_fetching`] with the bytes each round fetched.
+fn fetching_rounds(
+    ranged: &mut RangedIndex,
+    blob: &[u8],
+    query: &str,
+    opts: &SearchOptions,
+) -> (wikidex::SearchResults, Vec<u64>) {
+    let mut rounds = Vec::new();
     loop {
         match ranged.search(query, opts) {
             Err(Error::NotLoaded { ranges }) => {
                 assert!(!ranges.is_empty());
-                rounds += 1;
-                assert!(rounds <= 5, "{query}: still missing parts after 5 rounds");
+                assert!(
+                    rounds.len() < 5,
+                    "{query}: still missing parts after 5 rounds"
+                );
+                rounds.push(ranges.iter().map(|[s, e]| e - s).sum());
                 for [s, e] in ranges {
-                    bytes += e - s;
                     ranged.supply(s, &blob[s as usize..e as usize]).unwrap();
                 }
             }
-            Ok(r) => return (r, rounds, bytes),
+            Ok(r) => return (r, rounds),
             Err(e) => panic!("{query}: {e}"),
         }
     }
@@ -356,20 +369,7 @@ fn every_part_loaded_makes_the_whole_index() {
 
 /// The bytes each round of a search of `query` in a fresh ranged index fetches.
 fn bytes_per_round(blob: &[u8], query: &str) -> Vec<u64> {
-    let mut ranged = open(blob);
-    let mut rounds = Vec::new();
-    loop {
-        match ranged.search(query, &Default::default()) {
-            Err(Error::NotLoaded { ranges }) => {
-                rounds.push(ranges.iter().map(|[s, e]| e - s).sum());
-                for [s, e] in ranges {
-                    ranged.supply(s, &blob[s as usize..e as usize]).unwrap();
-                }
-            }
-            Ok(_) => return rounds,
-            Err(e) => panic!("{query}: {e}"),
-        }
-    }
+    fetching_rounds(&mut open(blob), blob, query, &Default::default()).1
 }
 
 #[test]
