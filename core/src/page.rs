@@ -202,13 +202,30 @@ impl<'de> Deserialize<'de> for Extra {
         if d.is_human_readable() {
             Ok(Extra(BTreeMap::deserialize(d)?))
         } else {
-            let text = String::deserialize(d)?;
-            serde_json::from_str(&text).map(Extra).map_err(|e| {
-                crate::error::decode_error(format!(
-                    "a page's unknown fields are not valid JSON: {e}"
-                ))
-            })
+            d.deserialize_str(ExtraText)
         }
+    }
+}
+
+/// [`Extra`] from its JSON text in the blob, read where it lies (no copy of the text), and
+/// no JSON parser run for the usual `{}`: a sharded head's page stubs are decoded on the way
+/// to a first result.
+struct ExtraText;
+
+impl serde::de::Visitor<'_> for ExtraText {
+    type Value = Extra;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a page's unknown fields as JSON text")
+    }
+
+    fn visit_str<E: serde::de::Error>(self, text: &str) -> std::result::Result<Extra, E> {
+        if text == "{}" {
+            return Ok(Extra::default());
+        }
+        serde_json::from_str(text).map(Extra).map_err(|e| {
+            crate::error::decode_error(format!("a page's unknown fields are not valid JSON: {e}"))
+        })
     }
 }
 
