@@ -131,7 +131,7 @@ impl RangedIndex {
             positions,
             vectors,
         };
-        ranged.index.data.positions = ranged.positions(&ranged.usable_blocks())?;
+        ranged.index.data.positions = ranged.positions()?;
         let end = ranged.starts[0] as usize;
         if head_bytes.len() >= ranged.starts.get(1).map_or(u64::MAX, |&e| e) as usize {
             ranged.supply(end as u64, &head_bytes[end..])?;
@@ -305,19 +305,13 @@ impl RangedIndex {
         }
         if terms_changed {
             // The posting lists change; the dictionary and its look-up maps stay unless a
-            // shard came. A block whose shard is not loaded is left out: its terms' document
-            // frequencies are not known yet.
-            let usable = self.usable_blocks();
-            let blocks: Vec<Option<&PostingBlock>> = self
-                .postings
-                .iter()
-                .zip(&usable)
-                .map(|(p, &ok)| p.as_ref().filter(|_| ok))
-                .collect();
+            // shard came. A block whose shard is not loaded is left out: its terms are not in
+            // the lexical index yet.
+            let (firsts, blocks) = self.lexical_blocks(&self.postings);
             let lexical = &mut self.index.data.lexical;
-            lexical.set_blocks(&self.head.term_blocks, &blocks)?;
+            lexical.set_blocks(&firsts, &blocks)?;
             self.index.scorer = lexical.scorer(self.index.data.config.bm25);
-            self.index.data.positions = self.positions(&usable)?;
+            self.index.data.positions = self.positions()?;
         }
         Ok(())
     }
@@ -335,13 +329,13 @@ impl RangedIndex {
             let (postings, positions) = self.index.terms_read(analyzed);
             let mut need: Vec<Part> = postings
                 .iter()
-                .map(|&t| Part::Postings(self.head.term_block(t)))
+                .map(|&t| Part::Postings(self.head.term_block(self.global_term(t))))
                 .collect();
             if self.head.positions {
                 need.extend(
                     positions
                         .iter()
-                        .map(|&t| Part::Positions(self.head.term_block(t))),
+                        .map(|&t| Part::Positions(self.head.term_block(self.global_term(t)))),
                 );
             }
             if self.vectors.is_some() && opts.query_vector.is_some() {
@@ -519,38 +513,57 @@ impl RangedIndex {
         out
     }
 
-    /// Per term block: whether its postings are loaded, and (v9 and later) its dictionary shard.
-    fn usable_blocks(&self) -> Vec<bool> {
-        let mut usable: Vec<bool> = self.postings.iter().map(Option::is_some).collect();
-        if self.head.sharded() {
-            for j in 0..self.shards.len() {
-                if self.shards[j].is_none() {
-                    let blocks = crate::lane::lexical::block_range(
-                        &self.head.dict_blocks,
-                        j,
-                        self.head.term_blocks.len(),
-                    );
-                    for b in blocks {
-                        usable[b] = false;
-                    }
-                }
-            }
+    /// The whole dictionary's position of the lexical index's term `t`. In a v9 to v11 blob
+    /// the lexical index holds the terms of the dictionary shards loaded, numbered across
+    /// them in order ([`crate::lane::lexical::Dictionary::assemble`]); a v8 head's dictionary
+    /// is whole, numbered as the blob's.
+    fn global_term(&self, t: usize) -> usize {
+        if !self.head.sharded() {
+            return t;
         }
-        usable
+        let mut at = 0;
+        for j in (0..self.shards.len()).filter(|&j| self.shards[j].is_some()) {
+            let terms = self.head.shard_terms(j);
+            if t < at + terms.len() {
+                return terms.start + (t - at);
+            }
+            at += terms.len();
+        }
+        t
     }
 
-    /// The term positions of the blocks `usable` ([`RangedIndex::usable_blocks`]; `None`
-    /// when the index has none).
-    fn positions(&self, usable: &[bool]) -> Result<Option<Positions>> {
+    /// The blocks of `blocks` (postings or positions, one per term block, `None` until
+    /// loaded) the lexical index holds the terms of, each with where its terms start there:
+    /// those of the dictionary shards loaded (every block in a v8 blob).
+    fn lexical_blocks<'a, T>(&self, blocks: &'a [Option<T>]) -> (Vec<u32>, Vec<Option<&'a T>>) {
+        if !self.head.sharded() {
+            return (
+                self.head.term_blocks.clone(),
+                blocks.iter().map(Option::as_ref).collect(),
+            );
+        }
+        let (mut firsts, mut out) = (Vec::new(), Vec::new());
+        let mut at = 0;
+        for j in (0..self.shards.len()).filter(|&j| self.shards[j].is_some()) {
+            let terms = self.head.shard_terms(j);
+            let n_blocks = self.head.term_blocks.len();
+            for b in crate::lane::lexical::block_range(&self.head.dict_blocks, j, n_blocks) {
+                firsts.push((at + self.head.term_blocks[b] as usize - terms.start) as u32);
+                out.push(blocks.get(b).and_then(Option::as_ref));
+            }
+            at += terms.len();
+        }
+        (firsts, out)
+    }
+
+    /// The term positions of the blocks the lexical index holds ([`RangedIndex::lexical_blocks`];
+    /// `None` when the index has none).
+    fn positions(&self) -> Result<Option<Positions>> {
         if !self.head.positions {
             return Ok(None);
         }
-        let blocks: Vec<Option<&[u8]>> = self
-            .positions
-            .iter()
-            .zip(usable)
-            .map(|(pos, &ok)| pos.as_deref().filter(|_| ok))
-            .collect();
-        Positions::from_parts(&self.index.data.lexical, &self.head.term_blocks, &blocks).map(Some)
+        let (firsts, blocks) = self.lexical_blocks(&self.positions);
+        let blocks: Vec<Option<&[u8]>> = blocks.into_iter().map(|b| b.map(Vec::as_slice)).collect();
+        Positions::from_parts(&self.index.data.lexical, &firsts, &blocks).map(Some)
     }
 }

@@ -395,8 +395,8 @@ impl Head {
             .saturating_sub(1)
     }
 
-    /// The dictionary from the shards at hand (see [`Dictionary::assemble`]: a shard not at
-    /// hand stands as placeholders), or the head's own in a v8 head.
+    /// The dictionary of the shards at hand (see [`Dictionary::assemble`]: its terms numbered
+    /// across them), or the head's own in a v8 head.
     ///
     /// # Errors
     /// As [`Dictionary::assemble`].
@@ -408,7 +408,6 @@ impl Head {
             self.dictionary.lengths(),
             self.n_terms as usize,
             &self.dict_firsts(),
-            &self.dict_bounds,
             shards,
         )
     }
@@ -1135,6 +1134,9 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<IndexData> {
     }
     let blocks: Vec<Option<&PostingBlock>> = postings.iter().map(Option::as_ref).collect();
     let shards: Vec<Option<&Dictionary>> = shards.iter().map(Option::as_ref).collect();
+    if shards.iter().any(Option::is_none) {
+        return Err(Error::corrupt("a dictionary shard is missing"));
+    }
     let lexical =
         LexicalIndex::from_parts(head.whole_dictionary(&shards)?, &head.term_blocks, &blocks)?;
     let positions = if head.positions {
@@ -1301,17 +1303,23 @@ mod tests {
     }
 
     #[test]
-    fn a_head_claiming_billions_of_terms_is_an_error_before_any_allocation() {
+    fn a_head_claiming_billions_of_terms_allocates_nothing_for_them_and_its_shards_are_corrupt() {
         let blob = small();
         let mut head = decode_head(&blob).unwrap();
         assert!(head.sharded());
         head.n_terms = u32::MAX;
         let bad = with_raw(&blob, usize::MAX, &postcard::to_allocvec(&head).unwrap());
         let end = head_end(&bad).unwrap() as usize;
-        // In parts, the terms not loaded would be placeholders: too many of them.
+        // In parts, the terms not loaded take nothing; the last shard holds fewer terms.
+        let mut ranged = RangedIndex::open(&bad[..end]).unwrap();
+        let missing = ranged.missing();
+        let parts: Vec<(u64, &[u8])> = missing
+            .iter()
+            .map(|&[s, e]| (s, &bad[s as usize..e as usize]))
+            .collect();
         assert_eq!(
-            RangedIndex::open(&bad[..end]).unwrap_err().code(),
-            "too_large"
+            ranged.supply_many(&parts).unwrap_err().code(),
+            "corrupt_index"
         );
         // Whole, the shards are here and hold fewer terms.
         assert_eq!(

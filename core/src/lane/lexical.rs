@@ -323,116 +323,86 @@ impl Dictionary {
         }
     }
 
-    /// The dictionary of `n_terms` terms from its shards (see [`Dictionary::shard`]), shard
-    /// `i` holding the terms from `firsts[i]` and starting with the term `bounds[i]`, and the
-    /// head's chunk lengths. A shard not at hand (`None`) stands as placeholder terms that
-    /// sort where its terms do and match no word (its first term, then that term followed by
-    /// a NUL and a number), none of them a surface word, each with document frequency 0: a
-    /// search must load the shards of the words it reads ([`crate::RangedIndex`]), and then
-    /// every look-up it makes is the whole dictionary's.
+    /// The dictionary of the shards at hand, in order, as one (see [`Dictionary::shard`]):
+    /// shard `i` holds the terms `firsts[i]..firsts[i + 1]` of the whole dictionary's
+    /// `n_terms` (the last one up to the end), `None` when it is not at hand. The terms are
+    /// numbered from 0 across the shards at hand (with every shard, as in the whole
+    /// dictionary; [`crate::RangedIndex`] maps between the two), so a shard not loaded costs
+    /// nothing. A surface word whose term is in a shard not at hand is left out: its term is
+    /// its stem, which query analysis then makes itself. The head's chunk lengths come with
+    /// it.
     ///
     /// # Errors
-    /// [`Error::Corrupt`] when a shard's size is not the one the head gives.
+    /// [`Error::Corrupt`] when a shard's size is not the one the head gives, or a surface
+    /// word's term lies outside the dictionary.
     pub(crate) fn assemble(
         lengths: &[u32],
         n_terms: usize,
         firsts: &[u32],
-        bounds: &[String],
         shards: &[Option<&Dictionary>],
     ) -> Result<Dictionary> {
         let bad = |d: &str| Error::corrupt(format!("dictionary shards: {d}"));
-        if firsts.len() != shards.len() || bounds.len() != shards.len() {
+        if firsts.len() != shards.len() {
             return Err(bad("the head and the shards disagree"));
         }
-        // The number of terms is the head's word until the shards are here: check the shards
-        // at hand and bound what the placeholders would take before allocating for either,
-        // so that a hostile head cannot ask for billions of terms.
-        let mut placeholder_bytes: u64 = 0;
+        // Where each shard's terms start here (`None`: not at hand), each one's size checked
+        // against the head's word first.
+        let mut starts: Vec<Option<u32>> = Vec::with_capacity(shards.len());
+        let mut n = 0usize;
         for (i, shard) in shards.iter().enumerate() {
             let range = block_range(firsts, i, n_terms);
             match shard {
                 Some(d) if d.terms.len() != range.len() || d.dfs.len() != range.len() => {
                     return Err(bad("a shard holds another number of terms"));
                 }
-                Some(_) => {}
-                None => {
-                    let each = bounds[i].len() as u64 + 32;
-                    placeholder_bytes = placeholder_bytes.saturating_add(range.len() as u64 * each);
+                Some(d) => {
+                    starts.push(Some(n as u32));
+                    n += d.terms.len();
                 }
+                None => starts.push(None),
             }
         }
-        if placeholder_bytes > MAX_PLACEHOLDER_BYTES {
-            return Err(Error::TooLarge {
-                what: "dictionary terms not loaded yet, in bytes".into(),
-                limit: MAX_PLACEHOLDER_BYTES,
-                found: placeholder_bytes,
-            });
-        }
+        let here = |t: u32| -> Result<Option<u32>> {
+            if t as usize >= n_terms {
+                return Err(bad("a surface word's term lies outside the dictionary"));
+            }
+            let i = firsts.partition_point(|&f| f <= t).saturating_sub(1);
+            Ok(starts[i].map(|s| s + (t - firsts[i])))
+        };
         let mut out = Dictionary {
-            terms: Vec::with_capacity(n_terms),
-            dfs: Vec::with_capacity(n_terms),
-            own: vec![0u8; n_terms.div_ceil(8)],
+            terms: Vec::with_capacity(n),
+            dfs: Vec::with_capacity(n),
+            own: vec![0u8; n.div_ceil(8)],
             other_words: Vec::new(),
             other_terms: Vec::new(),
             lengths: lengths.to_vec(),
         };
-        for (i, shard) in shards.iter().enumerate() {
-            let range = block_range(firsts, i, n_terms);
-            match shard {
-                Some(d) => {
-                    for (k, t) in range.clone().enumerate() {
-                        if d.own.get(k / 8).is_some_and(|b| b & (1 << (k % 8)) != 0) {
-                            out.own[t / 8] |= 1 << (t % 8);
-                        }
-                    }
-                    out.terms.extend_from_slice(&d.terms);
-                    out.dfs.extend_from_slice(&d.dfs);
-                    out.other_words.extend_from_slice(&d.other_words);
-                    out.other_terms.extend_from_slice(&d.other_terms);
+        for d in shards.iter().flatten() {
+            let at = out.terms.len();
+            for k in 0..d.terms.len() {
+                if d.own.get(k / 8).is_some_and(|b| b & (1 << (k % 8)) != 0) {
+                    out.own[(at + k) / 8] |= 1 << ((at + k) % 8);
                 }
-                None => {
-                    out.terms.extend((0..range.len()).map(|k| match k {
-                        0 => bounds[i].clone(),
-                        k => placeholder(&bounds[i], k),
-                    }));
-                    out.dfs.extend(std::iter::repeat_n(0, range.len()));
+            }
+            out.terms.extend_from_slice(&d.terms);
+            out.dfs.extend_from_slice(&d.dfs);
+            for (w, &t) in d.other_words.iter().zip(&d.other_terms) {
+                if let Some(t) = here(t)? {
+                    out.other_words.push(w.clone());
+                    out.other_terms.push(t);
                 }
             }
         }
-        if out.terms.len() != n_terms {
-            return Err(bad("the shards do not cover the dictionary"));
-        }
         Ok(out)
     }
-}
-
-/// The most bytes the placeholders of the dictionary shards not loaded may take in a
-/// [`crate::RangedIndex`]: 64 MiB, a dictionary of about 1.5 million
-/// terms (CACM's 14,386 take 560 KB). A bigger one is `too_large` to read in parts; it loads
-/// whole.
-pub const MAX_PLACEHOLDER_BYTES: u64 = 64 << 20;
-
-/// Placeholder `k` (from 1) of a shard whose first term is `first` ([`Dictionary::assemble`]):
-/// `first`, a NUL, then `k` in three characters of 14 bits each from U+0100, so that the
-/// placeholders sort in `k`'s order, after `first` and before any word that extends it (no word
-/// holds a NUL), without the formatting machinery: a shard's placeholders are made again on
-/// every load of another shard. [`LexicalIndex::index_terms`] leaves them out of its map.
-fn placeholder(first: &str, k: usize) -> String {
-    let mut p = String::with_capacity(first.len() + 7);
-    p.push_str(first);
-    p.push('\0');
-    for shift in [28, 14, 0] {
-        let digit = ((k >> shift) & 0x3FFF) as u32;
-        p.push(char::from_u32(0x100 + digit).unwrap_or('\u{100}'));
-    }
-    p
 }
 
 /// A sorted list of words stored front-coded: each word as the length of the prefix it shares
 /// with the word before (in bytes) and the rest, which on CACM's dictionary deflates to 40%
 /// fewer bytes than the words whole.
 pub(crate) mod front_coded {
-    use serde::{Deserialize, Deserializer, Serializer};
+    use serde::de::{DeserializeSeed, Error as _, SeqAccess, Visitor};
+    use serde::{Deserializer, Serializer};
 
     use crate::error::decode_error;
 
@@ -454,19 +424,89 @@ pub(crate) mod front_coded {
         }))
     }
 
+    /// Each word is made in one allocation as its entry is read (a sharded head's page keys and
+    /// every dictionary shard come this way: decoding them is on the way to a first result).
     pub(crate) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
-        let coded: Vec<(u32, String)> = Vec::deserialize(d)?;
-        let mut words: Vec<String> = Vec::with_capacity(coded.len());
-        for (shared, rest) in coded {
-            let prev = words.last().map_or("", String::as_str);
-            let Some(head) = prev.get(..shared as usize) else {
+        d.deserialize_seq(Words)
+    }
+
+    struct Words;
+
+    impl<'de> Visitor<'de> for Words {
+        type Value = Vec<String>;
+
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("front-coded words")
+        }
+
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<String>, A::Error> {
+            // The hint is the decoder's claim; the vector grows past a small start otherwise.
+            let mut words: Vec<String> = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(4096));
+            while let Some(word) =
+                seq.next_element_seed(Next(words.last().map_or("", String::as_str)))?
+            {
+                words.push(word);
+            }
+            Ok(words)
+        }
+    }
+
+    /// One entry, `(shared, rest)`: the word before's first `shared` bytes, then `rest`.
+    struct Next<'a>(&'a str);
+
+    impl<'de> DeserializeSeed<'de> for Next<'_> {
+        type Value = String;
+
+        fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<String, D::Error> {
+            d.deserialize_tuple(2, self)
+        }
+    }
+
+    impl<'de> Visitor<'de> for Next<'_> {
+        type Value = String;
+
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a shared length and the rest of a word")
+        }
+
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<String, A::Error> {
+            let missing = || A::Error::invalid_length(0, &"a shared length and the rest of a word");
+            let shared: u32 = seq.next_element()?.ok_or_else(missing)?;
+            let Some(head) = self.0.get(..shared as usize) else {
                 return Err(decode_error(
                     "a front-coded word shares more than the word before",
                 ));
             };
-            words.push(format!("{head}{rest}"));
+            let rest = seq.next_element_seed(Rest(head))?.ok_or_else(missing)?;
+            Ok(rest)
         }
-        Ok(words)
+    }
+
+    /// The rest of a word, appended to the shared part as it is read (borrowed from the bytes
+    /// where the decoder can, so with no copy of its own).
+    struct Rest<'a>(&'a str);
+
+    impl<'de> DeserializeSeed<'de> for Rest<'_> {
+        type Value = String;
+
+        fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<String, D::Error> {
+            d.deserialize_str(self)
+        }
+    }
+
+    impl<'de> Visitor<'de> for Rest<'_> {
+        type Value = String;
+
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("the rest of a word")
+        }
+
+        fn visit_str<E: serde::de::Error>(self, rest: &str) -> Result<String, E> {
+            let mut word = String::with_capacity(self.0.len() + rest.len());
+            word.push_str(self.0);
+            word.push_str(rest);
+            Ok(word)
+        }
     }
 
     #[cfg(test)]
@@ -871,13 +911,10 @@ impl LexicalIndex {
 
     /// Fills the derived term → position map (after building or decoding).
     pub(crate) fn index_terms(&mut self) {
-        // A placeholder of a dictionary shard not loaded (it holds a NUL, as no word does)
-        // matches no query term: it is left out.
         self.lookup = self
             .terms
             .iter()
             .enumerate()
-            .filter(|(_, t)| !t.contains('\0'))
             .map(|(i, t)| (t.clone(), i as u32))
             .collect();
         self.surface = self
@@ -1076,6 +1113,10 @@ impl LexicalIndex {
         let mut impacts = Vec::with_capacity(self.chunks.len());
         for t in 0..self.terms.len() {
             let (chunks, tfs) = self.postings_of(t);
+            if chunks.is_empty() {
+                // A ranged index's terms whose lists are not loaded: no logarithm for them.
+                continue;
+            }
             let idf = self.idf(chunks.len());
             impacts.extend(chunks.iter().zip(tfs).map(|(&c, &tf)| {
                 let tf = tf as f32;
@@ -1487,17 +1528,6 @@ mod tests {
         let chunks: Vec<u32> = hits.iter().map(|h| h.0).collect();
         assert_eq!(chunks.len(), 2);
         assert!(chunks.contains(&2) && (chunks.contains(&0) || chunks.contains(&1)));
-    }
-
-    #[test]
-    fn placeholders_sort_in_order_between_their_first_term_and_any_word_after_it() {
-        let ks = [1, 2, 0x3FFF, 0x4000, 1 << 20, (1 << 28) + 5];
-        let ps: Vec<String> = ks.iter().map(|&k| placeholder("comp", k)).collect();
-        assert!(ps.windows(2).all(|w| w[0] < w[1]), "{ps:?}");
-        for p in &ps {
-            assert!("comp" < p.as_str() && p.as_str() < "comp\u{1}" && p.as_str() < "compa");
-            assert!(p.contains('\0'));
-        }
     }
 
     #[test]
