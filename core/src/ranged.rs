@@ -86,7 +86,9 @@ impl RangedIndex {
     /// As [`RangedIndex::head_end`], and [`Error::Corrupt`] for a head cut short, changed or
     /// inconsistent, or a whole section after it that is not what the head says.
     pub fn open(head_bytes: &[u8]) -> Result<RangedIndex> {
-        let head = blob::decode_head(head_bytes)?;
+        let mut head = blob::decode_head(head_bytes)?;
+        // The index takes the page stubs (not a copy); a page block's pages replace them.
+        let pages = std::mem::take(&mut head.pages);
         let parts = head.parts();
         let mut starts = Vec::with_capacity(head.sections.len() + 1);
         let mut at = blob::head_end(head_bytes)?;
@@ -110,7 +112,7 @@ impl RangedIndex {
         let dictionary = head.whole_dictionary(&vec![None; head.dict_blocks.len()])?;
         let data = blob::IndexData {
             config: head.config.clone(),
-            pages: head.pages.clone(),
+            pages,
             chunks: head.chunks.clone(),
             lexical: LexicalIndex::from_dictionary(dictionary)?,
             vectors: vectors.clone(),
@@ -174,7 +176,11 @@ impl RangedIndex {
                 Loaded::Raw(r)
             }
             Loaded::Graph(g) => {
-                g.validate(self.head.pages.len(), self.head.chunks.len(), *raw_chunks)?;
+                g.validate(
+                    self.index.data.pages.len(),
+                    self.head.chunks.len(),
+                    *raw_chunks,
+                )?;
                 Loaded::Graph(g)
             }
             Loaded::Vectors(values) => match &self.vectors {
@@ -217,8 +223,13 @@ impl RangedIndex {
                 if !self.loaded[i] && !decoded.iter().any(|&(k, _)| k == i) {
                     let from = (self.starts[i] - start) as usize;
                     let to = (self.starts[i + 1] - start) as usize;
-                    let section =
-                        blob::decode_section(&self.head, &self.parts, i, &bytes[from..to])?;
+                    let section = blob::decode_section(
+                        &self.head,
+                        &self.index.data.pages,
+                        &self.parts,
+                        i,
+                        &bytes[from..to],
+                    )?;
                     decoded.push((i, self.checked(section, &mut raw_chunks)?));
                 }
                 i += 1;
@@ -441,7 +452,7 @@ impl RangedIndex {
 
     /// Number of pages.
     pub fn page_count(&self) -> usize {
-        self.head.pages.len()
+        self.index.data.pages.len()
     }
 
     /// Number of page chunks.

@@ -150,7 +150,8 @@ const TAG_LEN: usize = 8;
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub(crate) struct Head {
     pub config: Config,
-    /// Per page: [`stub`] of it (stored as [`stubs`] says).
+    /// Per page: [`stub`] of it (stored as [`stubs`] says). [`crate::RangedIndex::open`] moves
+    /// them into its index, where a page block's pages replace them.
     #[serde(with = "stubs")]
     pub pages: Vec<Page>,
     /// Each page's number of chunks: the chunk table without the spans (each page's block
@@ -373,7 +374,8 @@ impl Head {
 
     /// The pages of page block `i`.
     pub(crate) fn page_range(&self, i: usize) -> std::ops::Range<usize> {
-        block_range(&self.page_blocks, i, self.pages.len())
+        // One chunk count per page (checked by `validate`): a ranged index moves the pages out.
+        block_range(&self.page_blocks, i, self.chunk_counts.len())
     }
 
     /// The chunks (positions in the chunk table) of the pages `pages`.
@@ -970,6 +972,7 @@ pub(crate) enum Loaded {
 /// [`Error::Corrupt`] for bytes that are not that section.
 pub(crate) fn decode_section(
     head: &Head,
+    stubs: &[Page],
     parts: &[Part],
     i: usize,
     bytes: &[u8],
@@ -1003,7 +1006,7 @@ pub(crate) fn decode_section(
         Part::Positions(_) => Loaded::Positions(inflate_decode(bytes, raw, &what)?),
         Part::Pages(b) => {
             let (pages, spans): (Vec<Page>, Vec<(u32, u32)>) = inflate_decode(bytes, raw, &what)?;
-            check_page_block(head, b, &pages, &spans)?;
+            check_page_block(head, stubs, b, &pages, &spans)?;
             Loaded::Pages(pages, spans)
         }
         Part::Graph => Loaded::Graph(inflate_decode(bytes, raw, &what)?),
@@ -1043,7 +1046,13 @@ fn check_shard(head: &Head, j: usize, d: &Dictionary) -> Result<()> {
 /// Checks the pages of page block `b` against the head: as many as the block spans, each
 /// the page its stub stands for, its body offset inside its text, and a span for each of
 /// their chunks, inside its page's text.
-fn check_page_block(head: &Head, b: usize, pages: &[Page], spans: &[(u32, u32)]) -> Result<()> {
+fn check_page_block(
+    head: &Head,
+    stubs: &[Page],
+    b: usize,
+    pages: &[Page],
+    spans: &[(u32, u32)],
+) -> Result<()> {
     let range = head.page_range(b);
     if pages.len() != range.len() {
         return Err(Error::corrupt(format!(
@@ -1053,7 +1062,7 @@ fn check_page_block(head: &Head, b: usize, pages: &[Page], spans: &[(u32, u32)])
         )));
     }
     for (page, p) in pages.iter().zip(range.clone()) {
-        if stub(page) != head.pages[p] {
+        if stubs.get(p) != Some(&stub(page)) {
             return Err(Error::corrupt(format!(
                 "page {} differs from its entry in the head",
                 page.key
@@ -1108,7 +1117,7 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<IndexData> {
                 "truncated: section {i} ends past the last byte"
             )));
         };
-        match decode_section(&head, &parts, i, section)? {
+        match decode_section(&head, &head.pages, &parts, i, section)? {
             Loaded::Dictionary(d) => {
                 if let Part::Dictionary(j) = parts[i] {
                     shards[j] = Some(d);
