@@ -326,7 +326,7 @@ export declare class Index {
   /** `save` on the calling thread. */
   saveSync(path: string): void
   /**
-   * The blob of the current snapshot in the sectioned layout (format v11), which a browser
+   * The blob of the current snapshot in the sectioned layout (format v12), which a browser
    * reads by HTTP range requests; `fromBytes` loads it too.
    */
   toSectionedBytes(): Buffer

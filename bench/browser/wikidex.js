@@ -1,5 +1,5 @@
 // The wikidex side of bench/compare_browser.mjs: the docs site's own search worker
-// (examples/docs-site/static/worker.js: the wasm module, the whole blob fetched, then one
+// (examples/docs-site/static/worker.js: the wasm module, the blob read by range requests, then one
 // `index.search` per message), driven as the site's search page drives it.
 //
 // ?site=/wx-cacm/ (where worker.js, pkg/ and the blob are) &blob=cacm.wdx [&head=BYTES]

@@ -475,7 +475,7 @@ impl JsIndex {
         self.shared.snapshot().save(path.as_ref()).or_throw(&env)
     }
 
-    /// The blob of the current snapshot in the sectioned layout (format v11), which a browser
+    /// The blob of the current snapshot in the sectioned layout (format v12), which a browser
     /// reads by HTTP range requests; `fromBytes` loads it too.
     #[napi]
     pub fn to_sectioned_bytes(&self, env: Env) -> napi::Result<Buffer> {

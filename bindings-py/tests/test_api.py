@@ -182,10 +182,10 @@ def test_pickle_round_trip_keeps_the_answers(example):
     assert again.search("outage").to_dict() == example.search("outage").to_dict()
 
 
-def test_sectioned_bytes_are_format_v11_and_load_back_with_the_same_answers(example):
+def test_sectioned_bytes_are_format_v12_and_load_back_with_the_same_answers(example):
     blob = example.to_sectioned_bytes()
     assert blob[:8] == b"WIKIDEX\0"
-    assert int.from_bytes(blob[8:12], "little") == 11
+    assert int.from_bytes(blob[8:12], "little") == 12
     assert int.from_bytes(example.to_bytes()[8:12], "little") < 11
     again = wikidex.Index.from_bytes(blob)
     for q in ["who do I page for an outage", "nightly job crash", "PII in exports", "revenue"]:

@@ -43,7 +43,7 @@ export class BlobSearch {
 
 /**
  * Opens the blob at `url`: with range requests when the server answers them and the blob is
- * sectioned (formats v8 to v11), else the whole blob (one in one piece needs `wasm.Index`, which
+ * sectioned (formats v8 to v12), else the whole blob (one in one piece needs `wasm.Index`, which
  * the search module does not have: it is `incompatible_format` there). Rejects with the core's
  * coded errors, or an `Error` with `code: 'http'` and `details: {url, status}` for a failed
  * request.

@@ -1,7 +1,7 @@
 // Searching a blob over HTTP without downloading all of it first: the fetching side of the
 // wasm module's `RangedIndex` (copied next to each module by scripts/wasm-build.sh).
 //
-// A sectioned blob (formats v8 to v11, `wikidex build --sectioned`) is read with HTTP range
+// A sectioned blob (formats v8 to v12, `wikidex build --sectioned`) is read with HTTP range
 // requests: its first bytes (the head: page stubs, chunk table, where the dictionary's shards
 // start), then, for each search, the byte ranges the core says it reads (the error
 // `not_loaded` names them: the dictionary shards of the query's words, the postings of its
@@ -22,7 +22,7 @@
 /**
  * How many bytes the first request asks for: the head, or its start, and whatever sections
  * follow it. A small blob comes whole in it; a big one's head takes a second request (CACM's,
- * 3,204 pages: 7 KB in format v11, 19 KB in v10, 23 KB in v9, 80 KB in v8).
+ * 3,204 pages: 8 KB in format v12, 7 KB in v11, 19 KB in v10, 23 KB in v9, 80 KB in v8).
  */
 export const PREFIX_BYTES = 16 * 1024
 

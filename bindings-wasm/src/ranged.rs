@@ -1,4 +1,4 @@
-//! `RangedIndex`: a sectioned blob (formats v8 to v11) read in parts, for a site whose blob is too big
+//! `RangedIndex`: a sectioned blob (formats v8 to v12) read in parts, for a site whose blob is too big
 //! to download before the first result. The core says which byte ranges a search needs (the
 //! error `not_loaded`, `details.ranges`); the page fetches them with HTTP range requests and
 //! hands them over with `supply` (`ranged.js` beside the module does that loop).

@@ -33,7 +33,7 @@ export const LACKS = {
  * the older sectioned heads, 3 KB), so it reads the current sectioned format alone; the vectors
  * were written by a build that reads 1 and later.
  */
-export const OLDEST_FORMAT = 11
+export const OLDEST_FORMAT = 12
 
 /**
  * The runner's `api.differs`: an `incompatible_format` error names the oldest format the build

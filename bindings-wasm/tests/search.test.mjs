@@ -50,7 +50,7 @@ test("ranged.js's pageRecord rejects with unsupported in the search module, and 
   assert.deepEqual(await inFull.pageRecord('a'), built.pageRecord('a'))
 })
 
-test('a blob in one piece (v1 to v7), or sectioned in an older format (v8 to v10), is an incompatible format for the search module and loads in the whole module; v11 loads in both', () => {
+test('a blob in one piece (v1 to v7), or sectioned in an older format (v8 to v11), is an incompatible format for the search module and loads in the whole module; v12 loads in both', () => {
   const fixtures = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'core', 'tests', 'fixtures', 'blobs')
   for (let v = 1; v <= 7; v++) {
     const blob = readFileSync(join(fixtures, `v${v}.wdx`))

@@ -403,7 +403,7 @@ struct BuildArgs {
     /// without a frontmatter date): the blob then depends only on the files' paths and texts.
     #[arg(long)]
     no_file_times: bool,
-    /// Write the sectioned layout (format v11): the same index in deflated parts, for a site
+    /// Write the sectioned layout (format v12): the same index in deflated parts, for a site
     /// whose browser search fetches only the parts a query reads (HTTP range requests,
     /// `RangedIndex` in the wasm module). Every surface loads it whole too; `sync` keeps it.
     #[arg(long)]

@@ -1056,7 +1056,7 @@ fn sync_rewrites_a_blob_of_an_older_format_once() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-/// `build --sectioned` writes format v11, which `search` reads as it reads v7, and `sync` keeps
+/// `build --sectioned` writes format v12, which `search` reads as it reads v7, and `sync` keeps
 /// it sectioned when it rewrites it.
 #[test]
 fn a_sectioned_build_searches_as_a_plain_one_and_sync_keeps_it_sectioned() {
@@ -1073,7 +1073,7 @@ fn a_sectioned_build_searches_as_a_plain_one_and_sync_keeps_it_sectioned() {
         assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
     }
     let version = |p: &Path| std::fs::read(p).unwrap()[8];
-    assert_eq!((version(&plain), version(&sectioned)), (7, 11));
+    assert_eq!((version(&plain), version(&sectioned)), (7, 12));
     let search = |p: &Path| {
         let mut r = json(&wikidex(&[
             "search",
@@ -1091,7 +1091,7 @@ fn a_sectioned_build_searches_as_a_plain_one_and_sync_keeps_it_sectioned() {
     let (w, b) = (wiki.to_str().unwrap(), sectioned.to_str().unwrap());
     let r = json(&wikidex(&["sync", w, "-o", b, "--no-embed", "--json"]));
     assert_eq!(r["written"], true);
-    assert_eq!(version(&sectioned), 11);
+    assert_eq!(version(&sectioned), 12);
     let hits = json(&wikidex(&["search", b, "zebras", "--json"]));
     assert_eq!(hits["hits"][0]["key"], "active_accounts");
     std::fs::remove_dir_all(&dir).unwrap();

@@ -31,9 +31,10 @@ pub const MAX_FRONTMATTER_NODES: usize = 100_000;
 /// Where a page lives: shared by everyone, or one user's (or agent's) scratch space.
 ///
 /// Serialized as a string: `global` or `user/<name>`.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Scope {
     /// `global/` (or anything outside `user/<name>/`).
+    #[default]
     Global,
     /// `user/<name>/`: shadows a global page with the same key for searches in this scope.
     User(String),
@@ -230,7 +231,7 @@ impl serde::de::Visitor<'_> for ExtraText {
 }
 
 /// One wiki page: its frontmatter, where it lives, and its full source text.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Page {
     /// Flat key derived from the file name (see [`normalize_key`]).
     pub key: String,

@@ -1,14 +1,15 @@
-//! An index read in parts from a sectioned blob (formats v8 to v11, [`crate::blob`]): what a
+//! An index read in parts from a sectioned blob (formats v8 to v12, [`crate::blob`]): what a
 //! browser uses to search a big site without downloading the whole blob first.
 //!
 //! Open it with the blob's head ([`RangedIndex::head_end`] says how many bytes from the start
 //! that is), then search. A search that reads parts not loaded yet fails with
 //! [`Error::NotLoaded`] naming their byte ranges; fetch those (HTTP range requests), hand each
-//! to [`RangedIndex::supply`] and search again. A v9 to v11 blob's first search reads the dictionary
-//! shards of the query's terms and of the terms the word being typed begins (a word the wiki
-//! lacks reads, in a round more, the shards of the terms it begins and, when typo tolerance
-//! expands it, those of the words starting with its first character), the next the postings
-//! of its terms, and the last the pages its hits show. Parts stay loaded, so the next queries fetch
+//! to [`RangedIndex::supply`] and search again. A v12 blob's first search reads the dictionary
+//! shards of the query's terms and of the terms the word being typed begins, with the postings
+//! the head says those terms are in (a word the wiki lacks reads, in a round more, the shards
+//! of the terms it begins and, when typo tolerance expands it, those of the words starting with
+//! its first character, then the postings of the terms it is taken for), and the next the pages
+//! its hits show; in a v9 to v11 blob the postings come in a round of their own. Parts stay loaded, so the next queries fetch
 //! less and less. Every answer is the one the whole index gives: a shard holds every word of
 //! its range with its document frequency, and the head the chunk lengths, so loading a part
 //! never changes a ranking, only completes it.
@@ -88,7 +89,7 @@ impl RangedIndex {
     pub fn open(head_bytes: &[u8]) -> Result<RangedIndex> {
         let mut head = blob::decode_head(head_bytes)?;
         // The index takes the page stubs (not a copy); a page block's pages replace them.
-        let pages = std::mem::take(&mut head.pages);
+        let pages = std::mem::take(&mut head.pages.0);
         let parts = head.parts();
         let mut starts = Vec::with_capacity(head.sections.len() + 1);
         let mut at = blob::head_end(head_bytes)?;
@@ -320,7 +321,8 @@ impl RangedIndex {
             // the lexical index yet.
             let (firsts, blocks) = self.lexical_blocks(&self.postings);
             let lexical = &mut self.index.data.lexical;
-            lexical.set_blocks(&firsts, &blocks)?;
+            let whole = self.shards.iter().all(Option::is_some);
+            lexical.set_blocks(&firsts, &blocks, whole)?;
             self.index.scorer = lexical.scorer(self.index.data.config.bm25);
             self.index.data.positions = self.positions()?;
         }
@@ -372,7 +374,8 @@ impl RangedIndex {
     /// [`Error::NotLoaded`] for the dictionary shards a search of `qterms` reads, as far as
     /// the shards at hand tell; each round of a search asks for the next ones:
     /// 1. the shard of each query term (its look-up), and those of the terms the last word
-    ///    and its term begin (the word being typed is matched as a prefix);
+    ///    and its term begin (the word being typed is matched as a prefix), with the postings
+    ///    of those terms (from v12, [`Head::term_postings`]: the search reads them next);
     /// 2. with those, the shards of the terms that begin the words whose terms the dictionary
     ///    lacks (matched as prefixes too), and, when `typos`, of the words that start as the
     ///    words typo tolerance expands do ([`typo::expands`]: a typo keeps the first
@@ -390,15 +393,25 @@ impl RangedIndex {
         let head = &self.head;
         let n = qterms.len();
         let mut need = vec![false; self.shards.len()];
+        let mut postings: Vec<Part> = Vec::new();
         for (i, q) in qterms.iter().enumerate() {
             need[head.word_shard(&q.term)] = true;
+            postings.extend(head.term_postings(&q.term, false).map(Part::Postings));
             if i + 1 == n {
                 for p in token::prefixes(None, i, qterms) {
                     need[head.prefix_shards(p)].fill(true);
+                    postings.extend(head.term_postings(p, true).map(Part::Postings));
                 }
             }
         }
-        self.require_shards(&need)?;
+        // With them, the postings the head says those terms are in (v12), which the search
+        // reads next when the dictionary has the terms: a round less.
+        let mut parts: Vec<Part> = (0..need.len())
+            .filter(|&j| need[j])
+            .map(Part::Dictionary)
+            .collect();
+        parts.extend(postings);
+        self.require(&parts)?;
         let lexical = &self.index.data.lexical;
         let known: Vec<Option<usize>> = qterms.iter().map(|q| lexical.lookup(&q.term)).collect();
         let mut chars: Vec<char> = Vec::new();
@@ -524,7 +537,7 @@ impl RangedIndex {
         out
     }
 
-    /// The whole dictionary's position of the lexical index's term `t`. In a v9 to v11 blob
+    /// The whole dictionary's position of the lexical index's term `t`. In a v9 to v12 blob
     /// the lexical index holds the terms of the dictionary shards loaded, numbered across
     /// them in order ([`crate::lane::lexical::Dictionary::assemble`]); a v8 head's dictionary
     /// is whole, numbered as the blob's.

@@ -376,7 +376,7 @@ class Index:
         return self._native.to_bytes()
 
     def to_sectioned_bytes(self) -> bytes:
-        """The index as one blob in the sectioned layout (format v11), which a browser reads
+        """The index as one blob in the sectioned layout (format v12), which a browser reads
         by HTTP range requests; :meth:`from_bytes` loads it too (the same bytes for the same
         index)."""
         return self._native.to_sectioned_bytes()

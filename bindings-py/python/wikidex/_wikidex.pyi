@@ -114,7 +114,7 @@ class NativeIndex:
     def save(self, path: _Path) -> None:
         """Saves the blob atomically."""
     def to_sectioned_bytes(self) -> bytes:
-        """The blob in the sectioned layout (format v9)."""
+        """The blob in the sectioned layout (format v12)."""
     def save_sectioned(self, path: _Path) -> None:
         """Saves the sectioned blob atomically."""
     def copy(self) -> NativeIndex:

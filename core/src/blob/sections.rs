@@ -1,4 +1,4 @@
-//! Formats v8 to v11, the sectioned layout: the index in parts a reader can fetch one at a
+//! Formats v8 to v12, the sectioned layout: the index in parts a reader can fetch one at a
 //! time, so a browser searching a big site by HTTP range requests downloads the head, the
 //! dictionary shards of the query's words, the postings of its terms and the records of its
 //! hits, not the whole blob ([`crate::RangedIndex`]). Loading the whole file gives the same
@@ -7,7 +7,7 @@
 //! ```text
 //! offset    size  field
 //! 0         8     magic  b"WIKIDEX\0"
-//! 8         4     format version 11 (u32, little-endian; 8 to 10 are read too)
+//! 8         4     format version 12 (u32, little-endian; 8 to 11 are read too)
 //! 12        4     flags (u32, little-endian; 0, reserved)
 //! 16        8     head length H in bytes (u64, little-endian)
 //! 24        32    BLAKE3 hash of the head
@@ -25,8 +25,9 @@
 //!
 //! The head holds what every search reads: the configuration, a stub of each page (what
 //! filters, link names and dates read: no text, title or summary), the chunk table, the chunk
-//! lengths, where the dictionary's shards start and their first terms, the vector section
-//! without its values. The sections: the dictionary in shards of consecutive terms (the terms,
+//! lengths, where the dictionary's shards start, the first term of each block of postings
+//! (so the first round of a search fetches its terms' postings with their shards), the vector
+//! section without its values. The sections: the dictionary in shards of consecutive terms (the terms,
 //! their document frequencies and the surface words between a shard's first term and the
 //! next shard's), the posting lists in blocks of consecutive terms, their term positions in
 //! blocks alike, the whole pages in blocks of consecutive pages, the graph, the raw layer,
@@ -34,7 +35,12 @@
 //! [`PAGE_BLOCK_BYTES`] of text: 4 KB until v9, 2 KB in v10, 1 KB from v11); a dictionary shard is one or more whole blocks of
 //! postings.
 //!
-//! Format v10 is v11 with each page's key in its stub (v11 lists the keys apart, front-coded:
+//! Format v11 is v12 with every page's stub listed (v12 lists only those that hold more than
+//! a key: opening CACM's head in the browser's module took 4.0 ms, 2.4 of them decoding the
+//! 3,204 bare stubs' fields) and the first term of each dictionary shard rather than of each
+//! block of postings (a shard's is its first block's: 612 bytes more on CACM's head, and the
+//! postings of the query's terms come a round earlier). Format v10 is v11 with each page's
+//! key in its stub (v11 lists the keys apart, front-coded:
 //! CACM's head 18.7 -> 7.2 KB), each section's inflated length in the head's list (a v11
 //! section inflates to at most what deflate makes of its length, as the head does; its tag
 //! says whether it is the section the head was written with), and the block starts whole
@@ -54,11 +60,12 @@ use crate::graph::GraphSection;
 use crate::lane::lexical::{block_range, front_coded, Dictionary, LexicalIndex, PostingBlock};
 use crate::lane::phrase::Positions;
 use crate::lane::semantic::{VectorSection, VectorValues};
+use crate::lane::token::MAX_PREFIX_EXPANSIONS;
 use crate::page::{Extra, Page};
 use crate::raw::RawSection;
 
 /// The format version of the sectioned layout this build writes.
-pub(crate) const SECTIONED_VERSION: u32 = 11;
+pub(crate) const SECTIONED_VERSION: u32 = 12;
 
 /// The first sectioned format version (its head holds the whole dictionary).
 pub(crate) const FIRST_SECTIONED_VERSION: u32 = 8;
@@ -145,15 +152,18 @@ impl From<SectionV10> for Section {
 /// The bytes before each section's deflated bytes from v10: its tag.
 const TAG_LEN: usize = 8;
 
-/// What every search reads, at the head of a sectioned blob (see the module docs), as a v11
-/// head stores it; [`HeadV10`] and [`HeadV8`] are the earlier layouts.
+/// What every search reads, at the head of a sectioned blob (see the module docs), as a v12
+/// head stores it.
+pub(crate) type Head = HeadOf<Stubs>;
+
+/// A head with its page stubs stored as `P` says: [`Stubs`] from v12, [`StubsV11`] in v11
+/// ([`HeadV10`] and [`HeadV8`] are the earlier layouts).
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub(crate) struct Head {
+pub(crate) struct HeadOf<P> {
     pub config: Config,
-    /// Per page: [`stub`] of it (stored as [`stubs`] says). [`crate::RangedIndex::open`] moves
-    /// them into its index, where a page block's pages replace them.
-    #[serde(with = "stubs")]
-    pub pages: Vec<Page>,
+    /// Per page: [`stub`] of it. [`crate::RangedIndex::open`] moves them into its index, where
+    /// a page block's pages replace them.
+    pub pages: P,
     /// Each page's number of chunks: the chunk table without the spans (each page's block
     /// holds its chunks' spans).
     chunk_counts: Vec<u32>,
@@ -184,12 +194,45 @@ pub(crate) struct Head {
     /// dictionary is whole, and for an index with no terms).
     #[serde(with = "gaps")]
     pub dict_blocks: Vec<u32>,
-    /// The first term of each dictionary shard.
+    /// The first term of each block of postings (v12; empty in an older head), so that a
+    /// search asks for the postings of its words' terms with their dictionary shards, before
+    /// the shards say where the terms are. A v11 head has each dictionary shard's first term
+    /// here (see [`decode_head`]).
     #[serde(with = "front_coded")]
+    pub block_bounds: Vec<String>,
+    /// The first term of each dictionary shard: from v12, derived from `block_bounds` by
+    /// [`Head::validate`].
+    #[serde(skip)]
     pub dict_bounds: Vec<String>,
     /// The BLAKE3 hash of the head's bytes: the key of the sections' tags.
     #[serde(skip)]
     pub key: [u8; 32],
+}
+
+impl<P> HeadOf<P> {
+    /// The same head with its page stubs made by `f`.
+    #[cfg(feature = "older-sectioned")]
+    fn try_map_pages<Q>(self, f: impl FnOnce(P) -> Result<Q>) -> Result<HeadOf<Q>> {
+        Ok(HeadOf {
+            config: self.config,
+            pages: f(self.pages)?,
+            chunk_counts: self.chunk_counts,
+            chunks: self.chunks,
+            chunk_numbers: self.chunk_numbers,
+            page_modified: self.page_modified,
+            dictionary: self.dictionary,
+            vectors: self.vectors,
+            positions: self.positions,
+            term_blocks: self.term_blocks,
+            page_blocks: self.page_blocks,
+            sections: self.sections,
+            n_terms: self.n_terms,
+            dict_blocks: self.dict_blocks,
+            block_bounds: self.block_bounds,
+            dict_bounds: self.dict_bounds,
+            key: self.key,
+        })
+    }
 }
 
 #[cfg(feature = "older-sectioned")]
@@ -240,7 +283,7 @@ impl<S: Into<Section>> From<HeadV8<S>> for Head {
     fn from(h: HeadV8<S>) -> Head {
         Head {
             config: h.config,
-            pages: h.pages,
+            pages: Stubs(h.pages),
             chunk_counts: h.chunk_counts,
             chunks: Vec::new(),
             chunk_numbers: h.chunk_numbers,
@@ -253,54 +296,125 @@ impl<S: Into<Section>> From<HeadV8<S>> for Head {
             page_blocks: h.page_blocks,
             sections: h.sections.into_iter().map(Into::into).collect(),
             dict_blocks: Vec::new(),
+            block_bounds: Vec::new(),
             dict_bounds: Vec::new(),
             key: [0; 32],
         }
     }
 }
 
-/// A v11 head's page stubs: every page's key first, front-coded (the keys of consecutive pages
-/// share their starts: CACM's 3,204 keys deflate to 178 bytes this way, to 6.7 KB whole), then
-/// the stubs without their keys.
-mod stubs {
-    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+/// The page stubs as a head from v12 stores them: every page's key, front-coded (the keys of
+/// consecutive pages share their starts: CACM's 3,204 keys deflate to 178 bytes this way, to
+/// 6.7 KB whole), then only the stubs that hold more than a key (tags, a type, aliases, a
+/// date...), each after the number of pages since the one before (the first after its
+/// position), without its key. A wiki's pages are mostly bare stubs (CACM's all are), and
+/// opening a head decodes just the keys for them: 2.4 of the 4.0 ms it took to open CACM's
+/// head went to decoding each stub's 22 fields (v11's layout, [`StubsV11`]).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct Stubs(pub Vec<Page>);
 
-    use crate::error::decode_error;
-    use crate::lane::lexical::front_coded;
-    use crate::page::Page;
+impl std::ops::Deref for Stubs {
+    type Target = Vec<Page>;
 
-    #[derive(Serialize, Deserialize)]
-    struct Stubs {
-        #[serde(with = "front_coded")]
-        keys: Vec<String>,
-        pages: Vec<Page>,
+    fn deref(&self) -> &Vec<Page> {
+        &self.0
     }
+}
 
-    pub(super) fn serialize<S: Serializer>(pages: &[Page], s: S) -> Result<S::Ok, S::Error> {
-        Stubs {
-            keys: pages.iter().map(|p| p.key.clone()).collect(),
-            pages: pages
-                .iter()
-                .map(|p| Page {
-                    key: String::new(),
-                    ..p.clone()
-                })
-                .collect(),
+#[derive(Serialize, Deserialize)]
+struct StubsLayout {
+    #[serde(with = "front_coded")]
+    keys: Vec<String>,
+    /// Where each of `others` goes: the number of pages since the one before (the first: its
+    /// position). Apart from them, so that the stubs decode as a page block's pages do.
+    gaps: Vec<u32>,
+    others: Vec<Page>,
+}
+
+impl Serialize for Stubs {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        let (mut gaps, mut others) = (Vec::new(), Vec::new());
+        let mut last = 0;
+        for (p, page) in self.0.iter().enumerate() {
+            let keyless = Page {
+                key: String::new(),
+                ..page.clone()
+            };
+            if keyless != Page::default() {
+                gaps.push((p - last) as u32);
+                others.push(keyless);
+                last = p;
+            }
+        }
+        StubsLayout {
+            keys: self.0.iter().map(|p| p.key.clone()).collect(),
+            gaps,
+            others,
         }
         .serialize(s)
     }
+}
 
-    pub(super) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Page>, D::Error> {
-        let Stubs { keys, mut pages } = Stubs::deserialize(d)?;
+impl<'de> Deserialize<'de> for Stubs {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Stubs, D::Error> {
+        let StubsLayout { keys, gaps, others } = StubsLayout::deserialize(d)?;
+        if gaps.len() != others.len() {
+            return Err(crate::error::decode_error(
+                "a position for each page stub, or a page stub for each position",
+            ));
+        }
+        let mut pages: Vec<Page> = keys
+            .into_iter()
+            .map(|key| Page {
+                key,
+                ..Page::default()
+            })
+            .collect();
+        let mut at: Option<usize> = None;
+        for (gap, stub) in gaps.into_iter().zip(others) {
+            let p = match at {
+                None => Some(gap as usize),
+                Some(_) if gap == 0 => None,
+                Some(a) => a.checked_add(gap as usize),
+            };
+            let Some(page) = p.and_then(|p| pages.get_mut(p)) else {
+                return Err(crate::error::decode_error(
+                    "a page stub out of order or past the last key",
+                ));
+            };
+            *page = Page {
+                key: std::mem::take(&mut page.key),
+                ..stub
+            };
+            at = p;
+        }
+        Ok(Stubs(pages))
+    }
+}
+
+#[cfg(feature = "older-sectioned")]
+/// A v11 head's page stubs: every page's key first, front-coded, then every stub without its
+/// key.
+#[derive(Deserialize)]
+struct StubsV11 {
+    #[serde(with = "front_coded")]
+    keys: Vec<String>,
+    pages: Vec<Page>,
+}
+
+#[cfg(feature = "older-sectioned")]
+impl StubsV11 {
+    fn into_stubs(self) -> Result<Stubs> {
+        let StubsV11 { keys, mut pages } = self;
         if keys.len() != pages.len() {
-            return Err(decode_error(
-                "a key for each page stub, or a page stub for each key",
+            return Err(Error::corrupt(
+                "cannot decode the head: a key for each page stub, or a page stub for each key",
             ));
         }
         for (page, key) in pages.iter_mut().zip(keys) {
             page.key = key;
         }
-        Ok(pages)
+        Ok(Stubs(pages))
     }
 }
 
@@ -466,6 +580,37 @@ impl Head {
         start..start + 1 + after.iter().take_while(|b| b.starts_with(prefix)).count()
     }
 
+    /// The blocks of postings a search of the query term `term` reads, as far as the head
+    /// tells before the dictionary shards do (v12; none in an older head): the block of the
+    /// term, and when it is also matched as a prefix (`prefix`), the blocks of the first
+    /// [`crate::lane::token::MAX_PREFIX_EXPANSIONS`] terms it begins. A term the dictionary
+    /// lacks wastes its block.
+    pub(crate) fn term_postings(&self, term: &str, prefix: bool) -> std::ops::Range<usize> {
+        if self.block_bounds.is_empty() {
+            return 0..0;
+        }
+        let start = self
+            .block_bounds
+            .partition_point(|b| b.as_str() <= term)
+            .saturating_sub(1);
+        if !prefix {
+            return start..start + 1;
+        }
+        // The first terms it begins are in this block and the next, up to as many terms past
+        // this block's end as a prefix expands to.
+        let limit = self
+            .term_blocks
+            .get(start + 1)
+            .map_or(u64::MAX, |&f| u64::from(f) + MAX_PREFIX_EXPANSIONS as u64);
+        let after = self.block_bounds.get(start + 1..).unwrap_or_default();
+        let more = after
+            .iter()
+            .zip(&self.term_blocks[start + 1..])
+            .take_while(|(b, &f)| b.starts_with(term) && u64::from(f) < limit)
+            .count();
+        start..start + 1 + more
+    }
+
     /// Checks what a search reads of the head before any section is loaded (the same checks
     /// a whole load makes of these fields, but for the chunks' spans: the page texts are in
     /// the sections, [`check_page_block`] checks them), and derives the chunk table from the
@@ -477,13 +622,27 @@ impl Head {
         check_firsts(&self.page_blocks, n_pages, "page")?;
         if self.sharded() {
             check_firsts(&self.dict_blocks, self.term_blocks.len(), "dictionary")?;
+            if !self.block_bounds.is_empty() {
+                // v12: the shards' first terms are their first blocks'.
+                if self.block_bounds.len() != self.term_blocks.len()
+                    || self.block_bounds.windows(2).any(|w| w[0] >= w[1])
+                {
+                    return Err(Error::corrupt("blocks of postings are out of order"));
+                }
+                self.dict_bounds = (self.dict_blocks.iter())
+                    .map(|&b| self.block_bounds[b as usize].clone())
+                    .collect();
+            }
             if self.dict_bounds.len() != self.dict_blocks.len()
                 || self.dict_bounds.windows(2).any(|w| w[0] >= w[1])
                 || !self.dictionary.is_lengths_only()
             {
                 return Err(Error::corrupt("dictionary shards are out of order"));
             }
-        } else if self.dictionary.len() != self.n_terms as usize || !self.dict_bounds.is_empty() {
+        } else if self.dictionary.len() != self.n_terms as usize
+            || !self.dict_bounds.is_empty()
+            || !self.block_bounds.is_empty()
+        {
             return Err(Error::corrupt(format!(
                 "{} terms in the head's dictionary, {} listed",
                 self.dictionary.len(),
@@ -667,9 +826,13 @@ pub(crate) fn encode(data: &IndexData) -> Result<Vec<u8>> {
         }
     }
     let dict_blocks = cut(term_blocks.len(), BLOCK_BYTES, |b| block_bytes[b]);
+    let term_blocks_bounds: Vec<String> = term_blocks
+        .iter()
+        .map(|&f| terms[f as usize].clone())
+        .collect();
     let dict_bounds: Vec<String> = dict_blocks
         .iter()
-        .map(|&b| terms[term_blocks[b as usize] as usize].clone())
+        .map(|&b| term_blocks_bounds[b as usize].clone())
         .collect();
     for j in 0..dict_blocks.len() {
         let blocks = block_range(&dict_blocks, j, term_blocks.len());
@@ -708,7 +871,7 @@ pub(crate) fn encode(data: &IndexData) -> Result<Vec<u8>> {
     }
     let head = Head {
         config: data.config.clone(),
-        pages: data.pages.iter().map(stub).collect(),
+        pages: Stubs(data.pages.iter().map(stub).collect()),
         chunk_counts: {
             let mut counts = vec![0u32; data.pages.len()];
             for c in &data.chunks {
@@ -729,6 +892,7 @@ pub(crate) fn encode(data: &IndexData) -> Result<Vec<u8>> {
         page_blocks,
         sections,
         n_terms: u32::try_from(n_terms).map_err(|_| encode_err("over 4 billion terms"))?,
+        block_bounds: term_blocks_bounds,
         dict_blocks,
         dict_bounds,
         key: [0; 32],
@@ -743,8 +907,6 @@ pub(crate) fn encode(data: &IndexData) -> Result<Vec<u8>> {
 /// little as zopfli's 7.5 KB, at no cost in time). It inflates as one stream, to the postcard
 /// bytes of `head`, so a reader sees no difference.
 fn encode_head(head: &Head) -> Result<Vec<u8>> {
-    #[derive(Serialize)]
-    struct Stubs<'a>(#[serde(with = "stubs")] &'a Vec<Page>);
     #[derive(Serialize)]
     struct Gaps<'a>(#[serde(with = "gaps")] &'a Vec<u32>);
     #[derive(Serialize)]
@@ -769,12 +931,13 @@ fn encode_head(head: &Head) -> Result<Vec<u8>> {
         sections,
         n_terms,
         dict_blocks,
-        dict_bounds,
+        block_bounds,
+        dict_bounds: _,
         key: _,
     } = head;
     let fields = [
         field(config)?,
-        field(&Stubs(pages))?,
+        field(pages)?,
         field(chunk_counts)?,
         field(chunk_numbers)?,
         field(page_modified)?,
@@ -786,7 +949,7 @@ fn encode_head(head: &Head) -> Result<Vec<u8>> {
         field(sections)?,
         field(n_terms)?,
         field(&Gaps(dict_blocks))?,
-        field(&FrontCoded(dict_bounds))?,
+        field(&FrontCoded(block_bounds))?,
     ];
     // The fields one after another are the head's encoding (each field's own attribute is
     // copied above); checked in debug builds, the tests'.
@@ -920,6 +1083,14 @@ pub(crate) fn decode_head(bytes: &[u8]) -> Result<Head> {
         9 => inflate_decode::<HeadV10<SectionV9>>(head, None, "the head")?.into(),
         #[cfg(feature = "older-sectioned")]
         10 => inflate_decode::<HeadV10<SectionV10>>(head, None, "the head")?.into(),
+        #[cfg(feature = "older-sectioned")]
+        11 => {
+            let mut h = inflate_decode::<HeadOf<StubsV11>>(head, None, "the head")?
+                .try_map_pages(StubsV11::into_stubs)?;
+            // A v11 head's last field is each dictionary shard's first term.
+            h.dict_bounds = std::mem::take(&mut h.block_bounds);
+            h
+        }
         _ => inflate_decode(head, None, "the head")?,
     };
     head.key = key;
@@ -1027,6 +1198,17 @@ fn check_shard(head: &Head, j: usize, d: &Dictionary) -> Result<()> {
     }
     if !d.is_shard_shaped() {
         return bad("its lists disagree");
+    }
+    // From v12 the head names each block's first term too: those of this shard's blocks.
+    let first = head.shard_terms(j).start;
+    let blocks = block_range(&head.dict_blocks, j, head.term_blocks.len());
+    if !head.block_bounds.is_empty()
+        && blocks.into_iter().any(|b| {
+            let t = head.term_blocks[b] as usize - first;
+            terms.get(t) != head.block_bounds.get(b)
+        })
+    {
+        return bad("not the terms the head lists");
     }
     let next = head.dict_bounds.get(j + 1);
     let inside = |w: &String| next.is_none_or(|n| w < n);
@@ -1203,6 +1385,47 @@ mod tests {
         b.add_file("raw/r.md", b"raw text").unwrap();
         let (index, _) = b.build().unwrap();
         index.to_sectioned_bytes().unwrap()
+    }
+
+    #[test]
+    fn page_stubs_keep_what_a_head_reads_and_list_only_those_with_more_than_a_key() {
+        let blob = small();
+        let head = decode_head(&blob).unwrap();
+        // a (tags, type, date), b (usage mode) and ann's a (its scope) hold more than a key.
+        assert_eq!(head.pages.len(), 3);
+        let bytes = postcard::to_allocvec(&head.pages).unwrap();
+        let layout: StubsLayout = postcard::from_bytes(&bytes).unwrap();
+        assert_eq!(layout.gaps, [0, 1, 1]);
+        assert_eq!(postcard::from_bytes::<Stubs>(&bytes).unwrap(), head.pages);
+        // Bare stubs are their keys alone.
+        let bare = Stubs(
+            ["p", "q", "r"]
+                .map(|k| Page {
+                    key: k.into(),
+                    ..Page::default()
+                })
+                .to_vec(),
+        );
+        let bytes = postcard::to_allocvec(&bare).unwrap();
+        assert!(postcard::from_bytes::<StubsLayout>(&bytes)
+            .unwrap()
+            .others
+            .is_empty());
+        assert_eq!(postcard::from_bytes::<Stubs>(&bytes).unwrap(), bare);
+        // Stubs out of order, past the last key, or not one for each position are errors.
+        let stub = Page {
+            tags: vec!["t".into()],
+            ..Page::default()
+        };
+        for (gaps, others) in [
+            (vec![1, 0], vec![stub.clone(), stub.clone()]),
+            (vec![3], vec![stub.clone()]),
+            (vec![0, 1], vec![stub.clone()]),
+        ] {
+            let keys = ["p", "q", "r"].map(String::from).to_vec();
+            let bytes = postcard::to_allocvec(&StubsLayout { keys, gaps, others }).unwrap();
+            assert!(postcard::from_bytes::<Stubs>(&bytes).is_err());
+        }
     }
 
     /// The blob with section `i`'s encoded bytes (before deflate) replaced by `raw`, and every

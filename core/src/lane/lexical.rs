@@ -610,7 +610,7 @@ impl LexicalIndex {
         blocks: &[Option<&PostingBlock>],
     ) -> Result<LexicalIndex> {
         let mut index = LexicalIndex::from_dictionary(dict)?;
-        index.set_blocks(firsts, blocks)?;
+        index.set_blocks(firsts, blocks, true)?;
         Ok(index)
     }
 
@@ -652,12 +652,14 @@ impl LexicalIndex {
     ///
     /// # Errors
     /// [`Error::Corrupt`] when a block's lists disagree with the frequencies or fail the
-    /// postings' checks of [`LexicalIndex::validate`], or (with every block) the stored chunk
-    /// lengths are not the ones the postings give.
+    /// postings' checks of [`LexicalIndex::validate`], or (with every block, of the whole
+    /// dictionary: `whole_dictionary`, not some of its shards) the stored chunk lengths are
+    /// not the ones the postings give.
     pub(crate) fn set_blocks(
         &mut self,
         firsts: &[u32],
         blocks: &[Option<&PostingBlock>],
+        whole_dictionary: bool,
     ) -> Result<()> {
         let bad = |d: &str| Error::corrupt(format!("lexical index: {d}"));
         if firsts.len() != blocks.len() {
@@ -691,7 +693,9 @@ impl LexicalIndex {
             return Err(bad("blocks do not cover the dictionary"));
         }
         let (offsets, chunks) = stored::postings_from(&dfs, &gaps).map_err(bad)?;
-        let complete = blocks.iter().all(Option::is_some);
+        // Every posting of the index: its lengths can be checked, and its frequencies are the
+        // lists' (a ranged index's dictionary may be some shards, each with all its blocks).
+        let complete = whole_dictionary && blocks.iter().all(Option::is_some);
         let mut next = LexicalIndex {
             offsets,
             chunks,

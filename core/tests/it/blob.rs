@@ -754,19 +754,19 @@ fn a_v6_blob_loads_with_its_positions_and_saves_as_a_fresh_build() {
     assert_eq!(load_error(&wrong, "v7 labelled v6"), "corrupt_index");
 }
 
-/// The v7 to v11 fixtures (the wiki of `tests/vectors/search.json`, with positions and
+/// The v7 to v12 fixtures (the wiki of `tests/vectors/search.json`, with positions and
 /// without file times or a model; each sectioned one written by the first build that wrote
-/// its version): v7 and v11 are what a fresh build writes today, and v8 to v11, the same
+/// its version): v7 and v12 are what a fresh build writes today, and v8 to v12, the same
 /// index sectioned, load whole as the same index and answer in parts as they do whole.
 #[test]
-fn the_v7_to_v11_blobs_load_as_the_same_index() {
+fn the_v7_to_v12_blobs_load_as_the_same_index() {
     let v7 = std::fs::read(fixture("v7.wdx")).unwrap();
-    let sectioned: Vec<(Vec<u8>, u32)> = (8..=11u32)
+    let sectioned: Vec<(Vec<u8>, u32)> = (8..=12u32)
         .map(|v| (std::fs::read(fixture(&format!("v{v}.wdx"))).unwrap(), v))
         .collect();
     assert_eq!(v7[8..12], 7u32.to_le_bytes());
     assert_eq!(v7, search_json_build(wikidex::Config::default()));
-    let v11 = &sectioned[3].0;
+    let v12 = &sectioned[4].0;
     let query = "\"recurring revenue\"";
     let opts = wikidex::SearchOptions::default();
     for (sectioned, version) in &sectioned {
@@ -775,7 +775,7 @@ fn the_v7_to_v11_blobs_load_as_the_same_index() {
         assert_eq!(whole.loaded_format(), Some(*version));
         assert_eq!(whole.to_bytes().unwrap(), v7);
         // Written again, sectioned, it is today's layout.
-        assert_eq!(&whole.to_sectioned_bytes().unwrap(), v11);
+        assert_eq!(&whole.to_sectioned_bytes().unwrap(), v12);
         let want = whole.search(query, &opts).unwrap();
         assert_eq!(want.hits[0].page_id, "arr");
         let end = wikidex::RangedIndex::head_end(sectioned).unwrap() as usize;
