@@ -1196,7 +1196,7 @@ impl Index {
         save_checked(path, &self.to_bytes()?)
     }
 
-    /// [`Index::save`] in the sectioned layout ([`Index::to_sectioned_bytes`]: format v11, for
+    /// [`Index::save`] in the sectioned layout ([`Index::to_sectioned_bytes`]: format v12, for
     /// a site that searches it by HTTP range requests), with the same guarantees.
     ///
     /// # Errors

@@ -110,7 +110,7 @@ impl RangedIndex {
             ..v.clone()
         });
         let shards = vec![None; head.dict_blocks.len()];
-        let dictionary = head.whole_dictionary(&vec![None; head.dict_blocks.len()])?;
+        let dictionary = head.dictionary_of(&vec![None; head.dict_blocks.len()])?;
         let data = blob::IndexData {
             config: head.config.clone(),
             pages,
@@ -134,7 +134,9 @@ impl RangedIndex {
             positions,
             vectors,
         };
-        ranged.index.data.positions = ranged.positions()?;
+        let none: Vec<Option<&Dictionary>> = vec![None; ranged.shards.len()];
+        let positions = ranged.positions_of(&ranged.index.data.lexical, &none, |_| None)?;
+        ranged.index.data.positions = positions;
         let end = ranged.starts[0] as usize;
         if head_bytes.len() >= ranged.starts.get(1).map_or(u64::MAX, |&e| e) as usize {
             ranged.supply(end as u64, &head_bytes[end..])?;
@@ -243,29 +245,58 @@ impl RangedIndex {
                 )));
             }
         }
-        // New shards change the dictionary: the whole of it is made again, and checked,
-        // before anything is loaded.
-        let mut view: Vec<Option<&Dictionary>> = self.shards.iter().map(Option::as_ref).collect();
-        let mut new_shards = false;
+        // What the lexical index reads once these sections are in: the shards, postings and
+        // positions at hand with the new ones laid over them. The lexical index (made again
+        // when shards came) and the positions are made from them, and checked, before
+        // anything is loaded.
+        let mut shards: Vec<Option<&Dictionary>> = self.shards.iter().map(Option::as_ref).collect();
+        let mut postings: Vec<Option<&PostingBlock>> =
+            self.postings.iter().map(Option::as_ref).collect();
+        let mut positions: Vec<Option<&[u8]>> =
+            self.positions.iter().map(Option::as_deref).collect();
+        let (mut new_shards, mut new_lists) = (false, false);
         for (i, section) in &decoded {
-            if let (Loaded::Dictionary(d), Part::Dictionary(j)) = (section, self.parts[*i]) {
-                view[j] = Some(d);
-                new_shards = true;
+            match (section, self.parts[*i]) {
+                (Loaded::Dictionary(d), Part::Dictionary(j)) => {
+                    shards[j] = Some(d);
+                    new_shards = true;
+                }
+                (Loaded::Postings(b), Part::Postings(k)) => {
+                    postings[k] = Some(b);
+                    new_lists = true;
+                }
+                (Loaded::Positions(p), Part::Positions(k)) => {
+                    positions[k] = Some(p);
+                    new_lists = true;
+                }
+                _ => {}
             }
         }
-        let rebuilt = if new_shards {
-            Some(LexicalIndex::from_dictionary(
-                self.head.whole_dictionary(&view)?,
-            )?)
+        let terms = if new_shards || new_lists {
+            let mut lexical = if new_shards {
+                LexicalIndex::from_dictionary(self.head.dictionary_of(&shards)?)?
+            } else {
+                self.index.data.lexical.clone()
+            };
+            // A block whose shard is not loaded is left out: its terms are not in the lexical
+            // index yet; a block of positions, until its postings are here too.
+            let (firsts, blocks) = self.lexical_blocks(&shards, |b| postings[b]);
+            lexical.set_blocks(&firsts, &blocks, shards.iter().all(Option::is_some))?;
+            let positions = self.positions_of(&lexical, &shards, |b| {
+                positions[b].filter(|_| postings[b].is_some())
+            })?;
+            Some((lexical, positions))
         } else {
             None
         };
-        let mut terms_changed = false;
-        if let Some(lexical) = rebuilt {
+        if let Some((lexical, positions)) = terms {
+            self.index.scorer = lexical.scorer(self.index.data.config.bm25);
             self.index.data.lexical = lexical;
-            // The typo trie is made from the dictionary's words on first use.
-            self.index.typo = std::sync::OnceLock::new();
-            terms_changed = true;
+            self.index.data.positions = positions;
+            if new_shards {
+                // The typo trie is made from the dictionary's words on first use.
+                self.index.typo = std::sync::OnceLock::new();
+            }
         }
         for (i, section) in decoded {
             self.loaded[i] = true;
@@ -279,13 +310,11 @@ impl RangedIndex {
                 Loaded::Postings(b) => {
                     if let Part::Postings(k) = self.parts[i] {
                         self.postings[k] = Some(b);
-                        terms_changed = true;
                     }
                 }
                 Loaded::Positions(p) => {
                     if let Part::Positions(k) = self.parts[i] {
                         self.positions[k] = Some(p);
-                        terms_changed = true;
                     }
                 }
                 Loaded::Pages(pages, spans) => {
@@ -315,17 +344,6 @@ impl RangedIndex {
                 }
             }
         }
-        if terms_changed {
-            // The posting lists change; the dictionary and its look-up maps stay unless a
-            // shard came. A block whose shard is not loaded is left out: its terms are not in
-            // the lexical index yet.
-            let (firsts, blocks) = self.lexical_blocks(&self.postings);
-            let lexical = &mut self.index.data.lexical;
-            let whole = self.shards.iter().all(Option::is_some);
-            lexical.set_blocks(&firsts, &blocks, whole)?;
-            self.index.scorer = lexical.scorer(self.index.data.config.bm25);
-            self.index.data.positions = self.positions()?;
-        }
         Ok(())
     }
 
@@ -333,8 +351,10 @@ impl RangedIndex {
     ///
     /// # Errors
     /// [`Error::NotLoaded`] with the byte ranges of the parts the search reads that are not
-    /// loaded yet (the postings of the query's terms and expansions, their positions for a
-    /// phrase, the vectors for a query vector, then the pages its hits show); otherwise as
+    /// loaded yet (the dictionary shards of the query's words, in stages, as the module docs
+    /// say; the postings of the query's terms and expansions, their
+    /// positions for a phrase, the vectors for a query vector; then the pages its hits show);
+    /// otherwise as
     /// [`Index::search`].
     pub fn search(&self, query: &str, opts: &SearchOptions) -> Result<SearchResults> {
         let words = |qterms: &[QueryTerm<'_>]| self.words_read(qterms, opts.typos);
@@ -556,38 +576,47 @@ impl RangedIndex {
         t
     }
 
-    /// The blocks of `blocks` (postings or positions, one per term block, `None` until
-    /// loaded) the lexical index holds the terms of, each with where its terms start there:
-    /// those of the dictionary shards loaded (every block in a v8 blob).
-    fn lexical_blocks<'a, T>(&self, blocks: &'a [Option<T>]) -> (Vec<u32>, Vec<Option<&'a T>>) {
+    /// The blocks `get` gives (postings or positions, by term block; `None` for one not at
+    /// hand) that the lexical index of the dictionary shards `shards` holds the terms of, each
+    /// with where its terms start there: those of the shards at hand (every block in a v8
+    /// blob).
+    fn lexical_blocks<'a, T: ?Sized>(
+        &self,
+        shards: &[Option<&Dictionary>],
+        get: impl Fn(usize) -> Option<&'a T>,
+    ) -> (Vec<u32>, Vec<Option<&'a T>>) {
+        let n_blocks = self.head.term_blocks.len();
         if !self.head.sharded() {
             return (
                 self.head.term_blocks.clone(),
-                blocks.iter().map(Option::as_ref).collect(),
+                (0..n_blocks).map(get).collect(),
             );
         }
         let (mut firsts, mut out) = (Vec::new(), Vec::new());
         let mut at = 0;
-        for j in (0..self.shards.len()).filter(|&j| self.shards[j].is_some()) {
+        for j in (0..shards.len()).filter(|&j| shards[j].is_some()) {
             let terms = self.head.shard_terms(j);
-            let n_blocks = self.head.term_blocks.len();
             for b in crate::lane::lexical::block_range(&self.head.dict_blocks, j, n_blocks) {
                 firsts.push((at + self.head.term_blocks[b] as usize - terms.start) as u32);
-                out.push(blocks.get(b).and_then(Option::as_ref));
+                out.push(get(b));
             }
             at += terms.len();
         }
         (firsts, out)
     }
 
-    /// The term positions of the blocks the lexical index holds ([`RangedIndex::lexical_blocks`];
-    /// `None` when the index has none).
-    fn positions(&self) -> Result<Option<Positions>> {
+    /// The term positions of `lexical` (made of the shards `shards`) from the blocks `get`
+    /// gives ([`RangedIndex::lexical_blocks`]; `None` when the index has none).
+    fn positions_of<'a>(
+        &self,
+        lexical: &LexicalIndex,
+        shards: &[Option<&Dictionary>],
+        get: impl Fn(usize) -> Option<&'a [u8]>,
+    ) -> Result<Option<Positions>> {
         if !self.head.positions {
             return Ok(None);
         }
-        let (firsts, blocks) = self.lexical_blocks(&self.positions);
-        let blocks: Vec<Option<&[u8]>> = blocks.into_iter().map(|b| b.map(Vec::as_slice)).collect();
-        Positions::from_parts(&self.index.data.lexical, &firsts, &blocks).map(Some)
+        let (firsts, blocks) = self.lexical_blocks(shards, get);
+        Positions::from_parts(lexical, &firsts, &blocks).map(Some)
     }
 }

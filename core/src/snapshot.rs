@@ -276,7 +276,7 @@ impl Index {
         blob::encode(&self.data)
     }
 
-    /// Encodes the index in the sectioned layout (format v11, [`blob::SECTIONED_FORMAT_VERSION`]):
+    /// Encodes the index in the sectioned layout (format v12, [`blob::SECTIONED_FORMAT_VERSION`]):
     /// the same index (every load gives it back), in parts a browser can fetch by HTTP range
     /// requests with a [`crate::RangedIndex`], each part deflated. The same index always
     /// gives the same bytes.

@@ -236,7 +236,7 @@ impl<P> HeadOf<P> {
 }
 
 #[cfg(feature = "older-sectioned")]
-/// A v8 head, and the start of a v9 or v10 one ([`HeadV10`]): a v11 [`Head`] with each page's
+/// A v8 head, and the start of a v9 or v10 one ([`HeadV10`]): a v11 head with each page's
 /// key in its stub, the block starts whole rather than as gaps, and each section's inflated
 /// length (and, in v8 and v9, its hash) in `S`. A v8 head's dictionary is whole.
 #[derive(Deserialize)]
@@ -418,7 +418,7 @@ impl StubsV11 {
     }
 }
 
-/// Ascending block starts as a v11 head stores them: the gaps between them (the first as it
+/// Ascending block starts as a head stores them from v11: the gaps between them (the first as it
 /// is), small numbers that deflate to a quarter of the bytes (CACM's 790 page blocks: 333
 /// bytes rather than 1,398).
 mod gaps {
@@ -516,7 +516,7 @@ impl Head {
     ///
     /// # Errors
     /// As [`Dictionary::assemble`].
-    pub(crate) fn whole_dictionary(&self, shards: &[Option<&Dictionary>]) -> Result<Dictionary> {
+    pub(crate) fn dictionary_of(&self, shards: &[Option<&Dictionary>]) -> Result<Dictionary> {
         if !self.sharded() {
             return Ok(self.dictionary.clone());
         }
@@ -780,7 +780,7 @@ fn section<T: Serialize + ?Sized>(value: &T) -> Result<Vec<u8>> {
     Ok(miniz_oxide::deflate::compress_to_vec(&raw, 9))
 }
 
-/// Encodes an index in the sectioned layout (format v11). Same input, same bytes.
+/// Encodes an index in the sectioned layout (format v12). Same input, same bytes.
 pub(crate) fn encode(data: &IndexData) -> Result<Vec<u8>> {
     let lexical = &data.lexical;
     let n_terms = lexical.term_count();
@@ -994,7 +994,7 @@ fn deflate_fields(fields: &[Vec<u8>]) -> Result<Vec<u8>> {
     Ok(out)
 }
 
-/// A v11 blob: the header, the head, then each section's tag (keyed with the head's hash) and
+/// A v12 blob (as v10 and v11): the header, the head, then each section's tag (keyed with the head's hash) and
 /// its bytes.
 fn assemble(head_bytes: &[u8], bodies: &[Vec<u8>]) -> Vec<u8> {
     let key = *blake3::hash(head_bytes).as_bytes();
@@ -1039,7 +1039,7 @@ fn short_hash(bytes: &[u8]) -> [u8; 8] {
 ///
 /// # Errors
 /// As a load of those bytes: [`Error::NotAnIndex`], [`Error::IncompatibleFormat`] for a
-/// blob of another layout (not v8 to v11), [`Error::Corrupt`] for fewer than [`HEADER_LEN`]
+/// blob of another layout (not v8 to v12), [`Error::Corrupt`] for fewer than [`HEADER_LEN`]
 /// bytes.
 pub(crate) fn head_end(prefix: &[u8]) -> Result<u64> {
     version_and_head_end(prefix).map(|(_, end)| end)
@@ -1329,7 +1329,7 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<IndexData> {
         return Err(Error::corrupt("a dictionary shard is missing"));
     }
     let lexical =
-        LexicalIndex::from_parts(head.whole_dictionary(&shards)?, &head.term_blocks, &blocks)?;
+        LexicalIndex::from_parts(head.dictionary_of(&shards)?, &head.term_blocks, &blocks)?;
     let positions = if head.positions {
         let blocks: Vec<Option<&[u8]>> = positions.iter().map(|p| p.as_deref()).collect();
         Some(Positions::from_parts(&lexical, &head.term_blocks, &blocks)?)
@@ -1449,7 +1449,7 @@ mod tests {
         assemble(&head_bytes, &bodies)
     }
 
-    /// The deflated bytes of each section of a v11 blob, without their tags.
+    /// The deflated bytes of each section of a v12 blob, without their tags.
     fn bodies(blob: &[u8]) -> Vec<Vec<u8>> {
         let head = decode_head(blob).unwrap();
         let mut at = head_end(blob).unwrap() as usize;
@@ -1473,9 +1473,13 @@ mod tests {
             return;
         };
         // A head may list sections past the file's end (a range request would fail there).
+        // Bytes refused load nothing.
         for [s, e] in ranged.missing() {
             if let Some(bytes) = blob.get(s as usize..e as usize) {
-                let _ = ranged.supply(s, bytes);
+                let before = (ranged.missing(), ranged.loaded_bytes());
+                if ranged.supply(s, bytes).is_err() {
+                    assert_eq!((ranged.missing(), ranged.loaded_bytes()), before);
+                }
             }
         }
         let opts = SearchOptions {

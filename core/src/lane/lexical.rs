@@ -262,7 +262,7 @@ impl Dictionary {
         &self.other_terms
     }
 
-    /// The chunk lengths alone: what a sharded head keeps of the dictionary (formats v9 to v11).
+    /// The chunk lengths alone: what a sharded head keeps of the dictionary (formats v9 to v12).
     pub(crate) fn lengths_only(&self) -> Dictionary {
         Dictionary {
             terms: Vec::new(),
@@ -442,70 +442,98 @@ pub(crate) mod front_coded {
         fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<String>, A::Error> {
             // The hint is the decoder's claim; the vector grows past a small start otherwise.
             let mut words: Vec<String> = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(4096));
-            while let Some(word) =
-                seq.next_element_seed(Next(words.last().map_or("", String::as_str)))?
-            {
+            // A word may repeat all of the one before, so bytes that ask for a long word again
+            // and again would make words far beyond their own size: they may make 64 bytes of
+            // words for each of theirs (about two bytes an entry and its rest), or 64 MiB.
+            let (mut read, mut made) = (0usize, 0usize);
+            loop {
+                let next = Next {
+                    before: words.last().map_or("", String::as_str),
+                    budget: (64usize << 20)
+                        .max(read.saturating_mul(64))
+                        .saturating_sub(made),
+                };
+                let Some((word, rest)) = seq.next_element_seed(next)? else {
+                    break;
+                };
+                read += rest + 2;
+                made += word.len();
                 words.push(word);
             }
             Ok(words)
         }
     }
 
-    /// One entry, `(shared, rest)`: the word before's first `shared` bytes, then `rest`.
-    struct Next<'a>(&'a str);
+    /// One entry, `(shared, rest)`: the first `shared` bytes of the word `before`, then `rest`;
+    /// at most `budget` bytes. Gives the word and the length of its rest.
+    struct Next<'a> {
+        before: &'a str,
+        budget: usize,
+    }
 
     impl<'de> DeserializeSeed<'de> for Next<'_> {
-        type Value = String;
+        type Value = (String, usize);
 
-        fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<String, D::Error> {
+        fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(String, usize), D::Error> {
             d.deserialize_tuple(2, self)
         }
     }
 
     impl<'de> Visitor<'de> for Next<'_> {
-        type Value = String;
+        type Value = (String, usize);
 
         fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
             f.write_str("a shared length and the rest of a word")
         }
 
-        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<String, A::Error> {
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(String, usize), A::Error> {
             let missing = || A::Error::invalid_length(0, &"a shared length and the rest of a word");
             let shared: u32 = seq.next_element()?.ok_or_else(missing)?;
-            let Some(head) = self.0.get(..shared as usize) else {
+            let Some(head) = self.before.get(..shared as usize) else {
                 return Err(decode_error(
                     "a front-coded word shares more than the word before",
                 ));
             };
-            let rest = seq.next_element_seed(Rest(head))?.ok_or_else(missing)?;
-            Ok(rest)
+            let rest = Rest {
+                head,
+                budget: self.budget,
+            };
+            seq.next_element_seed(rest)?.ok_or_else(missing)
         }
     }
 
-    /// The rest of a word, appended to the shared part as it is read (borrowed from the bytes
-    /// where the decoder can, so with no copy of its own).
-    struct Rest<'a>(&'a str);
+    /// The rest of a word, appended to the shared part `head` as it is read (borrowed from the
+    /// bytes where the decoder can, so with no copy of its own).
+    struct Rest<'a> {
+        head: &'a str,
+        budget: usize,
+    }
 
     impl<'de> DeserializeSeed<'de> for Rest<'_> {
-        type Value = String;
+        type Value = (String, usize);
 
-        fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<String, D::Error> {
+        fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(String, usize), D::Error> {
             d.deserialize_str(self)
         }
     }
 
     impl<'de> Visitor<'de> for Rest<'_> {
-        type Value = String;
+        type Value = (String, usize);
 
         fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
             f.write_str("the rest of a word")
         }
 
-        fn visit_str<E: serde::de::Error>(self, rest: &str) -> Result<String, E> {
-            let mut word = String::with_capacity(self.0.len() + rest.len());
-            word.push_str(self.0);
+        fn visit_str<E: serde::de::Error>(self, rest: &str) -> Result<(String, usize), E> {
+            if self.head.len() + rest.len() > self.budget {
+                return Err(decode_error(
+                    "front-coded words make far more bytes than they take",
+                ));
+            }
+            let mut word = String::with_capacity(self.head.len() + rest.len());
+            word.push_str(self.head);
             word.push_str(rest);
-            Ok(word)
+            Ok((word, rest.len()))
         }
     }
 
@@ -539,6 +567,13 @@ pub(crate) mod front_coded {
             assert!(postcard::from_bytes::<Words>(&bad).is_err());
             let mid = postcard::to_allocvec(&vec![(0u32, "\u{e9}"), (1u32, "x")]).unwrap();
             assert!(postcard::from_bytes::<Words>(&mid).is_err());
+            // Entries that repeat a long word again and again are refused before they make
+            // far more bytes than they take (200 MiB from 1 MiB here).
+            let long = "x".repeat(1 << 20);
+            let mut entries = vec![(0u32, long.as_str())];
+            entries.extend(std::iter::repeat_n((1u32 << 20, ""), 200));
+            let bytes = postcard::to_allocvec(&entries).unwrap();
+            assert!(postcard::from_bytes::<Words>(&bytes).is_err());
         }
     }
 }

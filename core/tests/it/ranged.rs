@@ -314,6 +314,42 @@ fn a_ranged_search_answers_as_the_whole_index() {
 }
 
 #[test]
+fn parts_supplied_one_at_a_time_in_any_order_answer_as_the_whole_index() {
+    // Every range a search reads, handed to a fresh index one at a time: the first (a
+    // dictionary shard: shards lie first in the blob), then the rest from the last back (as
+    // fetches may finish), so a phrase's positions come after their shard and before their
+    // postings. The search then needs nothing more and answers as the whole index.
+    for index in [example(), big()] {
+        let blob = index.to_sectioned_bytes().unwrap();
+        let opts = SearchOptions::default();
+        for q in QUERIES
+            .iter()
+            .chain(&["\"net revenue\" churn", "\"memory leak\""])
+        {
+            let want = index.search(q, &opts).unwrap();
+            let mut reader = open(&blob);
+            let mut ranges: Vec<[u64; 2]> = Vec::new();
+            while let Err(Error::NotLoaded { ranges: more }) = reader.search(q, &opts) {
+                for [s, e] in &more {
+                    reader.supply(*s, &blob[*s as usize..*e as usize]).unwrap();
+                }
+                ranges.extend(more);
+            }
+            ranges.sort_unstable();
+            if let Some(first) = ranges.first().copied() {
+                ranges[1..].reverse();
+                assert_eq!(ranges[0], first);
+            }
+            let mut ranged = open(&blob);
+            for [s, e] in ranges {
+                ranged.supply(s, &blob[s as usize..e as usize]).unwrap();
+            }
+            assert_eq!(ranged.search(q, &opts).unwrap(), want, "{q:?}");
+        }
+    }
+}
+
+#[test]
 fn a_query_loads_a_small_part_of_a_big_blob() {
     let index = big();
     let blob = index.to_sectioned_bytes().unwrap();
