@@ -110,12 +110,11 @@ impl RangedIndex {
             ..v.clone()
         });
         let shards = vec![None; head.dict_blocks.len()];
-        let dictionary = head.dictionary_of(&vec![None; head.dict_blocks.len()])?;
         let data = blob::IndexData {
             config: head.config.clone(),
             pages,
             chunks: head.chunks.clone(),
-            lexical: LexicalIndex::from_dictionary(dictionary)?,
+            lexical: LexicalIndex::default(),
             vectors: vectors.clone(),
             graph: Default::default(),
             raw: Default::default(),
@@ -134,9 +133,10 @@ impl RangedIndex {
             positions,
             vectors,
         };
-        let none: Vec<Option<&Dictionary>> = vec![None; ranged.shards.len()];
-        let positions = ranged.positions_of(&ranged.index.data.lexical, &none, &[])?;
-        ranged.index.data.positions = positions;
+        // Nothing loaded yet: the lexical index of no shard (of the whole dictionary in a v8
+        // head), with no lists.
+        let terms = ranged.terms_of(&vec![None; ranged.shards.len()], &[], &[])?;
+        ranged.set_terms(terms);
         let end = ranged.starts[0] as usize;
         if head_bytes.len() >= ranged.starts.get(1).map_or(u64::MAX, |&e| e) as usize {
             ranged.supply(end as u64, &head_bytes[end..])?;
@@ -272,29 +272,12 @@ impl RangedIndex {
             }
         }
         let terms = if new_shards || new_lists {
-            // Made again from the shards at hand rather than copied (a copy of the lexical
-            // index is 0.9 KB more of the browser's module): its maps cover those shards only.
-            let mut lexical = LexicalIndex::from_dictionary(self.head.dictionary_of(&shards)?)?;
-            // A block whose shard is not loaded is left out: its terms are not in the lexical
-            // index yet; a block of positions, until its postings are here too.
-            let (firsts, blocks) = self.lexical_blocks(&shards, &postings);
-            lexical.set_blocks(&firsts, &blocks, shards.iter().all(Option::is_some))?;
-            let positions: Vec<Option<&[u8]>> = (positions.iter().zip(&postings))
-                .map(|(p, q)| p.filter(|_| q.is_some()))
-                .collect();
-            let positions = self.positions_of(&lexical, &shards, &positions)?;
-            Some((lexical, positions))
+            Some(self.terms_of(&shards, &postings, &positions)?)
         } else {
             None
         };
-        if let Some((lexical, positions)) = terms {
-            self.index.scorer = lexical.scorer(self.index.data.config.bm25);
-            self.index.data.lexical = lexical;
-            self.index.data.positions = positions;
-            if new_shards {
-                // The typo trie is made from the dictionary's words on first use.
-                self.index.typo = std::sync::OnceLock::new();
-            }
+        if let Some(terms) = terms {
+            self.set_terms(terms);
         }
         for (i, section) in decoded {
             self.loaded[i] = true;
@@ -424,12 +407,7 @@ impl RangedIndex {
         }
         // With them, the postings the head says those terms are in (v12), which the search
         // reads next when the dictionary has the terms: a round less.
-        let mut parts: Vec<Part> = (0..need.len())
-            .filter(|&j| need[j])
-            .map(Part::Dictionary)
-            .collect();
-        parts.extend(postings);
-        self.require(&parts)?;
+        self.require_shards(&need, postings)?;
         let lexical = &self.index.data.lexical;
         let known: Vec<Option<usize>> = qterms.iter().map(|q| lexical.lookup(&q.term)).collect();
         let mut chars: Vec<char> = Vec::new();
@@ -445,7 +423,7 @@ impl RangedIndex {
                 }
             }
         }
-        self.require_shards(&need)?;
+        self.require_shards(&need, Vec::new())?;
         for j in 0..need.len() {
             if let (true, Some(shard)) = (need[j], &self.shards[j]) {
                 for (w, &t) in shard.other_words().iter().zip(shard.other_terms()) {
@@ -455,15 +433,17 @@ impl RangedIndex {
                 }
             }
         }
-        self.require_shards(&need)
+        self.require_shards(&need, Vec::new())
     }
 
-    /// [`Error::NotLoaded`] for the dictionary shards `need` marks that are not loaded.
-    fn require_shards(&self, need: &[bool]) -> Result<()> {
-        let parts: Vec<Part> = (0..need.len())
+    /// [`Error::NotLoaded`] for the dictionary shards `need` marks, and the parts `with`, that
+    /// are not loaded.
+    fn require_shards(&self, need: &[bool], with: Vec<Part>) -> Result<()> {
+        let mut parts: Vec<Part> = (0..need.len())
             .filter(|&j| need[j])
             .map(Part::Dictionary)
             .collect();
+        parts.extend(with);
         self.require(&parts)
     }
 
@@ -604,19 +584,40 @@ impl RangedIndex {
         (firsts, out)
     }
 
-    /// The term positions of `lexical` (made of the shards `shards`) from the blocks `blocks`
-    /// ([`RangedIndex::lexical_blocks`]; `None` when the index has none).
-    #[inline(never)]
-    fn positions_of(
+    /// The lexical index of the dictionary shards `shards` with the postings `postings`, and
+    /// its term positions from `positions` (each list one per term block, `None` for one not
+    /// at hand; `None` for the positions of an index without them). Made again from the
+    /// shards rather than copied (a copy of the lexical index was 0.9 KB more of the
+    /// browser's module): its maps cover those shards only. A block whose shard is not
+    /// loaded is left out (its terms are not in the lexical index yet), and a block of
+    /// positions until its postings are here too.
+    fn terms_of(
         &self,
-        lexical: &LexicalIndex,
         shards: &[Option<&Dictionary>],
-        blocks: &[Option<&[u8]>],
-    ) -> Result<Option<Positions>> {
+        postings: &[Option<&PostingBlock>],
+        positions: &[Option<&[u8]>],
+    ) -> Result<(LexicalIndex, Option<Positions>)> {
+        let mut lexical = LexicalIndex::from_dictionary(self.head.dictionary_of(shards)?)?;
+        let (firsts, blocks) = self.lexical_blocks(shards, postings);
+        lexical.set_blocks(&firsts, &blocks, shards.iter().all(Option::is_some))?;
         if !self.head.positions {
-            return Ok(None);
+            return Ok((lexical, None));
         }
-        let (firsts, blocks) = self.lexical_blocks(shards, blocks);
-        Positions::from_parts(lexical, &firsts, &blocks).map(Some)
+        let with_postings: Vec<Option<&[u8]>> = (positions.iter().zip(postings))
+            .map(|(p, q)| p.filter(|_| q.is_some()))
+            .collect();
+        let (firsts, blocks) = self.lexical_blocks(shards, &with_postings);
+        let positions = Positions::from_parts(&lexical, &firsts, &blocks)?;
+        Ok((lexical, Some(positions)))
+    }
+
+    /// Puts a lexical index and its positions ([`RangedIndex::terms_of`]) in place, with
+    /// what is made from them.
+    fn set_terms(&mut self, (lexical, positions): (LexicalIndex, Option<Positions>)) {
+        self.index.scorer = lexical.scorer(self.index.data.config.bm25);
+        self.index.data.lexical = lexical;
+        self.index.data.positions = positions;
+        // The typo trie is made from the dictionary's words on first use.
+        self.index.typo = std::sync::OnceLock::new();
     }
 }
