@@ -1325,9 +1325,6 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<IndexData> {
     }
     let blocks: Vec<Option<&PostingBlock>> = postings.iter().map(Option::as_ref).collect();
     let shards: Vec<Option<&Dictionary>> = shards.iter().map(Option::as_ref).collect();
-    if shards.iter().any(Option::is_none) {
-        return Err(Error::corrupt("a dictionary shard is missing"));
-    }
     let lexical =
         LexicalIndex::from_parts(head.dictionary_of(&shards)?, &head.term_blocks, &blocks)?;
     let positions = if head.positions {
