@@ -172,7 +172,7 @@ struct McpArgs {
     #[arg(long, value_name = "BLOB")]
     index: Option<PathBuf>,
     /// For a wiki folder: seconds between two looks for edited, added, renamed or deleted
-    /// files (polling; 0: do not watch).
+    /// files (polling; 0: do not watch; at most 86400, a day).
     #[arg(long, default_value_t = 1.0, value_name = "SECONDS")]
     watch: f64,
     #[command(flatten)]
@@ -382,8 +382,9 @@ impl ConfigArgs {
 struct BuildArgs {
     /// The wiki folder (or, with --beir, a BEIR folder holding corpus.jsonl).
     dir: PathBuf,
-    /// Where to write the index blob. Written atomically; a read-only file is refused, not
-    /// replaced; a symbolic link is followed (the file it names is replaced, the link stays).
+    /// Where to write the index blob. Written atomically; only a missing or empty file or an
+    /// index blob is replaced (a read-only file, a FIFO, a device or a file of other content is
+    /// refused); a symbolic link is followed (the file it names is replaced, the link stays).
     #[arg(short, long)]
     output: PathBuf,
     /// Read a BEIR-layout corpus.jsonl: each document becomes a page (`_id` is its key).
@@ -422,7 +423,8 @@ struct SyncArgs {
     /// The wiki folder.
     dir: PathBuf,
     /// The index blob to bring up to date (and to write; atomically, as `build -o`). Its
-    /// configuration and vector encoding are kept.
+    /// configuration and vector encoding are kept. A missing file is built; anything else
+    /// there must be a blob this version reads (it is never replaced otherwise).
     #[arg(short, long)]
     output: PathBuf,
     /// A folder of raw source documents, indexed as the wiki's raw/ folder.
@@ -525,7 +527,8 @@ struct PageArgs {
 struct ChunkArgs {
     /// The index blob.
     index: PathBuf,
-    /// The chunk id (`{page}::chunk_{n}`).
+    // Not `{n}` in a help text: clap reads it as a line break.
+    /// The chunk id (`PAGE::chunk_N`, as `oncall::chunk_0`).
     id: String,
     /// Print JSON.
     #[arg(long)]
@@ -869,14 +872,25 @@ fn sync_blob(
     embed: &EmbedBuildArgs,
     quiet: bool,
 ) -> Result<Synced, Error> {
-    // A blob that is missing or does not load (corrupt, foreign, newer) means a full build.
-    let (previous, full) = if blob.exists() {
-        match Index::open(blob) {
-            Ok(index) => (Some(index), None),
-            Err(e) => (None, Some(format!("{} did not load ({e})", blob.display()))),
+    // A missing blob means a full build. Anything else at that path must be a blob this
+    // build reads: a page, a note, a device or a blob of a newer format is never replaced.
+    let (previous, full) = match std::fs::symlink_metadata(blob) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            (None, Some(format!("no index at {} yet", blob.display())))
         }
-    } else {
-        (None, Some(format!("no index at {} yet", blob.display())))
+        _ => match Index::open(blob) {
+            Ok(index) => (Some(index), None),
+            Err(e @ (Error::Io { .. } | Error::InvalidArgument { .. })) => return Err(e),
+            Err(e) => {
+                return Err(Error::InvalidArgument {
+                    detail: format!(
+                        "{} is not an index this build can read ({e}); refusing to replace \
+                         it: remove it, or write the index elsewhere",
+                        blob.display()
+                    ),
+                })
+            }
+        },
     };
     let config = previous
         .as_ref()
@@ -1527,10 +1541,7 @@ fn embed(a: EmbedArgs) -> Result<ExitCode, Error> {
     let model = a.model.load()?;
     if let Some(dir) = &a.corpus {
         let path = dir.join("corpus.jsonl");
-        let text = std::fs::read_to_string(&path).map_err(|e| Error::Io {
-            path: path.display().to_string(),
-            source: e,
-        })?;
+        let text = wikidex::file::read_text_capped(&path, u64::MAX, "corpus bytes")?;
         let mut docs = Vec::new();
         for (i, line) in text
             .lines()
@@ -1697,10 +1708,11 @@ fn verify(a: VerifyArgs) -> Result<ExitCode, Error> {
     let answer = if a.answer == "-" {
         read_stdin("the answer", wikidex::cite::MAX_ANSWER_BYTES)?
     } else {
-        std::fs::read_to_string(&a.answer).map_err(|e| Error::Io {
-            path: a.answer.clone(),
-            source: e,
-        })?
+        wikidex::file::read_text_capped(
+            Path::new(&a.answer),
+            wikidex::cite::MAX_ANSWER_BYTES as u64,
+            "answer bytes",
+        )?
     };
     let cited: Vec<wikidex::cite::Cited> = a
         .cite
@@ -1752,12 +1764,16 @@ fn verify(a: VerifyArgs) -> Result<ExitCode, Error> {
 const MAX_STDIN_ARGS_BYTES: usize = 4 << 20;
 
 fn mcp(a: McpArgs) -> Result<ExitCode, Error> {
+    /// Longest `--watch` period: a day.
+    const MAX_WATCH_SECS: f64 = 86_400.0;
     let tools = a.limits.tools()?;
     let folder = a.source.is_dir();
-    if !(a.watch.is_finite() && a.watch >= 0.0) {
+    // `Duration::from_secs_f64` panics past about 1.8e19 seconds; a day between two looks is
+    // already more than any use of watching.
+    if !(0.0..=MAX_WATCH_SECS).contains(&a.watch) {
         return Err(Error::InvalidArgument {
             detail: format!(
-                "--watch must be a number of seconds, 0 or more; got {}",
+                "--watch must be a number of seconds from 0 to {MAX_WATCH_SECS}; got {}",
                 a.watch
             ),
         });
@@ -1864,10 +1880,7 @@ fn close_log(log: Option<Arc<JsonlLog>>) -> Result<(), Error> {
 }
 
 fn insights(a: InsightsArgs) -> Result<ExitCode, Error> {
-    let text = std::fs::read_to_string(&a.log).map_err(|e| Error::Io {
-        path: a.log.display().to_string(),
-        source: e,
-    })?;
+    let text = wikidex::file::read_text_capped(&a.log, u64::MAX, "query log bytes")?;
     let (entries, bad) = querylog::read_log(&text);
     let pages: Option<Vec<String>> = match &a.index {
         Some(p) => Some(Index::open(p)?.pages().iter().map(|p| p.id()).collect()),

@@ -749,7 +749,7 @@ fn a_read_only_output_is_refused_and_a_symlinked_one_written_through() {
         0o444
     );
     let real = dir.join("real.wdx");
-    std::fs::write(&real, b"old").unwrap();
+    std::fs::write(&real, b"").unwrap();
     let link = dir.join("link.wdx");
     std::os::unix::fs::symlink(&real, &link).unwrap();
     assert!(build(&wiki, &link, &["--no-embed"]).status.success());
@@ -1032,11 +1032,12 @@ fn sync_builds_once_then_only_what_changed() {
     let hits = json(&wikidex(&["search", b, "zebras", "--json"]));
     assert_eq!(hits["hits"][0]["key"], "active_accounts");
 
-    // A blob that does not load means one full build, not a failure.
+    // A file that is not a blob this build reads is never replaced (issue 26).
     std::fs::write(&blob, b"not a blob").unwrap();
-    let full = sync();
-    assert!(full["full"].as_str().unwrap().contains("did not load"));
-    assert_eq!(full["pages"], third["pages"]);
+    let r = wikidex(&["sync", w, "-o", b, "--no-embed", "--json"]);
+    assert_eq!(r.status.code(), Some(1));
+    assert_eq!(json(&r)["error"]["code"], "invalid_argument");
+    assert_eq!(std::fs::read(&blob).unwrap(), b"not a blob");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -1190,4 +1191,195 @@ fn build_stores_file_times_for_the_date_filters_unless_told_not_to() {
         "--json",
     ]);
     assert!(json(&out)["hits"].as_array().unwrap().is_empty());
+}
+
+// ---- issue 26: hardening, round two ----
+
+/// Runs `wikidex` with `args` and standard input closed, and fails the test (killing it) if
+/// it has not ended within `seconds`: a command that would block on a FIFO fails, not hangs.
+fn wikidex_within(args: &[&str], seconds: u64) -> Output {
+    use std::process::Stdio;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_wikidex"))
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run wikidex");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(seconds);
+    while child.try_wait().expect("wait").is_none() {
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("wikidex {args:?} did not end within {seconds} s");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.wait_with_output().expect("output")
+}
+
+fn mkfifo(path: &Path) {
+    let made = Command::new("mkfifo").arg(path).status().expect("mkfifo");
+    assert!(made.success());
+}
+
+fn is_fifo(path: &Path) -> bool {
+    use std::os::unix::fs::FileTypeExt;
+    std::fs::symlink_metadata(path)
+        .unwrap()
+        .file_type()
+        .is_fifo()
+}
+
+#[test]
+fn issue_26_outputs_that_are_not_regular_files_are_refused_and_left_alone() {
+    let (wiki, _) = small_wiki("fifo-out", &[("global/a.md", "alpha")]);
+    let dir = wiki.parent().unwrap();
+    let fifo = dir.join("out.fifo");
+    mkfifo(&fifo);
+    let link = dir.join("link.wdx");
+    std::os::unix::fs::symlink(&fifo, &link).unwrap();
+    let w = wiki.to_str().unwrap();
+    for target in [&fifo, &link] {
+        let t = target.to_str().unwrap();
+        for args in [
+            vec!["build", w, "-o", t, "--no-embed", "--json"],
+            vec!["sync", w, "-o", t, "--no-embed", "--json"],
+            vec!["mcp", w, "--index", t, "--no-embed"],
+        ] {
+            let r = wikidex_within(&args, 60);
+            assert_eq!(r.status.code(), Some(1), "{args:?}");
+            let said = format!("{}{}", stdout(&r), String::from_utf8_lossy(&r.stderr));
+            assert!(said.contains("invalid_argument") || said.contains("not a regular file"));
+            assert!(said.contains("FIFO"), "{args:?}: {said}");
+            assert!(is_fifo(&fifo), "{args:?} left the FIFO as it was");
+        }
+    }
+}
+
+#[test]
+fn issue_26_sync_replaces_only_a_blob_it_reads() {
+    let (wiki, blob) = small_wiki("sync-foreign", &[("global/a.md", "alpha")]);
+    let dir = wiki.parent().unwrap();
+    let w = wiki.to_str().unwrap();
+    // A page of the wiki, a note, and a blob of a newer format.
+    let page = wiki.join("global/a.md");
+    let note = dir.join("notes.txt");
+    std::fs::write(&note, "my notes").unwrap();
+    let newer = dir.join("newer.wdx");
+    let mut bytes = std::fs::read(&blob).unwrap();
+    bytes[8..12].copy_from_slice(&999u32.to_le_bytes());
+    std::fs::write(&newer, &bytes).unwrap();
+    for target in [&page, &note, &newer] {
+        let before = std::fs::read(target).unwrap();
+        let t = target.to_str().unwrap();
+        for args in [
+            vec!["sync", w, "-o", t, "--no-embed", "--json"],
+            vec!["mcp", w, "--index", t, "--no-embed"],
+        ] {
+            let r = wikidex_within(&args, 60);
+            assert_eq!(r.status.code(), Some(1), "{args:?}");
+            assert_eq!(std::fs::read(target).unwrap(), before, "{args:?}");
+        }
+    }
+    assert_eq!(
+        error_code(&["sync", w, "-o", newer.to_str().unwrap(), "--no-embed", "--json"]),
+        "invalid_argument"
+    );
+    // `build -o` replaces a blob of any version, or nothing, but not a note.
+    assert_eq!(
+        error_code(&["build", w, "-o", note.to_str().unwrap(), "--no-embed", "--json"]),
+        "invalid_argument"
+    );
+    assert!(build(&wiki, &newer, &["--no-embed"]).status.success());
+}
+
+#[test]
+fn issue_26_special_files_are_refused_as_blobs_answers_and_logs_without_blocking() {
+    let (_, blob) = small_wiki("special-in", &[("global/a.md", "alpha")]);
+    let dir = blob.parent().unwrap();
+    let fifo = dir.join("in.fifo");
+    mkfifo(&fifo);
+    let b = blob.to_str().unwrap();
+    for special in [fifo.to_str().unwrap(), "/dev/zero"] {
+        for args in [
+            vec!["search", special, "alpha", "--json"],
+            vec!["verify", b, "--answer", special, "--cite", "a::chunk_0", "--json"],
+            vec!["insights", special, "--json"],
+            vec!["mcp", special],
+        ] {
+            let r = wikidex_within(&args, 60);
+            assert_eq!(r.status.code(), Some(1), "{args:?}");
+            let said = format!("{}{}", stdout(&r), String::from_utf8_lossy(&r.stderr));
+            assert!(said.contains("not a regular file"), "{args:?}: {said}");
+        }
+    }
+}
+
+/// A blob's header is read before the rest: a huge file that is not a blob is refused after
+/// reading 56 bytes (here a sparse 64 GiB file, which no machine here could read whole).
+#[test]
+fn issue_26_a_huge_foreign_file_is_refused_on_its_header() {
+    let dir = temp("sparse");
+    let sparse = dir.join("sparse.wdx");
+    let f = std::fs::File::create(&sparse).unwrap();
+    f.set_len(64 << 30).unwrap();
+    drop(f);
+    let r = wikidex_within(&["search", sparse.to_str().unwrap(), "x", "--json"], 60);
+    assert_eq!(json(&r)["error"]["code"], "not_an_index");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn issue_26_a_long_output_name_and_a_killed_saves_leftover() {
+    let (wiki, _) = small_wiki("long-name", &[("global/a.md", "alpha")]);
+    let dir = wiki.parent().unwrap();
+    let long = dir.join(format!("{}.wdx", "n".repeat(246)));
+    assert!(build(&wiki, &long, &["--no-embed"]).status.success());
+    // What a save killed with SIGKILL leaves: its temporary file, unlocked, some time ago.
+    let blob = dir.join("w.wdx");
+    let left = dir.join(".w.wdx.tmp-4000000-0-0");
+    let f = std::fs::File::create(&left).unwrap();
+    f.set_modified(std::time::SystemTime::now() - std::time::Duration::from_secs(30))
+        .unwrap();
+    drop(f);
+    std::fs::write(wiki.join("global/b.md"), "bravo").unwrap();
+    let r = wikidex(&[
+        "sync",
+        wiki.to_str().unwrap(),
+        "-o",
+        blob.to_str().unwrap(),
+        "--no-embed",
+        "--json",
+    ]);
+    assert_eq!(json(&r)["written"], true);
+    assert!(!left.exists(), "the next save removes what a killed one left");
+}
+
+#[test]
+fn issue_26_a_beir_id_with_a_slash_skips_its_line_only() {
+    let dir = temp("beir-slash");
+    std::fs::write(
+        dir.join("corpus.jsonl"),
+        "{\"_id\": \"d1\", \"text\": \"one\"}\n{\"_id\": \"a/b\", \"text\": \"two\"}\n",
+    )
+    .unwrap();
+    let out = dir.join("b.wdx");
+    let r = build(&dir, &out, &["--beir", "--no-embed"]);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stdout));
+    let v = json(&r);
+    assert_eq!(v["pages"], 1);
+    assert_eq!(v["skipped"][0]["code"], "invalid_input");
+    assert_eq!(v["skipped"][0]["line"], 2);
+    assert!(build(&dir, &out, &["--beir", "--no-embed", "--strict"])
+        .status
+        .code()
+        .is_some_and(|c| c == 1));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn issue_26_chunk_help_shows_the_chunk_id_whole() {
+    let help = stdout(&wikidex(&["chunk", "--help"]));
+    assert!(help.contains("`PAGE::chunk_N`"), "{help}");
 }

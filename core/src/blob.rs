@@ -441,6 +441,15 @@ pub(crate) fn encode_sectioned(data: &IndexData) -> Result<Vec<u8>> {
     sections::encode(data)
 }
 
+/// Checks a blob's header (its first [`HEADER_LEN`] bytes or fewer): magic, a version this
+/// build reads, flags.
+///
+/// # Errors
+/// As [`crate::Index::from_bytes`] for a bad header.
+pub(crate) fn check_header(bytes: &[u8]) -> Result<u32> {
+    header_version(bytes, OLDEST_SUPPORTED_FORMAT_VERSION)
+}
+
 /// Decodes and validates a blob.
 pub(crate) fn decode(bytes: &[u8]) -> Result<IndexData> {
     let version = header_version(bytes, OLDEST_SUPPORTED_FORMAT_VERSION)?;

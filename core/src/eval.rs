@@ -83,7 +83,7 @@ pub fn beir_doc(line: &str) -> std::result::Result<(String, String, String), Str
 pub fn load_collection(dir: &Path) -> Result<Collection> {
     let read = |name: &str| {
         let p = dir.join(name);
-        std::fs::read_to_string(&p).map_err(|e| Error::io(&p, e))
+        crate::file::read_text_capped(&p, u64::MAX, "collection bytes")
     };
     let bad = |file: &str, line: usize, reason: String| Error::InvalidInput {
         path: dir.join(file).display().to_string(),

@@ -14,6 +14,8 @@ use crate::chunk::{self, ChunkRecord};
 use crate::config::Config;
 use crate::embed::Embedder;
 use crate::error::{Error, Result};
+#[cfg(feature = "fs")]
+use crate::file::Listed;
 use crate::graph::GraphSection;
 use crate::lane::lexical::{LexicalIndex, PageFields};
 use crate::lane::phrase::Positions;
@@ -338,15 +340,18 @@ impl IndexBuilder {
     #[cfg(feature = "fs")]
     pub fn add_raw_dir(&mut self, dir: &Path) -> Result<()> {
         let files = files_under(dir, &|_| true, self.follow_outside_root)?;
-        self.skip_unlisted(files.skipped, &|rel| format!("{}{rel}", raw::RAW_PREFIX))?;
+        let raw_path = |rel: &str| format!("{}{rel}", raw::RAW_PREFIX);
+        self.skip_unlisted(files.skipped, &raw_path)?;
+        let root = files.keep_within.as_deref();
         for (rel, full) in files.files {
-            let path = format!("{}{rel}", raw::RAW_PREFIX);
+            let path = raw_path(&rel);
             if !raw::is_raw_path(&path) {
                 continue;
             }
-            match std::fs::read(&full) {
-                Ok(bytes) => self.add_file(&path, &bytes)?,
-                Err(e) => self.skip_at(path, Error::io(&full, e))?,
+            match crate::file::read_listed(&full, root) {
+                Ok(Listed::Read(bytes, _)) => self.add_file(&path, &bytes)?,
+                Ok(Listed::Outside(target)) => self.skip_outside(path, &target),
+                Err(e) => self.skip_at(path, e)?,
             }
         }
         Ok(())
@@ -365,16 +370,25 @@ impl IndexBuilder {
     #[cfg(feature = "fs")]
     pub fn add_dir(&mut self, root: &Path) -> Result<()> {
         let files = wiki_files(root, self.follow_outside_root)?;
+        self.add_listing(files)
+    }
+
+    /// Reads and adds the files a walk of the wiki's folder listed, each checked again on the
+    /// handle read ([`crate::file::read_listed`]).
+    #[cfg(feature = "fs")]
+    fn add_listing(&mut self, files: Listing) -> Result<()> {
         self.skip_unlisted(files.skipped, &|rel| rel.to_string())?;
+        let real_root = files.keep_within.as_deref();
         for (rel, full) in files.files {
-            match std::fs::read(&full) {
-                Ok(bytes) => {
-                    if let Some(t) = modified_secs(&full).filter(|_| self.file_times) {
+            match crate::file::read_listed(&full, real_root) {
+                Ok(Listed::Read(bytes, modified)) => {
+                    if let Some(t) = modified.filter(|_| self.file_times) {
                         self.modified.insert(rel.clone(), t);
                     }
                     self.add_file(&rel, &bytes)?;
                 }
-                Err(e) => self.skip_at(rel, Error::io(&full, e))?,
+                Ok(Listed::Outside(target)) => self.skip_outside(rel, &target),
+                Err(e) => self.skip_at(rel, e)?,
             }
         }
         Ok(())
@@ -391,18 +405,25 @@ impl IndexBuilder {
         for s in skipped {
             match s {
                 Unlisted::Unreadable { rel, error } => self.skip_at(path(&rel), error)?,
-                Unlisted::OutsideRoot { rel, target } => self.report.skipped.push(Skipped {
-                    path: path(&rel),
-                    line: None,
-                    code: crate::record::SKIPPED_OUTSIDE_ROOT.to_string(),
-                    reason: format!(
-                        "a symbolic link to {} outside the folder being indexed; not read",
-                        target.display()
-                    ),
-                }),
+                Unlisted::OutsideRoot { rel, target } => self.skip_outside(path(&rel), &target),
             }
         }
         Ok(())
+    }
+
+    /// Reports a file whose real path is outside the folder being indexed (a policy, reported
+    /// in every mode, never an error).
+    #[cfg(feature = "fs")]
+    fn skip_outside(&mut self, path: String, target: &Path) {
+        self.report.skipped.push(Skipped {
+            path,
+            line: None,
+            code: crate::record::SKIPPED_OUTSIDE_ROOT.to_string(),
+            reason: format!(
+                "a symbolic link to {} outside the folder being indexed; not read",
+                target.display()
+            ),
+        });
     }
 
     /// Adds a BEIR `corpus.jsonl`: each line `{"_id", "title", "text"}` becomes a page with key
@@ -412,7 +433,7 @@ impl IndexBuilder {
     /// [`Error::Io`] if the file cannot be read; in strict mode, the first bad line.
     #[cfg(feature = "fs")]
     pub fn add_beir_corpus(&mut self, path: &Path) -> Result<()> {
-        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+        let text = crate::file::read_text_capped(path, u64::MAX, "corpus bytes")?;
         for (i, line) in text.lines().enumerate() {
             if line.trim().is_empty() {
                 continue;
@@ -422,8 +443,21 @@ impl IndexBuilder {
                 Ok((id, title, body)) => {
                     // BEIR ids are kept verbatim (`MED-10`), not normalized.
                     let page = page_from_record(at, id, title, body);
-                    check_page(&page, false)?;
-                    self.insert_page(page)?;
+                    match check_page(&page, false) {
+                        Ok(()) => self.insert_page(page)?,
+                        // An id the page contract refuses (a `/` in it) skips its line only.
+                        Err(e) => self.skip_at(
+                            "corpus.jsonl".to_string(),
+                            Error::InvalidInput {
+                                path: path.display().to_string(),
+                                line: u32::try_from(i + 1).ok(),
+                                reason: match e {
+                                    Error::InvalidPage { reason, .. } => reason,
+                                    other => other.to_string(),
+                                },
+                            },
+                        )?,
+                    }
                 }
                 // The line is in `line`; the path names the file once (not `corpus.jsonl:3:3`).
                 Err(reason) => self.skip_at(
@@ -700,6 +734,9 @@ fn json_depth(v: &serde_json::Value) -> usize {
 struct Listing {
     files: Vec<(String, PathBuf)>,
     skipped: Vec<Unlisted>,
+    /// The root's real path, when the files read must be inside it (links outside the root
+    /// are not followed): each file is checked again when it is opened.
+    keep_within: Option<PathBuf>,
 }
 
 /// An entry a folder walk did not list.
@@ -791,6 +828,7 @@ fn files_under(
     let mut out = Listing {
         files: Vec::new(),
         skipped: Vec::new(),
+        keep_within: (!follow_outside_root).then(|| real_root.clone()),
     };
     let mut stack = vec![(root.to_path_buf(), String::new())];
     while let Some((dir, rel)) = stack.pop() {
@@ -878,10 +916,16 @@ impl Unlisted {
     }
 }
 
-/// How long a temporary file of an interrupted save is left alone (it may belong to a save
-/// still running) before a later save next to it removes it.
+/// How old a temporary file of a save must be before a later save next to it removes it,
+/// when no process holds its lock (a save holds the lock on its temporary file until the
+/// rename): a few seconds, so a save that has just created its file is never raced.
 #[cfg(feature = "fs")]
-const STALE_TEMP_SECONDS: u64 = 3600;
+const STALE_TEMP_SECONDS: u64 = 2;
+
+/// The most bytes of the target's name kept in a temporary file's name (a name of up to 255
+/// bytes stays valid with the temporary suffix on every file system).
+#[cfg(feature = "fs")]
+const TEMP_NAME_BYTES: usize = 160;
 
 /// Writes `bytes` to `path` atomically (see [`Index::save`] for the rules).
 #[cfg(feature = "fs")]
@@ -897,11 +941,8 @@ pub(crate) fn save_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
         Err(e) => return Err(Error::io(path, e)),
     };
     if let Some(m) = &existing {
-        if m.is_dir() {
-            return Err(Error::invalid_argument(format!(
-                "{} is a folder, not a file path",
-                path.display()
-            )));
+        if !m.is_file() {
+            return Err(crate::file::not_regular(path, m, "refusing to replace it"));
         }
         if m.permissions().readonly() {
             return Err(Error::io(
@@ -912,6 +953,7 @@ pub(crate) fn save_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
                 ),
             ));
         }
+        refuse_foreign(path, &target)?;
     }
     let dir = target
         .parent()
@@ -922,7 +964,11 @@ pub(crate) fn save_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
         .ok_or_else(|| Error::invalid_argument(format!("{} is not a file path", path.display())))?
         .to_string_lossy()
         .into_owned();
-    let prefix = format!(".{name}.tmp-");
+    let mut keep = name.len().min(TEMP_NAME_BYTES);
+    while !name.is_char_boundary(keep) {
+        keep -= 1;
+    }
+    let prefix = format!(".{}.tmp-", &name[..keep]);
     remove_stale_temps(dir, &prefix);
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -948,17 +994,45 @@ pub(crate) fn save_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
         .map_err(|e| Error::io(path, e))?;
     let mut guard = Guard(&tmp, false);
     let write = || -> std::io::Result<()> {
+        // Held until the rename: a later save removes the file only once nobody holds it.
+        match file.lock() {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::Unsupported => {}
+            Err(e) => return Err(e),
+        }
         file.write_all(bytes)?;
         if let Some(m) = &existing {
             file.set_permissions(m.permissions())?;
         }
         file.sync_all()?;
+        std::fs::rename(&tmp, &target)?;
         drop(file);
-        std::fs::rename(&tmp, &target)
+        Ok(())
     };
     write().map_err(|e| Error::io(path, e))?;
     guard.1 = true;
     Ok(())
+}
+
+/// Refuses to replace a file that holds something other than an index: a save replaces a
+/// missing or empty file, or a wikidex blob of any version, never a page or a note given as
+/// the output by mistake.
+#[cfg(feature = "fs")]
+fn refuse_foreign(path: &Path, target: &Path) -> Result<()> {
+    use std::io::Read;
+    let (file, _) = crate::file::open_regular(target)?;
+    let mut head = Vec::with_capacity(crate::blob::MAGIC.len());
+    file.take(crate::blob::MAGIC.len() as u64)
+        .read_to_end(&mut head)
+        .map_err(|e| Error::io(path, e))?;
+    if head.is_empty() || head == crate::blob::MAGIC {
+        return Ok(());
+    }
+    Err(Error::invalid_argument(format!(
+        "{} exists and is not a wikidex index; refusing to replace it (remove it or choose \
+         another output)",
+        path.display()
+    )))
 }
 
 /// `path` with symbolic links followed to the file they name (which need not exist yet).
@@ -983,7 +1057,9 @@ fn resolve_links(path: &Path) -> Result<PathBuf> {
     ))
 }
 
-/// Removes `prefix*` files in `dir` older than [`STALE_TEMP_SECONDS`]; best effort.
+/// Removes the temporary files `prefix*` in `dir` that interrupted saves left: those more
+/// than [`STALE_TEMP_SECONDS`] old whose lock no process holds (where the platform has no file
+/// locks, those more than an hour old). Best effort.
 #[cfg(feature = "fs")]
 fn remove_stale_temps(dir: &Path, prefix: &str) {
     let Ok(entries) = std::fs::read_dir(dir) else {
@@ -994,27 +1070,27 @@ fn remove_stale_temps(dir: &Path, prefix: &str) {
         if !entry.file_name().to_string_lossy().starts_with(prefix) {
             continue;
         }
-        let old = entry
-            .metadata()
-            .and_then(|m| m.modified())
+        let Ok(meta) = entry.metadata() else { continue };
+        let age = meta
+            .modified()
             .ok()
             .and_then(|t| now.duration_since(t).ok())
-            .is_some_and(|age| age.as_secs() > STALE_TEMP_SECONDS);
-        if old {
+            .map_or(0, |age| age.as_secs());
+        if !meta.is_file() || age <= STALE_TEMP_SECONDS {
+            continue;
+        }
+        let Ok(file) = std::fs::File::open(entry.path()) else {
+            continue;
+        };
+        let abandoned = match file.try_lock() {
+            Ok(()) => true,
+            Err(std::fs::TryLockError::WouldBlock) => false,
+            Err(std::fs::TryLockError::Error(_)) => age > 3600,
+        };
+        if abandoned {
             let _ = std::fs::remove_file(entry.path());
         }
     }
-}
-
-/// A file's modification time in Unix seconds, if the platform gives one.
-#[cfg(feature = "fs")]
-fn modified_secs(path: &Path) -> Option<i64> {
-    let t = std::fs::metadata(path).ok()?.modified().ok()?;
-    let secs = match t.duration_since(std::time::UNIX_EPOCH) {
-        Ok(d) => i64::try_from(d.as_secs()).ok()?,
-        Err(e) => -i64::try_from(e.duration().as_secs()).ok()?,
-    };
-    Some(secs)
 }
 
 /// Chunks and analyzes `pages` (already in canonical order) into index data. The only place
@@ -1165,13 +1241,17 @@ impl Index {
         Ok(index.lint_with_build(&report))
     }
 
-    /// Loads an index from a file.
+    /// Loads an index from a file. Only a regular file is read (a FIFO or a device is refused
+    /// without blocking or reading it), and its header is checked before the rest is read.
     ///
     /// # Errors
-    /// [`Error::Io`], or as [`Index::from_bytes`].
+    /// [`Error::Io`]; [`Error::InvalidArgument`] for a path that is not a regular file; or as
+    /// [`Index::from_bytes`].
     #[cfg(feature = "fs")]
     pub fn open(path: &Path) -> Result<Index> {
-        let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+        let bytes = crate::file::read_checked_head(path, crate::blob::HEADER_LEN, |head| {
+            crate::blob::check_header(head).map(|_| ())
+        })?;
         Index::from_bytes(&bytes)
     }
 
@@ -1184,13 +1264,16 @@ impl Index {
     /// - A read-only `path` is refused ([`Error::Io`], permission denied), not replaced.
     /// - A symbolic link at `path` is followed: the file it points to is replaced (atomically,
     ///   in its own folder) and the link stays. The replaced file keeps its permissions.
-    /// - Temporary files `.NAME.tmp-*` next to the target that are more than an hour old
-    ///   (left by a process killed while saving) are removed.
+    /// - Only a missing or empty file, or a wikidex blob (of any version), is replaced: a FIFO,
+    ///   a device, a folder or a file of other content is refused ([`Error::InvalidArgument`]
+    ///   naming it).
+    /// - Temporary files `.NAME.tmp-*` next to the target that a killed save left (no process
+    ///   holds their lock) are removed.
     ///
     /// # Errors
     /// [`Error::Corrupt`] if the blob would not decode; [`Error::Io`] if the folder is not
-    /// writable or `path` is read-only. `path` is then unchanged and no temporary file is
-    /// left.
+    /// writable or `path` is read-only; [`Error::InvalidArgument`] if `path` is not a file a
+    /// save replaces. `path` is then unchanged and no temporary file is left.
     #[cfg(feature = "fs")]
     pub fn save(&self, path: &Path) -> Result<()> {
         save_checked(path, &self.to_bytes()?)
@@ -1898,6 +1981,119 @@ mod tests {
         assert_eq!(loaded.to_bytes().unwrap(), index.to_bytes().unwrap());
         let leftovers: Vec<_> = std::fs::read_dir(&dir).unwrap().collect();
         assert_eq!(leftovers.len(), 1, "no temporary file is left behind");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// Issue 26: the walk lists `zzzz.md` as a file inside the wiki, then it becomes a link to
+    /// a file outside before it is read: the file outside is not read (here deterministically,
+    /// between the listing and the reads that `add_dir` runs one after the other).
+    #[cfg(unix)]
+    #[test]
+    fn a_link_swapped_in_after_the_listing_is_not_read_through() {
+        let dir = std::env::temp_dir().join(format!("wikidex-swap-{}", std::process::id()));
+        let wiki = dir.join("wiki");
+        std::fs::create_dir_all(wiki.join("global")).unwrap();
+        std::fs::write(wiki.join("global/aaaa.md"), "alpha page").unwrap();
+        let swapped = wiki.join("global/zzzz.md");
+        std::fs::write(&swapped, "zulu page").unwrap();
+        let secret = dir.join("secret.md");
+        std::fs::write(&secret, "the outside secret").unwrap();
+        // A folder swapped for a link to outside is caught the same way.
+        std::fs::create_dir_all(wiki.join("notes")).unwrap();
+        std::fs::write(wiki.join("notes/n.md"), "note page").unwrap();
+        let outside = dir.join("outside");
+        std::fs::create_dir_all(&outside).unwrap();
+        std::fs::write(outside.join("n.md"), "the outside note").unwrap();
+
+        let listing = wiki_files(&wiki, false).unwrap();
+        assert_eq!(listing.files.len(), 3);
+        std::fs::remove_file(&swapped).unwrap();
+        std::os::unix::fs::symlink(&secret, &swapped).unwrap();
+        std::fs::rename(wiki.join("notes"), dir.join("notes-moved")).unwrap();
+        std::os::unix::fs::symlink(&outside, wiki.join("notes")).unwrap();
+
+        let mut b = IndexBuilder::new(Config::default()).unwrap();
+        b.add_listing(listing).unwrap();
+        let (index, report) = b.build().unwrap();
+        let texts: Vec<&str> = index.pages().iter().map(|p| p.text.as_str()).collect();
+        assert_eq!(texts, ["alpha page"], "nothing outside the root is read");
+        let mut skipped: Vec<(&str, &str)> = report
+            .skipped
+            .iter()
+            .map(|s| (s.path.as_str(), s.code.as_str()))
+            .collect();
+        skipped.sort();
+        assert_eq!(
+            skipped,
+            [
+                ("global/zzzz.md", crate::record::SKIPPED_OUTSIDE_ROOT),
+                ("notes/n.md", crate::record::SKIPPED_OUTSIDE_ROOT),
+            ]
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// Issue 26: a save replaces a missing or empty file or a blob, nothing else; a FIFO (or a
+    /// link to one) is refused without blocking, and stays a FIFO.
+    #[cfg(unix)]
+    #[test]
+    fn a_save_replaces_only_a_blob_or_nothing() {
+        use std::os::unix::fs::FileTypeExt;
+        let (index, _) = build(&[("global/a.md", "alpha")]);
+        let dir = std::env::temp_dir().join(format!("wikidex-save-to-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let fifo = dir.join("fifo");
+        let made = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap();
+        assert!(made.success());
+        let link = dir.join("link-to-fifo");
+        std::os::unix::fs::symlink(&fifo, &link).unwrap();
+        for target in [&fifo, &link] {
+            let err = index.save(target).unwrap_err();
+            assert_eq!(err.code(), "invalid_argument", "{err}");
+            assert!(err.to_string().contains("a FIFO"), "{err}");
+            let kind = std::fs::metadata(&fifo).unwrap().file_type();
+            assert!(kind.is_fifo(), "the FIFO is left as it was");
+        }
+        let note = dir.join("notes.txt");
+        std::fs::write(&note, "my notes").unwrap();
+        assert_eq!(index.save(&note).unwrap_err().code(), "invalid_argument");
+        assert_eq!(std::fs::read_to_string(&note).unwrap(), "my notes");
+        let empty = dir.join("empty.wdx");
+        std::fs::write(&empty, "").unwrap();
+        index.save(&empty).unwrap();
+        index.save(&empty).unwrap();
+        assert!(Index::open(&empty).is_ok());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// Issue 26: the temporary file of a killed save (nobody holds its lock) is removed by the
+    /// next save beside it; one a live save holds is left; a long name still saves.
+    #[test]
+    fn a_killed_saves_temporary_file_goes_with_the_next_save() {
+        let (index, _) = build(&[("global/a.md", "alpha")]);
+        let dir = std::env::temp_dir().join(format!("wikidex-temps-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("index.wdx");
+        let old = std::time::SystemTime::now() - std::time::Duration::from_secs(60);
+        let left = dir.join(".index.wdx.tmp-4000000-0-0");
+        let held = dir.join(".index.wdx.tmp-4000001-0-0");
+        for p in [&left, &held] {
+            let f = std::fs::File::create(p).unwrap();
+            f.set_modified(old).unwrap();
+        }
+        let holder = std::fs::File::open(&held).unwrap();
+        holder.lock().unwrap();
+        index.save(&path).unwrap();
+        assert!(!left.exists(), "the killed save's file is removed");
+        assert!(held.exists(), "a file whose save still runs is left");
+        drop(holder);
+
+        let long = dir.join("l".repeat(250));
+        index.save(&long).unwrap();
+        assert!(Index::open(&long).is_ok());
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -5,7 +5,8 @@
 //! be a thin shell over the front.
 //!
 //! 1. **Data**: [`Error`] (stable codes, details, records), [`Config`] and its parts,
-//!    build records ([`BuildReport`]), and [`offset`] units (bytes, chars, UTF-16).
+//!    build records ([`BuildReport`]), [`offset`] units (bytes, chars, UTF-16), and
+//!    [`file`]: only regular files are read, without blocking, with caps.
 //! 2. **Text**: [`page`] parses the page contract (YAML frontmatter, keys, scopes, links);
 //!    [`chunk`] splits pages into overlapping, stably identified chunks; [`analyze`]
 //!    normalizes, segments (CJK into character bigrams), filters and stems text, the same
@@ -50,6 +51,8 @@ pub mod date;
 pub mod embed;
 mod error;
 pub mod eval;
+#[cfg(feature = "fs")]
+pub mod file;
 pub mod fusion;
 pub mod graph;
 mod index;

@@ -11,7 +11,9 @@ use std::path::{Path, PathBuf};
 const LAYERS: &[(&str, &[&str])] = &[
     (
         "data",
-        &["error", "config", "record", "offset", "date", "sort"],
+        &[
+            "error", "config", "record", "offset", "date", "sort", "file",
+        ],
     ),
     ("text", &["marks", "analyze", "chunk", "page"]),
     ("structures", &["lane", "embed", "fusion", "graph", "raw"]),
