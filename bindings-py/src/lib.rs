@@ -57,12 +57,7 @@ fn from_json<T: serde::de::DeserializeOwned + Default>(
     what: &str,
     json: Option<&str>,
 ) -> Result<T, Error> {
-    match json {
-        None => Ok(T::default()),
-        Some(j) => serde_json::from_str(j).map_err(|e| Error::InvalidArgument {
-            detail: format!("{what}: {e}"),
-        }),
-    }
+    wikidex::options::from_json(what, json)
 }
 
 /// Cited ids as the CLI takes them: `id`, or `id@hash` with the hash the model saw.
@@ -251,10 +246,18 @@ impl NativeIndex {
         )
     }
 
+    /// Decodes without copying: `bytes` are immutable, and the argument keeps them alive.
     #[staticmethod]
     fn from_bytes(py: Python<'_>, data: &[u8]) -> PyResult<NativeIndex> {
-        let data = data.to_vec();
-        run(py, move || Index::from_bytes(&data)).map(|i| wrap(i, None))
+        run(py, || Index::from_bytes(data)).map(|i| wrap(i, None))
+    }
+
+    /// Checks the header of a blob (its first bytes) before a caller copies a large buffer.
+    #[staticmethod]
+    fn check_header(py: Python<'_>, head: &[u8]) -> PyResult<()> {
+        wikidex::blob::check_header(head)
+            .map(|_| ())
+            .map_err(|e| raise(py, &e))
     }
 
     #[staticmethod]
@@ -789,5 +792,6 @@ fn _wikidex(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<ranking::Ranking>()?;
     m.add_function(wrap_pyfunction!(parse_headers, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add("HEADER_LEN", wikidex::blob::HEADER_LEN)?;
     Ok(())
 }

@@ -3,9 +3,11 @@ agent tools, progress, and the README's Python quickstart."""
 
 import collections.abc
 import math
+import os
 import pickle
 import re
 import signal
+import stat
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -242,12 +244,19 @@ def test_an_exception_in_progress_stops_the_build_and_is_raised():
 def test_ctrl_c_during_a_build_raises_keyboard_interrupt():
     # What the notebook's stop button and Ctrl-C do: SIGINT while the build runs (here raised
     # from the progress callback, so the moment is the same in every run).
+    # Python installs its KeyboardInterrupt handler only where SIGINT was not ignored at start
+    # (a background job of a non-interactive shell starts with it ignored, as some CI runners
+    # do): install it here, so the test does not depend on how `make test` was started.
     def progress(stage, done, total):
         if done == 2:
             signal.raise_signal(signal.SIGINT)
 
-    with pytest.raises(KeyboardInterrupt):
-        wikidex.Index.build(WIKI, progress=progress)
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            wikidex.Index.build(WIKI, progress=progress)
+    finally:
+        signal.signal(signal.SIGINT, previous)
     assert wikidex.Index.build(WIKI).search("outage").hits
 
 
@@ -389,3 +398,54 @@ def test_rank_takes_the_same_options_as_lists_or_strings():
         index.rank("outage", tags=[1])
     with pytest.raises(wikidex.InvalidArgumentError):
         index.rank("outage", lanes="nope")
+
+
+# ---- issue 26: hardening, round two ----
+
+
+def test_from_bytes_takes_bytes_like_objects_only():
+    with pytest.raises(TypeError):
+        wikidex.Index.from_bytes(10**9)  # type: ignore[arg-type]
+    with pytest.raises(TypeError):
+        wikidex.Index.from_bytes("WIKIDEX")  # type: ignore[arg-type]
+    blob = small().to_bytes()
+    for data in (blob, bytearray(blob), memoryview(blob)):
+        assert wikidex.Index.from_bytes(data).search("outage").hits
+
+
+def test_a_large_foreign_buffer_is_refused_on_its_header_before_a_copy():
+    # 256 MiB of zeros: refused after its first bytes, never copied (the old path copied it
+    # twice before looking).
+    junk = bytearray(256 << 20)
+    with pytest.raises(wikidex.IndexFormatError) as refused:
+        wikidex.Index.from_bytes(junk)
+    assert refused.value.code == "not_an_index"
+    newer = bytearray(small().to_bytes())
+    newer[8:12] = (999).to_bytes(4, "little")
+    with pytest.raises(wikidex.IndexFormatError) as refused:
+        wikidex.Index.from_bytes(memoryview(newer))
+    assert refused.value.code == "incompatible_format"
+
+
+def test_unknown_option_keys_are_refused_with_the_nearest_known_one():
+    with pytest.raises(wikidex.InvalidArgumentError, match=r"unknown key `langauge`.*did you mean `language`"):
+        wikidex.Index.build({"global/a.md": "alpha"}, config={"langauge": "german"})
+    with pytest.raises(wikidex.InvalidArgumentError, match="unknown key `k`"):
+        wikidex.Index.build({"global/a.md": "alpha"}, config={"bm25": {"k": 1.0}})
+
+
+def test_a_limit_of_zero_is_refused_as_on_every_surface():
+    with pytest.raises(wikidex.InvalidArgumentError, match="limit must be at least 1"):
+        small().search("outage", limit=0)
+    assert len(small().search("outage", limit=1).hits) == 1
+
+
+def test_a_fifo_or_a_device_is_refused_as_a_blob_without_blocking(tmp_path):
+    fifo = tmp_path / "blob.fifo"
+    os.mkfifo(fifo)
+    for path in (fifo, "/dev/zero"):
+        with pytest.raises(wikidex.InvalidArgumentError, match="not a regular file"):
+            wikidex.Index.open(path)
+        with pytest.raises(wikidex.InvalidArgumentError, match="not a regular file"):
+            small().save(path)
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode)

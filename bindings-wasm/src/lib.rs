@@ -128,7 +128,7 @@ fn options<T: DeserializeOwned + Default>(what: &str, v: &JsValue) -> CoreResult
     if !is_plain_object(v) {
         return Err(invalid(format!("{what} must be an object")));
     }
-    serde_json::from_str(&stringify(what, v)?).map_err(|e| invalid(format!("{what}: {e}")))
+    wikidex::options::from_json(what, Some(&stringify(what, v)?))
 }
 
 fn string(what: &str, v: &JsValue) -> CoreResult<String> {
@@ -233,6 +233,7 @@ fn page_record(
 /// name it.
 #[cfg(feature = "write")]
 #[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
 struct BuildOptions {
     #[serde(default)]
     config: Option<serde_json::Value>,

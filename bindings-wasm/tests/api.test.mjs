@@ -141,3 +141,11 @@ test('the query log hands each search to the callback after the search returns',
   assert.equal(entries.length, 1)
   throwsCode(() => copy.setQueryLog('file.jsonl'), 'invalid_argument')
 })
+
+test('issue 26: unknown option keys are invalid_argument naming the nearest known key', () => {
+  const e = throwsCode(() => index.search('nightly', { limt: 3 }), 'invalid_argument')
+  assert.match(e.message, /unknown key `limt`; did you mean `limit`\?/)
+  throwsCode(() => Index.build(FILES, { config: { langauge: 'german' } }), 'invalid_argument')
+  throwsCode(() => Index.build(FILES, { stric: true }), 'invalid_argument')
+  throwsCode(() => index.search('nightly', { limit: 0 }), 'invalid_argument')
+})

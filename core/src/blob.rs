@@ -441,12 +441,13 @@ pub(crate) fn encode_sectioned(data: &IndexData) -> Result<Vec<u8>> {
     sections::encode(data)
 }
 
-/// Checks a blob's header (its first [`HEADER_LEN`] bytes or fewer): magic, a version this
-/// build reads, flags.
+/// Checks a blob's header (its first [`HEADER_LEN`] bytes; fewer are a truncated blob):
+/// magic, a version this build reads, flags; returns the version. A caller holding a large
+/// buffer checks it before copying the buffer.
 ///
 /// # Errors
 /// As [`crate::Index::from_bytes`] for a bad header.
-pub(crate) fn check_header(bytes: &[u8]) -> Result<u32> {
+pub fn check_header(bytes: &[u8]) -> Result<u32> {
     header_version(bytes, OLDEST_SUPPORTED_FORMAT_VERSION)
 }
 

@@ -11,7 +11,7 @@ use crate::error::{show_f32, Error, Result};
 /// it was built. In JSON (bindings, vector files) every field and sub-field may be left out
 /// and takes its default.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(default, deny_unknown_fields)]
 pub struct Config {
     /// Chunk sizes.
     pub chunk: ChunkConfig,
@@ -216,7 +216,7 @@ impl Language {
 /// `make eval`). (2.0, 0.6) scored marginally higher (within 0.01 on every metric); 1.5 keeps
 /// term frequency saturating sooner, which matters on wiki pages that repeat their keywords.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(default, deny_unknown_fields)]
 pub struct Bm25Params {
     /// Term-frequency saturation, `0.0..=10.0`. At 0 a term counts once however often it
     /// occurs; larger values let repeated terms keep adding score.
@@ -315,7 +315,7 @@ impl Lane {
 
 /// Fusion constants, stored in the blob.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(default, deny_unknown_fields)]
 pub struct FusionConfig {
     /// The RRF constant `k` (default 60, range `1.0..=1000.0`). Small values make the top ranks
     /// of each lane dominate; large values flatten the curve so agreement between lanes counts
@@ -408,7 +408,7 @@ impl FusionConfig {
 
 /// Chunk sizes, stored in the blob.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(default, deny_unknown_fields)]
 pub struct ChunkConfig {
     /// Target chunk size in whitespace-separated tokens (default 200, range 16..=4096). Smaller
     /// chunks give sharper snippets and citations; larger ones keep more context together.

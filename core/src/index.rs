@@ -1189,7 +1189,7 @@ pub struct UpsertReport {
 
 /// Options of the write API ([`Index::upsert_page_with`]).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(default, deny_unknown_fields)]
 pub struct WriteOptions {
     /// Accept a page whose refs or links point at no visible page (default false: reject).
     pub allow_dangling: bool,

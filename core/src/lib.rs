@@ -60,6 +60,7 @@ pub mod lane;
 pub mod lint;
 mod marks;
 pub mod offset;
+pub mod options;
 pub mod page;
 pub mod querylog;
 mod ranged;

@@ -41,9 +41,10 @@ pub enum AlwaysMode {
 
 /// How to search. `Default` gives the documented defaults.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(default, deny_unknown_fields)]
 pub struct SearchOptions {
-    /// Hits to return: default 20, clamped to `1..=100`.
+    /// Hits to return: default 20, at least 1 (0 is [`Error::InvalidArgument`] on every
+    /// surface); more than [`MAX_LIMIT`] is taken as [`MAX_LIMIT`].
     pub limit: Option<usize>,
     /// Lanes to run (`None`: every lane the index supports).
     pub lanes: Option<Vec<Lane>>,
@@ -1423,8 +1424,13 @@ impl SearchOptions {
     /// Checks the options against what the index can do.
     ///
     /// # Errors
-    /// [`Error::InvalidArgument`] for an empty lane list.
+    /// [`Error::InvalidArgument`] for a limit of 0, an empty lane list or a bad date.
     pub fn validate(&self) -> Result<()> {
+        if self.limit == Some(0) {
+            return Err(Error::invalid_argument(format!(
+                "limit must be at least 1 (at most {MAX_LIMIT} hits are returned)"
+            )));
+        }
         self.date_range()?;
         if self.lanes.as_ref().is_some_and(Vec::is_empty) {
             return Err(Error::invalid_argument("lanes must not be empty"));

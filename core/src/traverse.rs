@@ -49,7 +49,7 @@ pub struct Pointer {
 
 /// Traversal settings (see [`Index::neighbors`]).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(default, deny_unknown_fields)]
 pub struct TraverseOptions {
     /// How many edges away from a seed to go: 0, 1 or 2 (default 2).
     pub depth: u32,
@@ -120,7 +120,7 @@ pub struct Subgraph {
 
 /// Settings of [`Index::query_with_evidence`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(default, deny_unknown_fields)]
 pub struct EvidenceOptions {
     /// How many top pages of the search become seeds, `1..=20` (default 3).
     pub seeds: usize,

@@ -368,8 +368,19 @@ class Index:
 
     @classmethod
     def from_bytes(cls, data: Union[bytes, bytearray, memoryview]) -> "Index":
-        """Loads an index from blob bytes."""
-        return cls(_wikidex.NativeIndex.from_bytes(bytes(data)))
+        """Loads an index from blob bytes (``bytes``, ``bytearray`` or ``memoryview``). The
+        header is checked before a mutable buffer is copied, so foreign bytes cost nothing.
+
+        :raises TypeError: for anything else (an ``int`` is not a size here)."""
+        if isinstance(data, bytes):
+            return cls(_wikidex.NativeIndex.from_bytes(data))
+        if not isinstance(data, (bytearray, memoryview)):
+            raise TypeError(f"from_bytes takes bytes, bytearray or memoryview, not {type(data).__name__}")
+        view = memoryview(data)
+        if view.format != "B" or view.ndim != 1:
+            view = view.cast("B")
+        _wikidex.NativeIndex.check_header(bytes(view[: _wikidex.HEADER_LEN]))
+        return cls(_wikidex.NativeIndex.from_bytes(view.tobytes()))
 
     def to_bytes(self) -> bytes:
         """The index as one portable blob (the same bytes for the same index)."""

@@ -7,9 +7,11 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union, 
 import numpy
 import numpy.typing
 
-__all__ = ["Model", "NativeIndex", "Ranking", "parse_headers", "__version__"]
+__all__ = ["HEADER_LEN", "Model", "NativeIndex", "Ranking", "parse_headers", "__version__"]
 
 __version__: str
+#: Bytes of a blob's header (magic, version, flags, length, checksum).
+HEADER_LEN: int
 
 _Path = Union[str, PathLike[str]]
 _Progress = Callable[[str, int, int], None]
@@ -106,6 +108,9 @@ class NativeIndex:
     @staticmethod
     def from_bytes(data: bytes) -> NativeIndex:
         """Loads blob bytes."""
+    @staticmethod
+    def check_header(head: bytes) -> None:
+        """Checks a blob's header (its first bytes)."""
     @staticmethod
     def open(path: _Path) -> NativeIndex:
         """Loads a blob file."""

@@ -625,7 +625,8 @@ fn saved_index_opens_to_the_same_bytes_and_leaves_no_temporary_file() {
 fn saving_over_an_existing_index_replaces_it() {
     let dir = temp_dir("replace");
     let path = dir.join("wiki.wdx");
-    std::fs::write(&path, b"old contents").unwrap();
+    // An older blob, or one cut short: what a save may replace (any other content is refused).
+    std::fs::write(&path, b"WIKIDEX\0old contents").unwrap();
     let index = build_small();
     index.save(&path).unwrap();
     assert_eq!(std::fs::read(&path).unwrap(), index.to_bytes().unwrap());

@@ -910,7 +910,7 @@ fn a_save_through_a_symlink_replaces_the_target_and_keeps_the_link() {
     let dir = temp("link");
     std::fs::create_dir_all(dir.join("real")).unwrap();
     let target = dir.join("real/index.wdx");
-    std::fs::write(&target, b"old").unwrap();
+    std::fs::write(&target, b"WIKIDEX\0old").unwrap();
     std::fs::set_permissions(&target, std::fs::Permissions::from_mode(0o640)).unwrap();
     let link = dir.join("index.wdx");
     std::os::unix::fs::symlink("real/index.wdx", &link).unwrap();

@@ -12,7 +12,7 @@ const LAYERS: &[(&str, &[&str])] = &[
     (
         "data",
         &[
-            "error", "config", "record", "offset", "date", "sort", "file",
+            "error", "config", "record", "offset", "date", "sort", "file", "options",
         ],
     ),
     ("text", &["marks", "analyze", "chunk", "page"]),

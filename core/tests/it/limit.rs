@@ -115,13 +115,11 @@ fn limit_above_the_maximum_returns_exactly_the_maximum() {
 }
 
 #[test]
-fn limit_zero_is_clamped_to_one_hit() {
+fn issue_26_limit_zero_is_invalid_argument_as_on_every_surface() {
     let index = corpus();
     for chunks in [false, true] {
-        let zero = check::search(index, "alpha", &opts(Some(0), chunks));
-        let one = check::search(index, "alpha", &opts(Some(1), chunks));
-        assert_eq!(zero.hits.len(), 1, "chunks: {chunks}");
-        assert_eq!(zero.hits, one.hits, "chunks: {chunks}");
+        let err = index.search("alpha", &opts(Some(0), chunks)).unwrap_err();
+        assert_eq!(err.code(), "invalid_argument", "chunks: {chunks}");
     }
 }
 
