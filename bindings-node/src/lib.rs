@@ -17,13 +17,15 @@ use std::collections::HashMap;
 use std::ops::ControlFlow;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Condvar, Mutex};
 
 use napi::bindgen_prelude::{
     AsyncTask, Buffer, ClassInstance, Either, Float32Array, FnArgs, Function, Object, ToNapiValue,
     TypeName,
 };
-use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
+use napi::threadsafe_function::{
+    ThreadsafeFunction, ThreadsafeFunctionCallMode, UnknownReturnValue,
+};
 use napi::{Env, Status, Task};
 use napi_derive::napi;
 use serde::de::DeserializeOwned;
@@ -52,17 +54,7 @@ fn record<T: Serialize>(v: &T) -> CoreResult<Json> {
 
 /// An options object as the core's option struct; `undefined` or `null` is the defaults.
 fn options<T: DeserializeOwned + Default>(what: &str, v: Option<Value>) -> CoreResult<T> {
-    match v {
-        None | Some(Value::Null) => Ok(T::default()),
-        Some(v @ Value::Object(_)) => {
-            serde_json::from_value(v).map_err(|e| Error::InvalidArgument {
-                detail: format!("{what}: {e}"),
-            })
-        }
-        Some(other) => Err(Error::InvalidArgument {
-            detail: format!("{what} must be an object, not {other}"),
-        }),
-    }
+    wikidex::options::from_value(what, v)
 }
 
 fn scope(s: Option<&str>) -> CoreResult<Option<Scope>> {
@@ -80,6 +72,8 @@ pub struct Work<R: Send + 'static, J> {
     job: Option<Box<dyn FnOnce() -> CoreResult<R> + Send>>,
     finish: fn(R) -> napi::Result<J>,
     failed: Option<Error>,
+    /// An exception a JavaScript callback of the job threw: the promise rejects with it.
+    thrown: Option<Arc<Thrown>>,
 }
 
 impl<R: Send + 'static, J> Work<R, J> {
@@ -94,6 +88,24 @@ impl<R: Send + 'static, J> Work<R, J> {
             job: Some(Box::new(job)),
             finish,
             failed: None,
+            thrown: None,
+        })
+    }
+
+    /// [`Work::task`] whose promise rejects with what a callback threw into `thrown`.
+    fn task_with_callbacks(
+        job: impl FnOnce() -> CoreResult<R> + Send + 'static,
+        finish: fn(R) -> napi::Result<J>,
+        thrown: Arc<Thrown>,
+    ) -> AsyncTask<Self>
+    where
+        Self: Task,
+    {
+        AsyncTask::new(Work {
+            job: Some(Box::new(job)),
+            finish,
+            failed: None,
+            thrown: Some(thrown),
         })
     }
 }
@@ -115,14 +127,86 @@ impl<R: Send + 'static, J: ToNapiValue + TypeName> Task for Work<R, J> {
     }
 
     fn resolve(&mut self, _env: Env, output: R) -> napi::Result<J> {
+        if let Some(e) = self.thrown.as_ref().and_then(|t| t.take()) {
+            return Err(e);
+        }
         (self.finish)(output)
     }
 
     fn reject(&mut self, env: Env, err: napi::Error) -> napi::Result<J> {
+        if let Some(e) = self.thrown.as_ref().and_then(|t| t.take()) {
+            return Err(e);
+        }
         Err(match self.failed.take() {
             Some(e) => js_error(&env, &e),
             None => err,
         })
+    }
+}
+
+/// What the JavaScript callbacks of one asynchronous job did: how many calls are still queued
+/// on the event loop, and the first exception one threw.
+#[derive(Default)]
+pub struct Thrown {
+    state: Mutex<(usize, Option<napi::Error>)>,
+    settled: Condvar,
+}
+
+impl Thrown {
+    /// Queues `args` for `callback` on the event loop; an exception it throws is kept, not
+    /// left to kill the process. Returns whether a callback has thrown so far.
+    fn call(self: &Arc<Self>, callback: &Progress, args: (&'static str, u32, u32)) -> bool {
+        let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        if state.1.is_some() {
+            return true;
+        }
+        state.0 += 1;
+        drop(state);
+        let me = Arc::clone(self);
+        let status = callback.call_with_return_value(
+            args.into(),
+            ThreadsafeFunctionCallMode::NonBlocking,
+            move |result, _env| {
+                let mut state = me.state.lock().unwrap_or_else(|p| p.into_inner());
+                state.0 -= 1;
+                if let Err(e) = result {
+                    state.1.get_or_insert(e);
+                }
+                me.settled.notify_all();
+                Ok(())
+            },
+        );
+        if status != Status::Ok {
+            let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
+            state.0 -= 1;
+        }
+        false
+    }
+
+    /// Waits (on the worker thread) until every queued call has run, so that an exception
+    /// thrown by the last of them still rejects the job's promise. Bounded: a closing
+    /// environment drops its queued calls without running them.
+    fn settle(&self) {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        while state.0 > 0 {
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            if left.is_zero() {
+                break;
+            }
+            state = match self.settled.wait_timeout(state, left) {
+                Ok((s, _)) => s,
+                Err(p) => p.into_inner().0,
+            };
+        }
+    }
+
+    fn take(&self) -> Option<napi::Error> {
+        self.state
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .1
+            .take()
     }
 }
 
@@ -207,7 +291,7 @@ pub type VectorsWork = Work<Vec<Vec<f32>>, Vec<Float32Array>>;
 /// `onProgress(stage, done, total)` of an asynchronous build: called on the event loop.
 type Progress = ThreadsafeFunction<
     FnArgs<(&'static str, u32, u32)>,
-    (),
+    UnknownReturnValue,
     FnArgs<(&'static str, u32, u32)>,
     Status,
     false,
@@ -217,7 +301,7 @@ type Progress = ThreadsafeFunction<
 type SyncProgress<'a> =
     Function<'a, FnArgs<(&'static str, u32, u32)>, napi::bindgen_prelude::Unknown<'a>>;
 /// A query-log callback: each entry as a plain object, delivered on the event loop.
-type LogCallback = ThreadsafeFunction<Json, (), Json, Status, false, true>;
+type LogCallback = ThreadsafeFunction<Json, UnknownReturnValue, Json, Status, false, true>;
 
 /// What to build from: files (path -> text; core adds them in sorted path order) or a folder.
 enum Source {
@@ -280,6 +364,20 @@ impl BuildPlan {
         };
         let mut progress = None;
         if let Some(o) = opts {
+            let keys = Object::keys(o)?;
+            wikidex::options::check_keys(
+                "build options",
+                keys.iter().map(String::as_str),
+                &[
+                    "config",
+                    "strict",
+                    "vectors",
+                    "model",
+                    "onProgress",
+                    "signal",
+                ],
+            )
+            .or_throw(env)?;
             plan.config = o.get::<Value>("config")?;
             plan.strict = o.get::<bool>("strict")?.unwrap_or(false);
             plan.encoding = o.get::<String>("vectors")?;
@@ -371,20 +469,28 @@ impl JsIndex {
         options: Option<Object>,
     ) -> napi::Result<AsyncTask<IndexWork>> {
         let (plan, progress) = BuildPlan::from_js(&env, source, options.as_ref(), true)?;
-        Ok(Work::task(
+        // An exception thrown by `onProgress` stops the build and rejects the promise with it.
+        let thrown = Arc::new(Thrown::default());
+        let calls = Arc::clone(&thrown);
+        Ok(Work::task_with_callbacks(
             move || {
-                let (index, report) = plan.run(&mut |stage, done, total| {
-                    if let Some(cb) = &progress {
-                        cb.call(
-                            (stage.as_str(), count(done), count(total)).into(),
-                            ThreadsafeFunctionCallMode::NonBlocking,
-                        );
+                let built = plan.run(&mut |stage, done, total| match &progress {
+                    Some(cb) => {
+                        let args = (stage.as_str(), count(done), count(total));
+                        if calls.call(cb, args) {
+                            ControlFlow::Break(())
+                        } else {
+                            ControlFlow::Continue(())
+                        }
                     }
-                    ControlFlow::Continue(())
-                })?;
+                    None => ControlFlow::Continue(()),
+                });
+                calls.settle();
+                let (index, report) = built?;
                 Ok((index, Some(report)))
             },
             wrap,
+            thrown,
         ))
     }
 
@@ -896,9 +1002,34 @@ struct CallbackLog(LogCallback);
 impl QueryLog for CallbackLog {
     fn record(&self, entry: &LogEntry) {
         if let Ok(v) = record(entry) {
-            self.0.call(v, ThreadsafeFunctionCallMode::NonBlocking);
+            // An exception the callback throws is reported as a process warning and the entry
+            // dropped: a log never stops a search, and never kills the process.
+            self.0.call_with_return_value(
+                v,
+                ThreadsafeFunctionCallMode::NonBlocking,
+                |result, env| {
+                    if let Err(e) = result {
+                        let _ = warn(
+                            &env,
+                            &format!("wikidex: the query-log callback threw: {}", e.reason),
+                        );
+                    }
+                    Ok(())
+                },
+            );
         }
     }
+}
+
+/// `process.emitWarning(message)`: what Node prints on stderr and a program can listen to.
+fn warn(env: &Env, message: &str) -> napi::Result<()> {
+    use napi::bindgen_prelude::JsObjectValue;
+    let process: Object = env.get_global()?.get_named_property("process")?;
+    let emit: Option<Function<'_, String, ()>> = process.get("emitWarning")?;
+    if let Some(emit) = emit {
+        emit.apply(process, message.to_string())?;
+    }
+    Ok(())
 }
 
 /// An ONNX sentence model (all-MiniLM-L6-v2 or any sentence-transformers export) with its

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os'
 import { join, dirname } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Worker } from 'node:worker_threads'
-import { execFileSync } from 'node:child_process'
+import { execFileSync, spawnSync } from 'node:child_process'
 import { createRequire } from 'node:module'
 import { Index, Model, parseHeaders, version } from '../index.mjs'
 
@@ -373,4 +373,74 @@ test('the README quickstart and the agent example run', () => {
   const agent = execFileSync(process.execPath, [join(ROOT, 'examples', 'node', 'agent.mjs')], { cwd: ROOT, encoding: 'utf8' })
   assert.match(agent, /quote/)
   assert.match(agent, /unknown/)
+})
+
+// ---- issue 26: hardening, round two ----
+
+/** Runs `code` (an ES module importing the binding as `wikidex`) in a child Node process and
+ * returns its exit status, stdout and stderr: a callback that killed the process fails the
+ * test instead of the test runner. */
+function runChild(code) {
+  const url = new URL('../index.mjs', import.meta.url).href
+  const script = `import * as wikidex from ${JSON.stringify(url)}\n${code}`
+  const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+    timeout: 60_000,
+  })
+  return { status: r.status, stdout: r.stdout ?? '', stderr: r.stderr ?? '' }
+}
+
+test('a throwing onProgress rejects the build promise, and the process lives on', () => {
+  const r = runChild(`
+    try {
+      await wikidex.Index.build(${JSON.stringify(WIKI)}, { onProgress: () => { throw new RangeError('stop here') } })
+      console.log('resolved')
+    } catch (e) {
+      console.log('caught', e.name, e.message)
+    }
+    const index = await wikidex.Index.build(${JSON.stringify(WIKI)})
+    console.log('after', index.searchSync('outage').hits.length > 0)
+  `)
+  assert.equal(r.status, 0, r.stderr)
+  assert.match(r.stdout, /^caught RangeError stop here$/m)
+  assert.match(r.stdout, /^after true$/m)
+})
+
+test('a throwing query-log callback is reported as a warning and the search answers', () => {
+  const r = runChild(`
+    const index = wikidex.Index.buildSync(${JSON.stringify(WIKI)})
+    index.setQueryLog(() => { throw new Error('log sink down') })
+    const hits = index.searchSync('outage').hits.length
+    await new Promise((r) => setTimeout(r, 200))
+    console.log('hits', hits > 0, (await index.search('outage')).hits.length > 0)
+  `)
+  assert.equal(r.status, 0, r.stderr)
+  assert.match(r.stdout, /^hits true true$/m)
+  assert.match(r.stderr, /the query-log callback threw: log sink down/)
+})
+
+test('unknown option keys are invalid_argument naming the nearest known key', async () => {
+  await rejects(() => example.searchSync('outage', { bogus: 1 }), 'invalid_argument')
+  await rejects(() => example.search('outage', { limt: 3 }), 'invalid_argument')
+  assert.throws(() => example.searchSync('outage', { limt: 3 }), /unknown key `limt`; did you mean `limit`\?/)
+  assert.throws(() => Index.buildSync({ 'global/a.md': 'alpha' }, { config: { langauge: 'german' } }), /did you mean `language`\?/)
+  assert.throws(() => Index.buildSync({ 'global/a.md': 'alpha' }, { onprogress: () => {} }), /did you mean `onProgress`\?/)
+  await rejects(() => Index.build({ 'global/a.md': 'alpha' }, { stric: true }), 'invalid_argument')
+})
+
+test('a limit of 0 is refused, as on every surface', async () => {
+  await rejects(() => example.searchSync('outage', { limit: 0 }), 'invalid_argument')
+  await rejects(() => example.search('outage', { limit: 0 }), 'invalid_argument')
+  assert.equal(example.searchSync('outage', { limit: 1 }).hits.length, 1)
+})
+
+test('a FIFO or a device is refused as a blob, without blocking', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'wikidex-fifo-'))
+  const fifo = join(dir, 'blob.fifo')
+  execFileSync('mkfifo', [fifo])
+  for (const path of [fifo, '/dev/zero']) {
+    await rejects(() => Index.openSync(path), 'invalid_argument')
+    await rejects(() => Index.open(path), 'invalid_argument')
+  }
 })
