@@ -129,6 +129,7 @@ test-wasm: wasm node-deps site chromium
 		--target es2022 --module nodenext --moduleResolution nodenext bindings-wasm/pkg/wikidex_wasm.d.ts bindings-wasm/pkg-search/wikidex_wasm.d.ts \
 		bindings-wasm/pkg-full/wikidex_wasm.d.ts
 	WIKIDEX_SITE=$(CURDIR)/$(SITE) node --test bindings-wasm/tests/
+	WIKIDEX_BIN=$(CURDIR)/target/debug/wikidex node --test examples/docs-site/test/
 
 ## make site: the docs site of examples/wiki in $(SITE) (examples/docs-site/build.mjs): the
 ## blob from the CLI (`wikidex build`), the wasm module, one HTML page per wiki page with its

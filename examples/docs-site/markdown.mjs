@@ -1,118 +1,183 @@
-// A small Markdown renderer for the docs site's pages (build.mjs): ATX headings, paragraphs,
-// fenced code, `-`/`*`/`1.` lists (nested by indentation), `>` quotes, pipe tables, inline
-// code, **bold**, *italic*, [text](url) and the wiki's [[key]] / [[key|label]] links. HTML in
-// the source is escaped, never passed through; `<!-- -->` comments are dropped (the page view
-// lists provenance itself). No dependency, and nothing here decides what a link points at:
-// `wikiLink(key)` (from the core, through build.mjs) returns the href, or null for a page the
-// index does not have.
+// The Markdown of the docs site's pages (build.mjs), rendered by markdown-it (npm, in
+// bindings-node's devDependencies: make node-deps): CommonMark with GFM tables and
+// strikethrough, in time linear in the page, its nesting capped (markdown-it's `maxNesting`).
+// `html: false`: HTML in the source is escaped, never passed through; markdown-it's own link
+// check refuses `javascript:`, `vbscript:`, `file:` and `data:` URLs (but `data:` images).
+// What the wiki adds, as markdown-it rules:
+// - `[[key]]` and `[[key|label]]` links, and Markdown links to `.md` files (the core reads both
+//   as links to pages): `wikiLink(key)` (the core, through build.mjs) gives the href, or null
+//   for a page the index does not have (drawn as a missing link). The key is looked up as it
+//   is written; only the output is escaped.
+// - `<!-- -->` comments are dropped (the page view lists provenance itself).
+// Nothing here decides what a link points at. Only build.mjs imports this (at build time): the
+// site's own JavaScript never renders Markdown.
+import { createRequire } from 'node:module'
 
-const escape = (s) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c])
-
-function inline(text, wikiLink) {
-  // Code spans first, so nothing inside them is formatted.
-  return text
-    .split(/(`[^`]+`)/)
-    .map((part) => {
-      if (part.length > 1 && part.startsWith('`') && part.endsWith('`')) return `<code>${escape(part.slice(1, -1))}</code>`
-      let s = escape(part)
-      s = s.replace(/\[\[([^\]|]+)(?:\|([^\]]+))?\]\]/g, (_, key, label) => {
-        const href = wikiLink(key.trim())
-        const text = label ?? key
-        return href ? `<a class="wikilink" href="${escape(href)}">${text}</a>` : `<span class="wikilink missing" title="no such page">${text}</span>`
-      })
-      s = s.replace(/\[([^\]]+)\]\(([^)\s]+)\)/g, (_, label, url) =>
-        /^(https?:|mailto:|#|\.{0,2}\/)/.test(url) ? `<a href="${url}">${label}</a>` : `${label} (${url})`,
-      )
-      s = s.replace(/\*\*([^*]+)\*\*/g, '<strong>$1</strong>')
-      s = s.replace(/(^|[^*\w])\*([^*\s][^*]*)\*(?!\w)/g, '$1<em>$2</em>')
-      s = s.replace(/(^|[^\w])_([^_\s][^_]*)_(?!\w)/g, '$1<em>$2</em>')
-      return s
-    })
-    .join('')
+let MarkdownIt
+try {
+  MarkdownIt = createRequire(new URL('../../bindings-node/package.json', import.meta.url))('markdown-it')
+} catch (e) {
+  throw new Error(`docs-site: markdown-it not found (make node-deps): ${e.message}`)
 }
 
-const LIST_ITEM = /^(\s*)([-*+]|\d+[.)])\s+(.*)$/
-const isTableRow = (l) => /^\s*\|.*\|\s*$/.test(l)
-const cells = (l) => l.trim().replace(/^\|/, '').replace(/\|$/, '').split('|').map((c) => c.trim())
+const ESCAPES = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }
+/** `s` safe as HTML text and as a quoted attribute value. */
+export const escapeHtml = (s) => String(s).replace(/[&<>"']/g, (c) => ESCAPES[c])
 
-/** The HTML of a page body. `wikiLink(key)`: the href of the page `key`, or null. */
-export function renderMarkdown(markdown, wikiLink = () => null) {
-  const lines = markdown.replace(/<!--[\s\S]*?-->/g, '').replace(/\r\n?/g, '\n').split('\n')
-  const out = []
-  let i = 0
-  const para = []
-  const flush = () => {
-    if (para.length) out.push(`<p>${inline(para.join(' '), wikiLink)}</p>`)
-    para.length = 0
+/** Where in `src`, at `from` or after, `needle` next occurs (-1: nowhere), remembered per
+ * state so that scanning from every opener of a long run of them stays linear. */
+function nextIndex(state, name, src, needle, from) {
+  const memo = (state[name] ??= { from: Infinity, at: -1 })
+  if (!(from >= memo.from && (memo.at === -1 || from <= memo.at))) {
+    memo.from = from
+    memo.at = src.indexOf(needle, from)
   }
-  while (i < lines.length) {
-    const line = lines[i]
-    let m
-    if (/^\s*$/.test(line)) {
-      flush()
-      i++
-    } else if ((m = line.match(/^(`{3,}|~{3,})\s*([\w-]*)/))) {
-      flush()
-      const fence = m[1]
-      const body = []
-      i++
-      while (i < lines.length && !lines[i].startsWith(fence)) body.push(lines[i++])
-      i++
-      out.push(`<pre><code${m[2] ? ` class="language-${escape(m[2])}"` : ''}>${escape(body.join('\n'))}</code></pre>`)
-    } else if ((m = line.match(/^(#{1,6})\s+(.*?)\s*#*\s*$/))) {
-      flush()
-      const n = m[1].length
-      out.push(`<h${n}>${inline(m[2], wikiLink)}</h${n}>`)
-      i++
-    } else if (isTableRow(line) && i + 1 < lines.length && /^\s*\|?[\s:|-]+\|?\s*$/.test(lines[i + 1]) && lines[i + 1].includes('-')) {
-      flush()
-      const head = cells(line)
-      i += 2
-      const rows = []
-      while (i < lines.length && isTableRow(lines[i])) rows.push(cells(lines[i++]))
-      out.push(
-        `<table><thead><tr>${head.map((c) => `<th>${inline(c, wikiLink)}</th>`).join('')}</tr></thead><tbody>` +
-          rows.map((r) => `<tr>${r.map((c) => `<td>${inline(c, wikiLink)}</td>`).join('')}</tr>`).join('') +
-          '</tbody></table>',
-      )
-    } else if (LIST_ITEM.test(line)) {
-      flush()
-      // Items with their indentation; a deeper item opens a nested list.
-      const items = []
-      while (i < lines.length && (LIST_ITEM.test(lines[i]) || (/^\s+\S/.test(lines[i]) && items.length))) {
-        const li = lines[i].match(LIST_ITEM)
-        if (li) items.push({ indent: li[1].length, ordered: /\d/.test(li[2]), text: li[3] })
-        else items[items.length - 1].text += ' ' + lines[i].trim()
-        i++
-      }
-      const stack = []
-      let html = ''
-      for (const it of items) {
-        while (stack.length && it.indent < stack[stack.length - 1].indent) html += `</li></${stack.pop().tag}>`
-        const top = stack[stack.length - 1]
-        if (!top || it.indent > top.indent) {
-          const tag = it.ordered ? 'ol' : 'ul'
-          stack.push({ indent: it.indent, tag })
-          html += `<${tag}><li>`
-        } else {
-          html += '</li><li>'
-        }
-        html += inline(it.text, wikiLink)
-      }
-      while (stack.length) html += `</li></${stack.pop().tag}>`
-      out.push(html)
-    } else if (line.startsWith('>')) {
-      flush()
-      const quote = []
-      while (i < lines.length && lines[i].startsWith('>')) quote.push(lines[i++].replace(/^>\s?/, ''))
-      out.push(`<blockquote>${renderMarkdown(quote.join('\n'), wikiLink)}</blockquote>`)
-    } else {
-      para.push(line.trim())
-      i++
+  return memo.at
+}
+
+// `[[key]]`, `[[key|label]]`: key without `]` or `|`, label without `]`, neither empty.
+function wikilinkRule(state, silent) {
+  const { src, pos, posMax } = state
+  if (src.charCodeAt(pos) !== 0x5b || src.charCodeAt(pos + 1) !== 0x5b) return false
+  const close = nextIndex(state, '__wikidexBracket', src, ']', pos + 2)
+  if (close === -1 || close + 2 > posMax || src.charCodeAt(close + 1) !== 0x5d) return false
+  const inner = src.slice(pos + 2, close)
+  const bar = inner.indexOf('|')
+  const key = bar === -1 ? inner : inner.slice(0, bar)
+  const label = bar === -1 ? null : inner.slice(bar + 1)
+  if (!key.trim() || label === '') return false
+  if (!silent) {
+    const token = state.push('wikilink', '', 0)
+    // Inside a link's text, a link would nest: the label alone.
+    const href = state.linkLevel > 0 ? undefined : (state.env.wikiLink?.(key.trim()) ?? null)
+    token.meta = { href, text: label ?? key }
+  }
+  state.pos = close + 2
+  return true
+}
+
+function renderWikilink(tokens, idx) {
+  const { href, text } = tokens[idx].meta
+  if (href === undefined) return escapeHtml(text)
+  return href === null
+    ? `<span class="wikilink missing" title="no such page">${escapeHtml(text)}</span>`
+    : `<a class="wikilink" href="${escapeHtml(href)}">${escapeHtml(text)}</a>`
+}
+
+// `<!-- ... -->` inside a paragraph: dropped. An unclosed one stays as text.
+function commentInlineRule(state, silent) {
+  const { src, pos, posMax } = state
+  if (!src.startsWith('<!--', pos)) return false
+  const end = nextIndex(state, '__wikidexComment', src, '-->', pos + 2)
+  if (end === -1 || end + 3 > posMax) return false
+  state.pos = end + 3
+  return true
+}
+
+// A comment that starts a block (as CommonMark's HTML block 2): its lines are dropped up to the
+// one holding `-->` (or the end of the container); text after `-->` on that line is kept as a
+// paragraph. Without any `-->` after it, it is not a comment: text.
+function commentBlockRule(state, startLine, endLine, silent) {
+  const start = state.bMarks[startLine] + state.tShift[startLine]
+  if (state.sCount[startLine] - state.blkIndent >= 4) return false
+  if (!state.src.startsWith('<!--', start)) return false
+  state.env.__wikidexLastClose ??= state.src.lastIndexOf('-->')
+  if (state.env.__wikidexLastClose < start + 2) return false
+  if (silent) return true
+  let line = startLine
+  let rest = null
+  for (; line < endLine; line++) {
+    if (line > startLine && state.sCount[line] < state.blkIndent && !state.isEmpty(line)) break
+    const from = line === startLine ? start + 2 : state.bMarks[line] + state.tShift[line]
+    const text = state.src.slice(from, state.eMarks[line])
+    const at = text.indexOf('-->')
+    if (at !== -1) {
+      rest = text.slice(at + 3).trim()
+      line++
+      break
     }
   }
-  flush()
-  return out.join('\n')
+  state.line = line
+  if (rest) {
+    const map = [line - 1, line]
+    state.push('paragraph_open', 'p', 1).map = map
+    const inline = state.push('inline', '', 0)
+    inline.content = rest
+    inline.map = map
+    inline.children = []
+    state.push('paragraph_close', 'p', -1)
+  }
+  return true
 }
 
-export { escape as escapeHtml }
+/** The file a relative Markdown link points at when it is a page (`x.md`, `../a/x.markdown#h`):
+ * its name without the extension, which the core resolves as a key; else null. */
+function markdownPageKey(href) {
+  if (/^[a-z][a-z0-9+.-]*:/i.test(href) || href.startsWith('#') || href.startsWith('//')) return null
+  let path = href.split(/[#?]/)[0]
+  try {
+    path = decodeURIComponent(path)
+  } catch {
+    return null
+  }
+  const m = /(?:^|\/)([^/]+)\.(?:md|markdown)$/i.exec(path)
+  return m ? m[1] : null
+}
+
+// Markdown links to `.md` files go where the core says (the page's HTML), or show as missing.
+function pageLinksRule(state) {
+  const wikiLink = state.env.wikiLink
+  for (const block of state.tokens) {
+    if (block.type !== 'inline' || !block.children) continue
+    const stack = []
+    for (const t of block.children) {
+      if (t.type === 'link_open') {
+        const key = markdownPageKey(t.attrGet('href') ?? '')
+        stack.push(t)
+        if (key === null) continue
+        const href = wikiLink?.(key) ?? null
+        if (href !== null) {
+          t.attrSet('href', href)
+          t.attrJoin('class', 'wikilink')
+        } else {
+          t.tag = 'span'
+          t.attrs = [
+            ['class', 'wikilink missing'],
+            ['title', 'no such page'],
+          ]
+          t.meta = { missing: true }
+        }
+      } else if (t.type === 'link_close') {
+        if (stack.pop()?.meta?.missing) t.tag = 'span'
+      }
+    }
+  }
+}
+
+const md = new MarkdownIt('default', { html: false })
+md.inline.ruler.before('link', 'wikilink', wikilinkRule)
+md.inline.ruler.before('autolink', 'html_comment', commentInlineRule)
+md.block.ruler.before('html_block', 'html_comment', commentBlockRule, { alt: ['paragraph', 'reference', 'blockquote'] })
+md.core.ruler.push('page_links', pageLinksRule)
+md.renderer.rules.wikilink = renderWikilink
+
+/** The text of an inline token as the core reads a heading's (its text and code). */
+const plainText = (inline) =>
+  (inline?.children ?? [])
+    .filter((t) => t.type === 'text' || t.type === 'code_inline')
+    .map((t) => t.content)
+    .join('')
+
+/**
+ * The HTML of a page body. `wikiLink(key)`: the href of the page `key` (the key as written,
+ * trimmed), or null. `title`: when the body opens with a `# heading` of that text (the page's
+ * title, drawn above it by build.mjs), the heading is left out.
+ */
+export function renderMarkdown(markdown, wikiLink = () => null, { title = null } = {}) {
+  const env = { wikiLink }
+  const tokens = md.parse(String(markdown), env)
+  if (title !== null && tokens[0]?.type === 'heading_open' && tokens[0].tag === 'h1' && plainText(tokens[1]).trim() === title.trim()) {
+    tokens.splice(0, 3)
+  }
+  return md.renderer.render(tokens, md.options, env)
+}
