@@ -453,8 +453,8 @@ struct SearchArgs {
     log: Option<PathBuf>,
     /// The query, or `-` to read it from standard input.
     query: String,
-    /// Number of hits (1..=100).
-    #[arg(short = 'n', long, default_value_t = 10, value_parser = clap::value_parser!(u16).range(1..=100))]
+    /// Number of hits: at least 1; more than 100 is taken as 100, as on every surface.
+    #[arg(short = 'n', long, default_value_t = 10, value_parser = clap::value_parser!(u16).range(1..))]
     limit: u16,
     /// Only pages with this tag (repeatable: any of them).
     #[arg(long = "tag")]

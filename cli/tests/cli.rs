@@ -1283,12 +1283,26 @@ fn issue_26_sync_replaces_only_a_blob_it_reads() {
         }
     }
     assert_eq!(
-        error_code(&["sync", w, "-o", newer.to_str().unwrap(), "--no-embed", "--json"]),
+        error_code(&[
+            "sync",
+            w,
+            "-o",
+            newer.to_str().unwrap(),
+            "--no-embed",
+            "--json"
+        ]),
         "invalid_argument"
     );
     // `build -o` replaces a blob of any version, or nothing, but not a note.
     assert_eq!(
-        error_code(&["build", w, "-o", note.to_str().unwrap(), "--no-embed", "--json"]),
+        error_code(&[
+            "build",
+            w,
+            "-o",
+            note.to_str().unwrap(),
+            "--no-embed",
+            "--json"
+        ]),
         "invalid_argument"
     );
     assert!(build(&wiki, &newer, &["--no-embed"]).status.success());
@@ -1304,7 +1318,15 @@ fn issue_26_special_files_are_refused_as_blobs_answers_and_logs_without_blocking
     for special in [fifo.to_str().unwrap(), "/dev/zero"] {
         for args in [
             vec!["search", special, "alpha", "--json"],
-            vec!["verify", b, "--answer", special, "--cite", "a::chunk_0", "--json"],
+            vec![
+                "verify",
+                b,
+                "--answer",
+                special,
+                "--cite",
+                "a::chunk_0",
+                "--json",
+            ],
             vec!["insights", special, "--json"],
             vec!["mcp", special],
         ] {
@@ -1353,7 +1375,10 @@ fn issue_26_a_long_output_name_and_a_killed_saves_leftover() {
         "--json",
     ]);
     assert_eq!(json(&r)["written"], true);
-    assert!(!left.exists(), "the next save removes what a killed one left");
+    assert!(
+        !left.exists(),
+        "the next save removes what a killed one left"
+    );
 }
 
 #[test]
