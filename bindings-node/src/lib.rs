@@ -84,19 +84,14 @@ impl<R: Send + 'static, J> Work<R, J> {
     where
         Self: Task,
     {
-        AsyncTask::new(Work {
-            job: Some(Box::new(job)),
-            finish,
-            failed: None,
-            thrown: None,
-        })
+        Self::with_thrown(job, finish, None)
     }
 
     /// [`Work::task`] whose promise rejects with what a callback threw into `thrown`.
-    fn task_with_callbacks(
+    fn with_thrown(
         job: impl FnOnce() -> CoreResult<R> + Send + 'static,
         finish: fn(R) -> napi::Result<J>,
-        thrown: Arc<Thrown>,
+        thrown: Option<Arc<Thrown>>,
     ) -> AsyncTask<Self>
     where
         Self: Task,
@@ -105,7 +100,7 @@ impl<R: Send + 'static, J> Work<R, J> {
             job: Some(Box::new(job)),
             finish,
             failed: None,
-            thrown: Some(thrown),
+            thrown,
         })
     }
 }
@@ -472,7 +467,7 @@ impl JsIndex {
         // An exception thrown by `onProgress` stops the build and rejects the promise with it.
         let thrown = Arc::new(Thrown::default());
         let calls = Arc::clone(&thrown);
-        Ok(Work::task_with_callbacks(
+        Ok(Work::with_thrown(
             move || {
                 let built = plan.run(&mut |stage, done, total| match &progress {
                     Some(cb) => {
@@ -490,7 +485,7 @@ impl JsIndex {
                 Ok((index, Some(report)))
             },
             wrap,
-            thrown,
+            Some(thrown),
         ))
     }
 
