@@ -6,7 +6,7 @@
 //! or a link swapped in after the walk looked at it. So a file is opened with `O_NONBLOCK`
 //! (which a regular file ignores), its type is read from the open handle, and anything but a
 //! regular file is refused before a byte is read. A folder walk that keeps to its root checks
-//! the handle it reads, not the path it listed (see [`read_listed`]).
+//! the handle it reads, not the path it listed.
 
 use std::fs::{File, Metadata};
 use std::io::Read;
@@ -75,7 +75,8 @@ fn kind(meta: &Metadata) -> &'static str {
 /// past the cap for a file that grows meanwhile.
 ///
 /// # Errors
-/// As [`open_regular`]; [`Error::TooLarge`] past `limit`; [`Error::Io`] if a read fails.
+/// [`Error::Io`] if the file cannot be opened or read; [`Error::InvalidArgument`] if it is not
+/// a regular file (a FIFO, a device, a folder); [`Error::TooLarge`] past `limit`.
 pub fn read_capped(path: &Path, limit: u64, what: &str) -> Result<Vec<u8>> {
     let (file, meta) = open_regular(path)?;
     if meta.len() > limit {
