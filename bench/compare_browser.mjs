@@ -4,8 +4,8 @@
 //
 // wikidex: the docs site's search worker (examples/docs-site/static/worker.js) on the lexical
 // wasm search module (bindings-wasm/pkg-search, `make wasm`), both as `make site` ships them
-// (target/site/worker.js and target/site/pkg/: their JavaScript minified), and a blob from `wikidex build --no-embed
-// --sectioned` (target/debug/wikidex), which the worker reads by HTTP range requests (its head,
+// (target/site/worker.js and target/site/pkg/: their JavaScript minified), and a blob from `wikidex build --no-embed`
+// (target/debug/wikidex), which the worker reads by HTTP range requests (its head,
 // then the parts each search reads; bench/browser/server.mjs answers ranges as static hosts do): of CACM's documents written as Markdown pages (one page each, the
 // document's title as the page title, its text as the body: what `wikidex build --beir` makes
 // of a BEIR corpus), and for the example wiki the site `make site` built (target/site).
@@ -159,7 +159,7 @@ function buildSites(T, c) {
   for (const d of c.docs) writeFileSync(join(md, `${d.id}.md`), `---\ntitle: ${JSON.stringify(d.title || d.id)}\n---\n${d.text}\n`)
   const wx = join(root, 'wx-cacm')
   mkdirSync(join(wx, 'pkg'), { recursive: true })
-  run(WIKIDEX, ['build', md, '-o', join(wx, 'cacm.wdx'), '--no-embed', '--sectioned'])
+  run(WIKIDEX, ['build', md, '-o', join(wx, 'cacm.wdx'), '--no-embed'])
   cpSync(WORKER, join(wx, 'worker.js'))
   for (const f of ['wikidex_wasm.js', 'wikidex_wasm_bg.wasm', 'ranged.js']) cpSync(join(PKG, f), join(wx, 'pkg', f))
 
@@ -298,7 +298,7 @@ async function compare(browser, server, name, engines, typing, first, quality) {
   return out
 }
 
-/** The head length of the sectioned blob at `path`, as the docs site's build reads it (the whole module's `RangedIndex.headEnd`). */
+/** The head length of the blob at `path`, as the docs site's build reads it (the whole module's `RangedIndex.headEnd`). */
 function headEnd(path) {
   return wholeModule.RangedIndex.headEnd(readFileSync(path))
 }

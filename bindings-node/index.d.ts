@@ -319,21 +319,15 @@ export declare class Index {
   static open(path: string): Promise<Index>
   /** `open` on the calling thread. */
   static openSync(path: string): Index
-  /** The blob of the current snapshot. */
+  /**
+   * The blob of the current snapshot: the whole index, which `fromBytes` loads and a browser
+   * also reads in parts by HTTP range requests (`RangedIndex` in the wasm module).
+   */
   toBytes(): Buffer
   /** Saves the current snapshot's blob to `path` atomically, on the thread pool. */
   save(path: string): Promise<void>
   /** `save` on the calling thread. */
   saveSync(path: string): void
-  /**
-   * The blob of the current snapshot in the sectioned layout (format v12), which a browser
-   * reads by HTTP range requests; `fromBytes` loads it too.
-   */
-  toSectionedBytes(): Buffer
-  /** `save` in the sectioned layout (`toSectionedBytes`), on the thread pool. */
-  saveSectioned(path: string): Promise<void>
-  /** `saveSectioned` on the calling thread. */
-  saveSectionedSync(path: string): void
   /** An independent copy of the current snapshot (writes to one leave the other as it is). */
   copy(): Index
   /** The build report when this index was built here, else `null`. */

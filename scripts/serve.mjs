@@ -1,7 +1,7 @@
 // A tiny static HTTP server on 127.0.0.1 for the docs site (`make serve-site`) and the browser
 // tests (bindings-wasm/tests/browser/), which import `serve`. Files only: no directory
 // listings, nothing outside the root, GET and HEAD only. Single byte-range requests are
-// answered with 206 as static hosts answer them (the docs site reads its sectioned blob so);
+// answered with 206 as static hosts answer them (the docs site reads its blob so);
 // `ranges: false` ignores them and sends the whole file, as some hosts do.
 //
 //   node scripts/serve.mjs ROOT [PORT]     # PORT 0 (the default) picks a free one

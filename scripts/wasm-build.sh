@@ -4,9 +4,9 @@
 #   bindings-wasm/pkg/         `lexical`: the whole API without a model (features `write`,
 #                              `agent`, the defaults)
 #   bindings-wasm/pkg-search/  `search`: `RangedIndex` alone (no default features: no `Index`
-#                              class, no writes, no page records, no agent side; the
-#                              current sectioned format only), for a site that loads a
-#                              blob the CLI built (a quarter of `lexical` gzipped)
+#                              class, no writes, no page records, no agent side), for a
+#                              site that loads a blob the CLI built (a quarter of `lexical`
+#                              gzipped)
 #   bindings-wasm/pkg-full/    `full`: `lexical` plus the model runner (feature `model`: tract
 #                              and tokenizers; `Model.fromBytes`, `Index.attachModel`), built
 #                              in the `wasm-full` profile (opt-level 2, no LTO, 16 codegen

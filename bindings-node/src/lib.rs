@@ -553,7 +553,8 @@ impl JsIndex {
         wrap((index, None))
     }
 
-    /// The blob of the current snapshot.
+    /// The blob of the current snapshot: the whole index, which `fromBytes` loads and a browser
+    /// also reads in parts by HTTP range requests (`RangedIndex` in the wasm module).
     #[napi]
     pub fn to_bytes(&self, env: Env) -> napi::Result<Buffer> {
         self.shared
@@ -574,33 +575,6 @@ impl JsIndex {
     #[napi]
     pub fn save_sync(&self, env: Env, path: String) -> napi::Result<()> {
         self.shared.snapshot().save(path.as_ref()).or_throw(&env)
-    }
-
-    /// The blob of the current snapshot in the sectioned layout (format v12), which a browser
-    /// reads by HTTP range requests; `fromBytes` loads it too.
-    #[napi]
-    pub fn to_sectioned_bytes(&self, env: Env) -> napi::Result<Buffer> {
-        self.shared
-            .snapshot()
-            .to_sectioned_bytes()
-            .or_throw(&env)
-            .map(Buffer::from)
-    }
-
-    /// `save` in the sectioned layout (`toSectionedBytes`), on the thread pool.
-    #[napi(ts_return_type = "Promise<void>")]
-    pub fn save_sectioned(&self, path: String) -> AsyncTask<UnitWork> {
-        let index = self.shared.snapshot();
-        Work::task(move || index.save_sectioned(path.as_ref()), done)
-    }
-
-    /// `saveSectioned` on the calling thread.
-    #[napi]
-    pub fn save_sectioned_sync(&self, env: Env, path: String) -> napi::Result<()> {
-        self.shared
-            .snapshot()
-            .save_sectioned(path.as_ref())
-            .or_throw(&env)
     }
 
     /// An independent copy of the current snapshot (writes to one leave the other as it is).

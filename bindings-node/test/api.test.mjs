@@ -297,35 +297,26 @@ test('save and open round trip', async () => {
   assert.deepEqual(Index.openSync(path).searchSync('outage'), example.searchSync('outage'))
 })
 
-test('sectioned bytes are format v12 and load back with the same answers', async () => {
-  const blob = example.toSectionedBytes()
+test('the blob is format 1 and loads back with the same answers', async () => {
+  const blob = example.toBytes()
   assert.ok(Buffer.isBuffer(blob))
   assert.equal(blob.subarray(0, 8).toString('latin1'), 'WIKIDEX\0')
-  assert.equal(blob.readUInt32LE(8), 12)
-  assert.ok(example.toBytes().readUInt32LE(8) < 12)
+  assert.equal(blob.readUInt32LE(8), 1)
   const again = await Index.fromBytes(blob)
   for (const q of ['who do I page for an outage', 'nightly job crash', 'PII in exports', 'revenue']) {
     assert.deepEqual(again.searchSync(q, { limit: 5 }), example.searchSync(q, { limit: 5 }), q)
   }
-  assert.deepEqual(again.toBytes(), example.toBytes())
-  assert.deepEqual(again.toSectionedBytes(), blob)
+  assert.deepEqual(again.toBytes(), blob)
 })
 
-test('saveSectioned and saveSectionedSync write the sectioned bytes', async () => {
+test('save and saveSync refuse a missing folder and arguments that are not paths', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'wikidex-'))
   const path = join(dir, 'wiki.wdx')
-  await example.saveSectioned(path)
-  assert.deepEqual(readFileSync(path), example.toSectionedBytes())
-  assert.deepEqual((await Index.open(path)).searchSync('outage'), example.searchSync('outage'))
-  example.saveSync(path)
-  assert.deepEqual(readFileSync(path), example.toBytes())
-  example.saveSectionedSync(path)
-  assert.deepEqual(readFileSync(path), example.toSectionedBytes())
-  await rejects(() => example.saveSectioned(join(dir, 'no_such_dir', 'wiki.wdx')), 'io')
-  await rejects(() => example.saveSectionedSync(join(dir, 'no_such_dir', 'wiki.wdx')), 'io')
+  await rejects(() => example.save(join(dir, 'no_such_dir', 'wiki.wdx')), 'io')
+  await rejects(() => example.saveSync(join(dir, 'no_such_dir', 'wiki.wdx')), 'io')
   for (const bad of [42, undefined, null, { path }]) {
-    await rejects(() => example.saveSectioned(bad), 'invalid_argument')
-    await rejects(() => example.saveSectionedSync(bad), 'invalid_argument')
+    await rejects(() => example.save(bad), 'invalid_argument')
+    await rejects(() => example.saveSync(bad), 'invalid_argument')
   }
 })
 

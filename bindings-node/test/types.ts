@@ -26,9 +26,7 @@ async function main(): Promise<void> {
   }
   const blob: Buffer = index.toBytes()
   await (await Index.fromBytes(blob)).save('/tmp/x.wdx')
-  const sectioned: Buffer = index.toSectionedBytes()
-  await (await Index.fromBytes(sectioned)).saveSectioned('/tmp/x.wdx')
-  index.saveSectionedSync('/tmp/x.wdx')
+  index.saveSync('/tmp/x.wdx')
 }
 
 void main()

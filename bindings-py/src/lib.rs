@@ -274,15 +274,6 @@ impl NativeIndex {
         run(py, || self.shared.snapshot().save(&path))
     }
 
-    fn to_sectioned_bytes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
-        let bytes = run(py, || self.shared.snapshot().to_sectioned_bytes())?;
-        Ok(PyBytes::new(py, &bytes))
-    }
-
-    fn save_sectioned(&self, py: Python<'_>, path: PathBuf) -> PyResult<()> {
-        run(py, || self.shared.snapshot().save_sectioned(&path))
-    }
-
     /// A copy of the current snapshot (writes to it leave this index as it is).
     fn copy(&self) -> NativeIndex {
         NativeIndex {

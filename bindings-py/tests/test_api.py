@@ -184,37 +184,35 @@ def test_pickle_round_trip_keeps_the_answers(example):
     assert again.search("outage").to_dict() == example.search("outage").to_dict()
 
 
-def test_sectioned_bytes_are_format_v12_and_load_back_with_the_same_answers(example):
-    blob = example.to_sectioned_bytes()
+def test_the_blob_is_format_1_and_loads_back_with_the_same_answers(example):
+    blob = example.to_bytes()
     assert blob[:8] == b"WIKIDEX\0"
-    assert int.from_bytes(blob[8:12], "little") == 12
-    assert int.from_bytes(example.to_bytes()[8:12], "little") < 11
+    assert int.from_bytes(blob[8:12], "little") == 1
     again = wikidex.Index.from_bytes(blob)
     for q in ["who do I page for an outage", "nightly job crash", "PII in exports", "revenue"]:
         assert again.search(q, limit=5).to_dict() == example.search(q, limit=5).to_dict(), q
-    assert again.to_bytes() == example.to_bytes()
-    assert again.to_sectioned_bytes() == blob
+    assert again.to_bytes() == blob
 
 
-def test_save_sectioned_writes_the_sectioned_bytes(example, tmp_path):
+def test_save_writes_the_blob(example, tmp_path):
     path = tmp_path / "wiki.wdx"
-    example.save(path, sectioned=True)
-    assert path.read_bytes() == example.to_sectioned_bytes()
+    example.save(path)
+    assert path.read_bytes() == example.to_bytes()
     assert wikidex.Index.open(path).search("outage").to_dict() == example.search("outage").to_dict()
-    example.save(str(path), sectioned=False)
+    example.save(str(path))
     assert path.read_bytes() == example.to_bytes()
     with pytest.raises(wikidex.WikidexIOError) as info:
-        example.save(tmp_path / "no_such_dir" / "wiki.wdx", sectioned=True)
+        example.save(tmp_path / "no_such_dir" / "wiki.wdx")
     assert info.value.code == "io"
 
 
 def test_bad_arguments_to_the_blob_writers_raise_type_errors(example):
     for call in (
-        lambda: example.save(42, sectioned=True),
+        lambda: example.save(42),
         lambda: example.save(None),
-        lambda: example.save("/tmp/wiki.wdx", True),  # sectioned is keyword-only
-        lambda: example.to_sectioned_bytes("x"),
-        lambda: example._native.save_sectioned(42),
+        lambda: example.save("/tmp/wiki.wdx", True),  # save takes the path alone
+        lambda: example.to_bytes("x"),
+        lambda: example._native.save(42),
     ):
         with pytest.raises(TypeError):
             call()

@@ -1,28 +1,25 @@
 // Searching a blob over HTTP without downloading all of it first: the fetching side of the
 // wasm module's `RangedIndex` (copied next to each module by scripts/wasm-build.sh).
 //
-// A sectioned blob (formats v8 to v12, `wikidex build --sectioned`) is read with HTTP range
-// requests: its first bytes (the head: page stubs, chunk table, where the dictionary's shards
+// A blob (`wikidex build`) is read with HTTP range requests: its first bytes (the head: page stubs, chunk table, where the dictionary's shards
 // start), then, for each search, the byte ranges the core says it reads (the error
 // `not_loaded` names them: the dictionary shards of the query's words, the postings of its
 // terms, then the pages its hits show). Parts stay loaded, so later searches fetch
 // less. Where the server answers a range request with the whole file (status 200), or the
 // blob is small enough to come whole in the first request, `RangedIndex.open` is given all
-// of it and loads every part at once. A blob in one piece (not sectioned) is loaded whole with
-// `Index.fromBytes`, in a module that has `Index` (the search module has `RangedIndex` only:
-// such a blob is `incompatible_format` there). The answers are the same either way. Which
-// ranges to fetch is the core's decision; this file only fetches.
+// of it and loads every part at once. The answers are the same either way. Which ranges to
+// fetch is the core's decision; this file only fetches.
 //
 //   import init, * as wasm from './wikidex_wasm.js'
 //   import { openBlob } from './ranged.js'
 //   await init()
-//   const blob = await openBlob('wiki.wdx', wasm)   // wasm.Index may be absent
+//   const blob = await openBlob('wiki.wdx', wasm)
 //   const results = await blob.search('nightly crash', { limit: 10 })
 
 /**
  * How many bytes the first request asks for: the head, or its start, and whatever sections
  * follow it. A small blob comes whole in it; a big one's head takes a second request (CACM's,
- * 3,204 pages: 8 KB in format v12, 7 KB in v11, 19 KB in v10, 23 KB in v9, 80 KB in v8).
+ * 3,204 pages: 8 KB).
  */
 export const PREFIX_BYTES = 16 * 1024
 
@@ -45,8 +42,7 @@ function totalLength(res) {
 /**
  * Opens the blob at `url` for searching.
  * @param {string | URL} url
- * @param {{ Index?: any, RangedIndex: any }} wasm the module's classes (after `init()`; the
- *   search module has no `Index`)
+ * @param {{ RangedIndex: any }} wasm the module's classes (after `init()`)
  * @param {{ prefix?: number, fetch?: typeof fetch, ready?: Promise<unknown> }} [options]
  *   `prefix`: bytes of the first request (default 16 KiB; a page that knows its blob's head
  *   length, `RangedIndex.headEnd` at build time, passes it: one request, nothing past the
@@ -63,26 +59,10 @@ export async function openBlob(url, wasm, options = {}) {
   let bytes = new Uint8Array(await res.arrayBuffer())
   let fetched = bytes.length
   const whole = res.status !== 206 || totalLength(res) === bytes.length
-  const all = async () => {
-    if (whole) return bytes
-    const full = await fetchFn(url)
-    if (!full.ok) throw httpError(url, full, 'the blob')
-    const b = new Uint8Array(await full.arrayBuffer())
-    fetched += b.length
-    return b
-  }
-  let end
-  try {
-    end = wasm.RangedIndex.headEnd(bytes)
-  } catch (e) {
-    // A blob in one piece (not sectioned) is read whole where the module can; anything else
-    // is the blob's error.
-    if (e?.code !== 'incompatible_format' || !wasm.Index) throw e
-    return new BlobSearch(url, wasm.Index.fromBytes(await all()), null, fetchFn, fetched)
-  }
+  const end = wasm.RangedIndex.headEnd(bytes)
   if (whole) {
     // Every part is in hand: open loads them all, and no search fetches again.
-    return new BlobSearch(url, null, wasm.RangedIndex.open(bytes), fetchFn, fetched, false)
+    return new BlobSearch(url, wasm.RangedIndex.open(bytes), fetchFn, fetched, false)
   }
   if (end > bytes.length) {
     const rest = await fetchRange(fetchFn, url, bytes.length, end)
@@ -92,7 +72,7 @@ export async function openBlob(url, wasm, options = {}) {
     head.set(rest, bytes.length)
     bytes = head
   }
-  return new BlobSearch(url, null, wasm.RangedIndex.open(bytes), fetchFn, fetched, true)
+  return new BlobSearch(url, wasm.RangedIndex.open(bytes), fetchFn, fetched, true)
 }
 
 async function fetchRange(fetchFn, url, start, end) {
@@ -108,17 +88,15 @@ async function fetchRange(fetchFn, url, start, end) {
   return bytes
 }
 
-/** A blob being searched: a sectioned one (`ranged`, in parts or whole) or one in one piece (`index`). */
+/** A blob being searched, in parts or whole. */
 export class BlobSearch {
   #fetch
   #inflight = new Map()
 
-  constructor(url, index, ranged, fetchFn, fetched, inParts = false) {
+  constructor(url, ranged, fetchFn, fetched, inParts = false) {
     /** The blob's URL. */
     this.url = url
-    /** The `Index` of a blob in one piece, else null. */
-    this.index = index
-    /** The `RangedIndex` of a sectioned blob (all of it loaded when it came whole), else null. */
+    /** The blob's `RangedIndex` (all of it loaded when it came whole). */
     this.ranged = ranged
     /** Whether the blob is read in parts (range requests), not whole. */
     this.inParts = inParts
@@ -129,17 +107,17 @@ export class BlobSearch {
 
   /** Number of pages. */
   get pageCount() {
-    return (this.index ?? this.ranged).pageCount
+    return this.ranged.pageCount
   }
 
   /** Number of page chunks. */
   get chunkCount() {
-    return (this.index ?? this.ranged).chunkCount
+    return this.ranged.chunkCount
   }
 
   /** Every page's id. */
   pageIds() {
-    return (this.index ?? this.ranged).pageIds()
+    return this.ranged.pageIds()
   }
 
   /** `Index.search`, fetching what it reads first. */
@@ -152,8 +130,7 @@ export class BlobSearch {
    * (a site's pages are HTML): there it rejects with the code `unsupported`.
    */
   pageRecord(key, scope) {
-    const target = this.index ?? this.ranged
-    if (typeof target.pageRecord !== 'function') {
+    if (typeof this.ranged.pageRecord !== 'function') {
       const err = new Error('pageRecord: this module has no page records (the search module leaves them out); load the whole module (pkg/)')
       err.code = 'unsupported'
       err.details = { method: 'pageRecord' }
@@ -163,7 +140,6 @@ export class BlobSearch {
   }
 
   async #run(call) {
-    if (this.index) return call(this.index)
     for (let round = 0; ; round++) {
       try {
         return call(this.ranged)

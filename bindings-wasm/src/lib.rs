@@ -16,10 +16,8 @@
 //!   (`verify`, `checkAnswer`, `uncitedSupport`, `pointers`, `parseHeaders`) and `lint`.
 //!   Without them and without `index` (the `Index` class), the search module: `RangedIndex`
 //!   alone, for a site that loads a blob the CLI built. `write` also turns on the core's
-//!   `legacy-v1` (reading v1 blobs, which needs the Markdown parser), `one-piece` and
-//!   `normalization-tables`; the search module has none of them: it reads formats 8 and later,
-//!   and normalizes and lowercases non-ASCII text with the engine's
-//!   `String.prototype.normalize` and `toLowerCase` ([`start`]).
+//!   `normalization-tables`; the search module has not: it normalizes and lowercases non-ASCII
+//!   text with the engine's `String.prototype.normalize` and `toLowerCase` ([`start`]).
 //! - Feature `model` (the `pkg-full` module: the whole API plus this): the semantic lane in the
 //!   browser, a `Model` loaded from the bytes of an ONNX file and its `tokenizer.json`
 //!   (`model.rs`) and attached with `Index.attachModel`.
@@ -331,21 +329,13 @@ impl JsIndex {
         Ok(wrap(index, None))
     }
 
-    /// The blob of the current snapshot (format v7, in one piece). Not in the search module
-    /// (feature `write`), which reads sectioned blobs only.
+    /// The blob of the current snapshot: the whole index, which `Index.fromBytes` loads and a
+    /// `RangedIndex` loads in parts on demand. Not in the search module (feature `write`: its
+    /// deflate compressor is about 10 KB gzipped that a site's search never uses).
     #[cfg(feature = "write")]
     #[wasm_bindgen(js_name = toBytes)]
     pub fn to_bytes(&self) -> Result<Vec<u8>, JsValue> {
         self.shared.snapshot().to_bytes().or_throw()
-    }
-
-    /// The blob of the current snapshot in the sectioned layout (format v8): the same index,
-    /// in parts a `RangedIndex` loads on demand. Not in the search module (feature `write`:
-    /// its deflate compressor is about 10 KB gzipped that a site's search never uses).
-    #[cfg(feature = "write")]
-    #[wasm_bindgen(js_name = toSectionedBytes)]
-    pub fn to_sectioned_bytes(&self) -> Result<Vec<u8>, JsValue> {
-        self.shared.snapshot().to_sectioned_bytes().or_throw()
     }
 
     /// An independent copy of the current snapshot (writes to one leave the other as it is).

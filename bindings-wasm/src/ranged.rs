@@ -1,4 +1,4 @@
-//! `RangedIndex`: a sectioned blob (formats v8 to v12) read in parts, for a site whose blob is too big
+//! `RangedIndex`: a blob read in parts, for a site whose blob is too big
 //! to download before the first result. The core says which byte ranges a search needs (the
 //! error `not_loaded`, `details.ranges`); the page fetches them with HTTP range requests and
 //! hands them over with `supply` (`ranged.js` beside the module does that loop).
@@ -19,7 +19,7 @@ fn offset(what: &str, v: &JsValue) -> CoreResult<u64> {
     }
 }
 
-/// An index read in parts from a sectioned blob (see the module docs).
+/// An index read in parts from a blob (see the module docs).
 #[wasm_bindgen(js_name = RangedIndex)]
 pub struct JsRangedIndex {
     inner: wikidex::RangedIndex,
@@ -27,9 +27,8 @@ pub struct JsRangedIndex {
 
 #[wasm_bindgen(js_class = RangedIndex)]
 impl JsRangedIndex {
-    /// How many bytes from the start of a sectioned blob its head takes, from the blob's
-    /// first 56 bytes (or more). Throws `incompatible_format` for a blob that is not
-    /// sectioned (load it whole with `Index.fromBytes`).
+    /// How many bytes from the start of a blob its head takes, from the blob's first 56 bytes
+    /// (or more). Throws `incompatible_format` for a format version this build does not read.
     #[wasm_bindgen(js_name = headEnd)]
     pub fn head_end(
         #[wasm_bindgen(unchecked_param_type = "Uint8Array | ArrayBuffer")] prefix: JsValue,
@@ -40,7 +39,7 @@ impl JsRangedIndex {
             .or_throw()
     }
 
-    /// Opens a sectioned blob from its first bytes (at least up to `headEnd`); whole
+    /// Opens a blob from its first bytes (at least up to `headEnd`); whole
     /// sections after the head in them are kept.
     pub fn open(
         #[wasm_bindgen(unchecked_param_type = "Uint8Array | ArrayBuffer")] data: JsValue,

@@ -1,5 +1,5 @@
 // RangedIndex and ranged.js in Node: every search vector answered by an index read in parts
-// from the sectioned blob of the case's wiki (the same answers as the whole index), and
+// from the blob of the case's wiki (the same answers as the whole index), and
 // openBlob over a fetch that serves byte ranges, one that does not, and ones that fail.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
@@ -13,9 +13,9 @@ import { openBlob } from '../pkg/ranged.js'
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
 
-/** Searches `index` through a RangedIndex of its sectioned blob, supplying what it asks for. */
+/** Searches `index` through a RangedIndex of its blob, supplying what it asks for. */
 function rangedSearch(index, query, options) {
-  const bytes = index.toSectionedBytes()
+  const bytes = index.toBytes()
   const ranged = RangedIndex.open(bytes.subarray(0, RangedIndex.headEnd(bytes.subarray(0, 56))))
   for (let round = 0; round < 4; round++) {
     try {
@@ -47,7 +47,7 @@ for (const c of searches) {
 test('ranged: the search vectors are there', () => assert.ok(searches.length >= 40, `${searches.length}`))
 
 test('ranged: supplyMany takes [start, bytes] pairs; anything else is invalid_argument and loads nothing', () => {
-  const bytes = Index.build({ 'a.md': '# Alpha\n\nalpha beta\n', 'b.md': '# Beta\n\nbeta gamma\n' }).toSectionedBytes()
+  const bytes = Index.build({ 'a.md': '# Alpha\n\nalpha beta\n', 'b.md': '# Beta\n\nbeta gamma\n' }).toBytes()
   const ranged = RangedIndex.open(bytes.subarray(0, RangedIndex.headEnd(bytes.subarray(0, 56))))
   const before = ranged.loadedBytes
   for (const bad of [42, [[0]], [['x', bytes]], [[0, 'not bytes']]]) {
@@ -106,10 +106,10 @@ function bigWiki() {
 
 test('openBlob with range requests answers as the whole index and fetches a part of a big blob', async () => {
   const index = Index.build(bigWiki())
-  const bytes = index.toSectionedBytes()
+  const bytes = index.toBytes()
   const log = []
   const blob = await openBlob('http://x/wiki.wdx', { Index, RangedIndex }, { fetch: fakeFetch(bytes, { log }), prefix: 4096 })
-  assert.ok(blob.ranged && !blob.index && blob.inParts)
+  assert.ok(blob.ranged && blob.inParts)
   assert.equal(blob.pageCount, 400)
   for (const q of ['alpha3 bravo', 'golf4', 'hot', 'charlie12 delta', '"echo5 foxtrot"']) {
     const got = await blob.search(q, { limit: 10, explain: true })
@@ -123,43 +123,34 @@ test('openBlob with range requests answers as the whole index and fetches a part
   assert.deepEqual(rec, index.pageRecord('p7'))
 })
 
-test('openBlob without range requests loads a sectioned blob whole into RangedIndex, one in one piece into Index', async () => {
+test('openBlob without range requests loads the blob whole into RangedIndex', async () => {
   const index = Index.build(exampleWiki())
-  for (const [bytes, ranges, sectioned] of [
-    [index.toSectionedBytes(), false, true],
-    [index.toBytes(), true, false],
-    [index.toBytes(), false, false],
-  ]) {
-    const log = []
-    const blob = await openBlob('http://x/w.wdx', { Index, RangedIndex }, { fetch: fakeFetch(bytes, { ranges, log }), prefix: 1024 })
-    assert.equal(blob.inParts, false)
-    if (sectioned) {
-      assert.ok(blob.ranged && !blob.index)
-      assert.equal(blob.ranged.loadedBytes, bytes.length)
-    } else {
-      assert.ok(blob.index && !blob.ranged)
-    }
-    const q = 'why did the nightly job crash'
-    assert.deepEqual(await blob.search(q), index.search(q))
-    const key = index.search(q).hits[0].page_id
-    assert.deepEqual(await blob.pageRecord(key), index.pageRecord(key))
-    // The whole blob, after the first 1024 bytes when the server answered that range.
-    assert.equal(blob.fetched, ranges ? 1024 + bytes.length : bytes.length)
-    assert.equal(log.length, ranges ? 2 : 1, 'no request after the whole blob')
-  }
+  const bytes = index.toBytes()
+  const log = []
+  const blob = await openBlob('http://x/w.wdx', { Index, RangedIndex }, { fetch: fakeFetch(bytes, { ranges: false, log }), prefix: 1024 })
+  assert.equal(blob.inParts, false)
+  assert.equal(blob.ranged.loadedBytes, bytes.length)
+  const q = 'why did the nightly job crash'
+  assert.deepEqual(await blob.search(q), index.search(q))
+  const key = index.search(q).hits[0].page_id
+  assert.deepEqual(await blob.pageRecord(key), index.pageRecord(key))
+  assert.equal(blob.fetched, bytes.length)
+  assert.equal(log.length, 1, 'no request after the whole blob')
 })
 
-test('openBlob with the search module (no Index): a sectioned blob whole or in parts; one in one piece is incompatible_format', async () => {
+test('openBlob with the search module (no Index): the blob whole or in parts; another format version is incompatible_format', async () => {
   const search = await import('./wasm-search.mjs')
   assert.equal(search.Index, undefined)
   const index = Index.build(exampleWiki())
   const q = 'why did the nightly job crash'
   for (const ranges of [true, false]) {
-    const blob = await openBlob('http://x/w.wdx', search, { fetch: fakeFetch(index.toSectionedBytes(), { ranges }), prefix: 1024 })
+    const blob = await openBlob('http://x/w.wdx', search, { fetch: fakeFetch(index.toBytes(), { ranges }), prefix: 1024 })
     assert.deepEqual(await blob.search(q), index.search(q))
   }
+  const other = Uint8Array.from(index.toBytes())
+  other.set([2, 0, 0, 0], 8)
   await assert.rejects(
-    openBlob('http://x/w.wdx', search, { fetch: fakeFetch(index.toBytes()), prefix: 1024 }),
+    openBlob('http://x/w.wdx', search, { fetch: fakeFetch(other), prefix: 1024 }),
     (e) => e.code === 'incompatible_format',
   )
 })
@@ -173,7 +164,7 @@ test('openBlob: a failed request and bytes that are no blob are coded errors', a
   await assert.rejects(openBlob('http://x/w.wdx', { Index, RangedIndex }, { fetch: fakeFetch(html) }), (e) => e.code === 'not_an_index')
   // A part changed after the head was read (the last ones: the graph, the last pages): the
   // core refuses it and loads nothing of it.
-  const bytes = Index.build(bigWiki()).toSectionedBytes()
+  const bytes = Index.build(bigWiki()).toBytes()
   const changed = bytes.slice()
   changed.fill(7, bytes.length - 2000)
   const blob = await openBlob('http://x/w.wdx', { Index, RangedIndex }, { fetch: fakeFetch(changed), prefix: 4096 })
@@ -184,7 +175,7 @@ test('openBlob: a failed request and bytes that are no blob are coded errors', a
 })
 
 test('RangedIndex: wrong arguments are invalid_argument', () => {
-  const bytes = Index.build(exampleWiki()).toSectionedBytes()
+  const bytes = Index.build(exampleWiki()).toBytes()
   const ranged = RangedIndex.open(bytes)
   assert.equal(ranged.loadedBytes, bytes.length, 'a whole blob given to open is all loaded')
   assert.deepEqual(ranged.missing(), [])
@@ -192,12 +183,14 @@ test('RangedIndex: wrong arguments are invalid_argument', () => {
     assert.throws(() => ranged.supply(bad, new Uint8Array(4)), (e) => e.code === 'invalid_argument', String(bad))
   }
   assert.throws(() => ranged.supply(0, 'bytes'), (e) => e.code === 'invalid_argument')
-  assert.throws(() => RangedIndex.headEnd(Index.build(exampleWiki()).toBytes()), (e) => e.code === 'incompatible_format')
+  const other = Uint8Array.from(bytes)
+  other.set([2, 0, 0, 0], 8)
+  assert.throws(() => RangedIndex.headEnd(other), (e) => e.code === 'incompatible_format')
   assert.throws(() => RangedIndex.open(bytes.subarray(0, 100)), (e) => e.code === 'corrupt_index')
 })
 
 test('openBlob sends its first request while the module is still loading', async () => {
-  const bytes = Index.build(exampleWiki()).toSectionedBytes()
+  const bytes = Index.build(exampleWiki()).toBytes()
   const order = []
   let moduleLoaded
   const ready = new Promise((ok) => (moduleLoaded = ok)).then(() => order.push('ready'))

@@ -1,11 +1,10 @@
 // How the search module (bindings-wasm/pkg-search) runs the shared vectors, for its Node run
-// (search.test.mjs) and its Chromium run (browser/vectors.test.mjs): the ops it lacks, and the
-// one deliberate difference. No imports: a browser loads this file as it is.
+// (search.test.mjs) and its Chromium run (browser/vectors.test.mjs): the ops it lacks. No
+// imports: a browser loads this file as it is.
 
 const NO_WRITES = 'the search module has no page writes'
-const ONE_PIECE = "the vectors' blobs are in one piece (v7), which the search module does not read (sectioned blobs only; changed and cut sectioned blobs: core's tests and ranged.test.mjs)"
 const AGENT_SIDE = 'the search module leaves out the agent side (feature agent): tools, citation checks, lint, graph walks'
-const RANGED_ONLY = 'the search module has RangedIndex only (no feature index): search, not chunk'
+const RANGED_ONLY = 'the search module has RangedIndex only (no feature index): search, not chunk or Index.fromBytes'
 const NO_RECORDS = "the search module has no page records (no feature page-record): a site's pages are HTML"
 
 /** The ops the search module does not have, as the runner's `api.lacks` takes them. */
@@ -22,42 +21,21 @@ export const LACKS = {
   upsert_page: NO_WRITES,
   delete_page: NO_WRITES,
   rename_page: NO_WRITES,
-  from_bytes: ONE_PIECE,
+  from_bytes: RANGED_ONLY,
   call_tool: AGENT_SIDE,
   chunk: RANGED_ONLY,
 }
 
 /**
- * The oldest blob format the search module reads. It is built without the core's `one-piece`
- * and `older-sectioned` features (the decoders of blobs in one piece, 11 KB gzipped, and of
- * the older sectioned heads, 3 KB), so it reads the current sectioned format alone; the vectors
- * were written by a build that reads 1 and later.
- */
-export const OLDEST_FORMAT = 12
-
-/**
- * The runner's `api.differs`: an `incompatible_format` error names the oldest format the build
- * reads, which is `OLDEST_FORMAT` here and 1 in the files. Only that field changes.
- */
-export function differs(_file, c) {
-  const details = c.expect?.details
-  if (c.expect?.error !== 'incompatible_format' || details?.oldest !== 1) return null
-  return {
-    reason: `the search module reads format ${OLDEST_FORMAT} alone (no core features one-piece and older-sectioned)`,
-    expect: { ...c.expect, details: { ...details, oldest: OLDEST_FORMAT } },
-  }
-}
-
-/**
  * The runner's `api` for the search module: each case's wiki built by the whole module
- * (`full`), written as a sectioned blob and given whole to the search module's
+ * (`full`), written as a blob and given whole to the search module's
  * `RangedIndex.open` (every part loaded), as a site's worker does with a blob that comes whole.
  * Vectors a case sets go to the whole index; the blob is written after them.
  */
 export function searchApi(full, search) {
   const open = (whole) => {
     let ranged = null
-    const get = () => (ranged ??= search.RangedIndex.open(whole.toSectionedBytes()))
+    const get = () => (ranged ??= search.RangedIndex.open(whole.toBytes()))
     return {
       setVectors: (...args) => {
         whole.setVectors(...args)
@@ -80,6 +58,5 @@ export function searchApi(full, search) {
     parseHeaders: absent('parseHeaders'),
     isCoreError: (e) => typeof e?.code === 'string',
     lacks: LACKS,
-    differs,
   }
 }

@@ -1,8 +1,7 @@
 // The search module (bindings-wasm/pkg-search): `RangedIndex` alone, for a site that loads a
-// blob the CLI built. Every vector whose op it has runs on a sectioned blob the whole module
-// built and the search module opened, with the same shared runner and expectations as
-// vectors.test.mjs, less the ops it lacks and with its one deliberate difference
-// (search-module.mjs: it reads the current sectioned format alone).
+// blob the CLI built. Every vector whose op it has runs on a blob the whole module built and
+// the search module opened, with the same shared runner and expectations as
+// vectors.test.mjs, less the ops it lacks (search-module.mjs).
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
@@ -11,11 +10,8 @@ import { fileURLToPath } from 'node:url'
 import { runVectors } from '../../tests/vectors/node.mjs'
 import * as full from './wasm.mjs'
 import * as search from './wasm-search.mjs'
-import { OLDEST_FORMAT, searchApi } from './search-module.mjs'
+import { searchApi } from './search-module.mjs'
 import { openBlob } from '../pkg/ranged.js'
-
-/** The current sectioned format: the only one the search module reads. */
-const SECTIONED = OLDEST_FORMAT
 
 
 runVectors(searchApi(full, search))
@@ -36,7 +32,7 @@ test('the search module is RangedIndex alone, without page records: no Index cla
 
 test("ranged.js's pageRecord rejects with unsupported in the search module, and reads the record in the whole one", async () => {
   const built = full.Index.build({ 'a.md': '# Alpha\n\nalpha beta\n' })
-  const blob = built.toSectionedBytes()
+  const blob = built.toBytes()
   // A server that sends the whole blob.
   const fetch = async () => new Response(blob, { status: 200 })
   const inSearch = await openBlob('wiki.wdx', search, { fetch })
@@ -50,36 +46,21 @@ test("ranged.js's pageRecord rejects with unsupported in the search module, and 
   assert.deepEqual(await inFull.pageRecord('a'), built.pageRecord('a'))
 })
 
-test('a blob in one piece (v1 to v7), or sectioned in an older format (v8 to v11), is an incompatible format for the search module and loads in the whole module; v12 loads in both', () => {
+test('the committed format 1 blob loads in both modules, and another version is an incompatible format in both', () => {
   const fixtures = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'core', 'tests', 'fixtures', 'blobs')
-  for (let v = 1; v <= 7; v++) {
-    const blob = readFileSync(join(fixtures, `v${v}.wdx`))
-    assert.ok(full.Index.fromBytes(blob).pageCount > 0)
-    for (const open of [(b) => search.RangedIndex.headEnd(b), (b) => search.RangedIndex.open(b)]) {
-      assert.throws(() => open(blob), (e) => {
-        assert.equal(e.code, 'incompatible_format')
-        assert.deepEqual(e.details, { found: v, oldest: OLDEST_FORMAT, current: e.details.current })
-        return true
-      })
-    }
-  }
-  const current = readFileSync(join(fixtures, `v${SECTIONED}.wdx`))
-  for (let v = 8; v <= SECTIONED; v++) {
-    const blob = readFileSync(join(fixtures, `v${v}.wdx`))
-    // The whole module reads every sectioned format, whole or in parts.
-    assert.deepEqual(full.RangedIndex.open(blob).search('recurring revenue'), full.Index.fromBytes(current).search('recurring revenue'))
-    if (v < SECTIONED) {
-      // The search module reads the current one alone (the site's blob is built with it).
-      assert.throws(() => search.RangedIndex.open(blob), (e) => {
-        assert.equal(e.code, 'incompatible_format')
-        assert.deepEqual(e.details, { found: v, oldest: SECTIONED, current: SECTIONED })
-        return true
-      })
-    }
-  }
-  const [a, b] = [search.RangedIndex.open(current), full.Index.fromBytes(current)]
+  const blob = readFileSync(join(fixtures, 'format-1.wdx'))
+  const [a, b] = [search.RangedIndex.open(blob), full.Index.fromBytes(blob)]
   assert.equal(a.pageCount, b.pageCount)
-  assert.deepEqual(a.search('recurring revenue'), b.search('recurring revenue'))
+  assert.deepEqual(a.search('warehouse migration'), b.search('warehouse migration'))
+  const other = Uint8Array.from(blob)
+  other.set([2, 0, 0, 0], 8)
+  for (const open of [(x) => search.RangedIndex.headEnd(x), (x) => search.RangedIndex.open(x), (x) => full.Index.fromBytes(x)]) {
+    assert.throws(() => open(other), (e) => {
+      assert.equal(e.code, 'incompatible_format')
+      assert.deepEqual(e.details, { found: 2, oldest: 1, current: 1 })
+      return true
+    })
+  }
 })
 
 test('the search module stems English only: a French blob is unsupported_language, whole or ranged', () => {
@@ -91,18 +72,18 @@ test('the search module stems English only: a French blob is unsupported_languag
     assert.match(e.message, /no stemmer for french/)
     return true
   }
-  assert.throws(() => search.RangedIndex.open(french.toSectionedBytes()), check)
-  const head = french.toSectionedBytes()
+  assert.throws(() => search.RangedIndex.open(french.toBytes()), check)
+  const head = french.toBytes()
   assert.throws(() => search.RangedIndex.open(head.subarray(0, search.RangedIndex.headEnd(head))), check)
   // The whole module has every stemmer; an English blob loads in both.
   assert.equal(full.Index.fromBytes(french.toBytes()).pageCount, 1)
   const english = full.Index.build(files)
-  assert.equal(search.RangedIndex.open(english.toSectionedBytes()).search('chats').hits[0].page_id, 'a')
+  assert.equal(search.RangedIndex.open(english.toBytes()).search('chats').hits[0].page_id, 'a')
 })
 
 test('the search module normalizes non-ASCII words with String.prototype.normalize, ASCII ones without it', () => {
   const files = { 'global/coffee.md': '# Coffee\n\nThe nightly coffee run.\n', 'global/tea.md': '# Tea\n\nGreen tea only.\n' }
-  const index = search.RangedIndex.open(full.Index.build(files).toSectionedBytes())
+  const index = search.RangedIndex.open(full.Index.build(files).toBytes())
   const native = String.prototype.normalize
   const forms = []
   String.prototype.normalize = function (form) {
@@ -127,7 +108,7 @@ test('the search module lowercases non-ASCII words with toLowerCase and answers 
     'global/other.md': '---\ntags: [ärger]\n---\n# Other\n\nNothing Greek here.\n',
   }
   const whole = full.Index.build(files)
-  const index = search.RangedIndex.open(whole.toSectionedBytes())
+  const index = search.RangedIndex.open(whole.toBytes())
   const native = String.prototype.toLowerCase
   let calls = 0
   String.prototype.toLowerCase = function () {

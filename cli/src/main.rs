@@ -404,11 +404,6 @@ struct BuildArgs {
     /// without a frontmatter date): the blob then depends only on the files' paths and texts.
     #[arg(long)]
     no_file_times: bool,
-    /// Write the sectioned layout (format v12): the same index in deflated parts, for a site
-    /// whose browser search fetches only the parts a query reads (HTTP range requests,
-    /// `RangedIndex` in the wasm module). Every surface loads it whole too; `sync` keeps it.
-    #[arg(long)]
-    sectioned: bool,
     #[command(flatten)]
     config: ConfigArgs,
     #[command(flatten)]
@@ -798,11 +793,7 @@ fn build(a: BuildArgs) -> Result<ExitCode, Error> {
         embed: &a.embed,
         quiet: a.json,
     })?;
-    if a.sectioned {
-        index.save_sectioned(&a.output)?;
-    } else {
-        index.save(&a.output)?;
-    }
+    index.save(&a.output)?;
     let seconds = started.elapsed().as_secs_f64();
     let bytes = std::fs::metadata(&a.output).map(|m| m.len()).unwrap_or(0);
     if a.json {
@@ -930,25 +921,9 @@ fn sync_blob(
         (None, None) => true,
         _ => false,
     };
-    // A blob of an older format is loaded by upgrading it on every load: write it anew, in
-    // the layout it had (one piece, or sectioned).
-    let format = previous.as_ref().and_then(Index::loaded_format);
-    let sectioned = format.is_some_and(|f| f >= wikidex::blob::FIRST_SECTIONED_FORMAT_VERSION);
-    let current = if sectioned {
-        wikidex::blob::SECTIONED_FORMAT_VERSION
-    } else {
-        wikidex::blob::FORMAT_VERSION
-    };
-    let old_format = previous.is_some() && format != Some(current);
     // Nothing to write when the folder is as the blob has it.
-    let written = full.is_some()
-        || old_format
-        || report.has_changes()
-        || report.embedded > 0
-        || !vectors_kept;
-    if written && sectioned {
-        index.save_sectioned(blob)?;
-    } else if written {
+    let written = full.is_some() || report.has_changes() || report.embedded > 0 || !vectors_kept;
+    if written {
         index.save(blob)?;
     }
     Ok(Synced {

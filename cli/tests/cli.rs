@@ -1041,60 +1041,35 @@ fn sync_builds_once_then_only_what_changed() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// `build` writes the one blob format (1), which `sync` keeps; a blob of a format this build
+/// does not read (here: the next one) is refused and left as it is, never replaced.
 #[test]
-fn sync_rewrites_a_blob_of_an_older_format_once() {
-    let dir = temp("sync-old");
-    let blob = dir.join("v2.wdx");
-    std::fs::copy(repo().join("core/tests/fixtures/blobs/v2.wdx"), &blob).unwrap();
-    let wiki = repo().join("core/tests/fixtures/wikis/cjk");
-    let (w, b) = (wiki.to_str().unwrap(), blob.to_str().unwrap());
-    let sync = || json(&wikidex(&["sync", w, "-o", b, "--no-embed", "--json"]));
-    let first = sync();
-    assert_eq!(first["full"], Value::Null, "the v2 blob loads");
-    assert_eq!(first["changed"], serde_json::json!([]));
-    assert_eq!(first["written"], true, "rewritten in the current format");
-    assert_eq!(sync()["written"], false);
-    std::fs::remove_dir_all(&dir).unwrap();
-}
-
-/// `build --sectioned` writes format v12, which `search` reads as it reads v7, and `sync` keeps
-/// it sectioned when it rewrites it.
-#[test]
-fn a_sectioned_build_searches_as_a_plain_one_and_sync_keeps_it_sectioned() {
-    let dir = temp("sectioned");
+fn sync_keeps_the_format_and_never_replaces_a_blob_of_another_format() {
+    let dir = temp("format");
     let wiki = dir.join("wiki");
     copy_tree(&repo().join("examples/wiki"), &wiki);
-    let (plain, sectioned) = (dir.join("plain.wdx"), dir.join("sectioned.wdx"));
-    for (out, extra) in [(&plain, &[][..]), (&sectioned, &["--sectioned"][..])] {
-        let r = build(
-            &wiki,
-            out,
-            &[&["--no-embed", "--no-file-times"][..], extra].concat(),
-        );
-        assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
-    }
-    let version = |p: &Path| std::fs::read(p).unwrap()[8];
-    assert_eq!((version(&plain), version(&sectioned)), (7, 12));
-    let search = |p: &Path| {
-        let mut r = json(&wikidex(&[
-            "search",
-            p.to_str().unwrap(),
-            "why did the nightly job crash",
-            "--json",
-        ]));
-        r.as_object_mut().unwrap().remove("ms");
-        r
-    };
-    assert_eq!(search(&plain), search(&sectioned));
+    let blob = dir.join("w.wdx");
+    let r = build(&wiki, &blob, &["--no-embed", "--no-file-times"]);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let version = |p: &Path| std::fs::read(p).unwrap()[8..12].to_vec();
+    assert_eq!(version(&blob), 1u32.to_le_bytes());
     let page = wiki.join("global/active_accounts.md");
     let text = std::fs::read_to_string(&page).unwrap();
     std::fs::write(&page, format!("{text}\nAlso counted: zebras.\n")).unwrap();
-    let (w, b) = (wiki.to_str().unwrap(), sectioned.to_str().unwrap());
+    let (w, b) = (wiki.to_str().unwrap(), blob.to_str().unwrap());
     let r = json(&wikidex(&["sync", w, "-o", b, "--no-embed", "--json"]));
     assert_eq!(r["written"], true);
-    assert_eq!(version(&sectioned), 12);
+    assert_eq!(version(&blob), 1u32.to_le_bytes());
     let hits = json(&wikidex(&["search", b, "zebras", "--json"]));
     assert_eq!(hits["hits"][0]["key"], "active_accounts");
+    // The same blob labelled format 2: not read, so not replaced.
+    let mut other = std::fs::read(&blob).unwrap();
+    other[8..12].copy_from_slice(&2u32.to_le_bytes());
+    std::fs::write(&blob, &other).unwrap();
+    let r = wikidex(&["sync", w, "-o", b, "--no-embed", "--json"]);
+    assert_eq!(r.status.code(), Some(1));
+    assert_eq!(json(&r)["error"]["code"], "invalid_argument");
+    assert_eq!(std::fs::read(&blob).unwrap(), other);
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

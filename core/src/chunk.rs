@@ -40,41 +40,7 @@ pub(crate) struct ChunkRecord {
     pub hash: String,
 }
 
-/// The chunk table as blobs store it since format v7, for `#[serde(with = "...")]` on the
-/// payload's field: each chunk's page and span, without its content hash (32 hex digits that
-/// do not compress: on CACM, five percent of the gzipped blob). A load derives the hashes
-/// from the page texts ([`derive_hashes`]) once the spans are checked. Older blobs store
-/// the hash (the derived `Serialize` of [`ChunkRecord`]).
-pub(crate) mod stored {
-    use serde::{Deserialize, Deserializer, Serializer};
-
-    use super::ChunkRecord;
-
-    pub(crate) fn serialize<S: Serializer>(
-        chunks: &[ChunkRecord],
-        s: S,
-    ) -> Result<S::Ok, S::Error> {
-        s.collect_seq(chunks.iter().map(|c| (c.page, c.start, c.end)))
-    }
-
-    /// Decodes the stored form, every hash empty until [`super::derive_hashes`].
-    pub(crate) fn deserialize<'de, D: Deserializer<'de>>(
-        d: D,
-    ) -> Result<Vec<ChunkRecord>, D::Error> {
-        let spans: Vec<(u32, u32, u32)> = Vec::deserialize(d)?;
-        Ok(spans
-            .into_iter()
-            .map(|(page, start, end)| ChunkRecord {
-                page,
-                start,
-                end,
-                hash: String::new(),
-            })
-            .collect())
-    }
-}
-
-/// Sets each chunk's content hash from the text it cuts (a v7 blob stores none), for a
+/// Sets each chunk's content hash from the text it cuts (a blob stores none), for a
 /// chunk table [`validate_chunk_table`] has accepted against these texts.
 pub(crate) fn derive_hashes<'a>(chunks: &mut [ChunkRecord], text: impl Fn(usize) -> &'a str) {
     for c in chunks {

@@ -27,9 +27,7 @@ pub struct Config {
     /// Store where each term occurs in each chunk (default true), so that quoted phrases
     /// (`"net revenue"`) rank the hits that hold them first. `false` makes the blob smaller
     /// (see the README's "Index format and compatibility" for the measured cost) and searches a
-    /// quoted phrase as its words, saying so ([`crate::lane::phrase::NO_POSITIONS`]). A blob
-    /// written before format v6 has none and loads with this `false`; its writes keep it so
-    /// until the wiki is built again.
+    /// quoted phrase as its words, saying so ([`crate::lane::phrase::NO_POSITIONS`]).
     pub positions: bool,
 }
 

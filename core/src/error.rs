@@ -15,8 +15,7 @@ pub enum Error {
         found: u32,
         /// Oldest version this build reads.
         oldest: u32,
-        /// Newest version this build reads (the sectioned layout; it writes this one and the
-        /// one-piece layout before it).
+        /// Newest version this build reads (the one it writes).
         current: u32,
     },
     /// Truncated, corrupted or internally inconsistent index bytes.

@@ -1115,7 +1115,6 @@ fn assemble(
         let first = chunks.len();
         let body_start = page.body_start as usize;
         let body = page.body();
-        // The same analysis `LexicalIndex::analyze` gives a blob written by an older analyzer.
         let fields = PageFields::new(&analyzer, page, &mut surface);
         let spans: Vec<(usize, usize)> = chunk::split(body, &config.chunk)
             .into_iter()
@@ -1277,16 +1276,6 @@ impl Index {
     #[cfg(feature = "fs")]
     pub fn save(&self, path: &Path) -> Result<()> {
         save_checked(path, &self.to_bytes()?)
-    }
-
-    /// [`Index::save`] in the sectioned layout ([`Index::to_sectioned_bytes`]: format v12, for
-    /// a site that searches it by HTTP range requests), with the same guarantees.
-    ///
-    /// # Errors
-    /// As [`Index::save`].
-    #[cfg(feature = "fs")]
-    pub fn save_sectioned(&self, path: &Path) -> Result<()> {
-        save_checked(path, &self.to_sectioned_bytes()?)
     }
 }
 

@@ -1,16 +1,15 @@
-//! An index read in parts from a sectioned blob (formats v8 to v12, [`crate::blob`]): what a
+//! An index read in parts from a blob ([`crate::blob`]): what a
 //! browser uses to search a big site without downloading the whole blob first.
 //!
 //! Open it with the blob's head ([`RangedIndex::head_end`] says how many bytes from the start
 //! that is), then search. A search that reads parts not loaded yet fails with
 //! [`Error::NotLoaded`] naming their byte ranges; fetch those (HTTP range requests), hand each
-//! to [`RangedIndex::supply`] and search again. A v12 blob's first search reads the dictionary
+//! to [`RangedIndex::supply`] and search again. A first search reads the dictionary
 //! shards of the query's terms and of the terms the word being typed begins, with the postings
 //! the head says those terms are in (a word the wiki lacks reads, in a round more, the shards
 //! of the terms it begins and, when typo tolerance expands it, those of the words starting with
 //! its first character, then the postings of the terms it is taken for), and the next the pages
-//! its hits show; in a v9 to v11 blob the postings come in a round of their own. Parts stay loaded, so the next queries fetch
-//! less and less. Every answer is the one the whole index gives: a shard holds every word of
+//! its hits show. Parts stay loaded, so the next queries fetch less and less. Every answer is the one the whole index gives: a shard holds every word of
 //! its range with its document frequency, and the head the chunk lengths, so loading a part
 //! never changes a ranking, only completes it.
 //!
@@ -19,7 +18,7 @@
 //! # let mut b = IndexBuilder::new(Default::default())?;
 //! # b.add_file("global/revenue.md", b"Revenue is recognized monthly.")?;
 //! # let (index, _) = b.build()?;
-//! let blob = index.to_sectioned_bytes()?;            // a site serves this file
+//! let blob = index.to_bytes()?;                      // a site serves this file
 //! let head = RangedIndex::head_end(&blob[..56])? as usize;
 //! let mut ranged = RangedIndex::open(&blob[..head])?;
 //! let opts = SearchOptions::default();
@@ -48,7 +47,7 @@ use crate::page::Scope;
 use crate::search::{Analyzed, Reads, SearchOptions, SearchResults};
 use crate::snapshot::{Index, PageRecord};
 
-/// An index whose parts load on demand from a sectioned blob (see the module docs).
+/// An index whose parts load on demand from a blob (see the module docs).
 #[derive(Debug)]
 pub struct RangedIndex {
     /// The head's stubs and the parts loaded so far, as an index the search code reads.
@@ -59,7 +58,7 @@ pub struct RangedIndex {
     starts: Vec<u64>,
     /// Per section: loaded.
     loaded: Vec<bool>,
-    /// The dictionary shards loaded (v9 and later; none in a v8 blob, whose head has the dictionary).
+    /// The dictionary shards loaded.
     shards: Vec<Option<Dictionary>>,
     postings: Vec<Option<PostingBlock>>,
     positions: Vec<Option<Vec<u8>>>,
@@ -68,18 +67,17 @@ pub struct RangedIndex {
 }
 
 impl RangedIndex {
-    /// How many bytes from the start of a sectioned blob its head takes, read from the blob's
-    /// first [`HEADER_LEN`] (56) bytes: fetch that many, then [`RangedIndex::open`].
+    /// How many bytes from the start of a blob its head takes, read from the blob's first
+    /// [`HEADER_LEN`] (56) bytes: fetch that many, then [`RangedIndex::open`].
     ///
     /// # Errors
-    /// [`Error::NotAnIndex`] for foreign bytes, [`Error::IncompatibleFormat`] for a blob that
-    /// is not sectioned (an older or one-piece blob: load it whole with
-    /// [`Index::from_bytes`]), [`Error::Corrupt`] for fewer than 56 bytes.
+    /// [`Error::NotAnIndex`] for foreign bytes, [`Error::IncompatibleFormat`] for a format
+    /// version this build does not read, [`Error::Corrupt`] for fewer than 56 bytes.
     pub fn head_end(prefix: &[u8]) -> Result<u64> {
         blob::head_end(prefix)
     }
 
-    /// Opens a sectioned blob from its first bytes: at least its head; the whole sections in
+    /// Opens a blob from its first bytes: at least its head; the whole sections in
     /// the bytes after it are loaded too (a reader that fetches a fixed prefix, say the first
     /// 64 KiB, wastes none of it), and a section cut off at their end is left out.
     ///
@@ -133,8 +131,7 @@ impl RangedIndex {
             positions,
             vectors,
         };
-        // Nothing loaded yet: the lexical index of no shard (of the whole dictionary in a v8
-        // head), with no lists.
+        // Nothing loaded yet: the lexical index of no shard, with no lists.
         let terms = ranged.terms_of(&vec![None; ranged.shards.len()], &[], &[])?;
         ranged.set_terms(terms);
         let end = ranged.starts[0] as usize;
@@ -376,7 +373,7 @@ impl RangedIndex {
     /// the shards at hand tell; each round of a search asks for the next ones:
     /// 1. the shard of each query term (its look-up), and those of the terms the last word
     ///    and its term begin (the word being typed is matched as a prefix), with the postings
-    ///    of those terms (from v12, [`Head::term_postings`]: the search reads them next);
+    ///    of those terms ([`Head::term_postings`]: the search reads them next);
     /// 2. with those, the shards of the terms that begin the words whose terms the dictionary
     ///    lacks (matched as prefixes too), and, when `typos`, of the words that start as the
     ///    words typo tolerance expands do ([`typo::expands`]: a typo keeps the first
@@ -389,6 +386,7 @@ impl RangedIndex {
     /// first letters; a mistyped word costs a round more.
     fn words_read(&self, qterms: &[QueryTerm<'_>], typos: bool) -> Result<()> {
         if !self.head.sharded() {
+            // No terms: nothing to read.
             return Ok(());
         }
         let head = &self.head;
@@ -405,7 +403,7 @@ impl RangedIndex {
                 }
             }
         }
-        // With them, the postings the head says those terms are in (v12), which the search
+        // With them, the postings the head says those terms are in, which the search
         // reads next when the dictionary has the terms: a round less.
         self.require_shards(&need, postings)?;
         let lexical = &self.index.data.lexical;
@@ -507,7 +505,7 @@ impl RangedIndex {
             return Err(Error::NotLoaded { ranges: missing });
         }
         // Every part is loaded: the vector section, if any, holds its values.
-        Ok(Index::from_data(blob::finish_sectioned(self.index.data)?))
+        Ok(Index::from_data(blob::finish(self.index.data)?))
     }
 
     /// [`Error::NotLoaded`] for the sections of `need` not loaded.
@@ -535,14 +533,10 @@ impl RangedIndex {
         out
     }
 
-    /// The whole dictionary's position of the lexical index's term `t`. In a v9 to v12 blob
-    /// the lexical index holds the terms of the dictionary shards loaded, numbered across
-    /// them in order ([`crate::lane::lexical::Dictionary::assemble`]); a v8 head's dictionary
-    /// is whole, numbered as the blob's.
+    /// The whole dictionary's position of the lexical index's term `t`. The lexical index
+    /// holds the terms of the dictionary shards loaded, numbered across them in order
+    /// ([`crate::lane::lexical::Dictionary::assemble`]).
     fn global_term(&self, t: usize) -> usize {
-        if !self.head.sharded() {
-            return t;
-        }
         let mut at = 0;
         for j in (0..self.shards.len()).filter(|&j| self.shards[j].is_some()) {
             let terms = self.head.shard_terms(j);
@@ -556,8 +550,7 @@ impl RangedIndex {
 
     /// The blocks of `blocks` (postings or positions, one per term block; `None` for one not
     /// at hand) that the lexical index of the dictionary shards `shards` holds the terms of,
-    /// each with where its terms start there: those of the shards at hand (every block in a
-    /// v8 blob).
+    /// each with where its terms start there: those of the shards at hand.
     fn lexical_blocks<'a, T: ?Sized>(
         &self,
         shards: &[Option<&Dictionary>],
@@ -565,12 +558,6 @@ impl RangedIndex {
     ) -> (Vec<u32>, Vec<Option<&'a T>>) {
         let n_blocks = self.head.term_blocks.len();
         let get = |b: usize| blocks.get(b).copied().flatten();
-        if !self.head.sharded() {
-            return (
-                self.head.term_blocks.clone(),
-                (0..n_blocks).map(get).collect(),
-            );
-        }
         let (mut firsts, mut out) = (Vec::new(), Vec::new());
         let mut at = 0;
         for j in (0..shards.len()).filter(|&j| shards[j].is_some()) {

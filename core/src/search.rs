@@ -266,7 +266,7 @@ pub struct PhraseReport {
     pub matched: usize,
     /// Why the phrases were searched as their words only, if they were:
     /// [`NO_POSITIONS`](crate::NO_POSITIONS) for an index without term positions
-    /// ([`Config::positions`](crate::Config::positions) off, or a blob older than format v6).
+    /// ([`Config::positions`](crate::Config::positions) off).
     pub reason: Option<String>,
 }
 

@@ -179,9 +179,6 @@ pub struct Index {
     pub(crate) support: std::sync::OnceLock<crate::cite::SupportTable>,
     /// Where searches and citation checks are logged (not stored in the blob).
     pub(crate) log: Option<crate::querylog::LogSink>,
-    /// The format version of the blob this snapshot was loaded from (`None`: built here, or
-    /// written since).
-    loaded_format: Option<u32>,
     /// The trie typo tolerance walks, made from the lexical index's words on first use (a
     /// write makes a new `Index`, so it is never stale).
     pub(crate) typo: std::sync::OnceLock<crate::lane::typo::Dictionary>,
@@ -238,7 +235,6 @@ impl Index {
             support: std::sync::OnceLock::new(),
             typo: std::sync::OnceLock::new(),
             log: None,
-            loaded_format: None,
         };
         index.default_pages = index.visible_pages(&crate::SearchOptions::default());
         index.default_chunks = index.chunk_mask(&index.default_pages);
@@ -252,39 +248,17 @@ impl Index {
     /// [`Error::NotAnIndex`] for foreign bytes, [`Error::IncompatibleFormat`] for a version this
     /// build cannot read, [`Error::Corrupt`] for truncated, corrupted or inconsistent bytes.
     pub fn from_bytes(bytes: &[u8]) -> Result<Index> {
-        let mut index = Index::from_data(blob::decode(bytes)?);
-        // `decode` has checked the header, version included.
-        index.loaded_format = Some(u32::from_le_bytes([
-            bytes[8], bytes[9], bytes[10], bytes[11],
-        ]));
-        Ok(index)
+        Ok(Index::from_data(blob::decode(bytes)?))
     }
 
-    /// The format version of the blob this index was loaded from ([`Index::from_bytes`],
-    /// [`Index::open`]; a copy keeps it), or `None` for an index built here or changed by a
-    /// write since. One older than [`blob::FORMAT_VERSION`] is upgraded on every load until
-    /// the index is saved again.
-    pub fn loaded_format(&self) -> Option<u32> {
-        self.loaded_format
-    }
-
-    /// Encodes the index as a blob. The same index always gives the same bytes.
+    /// Encodes the index as a blob (format [`blob::FORMAT_VERSION`]): every load gives the same
+    /// index back, whole ([`Index::from_bytes`]) or in the parts a browser fetches by HTTP range
+    /// requests ([`crate::RangedIndex`]). The same index always gives the same bytes.
     ///
     /// # Errors
     /// Only if encoding fails, which it does not for an index this crate built.
     pub fn to_bytes(&self) -> Result<Vec<u8>> {
         blob::encode(&self.data)
-    }
-
-    /// Encodes the index in the sectioned layout (format v12, [`blob::SECTIONED_FORMAT_VERSION`]):
-    /// the same index (every load gives it back), in parts a browser can fetch by HTTP range
-    /// requests with a [`crate::RangedIndex`], each part deflated. The same index always
-    /// gives the same bytes.
-    ///
-    /// # Errors
-    /// Only if encoding fails, which it does not for an index this crate built.
-    pub fn to_sectioned_bytes(&self) -> Result<Vec<u8>> {
-        blob::encode_sectioned(&self.data)
     }
     /// The configuration the index was built with.
     pub fn config(&self) -> &Config {
@@ -645,8 +619,6 @@ impl Clone for Index {
     /// A copy of the snapshot (same data, embedder and offset unit); the derived tables are
     /// recomputed.
     fn clone(&self) -> Index {
-        let mut copy = self.with_data(self.data.clone());
-        copy.loaded_format = self.loaded_format;
-        copy
+        self.with_data(self.data.clone())
     }
 }

@@ -7,7 +7,7 @@
 //        [--model models/all-MiniLM-L6-v2]
 //        [--onnx model-int8.onnx] [--no-semantic] [--no-minify]        (or: make site)
 //
-// 1. `wikidex build WIKI -o OUT/wiki.wdx --sectioned --model MODEL --onnx model-int8.onnx
+// 1. `wikidex build WIKI -o OUT/wiki.wdx --model MODEL --onnx model-int8.onnx
 //    --vectors int8`: the CLI writes the blob (the site build's one index; the browser loads
 //    exactly this file) in the sectioned layout, so that the search page fetches only the
 //    parts a query reads by HTTP range requests, with the int8 model's vectors stored as int8
@@ -213,7 +213,7 @@ async function main() {
   // 1. The blob, by the CLI.
   const blobPath = join(OUT, 'wiki.wdx')
   const embed = semantic ? ['--model', args.model, '--onnx', args.onnx, '--vectors', 'int8'] : ['--no-embed']
-  execFileSync(args.wikidex, ['build', args.wiki, '-o', blobPath, '--sectioned', ...embed], { stdio: ['ignore', 'inherit', 'inherit'] })
+  execFileSync(args.wikidex, ['build', args.wiki, '-o', blobPath, ...embed], { stdio: ['ignore', 'inherit', 'inherit'] })
 
   // 2. The modules, and the model.
   const MODULE_FILES = ['wikidex_wasm.js', 'wikidex_wasm_bg.wasm', 'wikidex_wasm.d.ts', 'ranged.js', 'ranged.d.ts']

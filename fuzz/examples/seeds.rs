@@ -50,11 +50,9 @@ impl Seeds {
 /// Each blob twice: as it is (mode 0) and with the checksum fix-up (mode 1).
 fn blob_seeds(repo: &Path, seeds: &mut Seeds) {
     let mut blobs = Vec::new();
-    // The committed blobs of older versions: their upgrades (v2: postings re-analyzed).
-    for version in ["v1", "v2"] {
-        let path = repo.join(format!("core/tests/fixtures/blobs/{version}.wdx"));
-        blobs.push((version.to_string(), fs::read(path).expect("old blob")));
-    }
+    // The committed blob of each released format version.
+    let path = repo.join("core/tests/fixtures/blobs/format-1.wdx");
+    blobs.push(("format_1".to_string(), fs::read(path).expect("format 1 blob")));
     for wiki in ["clean", "ktx"] {
         let mut b = IndexBuilder::new(Config::default()).expect("default config");
         b.add_dir(&repo.join("core/tests/fixtures/wikis").join(wiki))

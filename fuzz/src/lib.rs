@@ -51,18 +51,21 @@ impl<'a> Input<'a> {
 
 /// Target `blob`: [`Index::from_bytes`] on any bytes, then a loaded index must work.
 ///
-/// Byte 0 is a mode; the rest is the blob. With bit 0 of the mode set, the header's payload
-/// length and BLAKE3 hash are rewritten to match the payload, so the mutations reach the
-/// payload decoder and its consistency checks instead of stopping at the checksum.
+/// Byte 0 is a mode; the rest is the blob. With bit 0 of the mode set, the header's BLAKE3
+/// hash is rewritten to match the head (as long as the header says, cut at the blob's end), so
+/// the mutations reach the head decoder and its consistency checks instead of stopping at the
+/// checksum. (The sections' tags are keyed with that hash: a changed head makes every section
+/// a mismatch, which the core refuses.)
 pub fn blob(data: &[u8]) {
     let Some((&mode, blob)) = data.split_first() else {
         return;
     };
     let mut blob = blob.to_vec();
-    if mode & 1 == 1 && blob.len() >= wikidex::blob::HEADER_LEN {
-        let payload_len = (blob.len() - wikidex::blob::HEADER_LEN) as u64;
-        blob[16..24].copy_from_slice(&payload_len.to_le_bytes());
-        let hash = blake3::hash(&blob[wikidex::blob::HEADER_LEN..]);
+    let header = wikidex::blob::HEADER_LEN;
+    if mode & 1 == 1 && blob.len() >= header {
+        let declared = u64::from_le_bytes(blob[16..24].try_into().expect("8 bytes"));
+        let head_len = declared.min((blob.len() - header) as u64) as usize;
+        let hash = blake3::hash(&blob[header..header + head_len]);
         blob[24..56].copy_from_slice(hash.as_bytes());
     }
     let Ok(index) = Index::from_bytes(&blob) else {

@@ -383,22 +383,13 @@ class Index:
         return cls(_wikidex.NativeIndex.from_bytes(view.tobytes()))
 
     def to_bytes(self) -> bytes:
-        """The index as one portable blob (the same bytes for the same index)."""
+        """The index as one portable blob (the same bytes for the same index), which
+        :meth:`from_bytes` loads and a browser also reads in parts by HTTP range requests."""
         return self._native.to_bytes()
 
-    def to_sectioned_bytes(self) -> bytes:
-        """The index as one blob in the sectioned layout (format v12), which a browser reads
-        by HTTP range requests; :meth:`from_bytes` loads it too (the same bytes for the same
-        index)."""
-        return self._native.to_sectioned_bytes()
-
-    def save(self, path: Union[str, os.PathLike], *, sectioned: bool = False) -> None:
-        """Saves the blob atomically (readers see the old file or the new one);
-        ``sectioned=True`` writes it in the sectioned layout (:meth:`to_sectioned_bytes`)."""
-        if sectioned:
-            self._native.save_sectioned(os.fspath(path))
-        else:
-            self._native.save(os.fspath(path))
+    def save(self, path: Union[str, os.PathLike]) -> None:
+        """Saves the blob atomically (readers see the old file or the new one)."""
+        self._native.save(os.fspath(path))
 
     def copy(self) -> "Index":
         """An independent copy (writes to it leave this index unchanged)."""

@@ -118,10 +118,6 @@ class NativeIndex:
         """The blob."""
     def save(self, path: _Path) -> None:
         """Saves the blob atomically."""
-    def to_sectioned_bytes(self) -> bytes:
-        """The blob in the sectioned layout (format v12)."""
-    def save_sectioned(self, path: _Path) -> None:
-        """Saves the sectioned blob atomically."""
     def copy(self) -> NativeIndex:
         """A copy of the current snapshot."""
     def build_report(self) -> Optional[str]:

@@ -4,9 +4,9 @@
 // why panel, narrows with a tag filter, opens a page view, turns semantic search on (the full
 // module and the int8 model load in the worker; the semantic lane joins), and loads the site
 // with a broken blob URL. Saves target/test-output/site.png (results with the why panel open)
-// and site-semantic.png (the same with the semantic lane). The blob is sectioned: the worker
-// reads it by range requests (checked in the server's log), and in one piece from a server
-// that ignores them, with the same answers.
+// and site-semantic.png (the same with the semantic lane). The worker reads the blob by range
+// requests (checked in the server's log), and whole from a server that ignores them, with the
+// same answers.
 import { test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
 import { existsSync, mkdirSync, statSync } from 'node:fs'

@@ -1,54 +1,41 @@
-//! Formats v8 to v12, the sectioned layout: the index in parts a reader can fetch one at a
-//! time, so a browser searching a big site by HTTP range requests downloads the head, the
-//! dictionary shards of the query's words, the postings of its terms and the records of its
-//! hits, not the whole blob ([`crate::RangedIndex`]). Loading the whole file gives the same
-//! index as the one-piece layout (v7) of the same data.
-//!
-//! ```text
-//! offset    size  field
-//! 0         8     magic  b"WIKIDEX\0"
-//! 8         4     format version 12 (u32, little-endian; 8 to 11 are read too)
-//! 12        4     flags (u32, little-endian; 0, reserved)
-//! 16        8     head length H in bytes (u64, little-endian)
-//! 24        32    BLAKE3 hash of the head
-//! 56        H     head: deflate of the postcard encoding of [`Head`]
-//! 56 + H    ...   the sections, one after another in [`Part`] order, each 8 bytes of tag
-//!                 then the deflate of its postcard encoding; the head lists each one's
-//!                 length (tag included)
-//! ```
-//!
-//! A section's tag is the first 8 bytes of the BLAKE3 hash of its deflated bytes keyed with
-//! the head's hash: a section that was changed, or that belongs to another blob (another
-//! version of the same wiki on the server, with another head), does not match it. v8 and v9
-//! kept the same 8 bytes, unkeyed, in the head's list of sections: 8 bytes a section that
-//! every search downloaded (5.7 of CACM's 23 KB head).
+//! The head and the sections of a blob (the header and the rule for versions: [`super`]).
 //!
 //! The head holds what every search reads: the configuration, a stub of each page (what
-//! filters, link names and dates read: no text, title or summary), the chunk table, the chunk
-//! lengths, where the dictionary's shards start, the first term of each block of postings
-//! (so the first round of a search fetches its terms' postings with their shards), the vector
-//! section without its values. The sections: the dictionary in shards of consecutive terms (the terms,
-//! their document frequencies and the surface words between a shard's first term and the
-//! next shard's), the posting lists in blocks of consecutive terms, their term positions in
-//! blocks alike, the whole pages in blocks of consecutive pages, the graph, the raw layer,
-//! the vectors' values. Blocks are cut at about [`BLOCK_BYTES`] of encoded data (pages at
-//! [`PAGE_BLOCK_BYTES`] of text: 4 KB until v9, 2 KB in v10, 1 KB from v11); a dictionary shard is one or more whole blocks of
-//! postings.
+//! filters, link names and dates read: no text, title or summary; see [`Stubs`]), each page's
+//! number of chunks, the chunk numbers and page times, the chunk lengths, where the blocks of
+//! terms, pages and dictionary shards start, the first term of each block of postings (so the
+//! first round of a search fetches its terms' postings with their shards), the vector section
+//! without its values, and each section's length. It is deflated a field at a time
+//! ([`encode_head`]) and inflates as one stream: the postcard encoding of [`Head`], whose
+//! fields are, in order,
 //!
-//! Format v11 is v12 with every page's stub listed (v12 lists only those that hold more than
-//! a key: opening CACM's head in the browser's module took 4.0 ms, 2.4 of them decoding the
-//! 3,204 bare stubs' fields) and the first term of each dictionary shard rather than of each
-//! block of postings (a shard's is its first block's: 612 bytes more on CACM's head, and the
-//! postings of the query's terms come a round earlier). Format v10 is v11 with each page's
-//! key in its stub (v11 lists the keys apart, front-coded:
-//! CACM's head 18.7 -> 7.2 KB), each section's inflated length in the head's list (a v11
-//! section inflates to at most what deflate makes of its length, as the head does; its tag
-//! says whether it is the section the head was written with), and the block starts whole
-//! rather than as gaps. Format v9 is v10 with the sections' hashes in the head. Format v8 is v9 but for the
-//! dictionary, which its head holds whole (on CACM, 58 of its 78 KB): a search read all of it
-//! before its first result. A search reads the shards of its terms and of the prefixes it is
-//! matched as, and those of a first letter only for a word typo tolerance expands (a typo keeps
-//! the first character): see [`crate::RangedIndex`].
+//! ```text
+//! config          the configuration
+//! pages           the page stubs (Stubs: keys front-coded, then the stubs with more than a key)
+//! chunk_counts    each page's number of chunks
+//! chunk_numbers   each chunk's id number (empty: its position in its page)
+//! page_modified   each page's file time (empty: none has one)
+//! dictionary      each chunk's length (a dictionary without terms)
+//! vectors         the vector section without its values, or none
+//! positions       whether the index has term positions
+//! term_blocks     the first term of each block of postings (as gaps)
+//! page_blocks     the first page of each block of pages (as gaps)
+//! sections        each section's length in the file, tag included
+//! n_terms         the number of terms
+//! dict_blocks     the first block of postings of each dictionary shard (as gaps)
+//! block_bounds    the first term of each block of postings (front-coded)
+//! ```
+//!
+//! The sections, in [`Part`] order: the dictionary in shards of consecutive terms (the terms,
+//! their document frequencies and the surface words between a shard's first term and the next
+//! shard's; a shard is one or more whole blocks of postings), the posting lists in blocks of
+//! consecutive terms, their term positions in blocks alike (when the index has positions), the
+//! whole pages in blocks of consecutive pages (with their chunks' spans), the raw layer, the
+//! graph, the vectors' values (when the index has vectors). Blocks are cut at about
+//! [`BLOCK_BYTES`] of encoded data (pages at [`PAGE_BLOCK_BYTES`] of text). A search reads the
+//! shards of its terms and of the prefixes it is matched as, and those of a first letter only
+//! for a word typo tolerance expands (a typo keeps the first character): see
+//! [`crate::RangedIndex`]. A whole load reads every section.
 
 use serde::{Deserialize, Serialize};
 
@@ -64,20 +51,6 @@ use crate::lane::token::MAX_PREFIX_EXPANSIONS;
 use crate::page::{Extra, Page};
 use crate::raw::RawSection;
 
-/// The format version of the sectioned layout this build writes.
-pub(crate) const SECTIONED_VERSION: u32 = 12;
-
-/// The first sectioned format version (its head holds the whole dictionary).
-pub(crate) const FIRST_SECTIONED_VERSION: u32 = 8;
-
-/// The oldest sectioned format version this build reads: the first with the feature
-/// `older-sectioned` (a default), else the current one.
-pub(crate) const OLDEST_SECTIONED_READ: u32 = if cfg!(feature = "older-sectioned") {
-    FIRST_SECTIONED_VERSION
-} else {
-    SECTIONED_VERSION
-};
-
 /// About how many bytes of encoded data a block of postings or positions holds (a term larger
 /// than that is a block of its own), and a dictionary shard (whole blocks of postings).
 /// Smaller blocks fetch fewer bytes for a query and make the head's list of sections longer:
@@ -87,83 +60,31 @@ pub(crate) const OLDEST_SECTIONED_READ: u32 = if cfg!(feature = "older-sectioned
 pub const BLOCK_BYTES: usize = 2048;
 
 /// About how many bytes of page text a block of pages holds. A search fetches the block of
-/// each page it shows, so pages come in smaller blocks than postings. Measured with the v11
-/// head on the first queries of CACM and Cranfield (the bench's kind: each query's two longest
-/// words; `RangedIndex` in Node, median of ten): against 2048, 1024 fetches 13% and 8% fewer
-/// bytes for a blob 6% and 4% larger whole, 512 17% and 15% fewer for 13% and 7% larger.
-/// (v10 went from 4096 to 2048: 13-14% fewer for 4-5% larger.)
+/// each page it shows, so pages come in smaller blocks than postings. Measured on the first
+/// queries of CACM and Cranfield (the bench's kind: each query's two longest words;
+/// `RangedIndex` in Node, median of ten): against 2048, 1024 fetches 13% and 8% fewer bytes
+/// for a blob 6% and 4% larger whole, 512 17% and 15% fewer for 13% and 7% larger.
 pub const PAGE_BLOCK_BYTES: usize = 1024;
 
 /// One section as the head lists it.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub(crate) struct Section {
-    /// Its length in the file (deflated; from v10, with its tag).
+    /// Its length in the file (deflated, with its tag). It inflates to at most what deflate
+    /// can make of that length (as the head does), and its tag says whether it is the section
+    /// the head was written with.
     pub len: u32,
-    /// Its length inflated, which a v8 to v10 head lists: a load inflates it to exactly that.
-    /// From v11 a section inflates to at most what deflate can make of its length (as the
-    /// head does), and its tag says whether it is the section the head was written with.
-    #[serde(skip)]
-    pub raw_len: Option<u32>,
-    /// In a v8 or v9 head, the first 8 bytes of the BLAKE3 hash of its bytes in the file;
-    /// from v10 the section carries its own (keyed) tag instead.
-    #[serde(skip)]
-    pub hash: Option<[u8; 8]>,
 }
 
-#[cfg(feature = "older-sectioned")]
-/// A section as a v8 or v9 head lists it.
-#[derive(Deserialize)]
-struct SectionV9 {
-    len: u32,
-    raw_len: u32,
-    hash: [u8; 8],
-}
-
-#[cfg(feature = "older-sectioned")]
-impl From<SectionV9> for Section {
-    fn from(s: SectionV9) -> Section {
-        Section {
-            len: s.len,
-            raw_len: Some(s.raw_len),
-            hash: Some(s.hash),
-        }
-    }
-}
-
-#[cfg(feature = "older-sectioned")]
-/// A section as a v10 head lists it.
-#[derive(Deserialize)]
-struct SectionV10 {
-    len: u32,
-    raw_len: u32,
-}
-
-#[cfg(feature = "older-sectioned")]
-impl From<SectionV10> for Section {
-    fn from(s: SectionV10) -> Section {
-        Section {
-            len: s.len,
-            raw_len: Some(s.raw_len),
-            hash: None,
-        }
-    }
-}
-
-/// The bytes before each section's deflated bytes from v10: its tag.
+/// The bytes before each section's deflated bytes: its tag.
 const TAG_LEN: usize = 8;
 
-/// What every search reads, at the head of a sectioned blob (see the module docs), as a v12
-/// head stores it.
-pub(crate) type Head = HeadOf<Stubs>;
-
-/// A head with its page stubs stored as `P` says: [`Stubs`] from v12, [`StubsV11`] in v11
-/// ([`HeadV10`] and [`HeadV8`] are the earlier layouts).
+/// What every search reads, at the head of a blob (see the module docs).
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub(crate) struct HeadOf<P> {
+pub(crate) struct Head {
     pub config: Config,
     /// Per page: [`stub`] of it. [`crate::RangedIndex::open`] moves them into its index, where
     /// a page block's pages replace them.
-    pub pages: P,
+    pub pages: Stubs,
     /// Each page's number of chunks: the chunk table without the spans (each page's block
     /// holds its chunks' spans).
     chunk_counts: Vec<u32>,
@@ -173,8 +94,7 @@ pub(crate) struct HeadOf<P> {
     pub chunks: Vec<ChunkRecord>,
     pub chunk_numbers: Vec<u32>,
     pub page_modified: Vec<Option<i64>>,
-    /// The chunk lengths only ([`Dictionary::lengths_only`]); in a v8 head, the whole
-    /// dictionary.
+    /// The chunk lengths only ([`Dictionary::lengths_only`]).
     pub dictionary: Dictionary,
     /// The vector section with its values empty (its values are a section).
     pub vectors: Option<VectorSection>,
@@ -190,17 +110,16 @@ pub(crate) struct HeadOf<P> {
     pub sections: Vec<Section>,
     /// Number of terms in the dictionary.
     pub n_terms: u32,
-    /// The first block of postings of each dictionary shard (empty in a v8 head, whose
-    /// dictionary is whole, and for an index with no terms).
+    /// The first block of postings of each dictionary shard (none for an index with no
+    /// terms).
     #[serde(with = "gaps")]
     pub dict_blocks: Vec<u32>,
-    /// The first term of each block of postings (v12; empty in an older head), so that a
-    /// search asks for the postings of its words' terms with their dictionary shards, before
-    /// the shards say where the terms are. A v11 head has each dictionary shard's first term
-    /// here (see [`decode_head`]).
+    /// The first term of each block of postings, so that a search asks for the postings of
+    /// its words' terms with their dictionary shards, before the shards say where the terms
+    /// are.
     #[serde(with = "front_coded")]
     pub block_bounds: Vec<String>,
-    /// The first term of each dictionary shard: from v12, derived from `block_bounds` by
+    /// The first term of each dictionary shard, derived from `block_bounds` by
     /// [`Head::validate`].
     #[serde(skip)]
     pub dict_bounds: Vec<String>,
@@ -209,107 +128,13 @@ pub(crate) struct HeadOf<P> {
     pub key: [u8; 32],
 }
 
-impl<P> HeadOf<P> {
-    /// The same head with its page stubs made by `f`.
-    #[cfg(feature = "older-sectioned")]
-    fn try_map_pages<Q>(self, f: impl FnOnce(P) -> Result<Q>) -> Result<HeadOf<Q>> {
-        Ok(HeadOf {
-            config: self.config,
-            pages: f(self.pages)?,
-            chunk_counts: self.chunk_counts,
-            chunks: self.chunks,
-            chunk_numbers: self.chunk_numbers,
-            page_modified: self.page_modified,
-            dictionary: self.dictionary,
-            vectors: self.vectors,
-            positions: self.positions,
-            term_blocks: self.term_blocks,
-            page_blocks: self.page_blocks,
-            sections: self.sections,
-            n_terms: self.n_terms,
-            dict_blocks: self.dict_blocks,
-            block_bounds: self.block_bounds,
-            dict_bounds: self.dict_bounds,
-            key: self.key,
-        })
-    }
-}
-
-#[cfg(feature = "older-sectioned")]
-/// A v8 head, and the start of a v9 or v10 one ([`HeadV10`]): a v11 head with each page's
-/// key in its stub, the block starts whole rather than as gaps, and each section's inflated
-/// length (and, in v8 and v9, its hash) in `S`. A v8 head's dictionary is whole.
-#[derive(Deserialize)]
-struct HeadV8<S = SectionV9> {
-    config: Config,
-    pages: Vec<Page>,
-    chunk_counts: Vec<u32>,
-    chunk_numbers: Vec<u32>,
-    page_modified: Vec<Option<i64>>,
-    dictionary: Dictionary,
-    vectors: Option<VectorSection>,
-    positions: bool,
-    term_blocks: Vec<u32>,
-    page_blocks: Vec<u32>,
-    sections: Vec<S>,
-}
-
-#[cfg(feature = "older-sectioned")]
-/// A v9 or v10 head: a v8 one (postcard writes a struct's fields one after another, so the
-/// start of these bytes reads as one), then where the dictionary's shards start.
-#[derive(Deserialize)]
-struct HeadV10<S> {
-    start: HeadV8<S>,
-    n_terms: u32,
-    dict_blocks: Vec<u32>,
-    #[serde(with = "front_coded")]
-    dict_bounds: Vec<String>,
-}
-
-#[cfg(feature = "older-sectioned")]
-impl<S: Into<Section>> From<HeadV10<S>> for Head {
-    fn from(h: HeadV10<S>) -> Head {
-        Head {
-            n_terms: h.n_terms,
-            dict_blocks: h.dict_blocks,
-            dict_bounds: h.dict_bounds,
-            ..h.start.into()
-        }
-    }
-}
-
-#[cfg(feature = "older-sectioned")]
-impl<S: Into<Section>> From<HeadV8<S>> for Head {
-    fn from(h: HeadV8<S>) -> Head {
-        Head {
-            config: h.config,
-            pages: Stubs(h.pages),
-            chunk_counts: h.chunk_counts,
-            chunks: Vec::new(),
-            chunk_numbers: h.chunk_numbers,
-            page_modified: h.page_modified,
-            n_terms: u32::try_from(h.dictionary.len()).unwrap_or(u32::MAX),
-            dictionary: h.dictionary,
-            vectors: h.vectors,
-            positions: h.positions,
-            term_blocks: h.term_blocks,
-            page_blocks: h.page_blocks,
-            sections: h.sections.into_iter().map(Into::into).collect(),
-            dict_blocks: Vec::new(),
-            block_bounds: Vec::new(),
-            dict_bounds: Vec::new(),
-            key: [0; 32],
-        }
-    }
-}
-
-/// The page stubs as a head from v12 stores them: every page's key, front-coded (the keys of
+/// The page stubs as a head stores them: every page's key, front-coded (the keys of
 /// consecutive pages share their starts: CACM's 3,204 keys deflate to 178 bytes this way, to
 /// 6.7 KB whole), then only the stubs that hold more than a key (tags, a type, aliases, a
 /// date...), each after the number of pages since the one before (the first after its
 /// position), without its key. A wiki's pages are mostly bare stubs (CACM's all are), and
-/// opening a head decodes just the keys for them: 2.4 of the 4.0 ms it took to open CACM's
-/// head went to decoding each stub's 22 fields (v11's layout, [`StubsV11`]).
+/// opening a head decodes just the keys for them (decoding each of CACM's stubs' 22 fields
+/// took 2.4 of the 4.0 ms of opening its head).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub(crate) struct Stubs(pub Vec<Page>);
 
@@ -392,33 +217,7 @@ impl<'de> Deserialize<'de> for Stubs {
     }
 }
 
-#[cfg(feature = "older-sectioned")]
-/// A v11 head's page stubs: every page's key first, front-coded, then every stub without its
-/// key.
-#[derive(Deserialize)]
-struct StubsV11 {
-    #[serde(with = "front_coded")]
-    keys: Vec<String>,
-    pages: Vec<Page>,
-}
-
-#[cfg(feature = "older-sectioned")]
-impl StubsV11 {
-    fn into_stubs(self) -> Result<Stubs> {
-        let StubsV11 { keys, mut pages } = self;
-        if keys.len() != pages.len() {
-            return Err(Error::corrupt(
-                "cannot decode the head: a key for each page stub, or a page stub for each key",
-            ));
-        }
-        for (page, key) in pages.iter_mut().zip(keys) {
-            page.key = key;
-        }
-        Ok(Stubs(pages))
-    }
-}
-
-/// Ascending block starts as a head stores them from v11: the gaps between them (the first as it
+/// Ascending block starts as a head stores them: the gaps between them (the first as it
 /// is), small numbers that deflate to a quarter of the bytes (CACM's 790 page blocks: 333
 /// bytes rather than 1,398).
 mod gaps {
@@ -512,7 +311,7 @@ impl Head {
     }
 
     /// The dictionary of the shards at hand (see [`Dictionary::assemble`]: its terms numbered
-    /// across them), or the head's own in a v8 head.
+    /// across them); the head's own (no terms) for an index with no terms.
     ///
     /// # Errors
     /// As [`Dictionary::assemble`].
@@ -528,7 +327,8 @@ impl Head {
         )
     }
 
-    /// Whether the dictionary is in shards (v9 and later) rather than whole in the head (v8).
+    /// Whether the index has terms, which its dictionary shards hold ([`Head::validate`]
+    /// checks that an index without shards has none).
     pub(crate) fn sharded(&self) -> bool {
         !self.dict_blocks.is_empty()
     }
@@ -581,7 +381,7 @@ impl Head {
     }
 
     /// The blocks of postings a search of the query term `term` reads, as far as the head
-    /// tells before the dictionary shards do (v12; none in an older head): the block of the
+    /// tells before the dictionary shards do: the block of the
     /// term, and when it is also matched as a prefix (`prefix`), the blocks of the first
     /// [`crate::lane::token::MAX_PREFIX_EXPANSIONS`] terms it begins. A term the dictionary
     /// lacks wastes its block.
@@ -620,34 +420,18 @@ impl Head {
         self.config.validate_stored()?;
         let n_pages = self.pages.len();
         check_firsts(&self.page_blocks, n_pages, "page")?;
-        if self.sharded() {
-            check_firsts(&self.dict_blocks, self.term_blocks.len(), "dictionary")?;
-            if !self.block_bounds.is_empty() {
-                // v12: the shards' first terms are their first blocks'.
-                if self.block_bounds.len() != self.term_blocks.len()
-                    || self.block_bounds.windows(2).any(|w| w[0] >= w[1])
-                {
-                    return Err(Error::corrupt("blocks of postings are out of order"));
-                }
-                self.dict_bounds = (self.dict_blocks.iter())
-                    .map(|&b| self.block_bounds[b as usize].clone())
-                    .collect();
-            }
-            if self.dict_bounds.len() != self.dict_blocks.len()
-                || self.dict_bounds.windows(2).any(|w| w[0] >= w[1])
-                || !self.dictionary.is_lengths_only()
-            {
-                return Err(Error::corrupt("dictionary shards are out of order"));
-            }
-        } else if self.dictionary.len() != self.n_terms as usize
-            || !self.dict_bounds.is_empty()
-            || !self.block_bounds.is_empty()
+        check_firsts(&self.dict_blocks, self.term_blocks.len(), "dictionary")?;
+        if self.block_bounds.len() != self.term_blocks.len()
+            || self.block_bounds.windows(2).any(|w| w[0] >= w[1])
         {
-            return Err(Error::corrupt(format!(
-                "{} terms in the head's dictionary, {} listed",
-                self.dictionary.len(),
-                self.n_terms
-            )));
+            return Err(Error::corrupt("blocks of postings are out of order"));
+        }
+        // The shards' first terms are their first blocks'.
+        self.dict_bounds = (self.dict_blocks.iter())
+            .map(|&b| self.block_bounds[b as usize].clone())
+            .collect();
+        if !self.dictionary.is_lengths_only() {
+            return Err(Error::corrupt("the head holds dictionary terms"));
         }
         check_firsts(&self.term_blocks, self.n_terms as usize, "term")?;
         if self.parts().len() != self.sections.len() {
@@ -780,7 +564,7 @@ fn section<T: Serialize + ?Sized>(value: &T) -> Result<Vec<u8>> {
     Ok(miniz_oxide::deflate::compress_to_vec(&raw, 9))
 }
 
-/// Encodes an index in the sectioned layout (format v12). Same input, same bytes.
+/// Encodes an index as a blob. Same input, same bytes.
 pub(crate) fn encode(data: &IndexData) -> Result<Vec<u8>> {
     let lexical = &data.lexical;
     let n_terms = lexical.term_count();
@@ -800,8 +584,6 @@ pub(crate) fn encode(data: &IndexData) -> Result<Vec<u8>> {
         sections.push(Section {
             len: u32::try_from(bytes.len() + TAG_LEN)
                 .map_err(|_| encode_err("a section over 4 GiB"))?,
-            raw_len: None,
-            hash: None,
         });
         bodies.push(bytes);
         Ok(())
@@ -994,14 +776,14 @@ fn deflate_fields(fields: &[Vec<u8>]) -> Result<Vec<u8>> {
     Ok(out)
 }
 
-/// A v12 blob (as v10 and v11): the header, the head, then each section's tag (keyed with the head's hash) and
-/// its bytes.
+/// A blob: the header, the head, then each section's tag (keyed with the head's hash) and its
+/// bytes.
 fn assemble(head_bytes: &[u8], bodies: &[Vec<u8>]) -> Vec<u8> {
     let key = *blake3::hash(head_bytes).as_bytes();
     let mut out = Vec::with_capacity(
         HEADER_LEN + head_bytes.len() + bodies.iter().map(|b| b.len() + TAG_LEN).sum::<usize>(),
     );
-    super::put_header(&mut out, SECTIONED_VERSION, head_bytes);
+    super::put_header(&mut out, head_bytes);
     for b in bodies {
         out.extend_from_slice(&tag(&key, b));
         out.extend_from_slice(b);
@@ -1009,7 +791,7 @@ fn assemble(head_bytes: &[u8], bodies: &[Vec<u8>]) -> Vec<u8> {
     out
 }
 
-/// A v10 section's tag: the first [`TAG_LEN`] bytes of the BLAKE3 hash of its deflated bytes,
+/// A section's tag: the first [`TAG_LEN`] bytes of the BLAKE3 hash of its deflated bytes,
 /// keyed with the head's hash.
 fn tag(key: &[u8; 32], bytes: &[u8]) -> [u8; TAG_LEN] {
     let mut t = [0u8; TAG_LEN];
@@ -1028,32 +810,19 @@ pub(crate) fn empty_like(values: &VectorValues) -> VectorValues {
     }
 }
 
-fn short_hash(bytes: &[u8]) -> [u8; 8] {
-    let mut h = [0u8; 8];
-    h.copy_from_slice(&blake3::hash(bytes).as_bytes()[..8]);
-    h
-}
-
-/// How many bytes from the start of a sectioned blob its head ends at, read from the first
+/// How many bytes from the start of a blob its head ends at, read from the first
 /// [`HEADER_LEN`] bytes (checked as far as they go: magic, version, flags).
 ///
 /// # Errors
 /// As a load of those bytes: [`Error::NotAnIndex`], [`Error::IncompatibleFormat`] for a
-/// blob of another layout (not v8 to v12), [`Error::Corrupt`] for fewer than [`HEADER_LEN`]
-/// bytes.
+/// version this build does not read, [`Error::Corrupt`] for fewer than [`HEADER_LEN`] bytes.
 pub(crate) fn head_end(prefix: &[u8]) -> Result<u64> {
-    version_and_head_end(prefix).map(|(_, end)| end)
-}
-
-/// The format version and [`head_end`], from one read of the header.
-fn version_and_head_end(prefix: &[u8]) -> Result<(u32, u64)> {
-    let version = super::header_version(prefix, OLDEST_SECTIONED_READ)?;
+    super::check_header(prefix)?;
     let mut len = [0u8; 8];
     len.copy_from_slice(&prefix[16..24]);
-    let end = u64::from_le_bytes(len)
+    u64::from_le_bytes(len)
         .checked_add(HEADER_LEN as u64)
-        .ok_or_else(|| Error::corrupt("head length overflows"))?;
-    Ok((version, end))
+        .ok_or_else(|| Error::corrupt("head length overflows"))
 }
 
 /// Reads the head from the blob's first bytes (at least up to [`head_end`]; bytes after it
@@ -1062,7 +831,7 @@ fn version_and_head_end(prefix: &[u8]) -> Result<(u32, u64)> {
 /// # Errors
 /// As [`head_end`], and [`Error::Corrupt`] for a head cut short, changed or inconsistent.
 pub(crate) fn decode_head(bytes: &[u8]) -> Result<Head> {
-    let (version, end) = version_and_head_end(bytes)?;
+    let end = head_end(bytes)?;
     let Some(head) = usize::try_from(end)
         .ok()
         .and_then(|e| bytes.get(HEADER_LEN..e))
@@ -1076,42 +845,22 @@ pub(crate) fn decode_head(bytes: &[u8]) -> Result<Head> {
     if key[..] != bytes[24..56] {
         return Err(Error::corrupt("head checksum mismatch"));
     }
-    let mut head: Head = match version {
-        #[cfg(feature = "older-sectioned")]
-        8 => inflate_decode::<HeadV8>(head, None, "the head")?.into(),
-        #[cfg(feature = "older-sectioned")]
-        9 => inflate_decode::<HeadV10<SectionV9>>(head, None, "the head")?.into(),
-        #[cfg(feature = "older-sectioned")]
-        10 => inflate_decode::<HeadV10<SectionV10>>(head, None, "the head")?.into(),
-        #[cfg(feature = "older-sectioned")]
-        11 => {
-            let mut h = inflate_decode::<HeadOf<StubsV11>>(head, None, "the head")?
-                .try_map_pages(StubsV11::into_stubs)?;
-            // A v11 head's last field is each dictionary shard's first term.
-            h.dict_bounds = std::mem::take(&mut h.block_bounds);
-            h
-        }
-        _ => inflate_decode(head, None, "the head")?,
-    };
+    let mut head: Head = inflate_decode(head, "the head")?;
     head.key = key;
     head.validate()?;
     Ok(head)
 }
 
-/// Inflates a section (at most `raw_len` bytes when given) and decodes it.
+/// Inflates a section (or the head) and decodes it.
 pub(crate) fn inflate_decode<T: serde::de::DeserializeOwned>(
     bytes: &[u8],
-    raw_len: Option<u32>,
     what: &str,
 ) -> Result<T> {
-    // The head's inflated length is not stored, nor a v11 section's: deflate makes at most
-    // 1,032 bytes of one (a 258-byte match in under 2 bits), so 1,100 bytes a byte bounds it.
-    let limit = raw_len.map_or(bytes.len().saturating_mul(1100), |l| l as usize);
+    // Inflated lengths are not stored: deflate makes at most 1,032 bytes of one (a 258-byte
+    // match in under 2 bits), so 1,100 bytes a byte bounds it.
+    let limit = bytes.len().saturating_mul(1100);
     let raw = miniz_oxide::inflate::decompress_to_vec_with_limit(bytes, limit)
         .map_err(|e| Error::corrupt(format!("cannot inflate {what}: {e}")))?;
-    if raw_len.is_some_and(|l| l as usize != raw.len()) {
-        return Err(Error::corrupt(format!("{what} inflates to another length")));
-    }
     crate::error::take_decode_cause();
     postcard::from_bytes(&raw).map_err(|e| {
         let cause = crate::error::take_decode_cause();
@@ -1136,8 +885,8 @@ pub(crate) enum Loaded {
     Vectors(VectorValues),
 }
 
-/// Checks section `i`'s bytes against its length and its hash (the head's in v8 and v9, its
-/// tag keyed with the head's hash from v10) and decodes them.
+/// Checks section `i`'s bytes against its length and its tag (keyed with the head's hash) and
+/// decodes them.
 ///
 /// # Errors
 /// [`Error::Corrupt`] for bytes that are not that section.
@@ -1155,34 +904,27 @@ pub(crate) fn decode_section(
     if bytes.len() != s.len as usize {
         return Err(mismatch());
     }
-    let bytes = match s.hash {
-        // v8, v9: the hash is the head's.
-        Some(hash) if short_hash(bytes) == hash => bytes,
-        Some(_) => return Err(mismatch()),
-        // v10: the section's own tag, keyed with the head's hash.
-        None => match bytes.split_at_checked(TAG_LEN) {
-            Some((t, rest)) if t == tag(&head.key, rest) => rest,
-            _ => return Err(mismatch()),
-        },
+    let bytes = match bytes.split_at_checked(TAG_LEN) {
+        Some((t, rest)) if t == tag(&head.key, rest) => rest,
+        _ => return Err(mismatch()),
     };
     let what = format!("section {i}");
-    let raw = s.raw_len;
     Ok(match part {
         Part::Dictionary(j) => {
-            let shard: Dictionary = inflate_decode(bytes, raw, &what)?;
+            let shard: Dictionary = inflate_decode(bytes, &what)?;
             check_shard(head, j, &shard)?;
             Loaded::Dictionary(shard)
         }
-        Part::Postings(_) => Loaded::Postings(inflate_decode(bytes, raw, &what)?),
-        Part::Positions(_) => Loaded::Positions(inflate_decode(bytes, raw, &what)?),
+        Part::Postings(_) => Loaded::Postings(inflate_decode(bytes, &what)?),
+        Part::Positions(_) => Loaded::Positions(inflate_decode(bytes, &what)?),
         Part::Pages(b) => {
-            let (pages, spans): (Vec<Page>, Vec<(u32, u32)>) = inflate_decode(bytes, raw, &what)?;
+            let (pages, spans): (Vec<Page>, Vec<(u32, u32)>) = inflate_decode(bytes, &what)?;
             check_page_block(head, stubs, b, &pages, &spans)?;
             Loaded::Pages(pages, spans)
         }
-        Part::Graph => Loaded::Graph(inflate_decode(bytes, raw, &what)?),
-        Part::Raw => Loaded::Raw(inflate_decode(bytes, raw, &what)?),
-        Part::Vectors => Loaded::Vectors(inflate_decode(bytes, raw, &what)?),
+        Part::Graph => Loaded::Graph(inflate_decode(bytes, &what)?),
+        Part::Raw => Loaded::Raw(inflate_decode(bytes, &what)?),
+        Part::Vectors => Loaded::Vectors(inflate_decode(bytes, &what)?),
     })
 }
 
@@ -1199,15 +941,13 @@ fn check_shard(head: &Head, j: usize, d: &Dictionary) -> Result<()> {
     if !d.is_shard_shaped() {
         return bad("its lists disagree");
     }
-    // From v12 the head names each block's first term too: those of this shard's blocks.
+    // The head names each block's first term too: those of this shard's blocks.
     let first = head.shard_terms(j).start;
     let blocks = block_range(&head.dict_blocks, j, head.term_blocks.len());
-    if !head.block_bounds.is_empty()
-        && blocks.into_iter().any(|b| {
-            let t = head.term_blocks[b] as usize - first;
-            terms.get(t) != head.block_bounds.get(b)
-        })
-    {
+    if blocks.into_iter().any(|b| {
+        let t = head.term_blocks[b] as usize - first;
+        terms.get(t) != head.block_bounds.get(b)
+    }) {
         return bad("not the terms the head lists");
     }
     let next = head.dict_bounds.get(j + 1);
@@ -1276,9 +1016,8 @@ fn check_page_block(
     Ok(())
 }
 
-/// Decodes a whole sectioned blob (`bytes` from its first byte to its last) into the data a
-/// one-piece blob of the same index holds, before the checks and derivations every load
-/// makes ([`super::decode`] goes on with them).
+/// Decodes a whole blob (`bytes` from its first byte to its last) into the index's data, before
+/// the checks and derivations every load makes ([`super::decode`] goes on with them).
 ///
 /// # Errors
 /// [`Error::Corrupt`] for any part cut short, changed or inconsistent.
@@ -1381,7 +1120,7 @@ mod tests {
         b.add_file("user/ann/a.md", b"alphabet soup").unwrap();
         b.add_file("raw/r.md", b"raw text").unwrap();
         let (index, _) = b.build().unwrap();
-        index.to_sectioned_bytes().unwrap()
+        index.to_bytes().unwrap()
     }
 
     #[test]
@@ -1437,8 +1176,6 @@ mod tests {
         } else {
             head.sections[i] = Section {
                 len: (body.len() + TAG_LEN) as u32,
-                raw_len: None,
-                hash: None,
             };
             bodies[i] = body;
             section(&head).unwrap()
@@ -1446,7 +1183,7 @@ mod tests {
         assemble(&head_bytes, &bodies)
     }
 
-    /// The deflated bytes of each section of a v12 blob, without their tags.
+    /// The deflated bytes of each section of a blob, without their tags.
     fn bodies(blob: &[u8]) -> Vec<Vec<u8>> {
         let head = decode_head(blob).unwrap();
         let mut at = head_end(blob).unwrap() as usize;
@@ -1596,7 +1333,7 @@ mod tests {
         head.config.max_query_chars += 1;
         let end = head_end(&blob).unwrap() as usize;
         let mut other = Vec::new();
-        super::super::put_header(&mut other, SECTIONED_VERSION, &section(&head).unwrap());
+        super::super::put_header(&mut other, &section(&head).unwrap());
         let other_end = other.len();
         other.extend_from_slice(&blob[end..]);
         let mut ranged = RangedIndex::open(&other[..other_end]).unwrap();

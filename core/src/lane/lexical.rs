@@ -13,7 +13,6 @@ use serde::{Deserialize, Serialize};
 use super::{top_keys, Mask};
 use crate::analyze::{Analyzer, Surface};
 pub use crate::analyze::{BuildFnv, Fnv};
-use crate::chunk::ChunkRecord;
 pub use crate::config::Bm25Params;
 use crate::error::{Error, Result};
 use crate::page::Page;
@@ -60,100 +59,15 @@ impl PartialEq for LexicalIndex {
     }
 }
 
-/// The lexical index as blobs store it since format v7, for `#[serde(with = "...")]` on the
-/// payload's field. Every number a load can derive is left out, and the rest is stored as
-/// small numbers: each term's document frequency instead of where its postings start, each
-/// chunk id as its gap from the one before in the term's list (ascending, so a gap is at
-/// least 1 but for the first), and no chunk lengths (a chunk's length is the sum of its term
-/// frequencies; [`LexicalIndex::derive_lengths`] restores them once the chunk count is
-/// known). The surface words are stored as exceptions: most words are their own term
+/// The compact form in which blobs store the lexical index's postings (in [`PostingBlock`]s)
+/// and surface words (in [`Dictionary`] shards). Every number a load can derive is left out,
+/// and the rest is stored as small numbers: each term's document frequency instead of where
+/// its postings start, each chunk id as its gap from the one before in the term's list
+/// (ascending, so a gap is at least 1 but for the first), and no chunk lengths beyond the
+/// head's. The surface words are stored as exceptions: most words are their own term
 /// (`system`), and those are one bit per term; only the words whose term differs
-/// (`computers` → `comput`) are stored with their term. On CACM this stores the lexical index
-/// in 30% fewer gzipped bytes. Older blobs store the fields as they are in memory (the
-/// derived `Serialize` of [`LexicalIndex`]).
+/// (`computers` → `comput`) are stored with their term.
 pub(crate) mod stored {
-    use serde::{Deserialize, Deserializer, Serialize, Serializer};
-
-    use super::LexicalIndex;
-    use crate::error::decode_error;
-
-    #[derive(Serialize)]
-    struct Out<'a> {
-        terms: &'a [String],
-        dfs: Vec<u32>,
-        gaps: Vec<u32>,
-        tfs: &'a [u32],
-        own: Vec<u8>,
-        other_words: Vec<&'a str>,
-        other_terms: Vec<u32>,
-    }
-
-    /// The stored form, owned (what a load reads; tests write it too).
-    #[derive(Deserialize)]
-    #[cfg_attr(test, derive(Serialize))]
-    pub(super) struct In {
-        pub(super) terms: Vec<String>,
-        pub(super) dfs: Vec<u32>,
-        pub(super) gaps: Vec<u32>,
-        pub(super) tfs: Vec<u32>,
-        /// Bit `t` (of byte `t / 8`, least significant first): term `t` is itself a surface
-        /// word.
-        pub(super) own: Vec<u8>,
-        /// The other surface words (sorted) and their terms.
-        pub(super) other_words: Vec<String>,
-        pub(super) other_terms: Vec<u32>,
-    }
-
-    pub(crate) fn serialize<S: Serializer>(l: &LexicalIndex, s: S) -> Result<S::Ok, S::Error> {
-        let dfs = l.offsets.windows(2).map(|w| w[1] - w[0]).collect();
-        let mut gaps = Vec::with_capacity(l.chunks.len());
-        for w in l.offsets.windows(2) {
-            let mut last = 0;
-            for &c in &l.chunks[w[0] as usize..w[1] as usize] {
-                gaps.push(c - last);
-                last = c;
-            }
-        }
-        let (own, other_words, other_terms) = l.surface_exceptions();
-        Out {
-            terms: &l.terms,
-            dfs,
-            gaps,
-            tfs: &l.tfs,
-            own,
-            other_words,
-            other_terms,
-        }
-        .serialize(s)
-    }
-
-    /// Decodes the stored form; the lengths stay empty until
-    /// [`LexicalIndex::derive_lengths`], and [`LexicalIndex::validate`] checks the rest.
-    pub(crate) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<LexicalIndex, D::Error> {
-        let stored = In::deserialize(d)?;
-        let bad = |what: &str| decode_error::<D::Error>(format!("lexical index: {what}"));
-        if stored.dfs.len() != stored.terms.len() || stored.gaps.len() != stored.tfs.len() {
-            return Err(bad("postings lengths disagree"));
-        }
-        let (offsets, chunks) = postings_from(&stored.dfs, &stored.gaps).map_err(bad)?;
-        let (surface_words, surface_terms) = surface_from(
-            &stored.terms,
-            &stored.own,
-            stored.other_words,
-            stored.other_terms,
-        )
-        .map_err(bad)?;
-        Ok(LexicalIndex {
-            terms: stored.terms,
-            offsets,
-            chunks,
-            tfs: stored.tfs,
-            surface_words,
-            surface_terms,
-            ..LexicalIndex::default()
-        })
-    }
-
     /// Where each term's list starts (one more entry than `dfs`) and the chunk ids, from each
     /// term's document frequency and its chunk ids stored as gaps (see [`stored`]).
     pub(super) fn postings_from(
@@ -219,8 +133,7 @@ pub(crate) mod stored {
     }
 }
 
-/// The lexical index's dictionary as the head of a sectioned blob (format v8,
-/// [`crate::blob`]) stores it: the terms, their document frequencies, the surface words (as in
+/// The lexical index's dictionary as a blob's dictionary shards store it ([`crate::blob`]): the terms, their document frequencies, the surface words (as in
 /// [`stored`]) and each chunk's length. With it a search can analyze a query, expand its typos
 /// and prefixes and score with BM25 before any posting list is loaded: the lists come in
 /// blocks of consecutive terms ([`PostingBlock`]).
@@ -237,11 +150,6 @@ pub(crate) struct Dictionary {
 }
 
 impl Dictionary {
-    /// Number of terms.
-    pub(crate) fn len(&self) -> usize {
-        self.terms.len()
-    }
-
     /// Number of chunks.
     pub(crate) fn chunk_count(&self) -> usize {
         self.lengths.len()
@@ -262,7 +170,7 @@ impl Dictionary {
         &self.other_terms
     }
 
-    /// The chunk lengths alone: what a sharded head keeps of the dictionary (formats v9 to v12).
+    /// The chunk lengths alone: what a blob's head keeps of the dictionary.
     pub(crate) fn lengths_only(&self) -> Dictionary {
         Dictionary {
             terms: Vec::new(),
@@ -578,7 +486,7 @@ pub(crate) mod front_coded {
     }
 }
 
-/// The posting lists of a block of consecutive terms, as a sectioned blob stores them: each
+/// The posting lists of a block of consecutive terms, as a blob stores them: each
 /// term's chunk ids as gaps (its document frequency is in the [`Dictionary`]) and their term
 /// frequencies.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
@@ -588,7 +496,7 @@ pub(crate) struct PostingBlock {
 }
 
 impl LexicalIndex {
-    /// The surface words as stored since v7: bit `t` of the first list says term `t` is
+    /// The surface words as stored (see [`stored`]): bit `t` of the first list says term `t` is
     /// itself a surface word; the other words (sorted) follow with their terms.
     fn surface_exceptions(&self) -> (Vec<u8>, Vec<&str>, Vec<u32>) {
         let mut own = vec![0u8; self.terms.len().div_ceil(8)];
@@ -740,7 +648,7 @@ impl LexicalIndex {
         };
         next.validate_postings(n, lengths.len())?;
         if complete {
-            // The stored lengths must be the ones the postings give, as a v7 load derives them.
+            // The stored lengths must be the ones the postings give, as a whole load derives them.
             next.derive_lengths(lengths.len());
             if next.lengths != *lengths {
                 return Err(bad("chunk lengths disagree with the postings"));
@@ -853,29 +761,6 @@ impl PageFields {
 }
 
 impl LexicalIndex {
-    /// Analyzes every chunk of `pages` (a chunk table already checked against them) with
-    /// `analyzer` and indexes it: what a build makes, and how a blob written with an older
-    /// analyzer gets postings that match the queries of this one.
-    pub(crate) fn analyze(
-        analyzer: &Analyzer,
-        pages: &[Page],
-        chunks: &[ChunkRecord],
-    ) -> LexicalIndex {
-        let mut surface = Surface::default();
-        let mut chunk_terms = Vec::with_capacity(chunks.len());
-        // A checked chunk table lists each page's chunks together, in page order.
-        let mut fields: Option<(&Page, PageFields)> = None;
-        for (page, text) in crate::chunk::indexed_table(pages, chunks) {
-            if !fields.as_ref().is_some_and(|(p, _)| std::ptr::eq(*p, page)) {
-                fields = Some((page, PageFields::new(analyzer, page, &mut surface)));
-            }
-            if let Some((_, f)) = &fields {
-                chunk_terms.push(f.chunk_terms(analyzer, &text, &mut surface).0);
-            }
-        }
-        LexicalIndex::build_from(&chunk_terms, surface)
-    }
-
     /// Builds the index from each chunk's analyzed terms, in chunk order, and the surface
     /// words recorded while analyzing them (see [`Analyzer::terms_into_recording`]).
     ///
@@ -964,7 +849,7 @@ impl LexicalIndex {
             .collect();
     }
 
-    /// Restores the chunk lengths a v7 blob leaves out (see [`stored`]): each chunk's number
+    /// Restores the chunk lengths a whole blob's postings imply (see [`stored`]): each chunk's number
     /// of terms is the sum of its term frequencies. A chunk id at or past `n_chunks` is left
     /// for [`LexicalIndex::validate`] to reject.
     pub(crate) fn derive_lengths(&mut self, n_chunks: usize) {
@@ -1402,44 +1287,8 @@ mod tests {
         test_index(docs)
     }
 
-    /// A lexical index in its stored form (v7), as the blob's field is.
-    #[derive(Serialize, Deserialize)]
-    struct Stored(#[serde(with = "stored")] LexicalIndex);
-
-    /// Whether `bytes` decode as a stored lexical index.
-    fn decode_stored(bytes: &[u8]) -> std::result::Result<(), postcard::Error> {
-        postcard::from_bytes::<Stored>(bytes).map(|_| ())
-    }
-
-    /// The stored form (v7) through postcard, lengths derived as a load does.
-    fn stored_round_trip(i: &LexicalIndex) -> std::result::Result<LexicalIndex, postcard::Error> {
-        let bytes = postcard::to_allocvec(&Stored(i.clone())).unwrap();
-        let mut back = postcard::from_bytes::<Stored>(&bytes)?.0;
-        back.derive_lengths(i.chunk_count());
-        back.index_terms();
-        Ok(back)
-    }
-
     #[test]
-    fn the_stored_form_gives_back_the_same_index_in_fewer_bytes() {
-        let i = idx(&[
-            "the cat sat",
-            "a cat and a dog",
-            "dogs dogs dogs",
-            "",
-            "cat",
-        ]);
-        let back = stored_round_trip(&i).unwrap();
-        assert_eq!(back, i);
-        assert_eq!(back.length(3), Some(0));
-        back.validate(5).unwrap();
-        let plain = postcard::to_allocvec(&i).unwrap().len();
-        let compact = postcard::to_allocvec(&Stored(i)).unwrap().len();
-        assert!(compact < plain, "{compact} >= {plain}");
-    }
-
-    #[test]
-    fn the_stored_form_keeps_every_surface_word_whether_its_own_term_or_not() {
+    fn the_stored_surface_words_give_back_every_word_whether_its_own_term_or_not() {
         // Words that are their own term (`system`, `comput` as typed) and words that are not
         // (`computers`, `computing`, `systems`), interleaved in sort order.
         let docs = [vec!["comput", "system"], vec!["system", "comput"]];
@@ -1459,52 +1308,33 @@ mod tests {
             .map(|d| d.iter().map(|w| w.to_string()).collect::<Vec<_>>());
         let i = LexicalIndex::build(docs, surface);
         assert_eq!(i.surface_words.len(), 5);
-        let back = stored_round_trip(&i).unwrap();
-        assert_eq!(back, i);
-        back.validate(2).unwrap();
-        assert_eq!(back.surface_term("computers"), Some("comput"));
-        assert_eq!(back.surface_term("system"), Some("system"));
+        let (own, other_words, other_terms) = i.surface_exceptions();
+        assert_eq!(other_words, ["computers", "computing", "systems"]);
+        let other_words = other_words.into_iter().map(String::from).collect();
+        let (words, terms) =
+            stored::surface_from(&i.terms, &own, other_words, other_terms).unwrap();
+        assert_eq!(
+            (words, terms),
+            (i.surface_words.clone(), i.surface_terms.clone())
+        );
     }
 
     #[test]
-    fn a_stored_form_whose_frequencies_overrun_the_postings_is_an_error() {
-        let decode = |dfs: Vec<u32>, gaps: Vec<u32>| {
-            let tfs = vec![1; gaps.len()];
-            let bytes = postcard::to_allocvec(&stored::In {
-                terms: vec!["a".into(), "b".into()],
-                dfs,
-                gaps,
-                tfs,
-                own: vec![0],
-                other_words: vec![],
-                other_terms: vec![],
-            })
-            .unwrap();
-            decode_stored(&bytes)
-        };
+    fn stored_frequencies_that_overrun_the_postings_are_an_error() {
+        let decode = |dfs: Vec<u32>, gaps: Vec<u32>| stored::postings_from(&dfs, &gaps);
         assert!(decode(vec![1, 1], vec![0, 2]).is_ok());
-        // More postings claimed than stored, fewer, more than `u32` chunk ids reach, and a
-        // dictionary and frequencies of different lengths.
+        // More postings claimed than stored, fewer, more than `u32` chunk ids reach.
         assert!(decode(vec![1, 2], vec![0, 2]).is_err());
         assert!(decode(vec![1, 0], vec![0, 2]).is_err());
         assert!(decode(vec![0, 2], vec![u32::MAX, 1]).is_err());
-        assert!(decode(vec![2], vec![0, 2]).is_err());
     }
 
     #[test]
-    fn a_stored_form_whose_surface_words_disagree_with_the_dictionary_is_an_error() {
+    fn stored_surface_words_that_disagree_with_the_dictionary_are_an_error() {
         let decode = |own: Vec<u8>, other_words: Vec<&str>, other_terms: Vec<u32>| {
-            let bytes = postcard::to_allocvec(&stored::In {
-                terms: vec!["a".into(), "b".into()],
-                dfs: vec![0, 0],
-                gaps: vec![],
-                tfs: vec![],
-                own,
-                other_words: other_words.into_iter().map(String::from).collect(),
-                other_terms,
-            })
-            .unwrap();
-            decode_stored(&bytes)
+            let terms = ["a", "b"].map(String::from);
+            let other_words = other_words.into_iter().map(String::from).collect();
+            stored::surface_from(&terms, &own, other_words, other_terms)
         };
         assert!(decode(vec![0b11], vec!["bb"], vec![1]).is_ok());
         // A bit past the dictionary, a bitmap of the wrong length, and words without terms.

@@ -22,8 +22,8 @@ use crate::error::{Error, Result};
 
 /// The reason a search gives when its query quotes a phrase and the index has no positions:
 /// the phrase's words were searched, not the phrase.
-pub const NO_POSITIONS: &str = "this index has no term positions (built with `positions: false` \
-     or before format v6): phrases were searched as their words; build it again to match them";
+pub const NO_POSITIONS: &str = "this index has no term positions (built with `positions: false`): \
+     phrases were searched as their words; build it again with positions to match them";
 
 /// The positions of every posting of a [`LexicalIndex`] (see the module docs).
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
@@ -165,7 +165,7 @@ impl Positions {
     }
 
     /// The stored bytes of the lists of `index`'s terms `terms` (dictionary positions): one
-    /// block of a sectioned blob (format v8, [`crate::blob`]).
+    /// block of a blob ([`crate::blob`]).
     pub(crate) fn block(&self, index: &LexicalIndex, terms: std::ops::Range<usize>) -> Vec<u8> {
         let postings = postings_of_terms(index, terms);
         match (

@@ -73,10 +73,10 @@ pub struct VectorSection {
     pub fingerprint: String,
     /// The vectors.
     pub values: VectorValues,
-    /// Since format v5: the prompts the passages were embedded after, and queries are (none
-    /// in older blobs, and for vectors the caller brought).
+    /// The prompts the passages were embedded after, and queries are (none for vectors the
+    /// caller brought).
     pub prompts: Prompts,
-    /// Since format v5: the relevance floor of the semantic lane for this index and model
+    /// The relevance floor of the semantic lane for this index and model
     /// (0: none). A query none of whose words the index knows (not even within a typo) and
     /// whose best passage scores below it gets no semantic hits: it is no closer to anything
     /// in the index than nonsense is. A query with a known word is ranked as ever (on CACM and
@@ -131,28 +131,6 @@ pub fn floor_probes() -> Vec<String> {
         out.push(query.join(" "));
     }
     out
-}
-
-/// A vector section as formats v1 to v4 stored it (frozen: never change it).
-#[derive(Deserialize)]
-pub(crate) struct VectorSectionV4 {
-    model_id: String,
-    dim: u32,
-    fingerprint: String,
-    values: VectorValues,
-}
-
-impl From<VectorSectionV4> for VectorSection {
-    fn from(v: VectorSectionV4) -> Self {
-        VectorSection {
-            model_id: v.model_id,
-            dim: v.dim,
-            fingerprint: v.fingerprint,
-            values: v.values,
-            prompts: Prompts::default(),
-            floor: 0.0,
-        }
-    }
 }
 
 impl VectorSection {

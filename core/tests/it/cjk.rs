@@ -2,13 +2,11 @@
 //! between words, is indexed and queried as overlapping character bigrams, so a word inside a
 //! run of characters is found, not only a prefix of the run. The wiki is
 //! `tests/fixtures/wikis/cjk` (a Japanese, a Chinese, a Korean, a mixed Latin + CJK and an
-//! English page); `tests/fixtures/blobs/v2.wdx` is that wiki built by the last v2 build, before
-//! segmentation existed (never regenerated).
+//! English page).
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use wikidex::blob::FORMAT_VERSION;
 use wikidex::{Index, IndexBuilder, Lane, OffsetUnit, SearchOptions, SearchResults};
 
 use crate::vectors::slice;
@@ -17,17 +15,13 @@ fn wiki_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/wikis/cjk")
 }
 
-fn v2_blob() -> PathBuf {
-    crate::blob::fixture("v2.wdx")
-}
-
 fn build() -> Index {
     build_with(Default::default())
 }
 
 fn build_with(config: wikidex::Config) -> Index {
     let mut b = IndexBuilder::new(config).unwrap();
-    // No file times: the v2 fixture has none, and its upgrade must equal this build.
+    // No file times: the bytes depend on the texts alone.
     b.file_times(false);
     b.add_dir(&wiki_dir()).unwrap();
     let (index, report) = b.build().unwrap();
@@ -203,40 +197,6 @@ fn a_snippet_of_a_long_cjk_run_is_cut_between_characters_around_the_match() {
     assert_eq!(
         &text[snippet.offset as usize..snippet.offset as usize + snippet.text.len()],
         snippet.text
-    );
-}
-
-#[test]
-fn committed_v2_blob_loads_and_finds_cjk_words_after_the_upgrade() {
-    let index = Index::open(&v2_blob()).expect("format v2 blob loads");
-    assert_eq!(index.pages().len(), 5);
-    for &(query, page) in WORDS {
-        let r = search(&index, query, &[Lane::Lexical]);
-        assert_eq!(keys(&r).first(), Some(&page), "{query}: {:?}", keys(&r));
-    }
-    let r = search(&index, "晴れ", &[Lane::Lexical, Lane::Token]);
-    let snippet = r.hits[0].snippet.as_ref().unwrap();
-    assert_eq!(snippet.highlights.len(), 1);
-}
-
-/// The upgrade rebuilds the postings from the stored pages exactly as a build does: saved
-/// again, the v2 blob is a fresh build of its wiki without positions (which blobs before v6
-/// have none of), byte for byte.
-#[test]
-fn upgraded_v2_blob_equals_a_fresh_build_of_its_wiki() {
-    let bytes = std::fs::read(v2_blob()).unwrap();
-    assert_eq!(bytes[8..12], 2u32.to_le_bytes(), "the fixture is a v2 blob");
-    let upgraded = Index::from_bytes(&bytes).unwrap().to_bytes().unwrap();
-    assert_eq!(upgraded[8..12], FORMAT_VERSION.to_le_bytes());
-    let fresh = build_with(wikidex::Config {
-        positions: false,
-        ..Default::default()
-    })
-    .to_bytes()
-    .unwrap();
-    assert!(
-        upgraded == fresh,
-        "the upgraded v2 blob differs from a fresh build"
     );
 }
 

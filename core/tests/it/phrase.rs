@@ -4,7 +4,6 @@
 //! (format v6) unless the configuration turns them off; an index without them searches the
 //! words and says so.
 
-use wikidex::blob::FORMAT_VERSION;
 use wikidex::{
     ChunkConfig, Config, Index, IndexBuilder, Lane, SearchOptions, SearchResults, NO_POSITIONS,
 };
@@ -248,43 +247,6 @@ fn an_index_without_positions_searches_the_words_and_says_so() {
     loaded.upsert_page("global/new.md", "net revenue").unwrap();
     let r = search(&loaded, "\"net revenue\"", None);
     assert_eq!(r.phrases.unwrap().reason.as_deref(), Some(NO_POSITIONS));
-}
-
-#[test]
-fn an_old_blob_loads_as_an_index_without_positions() {
-    // `v5.wdx`: the wiki of `tests/vectors/search.json`, built by the last v5 build without
-    // file times (never regenerated).
-    let mut index = Index::open(&crate::blob::fixture("v5.wdx")).expect("a v5 blob loads");
-    assert_eq!(index.loaded_format(), Some(5));
-    assert_eq!(index.pages().len(), 8);
-    assert!(!index.config().positions);
-    let r = search(&index, "\"recurring revenue\"", None);
-    assert!(!r.hits.is_empty());
-    let p = r.phrases.as_ref().unwrap();
-    assert_eq!(p.reason.as_deref(), Some(NO_POSITIONS));
-    assert_eq!(p.matched, 0);
-    assert_eq!(keys(&r), keys(&search(&index, "recurring revenue", None)));
-    // Saved, it is what a build of its pages without positions gives.
-    let files = crate::blob::search_json_files();
-    let files: Vec<(&str, &str)> = files
-        .iter()
-        .map(|(p, t)| (p.as_str(), t.as_str()))
-        .collect();
-    let without = Config {
-        positions: false,
-        ..Default::default()
-    };
-    let saved = index.to_bytes().unwrap();
-    assert_eq!(saved[8..12], FORMAT_VERSION.to_le_bytes());
-    assert!(saved == build_with(without, &files).to_bytes().unwrap());
-    // A write keeps the setting; a build with positions matches the phrase.
-    index.upsert_page("global/zzz.md", "A note.").unwrap();
-    let r = search(&index, "\"recurring revenue\"", None);
-    assert_eq!(r.phrases.unwrap().reason.as_deref(), Some(NO_POSITIONS));
-    let rebuilt = build(&files);
-    let r = search(&rebuilt, "\"recurring revenue\"", None);
-    assert_eq!(r.hits[0].key, "arr");
-    assert_eq!(r.phrases.unwrap().matched, 1);
 }
 
 #[test]

@@ -278,24 +278,3 @@ fn the_e5_folder_asks_for_query_and_passage_prompts() {
     assert_eq!(json["prompts"]["query"], "query: ");
     assert_eq!(json["prompts"]["passage"], "passage: ");
 }
-
-/// Format compatibility: `tests/fixtures/blobs/v3.wdx` and `v4.wdx` (never regenerated) are
-/// `tests/fixtures/wikis/clean` built by the last v3 build (main bda63e4) and the last v4 build
-/// (main a2843e2) with all-MiniLM-L6-v2's int8 model and int8 vectors. Each loads with its
-/// vectors and no prompts, and saves as the current version.
-#[test]
-fn committed_v3_and_v4_blobs_with_vectors_load_without_prompts() {
-    for version in [3u32, 4] {
-        let bytes = std::fs::read(crate::blob::fixture(&format!("v{version}.wdx"))).unwrap();
-        assert_eq!(bytes[8..12], version.to_le_bytes());
-        let index = Index::from_bytes(&bytes).expect("the blob loads");
-        let v = index.vectors().expect("the fixture has vectors");
-        assert_eq!(v.model_id, "all-MiniLM-L6-v2/model-int8");
-        assert_eq!((v.dim, v.len()), (384, index.passages().len()));
-        assert_eq!(v.encoding(), VectorEncoding::Int8);
-        assert!(v.prompts.is_empty());
-        let saved = index.to_bytes().unwrap();
-        assert_eq!(saved[8..12], wikidex::blob::FORMAT_VERSION.to_le_bytes());
-        assert_eq!(Index::from_bytes(&saved).unwrap().vectors(), Some(v));
-    }
-}

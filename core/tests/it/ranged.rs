@@ -1,5 +1,5 @@
-//! The sectioned layout (formats v8 to v10) and the index read in parts from it
-//! (`RangedIndex`, issue 12's range requests): a whole load gives the index back, and a search
+//! The blob's sections and the index read in parts from them (`RangedIndex`, issue 12's range
+//! requests): a whole load gives the index back, and a search
 //! in parts gives the answers of the whole index while loading only what it reads.
 
 use std::path::Path;
@@ -106,7 +106,7 @@ const GERMAN_QUERIES: &[&str] = &[
 #[test]
 fn a_ranged_search_answers_as_the_whole_index_where_the_stemmer_changes_first_letters() {
     let index = german();
-    let blob = index.to_sectioned_bytes().unwrap();
+    let blob = index.to_bytes().unwrap();
     let mut shared = open(&blob);
     let found = GERMAN_QUERIES
         .iter()
@@ -195,30 +195,19 @@ fn open(blob: &[u8]) -> RangedIndex {
 }
 
 #[test]
-fn a_sectioned_blob_loads_as_the_index_it_was_written_from() {
+fn a_blob_loads_as_the_index_it_was_written_from() {
     for index in [example(), big()] {
-        let sectioned = index.to_sectioned_bytes().unwrap();
-        assert_eq!(
-            sectioned[8..12],
-            wikidex::blob::SECTIONED_FORMAT_VERSION.to_le_bytes()
-        );
-        assert_eq!(
-            sectioned,
-            index.to_sectioned_bytes().unwrap(),
-            "deterministic"
-        );
-        let loaded = Index::from_bytes(&sectioned).unwrap();
-        assert_eq!(
-            loaded.loaded_format(),
-            Some(wikidex::blob::SECTIONED_FORMAT_VERSION)
-        );
-        assert_eq!(loaded.to_bytes().unwrap(), index.to_bytes().unwrap());
-        assert_eq!(loaded.to_sectioned_bytes().unwrap(), sectioned);
+        let blob = index.to_bytes().unwrap();
+        assert_eq!(blob[8..12], wikidex::blob::FORMAT_VERSION.to_le_bytes());
+        assert_eq!(blob, index.to_bytes().unwrap(), "deterministic");
+        let loaded = Index::from_bytes(&blob).unwrap();
+        assert_eq!(loaded.to_bytes().unwrap(), blob);
+        assert_eq!(loaded.pages(), index.pages());
     }
 }
 
 #[test]
-fn vectors_survive_the_sectioned_layout() {
+fn vectors_survive_the_blob_whole_and_in_parts() {
     let mut index = example();
     let rows: Vec<Vec<f32>> = (0..index.chunk_count())
         .map(|c| {
@@ -230,16 +219,16 @@ fn vectors_survive_the_sectioned_layout() {
     index
         .set_vectors("toy", "toy-1", &rows, wikidex::VectorEncoding::Int8)
         .unwrap();
-    let sectioned = index.to_sectioned_bytes().unwrap();
-    let loaded = Index::from_bytes(&sectioned).unwrap();
+    let blob = index.to_bytes().unwrap();
+    let loaded = Index::from_bytes(&blob).unwrap();
     assert_eq!(loaded.to_bytes().unwrap(), index.to_bytes().unwrap());
     // A query vector makes a ranged search load the vectors, and rank as the whole index.
     let opts = SearchOptions {
         query_vector: Some(rows[3].clone()),
         ..Default::default()
     };
-    let mut ranged = open(&sectioned);
-    let (results, _, _) = search_fetching(&mut ranged, &sectioned, "nightly", &opts);
+    let mut ranged = open(&blob);
+    let (results, _, _) = search_fetching(&mut ranged, &blob, "nightly", &opts);
     assert_eq!(results, index.search("nightly", &opts).unwrap());
 }
 
@@ -298,7 +287,7 @@ fn option_sets() -> Vec<SearchOptions> {
 #[test]
 fn a_ranged_search_answers_as_the_whole_index() {
     for index in [example(), big(), typo_corpus()] {
-        let blob = index.to_sectioned_bytes().unwrap();
+        let blob = index.to_bytes().unwrap();
         // One ranged index for every query (parts stay loaded), and a fresh one per query.
         let mut shared = open(&blob);
         for opts in option_sets() {
@@ -320,7 +309,7 @@ fn parts_supplied_one_at_a_time_in_any_order_answer_as_the_whole_index() {
     // fetches may finish), so a phrase's positions come after their shard and before their
     // postings. The search then needs nothing more and answers as the whole index.
     for index in [example(), big()] {
-        let blob = index.to_sectioned_bytes().unwrap();
+        let blob = index.to_bytes().unwrap();
         let opts = SearchOptions::default();
         for q in QUERIES
             .iter()
@@ -352,7 +341,7 @@ fn parts_supplied_one_at_a_time_in_any_order_answer_as_the_whole_index() {
 #[test]
 fn a_query_loads_a_small_part_of_a_big_blob() {
     let index = big();
-    let blob = index.to_sectioned_bytes().unwrap();
+    let blob = index.to_bytes().unwrap();
     let mut ranged = open(&blob);
     let head = ranged.loaded_bytes();
     assert!(
@@ -382,7 +371,7 @@ fn a_query_loads_a_small_part_of_a_big_blob() {
 #[test]
 fn every_part_loaded_makes_the_whole_index() {
     let index = example();
-    let blob = index.to_sectioned_bytes().unwrap();
+    let blob = index.to_bytes().unwrap();
     let mut ranged = open(&blob);
     let opts = SearchOptions::default();
     let _ = search_fetching(&mut ranged, &blob, "revenue", &opts);
@@ -410,7 +399,7 @@ fn bytes_per_round(blob: &[u8], query: &str) -> Vec<u64> {
 
 #[test]
 fn a_word_the_wiki_has_reads_its_own_shard_and_a_mistyped_one_those_of_its_first_letter() {
-    let blob = big().to_sectioned_bytes().unwrap();
+    let blob = big().to_bytes().unwrap();
     // `kalomi` is a word of the wiki; `kalomx` is one edit from it.
     let known = bytes_per_round(&blob, "kalomi");
     let typo = bytes_per_round(&blob, "kalomx");
@@ -425,7 +414,7 @@ fn a_word_the_wiki_has_reads_its_own_shard_and_a_mistyped_one_those_of_its_first
 #[test]
 fn a_page_record_asks_for_its_page_and_the_graph() {
     let index = example();
-    let blob = index.to_sectioned_bytes().unwrap();
+    let blob = index.to_bytes().unwrap();
     let mut ranged = open(&blob);
     let Err(Error::NotLoaded { ranges }) = ranged.page_record("revenue", None) else {
         panic!("a page record before its part is loaded");
@@ -448,7 +437,7 @@ fn a_page_record_asks_for_its_page_and_the_graph() {
 #[test]
 fn a_round_supplied_at_once_answers_as_range_by_range_and_a_bad_range_loads_nothing() {
     let index = big();
-    let blob = index.to_sectioned_bytes().unwrap();
+    let blob = index.to_bytes().unwrap();
     let opts = SearchOptions::default();
     let mut rounds_of_several = 0;
     for q in ["kalomi sazeru", "vibaqu \"kalomi sato\"", "sazerx"] {
@@ -487,7 +476,7 @@ fn a_round_supplied_at_once_answers_as_range_by_range_and_a_bad_range_loads_noth
 #[test]
 fn bad_bytes_and_offsets_are_coded_errors_and_load_nothing() {
     let index = example();
-    let blob = index.to_sectioned_bytes().unwrap();
+    let blob = index.to_bytes().unwrap();
     let mut ranged = open(&blob);
     let Err(Error::NotLoaded { ranges }) = ranged.search("revenue", &Default::default()) else {
         panic!("nothing loaded yet");
@@ -521,10 +510,11 @@ fn bad_bytes_and_offsets_are_coded_errors_and_load_nothing() {
         "invalid_argument"
     );
     assert_eq!(ranged.loaded_bytes(), before);
-    // A one-piece blob, foreign bytes, a cut head.
-    let v7 = index.to_bytes().unwrap();
+    // Another format version, foreign bytes, a cut head.
+    let mut other = blob[..56].to_vec();
+    other[8..12].copy_from_slice(&2u32.to_le_bytes());
     assert_eq!(
-        RangedIndex::head_end(&v7[..56]).unwrap_err().code(),
+        RangedIndex::head_end(&other).unwrap_err().code(),
         "incompatible_format"
     );
     assert_eq!(
@@ -549,13 +539,13 @@ fn bad_bytes_and_offsets_are_coded_errors_and_load_nothing() {
 }
 
 #[test]
-fn a_cut_or_changed_sectioned_blob_is_an_error_never_a_panic() {
+fn a_cut_or_changed_blob_is_an_error_never_a_panic() {
     let mut b = IndexBuilder::new(Config::default()).unwrap();
     b.add_file("a.md", b"---\ntags: [x]\n---\nalpha [[b]] beta")
         .unwrap();
     b.add_file("b.md", b"gamma \"delta\" alpha").unwrap();
     b.add_file("raw/r.md", b"raw text").unwrap();
-    let blob = b.build().unwrap().0.to_sectioned_bytes().unwrap();
+    let blob = b.build().unwrap().0.to_bytes().unwrap();
     for cut in 0..blob.len() {
         assert!(Index::from_bytes(&blob[..cut]).is_err(), "cut at {cut}");
     }
@@ -571,7 +561,7 @@ fn a_cut_or_changed_sectioned_blob_is_an_error_never_a_panic() {
 #[test]
 fn open_keeps_the_whole_sections_after_the_head_and_leaves_a_cut_one() {
     let index = big();
-    let blob = index.to_sectioned_bytes().unwrap();
+    let blob = index.to_bytes().unwrap();
     let head = RangedIndex::head_end(&blob).unwrap() as usize;
     let just_head = RangedIndex::open(&blob[..head]).unwrap();
     let mut prefix = RangedIndex::open(&blob[..head + 20_000]).unwrap();
@@ -593,12 +583,12 @@ mod random_queries {
 
     use super::*;
 
-    /// `big()` and its sectioned blob, made once.
+    /// `big()` and its blob, made once.
     fn shared() -> &'static (Index, Vec<u8>) {
         static BIG: OnceLock<(Index, Vec<u8>)> = OnceLock::new();
         BIG.get_or_init(|| {
             let index = big();
-            let blob = index.to_sectioned_bytes().unwrap();
+            let blob = index.to_bytes().unwrap();
             (index, blob)
         })
     }
@@ -649,7 +639,7 @@ mod random_queries {
 #[test]
 fn a_prefix_before_the_last_word_answers_as_the_whole_index() {
     let index = big();
-    let blob = index.to_sectioned_bytes().unwrap();
+    let blob = index.to_bytes().unwrap();
     let mut starts: Vec<String> = index
         .pages()
         .iter()
