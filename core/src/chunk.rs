@@ -1,4 +1,4 @@
-//! The chunker (DESIGN §2): splits a page body into overlapping chunks.
+//! The chunker: splits a page body into overlapping chunks.
 //!
 //! Blocks are separated by blank lines (a fenced code block is one block, blank lines and
 //! all); a heading with nothing under it before the next blank line is glued to the block that

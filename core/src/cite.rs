@@ -1,4 +1,4 @@
-//! Citation verification and the citation header format (DESIGN §5).
+//! Citation verification and the citation header format.
 //!
 //! [`Index::verify`] classifies each chunk an answer cites, and each chunk the model was
 //! offered but did not cite. Rules, checked in this order for a cited id:
@@ -490,7 +490,7 @@ fn check_answer(answer: &str) -> Result<()> {
 }
 
 impl Index {
-    /// Verifies an answer's citations (DESIGN §5; the rules are in the
+    /// Verifies an answer's citations (the rules are in the
     /// [module docs](crate::cite)).
     ///
     /// # Example

@@ -1,4 +1,4 @@
-//! Text embeddings for the semantic lane (DESIGN §3): the [`Embedder`] trait, and
+//! Text embeddings for the semantic lane: the [`Embedder`] trait, and
 //! [`OnnxEmbedder`] (feature `embed`), which runs any sentence-transformers style ONNX model
 //! locally with tract and tokenizes with the model's own `tokenizer.json`.
 //!

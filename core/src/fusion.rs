@@ -1,4 +1,4 @@
-//! Weighted Reciprocal Rank Fusion (DESIGN §3.3–3.4).
+//! Weighted Reciprocal Rank Fusion.
 //!
 //! Each lane that ran adds `weight / (k + rank)` (ranks start at 1) to every chunk it ranked.
 //! Results are ordered by fused score, then by how many lanes matched, then by chunk id, so

@@ -1,4 +1,4 @@
-//! The page graph (DESIGN §4) as the blob stores it: edges, forward and backward adjacency, and
+//! The page graph as the blob stores it: edges, forward and backward adjacency, and
 //! name resolution. Walking it is [`crate::traverse`]'s (an operation over a snapshot).
 //!
 //! **Edges.** Every page has outgoing edges, stored in the blob in page order:

@@ -127,3 +127,32 @@ const _: () = {
 #[doc = include_str!("../../README.md")]
 #[cfg(doctest)]
 pub struct ReadmeDoctests;
+
+/// The book's pages (`docs/`), run as doc tests like the README: their Rust examples stay true.
+#[cfg(doctest)]
+pub mod book {
+    #[doc = include_str!("../../docs/graph-lint-citations.md")]
+    pub struct GraphLintCitations;
+    #[doc = include_str!("../../docs/agent-tools-mcp.md")]
+    pub struct AgentToolsMcp;
+    #[doc = include_str!("../../docs/browser.md")]
+    pub struct Browser;
+    #[doc = include_str!("../../docs/semantic-lane.md")]
+    pub struct SemanticLane;
+    #[doc = include_str!("../../docs/format.md")]
+    pub struct Format;
+    #[doc = include_str!("../../docs/errors-and-limits.md")]
+    pub struct ErrorsAndLimits;
+    #[doc = include_str!("../../docs/contract.md")]
+    pub struct Contract;
+    #[doc = include_str!("../../docs/page-contract.md")]
+    pub struct PageContract;
+    #[doc = include_str!("../../docs/quality.md")]
+    pub struct Quality;
+    #[doc = include_str!("../../docs/performance.md")]
+    pub struct Performance;
+    #[doc = include_str!("../../docs/fuzzing.md")]
+    pub struct Fuzzing;
+    #[doc = include_str!("../../docs/status.md")]
+    pub struct Status;
+}

@@ -1,4 +1,4 @@
-//! Wiki lint (DESIGN §4): the problems an agent (or CI) should fix in a wiki.
+//! Wiki lint: the problems an agent (or CI) should fix in a wiki.
 //!
 //! | code | severity | finding |
 //! |---|---|---|

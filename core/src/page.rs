@@ -1,4 +1,4 @@
-//! The page contract: YAML frontmatter, keys, scopes and links (DESIGN §1).
+//! The page contract: YAML frontmatter, keys, scopes and links.
 //!
 //! A page is a Markdown file with an optional YAML frontmatter block. Its key is the file stem,
 //! normalized by [`normalize_key`]; links (`[[key]]`, `[[key|label]]`, `[[Note#Heading]]`,

@@ -1,4 +1,4 @@
-//! The raw layer (DESIGN §1, "two layers"): the source documents wiki pages were compiled from,
+//! The raw layer: the source documents wiki pages were compiled from,
 //! indexed beside the pages as immutable, addressable chunks.
 //!
 //! A file under `raw/` in the wiki root (or `wiki/raw/`, or any file of the folder given to

@@ -1,4 +1,4 @@
-//! Search (DESIGN §3): normalize the query, filter, rank in each lane, fuse, collapse chunks to
+//! Search: normalize the query, filter, rank in each lane, fuse, collapse chunks to
 //! pages, add snippets and explanations.
 
 use std::borrow::Cow;

@@ -250,7 +250,7 @@ impl Index {
     }
 
     /// Walks the graph from `seeds` (page keys or ids) and returns the subgraph with its
-    /// evidence (DESIGN §4; the rules are in the [module docs](crate::graph)).
+    /// evidence (the rules are in the [module docs](crate::graph)).
     ///
     /// Pruning keeps seeds first (in the order given), then depth-1 nodes, then depth-2 nodes;
     /// within a depth, higher confidence first, then key, then id. Only kept depth-1 nodes are

@@ -1,4 +1,4 @@
-//! The three ranking lanes (DESIGN §3). Each ranks chunks independently; [`crate::fusion`]
+//! The three ranking lanes. Each ranks chunks independently; [`crate::fusion`]
 //! combines them.
 
 use std::borrow::Cow;

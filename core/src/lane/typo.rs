@@ -1,4 +1,4 @@
-//! Typo tolerance (DESIGN §3): the words of the indexed text within a small edit distance of a
+//! Typo tolerance: the words of the indexed text within a small edit distance of a
 //! query word the index does not know, found by a bounded walk of a trie of those words.
 //!
 //! The trie ([`Dictionary`]) is made from the index's sorted table of surface words the first
