@@ -295,9 +295,8 @@ export interface LogEntry {
 export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-wasip1'
 
 /**
- * A built or loaded index: the current snapshot (searches run on it, from any thread, while
- * a write builds the next one), the build report when it was built here, and the agent
- * tools with their per-turn counter.
+ * A built or loaded index: the core's `Session` (the current snapshot, the model, the query
+ * log, the agent tools, the build report), shared with the tasks on the thread pool.
  */
 export declare class Index {
   /**
@@ -328,7 +327,7 @@ export declare class Index {
   save(path: string): Promise<void>
   /** `save` on the calling thread. */
   saveSync(path: string): void
-  /** An independent copy of the current snapshot (writes to one leave the other as it is). */
+  /** An independent copy (writes to one leave the other as it is). */
   copy(): Index
   /** The build report when this index was built here, else `null`. */
   buildReport(): BuildReport | null

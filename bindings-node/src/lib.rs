@@ -34,9 +34,9 @@ use serde_json::Value;
 use wikidex::cite::Cited;
 use wikidex::querylog::JsonlLog;
 use wikidex::{
-    BuildReport, Config, Embedder, Error, EvidenceOptions, IndexBuilder, LogEntry, OffsetUnit,
-    OnnxEmbedder, OnnxOptions, PromptKind, QueryLog, Scope, SearchOptions, SearchResults,
-    SharedIndex, ToolLimits, Tools, TraverseOptions, VectorEncoding, WriteOptions,
+    BuildOptions, Embedder, Error, EvidenceOptions, LogEntry, OffsetUnit, OnnxEmbedder,
+    OnnxOptions, PromptKind, QueryLog, Scope, SearchOptions, SearchResults, Session, Source,
+    ToolLimits, TraverseOptions, VectorEncoding, WriteOptions,
 };
 
 use crate::error::{js_error, OrThrow};
@@ -275,7 +275,7 @@ impl ToNapiValue for Json {
 /// Work that resolves to a record.
 pub type JsonWork = Work<Json, Json>;
 /// Work that resolves to an index.
-pub type IndexWork = Work<(wikidex::Index, Option<BuildReport>), JsIndex>;
+pub type IndexWork = Work<Session, JsIndex>;
 /// Work that resolves to nothing.
 pub type UnitWork = Work<(), ()>;
 /// Work that resolves to a model.
@@ -298,23 +298,19 @@ type SyncProgress<'a> =
 /// A query-log callback: each entry as a plain object, delivered on the event loop.
 type LogCallback = ThreadsafeFunction<Json, UnknownReturnValue, Json, Status, false, true>;
 
-/// What to build from: files (path -> text; core adds them in sorted path order) or a folder.
-enum Source {
-    Files(HashMap<String, String>),
-    Dir(PathBuf),
-}
-
-/// Everything a build needs, taken from the JavaScript arguments on the event loop.
+/// Everything a build needs, taken from the JavaScript arguments on the event loop: the
+/// source, the core's `BuildOptions` (the options object's data keys) and the model.
 struct BuildPlan {
     source: Source,
-    config: Option<Value>,
-    strict: bool,
-    encoding: Option<String>,
+    options: Option<Value>,
     model: Option<Arc<OnnxEmbedder>>,
     /// Set by the caller's `AbortSignal` (its `abort` event, on the event loop); the build
     /// stops at its next progress step with the core's `cancelled`.
     aborted: Arc<AtomicBool>,
 }
+
+/// The keys of a build's options object that are not the core's `BuildOptions`.
+const JS_BUILD_KEYS: [&str; 3] = ["model", "onProgress", "signal"];
 
 /// `EventTarget.addEventListener(type, listener)`.
 type AddEventListener<'a> = Function<'a, FnArgs<(&'static str, Function<'a, (), ()>)>, ()>;
@@ -346,36 +342,39 @@ impl BuildPlan {
         threadsafe: bool,
     ) -> napi::Result<(Self, Option<Progress>)> {
         let source = match source {
-            Either::A(dir) => Source::Dir(dir.into()),
-            Either::B(files) => Source::Files(files),
+            Either::A(dir) => Source::Folder(dir.into()),
+            Either::B(files) => Source::Files(
+                files
+                    .into_iter()
+                    .map(|(p, t)| (p, t.into_bytes()))
+                    .collect(),
+            ),
         };
         let mut plan = BuildPlan {
             source,
-            config: None,
-            strict: false,
-            encoding: None,
+            options: None,
             model: None,
             aborted: Arc::new(AtomicBool::new(false)),
         };
         let mut progress = None;
         if let Some(o) = opts {
             let keys = Object::keys(o)?;
-            wikidex::options::check_keys(
-                "build options",
-                keys.iter().map(String::as_str),
-                &[
-                    "config",
-                    "strict",
-                    "vectors",
-                    "model",
-                    "onProgress",
-                    "signal",
-                ],
-            )
-            .or_throw(env)?;
-            plan.config = o.get::<Value>("config")?;
-            plan.strict = o.get::<bool>("strict")?.unwrap_or(false);
-            plan.encoding = o.get::<String>("vectors")?;
+            let known: Vec<&str> = BuildOptions::KEYS
+                .iter()
+                .chain(&JS_BUILD_KEYS)
+                .copied()
+                .collect();
+            wikidex::options::check_keys("build options", keys.iter().map(String::as_str), &known)
+                .or_throw(env)?;
+            let mut data = serde_json::Map::new();
+            for key in keys {
+                if !JS_BUILD_KEYS.contains(&key.as_str()) {
+                    if let Some(v) = o.get::<Value>(&key)? {
+                        data.insert(key, v);
+                    }
+                }
+            }
+            plan.options = Some(Value::Object(data));
             plan.model = o
                 .get::<ClassInstance<JsModel>>("model")?
                 .map(|m| Arc::clone(&m.inner));
@@ -392,22 +391,11 @@ impl BuildPlan {
     fn run(
         self,
         progress: &mut dyn FnMut(wikidex::BuildStage, usize, usize) -> ControlFlow<()>,
-    ) -> CoreResult<(wikidex::Index, BuildReport)> {
-        let config: Config = options("config", self.config)?;
-        let mut builder = IndexBuilder::new(config)?;
-        builder.strict(self.strict);
-        if let Some(e) = self.encoding {
-            builder.vector_encoding(VectorEncoding::parse(&e)?);
-        }
-        if let Some(m) = self.model {
-            builder.embedder(m as Arc<dyn Embedder>);
-        }
-        match self.source {
-            Source::Files(files) => builder.add_files(files)?,
-            Source::Dir(dir) => builder.add_dir(&dir)?,
-        }
+    ) -> CoreResult<Session> {
+        let options: BuildOptions = options("build options", self.options)?;
+        let model = self.model.map(|m| m as Arc<dyn Embedder>);
         let aborted = self.aborted;
-        builder.build_with_progress(&mut |stage, done, total| {
+        Session::build(self.source, &options, model, &mut |stage, done, total| {
             progress(stage, done, total)?;
             if aborted.load(Ordering::Relaxed) {
                 ControlFlow::Break(())
@@ -418,22 +406,17 @@ impl BuildPlan {
     }
 }
 
-/// A built or loaded index: the current snapshot (searches run on it, from any thread, while
-/// a write builds the next one), the build report when it was built here, and the agent
-/// tools with their per-turn counter.
+/// A built or loaded index: the core's `Session` (the current snapshot, the model, the query
+/// log, the agent tools, the build report), shared with the tasks on the thread pool.
 #[napi(js_name = "Index")]
 pub struct JsIndex {
-    shared: SharedIndex,
-    report: Option<BuildReport>,
-    tools: Mutex<Arc<Tools>>,
+    session: Arc<Session>,
 }
 
-fn wrap((mut index, report): (wikidex::Index, Option<BuildReport>)) -> napi::Result<JsIndex> {
-    index.set_offset_unit(OffsetUnit::Utf16);
+fn wrap(session: Session) -> napi::Result<JsIndex> {
+    session.set_offset_unit(OffsetUnit::Utf16);
     Ok(JsIndex {
-        shared: SharedIndex::new(index),
-        report,
-        tools: Mutex::new(Arc::new(Tools::default())),
+        session: Arc::new(session),
     })
 }
 
@@ -481,8 +464,7 @@ impl JsIndex {
                     None => ControlFlow::Continue(()),
                 });
                 calls.settle();
-                let (index, report) = built?;
-                Ok((index, Some(report)))
+                built
             },
             wrap,
             Some(thrown),
@@ -519,90 +501,83 @@ impl JsIndex {
         if let Some(e) = thrown {
             return Err(e);
         }
-        let (index, report) = built.or_throw(&env)?;
-        wrap((index, Some(report)))
+        wrap(built.or_throw(&env)?)
     }
 
     /// Loads an index from its blob bytes, on the thread pool.
     #[napi(configurable = true, ts_return_type = "Promise<Index>")]
     pub fn from_bytes(data: Buffer) -> AsyncTask<IndexWork> {
         let data = data.to_vec();
-        Work::task(move || Ok((wikidex::Index::from_bytes(&data)?, None)), wrap)
+        Work::task(move || Session::from_bytes(&data), wrap)
     }
 
     /// `fromBytes` on the calling thread.
     #[napi(configurable = true)]
     pub fn from_bytes_sync(env: Env, data: Buffer) -> napi::Result<JsIndex> {
-        let index = wikidex::Index::from_bytes(&data).or_throw(&env)?;
-        wrap((index, None))
+        wrap(Session::from_bytes(&data).or_throw(&env)?)
     }
 
     /// Opens an index file, on the thread pool.
     #[napi(configurable = true, ts_return_type = "Promise<Index>")]
     pub fn open(path: String) -> AsyncTask<IndexWork> {
-        Work::task(
-            move || Ok((wikidex::Index::open(path.as_ref())?, None)),
-            wrap,
-        )
+        Work::task(move || Session::open(path.as_ref()), wrap)
     }
 
     /// `open` on the calling thread.
     #[napi(configurable = true)]
     pub fn open_sync(env: Env, path: String) -> napi::Result<JsIndex> {
-        let index = wikidex::Index::open(path.as_ref()).or_throw(&env)?;
-        wrap((index, None))
+        wrap(Session::open(path.as_ref()).or_throw(&env)?)
     }
 
     /// The blob of the current snapshot: the whole index, which `fromBytes` loads and a browser
     /// also reads in parts by HTTP range requests (`RangedIndex` in the wasm module).
     #[napi]
     pub fn to_bytes(&self, env: Env) -> napi::Result<Buffer> {
-        self.shared
-            .snapshot()
-            .to_bytes()
-            .or_throw(&env)
-            .map(Buffer::from)
+        self.session.to_bytes().or_throw(&env).map(Buffer::from)
     }
 
     /// Saves the current snapshot's blob to `path` atomically, on the thread pool.
     #[napi(ts_return_type = "Promise<void>")]
     pub fn save(&self, path: String) -> AsyncTask<UnitWork> {
-        let index = self.shared.snapshot();
+        let index = self.session.index();
         Work::task(move || index.save(path.as_ref()), done)
     }
 
     /// `save` on the calling thread.
     #[napi]
     pub fn save_sync(&self, env: Env, path: String) -> napi::Result<()> {
-        self.shared.snapshot().save(path.as_ref()).or_throw(&env)
+        self.session.save(path.as_ref()).or_throw(&env)
     }
 
-    /// An independent copy of the current snapshot (writes to one leave the other as it is).
+    /// An independent copy (writes to one leave the other as it is).
     #[napi]
     pub fn copy(&self) -> JsIndex {
         JsIndex {
-            shared: SharedIndex::new(wikidex::Index::clone(&self.shared.snapshot())),
-            report: self.report.clone(),
-            tools: Mutex::new(Arc::new(Tools::default())),
+            session: Arc::new(self.session.copy()),
         }
     }
 
     /// The build report when this index was built here, else `null`.
     #[napi(ts_return_type = "BuildReport | null")]
     pub fn build_report(&self, env: Env) -> napi::Result<Option<Json>> {
-        self.report.as_ref().map(record).transpose().or_throw(&env)
+        self.session
+            .build_report()
+            .as_ref()
+            .map(record)
+            .transpose()
+            .or_throw(&env)
     }
 
     /// Number of pages.
     #[napi(getter)]
     pub fn page_count(&self) -> u32 {
-        count(self.shared.snapshot().pages().len())
+        count(self.session.index().pages().len())
     }
 
     /// Number of page chunks.
     #[napi(getter)]
     pub fn chunk_count(&self) -> u32 {
-        count(self.shared.snapshot().chunk_count())
+        count(self.session.index().chunk_count())
     }
 
     /// Searches, on the thread pool (with a model attached, embedding the query takes tens
@@ -612,11 +587,11 @@ impl JsIndex {
         ts_return_type = "Promise<SearchResults>"
     )]
     pub fn search(&self, query: String, options: Option<Value>) -> AsyncTask<JsonWork> {
-        let index = self.shared.snapshot();
+        let session = Arc::clone(&self.session);
         Work::task(
             move || {
                 let opts: SearchOptions = crate::options("search options", options)?;
-                record(&index.search(&query, &opts)?)
+                record(&session.search(&query, &opts)?)
             },
             json,
         )
@@ -635,7 +610,7 @@ impl JsIndex {
     ) -> napi::Result<Json> {
         (|| {
             let opts: SearchOptions = crate::options("search options", options)?;
-            record(&self.shared.snapshot().search(&query, &opts)?)
+            record(&self.session.search(&query, &opts)?)
         })()
         .or_throw(&env)
     }
@@ -654,10 +629,9 @@ impl JsIndex {
     ) -> napi::Result<Vec<(String, f64)>> {
         (|| {
             let opts: SearchOptions = crate::options("search options", options)?;
-            let snap = self.shared.snapshot();
+            let (snap, ranked) = self.session.rank(&query, &opts)?;
             let pages = snap.pages();
-            Ok(snap
-                .rank(&query, &opts)?
+            Ok(ranked
                 .into_iter()
                 .map(|r| (pages[r.page].id(), f64::from(r.score)))
                 .collect())
@@ -677,7 +651,7 @@ impl JsIndex {
                 serde_json::from_value(results).map_err(|e| Error::InvalidArgument {
                     detail: format!("search results: {e}"),
                 })?;
-            record(&self.shared.snapshot().prompt_block(&results))
+            record(&self.session.index().prompt_block(&results))
         })()
         .or_throw(&env)
     }
@@ -687,7 +661,7 @@ impl JsIndex {
     pub fn page_record(&self, env: Env, key: String, scope: Option<String>) -> napi::Result<Json> {
         (|| {
             let s = crate::scope(scope.as_deref())?;
-            record(&self.shared.snapshot().page_record(&key, s.as_ref())?)
+            record(&self.session.page_record(&key, s.as_ref())?)
         })()
         .or_throw(&env)
     }
@@ -695,33 +669,21 @@ impl JsIndex {
     /// One chunk (of a page or a raw document) by id.
     #[napi(ts_return_type = "Chunk")]
     pub fn chunk(&self, env: Env, id: String) -> napi::Result<Json> {
-        (|| record(&self.shared.snapshot().chunk(&id)?))().or_throw(&env)
+        (|| record(&self.session.chunk(&id)?))().or_throw(&env)
     }
 
     /// Lints the wiki's graph (with the build's skipped files when built here), on the
     /// thread pool.
     #[napi(ts_return_type = "Promise<LintReport>")]
     pub fn lint(&self) -> AsyncTask<JsonWork> {
-        let index = self.shared.snapshot();
-        let report = self.report.clone();
-        Work::task(
-            move || match &report {
-                Some(r) => record(&index.lint_with_build(r)),
-                None => record(&index.lint()),
-            },
-            json,
-        )
+        let session = Arc::clone(&self.session);
+        Work::task(move || record(&session.lint()), json)
     }
 
     /// `lint` on the calling thread.
     #[napi(ts_return_type = "LintReport")]
     pub fn lint_sync(&self, env: Env) -> napi::Result<Json> {
-        let snap = self.shared.snapshot();
-        match &self.report {
-            Some(r) => record(&snap.lint_with_build(r)),
-            None => record(&snap.lint()),
-        }
-        .or_throw(&env)
+        record(&self.session.lint()).or_throw(&env)
     }
 
     /// The subgraph around `seeds` with its evidence. `options`: the core's
@@ -739,7 +701,7 @@ impl JsIndex {
         (|| {
             let opts: TraverseOptions = crate::options("traverse options", options)?;
             let seeds: Vec<&str> = seeds.iter().map(String::as_str).collect();
-            record(&self.shared.snapshot().neighbors(&seeds, &opts)?)
+            record(&self.session.index().neighbors(&seeds, &opts)?)
         })()
         .or_throw(&env)
     }
@@ -754,11 +716,11 @@ impl JsIndex {
         query: String,
         options: Option<Value>,
     ) -> AsyncTask<JsonWork> {
-        let index = self.shared.snapshot();
+        let session = Arc::clone(&self.session);
         Work::task(
             move || {
                 let opts: EvidenceOptions = crate::options("evidence options", options)?;
-                record(&index.query_with_evidence(&query, &opts)?)
+                record(&session.query_with_evidence(&query, &opts)?)
             },
             json,
         )
@@ -769,7 +731,7 @@ impl JsIndex {
     pub fn pointers(&self, env: Env, key: String, scope: Option<String>) -> napi::Result<Json> {
         (|| {
             let s = crate::scope(scope.as_deref())?;
-            record(&self.shared.snapshot().pointers(&key, s.as_ref())?)
+            record(&self.session.index().pointers(&key, s.as_ref())?)
         })()
         .or_throw(&env)
     }
@@ -786,7 +748,7 @@ impl JsIndex {
     ) -> napi::Result<Json> {
         let cited: Vec<Cited> = cited.iter().map(|c| Cited::parse(c)).collect();
         let offered = offered.unwrap_or_default();
-        (|| record(&self.shared.snapshot().verify(&answer, &cited, &offered)?))().or_throw(&env)
+        (|| record(&self.session.verify(&answer, &cited, &offered)?))().or_throw(&env)
     }
 
     /// `verify` with the ids written in the answer merged in, and the answer's sentences
@@ -801,21 +763,13 @@ impl JsIndex {
     ) -> napi::Result<Json> {
         let cited: Vec<Cited> = cited.iter().map(|c| Cited::parse(c)).collect();
         let offered = offered.unwrap_or_default();
-        (|| {
-            record(
-                &self
-                    .shared
-                    .snapshot()
-                    .check_answer(&answer, &cited, &offered)?,
-            )
-        })()
-        .or_throw(&env)
+        (|| record(&self.session.check_answer(&answer, &cited, &offered)?))().or_throw(&env)
     }
 
     /// The answer's sentences without a citation, and those no chunk supports.
     #[napi(ts_return_type = "Support")]
     pub fn uncited_support(&self, env: Env, answer: String) -> napi::Result<Json> {
-        (|| record(&self.shared.snapshot().uncited_support(&answer)?))().or_throw(&env)
+        (|| record(&self.session.uncited_support(&answer)?))().or_throw(&env)
     }
 
     /// Adds or replaces the page at `path` (a new snapshot is swapped in; searches under way
@@ -833,7 +787,7 @@ impl JsIndex {
     ) -> napi::Result<Json> {
         (|| {
             let opts: WriteOptions = crate::options("write options", options)?;
-            record(&self.shared.upsert_page(&path, &text, &opts)?)
+            record(&self.session.upsert_page(&path, &text, &opts)?)
         })()
         .or_throw(&env)
     }
@@ -843,7 +797,7 @@ impl JsIndex {
     pub fn delete_page(&self, env: Env, key: String, scope: Option<String>) -> napi::Result<Json> {
         (|| {
             let s = crate::scope(scope.as_deref())?;
-            record(&self.shared.delete_page(&key, s.as_ref())?)
+            record(&self.session.delete_page(&key, s.as_ref())?)
         })()
         .or_throw(&env)
     }
@@ -859,7 +813,7 @@ impl JsIndex {
     ) -> napi::Result<Json> {
         (|| {
             let s = crate::scope(scope.as_deref())?;
-            record(&self.shared.rename_page(&key, s.as_ref(), &new_key)?)
+            record(&self.session.rename_page(&key, s.as_ref(), &new_key)?)
         })()
         .or_throw(&env)
     }
@@ -867,7 +821,7 @@ impl JsIndex {
     /// The text each chunk's embedding is computed from, in the order `setVectors` takes.
     #[napi]
     pub fn passages(&self) -> Vec<String> {
-        self.shared.snapshot().passages()
+        self.session.index().passages()
     }
 
     /// Stores one vector per chunk (in `passages()` order) for the semantic lane.
@@ -884,8 +838,8 @@ impl JsIndex {
         let rows: Vec<&[f32]> = vectors.iter().map(|v| &v[..]).collect();
         (|| {
             let encoding = VectorEncoding::parse(encoding.as_deref().unwrap_or("f32"))?;
-            self.shared
-                .modify(|i| i.set_vectors(&model_id, &fingerprint, &rows, encoding))
+            self.session
+                .set_vectors(&model_id, &fingerprint, &rows, encoding)
         })()
         .or_throw(&env)
     }
@@ -894,15 +848,13 @@ impl JsIndex {
     #[napi(ts_args_type = "model: Model")]
     pub fn attach_model(&self, env: Env, model: &JsModel) -> napi::Result<()> {
         let embedder = Arc::clone(&model.inner) as Arc<dyn Embedder>;
-        self.shared
-            .modify(|i| i.attach_embedder(embedder))
-            .or_throw(&env)
+        self.session.set_model(Some(embedder)).or_throw(&env)
     }
 
     /// The agent tools' definitions: name, description, JSON Schema of the arguments.
     #[napi(ts_return_type = "ToolDef[]")]
     pub fn tools(&self, env: Env) -> napi::Result<Json> {
-        record(&self.current_tools().definitions()).or_throw(&env)
+        record(&self.session.tool_definitions()).or_throw(&env)
     }
 
     /// Runs one agent tool: `{text, data}` (text for the model, data for programs).
@@ -911,27 +863,24 @@ impl JsIndex {
         ts_return_type = "ToolResult"
     )]
     pub fn call_tool(&self, env: Env, name: String, args: Option<Value>) -> napi::Result<Json> {
-        let tools = self.current_tools();
         let args = args
             .unwrap_or(Value::Object(Default::default()))
             .to_string();
-        (|| record(&tools.call(&self.shared.snapshot(), &name, &args)?))().or_throw(&env)
+        (|| record(&self.session.call_tool(&name, &args)?))().or_throw(&env)
     }
 
     /// Starts a new agent turn (the drill-down count goes back to 0).
     #[napi]
     pub fn reset_turn(&self) {
-        self.current_tools().reset_turn();
+        self.session.reset_turn();
     }
 
     /// Sets the agent tools' limits (the core's `ToolLimits`); the turn count starts at 0.
     #[napi(ts_args_type = "limits: ToolLimits")]
     pub fn set_tool_limits(&self, env: Env, limits: Value) -> napi::Result<()> {
-        let tools = options::<ToolLimits>("tool limits", Some(limits))
-            .and_then(Tools::new)
-            .or_throw(&env)?;
-        *self.tools.lock().unwrap_or_else(|p| p.into_inner()) = Arc::new(tools);
-        Ok(())
+        options::<ToolLimits>("tool limits", Some(limits))
+            .and_then(|limits| self.session.set_tool_limits(limits))
+            .or_throw(&env)
     }
 
     /// Logs every search and citation check, as `origin`, to a JSON Lines file (a string) or
@@ -950,18 +899,10 @@ impl JsIndex {
                 Some(Either::B(cb)) => Some(Arc::new(CallbackLog(cb))),
                 None => None,
             };
-            self.shared.modify(|i| {
-                i.set_query_log(log, &origin);
-                Ok(())
-            })
+            self.session.set_query_log(log, &origin);
+            Ok(())
         })()
         .or_throw(&env)
-    }
-}
-
-impl JsIndex {
-    fn current_tools(&self) -> Arc<Tools> {
-        Arc::clone(&self.tools.lock().unwrap_or_else(|p| p.into_inner()))
     }
 }
 

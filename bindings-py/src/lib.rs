@@ -21,7 +21,6 @@ use numpy::{
     IntoPyArray, PyArray2, PyArrayDescrMethods, PyArrayDyn, PyArrayMethods, PyUntypedArray,
     PyUntypedArrayMethods,
 };
-use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyString};
 use serde::Serialize;
@@ -29,9 +28,9 @@ use wikidex::cite::Cited;
 use wikidex::embed::{MODEL_FILE, TOKENIZER_FILE};
 use wikidex::querylog::JsonlLog;
 use wikidex::{
-    BuildReport, Config, Embedder, Error, EvidenceOptions, Index, IndexBuilder, LogEntry,
-    OffsetUnit, OnnxEmbedder, OnnxOptions, PromptKind, QueryLog, Scope, SearchOptions,
-    SearchResults, SharedIndex, ToolLimits, Tools, TraverseOptions, VectorEncoding, WriteOptions,
+    BuildOptions, Embedder, Error, EvidenceOptions, Index, LogEntry, OffsetUnit, OnnxEmbedder,
+    OnnxOptions, PromptKind, QueryLog, Scope, SearchOptions, SearchResults, Session, Source,
+    ToolLimits, TraverseOptions, VectorEncoding, WriteOptions,
 };
 
 /// A core error as the `wikidex` exception of its code.
@@ -135,13 +134,11 @@ fn run<T: Send>(py: Python<'_>, work: impl FnOnce() -> Result<T, Error> + Send) 
     py.detach(work).map_err(|e| raise(py, &e))
 }
 
-/// A built or loaded index: the current snapshot (searches run on it from any thread while a
-/// write builds the next one), the build report when it was built here, and the agent tools.
+/// A built or loaded index: the core's `Session` (the current snapshot, the model, the query
+/// log, the agent tools, the build report), with the page ids of the last snapshot ranked.
 #[pyclass(module = "wikidex._wikidex", frozen)]
 struct NativeIndex {
-    shared: SharedIndex,
-    report: Option<BuildReport>,
-    tools: Mutex<Arc<Tools>>,
+    session: Session,
     ids: Mutex<Option<Arc<PageIds>>>,
 }
 
@@ -153,37 +150,30 @@ pub(crate) struct PageIds {
     pub(crate) ids: Vec<Py<PyString>>,
 }
 
-fn wrap(mut index: Index, report: Option<BuildReport>) -> NativeIndex {
-    index.set_offset_unit(OffsetUnit::Char);
+fn wrap(session: Session) -> NativeIndex {
+    session.set_offset_unit(OffsetUnit::Char);
     NativeIndex {
-        shared: SharedIndex::new(index),
-        report,
-        tools: Mutex::new(Arc::new(Tools::default())),
+        session,
         ids: Mutex::new(None),
     }
 }
 
-/// Builds from `(path, text)` files or a folder, calling `progress(stage, done, total)` with
-/// the GIL taken back for each call.
+/// Builds from `source` with `options` (JSON of the core's `BuildOptions`), calling
+/// `progress(stage, done, total)` with the GIL taken back for each call.
 fn build(
     py: Python<'_>,
-    config: Option<&str>,
-    add: impl FnOnce(&mut IndexBuilder) -> Result<(), Error> + Send,
+    source: Source,
+    options: Option<&str>,
     progress: Option<Py<PyAny>>,
     model: Option<&Model>,
 ) -> PyResult<NativeIndex> {
-    let embedder = model.map(|m| Arc::clone(&m.inner) as Arc<dyn Embedder>);
+    let model = model.map(|m| Arc::clone(&m.inner) as Arc<dyn Embedder>);
     // Ctrl-C (or the notebook's stop button) and an exception raised by `progress` stop the
     // build: the callback breaks, core returns `cancelled`, and the Python exception is raised.
     let mut raised: Option<PyErr> = None;
     let built = run(py, || {
-        let config: Config = from_json("config", config)?;
-        let mut builder = IndexBuilder::new(config)?;
-        if let Some(e) = embedder {
-            builder.embedder(e);
-        }
-        add(&mut builder)?;
-        builder.build_with_progress(&mut |stage, done, total| {
+        let options: BuildOptions = from_json("build options", options)?;
+        Session::build(source, &options, model, &mut |stage, done, total| {
             Python::attach(|py| {
                 let step = py.check_signals().and_then(|()| match &progress {
                     Some(cb) => cb.call1(py, (stage.as_str(), done, total)).map(drop),
@@ -199,29 +189,32 @@ fn build(
             })
         })
     });
-    let (index, report) = match (built, raised) {
-        (Err(_), Some(e)) => return Err(e),
-        (built, _) => built?,
-    };
-    Ok(wrap(index, Some(report)))
+    match (built, raised) {
+        (Err(_), Some(e)) => Err(e),
+        (built, _) => Ok(wrap(built?)),
+    }
 }
 
 #[pymethods]
 impl NativeIndex {
     /// Builds from a list of `(path, text)`, added in sorted path order (by core).
     #[staticmethod]
-    #[pyo3(signature = (files, config=None, progress=None, model=None))]
+    #[pyo3(signature = (files, options=None, progress=None, model=None))]
     fn build_files(
         py: Python<'_>,
         files: Vec<(String, String)>,
-        config: Option<&str>,
+        options: Option<&str>,
         progress: Option<Py<PyAny>>,
         model: Option<PyRef<'_, Model>>,
     ) -> PyResult<NativeIndex> {
+        let files = files
+            .into_iter()
+            .map(|(p, t)| (p, t.into_bytes()))
+            .collect();
         build(
             py,
-            config,
-            move |b| b.add_files(files),
+            Source::Files(files),
+            options,
             progress,
             model.as_deref(),
         )
@@ -229,18 +222,18 @@ impl NativeIndex {
 
     /// Builds from a wiki folder.
     #[staticmethod]
-    #[pyo3(signature = (path, config=None, progress=None, model=None))]
+    #[pyo3(signature = (path, options=None, progress=None, model=None))]
     fn build_dir(
         py: Python<'_>,
         path: PathBuf,
-        config: Option<&str>,
+        options: Option<&str>,
         progress: Option<Py<PyAny>>,
         model: Option<PyRef<'_, Model>>,
     ) -> PyResult<NativeIndex> {
         build(
             py,
-            config,
-            move |b| b.add_dir(&path),
+            Source::Folder(path),
+            options,
             progress,
             model.as_deref(),
         )
@@ -249,7 +242,7 @@ impl NativeIndex {
     /// Decodes without copying: `bytes` are immutable, and the argument keeps them alive.
     #[staticmethod]
     fn from_bytes(py: Python<'_>, data: &[u8]) -> PyResult<NativeIndex> {
-        run(py, || Index::from_bytes(data)).map(|i| wrap(i, None))
+        run(py, || Session::from_bytes(data)).map(wrap)
     }
 
     /// Checks the header of a blob (its first bytes) before a caller copies a large buffer.
@@ -262,31 +255,30 @@ impl NativeIndex {
 
     #[staticmethod]
     fn open(py: Python<'_>, path: PathBuf) -> PyResult<NativeIndex> {
-        run(py, move || Index::open(&path)).map(|i| wrap(i, None))
+        run(py, move || Session::open(&path)).map(wrap)
     }
 
     fn to_bytes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
-        let bytes = run(py, || self.shared.snapshot().to_bytes())?;
+        let bytes = run(py, || self.session.to_bytes())?;
         Ok(PyBytes::new(py, &bytes))
     }
 
     fn save(&self, py: Python<'_>, path: PathBuf) -> PyResult<()> {
-        run(py, || self.shared.snapshot().save(&path))
+        run(py, || self.session.save(&path))
     }
 
-    /// A copy of the current snapshot (writes to it leave this index as it is).
+    /// A copy of the session (writes to it leave this index as it is).
     fn copy(&self) -> NativeIndex {
         NativeIndex {
-            shared: SharedIndex::new(Index::clone(&self.shared.snapshot())),
-            report: self.report.clone(),
-            tools: Mutex::new(Arc::new(Tools::default())),
+            session: self.session.copy(),
             ids: Mutex::new(None),
         }
     }
 
     /// The build report (JSON), when this index was built here.
     fn build_report(&self, py: Python<'_>) -> PyResult<Option<String>> {
-        self.report
+        self.session
+            .build_report()
             .as_ref()
             .map(to_json)
             .transpose()
@@ -294,11 +286,11 @@ impl NativeIndex {
     }
 
     fn page_count(&self) -> usize {
-        self.shared.snapshot().pages().len()
+        self.session.index().pages().len()
     }
 
     fn chunk_count(&self) -> usize {
-        self.shared.snapshot().chunk_count()
+        self.session.index().chunk_count()
     }
 
     #[pyo3(signature = (query, options=None, query_vector=None))]
@@ -312,7 +304,7 @@ impl NativeIndex {
         let vector = crate::query_vector(py, query_vector)?;
         run(py, || {
             let opts = search_options(options, vector)?;
-            to_json(&self.shared.snapshot().search(query, &opts)?)
+            to_json(&self.session.search(query, &opts)?)
         })
     }
 
@@ -328,9 +320,7 @@ impl NativeIndex {
         let vector = crate::query_vector(py, query_vector)?;
         let (snap, ranked) = run(py, || {
             let opts = search_options(options, vector)?;
-            let snap = self.shared.snapshot();
-            let ranked = snap.rank(query, &opts)?;
-            Ok((snap, ranked))
+            self.session.rank(query, &opts)
         })?;
         let ids = self.page_ids(py, snap);
         let hits = ranked.iter().map(|r| (r.page, r.score)).collect();
@@ -349,9 +339,7 @@ impl NativeIndex {
     ) -> PyResult<Vec<ranking::Ranking>> {
         let (snap, ranked) = run(py, || {
             let opts = search_options(options, None)?;
-            let snap = self.shared.snapshot();
-            let ranked = snap.rank_many(&queries, &opts, threads)?;
-            Ok((snap, ranked))
+            self.session.rank_many(&queries, &opts, threads)
         })?;
         let ids = self.page_ids(py, snap);
         Ok(ranked
@@ -369,7 +357,7 @@ impl NativeIndex {
                 serde_json::from_str(results).map_err(|e| Error::InvalidArgument {
                     detail: format!("search results: {e}"),
                 })?;
-            to_json(&self.shared.snapshot().prompt_block(&results))
+            to_json(&self.session.index().prompt_block(&results))
         })
     }
 
@@ -377,22 +365,16 @@ impl NativeIndex {
     fn page_record(&self, py: Python<'_>, key: &str, scope: Option<&str>) -> PyResult<String> {
         run(py, || {
             let s = crate::scope(scope)?;
-            to_json(&self.shared.snapshot().page_record(key, s.as_ref())?)
+            to_json(&self.session.page_record(key, s.as_ref())?)
         })
     }
 
     fn chunk(&self, py: Python<'_>, id: &str) -> PyResult<String> {
-        run(py, || to_json(&self.shared.snapshot().chunk(id)?))
+        run(py, || to_json(&self.session.chunk(id)?))
     }
 
     fn lint(&self, py: Python<'_>) -> PyResult<String> {
-        run(py, || {
-            let snap = self.shared.snapshot();
-            to_json(&match &self.report {
-                Some(r) => snap.lint_with_build(r),
-                None => snap.lint(),
-            })
-        })
+        run(py, || to_json(&self.session.lint()))
     }
 
     #[pyo3(signature = (seeds, options=None))]
@@ -405,7 +387,7 @@ impl NativeIndex {
         run(py, || {
             let opts: TraverseOptions = from_json("traverse options", options)?;
             let seeds: Vec<&str> = seeds.iter().map(String::as_str).collect();
-            to_json(&self.shared.snapshot().neighbors(&seeds, &opts)?)
+            to_json(&self.session.index().neighbors(&seeds, &opts)?)
         })
     }
 
@@ -418,7 +400,7 @@ impl NativeIndex {
     ) -> PyResult<String> {
         run(py, || {
             let opts: EvidenceOptions = from_json("evidence options", options)?;
-            to_json(&self.shared.snapshot().query_with_evidence(query, &opts)?)
+            to_json(&self.session.query_with_evidence(query, &opts)?)
         })
     }
 
@@ -426,7 +408,7 @@ impl NativeIndex {
     fn pointers(&self, py: Python<'_>, key: &str, scope: Option<&str>) -> PyResult<String> {
         run(py, || {
             let s = crate::scope(scope)?;
-            to_json(&self.shared.snapshot().pointers(key, s.as_ref())?)
+            to_json(&self.session.index().pointers(key, s.as_ref())?)
         })
     }
 
@@ -440,8 +422,7 @@ impl NativeIndex {
         run(py, || {
             to_json(
                 &self
-                    .shared
-                    .snapshot()
+                    .session
                     .verify(answer, &parse_cited(&cited), &offered)?,
             )
         })
@@ -455,20 +436,16 @@ impl NativeIndex {
         offered: Vec<String>,
     ) -> PyResult<String> {
         run(py, || {
-            let cited: Vec<Cited> = cited.iter().map(|c| Cited::parse(c)).collect();
             to_json(
                 &self
-                    .shared
-                    .snapshot()
-                    .check_answer(answer, &cited, &offered)?,
+                    .session
+                    .check_answer(answer, &parse_cited(&cited), &offered)?,
             )
         })
     }
 
     fn uncited_support(&self, py: Python<'_>, answer: &str) -> PyResult<String> {
-        run(py, || {
-            to_json(&self.shared.snapshot().uncited_support(answer)?)
-        })
+        run(py, || to_json(&self.session.uncited_support(answer)?))
     }
 
     #[pyo3(signature = (path, text, options=None))]
@@ -481,7 +458,7 @@ impl NativeIndex {
     ) -> PyResult<String> {
         run(py, || {
             let opts: WriteOptions = from_json("write options", options)?;
-            to_json(&self.shared.upsert_page(path, text, &opts)?)
+            to_json(&self.session.upsert_page(path, text, &opts)?)
         })
     }
 
@@ -489,7 +466,7 @@ impl NativeIndex {
     fn delete_page(&self, py: Python<'_>, key: &str, scope: Option<&str>) -> PyResult<String> {
         run(py, || {
             let s = crate::scope(scope)?;
-            to_json(&self.shared.delete_page(key, s.as_ref())?)
+            to_json(&self.session.delete_page(key, s.as_ref())?)
         })
     }
 
@@ -503,12 +480,12 @@ impl NativeIndex {
     ) -> PyResult<String> {
         run(py, || {
             let s = crate::scope(scope)?;
-            to_json(&self.shared.rename_page(key, s.as_ref(), new_key)?)
+            to_json(&self.session.rename_page(key, s.as_ref(), new_key)?)
         })
     }
 
     fn passages(&self, py: Python<'_>) -> PyResult<Vec<String>> {
-        run(py, || Ok(self.shared.snapshot().passages()))
+        run(py, || Ok(self.session.index().passages()))
     }
 
     /// Stores one vector per passage from a 2-D C-contiguous float32 array: its buffer is
@@ -529,29 +506,25 @@ impl NativeIndex {
                 0 => vec![&[]; shape[0]],
                 dim => values.chunks_exact(dim).collect(),
             };
-            self.shared
-                .modify(|i| i.set_vectors(model_id, fingerprint, &rows, encoding))
+            self.session
+                .set_vectors(model_id, fingerprint, &rows, encoding)
         })
     }
 
     /// Attaches the model that embeds queries (and the chunks of pages written later).
     fn attach_model(&self, py: Python<'_>, model: PyRef<'_, Model>) -> PyResult<()> {
         let embedder = Arc::clone(&model.inner) as Arc<dyn Embedder>;
-        run(py, || self.shared.modify(|i| i.attach_embedder(embedder)))
+        run(py, || self.session.set_model(Some(embedder)))
     }
 
     /// The agent tools' definitions (JSON).
     fn tools(&self, py: Python<'_>) -> PyResult<String> {
-        let tools = self.current_tools();
-        run(py, || to_json(&tools.definitions()))
+        run(py, || to_json(&self.session.tool_definitions()))
     }
 
     /// Runs an agent tool; returns its result (JSON `{text, data}`).
     fn call_tool(&self, py: Python<'_>, name: &str, args: &str) -> PyResult<String> {
-        let tools = self.current_tools();
-        run(py, || {
-            to_json(&tools.call(&self.shared.snapshot(), name, args)?)
-        })
+        run(py, || to_json(&self.session.call_tool(name, args)?))
     }
 
     /// Logs searches and citation checks to a JSON Lines file (`path`), or to `callback(json)`,
@@ -575,28 +548,22 @@ impl NativeIndex {
                 (None, Some(cb)) => Some(Arc::new(CallbackLog(cb))),
                 (None, None) => None,
             };
-            self.shared.modify(|i| {
-                i.set_query_log(log, origin);
-                Ok(())
-            })
+            self.session.set_query_log(log, origin);
+            Ok(())
         })
     }
 
     /// Starts a new turn of the agent tools (the drill-down count goes back to 0).
     fn reset_turn(&self) {
-        self.current_tools().reset_turn();
+        self.session.reset_turn();
     }
 
     /// Sets the agent tools' limits (JSON of `ToolLimits`); the turn count starts at 0.
     fn set_tool_limits(&self, py: Python<'_>, limits: &str) -> PyResult<()> {
-        let tools = run(py, || {
-            Tools::new(from_json::<ToolLimits>("tool limits", Some(limits))?)
-        })?;
-        *self
-            .tools
-            .lock()
-            .map_err(|_| PyTypeError::new_err("tools lock poisoned"))? = Arc::new(tools);
-        Ok(())
+        run(py, || {
+            self.session
+                .set_tool_limits(from_json::<ToolLimits>("tool limits", Some(limits))?)
+        })
     }
 }
 
@@ -620,13 +587,6 @@ impl NativeIndex {
                 *cached = Some(Arc::clone(&made));
                 made
             }
-        }
-    }
-
-    fn current_tools(&self) -> Arc<Tools> {
-        match self.tools.lock() {
-            Ok(t) => Arc::clone(&t),
-            Err(p) => Arc::clone(&p.into_inner()),
         }
     }
 }

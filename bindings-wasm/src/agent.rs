@@ -4,32 +4,23 @@
 
 use std::cell::RefCell;
 use std::collections::HashMap;
-use std::rc::Rc;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
 
 use js_sys::{Function, Reflect};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
-use wikidex::{LogEntry, QueryLog, ToolLimits, Tools};
+use wikidex::{LogEntry, QueryLog, ToolLimits};
 
 use crate::error::OrThrow;
 use crate::{invalid, is_absent, opt_string, options, record, string, stringify, JsIndex};
-
-/// The agent tools of one index handle, with their per-turn counter. A call clones the `Rc`
-/// and lets go of the cell, so a log callback that changes the limits does not find it held.
-pub(crate) type ToolsCell = RefCell<Rc<Tools>>;
-
-pub(crate) fn default_tools() -> ToolsCell {
-    RefCell::new(Rc::new(Tools::default()))
-}
 
 #[wasm_bindgen(js_class = Index)]
 impl JsIndex {
     /// The agent tools' definitions: name, description, JSON Schema of the arguments.
     #[wasm_bindgen(unchecked_return_type = "ToolDef[]")]
     pub fn tools(&self) -> Result<JsValue, JsValue> {
-        record(&self.current_tools().definitions()).or_throw()
+        record(&self.session.tool_definitions()).or_throw()
     }
 
     /// Runs one agent tool: `{text, data}` (text for the model, data for programs).
@@ -41,14 +32,13 @@ impl JsIndex {
             JsValue,
         >,
     ) -> Result<JsValue, JsValue> {
-        let tools = self.current_tools();
         (|| {
             let name = string("name", &name)?;
             let args = match args {
                 Some(a) if !is_absent(&a) => stringify("the tool's arguments", &a)?,
                 _ => "{}".to_string(),
             };
-            record(&tools.call(&self.shared.snapshot(), &name, &args)?)
+            record(&self.session.call_tool(&name, &args)?)
         })()
         .or_throw()
     }
@@ -56,7 +46,7 @@ impl JsIndex {
     /// Starts a new agent turn (the drill-down count goes back to 0).
     #[wasm_bindgen(js_name = resetTurn)]
     pub fn reset_turn(&self) {
-        self.current_tools().reset_turn();
+        self.session.reset_turn();
     }
 
     /// Sets the agent tools' limits (the core's `ToolLimits`); the turn count starts at 0.
@@ -65,11 +55,9 @@ impl JsIndex {
         &self,
         #[wasm_bindgen(unchecked_param_type = "ToolLimits")] limits: JsValue,
     ) -> Result<(), JsValue> {
-        let tools = options::<ToolLimits>("tool limits", &limits)
-            .and_then(Tools::new)
-            .or_throw()?;
-        *self.tools.borrow_mut() = Rc::new(tools);
-        Ok(())
+        options::<ToolLimits>("tool limits", &limits)
+            .and_then(|limits| self.session.set_tool_limits(limits))
+            .or_throw()
     }
 
     /// Logs every search and citation check, as `origin` (default `browser`), to `callback`,
@@ -93,18 +81,10 @@ impl JsIndex {
                     .map_err(|_| invalid("the query log must be a function or null".into()))?;
                 Some(Arc::new(CallbackLog::register(f)))
             };
-            self.shared.modify(|i| {
-                i.set_query_log(log, &origin);
-                Ok(())
-            })
+            self.session.set_query_log(log, &origin);
+            Ok(())
         })()
         .or_throw()
-    }
-}
-
-impl JsIndex {
-    fn current_tools(&self) -> Rc<Tools> {
-        Rc::clone(&self.tools.borrow())
     }
 }
 

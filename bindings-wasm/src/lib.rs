@@ -42,13 +42,12 @@ use wikidex::{Error, SearchOptions};
 #[cfg(feature = "index")]
 use {
     js_sys::Float32Array,
-    wikidex::{BuildReport, OffsetUnit, SharedIndex, VectorEncoding},
+    wikidex::{OffsetUnit, Session, VectorEncoding},
 };
 #[cfg(feature = "write")]
 use {
     js_sys::Object,
-    serde::Deserialize,
-    wikidex::{Config, IndexBuilder, WriteOptions},
+    wikidex::{BuildOptions, Source, WriteOptions},
 };
 
 use wikidex::SearchResults;
@@ -227,32 +226,9 @@ fn page_record(
     .or_throw()
 }
 
-/// `Index.build`'s options; `config` is read as the core's `Config` on its own, so its errors
-/// name it.
-#[cfg(feature = "write")]
-#[derive(Deserialize, Default)]
-#[serde(deny_unknown_fields)]
-struct BuildOptions {
-    #[serde(default)]
-    config: Option<serde_json::Value>,
-    #[serde(default)]
-    strict: bool,
-}
-
-#[cfg(feature = "write")]
-fn config(v: Option<serde_json::Value>) -> CoreResult<Config> {
-    match v {
-        None | Some(serde_json::Value::Null) => Ok(Config::default()),
-        Some(v @ serde_json::Value::Object(_)) => {
-            serde_json::from_value(v).map_err(|e| invalid(format!("config: {e}")))
-        }
-        Some(other) => Err(invalid(format!("config must be an object, not {other}"))),
-    }
-}
-
 /// The files of `Index.build`: an object of path to text (core adds them in sorted order).
 #[cfg(feature = "write")]
-fn files(v: &JsValue) -> CoreResult<Vec<(String, String)>> {
+fn files(v: &JsValue) -> CoreResult<Vec<(String, Vec<u8>)>> {
     if !is_plain_object(v) {
         return Err(invalid("files must be an object of path to text".into()));
     }
@@ -265,42 +241,24 @@ fn files(v: &JsValue) -> CoreResult<Vec<(String, String)>> {
                 .get(1)
                 .as_string()
                 .ok_or_else(|| invalid(format!("the text of {path} must be a string")))?;
-            Ok((path, text))
+            Ok((path, text.into_bytes()))
         })
         .collect::<CoreResult<Vec<_>>>()?;
     Ok(files)
 }
 
-#[cfg(feature = "write")]
-fn build(files_v: &JsValue, options_v: &JsValue) -> CoreResult<(wikidex::Index, BuildReport)> {
-    let opts: BuildOptions = options("build options", options_v)?;
-    let files = files(files_v)?;
-    let mut builder = IndexBuilder::new(config(opts.config)?)?;
-    builder.strict(opts.strict);
-    builder.add_files(files)?;
-    builder.build()
-}
-
-/// A built or loaded index: the current snapshot (a write builds the next one and swaps it
-/// in) and the build report when it was built here.
+/// A built or loaded index: the core's `Session` (the current snapshot, the model, the query
+/// log, the agent tools, the build report).
 #[cfg(feature = "index")]
 #[wasm_bindgen(js_name = Index)]
 pub struct JsIndex {
-    shared: SharedIndex,
-    report: Option<BuildReport>,
-    #[cfg(feature = "agent")]
-    tools: agent::ToolsCell,
+    session: Session,
 }
 
 #[cfg(feature = "index")]
-fn wrap(mut index: wikidex::Index, report: Option<BuildReport>) -> JsIndex {
-    index.set_offset_unit(OffsetUnit::Utf16);
-    JsIndex {
-        shared: SharedIndex::new(index),
-        report,
-        #[cfg(feature = "agent")]
-        tools: agent::default_tools(),
-    }
+fn wrap(session: Session) -> JsIndex {
+    session.set_offset_unit(OffsetUnit::Utf16);
+    JsIndex { session }
 }
 
 #[cfg(feature = "index")]
@@ -314,8 +272,17 @@ impl JsIndex {
         #[wasm_bindgen(unchecked_param_type = "Record<string, string>")] files: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "BuildOptions")] options: Option<JsValue>,
     ) -> Result<JsIndex, JsValue> {
-        let (index, report) = build(&files, &absent_if_none(options)).or_throw()?;
-        Ok(wrap(index, Some(report)))
+        let session = (|| {
+            let opts: BuildOptions = crate::options("build options", &absent_if_none(options))?;
+            Session::build(
+                Source::Files(crate::files(&files)?),
+                &opts,
+                None,
+                &mut |_, _, _| std::ops::ControlFlow::Continue(()),
+            )
+        })()
+        .or_throw()?;
+        Ok(wrap(session))
     }
 
     /// Loads an index from its blob bytes.
@@ -323,10 +290,10 @@ impl JsIndex {
     pub fn from_bytes(
         #[wasm_bindgen(unchecked_param_type = "Uint8Array | ArrayBuffer")] data: JsValue,
     ) -> Result<JsIndex, JsValue> {
-        let index = bytes(&data)
-            .and_then(|b| wikidex::Index::from_bytes(&b))
+        let session = bytes(&data)
+            .and_then(|b| Session::from_bytes(&b))
             .or_throw()?;
-        Ok(wrap(index, None))
+        Ok(wrap(session))
     }
 
     /// The blob of the current snapshot: the whole index, which `Index.fromBytes` loads and a
@@ -335,23 +302,20 @@ impl JsIndex {
     #[cfg(feature = "write")]
     #[wasm_bindgen(js_name = toBytes)]
     pub fn to_bytes(&self) -> Result<Vec<u8>, JsValue> {
-        self.shared.snapshot().to_bytes().or_throw()
+        self.session.to_bytes().or_throw()
     }
 
-    /// An independent copy of the current snapshot (writes to one leave the other as it is).
+    /// An independent copy (writes to one leave the other as it is).
     pub fn copy(&self) -> JsIndex {
         JsIndex {
-            shared: SharedIndex::new(wikidex::Index::clone(&self.shared.snapshot())),
-            report: self.report.clone(),
-            #[cfg(feature = "agent")]
-            tools: agent::default_tools(),
+            session: self.session.copy(),
         }
     }
 
     /// The build report when this index was built here, else `null`.
     #[wasm_bindgen(js_name = buildReport, unchecked_return_type = "BuildReport | null")]
     pub fn build_report(&self) -> Result<JsValue, JsValue> {
-        match &self.report {
+        match &self.session.build_report() {
             Some(r) => record(r).or_throw(),
             None => Ok(JsValue::NULL),
         }
@@ -360,15 +324,15 @@ impl JsIndex {
     /// Number of pages.
     #[wasm_bindgen(getter = pageCount)]
     pub fn page_count(&self) -> u32 {
-        count(self.shared.snapshot().pages().len())
+        count(self.session.index().pages().len())
     }
 
     /// Every page's id (`key`, or `user/<name>/<key>`), in the index's order (scope, then
     /// key); `pageRecord(id)` reads each. A static site lists its pages with it.
     #[wasm_bindgen(js_name = pageIds)]
     pub fn page_ids(&self) -> Vec<String> {
-        self.shared
-            .snapshot()
+        self.session
+            .index()
             .pages()
             .iter()
             .map(wikidex::Page::id)
@@ -378,7 +342,7 @@ impl JsIndex {
     /// Number of page chunks.
     #[wasm_bindgen(getter = chunkCount)]
     pub fn chunk_count(&self) -> u32 {
-        count(self.shared.snapshot().chunk_count())
+        count(self.session.index().chunk_count())
     }
 
     /// Searches (the lexical and token lanes; the semantic lane with `options.query_vector`
@@ -389,7 +353,7 @@ impl JsIndex {
         #[wasm_bindgen(unchecked_param_type = "string")] query: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "SearchOptions")] options: Option<JsValue>,
     ) -> Result<JsValue, JsValue> {
-        search_record(&query, options, |q, o| self.shared.snapshot().search(q, o))
+        search_record(&query, options, |q, o| self.session.search(q, o))
     }
 
     /// The prompt block for search results: citation headers with the chunk text, and the
@@ -408,7 +372,7 @@ impl JsIndex {
             let results: SearchResults =
                 serde_json::from_str(&stringify("search results", &results)?)
                     .map_err(|e| invalid(format!("search results: {e}")))?;
-            record(&self.shared.snapshot().prompt_block(&results))
+            record(&self.session.index().prompt_block(&results))
         })()
         .or_throw()
     }
@@ -420,7 +384,7 @@ impl JsIndex {
         #[wasm_bindgen(unchecked_param_type = "string")] key: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "string | null")] scope: Option<JsValue>,
     ) -> Result<JsValue, JsValue> {
-        page_record(&key, scope, |k, s| self.shared.snapshot().page_record(k, s))
+        page_record(&key, scope, |k, s| self.session.page_record(k, s))
     }
 
     /// One chunk (of a page or a raw document) by id.
@@ -429,19 +393,14 @@ impl JsIndex {
         &self,
         #[wasm_bindgen(unchecked_param_type = "string")] id: JsValue,
     ) -> Result<JsValue, JsValue> {
-        (|| record(&self.shared.snapshot().chunk(&string("id", &id)?)?))().or_throw()
+        (|| record(&self.session.chunk(&string("id", &id)?)?))().or_throw()
     }
 
     #[cfg(feature = "agent")]
     /// Lints the wiki's graph (with the build's skipped files when built here).
     #[wasm_bindgen(unchecked_return_type = "LintReport")]
     pub fn lint(&self) -> Result<JsValue, JsValue> {
-        let snap = self.shared.snapshot();
-        match &self.report {
-            Some(r) => record(&snap.lint_with_build(r)),
-            None => record(&snap.lint()),
-        }
-        .or_throw()
+        record(&self.session.lint()).or_throw()
     }
 
     /// The subgraph around `seeds` with its evidence. `options`: the core's
@@ -459,7 +418,7 @@ impl JsIndex {
             let opts: TraverseOptions =
                 crate::options("traverse options", &absent_if_none(options))?;
             let seeds: Vec<&str> = seeds.iter().map(String::as_str).collect();
-            record(&self.shared.snapshot().neighbors(&seeds, &opts)?)
+            record(&self.session.index().neighbors(&seeds, &opts)?)
         })()
         .or_throw()
     }
@@ -475,7 +434,7 @@ impl JsIndex {
         (|| {
             let key = string("key", &key)?;
             let s = crate::scope(&absent_if_none(scope))?;
-            record(&self.shared.snapshot().pointers(&key, s.as_ref())?)
+            record(&self.session.index().pointers(&key, s.as_ref())?)
         })()
         .or_throw()
     }
@@ -497,7 +456,7 @@ impl JsIndex {
                 .map(|c| Cited::parse(c))
                 .collect();
             let offered = opt_strings("offered", &absent_if_none(offered))?;
-            record(&self.shared.snapshot().verify(&answer, &cited, &offered)?)
+            record(&self.session.verify(&answer, &cited, &offered)?)
         })()
         .or_throw()
     }
@@ -519,12 +478,7 @@ impl JsIndex {
                 .map(|c| Cited::parse(c))
                 .collect();
             let offered = opt_strings("offered", &absent_if_none(offered))?;
-            record(
-                &self
-                    .shared
-                    .snapshot()
-                    .check_answer(&answer, &cited, &offered)?,
-            )
+            record(&self.session.check_answer(&answer, &cited, &offered)?)
         })()
         .or_throw()
     }
@@ -538,7 +492,7 @@ impl JsIndex {
     ) -> Result<JsValue, JsValue> {
         (|| {
             let answer = string("answer", &answer)?;
-            record(&self.shared.snapshot().uncited_support(&answer)?)
+            record(&self.session.uncited_support(&answer)?)
         })()
         .or_throw()
     }
@@ -557,7 +511,7 @@ impl JsIndex {
             let path = string("path", &path)?;
             let text = string("text", &text)?;
             let opts: WriteOptions = crate::options("write options", &absent_if_none(options))?;
-            record(&self.shared.upsert_page(&path, &text, &opts)?)
+            record(&self.session.upsert_page(&path, &text, &opts)?)
         })()
         .or_throw()
     }
@@ -573,7 +527,7 @@ impl JsIndex {
         (|| {
             let key = string("key", &key)?;
             let s = crate::scope(&absent_if_none(scope))?;
-            record(&self.shared.delete_page(&key, s.as_ref())?)
+            record(&self.session.delete_page(&key, s.as_ref())?)
         })()
         .or_throw()
     }
@@ -591,14 +545,14 @@ impl JsIndex {
             let key = string("key", &key)?;
             let new_key = string("newKey", &new_key)?;
             let s = crate::scope(&absent_if_none(scope))?;
-            record(&self.shared.rename_page(&key, s.as_ref(), &new_key)?)
+            record(&self.session.rename_page(&key, s.as_ref(), &new_key)?)
         })()
         .or_throw()
     }
 
     /// The text each chunk's embedding is computed from, in the order `setVectors` takes.
     pub fn passages(&self) -> Vec<String> {
-        self.shared.snapshot().passages()
+        self.session.index().passages()
     }
 
     /// Stores one vector per chunk (in `passages()` order) for the semantic lane.
@@ -627,22 +581,20 @@ impl JsIndex {
                         .ok_or_else(not_rows)
                 })
                 .collect::<CoreResult<Vec<Vec<f32>>>>()?;
-            self.shared
-                .modify(|i| i.set_vectors(&model_id, &fingerprint, &rows, encoding))
+            self.session
+                .set_vectors(&model_id, &fingerprint, &rows, encoding)
         })()
         .or_throw()
     }
 
-    /// Attaches the model that embeds queries (and new chunks on page writes): from then on
+    /// Sets the model that embeds queries (and new chunks on page writes): from then on
     /// a search without `query_vector` runs the semantic lane too. Throws `model_mismatch`
     /// when the index's vectors were made by another model.
     #[cfg(feature = "model")]
     #[wasm_bindgen(js_name = attachModel)]
     pub fn attach_model(&self, model: &model::JsModel) -> Result<(), JsValue> {
         let embedder = std::sync::Arc::clone(&model.inner) as std::sync::Arc<dyn wikidex::Embedder>;
-        self.shared
-            .modify(|i| i.attach_embedder(embedder))
-            .or_throw()
+        self.session.set_model(Some(embedder)).or_throw()
     }
 }
 

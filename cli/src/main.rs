@@ -8,6 +8,7 @@
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::io::IsTerminal;
+use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -18,9 +19,9 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde_json::{json, Value};
 use wikidex::querylog::JsonlLog;
 use wikidex::{
-    eval, querylog, AlwaysMode, BuildStage, Config, Embedder, Error, Hit, Index, IndexBuilder,
-    Lane, Language, QueryLog, Scope, SearchOptions, SearchResults, SyncReport, ToolLimits, Tools,
-    UsageMode, VectorEncoding,
+    eval, querylog, AlwaysMode, BuildOptions, BuildStage, Config, Embedder, Error, Hit, Index,
+    Lane, Language, QueryLog, Scope, SearchOptions, SearchResults, Session, Source, Synced,
+    ToolLimits, Tools, UsageMode, VectorEncoding,
 };
 
 mod mcp;
@@ -154,12 +155,12 @@ struct ToolLimitArgs {
 }
 
 impl ToolLimitArgs {
-    fn tools(&self) -> Result<Tools, Error> {
-        Tools::new(ToolLimits {
+    fn limits(&self) -> ToolLimits {
+        ToolLimits {
             max_results: self.max_results,
             max_drilldowns: self.max_drilldowns,
             max_chars: self.max_chars,
-        })
+        }
     }
 }
 
@@ -704,54 +705,14 @@ fn progress_bar(len: u64, what: &str, quiet: bool) -> ProgressBar {
     bar
 }
 
-/// What to build from, and how.
-struct BuildPlan<'a> {
-    dir: &'a Path,
-    /// The index this folder gave last time, to build on (`sync`).
-    previous: Option<&'a Index>,
-    beir: bool,
-    strict: bool,
-    raw: Option<&'a Path>,
-    follow_outside_root: bool,
-    /// Store the page files' modification times.
-    file_times: bool,
-    config: Config,
-    embed: &'a EmbedBuildArgs,
+/// Runs `work` (a build) with progress bars for analysis and embedding (none when `quiet`).
+fn with_progress<T>(
     quiet: bool,
-}
-
-/// Builds an index from a wiki folder or a BEIR corpus, with progress bars for analysis and
-/// embedding.
-fn build_index(plan: BuildPlan<'_>) -> Result<(Index, wikidex::BuildReport), Error> {
-    sync_index(plan).map(|(index, report)| (index, report.build))
-}
-
-/// [`build_index`], reporting what changed since `plan.previous`.
-fn sync_index(plan: BuildPlan<'_>) -> Result<(Index, SyncReport), Error> {
-    let quiet = plan.quiet;
-    let mut builder = IndexBuilder::new(plan.config)?;
-    builder.strict(plan.strict);
-    builder.follow_links_outside_root(plan.follow_outside_root);
-    builder.file_times(plan.file_times);
-    if let Some(e) = plan.embed.embedder(quiet)? {
-        builder
-            .embedder(e)
-            .vector_encoding(VectorEncoding::parse(&plan.embed.vectors)?);
-    }
-    if let Some(previous) = plan.previous {
-        builder.previous(previous);
-    }
-    if let Some(raw) = plan.raw {
-        builder.add_raw_dir(raw)?;
-    }
-    if plan.beir {
-        builder.add_beir_corpus(&plan.dir.join("corpus.jsonl"))?;
-    } else {
-        builder.add_dir(plan.dir)?;
-    }
+    work: impl FnOnce(&mut dyn FnMut(BuildStage, usize, usize) -> ControlFlow<()>) -> T,
+) -> T {
     let mut stage = BuildStage::Pages;
     let mut bar = progress_bar(0, "indexing", quiet);
-    let out = builder.sync_with_progress(&mut |s, done, total| {
+    let out = work(&mut |s, done, total| {
         if s != stage {
             bar.finish_and_clear();
             bar = progress_bar(0, "embedding", quiet);
@@ -759,10 +720,34 @@ fn sync_index(plan: BuildPlan<'_>) -> Result<(Index, SyncReport), Error> {
         }
         bar.set_length(total as u64);
         bar.set_position(done as u64);
-        std::ops::ControlFlow::Continue(())
+        ControlFlow::Continue(())
     });
     bar.finish_and_clear();
     out
+}
+
+/// Builds a session over `source` with the model `embed` names (if any), with progress bars.
+fn build_session(
+    source: Source,
+    options: &BuildOptions,
+    embed: &EmbedBuildArgs,
+    quiet: bool,
+) -> Result<Session, Error> {
+    let model = embed.embedder(quiet)?;
+    with_progress(quiet, |progress| {
+        Session::build(source, options, model, progress)
+    })
+}
+
+impl EmbedBuildArgs {
+    /// The build options these flags and `config` give.
+    fn options(&self, config: Config) -> Result<BuildOptions, Error> {
+        Ok(BuildOptions {
+            config,
+            vectors: VectorEncoding::parse(&self.vectors)?,
+            ..BuildOptions::default()
+        })
+    }
 }
 
 /// The vector section's identity, for reports.
@@ -780,19 +765,20 @@ fn vectors_json(index: &Index) -> Value {
 
 fn build(a: BuildArgs) -> Result<ExitCode, Error> {
     let started = Instant::now();
-    let config = a.config.config()?;
-    let (index, report) = build_index(BuildPlan {
-        dir: &a.dir,
-        previous: None,
-        beir: a.beir,
+    let options = BuildOptions {
         strict: a.strict,
-        raw: a.raw.as_deref(),
+        raw: a.raw.clone(),
         follow_outside_root: a.follow_outside_root,
         file_times: !a.no_file_times,
-        config,
-        embed: &a.embed,
-        quiet: a.json,
-    })?;
+        ..a.embed.options(a.config.config()?)?
+    };
+    let source = if a.beir {
+        Source::Beir(a.dir.join("corpus.jsonl"))
+    } else {
+        Source::Folder(a.dir.clone())
+    };
+    let session = build_session(source, &options, &a.embed, a.json)?;
+    let (index, report) = (session.index(), session.build_report().unwrap_or_default());
     index.save(&a.output)?;
     let seconds = started.elapsed().as_secs_f64();
     let bytes = std::fs::metadata(&a.output).map(|m| m.len()).unwrap_or(0);
@@ -842,109 +828,41 @@ fn build(a: BuildArgs) -> Result<ExitCode, Error> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// What [`sync_blob`] did.
-struct Synced {
-    index: Index,
-    report: SyncReport,
-    /// Why every file was indexed (no usable blob), if so.
-    full: Option<String>,
-    /// Whether the blob was written (not when the folder is as it has it).
-    written: bool,
-}
-
-/// Brings the blob at `blob` up to date with `dir` (`wikidex sync`, `mcp --index`): builds on
-/// it when it loads, else indexes every file; writes it when anything changed.
+/// Brings the blob at `blob` up to date with `dir` ([`wikidex::sync_file`]), with progress
+/// bars; a blob with embeddings and no model found is an error naming the flags.
 fn sync_blob(
     dir: &Path,
     blob: &Path,
-    raw: Option<&Path>,
-    follow_outside_root: bool,
-    file_times: bool,
+    options: &BuildOptions,
     embed: &EmbedBuildArgs,
     quiet: bool,
 ) -> Result<Synced, Error> {
-    // A missing blob means a full build. Anything else at that path must be a blob this
-    // build reads: a page, a note, a device or a blob of a newer format is never replaced.
-    let (previous, full) = match std::fs::symlink_metadata(blob) {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            (None, Some(format!("no index at {} yet", blob.display())))
+    let model = embed.embedder(quiet)?;
+    let synced = with_progress(quiet, |progress| {
+        wikidex::sync_file(dir, blob, options, model, embed.no_embed, progress)
+    });
+    if let Ok(s) = &synced {
+        if let (Some(why), false) = (&s.full, quiet) {
+            esay!("note: {why}: indexed every file");
         }
-        _ => match Index::open(blob) {
-            Ok(index) => (Some(index), None),
-            Err(e @ (Error::Io { .. } | Error::InvalidArgument { .. })) => return Err(e),
-            Err(e) => {
-                return Err(Error::InvalidArgument {
-                    detail: format!(
-                        "{} is not an index this build can read ({e}); refusing to replace \
-                         it: remove it, or write the index elsewhere",
-                        blob.display()
-                    ),
-                })
-            }
+    }
+    synced.map_err(|e| match e {
+        Error::NoEmbedder { detail } => Error::NoEmbedder {
+            detail: format!("{detail} (pass --model DIR, or --no-embed to drop them)"),
         },
-    };
-    let config = previous
-        .as_ref()
-        .map_or_else(Config::default, |p| p.config().clone());
-    if let Some(p) = &previous {
-        if let (Some(v), false) = (p.vectors(), embed.no_embed) {
-            if !embed.model.explicit() && embed.model.dir().is_none() {
-                return Err(Error::NoEmbedder {
-                    detail: format!(
-                        "{} holds embeddings of {}; pass --model DIR (or --no-embed to drop them)",
-                        blob.display(),
-                        v.model_id
-                    ),
-                });
-            }
-        }
-    }
-    if let Some(why) = &full {
-        if !quiet {
-            esay!("note: {why}: indexing every file");
-        }
-    }
-    let (index, report) = sync_index(BuildPlan {
-        dir,
-        previous: previous.as_ref(),
-        beir: false,
-        strict: false,
-        raw,
-        follow_outside_root,
-        file_times,
-        config,
-        embed,
-        quiet,
-    })?;
-    let vectors_kept = match (previous.as_ref().and_then(Index::vectors), index.vectors()) {
-        (Some(old), Some(new)) => old.fingerprint == new.fingerprint,
-        (None, None) => true,
-        _ => false,
-    };
-    // Nothing to write when the folder is as the blob has it.
-    let written = full.is_some() || report.has_changes() || report.embedded > 0 || !vectors_kept;
-    if written {
-        index.save(blob)?;
-    }
-    Ok(Synced {
-        index,
-        report,
-        full,
-        written,
+        e => e,
     })
 }
 
 fn sync(a: SyncArgs) -> Result<ExitCode, Error> {
     let started = Instant::now();
-    let synced = sync_blob(
-        &a.dir,
-        &a.output,
-        a.raw.as_deref(),
-        a.follow_outside_root,
-        !a.no_file_times,
-        &a.embed,
-        a.json,
-    )?;
+    let options = BuildOptions {
+        raw: a.raw.clone(),
+        follow_outside_root: a.follow_outside_root,
+        file_times: !a.no_file_times,
+        ..a.embed.options(Config::default())?
+    };
+    let synced = sync_blob(&a.dir, &a.output, &options, &a.embed, a.json)?;
     let Synced {
         index,
         report,
@@ -1017,12 +935,12 @@ fn print_problems(report: &wikidex::BuildReport) {
 }
 
 fn search(a: SearchArgs) -> Result<ExitCode, Error> {
-    let mut index = Index::open(&a.index)?;
-    let log = attach_log(&mut index, a.log.as_deref(), "cli")?;
+    let session = Session::open(&a.index)?;
+    let log = attach_log(&session, a.log.as_deref(), "cli")?;
     let lanes = a.lanes.as_deref().map(Lane::parse_list).transpose()?;
     // A lane that is not asked for costs nothing: the model loads only for the semantic lane.
     if wants(lanes.as_deref(), Lane::Semantic) {
-        if let Some(note) = a.model.attach_for_search(&mut index)? {
+        if let Some(note) = a.model.attach_for_search(&session)? {
             if !a.json {
                 esay!("note: {note}");
             }
@@ -1038,7 +956,7 @@ fn search(a: SearchArgs) -> Result<ExitCode, Error> {
         lanes,
         tags: a.tags,
         types: a.types,
-        scope: scope_arg(&index, a.scope.as_deref())?,
+        scope: scope_arg(&session.index(), a.scope.as_deref())?,
         usage_modes,
         chunks: a.chunks,
         always: if a.always_first {
@@ -1059,10 +977,10 @@ fn search(a: SearchArgs) -> Result<ExitCode, Error> {
     } else {
         a.query.clone()
     };
-    let results = index.search(query.trim_end_matches(['\n', '\r']), &opts)?;
+    let results = session.search(query.trim_end_matches(['\n', '\r']), &opts)?;
     close_log(log)?;
     if a.prompt {
-        let block = index.prompt_block(&results);
+        let block = session.index().prompt_block(&results);
         if a.json {
             print_json(&block);
         } else {
@@ -1337,7 +1255,7 @@ fn evaluate(a: EvalArgs) -> Result<ExitCode, Error> {
     let semantic = lanes.contains(&Lane::Semantic);
     let collection = eval::load_collection(&a.dir)?;
     let build_started = Instant::now();
-    let (index, report) = match &a.index {
+    let (session, report) = match &a.index {
         Some(path) => {
             if !a.config.only_fusion() {
                 return Err(Error::InvalidArgument {
@@ -1346,19 +1264,19 @@ fn evaluate(a: EvalArgs) -> Result<ExitCode, Error> {
                         .into(),
                 });
             }
-            let mut index = Index::open(path)?;
-            index.set_fusion(config.fusion)?;
-            if semantic && index.vectors().is_some() && !a.embed.no_embed {
-                if let Some(note) = a.embed.model.attach_for_search(&mut index)? {
+            let session = Session::open(path)?;
+            session.set_fusion(config.fusion)?;
+            if semantic && session.index().vectors().is_some() && !a.embed.no_embed {
+                if let Some(note) = a.embed.model.attach_for_search(&session)? {
                     return Err(Error::InvalidArgument { detail: note });
                 }
             }
             let report = wikidex::BuildReport {
-                pages: index.pages().len(),
-                chunks: index.chunk_count(),
+                pages: session.index().pages().len(),
+                chunks: session.index().chunk_count(),
                 ..Default::default()
             };
-            (index, report)
+            (session, report)
         }
         None => {
             let no_embed = EmbedBuildArgs {
@@ -1366,18 +1284,11 @@ fn evaluate(a: EvalArgs) -> Result<ExitCode, Error> {
                 no_embed: true,
                 vectors: "f32".into(),
             };
-            build_index(BuildPlan {
-                dir: &a.dir,
-                previous: None,
-                beir: true,
-                strict: false,
-                raw: None,
-                follow_outside_root: false,
-                file_times: true,
-                config: config.clone(),
-                embed: if semantic { &a.embed } else { &no_embed },
-                quiet: a.json,
-            })?
+            let embed = if semantic { &a.embed } else { &no_embed };
+            let source = Source::Beir(a.dir.join("corpus.jsonl"));
+            let session = build_session(source, &embed.options(config.clone())?, embed, a.json)?;
+            let report = session.build_report().unwrap_or_default();
+            (session, report)
         }
     };
     let build_seconds = build_started.elapsed().as_secs_f64();
@@ -1390,7 +1301,7 @@ fn evaluate(a: EvalArgs) -> Result<ExitCode, Error> {
     let mut available = Vec::new();
     for (name, run_lanes) in &runs {
         let (metrics, seconds, status) =
-            run_queries(&index, &collection, run_lanes, !a.no_typos, a.repeat)?;
+            run_queries(&session, &collection, run_lanes, !a.no_typos, a.repeat)?;
         match status {
             Some(reason) => {
                 skipped.insert(name.clone(), json!(reason));
@@ -1403,7 +1314,7 @@ fn evaluate(a: EvalArgs) -> Result<ExitCode, Error> {
     }
     if available.len() > 1 {
         let (metrics, seconds, _) =
-            run_queries(&index, &collection, &available, !a.no_typos, a.repeat)?;
+            run_queries(&session, &collection, &available, !a.no_typos, a.repeat)?;
         results.insert("fused".into(), run_json(metrics, seconds));
     }
     let out = json!({
@@ -1412,9 +1323,9 @@ fn evaluate(a: EvalArgs) -> Result<ExitCode, Error> {
         "documents": report.pages,
         "chunks": report.chunks,
         "build_seconds": build_seconds,
-        "config": index.config(),
+        "config": session.config(),
         "typos": !a.no_typos,
-        "embeddings": vectors_json(&index),
+        "embeddings": vectors_json(&session.index()),
         "runs": results,
         "skipped": skipped,
     });
@@ -1468,7 +1379,7 @@ fn run_json(m: eval::Metrics, seconds: f64) -> Value {
 /// tolerance on or off) `repeat` times, keeps the fastest loop, and scores the run. Returns the reason instead of metrics
 /// when a single lane is not available in this index.
 fn run_queries(
-    index: &Index,
+    session: &Session,
     collection: &eval::Collection,
     lanes: &[Lane],
     typos: bool,
@@ -1482,18 +1393,19 @@ fn run_queries(
         ..SearchOptions::default()
     };
     if let [lane] = lanes {
-        let status = index.lane_status(*lane);
+        let status = session.lane_status(*lane);
         if let Some(reason) = status.reason() {
             return Ok((eval::Metrics::default(), 0.0, Some(reason.to_string())));
         }
     }
     let mut best = f64::INFINITY;
     let mut ranked: Vec<Vec<wikidex::Ranked>> = Vec::new();
+    let index = session.index();
     for _ in 0..repeat {
         ranked.clear();
         let started = Instant::now();
         for (_, text) in &collection.queries {
-            ranked.push(index.rank(text, &opts)?);
+            ranked.push(session.rank(text, &opts)?.1);
         }
         best = best.min(started.elapsed().as_secs_f64());
     }
@@ -1678,8 +1590,8 @@ fn neighbors(a: NeighborsArgs) -> Result<ExitCode, Error> {
 }
 
 fn verify(a: VerifyArgs) -> Result<ExitCode, Error> {
-    let mut index = Index::open(&a.index)?;
-    let log = attach_log(&mut index, a.log.as_deref(), "cli")?;
+    let session = Session::open(&a.index)?;
+    let log = attach_log(&session, a.log.as_deref(), "cli")?;
     let answer = if a.answer == "-" {
         read_stdin("the answer", wikidex::cite::MAX_ANSWER_BYTES)?
     } else {
@@ -1704,7 +1616,7 @@ fn verify(a: VerifyArgs) -> Result<ExitCode, Error> {
     let wikidex::AnswerCheck {
         verification: v,
         support,
-    } = index.check_answer(&answer, &cited, &offered)?;
+    } = session.check_answer(&answer, &cited, &offered)?;
     close_log(log)?;
     if a.json {
         print_json(&json!({"citations": v.citations, "passed": v.passed, "support": support}));
@@ -1741,7 +1653,7 @@ const MAX_STDIN_ARGS_BYTES: usize = 4 << 20;
 fn mcp(a: McpArgs) -> Result<ExitCode, Error> {
     /// Longest `--watch` period: a day.
     const MAX_WATCH_SECS: f64 = 86_400.0;
-    let tools = a.limits.tools()?;
+    let limits = a.limits.limits();
     let folder = a.source.is_dir();
     // `Duration::from_secs_f64` panics past about 1.8e19 seconds; a day between two looks is
     // already more than any use of watching.
@@ -1758,33 +1670,28 @@ fn mcp(a: McpArgs) -> Result<ExitCode, Error> {
             detail: "--index keeps a served folder's index; the source is not a folder".into(),
         });
     }
-    let (mut index, skipped) = if folder {
+    let options = a.embed.options(Config::default())?;
+    let (session, skipped) = if folder {
         match &a.index {
             Some(blob) => {
-                let s = sync_blob(&a.source, blob, None, false, true, &a.embed, true)?;
-                (s.index, s.report.build.skipped)
+                let s = sync_blob(&a.source, blob, &options, &a.embed, true)?;
+                let session = Session::new(s.index);
+                session.set_model(a.embed.embedder(true)?)?;
+                (session, s.report.build.skipped)
             }
             None => {
-                let (index, report) = build_index(BuildPlan {
-                    dir: &a.source,
-                    previous: None,
-                    beir: false,
-                    strict: false,
-                    raw: None,
-                    follow_outside_root: false,
-                    file_times: true,
-                    config: Config::default(),
-                    embed: &a.embed,
-                    quiet: true,
-                })?;
-                (index, report.skipped)
+                let source = Source::Folder(a.source.clone());
+                let session = build_session(source, &options, &a.embed, true)?;
+                let skipped = session.build_report().unwrap_or_default().skipped;
+                (session, skipped)
             }
         }
     } else {
-        let mut index = Index::open(&a.source)?;
-        attach_model(&mut index, &a.embed)?;
-        (index, Vec::new())
+        let session = Session::open(&a.source)?;
+        attach_model(&session, &a.embed)?;
+        (session, Vec::new())
     };
+    session.set_tool_limits(limits)?;
     for s in &skipped {
         esay!(
             "skipped {}: [{}] {}",
@@ -1793,33 +1700,33 @@ fn mcp(a: McpArgs) -> Result<ExitCode, Error> {
             clean(&s.reason)
         );
     }
-    let log = attach_log(&mut index, a.log.as_deref(), "mcp")?;
+    let log = attach_log(&session, a.log.as_deref(), "mcp")?;
     let watch = (folder && a.watch > 0.0).then(|| mcp::Watch {
         dir: a.source.clone(),
         blob: a.index.clone(),
         every: std::time::Duration::from_secs_f64(a.watch),
-        log: log.clone().map(|l| l as Arc<dyn QueryLog>),
     });
-    mcp::serve(index, tools, watch)?;
+    mcp::serve(session, watch)?;
     close_log(log)?;
     Ok(ExitCode::SUCCESS)
 }
 
 fn tool(a: ToolArgs) -> Result<ExitCode, Error> {
-    let tools = a.limits.tools()?;
+    let limits = a.limits.limits();
     let Some(name) = a.name.as_deref() else {
-        print_json(&tools.definitions());
+        print_json(&Tools::new(limits)?.definitions());
         return Ok(ExitCode::SUCCESS);
     };
-    let mut index = Index::open(&a.index)?;
-    attach_model(&mut index, &a.embed)?;
-    let log = attach_log(&mut index, a.log.as_deref(), "cli")?;
+    let session = Session::open(&a.index)?;
+    session.set_tool_limits(limits)?;
+    attach_model(&session, &a.embed)?;
+    let log = attach_log(&session, a.log.as_deref(), "cli")?;
     let args = if a.args == "-" {
         read_stdin("the tool's arguments", MAX_STDIN_ARGS_BYTES)?
     } else {
         a.args.clone()
     };
-    let result = tools.call(&index, name, &args)?;
+    let result = session.call_tool(name, &args)?;
     close_log(log)?;
     if a.json {
         print_json(&result);
@@ -1832,9 +1739,9 @@ fn tool(a: ToolArgs) -> Result<ExitCode, Error> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Logs `index`'s searches and citation checks to `path` (JSON Lines), as `origin`.
+/// Logs `session`'s searches and citation checks to `path` (JSON Lines), as `origin`.
 fn attach_log(
-    index: &mut Index,
+    session: &Session,
     path: Option<&Path>,
     origin: &str,
 ) -> Result<Option<Arc<JsonlLog>>, Error> {
@@ -1842,7 +1749,7 @@ fn attach_log(
         return Ok(None);
     };
     let log = Arc::new(JsonlLog::open(path)?);
-    index.set_query_log(Some(Arc::clone(&log) as Arc<dyn QueryLog>), origin);
+    session.set_query_log(Some(Arc::clone(&log) as Arc<dyn QueryLog>), origin);
     Ok(Some(log))
 }
 
@@ -1913,11 +1820,11 @@ fn insights(a: InsightsArgs) -> Result<ExitCode, Error> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Attaches the model `index`'s vectors were made with (unless `--no-embed`), for the
+/// Sets the model `session`'s vectors were made with (unless `--no-embed`), for the
 /// semantic lane of the agent tools' searches.
-fn attach_model(index: &mut Index, embed: &EmbedBuildArgs) -> Result<(), Error> {
+fn attach_model(session: &Session, embed: &EmbedBuildArgs) -> Result<(), Error> {
     if !embed.no_embed {
-        if let Some(note) = embed.model.attach_for_search(index)? {
+        if let Some(note) = embed.model.attach_for_search(session)? {
             esay!("note: {note}");
         }
     }

@@ -30,7 +30,7 @@ use std::future::Future;
 use std::io::{self, BufRead, Write};
 use std::ops::ControlFlow;
 use std::path::PathBuf;
-use std::sync::{mpsc, Arc, Condvar, Mutex, MutexGuard, RwLock};
+use std::sync::{mpsc, Arc, Condvar, Mutex, MutexGuard};
 use std::time::Duration;
 
 use rmcp::model::{
@@ -43,18 +43,11 @@ use rmcp::service::{QuitReason, RequestContext, ServerInitializeError};
 use rmcp::transport::Transport;
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use serde_json::{json, Value};
-use wikidex::{folder_stamp, Error, Index, IndexBuilder, QueryLog, SyncReport, Tools};
+use wikidex::{folder_stamp, BuildOptions, Error, Session};
 
-/// The MCP server over the current index snapshot.
+/// The MCP server over a session: its current index, model, query log and agent tools.
 struct Server {
-    current: Arc<RwLock<Arc<Index>>>,
-    tools: Arc<Tools>,
-}
-
-impl Server {
-    fn snapshot(&self) -> Arc<Index> {
-        Arc::clone(&self.current.read().unwrap_or_else(|e| e.into_inner()))
-    }
+    session: Arc<Session>,
 }
 
 /// Keeping a served folder's index current.
@@ -65,15 +58,13 @@ pub struct Watch {
     pub blob: Option<PathBuf>,
     /// Time between two looks at the folder.
     pub every: Duration,
-    /// The query log each new snapshot writes to, if any.
-    pub log: Option<Arc<dyn QueryLog>>,
 }
 
 impl ServerHandler for Server {
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
             .with_server_info(Implementation::new("wikidex", env!("CARGO_PKG_VERSION")))
-            .with_instructions(self.tools.instructions(&self.snapshot()))
+            .with_instructions(self.session.tool_instructions())
     }
 
     async fn list_tools(
@@ -82,8 +73,8 @@ impl ServerHandler for Server {
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         let tools = self
-            .tools
-            .definitions()
+            .session
+            .tool_definitions()
             .into_iter()
             .map(|d| {
                 let schema = match d.input_schema {
@@ -104,11 +95,11 @@ impl ServerHandler for Server {
         let name = request.name.to_string();
         let args = Value::Object(request.arguments.unwrap_or_default()).to_string();
         if name == "search" {
-            self.tools.reset_turn();
+            self.session.reset_turn();
         }
-        let (index, tools) = (self.snapshot(), Arc::clone(&self.tools));
+        let session = Arc::clone(&self.session);
         // Searching and verifying are CPU work: off the runtime's thread.
-        let outcome = tokio::task::spawn_blocking(move || tools.call(&index, &name, &args))
+        let outcome = tokio::task::spawn_blocking(move || session.call_tool(&name, &args))
             .await
             .map_err(|e| ErrorData::internal_error(format!("tool call failed: {e}"), None))?;
         let mut result = match outcome {
@@ -131,9 +122,9 @@ impl ServerHandler for Server {
     }
 }
 
-/// Serves `index` with `tools` on standard input and output until the client closes its
-/// input and every request it sent is answered; with `watch`, keeps it current with a folder.
-pub fn serve(index: Index, tools: Tools, watch: Option<Watch>) -> Result<(), Error> {
+/// Serves `session` on standard input and output until the client closes its input and every
+/// request it sent is answered; with `watch`, keeps it current with a folder.
+pub fn serve(session: Session, watch: Option<Watch>) -> Result<(), Error> {
     let io_error = |e: io::Error| Error::Io {
         path: "<stdio>".to_string(),
         source: e,
@@ -148,14 +139,13 @@ pub fn serve(index: Index, tools: Tools, watch: Option<Watch>) -> Result<(), Err
         .build()
         .map_err(io_error)?;
     let server = Server {
-        current: Arc::new(RwLock::new(Arc::new(index))),
-        tools: Arc::new(tools),
+        session: Arc::new(session),
     };
     if let Some(w) = watch {
-        let current = Arc::clone(&server.current);
+        let session = Arc::clone(&server.session);
         std::thread::Builder::new()
             .name("wikidex-watch".into())
-            .spawn(move || watch_folder(&w, &current))
+            .spawn(move || watch_folder(&w, &session))
             .map_err(io_error)?;
     }
     let transport = Stdio::start().map_err(io_error)?;
@@ -173,9 +163,10 @@ pub fn serve(index: Index, tools: Tools, watch: Option<Watch>) -> Result<(), Err
     })
 }
 
-/// Polls `w.dir` and swaps a new snapshot into `current` whenever its files change. Runs
-/// until the process ends; a failed sync is reported and the previous snapshot kept.
-fn watch_folder(w: &Watch, current: &RwLock<Arc<Index>>) {
+/// Polls `w.dir` and syncs `session` with it whenever its files change (writing `w.blob`,
+/// if any). Runs until the process ends; a failed sync is reported and the previous index
+/// kept.
+fn watch_folder(w: &Watch, session: &Session) {
     let stamp = || folder_stamp(&w.dir, None, false);
     let mut last = stamp().ok();
     loop {
@@ -193,10 +184,14 @@ fn watch_folder(w: &Watch, current: &RwLock<Arc<Index>>) {
         // The stamp is taken before the files are read: an edit during the sync moves it
         // again, and the next look syncs once more.
         last = Some(now);
-        let snapshot = Arc::clone(&current.read().unwrap_or_else(|e| e.into_inner()));
-        match resync(&snapshot, w) {
-            Ok(Some((next, report))) => {
-                *current.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(next);
+        let synced = session.sync_folder(
+            &w.dir,
+            w.blob.as_deref(),
+            &BuildOptions::default(),
+            &mut |_, _, _| ControlFlow::Continue(()),
+        );
+        match synced {
+            Ok(Some(report)) => {
                 eprintln!(
                     "wikidex mcp: synced {}: {} added, {} changed, {} removed, {} embedded",
                     w.dir.display(),
@@ -217,28 +212,6 @@ fn watch_folder(w: &Watch, current: &RwLock<Arc<Index>>) {
             ),
         }
     }
-}
-
-/// The snapshot after `current` for the folder as it is now, written to `w.blob`; `None` when
-/// nothing changed.
-fn resync(current: &Index, w: &Watch) -> Result<Option<(Index, SyncReport)>, Error> {
-    let mut b = IndexBuilder::new(current.config().clone())?;
-    if let Some(e) = current.embedder() {
-        b.embedder(Arc::clone(e));
-    }
-    b.previous(current);
-    b.add_dir(&w.dir)?;
-    let (mut next, report) = b.sync_with_progress(&mut |_, _, _| ControlFlow::Continue(()))?;
-    if !report.has_changes() && report.embedded == 0 {
-        return Ok(None);
-    }
-    if let Some(log) = &w.log {
-        next.set_query_log(Some(Arc::clone(log)), "mcp");
-    }
-    if let Some(blob) = &w.blob {
-        next.save(blob)?;
-    }
-    Ok(Some((next, report)))
 }
 
 /// Most requests read from standard input and not answered yet. At this many the server stops

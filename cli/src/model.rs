@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use clap::Args;
-use wikidex::{Embedder, Error, Index, OnnxEmbedder, OnnxOptions};
+use wikidex::{Embedder, Error, OnnxEmbedder, OnnxOptions, Session};
 
 /// The default model's folder name under `models/` (written by `scripts/fetch-model.sh`).
 const DEFAULT_MODEL: &str = "all-MiniLM-L6-v2";
@@ -131,13 +131,14 @@ impl ModelArgs {
     /// folder is used when it holds the same model, else the semantic lane reports itself
     /// skipped. Returns a note for
     /// the user when the lane cannot run.
-    pub fn attach_for_search(&self, index: &mut Index) -> Result<Option<String>, Error> {
+    pub fn attach_for_search(&self, session: &Session) -> Result<Option<String>, Error> {
+        let index = session.index();
         let Some(v) = index.vectors() else {
             return Ok(None);
         };
         let stored = v.model_id.clone();
         if self.explicit() {
-            index.attach_embedder(Arc::new(self.load()?))?;
+            session.set_model(Some(Arc::new(self.load()?)))?;
             return Ok(None);
         }
         let Some(dir) = self.stored_dir(&stored).or_else(|| self.dir()) else {
@@ -156,7 +157,7 @@ impl ModelArgs {
                 dir.display()
             )));
         }
-        match index.attach_embedder(Arc::new(self.load_file(&dir, &file)?)) {
+        match session.set_model(Some(Arc::new(self.load_file(&dir, &file)?))) {
             Ok(()) => Ok(None),
             Err(e @ Error::ModelMismatch { .. }) => Ok(Some(e.to_string())),
             Err(e) => Err(e),

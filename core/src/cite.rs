@@ -40,6 +40,7 @@ use unicode_segmentation::UnicodeSegmentation;
 use crate::analyze;
 use crate::chunk;
 use crate::error::{Error, Result};
+use crate::offset::OffsetUnit;
 use crate::search::SearchResults;
 use crate::snapshot::Index;
 
@@ -116,8 +117,8 @@ impl CitationStatus {
     }
 }
 
-/// Where a quote is: offsets in the answer and in the chunk's text, in the index's
-/// [`OffsetUnit`](crate::OffsetUnit) ([`find_quote`] itself counts bytes).
+/// Where a quote is: offsets in the answer and in the chunk's text, in the session's
+/// [`OffsetUnit`] ([`find_quote`] itself counts bytes).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct QuoteSpan {
     /// Start in the answer.
@@ -472,7 +473,7 @@ impl SupportTable {
             add(c, index.chunk_text(c));
         }
         for c in 0..index.raw_chunk_count() as u32 {
-            add(wiki + c, &index.raw_chunk_at(c).text);
+            add(wiki + c, &index.raw_chunk_at(c, OffsetUnit::Byte).text);
         }
         SupportTable { postings }
     }
@@ -516,20 +517,16 @@ impl Index {
         cited: &[Cited],
         offered: &[String],
     ) -> Result<Verification> {
-        let clock = crate::querylog::Stopwatch::start();
-        let v = self.verify_unlogged(answer, cited, offered)?;
-        if let Some(sink) = &self.log {
-            sink.log
-                .record(&crate::querylog::LogEntry::verify(&sink.origin, &v, clock));
-        }
-        Ok(v)
+        self.verify_in(answer, cited, offered, OffsetUnit::Byte)
     }
 
-    fn verify_unlogged(
+    /// [`Index::verify`] with the quote spans in `unit`.
+    pub(crate) fn verify_in(
         &self,
         answer: &str,
         cited: &[Cited],
         offered: &[String],
+        unit: OffsetUnit,
     ) -> Result<Verification> {
         check_answer(answer)?;
         if cited.len() > MAX_CITATIONS {
@@ -554,7 +551,13 @@ impl Index {
             if !seen.insert(c.id.as_str()) {
                 continue;
             }
-            citations.push(self.verdict(answer, &mut words, c, &offered_set, &offered_docs));
+            citations.push(self.verdict(
+                answer,
+                &mut words,
+                c,
+                (&offered_set, &offered_docs),
+                unit,
+            ));
         }
         for o in offered {
             if !seen.insert(o.as_str()) {
@@ -583,8 +586,8 @@ impl Index {
         answer: &str,
         words: &mut Option<AnswerWords>,
         c: &Cited,
-        offered: &HashSet<&str>,
-        offered_docs: &HashSet<&str>,
+        (offered, offered_docs): (&HashSet<&str>, &HashSet<&str>),
+        unit: OffsetUnit,
     ) -> Verdict {
         let Ok(ch) = self.chunk(&c.id) else {
             return match self
@@ -622,7 +625,6 @@ impl Index {
             .quote(&ch.text)
         {
             v.status = CitationStatus::Quote;
-            let unit = self.offsets;
             v.quote = Some(QuoteSpan {
                 answer_start: unit.convert(answer, q.answer_start),
                 answer_end: unit.convert(answer, q.answer_end),
@@ -642,6 +644,11 @@ impl Index {
     /// # Errors
     /// [`Error::TooLarge`] for an answer over [`MAX_ANSWER_BYTES`].
     pub fn uncited_support(&self, answer: &str) -> Result<Support> {
+        self.uncited_support_in(answer, OffsetUnit::Byte)
+    }
+
+    /// [`Index::uncited_support`] with the sentence spans in `unit`.
+    pub(crate) fn uncited_support_in(&self, answer: &str, unit: OffsetUnit) -> Result<Support> {
         check_answer(answer)?;
         let table = self.support.get_or_init(|| SupportTable::new(self));
         let wiki = self.chunk_count() as u32;
@@ -675,8 +682,8 @@ impl Index {
             let trimmed = sentence.trim();
             let lead = sentence.len() - sentence.trim_start().len();
             let s = SentenceSupport {
-                start: self.offsets.convert(answer, start + lead),
-                end: self.offsets.convert(answer, start + lead + trimmed.len()),
+                start: unit.convert(answer, start + lead),
+                end: unit.convert(answer, start + lead + trimmed.len()),
                 text: trimmed.to_string(),
                 cites: cites.clone(),
                 best_chunk: best_id,
@@ -709,6 +716,17 @@ impl Index {
         cited: &[Cited],
         offered: &[String],
     ) -> crate::Result<AnswerCheck> {
+        self.check_answer_in(answer, cited, offered, OffsetUnit::Byte)
+    }
+
+    /// [`Index::check_answer`] with the spans in `unit`.
+    pub(crate) fn check_answer_in(
+        &self,
+        answer: &str,
+        cited: &[Cited],
+        offered: &[String],
+        unit: OffsetUnit,
+    ) -> crate::Result<AnswerCheck> {
         check_answer(answer)?;
         let mut all: Vec<Cited> = cited.to_vec();
         let mut seen: HashSet<String> = cited.iter().map(|c| c.id.clone()).collect();
@@ -717,8 +735,8 @@ impl Index {
                 all.push(Cited::id(id));
             }
         }
-        let verification = self.verify(answer, &all, offered)?;
-        let mut support = self.uncited_support(answer)?;
+        let verification = self.verify_in(answer, &all, offered, unit)?;
+        let mut support = self.uncited_support_in(answer, unit)?;
         // A sentence is cited when a cited chunk is its best support, or when a quote of a
         // cited chunk lies in it (spans are in the same offset unit).
         let quotes: Vec<(usize, usize)> = verification

@@ -178,8 +178,8 @@ impl IndexBuilder {
         self
     }
 
-    /// Embeds every chunk with `embedder` at build time (the semantic lane), and attaches it
-    /// to the built index to embed queries.
+    /// Embeds every chunk with `embedder` at build time (the semantic lane). A
+    /// [`crate::Session`] over the built index then embeds queries with it.
     pub fn embedder(&mut self, embedder: Arc<dyn Embedder>) -> &mut IndexBuilder {
         self.embedder = Some(Attached(embedder));
         self
@@ -583,8 +583,7 @@ impl IndexBuilder {
         report.chunks = data.chunks.len();
         report.raw_documents = data.raw.docs.len();
         report.raw_chunks = data.raw.chunks.len();
-        let mut index = Index::from_data(data);
-        index.embedder = self.embedder;
+        let index = Index::from_data(data);
         let mut sync = SyncReport {
             embedded,
             ..SyncReport::default()
@@ -1186,7 +1185,7 @@ pub struct UpsertReport {
     pub dangling: Vec<String>,
 }
 
-/// Options of the write API ([`Index::upsert_page_with`]).
+/// Options of the write API ([`Index::upsert_page`], [`crate::Session::upsert_page`]).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct WriteOptions {
@@ -1291,60 +1290,41 @@ fn save_checked(path: &Path, bytes: &[u8]) -> Result<()> {
 }
 
 impl Index {
-    /// Adds or replaces the page at `path` (relative to the wiki root) with `text`, then
-    /// re-chunks it and recomputes the statistics and the graph. The result is byte-identical
-    /// to building from scratch with the same pages.
+    /// The index with the page at `path` (relative to the wiki root) added or replaced by
+    /// `text`, re-chunked, its statistics and graph recomputed; `self` stays as it is. The
+    /// result is byte-identical to building from scratch with the same pages. When the index
+    /// holds vectors, `model` (the one that made them) embeds the new chunks.
     ///
     /// Every ref, inline link and relation target of the page must resolve to a page visible
     /// in the page's scope (itself, a global page, or for a user page that user's pages;
-    /// redirects and aliases count). Use [`Index::upsert_page_with`] to allow dangling links.
+    /// redirects and aliases count), unless [`WriteOptions::allow_dangling`] is set.
     ///
     /// Cost: the whole index is re-analyzed, O(total text); fine for wikis, slow for
     /// collections of hundreds of thousands of pages.
     ///
     /// # Errors
-    /// The index is unchanged after any error:
     /// [`Error::InvalidPage`] if the page cannot be parsed; [`Error::DanglingLinks`] with the
-    /// sorted list of missing targets; [`Error::Immutable`] for a path under `raw/`.
+    /// sorted list of missing targets; [`Error::Immutable`] for a path under `raw/`;
+    /// [`Error::NoEmbedder`] when new chunks need vectors and no model is given.
     ///
     /// # Example
     /// ```
     /// # use wikidex::IndexBuilder;
     /// # let mut b = IndexBuilder::new(Default::default())?;
     /// # b.add_file("global/revenue.md", b"Revenue is recognized monthly.")?;
-    /// # let (mut index, _) = b.build()?;
-    /// let before = index.to_bytes()?;
-    /// let err = index.upsert_page("global/answer.md", "See [[revenue]] and [[nope]].").unwrap_err();
+    /// # let (index, _) = b.build()?;
+    /// let err = index.upsert_page("global/answer.md", "See [[revenue]] and [[nope]].", &Default::default(), None).unwrap_err();
     /// assert_eq!(err.code(), "dangling_links");
-    /// assert_eq!(index.to_bytes()?, before);
-    /// index.upsert_page("global/answer.md", "---\ntype: topic\n---\nSee [[revenue]].")?;
+    /// let (next, report) = index.upsert_page("global/answer.md", "---\ntype: topic\n---\nSee [[revenue]].", &Default::default(), None)?;
+    /// assert_eq!((index.pages().len(), next.pages().len(), report.replaced), (1, 2, false));
     /// # Ok::<(), wikidex::Error>(())
     /// ```
-    pub fn upsert_page(&mut self, path: &str, text: &str) -> Result<UpsertReport> {
-        self.upsert_page_with(path, text, &WriteOptions::default())
-    }
-
-    /// [`Index::upsert_page`] with options.
-    ///
-    /// # Errors
-    /// As [`Index::upsert_page`] (no [`Error::DanglingLinks`] when `allow_dangling` is set).
-    pub fn upsert_page_with(
-        &mut self,
-        path: &str,
-        text: &str,
-        opts: &WriteOptions,
-    ) -> Result<UpsertReport> {
-        let (next, report) = self.upserted(path, text, opts)?;
-        *self = next;
-        Ok(report)
-    }
-
-    /// The snapshot after [`Index::upsert_page_with`], leaving `self` as it is.
-    pub(crate) fn upserted(
+    pub fn upsert_page(
         &self,
         path: &str,
         text: &str,
         opts: &WriteOptions,
+        model: Option<&dyn Embedder>,
     ) -> Result<(Index, UpsertReport)> {
         if raw::is_raw_path(path) {
             return Err(Error::Immutable {
@@ -1370,7 +1350,7 @@ impl Index {
         if !missing.is_empty() && !opts.allow_dangling {
             return Err(Error::DanglingLinks { page: id, missing });
         }
-        let next = self.rebuilt(pages)?;
+        let next = self.rebuilt(pages, model)?;
         let chunks = next.chunks_of_id(&id);
         let report = UpsertReport {
             page: id,
@@ -1382,24 +1362,19 @@ impl Index {
         Ok((next, report))
     }
 
-    /// Removes the page `key` in `scope` (the page's own scope; `None`: the page
-    /// [`Index::page`] finds, global first), recomputes the statistics and the graph, and
-    /// reports the pages whose links now dangle because of it.
+    /// The index without the page `key` in `scope` (the page's own scope; `None`: the page
+    /// [`Index::page`] finds, global first), its statistics and graph recomputed, with a
+    /// report of the pages whose links now dangle because of it. `model` as for
+    /// [`Index::upsert_page`].
     ///
     /// # Errors
     /// [`Error::UnknownPage`] if there is no such page; [`Error::Immutable`] for a raw
-    /// document id. The index is then unchanged.
-    pub fn delete_page(&mut self, key: &str, scope: Option<&Scope>) -> Result<DeleteReport> {
-        let (next, report) = self.deleted(key, scope)?;
-        *self = next;
-        Ok(report)
-    }
-
-    /// The snapshot after [`Index::delete_page`], leaving `self` as it is.
-    pub(crate) fn deleted(
+    /// document id.
+    pub fn delete_page(
         &self,
         key: &str,
         scope: Option<&Scope>,
+        model: Option<&dyn Embedder>,
     ) -> Result<(Index, DeleteReport)> {
         if self.raw_ids.contains_key(key) {
             return Err(Error::Immutable {
@@ -1420,7 +1395,7 @@ impl Index {
         let missing_before: Vec<usize> = dependents.iter().map(|d| self.missing_count(d)).collect();
         let mut pages = self.data.pages.clone();
         let removed = pages.remove(i);
-        let next = self.rebuilt(pages)?;
+        let next = self.rebuilt(pages, model)?;
         let broken = dependents
             .into_iter()
             .zip(missing_before)
@@ -1434,33 +1409,23 @@ impl Index {
         Ok((next, report))
     }
 
-    /// Renames page `key` (in `scope`, the page's own; `None`: the page [`Index::page`] finds)
-    /// to `new_key`, leaving a redirect: the
-    /// page's frontmatter gains `redirect_from: [<old key>]` (kept with any it had), so links
-    /// to the old key still resolve. The file name changes to `<new_key>.md` in the same
-    /// folder. The report carries the new path and text for the caller to write to disk.
+    /// The index with page `key` (in `scope`, the page's own; `None`: the page
+    /// [`Index::page`] finds) renamed to `new_key`, leaving a redirect: the page's frontmatter
+    /// gains `redirect_from: [<old key>]` (kept with any it had), so links to the old key
+    /// still resolve. The file name changes to `<new_key>.md` in the same folder. The report
+    /// carries the new path and text for the caller to write to disk. `model` as for
+    /// [`Index::upsert_page`].
     ///
     /// # Errors
     /// [`Error::UnknownPage`]; [`Error::DuplicateKey`] if `new_key` is taken in that scope;
     /// [`Error::InvalidArgument`] for an empty new key; [`Error::Immutable`] for a raw
-    /// document. The index is then unchanged.
+    /// document.
     pub fn rename_page(
-        &mut self,
-        key: &str,
-        scope: Option<&Scope>,
-        new_key: &str,
-    ) -> Result<RenameReport> {
-        let (next, report) = self.renamed(key, scope, new_key)?;
-        *self = next;
-        Ok(report)
-    }
-
-    /// The snapshot after [`Index::rename_page`], leaving `self` as it is.
-    pub(crate) fn renamed(
         &self,
         key: &str,
         scope: Option<&Scope>,
         new_key: &str,
+        model: Option<&dyn Embedder>,
     ) -> Result<(Index, RenameReport)> {
         if self.raw_ids.contains_key(key) {
             return Err(Error::Immutable {
@@ -1504,7 +1469,7 @@ impl Index {
             .binary_search_by(|p| (&p.scope, &p.key).cmp(&(&renamed.scope, &renamed.key)))
             .unwrap_or_else(|e| e);
         pages.insert(at, renamed);
-        let next = self.rebuilt(pages)?;
+        let next = self.rebuilt(pages, model)?;
         Ok((
             next,
             RenameReport {
@@ -1559,10 +1524,9 @@ impl Index {
         })
     }
 
-    /// A new snapshot re-derived from `pages` (with this handle's embedder and offset unit);
-    /// stored vectors are kept for unchanged passages and new ones embedded with the attached
-    /// embedder.
-    fn rebuilt(&self, pages: Vec<Page>) -> Result<Index> {
+    /// A new snapshot re-derived from `pages`; stored vectors are kept for unchanged passages
+    /// and new ones embedded with `model`.
+    fn rebuilt(&self, pages: Vec<Page>, model: Option<&dyn Embedder>) -> Result<Index> {
         let config = self.data.config.clone();
         let raw = self.data.raw.clone();
         let prior = self.prior_chunks();
@@ -1585,14 +1549,15 @@ impl Index {
         });
         if let Some(old) = &self.data.vectors {
             let known = vectors::known_vectors(&self.data);
-            let embedder = match &self.embedder {
-                Some(e) => Arc::clone(&e.0),
-                None => Arc::new(vectors::KnownOnly { section: old }) as Arc<dyn Embedder>,
-            };
+            if let Some(m) = model {
+                self.check_model(m)?;
+            }
+            let known_only = vectors::KnownOnly { section: old };
+            let embedder: &dyn Embedder = model.unwrap_or(&known_only);
             // New chunks get the prompts the stored ones were embedded after.
             vectors::embed_chunks(
                 &mut data,
-                embedder.as_ref(),
+                embedder,
                 &old.prompts,
                 old.encoding(),
                 &known,
@@ -1602,7 +1567,7 @@ impl Index {
             // `wikidex sync` and any build measure it again).
             data.vectors = data.vectors.take().map(|s| s.with_floor(old.floor));
         }
-        Ok(self.with_data(data))
+        Ok(Index::from_data(data))
     }
 }
 
@@ -1618,7 +1583,7 @@ impl Index {
 /// b.add_file("global/a.md", b"alpha")?;
 /// let shared = SharedIndex::new(b.build()?.0);
 /// let before = shared.snapshot();
-/// shared.upsert_page("global/b.md", "beta", &Default::default())?;
+/// shared.update(|index| index.upsert_page("global/b.md", "beta", &Default::default(), None))?;
 /// assert_eq!(before.pages().len(), 1); // an old snapshot stays as it was
 /// assert_eq!(shared.snapshot().pages().len(), 2);
 /// # Ok::<(), wikidex::Error>(())
@@ -1634,6 +1599,14 @@ impl SharedIndex {
     pub fn new(index: Index) -> SharedIndex {
         SharedIndex {
             current: std::sync::RwLock::new(Arc::new(index)),
+            writer: std::sync::Mutex::new(()),
+        }
+    }
+
+    /// Shares the snapshot `index` (no copy).
+    pub(crate) fn from_arc(index: Arc<Index>) -> SharedIndex {
+        SharedIndex {
+            current: std::sync::RwLock::new(index),
             writer: std::sync::Mutex::new(()),
         }
     }
@@ -1655,48 +1628,6 @@ impl SharedIndex {
         let (next, out) = write(&self.snapshot())?;
         *self.current.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(next);
         Ok(out)
-    }
-
-    /// Changes a copy of the current snapshot with `change` and swaps it in (for settings such
-    /// as [`Index::attach_embedder`] or [`Index::set_vectors`]).
-    ///
-    /// # Errors
-    /// Whatever `change` returns; nothing changes then.
-    pub fn modify<R>(&self, change: impl FnOnce(&mut Index) -> Result<R>) -> Result<R> {
-        self.update(|index| {
-            let mut next = index.clone();
-            let out = change(&mut next)?;
-            Ok((next, out))
-        })
-    }
-
-    /// [`Index::upsert_page_with`] as a new snapshot.
-    ///
-    /// # Errors
-    /// As [`Index::upsert_page_with`]; the current snapshot is then unchanged.
-    pub fn upsert_page(&self, path: &str, text: &str, opts: &WriteOptions) -> Result<UpsertReport> {
-        self.update(|index| index.upserted(path, text, opts))
-    }
-
-    /// [`Index::delete_page`] as a new snapshot.
-    ///
-    /// # Errors
-    /// As [`Index::delete_page`].
-    pub fn delete_page(&self, key: &str, scope: Option<&Scope>) -> Result<DeleteReport> {
-        self.update(|index| index.deleted(key, scope))
-    }
-
-    /// [`Index::rename_page`] as a new snapshot.
-    ///
-    /// # Errors
-    /// As [`Index::rename_page`].
-    pub fn rename_page(
-        &self,
-        key: &str,
-        scope: Option<&Scope>,
-        new_key: &str,
-    ) -> Result<RenameReport> {
-        self.update(|index| index.renamed(key, scope, new_key))
     }
 }
 
@@ -1797,9 +1728,9 @@ mod tests {
     fn pages_with_unnormalized_keys_can_be_deleted() {
         let mut b = IndexBuilder::new(Config::default()).unwrap();
         b.add_beir_corpus_lines("MED-10", "text");
-        let (mut index, _) = b.build().unwrap();
+        let (index, _) = b.build().unwrap();
         assert_eq!(
-            index.delete_page("MED-10", None).unwrap().page.key,
+            index.delete_page("MED-10", None, None).unwrap().1.page.key,
             "MED-10"
         );
     }
@@ -1840,8 +1771,11 @@ mod tests {
 
     #[test]
     fn upsert_and_delete_match_a_fresh_build_byte_for_byte() {
-        let (mut index, _) = build(&[("global/a.md", "alpha"), ("global/c.md", "gamma")]);
-        let r = index.upsert_page("global/b.md", "beta [[a]]").unwrap();
+        let opts = WriteOptions::default();
+        let (index, _) = build(&[("global/a.md", "alpha"), ("global/c.md", "gamma")]);
+        let (index, r) = index
+            .upsert_page("global/b.md", "beta [[a]]", &opts, None)
+            .unwrap();
         assert!(!r.replaced);
         let (fresh, _) = build(&[
             ("global/a.md", "alpha"),
@@ -1849,14 +1783,12 @@ mod tests {
             ("global/c.md", "gamma"),
         ]);
         assert_eq!(index.to_bytes().unwrap(), fresh.to_bytes().unwrap());
-        assert!(
-            index
-                .upsert_page("global/b.md", "beta two")
-                .unwrap()
-                .replaced
-        );
-        index.delete_page("b", None).unwrap();
-        index.delete_page("c", None).unwrap();
+        let (index, r) = index
+            .upsert_page("global/b.md", "beta two", &opts, None)
+            .unwrap();
+        assert!(r.replaced);
+        let (index, _) = index.delete_page("b", None, None).unwrap();
+        let (index, _) = index.delete_page("c", None, None).unwrap();
         let (fresh, _) = build(&[("global/a.md", "alpha")]);
         assert_eq!(index.to_bytes().unwrap(), fresh.to_bytes().unwrap());
     }
@@ -1888,21 +1820,26 @@ mod tests {
     }
 
     #[test]
-    fn failed_writes_leave_the_index_unchanged() {
-        let (mut index, _) = build(&[("global/a.md", "alpha")]);
-        let before = index.to_bytes().unwrap();
+    fn failed_writes_leave_the_session_index_unchanged() {
+        let (index, _) = build(&[("global/a.md", "alpha")]);
+        let session = crate::Session::new(index);
+        let before = session.index().to_bytes().unwrap();
         assert_eq!(
-            index
-                .upsert_page("global/x.md", "---\nbad: [\n---\n")
+            session
+                .upsert_page(
+                    "global/x.md",
+                    "---\nbad: [\n---\n",
+                    &WriteOptions::default()
+                )
                 .unwrap_err()
                 .code(),
             "invalid_page"
         );
         assert_eq!(
-            index.delete_page("nope", None).unwrap_err().code(),
+            session.delete_page("nope", None).unwrap_err().code(),
             "unknown_page"
         );
-        assert_eq!(index.to_bytes().unwrap(), before);
+        assert_eq!(session.index().to_bytes().unwrap(), before);
     }
 
     #[test]
@@ -1928,7 +1865,9 @@ mod tests {
                 })
                 .collect();
             shared
-                .upsert_page("global/b.md", "beta [[a]]", &WriteOptions::default())
+                .update(|index| {
+                    index.upsert_page("global/b.md", "beta [[a]]", &WriteOptions::default(), None)
+                })
                 .unwrap();
             for r in readers {
                 r.join().unwrap();
@@ -1937,7 +1876,9 @@ mod tests {
         assert_eq!(old.pages().len(), 1);
         assert_eq!(shared.snapshot().pages().len(), 2);
         let err = shared
-            .upsert_page("global/c.md", "[[nowhere]]", &WriteOptions::default())
+            .update(|index| {
+                index.upsert_page("global/c.md", "[[nowhere]]", &WriteOptions::default(), None)
+            })
             .unwrap_err();
         assert_eq!(err.code(), "dangling_links");
         assert_eq!(err.details()["missing"], serde_json::json!(["nowhere"]));
@@ -1950,11 +1891,11 @@ mod tests {
 
     #[test]
     fn none_scope_means_the_page_lookups_find_for_every_call() {
-        let (mut index, _) = build(&[("user/bob/only.md", "bob's"), ("global/g.md", "g")]);
+        let (index, _) = build(&[("user/bob/only.md", "bob's"), ("global/g.md", "g")]);
         assert_eq!(index.page("only", None).unwrap().id(), "user/bob/only");
         // A write with no scope names the same page a look-up finds.
         assert_eq!(
-            index.delete_page("only", None).unwrap().page.id(),
+            index.delete_page("only", None, None).unwrap().1.page.id(),
             "user/bob/only"
         );
     }

@@ -18,14 +18,17 @@
 //!    adjacency and link resolution (redirects, aliases); [`raw`] is the layer of immutable
 //!    raw source documents pages are compiled from.
 //! 4. **Codec**: [`blob`] stores all of it in one portable, checksummed blob.
-//! 5. **Operations** over a read-only snapshot ([`Index`]): search, [`traverse`] (neighbors,
+//! 5. **Operations** over an immutable [`Index`]: search, [`traverse`] (neighbors,
 //!    pointers, search with evidence), [`cite`] (verify an answer's citations against the
-//!    pages and raw documents), [`lint`] (what to fix in a wiki), and [`eval`] (retrieval
-//!    quality on BEIR-layout collections).
-//! 6. **Front**: [`IndexBuilder`] builds an index from files or folders; writes
-//!    ([`Index::upsert_page`], [`Index::delete_page`], [`Index::rename_page`]) make a new
-//!    snapshot; [`SharedIndex`] swaps snapshots between threads; files are opened and saved
-//!    atomically.
+//!    pages and raw documents), [`lint`] (what to fix in a wiki), pure writes that return the
+//!    next index ([`Index::upsert_page`], [`Index::delete_page`], [`Index::rename_page`]),
+//!    [`tools`] for agents, and [`eval`] (retrieval quality on BEIR-layout collections).
+//! 6. **Front**: what a caller holds. [`IndexBuilder`] and [`build`] (the build plan every front
+//!    end shares, [`BuildOptions`]) make an index; a [`Session`] owns the current index
+//!    ([`SharedIndex`] swaps snapshots between threads) and what a caller brings to it: the
+//!    model, the offset unit, the query log, the agent tools, the build report. Every binding
+//!    wraps a `Session`. Files are opened and saved atomically; [`sync_file`] keeps a blob in
+//!    step with its folder.
 //!
 //! ```
 //! use wikidex::{Index, IndexBuilder, SearchOptions};
@@ -54,6 +57,7 @@ pub mod eval;
 // `eval::load_collection` reads files in every build; the walk's readers serve `fs` alone.
 #[cfg_attr(not(feature = "fs"), allow(dead_code))]
 pub mod file;
+mod front;
 pub mod fusion;
 pub mod graph;
 mod index;
@@ -86,6 +90,10 @@ pub use embed::{Embedder, PromptKind, Prompts};
 pub use embed::{OnnxEmbedder, OnnxOptions};
 pub use error::{Error, ErrorRecord, Result};
 pub use eval::{Collection, Metrics};
+pub use front::build::{build, BuildOptions, Source};
+#[cfg(feature = "fs")]
+pub use front::build::{sync_file, Synced};
+pub use front::session::Session;
 pub use fusion::FusionConfig;
 #[cfg(feature = "fs")]
 pub use index::folder_stamp;
@@ -121,6 +129,7 @@ const _: () = {
     assert_send_sync::<Index>();
     assert_send_sync::<IndexBuilder>();
     assert_send_sync::<SharedIndex>();
+    assert_send_sync::<Session>();
 };
 
 /// The README's Rust examples, run as doc tests so the README stays true to the code.

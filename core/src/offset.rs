@@ -1,9 +1,10 @@
 //! Offsets as each surface counts them. Every offset in a record (chunk spans, snippet
 //! positions, highlights, quote spans, sentence spans) indexes a string the record names, and
-//! is counted in the [`OffsetUnit`] the index handle was set to: UTF-8 bytes for Rust (the
-//! default, so `&text[start..end]` works), code points for Python (`text[start:end]`), UTF-16
-//! code units for JavaScript (`text.slice(start, end)`). A binding sets its unit once when it
-//! opens an index ([`crate::Index::set_offset_unit`]); nothing else converts offsets.
+//! is counted in the [`OffsetUnit`] of the session that returned it: UTF-8 bytes for Rust (the
+//! default, and always on a bare [`crate::Index`], so `&text[start..end]` works), code points
+//! for Python (`text[start:end]`), UTF-16 code units for JavaScript (`text.slice(start, end)`).
+//! A binding sets its unit once when it opens an index ([`crate::Session::set_offset_unit`]);
+//! nothing else converts offsets.
 
 use serde::{Deserialize, Serialize};
 

@@ -1,10 +1,12 @@
 //! The query log: what agents and people searched for and cited, and what a wiki lacks.
 //!
-//! Logging is off unless a handle is given a log ([`Index::set_query_log`](crate::Index::set_query_log)), with the name of
+//! Logging is off unless a session is given a log ([`crate::Session::set_query_log`]), with the name of
 //! the surface it serves (`cli`, `mcp`, `python`, `node`, `browser`). Then every
-//! [`Index::search`](crate::Index::search) records a [`LogEntry`] (time, origin, query, filters, result count, top
-//! chunk ids, lane statuses, milliseconds), and every [`Index::verify`](crate::Index::verify) and
-//! [`Index::check_answer`](crate::Index::check_answer) records the citations' verdicts. A log is anything that implements
+//! search of the session ([`crate::Session::search`], its agent tools' and evidence searches too)
+//! records a [`LogEntry`] (time, origin, query, filters, result count, top chunk ids, lane
+//! statuses, milliseconds), and every citation check ([`crate::Session::verify`],
+//! [`crate::Session::check_answer`]) records the citations' verdicts. A bare [`crate::Index`]
+//! logs nothing. A log is anything that implements
 //! [`QueryLog`]: [`JsonlLog`] appends JSON Lines from a background thread (the search only
 //! hands the entry over, it never waits for the disk); a binding can pass a callback.
 //!
@@ -173,11 +175,25 @@ pub trait QueryLog: Send + Sync {
     fn record(&self, entry: &LogEntry);
 }
 
-/// A log attached to an index handle, with the surface's name.
+/// A log a session writes to, with the surface's name.
 #[derive(Clone)]
 pub(crate) struct LogSink {
     pub log: Arc<dyn QueryLog>,
     pub origin: String,
+}
+
+impl LogSink {
+    /// Records a search that started at `clock`.
+    pub(crate) fn search(&self, opts: &SearchOptions, results: &SearchResults, clock: Stopwatch) {
+        self.log
+            .record(&LogEntry::search(&self.origin, opts, results, clock));
+    }
+
+    /// Records a citation check that started at `clock`.
+    pub(crate) fn verify(&self, verification: &Verification, clock: Stopwatch) {
+        self.log
+            .record(&LogEntry::verify(&self.origin, verification, clock));
+    }
 }
 
 impl std::fmt::Debug for LogSink {

@@ -52,6 +52,8 @@ use crate::snapshot::{Index, PageRecord};
 pub struct RangedIndex {
     /// The head's stubs and the parts loaded so far, as an index the search code reads.
     index: Index,
+    /// How the records this handle returns count offsets.
+    unit: crate::OffsetUnit,
     head: Head,
     parts: Vec<Part>,
     /// Where each section starts in the blob (one more entry: the blob's length).
@@ -122,6 +124,7 @@ impl RangedIndex {
         };
         let mut ranged = RangedIndex {
             index: Index::from_data(data),
+            unit: crate::OffsetUnit::Byte,
             loaded: vec![false; head.sections.len()],
             shards,
             head,
@@ -142,9 +145,9 @@ impl RangedIndex {
     }
 
     /// Sets how the records this handle returns count offsets (default
-    /// [`crate::OffsetUnit::Byte`]), as [`Index::set_offset_unit`].
+    /// [`crate::OffsetUnit::Byte`]; see [`crate::offset`]).
     pub fn set_offset_unit(&mut self, unit: crate::OffsetUnit) {
-        self.index.set_offset_unit(unit);
+        self.unit = unit;
     }
 
     /// The blob's length in bytes.
@@ -366,7 +369,11 @@ impl RangedIndex {
             terms: &terms,
             pages: &pages,
         };
-        self.index.search_checked(query, opts, Some(&reads))
+        let caller = crate::snapshot::Caller {
+            model: None,
+            unit: self.unit,
+        };
+        self.index.search_checked(query, opts, Some(&reads), caller)
     }
 
     /// [`Error::NotLoaded`] for the dictionary shards a search of `qterms` reads, as far as
@@ -456,7 +463,7 @@ impl RangedIndex {
             need.push(Part::Pages(self.head.page_block(p as usize)));
         }
         self.require(&need)?;
-        self.index.page_record(key, scope)
+        self.index.page_record_in(key, scope, self.unit)
     }
 
     /// Number of pages.

@@ -7,14 +7,16 @@ use std::collections::{HashMap, HashSet};
 use serde::{Deserialize, Serialize};
 
 use crate::analyze::{self, QueryTerm};
+use crate::embed::Embedder;
 use crate::error::{Error, Result};
 use crate::fusion::{self, Fused, LaneRanking};
 use crate::lane::lexical::{Explained, TermScore};
 use crate::lane::phrase::NO_POSITIONS;
 use crate::lane::typo::{self, Expansion};
 use crate::lane::{semantic, token, Lane, LaneStatus, StatusKind, NOT_REQUESTED, NO_QUERY_TERMS};
+use crate::offset::OffsetUnit;
 use crate::page::{Page, Scope, UsageMode};
-use crate::snapshot::Index;
+use crate::snapshot::{Caller, Index};
 
 /// Default number of hits.
 pub const DEFAULT_LIMIT: usize = 20;
@@ -431,33 +433,20 @@ impl Index {
     /// # Ok::<(), wikidex::Error>(())
     /// ```
     pub fn search(&self, query: &str, opts: &SearchOptions) -> Result<SearchResults> {
-        let clock = crate::querylog::Stopwatch::start();
-        let results = self.search_unlogged(query, opts)?;
-        if let Some(sink) = &self.log {
-            sink.log.record(&crate::querylog::LogEntry::search(
-                &sink.origin,
-                opts,
-                &results,
-                clock,
-            ));
-        }
-        Ok(results)
+        self.search_checked(query, opts, None, Caller::default())
     }
 
-    fn search_unlogged(&self, query: &str, opts: &SearchOptions) -> Result<SearchResults> {
-        self.search_checked(query, opts, None)
-    }
-
-    /// [`Index::search`] without the query log, asking `reads` (when given) before it reads
-    /// the postings of the query's terms and the records of the pages it shows: an error from
-    /// it is the search's ([`crate::RangedIndex`] says which parts are not loaded yet).
+    /// [`Index::search`] for `caller`, asking `reads` (when given) before it reads the
+    /// postings of the query's terms and the records of the pages it shows: an error from it
+    /// is the search's ([`crate::RangedIndex`] says which parts are not loaded yet).
     pub(crate) fn search_checked(
         &self,
         query: &str,
         opts: &SearchOptions,
         reads: Option<&Reads<'_>>,
+        caller: Caller<'_>,
     ) -> Result<SearchResults> {
-        let r = self.ranking(query, opts, reads)?;
+        let r = self.ranking(query, opts, reads, caller.model)?;
         let always_pages: Vec<usize> = (0..self.data.pages.len())
             .filter(|&i| r.page_ok[i] && self.data.pages[i].usage_mode == UsageMode::Always)
             .collect();
@@ -477,6 +466,7 @@ impl Index {
         let held = r.phrases.as_ref().and_then(Phrases::first);
         let ctx = HitContext {
             index: self,
+            unit: caller.unit,
             qterms: &r.qterms,
             typos: &r.typos,
             reports: &r.reports,
@@ -571,8 +561,18 @@ impl Index {
     /// # Errors
     /// As [`Index::search`].
     pub fn rank(&self, query: &str, opts: &SearchOptions) -> Result<Vec<Ranked>> {
+        self.rank_with(query, opts, None)
+    }
+
+    /// [`Index::rank`] with `model` to embed the query for the semantic lane.
+    pub(crate) fn rank_with(
+        &self,
+        query: &str,
+        opts: &SearchOptions,
+        model: Option<&dyn Embedder>,
+    ) -> Result<Vec<Ranked>> {
         Ok(self
-            .ranking(query, opts, None)?
+            .ranking(query, opts, None, model)?
             .picked
             .iter()
             .map(|f| Ranked {
@@ -597,6 +597,17 @@ impl Index {
         opts: &SearchOptions,
         threads: Option<usize>,
     ) -> Result<Vec<Vec<Ranked>>> {
+        self.rank_many_with(queries, opts, threads, None)
+    }
+
+    /// [`Index::rank_many`] with `model` to embed the queries for the semantic lane.
+    pub(crate) fn rank_many_with<Q: AsRef<str> + Sync>(
+        &self,
+        queries: &[Q],
+        opts: &SearchOptions,
+        threads: Option<usize>,
+        model: Option<&dyn Embedder>,
+    ) -> Result<Vec<Vec<Ranked>>> {
         opts.validate()?;
         if opts.query_vector.is_some() {
             return Err(Error::invalid_argument(
@@ -614,7 +625,9 @@ impl Index {
             threads.min(MAX_RANK_THREADS).min(queries.len()).max(1)
         };
         let rank_all = |part: &[Q]| -> Result<Vec<Vec<Ranked>>> {
-            part.iter().map(|q| self.rank(q.as_ref(), opts)).collect()
+            part.iter()
+                .map(|q| self.rank_with(q.as_ref(), opts, model))
+                .collect()
         };
         if threads == 1 {
             return rank_all(queries);
@@ -719,6 +732,7 @@ impl Index {
         query: &'a str,
         opts: &SearchOptions,
         reads: Option<&Reads<'_>>,
+        model: Option<&dyn Embedder>,
     ) -> Result<Ranking<'a>> {
         opts.validate()?;
         let limit = opts.limit.unwrap_or(DEFAULT_LIMIT).clamp(1, MAX_LIMIT);
@@ -816,8 +830,7 @@ impl Index {
                         // The floor judges only queries none of whose words the index knows.
                         let unknown = known.iter().all(Option::is_none) && typos.is_empty();
                         self.semantic_lane(
-                            query,
-                            opts,
+                            (query, opts, model),
                             Allowed { filter, held },
                             groups,
                             candidates,
@@ -883,13 +896,12 @@ impl Index {
         out
     }
 
-    /// Runs the semantic lane: skipped without vectors or a query vector, failed when the
-    /// embedder fails (search goes on with the other lanes), an error for a malformed query
-    /// vector.
+    /// Runs the semantic lane for `query` (the caller's vector in the options, else `model`'s
+    /// for the text): skipped without vectors or a query vector, failed when the embedder
+    /// fails (search goes on with the other lanes), an error for a malformed query vector.
     fn semantic_lane(
         &self,
-        query: &str,
-        opts: &SearchOptions,
+        (query, opts, model): (&str, &SearchOptions, Option<&dyn Embedder>),
         allowed: Allowed<'_>,
         groups: Option<&[u32]>,
         candidates: usize,
@@ -899,7 +911,7 @@ impl Index {
         let Some(section) = &self.data.vectors else {
             return Ok((LaneStatus::skipped(semantic::NO_VECTORS), Vec::new()));
         };
-        match self.query_vector(query, opts.query_vector.as_deref()) {
+        match self.query_vector(query, opts.query_vector.as_deref(), model) {
             Ok(Some(q)) => {
                 let paged = groups.map(|g| (g, self.data.pages.len()));
                 let ranked = held_first(held, groups, candidates, |first| {
@@ -1064,6 +1076,8 @@ impl Index {
 
 struct HitContext<'a> {
     index: &'a Index,
+    /// The unit of the offsets in the hits.
+    unit: OffsetUnit,
     qterms: &'a [QueryTerm<'a>],
     typos: &'a [Expansion],
     reports: &'a [LaneReport],
@@ -1197,6 +1211,7 @@ impl HitContext<'_> {
             let base = (record.start as usize).saturating_sub(p.body_start as usize);
             snippet(
                 index,
+                self.unit,
                 self.qterms,
                 self.typos,
                 index.chunk_text(c),
@@ -1254,6 +1269,7 @@ fn hit_date(page: &Page, modified: Option<&Option<i64>>) -> Option<String> {
 /// starts `base` bytes into `body`.
 fn snippet(
     index: &Index,
+    unit: OffsetUnit,
     qterms: &[QueryTerm<'_>],
     typos: &[Expansion],
     text: &str,
@@ -1371,7 +1387,6 @@ fn snippet(
                 |i| byte_pos[i].1,
             )
     };
-    let unit = index.offsets;
     let highlights = matched
         .iter()
         .filter(|&&(s, e)| s >= from && e <= to)

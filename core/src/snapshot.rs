@@ -5,7 +5,6 @@
 //! read it, and a write (in the front, `index.rs`) builds the next snapshot beside it.
 
 use std::collections::HashMap;
-use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
@@ -13,6 +12,7 @@ use crate::analyze::Analyzer;
 use crate::blob::{self, IndexData};
 use crate::chunk::{self, ChunkRecord};
 use crate::config::Config;
+use crate::embed::Embedder;
 use crate::error::{Error, Result};
 use crate::fusion::FusionConfig;
 use crate::graph::Names;
@@ -20,7 +20,16 @@ use crate::lane::lexical::Bm25Scorer;
 use crate::offset::OffsetUnit;
 use crate::page::{self, Page, Scope};
 use crate::raw::RawDoc;
-use crate::vectors::Attached;
+
+/// What a caller brings to a read of an index beside the query: the model that embeds the
+/// query for the semantic lane, and the unit the returned records count offsets in. An
+/// [`Index`] read directly has neither (no model, offsets in bytes); a [`crate::Session`]
+/// brings its own.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct Caller<'a> {
+    pub(crate) model: Option<&'a dyn Embedder>,
+    pub(crate) unit: OffsetUnit,
+}
 
 /// A chunk with its text, as returned by [`Index::chunk`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -170,15 +179,9 @@ pub struct Index {
     pub(crate) default_chunks: Vec<bool>,
     /// Every chunk is rankable in a search without filters (no lane needs to check a mask).
     pub(crate) all_default: bool,
-    /// The model that embeds queries and new chunks (not stored in the blob).
-    pub(crate) embedder: Option<Attached>,
-    /// How records count offsets (a property of the handle, not stored in the blob).
-    pub(crate) offsets: OffsetUnit,
     /// Chunk terms for [`Index::uncited_support`], made on first use (a write makes a new
     /// `Index`, so it is never stale).
     pub(crate) support: std::sync::OnceLock<crate::cite::SupportTable>,
-    /// Where searches and citation checks are logged (not stored in the blob).
-    pub(crate) log: Option<crate::querylog::LogSink>,
     /// The trie typo tolerance walks, made from the lexical index's words on first use (a
     /// write makes a new `Index`, so it is never stale).
     pub(crate) typo: std::sync::OnceLock<crate::lane::typo::Dictionary>,
@@ -230,11 +233,8 @@ impl Index {
             default_pages: Vec::new(),
             default_chunks: Vec::new(),
             all_default: false,
-            embedder: None,
-            offsets: OffsetUnit::Byte,
             support: std::sync::OnceLock::new(),
             typo: std::sync::OnceLock::new(),
-            log: None,
         };
         index.default_pages = index.visible_pages(&crate::SearchOptions::default());
         index.default_chunks = index.chunk_mask(&index.default_pages);
@@ -265,40 +265,20 @@ impl Index {
         &self.data.config
     }
 
-    /// Sets how the records this handle returns count offsets (default
-    /// [`OffsetUnit::Byte`]; see [`crate::offset`]). Not stored in the blob.
-    pub fn set_offset_unit(&mut self, unit: OffsetUnit) {
-        self.offsets = unit;
-    }
-
-    /// Logs this handle's searches and citation checks to `log` (see [`crate::querylog`]),
-    /// naming `origin` as the surface (`cli`, `mcp`, `python`, ...); `None` stops logging.
-    /// Not stored in the blob; kept by the snapshots a write makes.
-    pub fn set_query_log(&mut self, log: Option<Arc<dyn crate::querylog::QueryLog>>, origin: &str) {
-        self.log = log.map(|log| crate::querylog::LogSink {
-            log,
-            origin: origin.to_string(),
-        });
-    }
-
-    /// How the records this handle returns count offsets.
-    pub fn offset_unit(&self) -> OffsetUnit {
-        self.offsets
-    }
-
-    /// Changes the fusion weights and constant (query-time settings: no rebuild). Saved with
-    /// the index.
+    /// This index with other fusion weights and constant (query-time settings: no rebuild;
+    /// saved with the index).
     ///
     /// # Errors
-    /// [`Error::InvalidArgument`] for a value out of range; the index is then unchanged.
-    pub fn set_fusion(&mut self, fusion: FusionConfig) -> Result<()> {
+    /// [`Error::InvalidArgument`] for a value out of range.
+    pub fn with_fusion(&self, fusion: FusionConfig) -> Result<Index> {
         let config = Config {
             fusion,
             ..self.data.config.clone()
         };
         config.validate()?;
-        self.data.config = config;
-        Ok(())
+        let mut data = self.data.clone();
+        data.config = config;
+        Ok(Index::from_data(data))
     }
 
     /// Every page, in canonical order (scope, then key).
@@ -379,11 +359,16 @@ impl Index {
             .map(|&i| &self.data.pages[i as usize])
     }
 
-    /// The chunk with this id, with its text.
+    /// The chunk with this id, with its text (offsets in bytes).
     ///
     /// # Errors
     /// [`Error::UnknownChunk`] when no chunk has this id: ids are never guessed.
     pub fn chunk(&self, id: &str) -> Result<Chunk> {
+        self.chunk_in(id, OffsetUnit::Byte)
+    }
+
+    /// [`Index::chunk`] with offsets in `unit`.
+    pub(crate) fn chunk_in(&self, id: &str, unit: OffsetUnit) -> Result<Chunk> {
         let unknown = || Error::UnknownChunk { id: id.to_string() };
         let (page_id, ordinal) = chunk::parse_chunk_id(id).ok_or_else(unknown)?;
         if let Some(&d) = self.raw_ids.get(page_id) {
@@ -392,7 +377,7 @@ impl Index {
             if ordinal >= count {
                 return Err(unknown());
             }
-            return Ok(self.raw_chunk_at((first + ordinal) as u32));
+            return Ok(self.raw_chunk_at((first + ordinal) as u32, unit));
         }
         let &p = self.page_ids().get(page_id).ok_or_else(unknown)?;
         let first = self.first_chunk[p as usize];
@@ -400,14 +385,14 @@ impl Index {
         let number = u32::try_from(ordinal).map_err(|_| unknown())?;
         let c = chunk::find_number(&self.data.chunk_numbers, first, count, number)
             .ok_or_else(unknown)?;
-        Ok(self.chunk_at(c))
+        Ok(self.chunk_at(c, unit))
     }
 
-    /// The chunk at table position `c` (must be in range).
-    pub(crate) fn chunk_at(&self, c: u32) -> Chunk {
+    /// The chunk at table position `c` (must be in range), with offsets in `unit`.
+    pub(crate) fn chunk_at(&self, c: u32, unit: OffsetUnit) -> Chunk {
         let rec = &self.data.chunks[c as usize];
         let page = &self.data.pages[rec.page as usize];
-        let (start, end) = self.body_span(page, rec);
+        let (start, end) = body_span(page, rec, unit);
         let (line_start, line_end) =
             chunk::line_range(&page.text, rec.start as usize, rec.end as usize);
         Chunk {
@@ -432,17 +417,6 @@ impl Index {
         }
     }
 
-    /// A chunk record's span in its page's body, in the handle's offset unit.
-    pub(crate) fn body_span(&self, page: &Page, rec: &ChunkRecord) -> (u32, u32) {
-        let body = page.body();
-        let base = page.body_start as usize;
-        let at = |b: u32| {
-            self.offsets
-                .convert_u32(body, (b as usize).saturating_sub(base))
-        };
-        (at(rec.start), at(rec.end))
-    }
-
     /// The page `key` as a [`PageRecord`]: the page [`Index::page`] finds, else the one an
     /// old key (`redirect_from`) or an alias leads to, as [`Index::resolve`] follows them
     /// (then `resolved_from` names the key asked for).
@@ -451,6 +425,16 @@ impl Index {
     /// [`Error::UnknownPage`]; [`Error::InvalidPage`] for a key that reaches a page only
     /// through too many redirects.
     pub fn page_record(&self, key: &str, scope: Option<&Scope>) -> Result<PageRecord> {
+        self.page_record_in(key, scope, OffsetUnit::Byte)
+    }
+
+    /// [`Index::page_record`] with offsets in `unit`.
+    pub(crate) fn page_record_in(
+        &self,
+        key: &str,
+        scope: Option<&Scope>,
+        unit: OffsetUnit,
+    ) -> Result<PageRecord> {
         let (p, resolved_from) = match self.page_index(key, scope) {
             Some(p) => (p as usize, None),
             // An old key (a redirect) or an alias, followed as `neighbors` follows it.
@@ -474,7 +458,7 @@ impl Index {
         let chunks = (self.first_chunk[p]..self.first_chunk[p + 1])
             .map(|c| {
                 let rec = &self.data.chunks[c as usize];
-                let (start, end) = self.body_span(page, rec);
+                let (start, end) = body_span(page, rec, unit);
                 ChunkSpan {
                     id: self.chunk_id(c),
                     hash: rec.hash.clone(),
@@ -523,7 +507,7 @@ impl Index {
     }
 
     /// The raw chunk at raw-table position `c` (must be in range).
-    pub(crate) fn raw_chunk_at(&self, c: u32) -> Chunk {
+    pub(crate) fn raw_chunk_at(&self, c: u32, unit: OffsetUnit) -> Chunk {
         let rec = &self.data.raw.chunks[c as usize];
         let doc = &self.data.raw.docs[rec.page as usize];
         let (line_start, line_end) =
@@ -538,8 +522,8 @@ impl Index {
             key: doc.id.clone(),
             scope: Scope::Global,
             path: doc.path.clone(),
-            start: self.offsets.convert_u32(&doc.text, rec.start as usize),
-            end: self.offsets.convert_u32(&doc.text, rec.end as usize),
+            start: unit.convert_u32(&doc.text, rec.start as usize),
+            end: unit.convert_u32(&doc.text, rec.end as usize),
             hash: rec.hash.clone(),
             text: doc.text[rec.start as usize..rec.end as usize].to_string(),
             raw: true,
@@ -590,35 +574,43 @@ impl Index {
         &page.text[rec.start as usize..rec.end as usize]
     }
 
-    /// The chunks of a page, in order.
+    /// The chunks of a page, in order (offsets in bytes).
     ///
     /// # Errors
     /// [`Error::UnknownPage`].
     pub fn chunks_of(&self, key: &str, scope: Option<&Scope>) -> Result<Vec<Chunk>> {
+        self.chunks_of_in(key, scope, OffsetUnit::Byte)
+    }
+
+    /// [`Index::chunks_of`] with offsets in `unit`.
+    pub(crate) fn chunks_of_in(
+        &self,
+        key: &str,
+        scope: Option<&Scope>,
+        unit: OffsetUnit,
+    ) -> Result<Vec<Chunk>> {
         let p = self
             .page_index(key, scope)
             .ok_or_else(|| Error::UnknownPage {
                 key: key.to_string(),
             })? as usize;
         Ok((self.first_chunk[p]..self.first_chunk[p + 1])
-            .map(|c| self.chunk_at(c))
+            .map(|c| self.chunk_at(c, unit))
             .collect())
-    }
-
-    /// A handle on `data` with this handle's embedder and offset unit.
-    pub(crate) fn with_data(&self, data: IndexData) -> Index {
-        let mut next = Index::from_data(data);
-        next.embedder = self.embedder.clone();
-        next.offsets = self.offsets;
-        next.log = self.log.clone();
-        next
     }
 }
 
 impl Clone for Index {
-    /// A copy of the snapshot (same data, embedder and offset unit); the derived tables are
-    /// recomputed.
+    /// A copy of the snapshot (same data); the derived tables are recomputed.
     fn clone(&self) -> Index {
-        self.with_data(self.data.clone())
+        Index::from_data(self.data.clone())
     }
+}
+
+/// A chunk record's span in its page's body, in `unit`.
+fn body_span(page: &Page, rec: &ChunkRecord, unit: OffsetUnit) -> (u32, u32) {
+    let body = page.body();
+    let base = page.body_start as usize;
+    let at = |b: u32| unit.convert_u32(body, (b as usize).saturating_sub(base));
+    (at(rec.start), at(rec.end))
 }

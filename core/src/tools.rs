@@ -32,9 +32,11 @@ use serde_json::{json, Value};
 
 use crate::cite::Cited;
 use crate::error::{Error, Result};
+use crate::offset::OffsetUnit;
 use crate::page::Scope;
+use crate::querylog::{LogSink, Stopwatch};
 use crate::search::{AlwaysMode, SearchOptions, MAX_LIMIT};
-use crate::snapshot::Index;
+use crate::snapshot::{Caller, Index};
 use crate::traverse::TraverseOptions;
 
 /// The limits of a tool session.
@@ -283,8 +285,21 @@ impl Tools {
     /// past the turn's drill-down calls; otherwise the error of the core call (an answer too
     /// large to verify, a depth out of range).
     pub fn call(&self, index: &Index, name: &str, args: &str) -> Result<ToolResult> {
+        self.call_for(index, name, args, Caller::default(), None)
+    }
+
+    /// [`Tools::call`] for `caller` (its model embeds a search's query; its unit counts the
+    /// offsets of a verification), logging searches and citation checks to `log`.
+    pub(crate) fn call_for(
+        &self,
+        index: &Index,
+        name: &str,
+        args: &str,
+        caller: Caller<'_>,
+        log: Option<&LogSink>,
+    ) -> Result<ToolResult> {
         let (text, data) = match name {
-            "search" => self.search(index, parse(name, args)?)?,
+            "search" => self.search(index, parse(name, args)?, caller, log)?,
             "read_pages" => {
                 let a: ReadPagesArgs = parse(name, args)?;
                 check_ids(&a.keys)?;
@@ -300,7 +315,7 @@ impl Tools {
                 check_ids(&a.keys)?;
                 self.drill_down(|| neighbors(index, a))?
             }
-            "verify" => verify(index, parse(name, args)?)?,
+            "verify" => verify(index, parse(name, args)?, caller.unit, log)?,
             _ => {
                 return Err(Error::invalid_argument(format!(
                     "unknown tool `{name}` (tools: {})",
@@ -356,7 +371,13 @@ impl Tools {
         Ok(out)
     }
 
-    fn search(&self, index: &Index, a: SearchArgs) -> Result<(String, Value)> {
+    fn search(
+        &self,
+        index: &Index,
+        a: SearchArgs,
+        caller: Caller<'_>,
+        log: Option<&LogSink>,
+    ) -> Result<(String, Value)> {
         let limit = a.limit.unwrap_or(self.limits.max_results);
         if limit == 0 {
             return Err(Error::invalid_argument("limit must be at least 1"));
@@ -372,7 +393,11 @@ impl Tools {
             snippets: false,
             ..SearchOptions::default()
         };
-        let results = index.search(&a.query, &opts)?;
+        let clock = Stopwatch::start();
+        let results = index.search_checked(&a.query, &opts, None, caller)?;
+        if let Some(log) = log {
+            log.search(&opts, &results, clock);
+        }
         let block = index.prompt_block(&results);
         let hit = |h: &crate::search::Hit| json!({"page": h.page_id, "chunk": h.chunk, "score": h.score, "title": h.title, "summary": h.summary, "path": h.path, "lines": [h.line_start, h.line_end], "headings": h.headings});
         let data = json!({
@@ -534,9 +559,18 @@ fn neighbors(index: &Index, a: NeighborsArgs) -> Result<(String, Value)> {
     Ok((text, data))
 }
 
-fn verify(index: &Index, a: VerifyArgs) -> Result<(String, Value)> {
+fn verify(
+    index: &Index,
+    a: VerifyArgs,
+    unit: OffsetUnit,
+    log: Option<&LogSink>,
+) -> Result<(String, Value)> {
     let cited: Vec<Cited> = a.cited.iter().map(|c| Cited::parse(c)).collect();
-    let check = index.check_answer(&a.answer, &cited, &a.offered)?;
+    let clock = Stopwatch::start();
+    let check = index.check_answer_in(&a.answer, &cited, &a.offered, unit)?;
+    if let Some(log) = log {
+        log.verify(&check.verification, clock);
+    }
     let v = &check.verification;
     let mut text = format!(
         "{}\n",

@@ -6,13 +6,14 @@ use std::collections::{HashMap, HashSet};
 
 use serde::{Deserialize, Serialize};
 
+use crate::embed::Embedder;
 use crate::error::{Error, Result};
 use crate::graph::{
     is_relation, ChunkRef, EdgeRecord, Target, MAX_DEPTH, MAX_HOPS, MAX_NODES, MAX_POINTERS,
 };
 use crate::page::{self, Page, Scope, UsageMode};
-use crate::search::{AlwaysMode, SearchOptions};
-use crate::snapshot::Index;
+use crate::search::{AlwaysMode, SearchOptions, SearchResults};
+use crate::snapshot::{Caller, Index};
 
 /// One edge as the public API returns it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -380,6 +381,18 @@ impl Index {
     /// As [`Index::search`] and [`Index::neighbors`]; [`Error::InvalidArgument`] for `seeds`
     /// outside `1..=20`.
     pub fn query_with_evidence(&self, query: &str, opts: &EvidenceOptions) -> Result<Evidence> {
+        self.evidence_for(query, opts, None)
+            .map(|(evidence, _)| evidence)
+    }
+
+    /// [`Index::query_with_evidence`] with `model` to embed the query, and the search it
+    /// took its seeds from (for the query log).
+    pub(crate) fn evidence_for(
+        &self,
+        query: &str,
+        opts: &EvidenceOptions,
+        model: Option<&dyn Embedder>,
+    ) -> Result<(Evidence, SearchResults)> {
         if !(1..=20).contains(&opts.seeds) {
             return Err(Error::invalid_argument("seeds must be within 1..=20"));
         }
@@ -390,7 +403,11 @@ impl Index {
             snippets: false,
             ..SearchOptions::default()
         };
-        let results = self.search(query, &search)?;
+        let caller = Caller {
+            model,
+            ..Caller::default()
+        };
+        let results = self.search_checked(query, &search, None, caller)?;
         let seeds: Vec<&str> = results.hits.iter().map(|h| h.page_id.as_str()).collect();
         let graph = self.neighbors(&seeds, &opts.traverse)?;
         let mut chunks: Vec<SupportingChunk> = Vec::new();
@@ -420,11 +437,12 @@ impl Index {
                 add(&s.chunk, "source");
             }
         }
-        Ok(Evidence {
+        let evidence = Evidence {
             query: query.to_string(),
             graph,
             chunks,
-        })
+        };
+        Ok((evidence, results))
     }
 
     fn page_position(&self, key: &str, scope: Option<&Scope>) -> Result<u32> {

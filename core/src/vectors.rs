@@ -154,7 +154,7 @@ pub(crate) fn known_vectors(data: &IndexData) -> HashMap<String, Vec<f32>> {
         .collect()
 }
 
-/// Stands in for the model when an index with vectors has no embedder attached: every stored
+/// Stands in for the model when a write to an index with vectors is given none: every stored
 /// vector can be reused, nothing new can be embedded.
 pub(crate) struct KnownOnly<'a> {
     pub section: &'a VectorSection,
@@ -180,8 +180,8 @@ impl Embedder for KnownOnly<'_> {
     fn embed(&self, _texts: &[&str]) -> Result<Vec<Vec<f32>>> {
         Err(Error::NoEmbedder {
             detail: format!(
-                "this index holds embeddings of {}; attach that model (attach_embedder) before \
-                 writing pages with new text",
+                "this index holds embeddings of {}; set that model on the session (or give \
+                 it to the write) before writing pages with new text",
                 self.section.model_id
             ),
         })
@@ -194,100 +194,92 @@ impl Index {
         self.data.vectors.as_ref()
     }
 
-    /// Attaches the model that embeds queries (and new chunks on page writes).
+    /// Checks that `model` can embed queries for this index: when it holds vectors, they must
+    /// be `model`'s (same fingerprint and dimension).
     ///
     /// # Errors
-    /// [`Error::ModelMismatch`] when the index holds vectors made by another model (another
-    /// fingerprint or dimension); the index is then unchanged.
-    pub fn attach_embedder(&mut self, embedder: Arc<dyn Embedder>) -> Result<()> {
+    /// [`Error::ModelMismatch`] when the index holds vectors made by another model.
+    pub fn check_model(&self, model: &dyn Embedder) -> Result<()> {
         if let Some(v) = &self.data.vectors {
-            if v.fingerprint != embedder.fingerprint() || v.dim as usize != embedder.dim() {
+            if v.fingerprint != model.fingerprint() || v.dim as usize != model.dim() {
                 return Err(Error::ModelMismatch {
                     index: v.model_id.clone(),
                     index_fingerprint: v.fingerprint.clone(),
-                    given: embedder.model_id().to_string(),
-                    given_fingerprint: embedder.fingerprint().to_string(),
+                    given: model.model_id().to_string(),
+                    given_fingerprint: model.fingerprint().to_string(),
                 });
             }
         }
-        self.embedder = Some(Attached(embedder));
         Ok(())
     }
 
-    /// Whether `lane` can rank this index's chunks for a query given as text: lexical and
-    /// token always can; semantic needs stored vectors and an attached embedder (or a query
-    /// vector in the options, which this does not see). What `eval` and search UIs check
-    /// before they offer a lane.
-    pub fn lane_status(&self, lane: crate::Lane) -> crate::LaneStatus {
+    /// Whether `lane` can rank this index's chunks for a query given as text, with `model`
+    /// (if any) to embed it: lexical and token always can; semantic needs stored vectors and a
+    /// model (or a query vector in the options, which this does not see). What `eval` and
+    /// search UIs check before they offer a lane.
+    pub fn lane_status(
+        &self,
+        lane: crate::Lane,
+        model: Option<&dyn Embedder>,
+    ) -> crate::LaneStatus {
         use crate::lane::semantic::{NO_QUERY_VECTOR, NO_VECTORS};
         match lane {
             crate::Lane::Semantic if self.data.vectors.is_none() => {
                 crate::LaneStatus::skipped(NO_VECTORS)
             }
-            crate::Lane::Semantic if self.embedder.is_none() => {
-                crate::LaneStatus::skipped(NO_QUERY_VECTOR)
-            }
+            crate::Lane::Semantic if model.is_none() => crate::LaneStatus::skipped(NO_QUERY_VECTOR),
             _ => crate::LaneStatus::Ok,
         }
     }
 
-    /// The attached embedder, if any.
-    pub fn embedder(&self) -> Option<&Arc<dyn Embedder>> {
-        self.embedder.as_ref().map(|a| &a.0)
-    }
-
-    /// Embeds every chunk with `embedder`, after its passage prompt (replacing any stored
-    /// vectors), and attaches it.
+    /// This index with every chunk embedded by `embedder`, after its passage prompt
+    /// (replacing any stored vectors).
     /// `progress(done, total)` is called as chunks are embedded; it returns
-    /// [`ControlFlow::Break`] to stop ([`Error::Cancelled`], the index unchanged).
+    /// [`ControlFlow::Break`] to stop ([`Error::Cancelled`]).
     ///
     /// # Errors
-    /// Whatever the embedder reports; the index is then unchanged.
+    /// Whatever the embedder reports.
     pub fn embed_all(
-        &mut self,
-        embedder: Arc<dyn Embedder>,
+        &self,
+        embedder: &dyn Embedder,
         encoding: VectorEncoding,
         progress: &mut dyn FnMut(usize, usize) -> ControlFlow<()>,
-    ) -> Result<()> {
+    ) -> Result<Index> {
         let mut data = self.data.clone();
         embed_chunks(
             &mut data,
-            embedder.as_ref(),
+            embedder,
             embedder.prompts(),
             encoding,
             &HashMap::new(),
             progress,
         )?;
-        self.data.vectors = data.vectors;
-        self.embedder = Some(Attached(embedder));
-        Ok(())
+        Ok(Index::from_data(data))
     }
 
     /// The text each chunk's embedding is computed from (page title, then chunk text, after
     /// the header of the table it continues, if any), in chunk order: what to embed when
-    /// bringing your own vectors to [`Index::set_vectors`] (without a model's passage prompt:
+    /// bringing your own vectors to [`Index::with_vectors`] (without a model's passage prompt:
     /// the index puts it before these when it embeds them itself).
     pub fn passages(&self) -> Vec<String> {
         passages(&self.data)
     }
 
-    /// Stores vectors the caller computed (bring your own embeddings): one per chunk, in the
-    /// order of [`Index::passages`], each a `Vec<f32>` or a `&[f32]` (rows of one flat buffer
-    /// need no copy of their own). They are normalized here. Queries then need
-    /// [`crate::SearchOptions::query_vector`] (or an attached embedder with the same
-    /// `fingerprint`, which then embeds queries without a prompt: the stored prompts are
-    /// none).
+    /// This index with vectors the caller computed (bring your own embeddings): one per
+    /// chunk, in the order of [`Index::passages`], each a `Vec<f32>` or a `&[f32]` (rows of one
+    /// flat buffer need no copy of their own). They are normalized here. Queries then need
+    /// [`crate::SearchOptions::query_vector`] (or a model with the same `fingerprint`, which
+    /// then embeds queries without a prompt: the stored prompts are none).
     ///
     /// # Errors
-    /// [`Error::InvalidArgument`] when the count or a dimension is wrong; the index is then
-    /// unchanged.
-    pub fn set_vectors<V: AsRef<[f32]>>(
-        &mut self,
+    /// [`Error::InvalidArgument`] when the count or a dimension is wrong.
+    pub fn with_vectors<V: AsRef<[f32]>>(
+        &self,
         model_id: &str,
         fingerprint: &str,
         vectors: &[V],
         encoding: VectorEncoding,
-    ) -> Result<()> {
+    ) -> Result<Index> {
         if vectors.len() != self.data.chunks.len() {
             return Err(Error::invalid_argument(format!(
                 "{} vectors for {} chunks",
@@ -296,30 +288,25 @@ impl Index {
             )));
         }
         let dim = vectors.first().map_or(0, |v| v.as_ref().len());
-        self.data.vectors = Some(VectorSection::new(
+        let mut data = self.data.clone();
+        data.vectors = Some(VectorSection::new(
             model_id,
             fingerprint,
             dim,
             vectors,
             encoding,
         )?);
-        if self
-            .embedder
-            .as_ref()
-            .is_some_and(|e| e.0.fingerprint() != fingerprint)
-        {
-            self.embedder = None;
-        }
-        Ok(())
+        Ok(Index::from_data(data))
     }
 
-    /// The unit query vector for the semantic lane: the caller's, else the attached
-    /// embedder's for the query after the query prompt stored with the vectors.
-    /// `Ok(None)` when there is neither.
+    /// The unit query vector for the semantic lane: the caller's, else `model`'s for the
+    /// query after the query prompt stored with the vectors. `Ok(None)` when there is
+    /// neither.
     pub(crate) fn query_vector(
         &self,
         query: &str,
         given: Option<&[f32]>,
+        model: Option<&dyn Embedder>,
     ) -> Result<Option<Vec<f32>>> {
         let Some(section) = &self.data.vectors else {
             return Ok(None);
@@ -336,11 +323,11 @@ impl Index {
             crate::embed::normalize(&mut v);
             return Ok(Some(v));
         }
-        let Some(e) = &self.embedder else {
+        let Some(e) = model else {
             return Ok(None);
         };
         let text = section.prompts.apply(PromptKind::Query, query);
-        let mut out = e.0.embed(&[text.as_ref()])?;
+        let mut out = e.embed(&[text.as_ref()])?;
         match out.pop() {
             Some(v) if v.len() == dim => Ok(Some(v)),
             _ => Err(Error::Model {

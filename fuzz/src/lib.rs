@@ -19,7 +19,7 @@ use std::sync::{Arc, OnceLock};
 use wikidex::cite::{self, Cited};
 use wikidex::{
     AlwaysMode, Config, Embedder, EvidenceOptions, Index, IndexBuilder, Lane, Scope, SearchOptions,
-    TraverseOptions, UsageMode,
+    Session, TraverseOptions, UsageMode, WriteOptions,
 };
 
 /// Header bytes first, then the rest; missing header bytes read as 0.
@@ -121,7 +121,7 @@ pub fn page(data: &[u8]) {
     for (path, bytes) in &files {
         let _ = builder.add_file(path, bytes);
     }
-    let Ok((mut index, report)) = builder.build() else {
+    let Ok((index, report)) = builder.build() else {
         return;
     };
     let _ = index.lint_with_build(&report);
@@ -134,16 +134,17 @@ pub fn page(data: &[u8]) {
     // A write on top: the last file's text under the first file's path.
     if let (Some((path, _)), Some((_, bytes))) = (files.first(), files.last()) {
         if let Ok(text) = std::str::from_utf8(bytes) {
-            if index.upsert_page(path, text).is_ok() {
-                exercise(&index, &query, 0x0F);
-                roundtrip(&index);
+            if let Ok((next, _)) = index.upsert_page(path, text, &WriteOptions::default(), None) {
+                exercise(&next, &query, 0x0F);
+                roundtrip(&next);
             }
         }
     }
 }
 
-/// Target `search`: [`Index::search`] of the fixed [`fixture`] index with an arbitrary
-/// query and options, and the graph and lookup calls that take a user's string.
+/// Target `search`: [`Session::search`] of the fixed [`fixture`] index (with and without a
+/// model, [`sessions`]) with an arbitrary query and options, and the graph and lookup calls
+/// that take a user's string.
 ///
 /// Header bytes: limit, lanes, flags, scope, query vector; then text fields separated by
 /// NUL: query, scope name, tags (comma-separated), types (comma-separated), since, until.
@@ -167,8 +168,9 @@ pub fn search(data: &[u8]) {
     let since = fields.next().map(str::to_string);
     let until = fields.next().map(str::to_string);
 
-    let (built, loaded) = fixture();
-    let index = if flags & 0x10 == 0 { built } else { loaded };
+    let (built, loaded) = sessions();
+    let session = if flags & 0x10 == 0 { built } else { loaded };
+    let index = session.index();
     let dim = 8;
     let opts = SearchOptions {
         limit: match limit {
@@ -238,13 +240,13 @@ pub fn search(data: &[u8]) {
             _ => Some(vec![f32::MAX; dim]),
         },
     };
-    if let Ok(results) = index.search(query, &opts) {
+    if let Ok(results) = session.search(query, &opts) {
         let block = index.prompt_block(&results);
         let _ = cite::parse_headers(&block.text);
     }
     let _ = index.page(query, opts.scope.as_ref());
-    let _ = index.chunk(query);
-    let _ = index.chunks_of(query, opts.scope.as_ref());
+    let _ = session.chunk(query);
+    let _ = session.chunks_of(query, opts.scope.as_ref());
     let traverse = TraverseOptions {
         depth: u32::from(limit % 4),
         min_confidence: f32::from(vector) / 200.0,
@@ -258,7 +260,7 @@ pub fn search(data: &[u8]) {
         seeds: usize::from(flags % 24),
         traverse,
     };
-    let _ = index.query_with_evidence(query, &evidence);
+    let _ = session.query_with_evidence(query, &evidence);
 }
 
 /// Target `verify`: [`Index::verify`] and [`Index::uncited_support`] of the fixed
@@ -362,7 +364,7 @@ fn roundtrip(index: &Index) {
 /// The fixed index of the `search` and `verify` targets: small (every `uncited_support`
 /// call reads all of it), with both scopes, a shadowed page, `always`, `never` and archived
 /// pages, relations, redirects, aliases, a raw document, and vectors from [`ToyEmbedder`].
-/// Returns it as built (embedder attached) and as loaded from its blob (no embedder).
+/// Returns it as built and as loaded from its blob.
 pub fn fixture() -> &'static (Index, Index) {
     static FIXTURE: OnceLock<(Index, Index)> = OnceLock::new();
     FIXTURE.get_or_init(|| {
@@ -376,6 +378,20 @@ pub fn fixture() -> &'static (Index, Index) {
         let loaded = Index::from_bytes(&built.to_bytes().expect("the fixture encodes"))
             .expect("the fixture loads");
         (built, loaded)
+    })
+}
+
+/// Sessions over the two [`fixture`] indexes: the built one with [`ToyEmbedder`] as its
+/// model (queries get a semantic lane), the loaded one without a model.
+pub fn sessions() -> &'static (Session, Session) {
+    static SESSIONS: OnceLock<(Session, Session)> = OnceLock::new();
+    SESSIONS.get_or_init(|| {
+        let (built, loaded) = fixture();
+        let built = Session::new(built.clone());
+        built
+            .set_model(Some(Arc::new(ToyEmbedder)))
+            .expect("the fixture's own model");
+        (built, Session::new(loaded.clone()))
     })
 }
 

@@ -336,17 +336,24 @@ class Index:
         source: Union[str, os.PathLike, Mapping[str, str]],
         config: Optional[Mapping[str, Any]] = None,
         *,
+        strict: bool = False,
+        vectors: str = "f32",
         progress: Union[bool, Progress, None] = None,
         model: Optional[Model] = None,
     ) -> "Index":
         """Builds an index from a wiki folder, or from a mapping of path (relative to the
         wiki root; ``raw/...`` for raw documents) to page text. ``config`` is the core's
-        configuration (``{"bm25": {"k1": 1.2}, "fusion": {...}}``). ``progress=True`` shows
+        configuration (``{"bm25": {"k1": 1.2}, "fusion": {...}}``). ``strict=True`` fails
+        the build on a broken page instead of skipping it. ``progress=True`` shows
         a progress bar (tqdm when installed), or pass ``callable(stage, done, total)``;
         stages are ``pages`` then, with a model, ``embeddings``. ``model`` (a :class:`Model`)
-        embeds every chunk for the semantic lane and stays attached for queries.
+        embeds every chunk for the semantic lane (stored as ``vectors``: ``"f32"`` or
+        ``"int8"``) and stays attached for queries.
         Pages that cannot be used are skipped and listed in :meth:`build_report`."""
-        conf = None if config is None else json.dumps(dict(config), allow_nan=False)
+        options: dict = {"strict": strict, "vectors": vectors}
+        if config is not None:
+            options["config"] = dict(config)
+        opts = json.dumps(options, allow_nan=False)
         cb = _progress(progress)
         if model is not None and not isinstance(model, Model):
             raise TypeError(f"model must be a wikidex.Model, got {type(model).__name__}")
@@ -356,9 +363,9 @@ class Index:
                 if not isinstance(path, str) or not isinstance(text, str):
                     raise TypeError("files must map str paths to str texts")
                 files.append((path, text))
-            return cls(_wikidex.NativeIndex.build_files(files, conf, cb, model))
+            return cls(_wikidex.NativeIndex.build_files(files, opts, cb, model))
         if isinstance(source, (str, os.PathLike)):
-            return cls(_wikidex.NativeIndex.build_dir(os.fspath(source), conf, cb, model))
+            return cls(_wikidex.NativeIndex.build_dir(os.fspath(source), opts, cb, model))
         raise TypeError("source must be a folder path or a mapping of path to text")
 
     @classmethod

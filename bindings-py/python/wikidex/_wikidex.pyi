@@ -94,15 +94,15 @@ class NativeIndex:
     @staticmethod
     def build_files(
         files: Sequence[Tuple[str, str]],
-        config: Optional[str] = None,
+        options: Optional[str] = None,
         progress: Optional[_Progress] = None,
         model: Optional[Model] = None,
     ) -> NativeIndex:
-        """Builds from (path, text) pairs; `config` is the core's Config as JSON; `model`
+        """Builds from (path, text) pairs; `options` is the core's BuildOptions as JSON; `model`
         embeds every chunk."""
     @staticmethod
     def build_dir(
-        path: _Path, config: Optional[str] = None, progress: Optional[_Progress] = None, model: Optional[Model] = None
+        path: _Path, options: Optional[str] = None, progress: Optional[_Progress] = None, model: Optional[Model] = None
     ) -> NativeIndex:
         """Builds from a wiki folder."""
     @staticmethod

@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 
-use wikidex::{ChunkConfig, Cited, Config, Index, IndexBuilder, TraverseOptions};
+use wikidex::{ChunkConfig, Cited, Config, Index, IndexBuilder, TraverseOptions, WriteOptions};
 
 /// Chunks of at most 16 tokens, no overlap: each paragraph below is a chunk of its own.
 fn config() -> Config {
@@ -40,6 +40,10 @@ fn build(files: &[(&str, String)], previous: Option<&Index>) -> Index {
     b.build().unwrap().0
 }
 
+fn opts() -> WriteOptions {
+    WriteOptions::default()
+}
+
 /// Chunk text → chunk id, for the page `runbook`.
 fn ids(index: &Index) -> BTreeMap<String, String> {
     index
@@ -52,14 +56,19 @@ fn ids(index: &Index) -> BTreeMap<String, String> {
 
 #[test]
 fn issue_14_a_paragraph_added_at_the_top_keeps_every_other_chunk_id() {
-    let mut index = build(&[("global/runbook.md", page(&[P1, P2, P3]))], None);
+    let index = build(&[("global/runbook.md", page(&[P1, P2, P3]))], None);
     let before = ids(&index);
     assert_eq!(before.len(), 3, "{before:?}");
     assert_eq!(before[P1], "runbook::chunk_0");
     assert_eq!(before[P3], "runbook::chunk_2");
 
-    index
-        .upsert_page("global/runbook.md", &page(&[NEW, P1, P2, P3]))
+    let (index, _) = index
+        .upsert_page(
+            "global/runbook.md",
+            &page(&[NEW, P1, P2, P3]),
+            &opts(),
+            None,
+        )
         .unwrap();
     let after = ids(&index);
     for p in [P1, P2, P3] {
@@ -80,11 +89,16 @@ fn issue_14_a_paragraph_added_at_the_top_keeps_every_other_chunk_id() {
 
 #[test]
 fn a_citation_of_an_edited_chunk_is_drifted_and_one_of_an_untouched_chunk_still_verifies() {
-    let mut index = build(&[("global/runbook.md", page(&[P1, P2, P3]))], None);
+    let index = build(&[("global/runbook.md", page(&[P1, P2, P3]))], None);
     let seen = index.chunks_of("runbook", None).unwrap();
     let edited = P2.replace("ten minutes", "fifteen minutes");
-    index
-        .upsert_page("global/runbook.md", &page(&[NEW, P1, &edited, P3]))
+    let (index, _) = index
+        .upsert_page(
+            "global/runbook.md",
+            &page(&[NEW, P1, &edited, P3]),
+            &opts(),
+            None,
+        )
         .unwrap();
     // The edited paragraph keeps its id: the citation is not lost, its hash says it drifted.
     assert_eq!(index.chunk(&seen[1].id).unwrap().text.trim(), edited);
@@ -111,9 +125,8 @@ fn a_build_on_the_previous_index_keeps_chunk_ids_and_one_from_scratch_numbers_by
     assert_eq!(ids(&synced)[P1], "runbook::chunk_0");
     assert_eq!(ids(&synced)[NEW], "runbook::chunk_3");
     // The same edit through the write API gives the same index, byte for byte.
-    let mut upserted = old.clone();
-    upserted
-        .upsert_page("global/runbook.md", &files[0].1)
+    let (upserted, _) = old
+        .upsert_page("global/runbook.md", &files[0].1, &opts(), None)
         .unwrap();
     assert_eq!(synced.to_bytes().unwrap(), upserted.to_bytes().unwrap());
     // From scratch: positions, and the numbers round-trip through the blob.
@@ -134,15 +147,20 @@ fn a_build_on_the_previous_index_keeps_chunk_ids_and_one_from_scratch_numbers_by
 fn a_relation_citing_a_kept_chunk_id_resolves_to_its_text_after_the_edit() {
     let citing = "---\nrelations:\n  - {target: runbook, type: cites, confidence: 0.9, chunk: \
                   \"runbook::chunk_2\"}\n---\nSummary of the runbook.";
-    let mut index = build(
+    let index = build(
         &[
             ("global/runbook.md", page(&[P1, P2, P3])),
             ("global/summary.md", citing.to_string()),
         ],
         None,
     );
-    index
-        .upsert_page("global/runbook.md", &page(&[NEW, P1, P2, P3]))
+    let (index, _) = index
+        .upsert_page(
+            "global/runbook.md",
+            &page(&[NEW, P1, P2, P3]),
+            &opts(),
+            None,
+        )
         .unwrap();
     let graph = index
         .neighbors(&["summary"], &TraverseOptions::default())

@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use wikidex::{Index, IndexBuilder, Lane, OffsetUnit, SearchOptions, SearchResults};
+use wikidex::{Index, IndexBuilder, Lane, OffsetUnit, SearchOptions, SearchResults, Session};
 
 use crate::vectors::slice;
 
@@ -139,11 +139,15 @@ fn search_as_you_type_finds_a_cjk_word_from_its_first_character() {
     assert_eq!(crate::marked(snippet), ["晴れ"]);
 }
 
-/// The snippet substrings the highlights point at, with the index counting offsets in `unit`.
+/// The snippet substrings the highlights point at, with a session counting offsets in `unit`.
 fn highlighted(index: &Index, query: &str, unit: OffsetUnit) -> Vec<String> {
-    let mut index = index.clone();
-    index.set_offset_unit(unit);
-    let r = search(&index, query, &[Lane::Lexical, Lane::Token]);
+    let session = Session::new(index.clone());
+    session.set_offset_unit(unit);
+    let opts = SearchOptions {
+        lanes: Some(vec![Lane::Lexical, Lane::Token]),
+        ..Default::default()
+    };
+    let r = session.search(query, &opts).unwrap();
     let snippet = r.hits[0].snippet.clone().unwrap();
     snippet
         .highlights

@@ -129,9 +129,13 @@ fn a_page_without_a_frontmatter_date_is_dated_by_its_file_modification_time() {
     let loaded = wikidex::Index::from_bytes(&index.to_bytes().unwrap()).unwrap();
     assert_eq!(search(&loaded, "2025-01-01"), search(&index, "2025-01-01"));
     // A page written through the API has no file time: its new text was not read from a file.
-    let mut edited = loaded.clone();
-    edited
-        .upsert_page("global/undated.md", "The nightly job runs at 04:00.")
+    let (edited, _) = loaded
+        .upsert_page(
+            "global/undated.md",
+            "The nightly job runs at 04:00.",
+            &Default::default(),
+            None,
+        )
         .unwrap();
     assert_eq!(
         search(&edited, "2025-01-01"),

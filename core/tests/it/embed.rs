@@ -9,7 +9,8 @@ use std::sync::{Arc, OnceLock};
 use serde::Deserialize;
 use wikidex::lane::semantic::dot;
 use wikidex::{
-    Embedder, Index, IndexBuilder, Lane, OnnxEmbedder, OnnxOptions, SearchOptions, VectorEncoding,
+    Embedder, Index, IndexBuilder, Lane, OnnxEmbedder, OnnxOptions, SearchOptions, Session,
+    VectorEncoding, WriteOptions,
 };
 
 fn root() -> PathBuf {
@@ -160,6 +161,13 @@ fn build(encoding: VectorEncoding) -> Index {
     b.build().unwrap().0
 }
 
+/// A session over [`build`]'s index with the model that embedded it.
+fn session(encoding: VectorEncoding) -> Session {
+    let session = Session::new(build(encoding));
+    session.set_model(Some(fp32())).unwrap();
+    session
+}
+
 fn semantic_only() -> SearchOptions {
     SearchOptions {
         lanes: Some(vec![Lane::Semantic]),
@@ -170,7 +178,7 @@ fn semantic_only() -> SearchOptions {
 #[test]
 fn the_semantic_lane_finds_meaning_without_shared_words() {
     for enc in [VectorEncoding::F32, VectorEncoding::Int8] {
-        let index = build(enc);
+        let index = session(enc);
         // No word of the query is in the page.
         let r = index
             .search("who do I call about an outage?", &semantic_only())
@@ -193,8 +201,8 @@ fn vectors_survive_the_blob_and_need_the_same_model() {
     let index = build(VectorEncoding::Int8);
     let bytes = index.to_bytes().unwrap();
     assert_eq!(bytes, build(VectorEncoding::Int8).to_bytes().unwrap());
-    let mut loaded = Index::from_bytes(&bytes).unwrap();
-    let v = loaded.vectors().unwrap();
+    let loaded = Session::from_bytes(&bytes).unwrap();
+    let v = loaded.index().vectors().unwrap().clone();
     assert_eq!(
         (v.model_id.as_str(), v.dim, v.encoding()),
         ("all-MiniLM-L6-v2", 384, VectorEncoding::Int8)
@@ -208,10 +216,20 @@ fn vectors_survive_the_blob_and_need_the_same_model() {
     // Another model's vectors cannot be searched with this one.
     let other = Arc::new(load("model-int8.onnx"));
     assert_eq!(
-        loaded.attach_embedder(other).unwrap_err().code(),
+        loaded
+            .index()
+            .check_model(other.as_ref())
+            .unwrap_err()
+            .code(),
         "model_mismatch"
     );
-    loaded.attach_embedder(fp32()).unwrap();
+    assert_eq!(
+        loaded.set_model(Some(other)).unwrap_err().code(),
+        "model_mismatch"
+    );
+    assert!(loaded.model().is_none(), "a refused model is not set");
+    loaded.index().check_model(fp32().as_ref()).unwrap();
+    loaded.set_model(Some(fp32())).unwrap();
     let r = loaded
         .search("who do I call about an outage?", &semantic_only())
         .unwrap();
@@ -220,33 +238,46 @@ fn vectors_survive_the_blob_and_need_the_same_model() {
 
 #[test]
 fn page_writes_embed_new_chunks_and_keep_the_rest() {
-    let mut index = build(VectorEncoding::F32);
-    let before = index.vectors().unwrap().vector(0).unwrap();
-    index
+    let session = session(VectorEncoding::F32);
+    let before = session.index().vectors().unwrap().vector(0).unwrap();
+    session
         .upsert_page(
             "global/vacation.md",
             "---\ntitle: Vacation policy\n---\nEmployees get twenty-five days of paid leave.",
+            &WriteOptions::default(),
         )
         .unwrap();
-    let r = index
+    let r = session
         .search("how many holidays do staff have", &semantic_only())
         .unwrap();
     assert_eq!(r.hits[0].key, "vacation");
+    let index = session.index();
     assert_eq!(index.vectors().unwrap().len(), 4);
     // `oncall` is still chunk 0 and its vector was reused bit for bit.
     assert_eq!(index.vectors().unwrap().vector(0).unwrap(), before);
 
     // Without the model, a write that needs a new embedding is refused and changes nothing.
-    let mut loaded = Index::from_bytes(&index.to_bytes().unwrap()).unwrap();
+    let loaded = Session::from_bytes(&index.to_bytes().unwrap()).unwrap();
     let bytes = loaded.to_bytes().unwrap();
     let e = loaded
-        .upsert_page("global/new.md", "Brand new text.")
+        .upsert_page("global/new.md", "Brand new text.", &WriteOptions::default())
         .unwrap_err();
     assert_eq!(e.code(), "no_embedder");
     assert_eq!(loaded.to_bytes().unwrap(), bytes);
+    // The pure write refuses it the same way.
+    let e = loaded
+        .index()
+        .upsert_page(
+            "global/new.md",
+            "Brand new text.",
+            &WriteOptions::default(),
+            None,
+        )
+        .unwrap_err();
+    assert_eq!(e.code(), "no_embedder");
     // A delete needs no model.
     loaded.delete_page("vacation", None).unwrap();
-    assert_eq!(loaded.vectors().unwrap().len(), 3);
+    assert_eq!(loaded.index().vectors().unwrap().len(), 3);
 }
 
 #[test]
@@ -255,7 +286,7 @@ fn callers_may_bring_their_own_vectors() {
     for (p, t) in WIKI {
         b.add_file(p, t.as_bytes()).unwrap();
     }
-    let mut index = b.build().unwrap().0;
+    let index = b.build().unwrap().0;
     let passages = index.passages();
     assert_eq!(passages.len(), 3);
     assert_eq!(
@@ -267,8 +298,8 @@ fn callers_may_bring_their_own_vectors() {
     let vectors: Vec<Vec<f32>> = (0..3)
         .map(|i| (0..3).map(|j| if i == j { 2.0 } else { 0.0 }).collect())
         .collect();
-    index
-        .set_vectors("toy", "toy-1", &vectors, VectorEncoding::F32)
+    let index = index
+        .with_vectors("toy", "toy-1", &vectors, VectorEncoding::F32)
         .unwrap();
     // No model to measure a floor with: none.
     assert_eq!(index.vectors().unwrap().floor, 0.0);
@@ -290,7 +321,7 @@ fn callers_may_bring_their_own_vectors() {
     );
     assert_eq!(
         index
-            .set_vectors("toy", "toy-1", &vectors[..2], VectorEncoding::F32)
+            .with_vectors("toy", "toy-1", &vectors[..2], VectorEncoding::F32)
             .unwrap_err()
             .code(),
         "invalid_argument"
@@ -323,12 +354,12 @@ fn a_failing_model_fails_its_lane_not_the_search() {
     for (p, t) in WIKI {
         b.add_file(p, t.as_bytes()).unwrap();
     }
-    let mut index = b.build().unwrap().0;
+    let index = Session::new(b.build().unwrap().0);
     let vectors = vec![vec![1.0, 0.0, 0.0]; 3];
     index
         .set_vectors("toy", "toy-1", &vectors, VectorEncoding::F32)
         .unwrap();
-    index.attach_embedder(Arc::new(Broken)).unwrap();
+    index.set_model(Some(Arc::new(Broken))).unwrap();
     let r = index.search("revenue", &SearchOptions::default()).unwrap();
     assert_eq!(r.lanes[1].status.name(), "failed");
     assert_eq!(r.lanes[1].status.code(), Some("model"));
@@ -341,9 +372,46 @@ fn a_failing_model_fails_its_lane_not_the_search() {
 }
 
 #[test]
+fn a_session_keeps_its_model_only_while_the_vectors_are_that_model_s() {
+    let mut b = IndexBuilder::new(Default::default()).unwrap();
+    for (p, t) in WIKI {
+        b.add_file(p, t.as_bytes()).unwrap();
+    }
+    let session = Session::new(b.build().unwrap().0);
+    let vectors = vec![vec![1.0, 0.0, 0.0]; 3];
+    session
+        .set_vectors("toy", "toy-1", &vectors, VectorEncoding::F32)
+        .unwrap();
+    session.set_model(Some(Arc::new(Broken))).unwrap();
+    session
+        .set_vectors("toy", "toy-1", &vectors, VectorEncoding::F32)
+        .unwrap();
+    assert!(
+        session.model().is_some(),
+        "vectors of the same model keep it"
+    );
+    // A failed write changes nothing: neither the index nor the model.
+    let before = session.to_bytes().unwrap();
+    assert_eq!(
+        session
+            .set_vectors("other", "other-1", &vectors[..2], VectorEncoding::F32)
+            .unwrap_err()
+            .code(),
+        "invalid_argument"
+    );
+    assert_eq!(session.to_bytes().unwrap(), before);
+    assert!(session.model().is_some());
+    session
+        .set_vectors("other", "other-1", &vectors, VectorEncoding::F32)
+        .unwrap();
+    assert!(session.model().is_none(), "another model's vectors drop it");
+    assert_eq!(session.index().vectors().unwrap().model_id, "other");
+}
+
+#[test]
 fn issue_14_nonsense_gets_no_semantic_hits_below_the_floor_measured_at_build() {
-    let index = build(VectorEncoding::F32);
-    let floor = index.vectors().unwrap().floor;
+    let index = session(VectorEncoding::F32);
+    let floor = index.index().vectors().unwrap().floor;
     assert!(floor > 0.0 && floor < 1.0, "floor {floor}");
     // Measured the same way every time: the blob stays deterministic.
     assert_eq!(build(VectorEncoding::F32).vectors().unwrap().floor, floor);
@@ -372,11 +440,15 @@ fn issue_14_nonsense_gets_no_semantic_hits_below_the_floor_measured_at_build() {
         .unwrap();
     assert_eq!(r.hits[0].key, "oncall");
     // Kept through the blob and through a write (which does not measure it again).
-    let mut loaded = Index::from_bytes(&index.to_bytes().unwrap()).unwrap();
-    assert_eq!(loaded.vectors().unwrap().floor, floor);
-    loaded.attach_embedder(fp32()).unwrap();
+    let loaded = Session::from_bytes(&index.to_bytes().unwrap()).unwrap();
+    assert_eq!(loaded.index().vectors().unwrap().floor, floor);
+    loaded.set_model(Some(fp32())).unwrap();
     loaded
-        .upsert_page("global/new.md", "A page about holiday schedules.")
+        .upsert_page(
+            "global/new.md",
+            "A page about holiday schedules.",
+            &WriteOptions::default(),
+        )
         .unwrap();
-    assert_eq!(loaded.vectors().unwrap().floor, floor);
+    assert_eq!(loaded.index().vectors().unwrap().floor, floor);
 }

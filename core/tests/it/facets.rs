@@ -2,7 +2,9 @@
 
 use std::sync::Arc;
 
-use wikidex::{Embedder, Index, IndexBuilder, SearchOptions, VectorEncoding, NO_QUERY_TERMS};
+use wikidex::{
+    Embedder, Index, IndexBuilder, SearchOptions, Session, VectorEncoding, NO_QUERY_TERMS,
+};
 
 const WIKI: &[(&str, &str)] = &[
     (
@@ -121,7 +123,8 @@ fn an_empty_or_all_stopword_query_returns_nothing_and_says_why() {
     for (p, t) in WIKI {
         b.add_file(p, t.as_bytes()).unwrap();
     }
-    let index = b.build().unwrap().0;
+    let index = Session::new(b.build().unwrap().0);
+    index.set_model(Some(Arc::new(Flat))).unwrap();
     for q in ["", "   ", "the of and", "?!"] {
         let r = index.search(q, &SearchOptions::default()).unwrap();
         assert!(r.hits.is_empty(), "{q:?} must find nothing");

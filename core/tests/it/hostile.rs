@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use wikidex::cite::Cited;
-use wikidex::{Index, IndexBuilder, Page, TraverseOptions, WriteOptions};
+use wikidex::{Index, IndexBuilder, Page, Session, TraverseOptions, WriteOptions};
 
 /// What one input did, as a short comparable string:
 /// `err:<code>` the call failed with that code; `skipped:<code>` the build went on and
@@ -68,16 +68,17 @@ fn base() -> Index {
     b.build().unwrap().0
 }
 
-/// Upserts into the base index; a failed write must leave it byte-identical.
+/// Upserts into a session over the base index; a failed write must leave its index
+/// byte-identical.
 fn upsert(path: &str, text: &str) -> Outcome {
-    let mut index = base();
-    let before = index.to_bytes().unwrap();
-    match index.upsert_page_with(path, text, &WriteOptions::default()) {
+    let session = Session::new(base());
+    let before = session.to_bytes().unwrap();
+    match session.upsert_page(path, text, &WriteOptions::default()) {
         Ok(r) if r.warnings.is_empty() => "ok".into(),
         Ok(_) => "warning".into(),
         Err(e) => {
             assert_eq!(
-                index.to_bytes().unwrap(),
+                session.to_bytes().unwrap(),
                 before,
                 "a failed upsert of {path} changed the index"
             );

@@ -25,7 +25,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "querylog", "ranged",
         ],
     ),
-    ("front", &["index", "lib"]),
+    ("front", &["index", "front", "lib"]),
 ];
 
 fn layer_of(module: &str) -> Option<usize> {

@@ -41,7 +41,7 @@ fn corpus() -> &'static Index {
             b.add_file(&format!("global/p{i:03}.md"), text.as_bytes())
                 .unwrap();
         }
-        let (mut index, report) = b.build().unwrap();
+        let (index, report) = b.build().unwrap();
         assert_eq!(report.pages, PAGES);
         assert_eq!(index.chunk_count(), 2 * PAGES, "two chunks per page");
         let mut state = 0x9e37_79b9_7f4a_7c15u64;
@@ -58,9 +58,8 @@ fn corpus() -> &'static Index {
             })
             .collect();
         index
-            .set_vectors("test", "test", &vectors, wikidex::VectorEncoding::F32)
-            .unwrap();
-        index
+            .with_vectors("test", "test", &vectors, wikidex::VectorEncoding::F32)
+            .unwrap()
     })
 }
 

@@ -11,7 +11,7 @@ use serde_json::{json, Value};
 use wikidex::lane::semantic::dot;
 use wikidex::{
     Embedder, Index, IndexBuilder, Lane, OnnxEmbedder, OnnxOptions, PromptKind, SearchOptions,
-    VectorEncoding,
+    Session, VectorEncoding,
 };
 
 fn root() -> PathBuf {
@@ -53,7 +53,7 @@ fn build(vector: &Value) -> Index {
 }
 
 /// The semantic lane's whole chunk ranking for `query`: `[{chunk, score}]`, score the cosine.
-fn ranking(index: &Index, query: &str) -> Value {
+fn ranking(session: &Session, query: &str) -> Value {
     let opts = SearchOptions {
         lanes: Some(vec![Lane::Semantic]),
         chunks: true,
@@ -61,7 +61,7 @@ fn ranking(index: &Index, query: &str) -> Value {
         snippets: false,
         ..Default::default()
     };
-    let results = index.search(query, &opts).unwrap();
+    let results = session.search(query, &opts).unwrap();
     assert_eq!(results.lanes[1].status.name(), "ok", "{query}");
     let hits: Vec<Value> = results
         .hits
@@ -71,7 +71,11 @@ fn ranking(index: &Index, query: &str) -> Value {
             json!({ "chunk": h.chunk, "score": lane.score.expect("a semantic score") })
         })
         .collect();
-    assert_eq!(hits.len(), index.chunk_count(), "every chunk ranked");
+    assert_eq!(
+        hits.len(),
+        session.index().chunk_count(),
+        "every chunk ranked"
+    );
     Value::Array(hits)
 }
 
@@ -133,7 +137,7 @@ fn model_vectors_match_the_native_model() {
     let tol_cos = vector["tolerance"]["cosine"].as_f64().unwrap() as f32;
     let tol_score = vector["tolerance"]["score"].as_f64().unwrap() as f32;
 
-    let mut index = build(&vector);
+    let index = build(&vector);
     let passages = index.passages();
     let texts: Vec<&str> = passages.iter().map(String::as_str).collect();
     let passage_vectors = model.embed_as(&texts, Some(PromptKind::Passage)).unwrap();
@@ -161,23 +165,24 @@ fn model_vectors_match_the_native_model() {
     }
     let values: Vec<Vec<f32>> =
         serde_json::from_value(vector["vectors"]["values"].clone()).unwrap();
-    index
-        .set_vectors(
+    let index = index
+        .with_vectors(
             model.model_id(),
             model.fingerprint(),
             &values,
             VectorEncoding::F32,
         )
         .unwrap();
-    index
-        .attach_embedder(model.clone() as std::sync::Arc<dyn Embedder>)
+    let session = Session::new(index);
+    session
+        .set_model(Some(model.clone() as std::sync::Arc<dyn Embedder>))
         .unwrap();
 
     let mut failures = Vec::new();
     for case in vector["cases"].as_array_mut().unwrap() {
         let query = case["query"].as_str().unwrap().to_string();
         let qv = model.embed_as(&[&query], Some(PromptKind::Query)).unwrap();
-        let got = json!({ "query_vector": qv[0], "hits": ranking(&index, &query) });
+        let got = json!({ "query_vector": qv[0], "hits": ranking(&session, &query) });
         if bless {
             case["expect"] = got;
             continue;

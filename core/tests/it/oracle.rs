@@ -1194,13 +1194,16 @@ struct FusionCase {
     vectors: Option<(usize, u64, wikidex::VectorEncoding)>,
 }
 
-fn check_pages(index: &mut Index, query: &str, case: &FusionCase) -> Result<(), String> {
+/// Checks the page hits of `index` with `case`'s vectors and fusion against the oracle's;
+/// returns the index searched.
+fn check_pages(index: &Index, query: &str, case: &FusionCase) -> Result<Index, String> {
     let chunks = oracle_chunks(index);
     let mut query_vector = None;
+    let mut index = index.clone();
     if let Some((dim, seed, encoding)) = case.vectors {
         let vectors = small_vectors(chunks.len(), dim, seed);
-        index
-            .set_vectors("test", "test", &vectors, encoding)
+        index = index
+            .with_vectors("test", "test", &vectors, encoding)
             .map_err(|e| e.to_string())?;
         query_vector = Some(small_vectors(1, dim, !seed).remove(0));
     }
@@ -1210,8 +1213,8 @@ fn check_pages(index: &mut Index, query: &str, case: &FusionCase) -> Result<(), 
         semantic: case.weights[1],
         token: case.weights[2],
     };
-    index.set_fusion(fusion).map_err(|e| e.to_string())?;
-    let index = &*index;
+    let index = index.with_fusion(fusion).map_err(|e| e.to_string())?;
+    let index = &index;
     let lanes: Vec<LaneInput> = case
         .lanes
         .iter()
@@ -1292,7 +1295,7 @@ fn check_pages(index: &mut Index, query: &str, case: &FusionCase) -> Result<(), 
             show(&want)
         ));
     }
-    Ok(())
+    Ok(index.clone())
 }
 
 fn fusion_case() -> impl Strategy<Value = FusionCase> {
@@ -1333,8 +1336,8 @@ proptest! {
         query in token_query(),
         case in fusion_case(),
     ) {
-        let mut index = build_paged(&bodies, 0);
-        if let Err(e) = check_pages(&mut index, &query, &case) {
+        let index = build_paged(&bodies, 0);
+        if let Err(e) = check_pages(&index, &query, &case) {
             prop_assert!(false, "query {:?} {:?}: {}\nbodies {:?}", query, case, e, bodies);
         }
     }
@@ -1364,12 +1367,12 @@ fn page_fusion_matches_the_oracle_on_a_fixed_corpus() {
                 limit: 20,
                 vectors: Some((3, 7, wikidex::VectorEncoding::F32)),
             };
-            let mut index = build_paged(&bodies, 0);
+            let index = build_paged(&bodies, 0);
             assert!(
                 index.chunk_count() > bodies.len(),
                 "several chunks per page"
             );
-            check_pages(&mut index, query, &case).unwrap_or_else(|e| panic!("{query:?}: {e}"));
+            check_pages(&index, query, &case).unwrap_or_else(|e| panic!("{query:?}: {e}"));
         }
     }
 }
@@ -1387,8 +1390,7 @@ fn brought_vectors_have_no_floor_so_a_negative_best_score_is_still_ranked() {
         limit: 20,
         vectors: Some((3, 11867822341012088010, wikidex::VectorEncoding::F32)),
     };
-    let mut index = build_paged(&bodies, 0);
-    check_pages(&mut index, "bravo", &case).unwrap();
+    let index = check_pages(&build_paged(&bodies, 0), "bravo", &case).unwrap();
     let opts = SearchOptions {
         lanes: Some(vec![Lane::Semantic]),
         query_vector: Some(small_vectors(1, 3, !11867822341012088010).remove(0)),

@@ -242,9 +242,11 @@ fn an_index_without_positions_searches_the_words_and_says_so() {
     assert_eq!(p.matched, 0);
     assert_eq!(keys(&r), keys(&search(&without, "net revenue", None)));
     // The setting is stored: a loaded copy and its writes keep it.
-    let mut loaded = Index::from_bytes(&without.to_bytes().unwrap()).unwrap();
+    let loaded = Index::from_bytes(&without.to_bytes().unwrap()).unwrap();
     assert!(!loaded.config().positions);
-    loaded.upsert_page("global/new.md", "net revenue").unwrap();
+    let (loaded, _) = loaded
+        .upsert_page("global/new.md", "net revenue", &Default::default(), None)
+        .unwrap();
     let r = search(&loaded, "\"net revenue\"", None);
     assert_eq!(r.phrases.unwrap().reason.as_deref(), Some(NO_POSITIONS));
 }
@@ -257,8 +259,9 @@ fn positions_keep_the_blob_deterministic() {
     let b = build(&reversed).to_bytes().unwrap();
     assert!(a == b, "the same pages gave different bytes");
     // A write gives what a fresh build of the result gives.
-    let mut edited = build(&WIKI[..3]);
-    edited.upsert_page(WIKI[3].0, WIKI[3].1).unwrap();
+    let (edited, _) = build(&WIKI[..3])
+        .upsert_page(WIKI[3].0, WIKI[3].1, &Default::default(), None)
+        .unwrap();
     assert!(
         edited.to_bytes().unwrap() == a,
         "an upsert differs from a build"

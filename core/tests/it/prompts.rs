@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 
 use wikidex::{
     Embedder, Index, IndexBuilder, Lane, OnnxEmbedder, OnnxOptions, PromptKind, Prompts,
-    SearchOptions, VectorEncoding,
+    SearchOptions, Session, VectorEncoding, WriteOptions,
 };
 
 const WIKI: &[(&str, &str)] = &[
@@ -95,6 +95,13 @@ fn build(e: Arc<Recording>) -> Index {
     b.build().unwrap().0
 }
 
+/// A session over [`build`]'s index with `e` as its model.
+fn session(e: Arc<Recording>) -> Session {
+    let session = Session::new(build(Arc::clone(&e)));
+    session.set_model(Some(e)).unwrap();
+    session
+}
+
 fn semantic_only() -> SearchOptions {
     SearchOptions {
         lanes: Some(vec![Lane::Semantic]),
@@ -105,7 +112,8 @@ fn semantic_only() -> SearchOptions {
 #[test]
 fn a_model_s_prompts_go_before_every_passage_and_query() {
     let e = Recording::new(e5_prompts());
-    let index = build(Arc::clone(&e));
+    let session = session(Arc::clone(&e));
+    let index = session.index();
     let passages = e.seen();
     assert_eq!(passages.len(), index.passages().len());
     for (seen, passage) in passages.iter().zip(index.passages()) {
@@ -122,20 +130,21 @@ fn a_model_s_prompts_go_before_every_passage_and_query() {
         .lock()
         .unwrap()
         .contains(&"query: xqzvbnm plorkish".to_string()));
-    index.search("who is on call", &semantic_only()).unwrap();
+    session.search("who is on call", &semantic_only()).unwrap();
     assert_eq!(e.seen().last().unwrap(), "query: who is on call");
 }
 
 #[test]
 fn without_prompts_the_texts_are_embedded_as_they_are() {
     let e = Recording::new(Prompts::NONE);
-    let index = build(Arc::clone(&e));
+    let session = session(Arc::clone(&e));
+    let index = session.index();
     let mut seen = e.seen();
     seen.sort();
     let mut passages = index.passages();
     passages.sort();
     assert_eq!(seen, passages);
-    index.search("who is on call", &semantic_only()).unwrap();
+    session.search("who is on call", &semantic_only()).unwrap();
     assert_eq!(e.seen().last().unwrap(), "who is on call");
     assert!(index.vectors().unwrap().prompts.is_empty());
 }
@@ -143,33 +152,33 @@ fn without_prompts_the_texts_are_embedded_as_they_are() {
 #[test]
 fn the_blob_keeps_the_prompts_and_queries_use_the_stored_ones() {
     let bytes = build(Recording::new(e5_prompts())).to_bytes().unwrap();
-    let mut index = Index::from_bytes(&bytes).unwrap();
+    let index = Index::from_bytes(&bytes).unwrap();
     assert_eq!(index.vectors().unwrap().prompts, e5_prompts());
     assert_eq!(index.to_bytes().unwrap(), bytes);
+    let session = Session::new(index);
     // The same weights configured with other prompts: the index's own still apply to queries.
     let other = Recording::new(Prompts {
         query: "search_query: ".into(),
         passage: String::new(),
     });
-    index
-        .attach_embedder(Arc::clone(&other) as Arc<dyn Embedder>)
+    session
+        .set_model(Some(Arc::clone(&other) as Arc<dyn Embedder>))
         .unwrap();
-    index.search("who is on call", &semantic_only()).unwrap();
+    session.search("who is on call", &semantic_only()).unwrap();
     assert_eq!(other.seen(), ["query: who is on call"]);
 }
 
 #[test]
 fn page_writes_embed_new_chunks_after_the_stored_passage_prompt() {
     let bytes = build(Recording::new(e5_prompts())).to_bytes().unwrap();
-    let mut index = Index::from_bytes(&bytes).unwrap();
+    let index = Index::from_bytes(&bytes).unwrap();
     let e = Recording::new(e5_prompts());
-    index
-        .attach_embedder(Arc::clone(&e) as Arc<dyn Embedder>)
-        .unwrap();
-    index
+    let (index, _) = index
         .upsert_page(
             "global/retention.md",
             "# Retention\n\nRecords are kept seven years.",
+            &WriteOptions::default(),
+            Some(e.as_ref()),
         )
         .unwrap();
     assert_eq!(

@@ -1,11 +1,11 @@
-//! The query log: what a handle logs when given a log (and nothing otherwise), the JSON Lines
+//! The query log: what a session logs when given a log (and nothing otherwise), the JSON Lines
 //! writer, and the insights read back from a scripted session.
 
 use std::sync::{Arc, Mutex};
 
 use wikidex::cite::Cited;
 use wikidex::querylog::{self, JsonlLog, LogKind};
-use wikidex::{Index, IndexBuilder, LogEntry, QueryLog, SearchOptions};
+use wikidex::{Index, IndexBuilder, LogEntry, QueryLog, SearchOptions, Session, WriteOptions};
 
 #[derive(Default)]
 struct Collect(Mutex<Vec<LogEntry>>);
@@ -34,8 +34,8 @@ fn index() -> Index {
 }
 
 #[test]
-fn a_handle_logs_searches_and_verdicts_only_when_given_a_log() {
-    let mut index = index();
+fn a_session_logs_searches_and_verdicts_only_when_given_a_log() {
+    let index = Session::new(index());
     let log = Arc::new(Collect::default());
     index.search("outage", &SearchOptions::default()).unwrap();
     assert!(log.0.lock().unwrap().is_empty());
@@ -57,8 +57,15 @@ fn a_handle_logs_searches_and_verdicts_only_when_given_a_log() {
         .unwrap();
     assert!(!v.verification.passed);
     // A write keeps the log on the new snapshot.
-    index.upsert_page("global/new.md", "New page.").unwrap();
+    index
+        .upsert_page("global/new.md", "New page.", &WriteOptions::default())
+        .unwrap();
     index.search("new", &SearchOptions::default()).unwrap();
+    // The index itself logs nothing: only the session's reads are logged.
+    index
+        .index()
+        .search("outage", &SearchOptions::default())
+        .unwrap();
 
     let entries = log.0.lock().unwrap().clone();
     assert_eq!(entries.len(), 4, "{entries:#?}");
@@ -93,12 +100,61 @@ fn a_handle_logs_searches_and_verdicts_only_when_given_a_log() {
 }
 
 #[test]
+fn a_session_logs_the_searches_and_verdicts_of_its_tools_and_evidence_queries() {
+    let session = Session::new(index());
+    let log = Arc::new(Collect::default());
+    session
+        .call_tool("search", r#"{"query": "outage"}"#)
+        .unwrap();
+    assert!(log.0.lock().unwrap().is_empty());
+
+    session.set_query_log(Some(log.clone() as Arc<dyn QueryLog>), "mcp");
+    session
+        .call_tool("search", r#"{"query": "who handles an outage"}"#)
+        .unwrap();
+    session
+        .call_tool(
+            "verify",
+            r#"{"answer": "Revenue is recognized monthly.", "cited": ["revenue::chunk_0"]}"#,
+        )
+        .unwrap();
+    // Tools that neither search nor verify log nothing.
+    session
+        .call_tool("read_pages", r#"{"keys": ["revenue"]}"#)
+        .unwrap();
+    session
+        .query_with_evidence("outage", &Default::default())
+        .unwrap();
+    session
+        .verify("Revenue is recognized monthly.", &[], &[])
+        .unwrap();
+
+    let entries = log.0.lock().unwrap().clone();
+    let got: Vec<(&str, LogKind, Option<&str>)> = entries
+        .iter()
+        .map(|e| (e.origin.as_str(), e.kind, e.query.as_deref()))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("mcp", LogKind::Search, Some("who handles an outage")),
+            ("mcp", LogKind::Verify, None),
+            ("mcp", LogKind::Search, Some("outage")),
+            ("mcp", LogKind::Verify, None),
+        ]
+    );
+    assert_eq!(entries[0].top, ["oncall::chunk_0"]);
+    assert_eq!(entries[1].verdicts[0].id, "revenue::chunk_0");
+    assert_eq!(entries[1].verdicts[0].status.name(), "quote");
+}
+
+#[test]
 fn a_jsonl_log_round_trips_and_insights_find_the_content_gaps() {
     let dir = std::env::temp_dir().join(format!("wikidex-querylog-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("queries.jsonl");
     let _ = std::fs::remove_file(&path);
-    let mut index = index();
+    let index = Session::new(index());
     let log = Arc::new(JsonlLog::open(&path).unwrap());
     index.set_query_log(Some(log.clone() as Arc<dyn QueryLog>), "cli");
     for q in [
@@ -130,7 +186,7 @@ fn a_jsonl_log_round_trips_and_insights_find_the_content_gaps() {
     let (entries, bad) = querylog::read_log(&text);
     assert_eq!((entries.len(), bad), (6, 1));
 
-    let pages: Vec<String> = index.pages().iter().map(|p| p.id()).collect();
+    let pages: Vec<String> = index.index().pages().iter().map(|p| p.id()).collect();
     let r = querylog::insights(&entries, bad, Some(&pages), 10);
     assert_eq!((r.searches, r.verifies, r.bad_lines), (5, 1, 1));
     let gaps: Vec<(&str, usize)> = r

@@ -208,7 +208,7 @@ fn a_blob_loads_as_the_index_it_was_written_from() {
 
 #[test]
 fn vectors_survive_the_blob_whole_and_in_parts() {
-    let mut index = example();
+    let index = example();
     let rows: Vec<Vec<f32>> = (0..index.chunk_count())
         .map(|c| {
             (0..4)
@@ -216,8 +216,8 @@ fn vectors_survive_the_blob_whole_and_in_parts() {
                 .collect()
         })
         .collect();
-    index
-        .set_vectors("toy", "toy-1", &rows, wikidex::VectorEncoding::Int8)
+    let index = index
+        .with_vectors("toy", "toy-1", &rows, wikidex::VectorEncoding::Int8)
         .unwrap();
     let blob = index.to_bytes().unwrap();
     let loaded = Index::from_bytes(&blob).unwrap();

@@ -5,7 +5,8 @@
 //! arguments (the function's parameter names); the runner makes that one call and projects the
 //! record it returns the way every binding's runner must: offsets become the substrings they
 //! point at, so the same expectation holds in Rust (bytes), Python (code points) and JavaScript
-//! (UTF-16 units). This runner checks every case in all three offset units. With
+//! (UTF-16 units). This runner checks every case in all three offset units, through a
+//! [`Session`] (what every binding wraps) set to each unit. With
 //! `WIKIDEX_BLESS=1` it writes the results into `expect` instead: Rust alone writes
 //! expectations; the bindings only read them.
 
@@ -14,8 +15,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{json, Map, Value};
 use wikidex::{
-    Cited, Config, Error, Index, IndexBuilder, OffsetUnit, Scope, SearchOptions, TraverseOptions,
-    VectorEncoding, WriteOptions,
+    Cited, Config, Error, Index, IndexBuilder, OffsetUnit, Scope, SearchOptions, Session,
+    TraverseOptions, VectorEncoding, WriteOptions,
 };
 
 /// Relative tolerance for floats (scores may differ in the last bits between targets whose
@@ -46,14 +47,14 @@ fn build(vector: &Value) -> (Index, wikidex::BuildReport) {
     if let Some(v) = vector.get("vectors") {
         let values: Vec<Vec<f32>> = serde_json::from_value(v["values"].clone()).expect("values");
         let encoding = VectorEncoding::parse(v["encoding"].as_str().unwrap_or("f32")).unwrap();
-        index
-            .set_vectors(
+        index = index
+            .with_vectors(
                 v["model_id"].as_str().expect("model_id"),
                 v["fingerprint"].as_str().expect("fingerprint"),
                 &values,
                 encoding,
             )
-            .expect("set_vectors");
+            .expect("with_vectors");
     }
     (index, report)
 }
@@ -86,7 +87,8 @@ fn scope_arg(case: &Value) -> Option<Scope> {
         .map(|s| Scope::parse(s).expect("scope"))
 }
 
-fn project_search(index: &Index, r: &wikidex::SearchResults, unit: OffsetUnit) -> Value {
+fn project_search(session: &Session, r: &wikidex::SearchResults) -> Value {
+    let unit = session.offset_unit();
     let hit = |h: &wikidex::Hit| {
         let mut v = json!({
             "page_id": h.page_id,
@@ -107,7 +109,10 @@ fn project_search(index: &Index, r: &wikidex::SearchResults, unit: OffsetUnit) -
                 .collect();
             v["highlighted"] = json!(marked);
             // The snippet's offset points at its first word in the page body.
-            let body = index.page_record(&h.page_id, None).expect("hit page").body;
+            let body = session
+                .page_record(&h.page_id, None)
+                .expect("hit page")
+                .body;
             let at = match unit {
                 OffsetUnit::Byte => body.len(),
                 OffsetUnit::Char => body.chars().count(),
@@ -149,8 +154,8 @@ fn project_search(index: &Index, r: &wikidex::SearchResults, unit: OffsetUnit) -
     out
 }
 
-fn project_verification(index: &Index, answer: &str, v: &wikidex::Verification) -> Value {
-    let unit = index.offset_unit();
+fn project_verification(session: &Session, answer: &str, v: &wikidex::Verification) -> Value {
+    let unit = session.offset_unit();
     json!({
         "passed": v.passed,
         "citations": v.citations.iter().map(|c| json!({
@@ -158,7 +163,7 @@ fn project_verification(index: &Index, answer: &str, v: &wikidex::Verification) 
             "status": c.status.name(),
             "quoted": c.quote.map(|q| slice(answer, q.answer_start, q.answer_end, unit)),
             "quoted_in_chunk": c.quote.map(|q| {
-                let text = index.chunk(&c.id).expect("quoted chunk").text;
+                let text = session.chunk(&c.id).expect("quoted chunk").text;
                 slice(&text, q.chunk_start, q.chunk_end, unit)
             }),
         })).collect::<Vec<_>>(),
@@ -180,9 +185,11 @@ fn project_support(answer: &str, s: &wikidex::Support, unit: OffsetUnit) -> Valu
     json!({"uncited": rows(&s.uncited), "unsupported": rows(&s.unsupported)})
 }
 
-/// Runs one case (one core call) and returns its result as the vectors spell it.
-fn run_case(index: &Index, report: &wikidex::BuildReport, case: &Value) -> Value {
-    let unit = index.offset_unit();
+/// Runs one case (one core call) on `session` and returns its result as the vectors spell it.
+fn run_case(session: &Session, case: &Value) -> Value {
+    let unit = session.offset_unit();
+    let index = session.index();
+    let report = session.build_report().expect("a session over a build");
     let op = case["op"].as_str().expect("case op");
     let result = match op {
         "build_report" => Ok(json!({
@@ -192,11 +199,11 @@ fn run_case(index: &Index, report: &wikidex::BuildReport, case: &Value) -> Value
         })),
         "search" => {
             let opts: SearchOptions = opt_arg(case, "options");
-            index
+            session
                 .search(case["query"].as_str().expect("query"), &opts)
-                .map(|r| project_search(index, &r, unit))
+                .map(|r| project_search(session, &r))
         }
-        "page_record" => index
+        "page_record" => session
             .page_record(case["key"].as_str().expect("key"), scope_arg(case).as_ref())
             .map(|p| {
                 json!({
@@ -219,7 +226,7 @@ fn run_case(index: &Index, report: &wikidex::BuildReport, case: &Value) -> Value
                     "resolved_from": p.resolved_from,
                 })
             }),
-        "chunk" => index
+        "chunk" => session
             .chunk(case["id"].as_str().expect("id"))
             .map(|c| json!({"id": c.id, "hash": c.hash, "text": c.text, "raw": c.raw, "lines": [c.line_start, c.line_end], "headings": c.headings, "table_header": c.table_header})),
         "from_bytes" => {
@@ -243,7 +250,8 @@ fn run_case(index: &Index, report: &wikidex::BuildReport, case: &Value) -> Value
             Index::from_bytes(&bytes).map(|i| json!({"pages": i.pages().len()}))
         }
         "lint" => {
-            let r = index.lint_with_build(report);
+            let r = session.lint();
+            assert_eq!(r, index.lint_with_build(&report));
             Ok(json!({
                 "errors": r.errors,
                 "warnings": r.warnings,
@@ -268,13 +276,13 @@ fn run_case(index: &Index, report: &wikidex::BuildReport, case: &Value) -> Value
             let offered: Vec<String> = opt_arg(case, "offered");
             let answer = case["answer"].as_str().expect("answer");
             if op == "verify" {
-                index
+                session
                     .verify(answer, &cited, &offered)
-                    .map(|v| project_verification(index, answer, &v))
+                    .map(|v| project_verification(session, answer, &v))
             } else {
-                index.check_answer(answer, &cited, &offered).map(|c| {
+                session.check_answer(answer, &cited, &offered).map(|c| {
                     json!({
-                        "verification": project_verification(index, answer, &c.verification),
+                        "verification": project_verification(session, answer, &c.verification),
                         "support": project_support(answer, &c.support, unit),
                     })
                 })
@@ -282,17 +290,20 @@ fn run_case(index: &Index, report: &wikidex::BuildReport, case: &Value) -> Value
         }
         "uncited_support" => {
             let answer = case["answer"].as_str().expect("answer");
-            index
+            session
                 .uncited_support(answer)
                 .map(|s| project_support(answer, &s, unit))
         }
-        "call_tool" => wikidex::Tools::default()
-            .call(
-                index,
-                case["tool"].as_str().expect("tool"),
-                &case["args"].to_string(),
-            )
-            .map(|r| json!({"text": r.text, "data": r.data})),
+        "call_tool" => {
+            // Each case is a turn of its own: no drill-down counted from an earlier case.
+            session.reset_turn();
+            session
+                .call_tool(
+                    case["tool"].as_str().expect("tool"),
+                    &case["args"].to_string(),
+                )
+                .map(|r| json!({"text": r.text, "data": r.data}))
+        }
         "parse_headers" => Ok(json!(wikidex::cite::parse_headers(
             case["text"].as_str().expect("text")
         ))),
@@ -304,14 +315,15 @@ fn run_case(index: &Index, report: &wikidex::BuildReport, case: &Value) -> Value
                     .map(|p| json!({"chunk": p.chunk, "weight": p.weight}))
                     .collect::<Vec<_>>())
             }),
-        // Writes run on a copy; `unchanged` says whether the original's bytes survived.
+        // Writes run on a copy of the session; `unchanged` says whether its index's bytes
+        // survived.
         "upsert_page" | "delete_page" | "rename_page" => {
-            let mut copy = index.clone();
+            let copy = session.copy();
             let before = copy.to_bytes().expect("encode");
             let r = match op {
                 "upsert_page" => {
                     let opts: WriteOptions = opt_arg(case, "options");
-                    copy.upsert_page_with(
+                    copy.upsert_page(
                         case["path"].as_str().expect("path"),
                         case["text"].as_str().expect("text"),
                         &opts,
@@ -330,6 +342,11 @@ fn run_case(index: &Index, report: &wikidex::BuildReport, case: &Value) -> Value
                     .map(|r| json!({"from": r.from, "to": r.to, "path": r.path, "text": r.text})),
             };
             let unchanged = copy.to_bytes().expect("encode") == before;
+            assert_eq!(
+                session.to_bytes().expect("encode"),
+                index.to_bytes().expect("encode"),
+                "a write to a copy leaves the session as it was"
+            );
             let mut v = r.unwrap_or_else(|e| error_json(&e));
             v["unchanged"] = json!(unchanged);
             Ok(v)
@@ -380,12 +397,12 @@ fn every_vector_case_matches_its_expectation_in_every_offset_unit() {
             vec![OffsetUnit::Byte, OffsetUnit::Char, OffsetUnit::Utf16]
         };
         for unit in units {
-            let mut index = index.clone();
-            index.set_offset_unit(unit);
+            let session = Session::from_build((index.clone(), report.clone()));
+            session.set_offset_unit(unit);
             let list = vector["cases"].as_array_mut().expect("cases");
             for case in list.iter_mut() {
                 cases += 1;
-                let actual = run_case(&index, &report, case);
+                let actual = run_case(&session, case);
                 if bless {
                     case["expect"] = actual;
                 } else if !case.get("expect").is_some_and(|e| same(e, &actual)) {

@@ -9,7 +9,7 @@ use serde_json::json;
 use wikidex::analyze::{Analyzer, Language};
 use wikidex::{
     AlwaysMode, BuildReport, Index, IndexBuilder, Lane, OffsetUnit, Page, Scope, SearchOptions,
-    SearchResults, UsageMode,
+    SearchResults, Session, UsageMode, WriteOptions,
 };
 
 fn fixtures() -> PathBuf {
@@ -1106,7 +1106,7 @@ fn snippet_highlights_are_query_words_at_their_offsets() {
 #[test]
 fn snippet_highlights_index_the_snippet_in_every_offset_unit() {
     let query = "Tomás Ibarra finance signs off";
-    let mut index = build_dir(&example_dir()).0;
+    let index = Session::new(build_dir(&example_dir()).0);
     for unit in [OffsetUnit::Byte, OffsetUnit::Char, OffsetUnit::Utf16] {
         index.set_offset_unit(unit);
         let results = index.search(query, &SearchOptions::default()).unwrap();
@@ -1492,10 +1492,17 @@ fn user_page_chunks_are_addressed_by_their_scoped_id() {
 const NEW_PAGE_PATH: &str = "global/zz_quokka_census.md";
 const NEW_PAGE: &str = "---\ntitle: Quokka census\ntags: [wildlife]\n---\n# Quokka census\n\nThe quokka census counts marsupials on Rottnest every spring. See [[revenue]].\n";
 
+/// A session over a fresh build of the example wiki, for tests that write to it.
+fn example_session() -> Session {
+    Session::from_build(build_dir(&example_dir()))
+}
+
 #[test]
 fn upserted_page_is_found_by_search() {
-    let (mut index, _) = build_dir(&example_dir());
-    let report = index.upsert_page(NEW_PAGE_PATH, NEW_PAGE).unwrap();
+    let index = example_session();
+    let report = index
+        .upsert_page(NEW_PAGE_PATH, NEW_PAGE, &WriteOptions::default())
+        .unwrap();
     assert!(!report.replaced);
     assert_eq!(report.page, "zz_quokka_census");
     let results = index
@@ -1506,8 +1513,10 @@ fn upserted_page_is_found_by_search() {
 
 #[test]
 fn upsert_gives_the_bytes_of_a_fresh_build_with_the_new_file() {
-    let (mut index, _) = build_dir(&example_dir());
-    index.upsert_page(NEW_PAGE_PATH, NEW_PAGE).unwrap();
+    let (index, _) = build_dir(&example_dir());
+    let (index, _) = index
+        .upsert_page(NEW_PAGE_PATH, NEW_PAGE, &WriteOptions::default(), None)
+        .unwrap();
     let mut b = IndexBuilder::new(Default::default()).unwrap();
     b.add_dir(&example_dir()).unwrap();
     b.add_file(NEW_PAGE_PATH, NEW_PAGE.as_bytes()).unwrap();
@@ -1520,8 +1529,10 @@ fn upsert_gives_the_bytes_of_a_fresh_build_with_the_new_file() {
 
 #[test]
 fn deleted_page_is_no_longer_found_by_search() {
-    let (mut index, _) = build_dir(&example_dir());
-    index.upsert_page(NEW_PAGE_PATH, NEW_PAGE).unwrap();
+    let index = example_session();
+    index
+        .upsert_page(NEW_PAGE_PATH, NEW_PAGE, &WriteOptions::default())
+        .unwrap();
     let before = index
         .search("quokka census marsupials", &lexical_and_token())
         .unwrap();
@@ -1537,17 +1548,23 @@ fn deleted_page_is_no_longer_found_by_search() {
         hit_ids(&results)
     );
     assert_eq!(
-        index.page("zz_quokka_census", None).unwrap_err().code(),
+        index
+            .index()
+            .page("zz_quokka_census", None)
+            .unwrap_err()
+            .code(),
         "unknown_page"
     );
 }
 
 #[test]
 fn upsert_then_delete_gives_back_the_original_bytes() {
-    let (mut index, _) = build_dir(&example_dir());
+    let (index, _) = build_dir(&example_dir());
     let before = index.to_bytes().unwrap();
-    index.upsert_page(NEW_PAGE_PATH, NEW_PAGE).unwrap();
-    index.delete_page("zz_quokka_census", None).unwrap();
+    let (index, _) = index
+        .upsert_page(NEW_PAGE_PATH, NEW_PAGE, &WriteOptions::default(), None)
+        .unwrap();
+    let (index, _) = index.delete_page("zz_quokka_census", None, None).unwrap();
     assert!(
         index.to_bytes().unwrap() == before,
         "upsert + delete changed the blob"
@@ -1556,15 +1573,16 @@ fn upsert_then_delete_gives_back_the_original_bytes() {
 
 #[test]
 fn upserting_an_existing_page_replaces_it() {
-    let (mut index, _) = build_dir(&example_dir());
+    let index = example_session();
     let report = index
         .upsert_page(
             "global/runbook_backfill.md",
             "# Backfill\n\nNow about quokkas only.\n",
+            &WriteOptions::default(),
         )
         .unwrap();
     assert!(report.replaced);
-    assert_eq!(index.pages().len(), 42);
+    assert_eq!(index.index().pages().len(), 42);
     let results = index.search("quokkas", &lexical_and_token()).unwrap();
     assert_eq!(results.hits[0].key, "runbook_backfill");
 }

@@ -1,0 +1,256 @@
+//! The build plan, once for every front end: what to build from ([`Source`]), how
+//! ([`BuildOptions`], the JSON every binding takes), with which model, on which previous index;
+//! and the sync of a blob file with its folder ([`sync_file`]): which files changed, whether to
+//! index every file, whether to write.
+//!
+//! ```
+//! use wikidex::{BuildOptions, Session, Source};
+//! let files = vec![("global/oncall.md".to_string(), b"Page the on-call engineer.".to_vec())];
+//! let options: BuildOptions = wikidex::options::from_json("build options", Some(r#"{"strict": true}"#))?;
+//! let session = Session::build(Source::Files(files), &options, None, &mut |_, _, _| {
+//!     std::ops::ControlFlow::Continue(())
+//! })?;
+//! assert_eq!(session.build_report().unwrap().pages, 1);
+//! # Ok::<(), wikidex::Error>(())
+//! ```
+
+use std::ops::ControlFlow;
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+
+use crate::config::Config;
+use crate::embed::Embedder;
+use crate::error::Result;
+use crate::index::IndexBuilder;
+use crate::lane::semantic::VectorEncoding;
+use crate::record::{BuildStage, SyncReport};
+use crate::snapshot::Index;
+
+/// What an index is built from.
+#[derive(Debug, Clone)]
+pub enum Source {
+    /// Files as `(path, bytes)`, added in sorted path order whatever order they come in (paths
+    /// under `raw/` are raw documents).
+    Files(Vec<(String, Vec<u8>)>),
+    /// A wiki folder ([`IndexBuilder::add_dir`]).
+    #[cfg(feature = "fs")]
+    Folder(std::path::PathBuf),
+    /// A BEIR collection's `corpus.jsonl` ([`IndexBuilder::add_beir_corpus`]).
+    #[cfg(feature = "fs")]
+    Beir(std::path::PathBuf),
+}
+
+/// How to build: the options every front end takes (JSON in the bindings, flags in the CLI).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct BuildOptions {
+    /// The index's configuration (chunking, analyzer, BM25, fusion).
+    pub config: Config,
+    /// A broken page fails the build instead of being skipped and reported.
+    pub strict: bool,
+    /// How vectors are stored, when a model embeds the chunks.
+    pub vectors: VectorEncoding,
+    /// Raw documents from this folder too (beside the wiki's own `raw/`).
+    pub raw: Option<std::path::PathBuf>,
+    /// Follow links to files outside the folder ([`IndexBuilder::follow_links_outside_root`]).
+    pub follow_outside_root: bool,
+    /// Record each page file's modification time ([`IndexBuilder::file_times`]; default
+    /// true).
+    pub file_times: bool,
+}
+
+impl BuildOptions {
+    /// The keys of the options' JSON, for a binding that takes them beside its own keys in one
+    /// object (Node's `model`, `onProgress`, `signal`) and checks the whole object's keys.
+    pub const KEYS: [&'static str; 6] = [
+        "config",
+        "strict",
+        "vectors",
+        "raw",
+        "follow_outside_root",
+        "file_times",
+    ];
+}
+
+impl Default for BuildOptions {
+    fn default() -> Self {
+        BuildOptions {
+            config: Config::default(),
+            strict: false,
+            vectors: VectorEncoding::F32,
+            raw: None,
+            follow_outside_root: false,
+            file_times: true,
+        }
+    }
+}
+
+/// Builds an index from `source` as `options` say, embedding its chunks with `model` (if any),
+/// on `previous` (the index this source gave last time: only what changed is redone, see
+/// [`IndexBuilder::previous`]). `progress(stage, done, total)` returns
+/// [`ControlFlow::Break`] to stop ([`crate::Error::Cancelled`]).
+///
+/// # Errors
+/// As [`IndexBuilder`]'s steps: a config out of range, a folder that cannot be read, a broken
+/// page with `strict`, whatever the model reports, `cancelled`.
+pub fn build(
+    source: Source,
+    options: &BuildOptions,
+    model: Option<Arc<dyn Embedder>>,
+    previous: Option<&Index>,
+    progress: &mut dyn FnMut(BuildStage, usize, usize) -> ControlFlow<()>,
+) -> Result<(Index, SyncReport)> {
+    let mut builder = IndexBuilder::new(options.config.clone())?;
+    builder.strict(options.strict);
+    builder.follow_links_outside_root(options.follow_outside_root);
+    builder.file_times(options.file_times);
+    if let Some(m) = model {
+        builder.embedder(m).vector_encoding(options.vectors);
+    }
+    if let Some(p) = previous {
+        builder.previous(p);
+    }
+    #[cfg(feature = "fs")]
+    if let Some(raw) = &options.raw {
+        builder.add_raw_dir(raw)?;
+    }
+    #[cfg(not(feature = "fs"))]
+    if options.raw.is_some() {
+        return Err(crate::Error::invalid_argument(
+            "`raw` reads a folder: this build has no file system",
+        ));
+    }
+    match source {
+        Source::Files(files) => builder.add_files(files)?,
+        #[cfg(feature = "fs")]
+        Source::Folder(dir) => builder.add_dir(&dir)?,
+        #[cfg(feature = "fs")]
+        Source::Beir(corpus) => builder.add_beir_corpus(&corpus)?,
+    }
+    builder.sync_with_progress(progress)
+}
+
+/// What [`sync_file`] did.
+#[cfg(feature = "fs")]
+#[derive(Debug)]
+pub struct Synced {
+    /// The index as the folder has it now.
+    pub index: Index,
+    /// What changed since the blob.
+    pub report: SyncReport,
+    /// Why every file was indexed (no blob yet), if so.
+    pub full: Option<String>,
+    /// Whether the blob was written (not when the folder is as the blob has it).
+    pub written: bool,
+}
+
+/// Brings the blob at `blob` up to date with the wiki folder `dir` (`wikidex sync`, `mcp
+/// --index`, `Index.sync` in the bindings): builds on the blob when there is one, indexing only
+/// the files that changed, else indexes every file; writes the blob when anything changed (a
+/// file, the embeddings). The blob's configuration is kept; `options.config` and
+/// `options.strict` serve only a first build.
+///
+/// `model` embeds new chunks. A blob with embeddings needs it (the one that made them, or
+/// another: then every chunk is embedded again) unless `drop_vectors` is set, which writes the
+/// index without embeddings.
+///
+/// # Errors
+/// [`crate::Error::InvalidArgument`] when something other than a blob this build reads is at
+/// `blob` (a page, a note, a newer format: it is never replaced);
+/// [`crate::Error::NoEmbedder`] for a blob with embeddings, no model and no `drop_vectors`;
+/// otherwise as [`build`] and [`Index::save`].
+#[cfg(feature = "fs")]
+pub fn sync_file(
+    dir: &std::path::Path,
+    blob: &std::path::Path,
+    options: &BuildOptions,
+    model: Option<Arc<dyn Embedder>>,
+    drop_vectors: bool,
+    progress: &mut dyn FnMut(BuildStage, usize, usize) -> ControlFlow<()>,
+) -> Result<Synced> {
+    use crate::Error;
+    // A missing blob means a full build. Anything else at that path must be a blob this
+    // build reads: a page, a note, a device or a blob of a newer format is never replaced.
+    let (previous, full) = match std::fs::symlink_metadata(blob) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            (None, Some(format!("no index at {} yet", blob.display())))
+        }
+        _ => match Index::open(blob) {
+            Ok(index) => (Some(index), None),
+            Err(e @ (Error::Io { .. } | Error::InvalidArgument { .. })) => return Err(e),
+            Err(e) => {
+                return Err(Error::InvalidArgument {
+                    detail: format!(
+                        "{} is not an index this build can read ({e}); refusing to replace \
+                         it: remove it, or write the index elsewhere",
+                        blob.display()
+                    ),
+                })
+            }
+        },
+    };
+    if let (Some(v), None, false) = (
+        previous.as_ref().and_then(Index::vectors),
+        &model,
+        drop_vectors,
+    ) {
+        return Err(Error::NoEmbedder {
+            detail: format!(
+                "{} holds embeddings of {}: give that model, or drop the embeddings",
+                blob.display(),
+                v.model_id
+            ),
+        });
+    }
+    let options = BuildOptions {
+        config: previous
+            .as_ref()
+            .map_or_else(|| options.config.clone(), |p| p.config().clone()),
+        strict: previous.is_none() && options.strict,
+        ..options.clone()
+    };
+    let (index, report) = build(
+        Source::Folder(dir.to_path_buf()),
+        &options,
+        model,
+        previous.as_ref(),
+        progress,
+    )?;
+    let vectors_kept = match (previous.as_ref().and_then(Index::vectors), index.vectors()) {
+        (Some(old), Some(new)) => old.fingerprint == new.fingerprint,
+        (None, None) => true,
+        _ => false,
+    };
+    // Nothing to write when the folder is as the blob has it.
+    let written = full.is_some() || report.has_changes() || report.embedded > 0 || !vectors_kept;
+    if written {
+        index.save(blob)?;
+    }
+    Ok(Synced {
+        index,
+        report,
+        full,
+        written,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_keys_are_the_fields() {
+        let json = serde_json::to_value(BuildOptions::default()).unwrap();
+        let mut keys: Vec<&str> = json
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        let mut listed = BuildOptions::KEYS.to_vec();
+        keys.sort_unstable();
+        listed.sort_unstable();
+        assert_eq!(keys, listed);
+    }
+}
