@@ -42,6 +42,27 @@ export interface BuildOptions {
   /** Aborting it stops the build at its next step (after a page, or a group of 256 chunks
    * embedded); the promise rejects with code `cancelled`. */
   signal?: AbortSignal
+  /** A folder of raw documents to add (beside the wiki's own `raw/`). */
+  raw?: string
+  /** Follow links to files outside the folder. */
+  follow_outside_root?: boolean
+  /** Record each page file's modification time (default true). */
+  file_times?: boolean
+}
+
+/** `Index.sync`'s options: the model, and the build options of a first build. */
+export interface SyncOptions {
+  /** The model that embeds new chunks; needed when the index has embeddings, unless
+   * `dropVectors`. */
+  model?: Model
+  /** Write the index without embeddings. */
+  dropVectors?: boolean
+  config?: Config
+  strict?: boolean
+  vectors?: 'f32' | 'int8'
+  raw?: string
+  follow_outside_root?: boolean
+  file_times?: boolean
 }
 
 export interface SearchOptions {
@@ -270,6 +291,20 @@ export interface BuildReport {
   warnings: { path: string; message: string }[]
 }
 
+/** What `Index.sync` changed since the index file. */
+export interface SyncRecord {
+  /** Why every file was indexed (no index file yet), else null. */
+  full: string | null
+  /** Whether the index file was written (not when the folder is as it has it). */
+  written: boolean
+  added: string[]
+  changed: string[]
+  removed: string[]
+  unchanged: number
+  embedded: number
+  build: BuildReport
+}
+
 export interface ToolDef { name: string; description: string; input_schema: Record<string, unknown> }
 export interface ToolResult { text: string; data: unknown }
 export interface ToolLimits { max_results?: number; max_drilldowns?: number; max_chars?: number }
@@ -314,6 +349,17 @@ export declare class Index {
   static fromBytes(data: Buffer): Promise<Index>
   /** `fromBytes` on the calling thread. */
   static fromBytesSync(data: Buffer): Index
+  /**
+   * Brings the index file at `path` up to date with the wiki `folder` (as `wikidex sync`:
+   * only changed files are read again; the file is written only when something changed;
+   * anything at `path` that is not an index is never replaced), on the thread pool.
+   * `options`: `model` (a `Model`: needed when the index has embeddings, unless
+   * `dropVectors`), `dropVectors`, and the core's `BuildOptions` for a first build. What
+   * changed is the returned index's `syncRecord()`.
+   */
+  static sync(folder: string, path: string, options?: SyncOptions): Promise<Index>
+  /** What the sync that made this index changed (`Index.sync`), else `null`. */
+  syncRecord(): SyncRecord | null
   /** Opens an index file, on the thread pool. */
   static open(path: string): Promise<Index>
   /** `open` on the calling thread. */

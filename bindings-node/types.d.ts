@@ -42,6 +42,27 @@ export interface BuildOptions {
   /** Aborting it stops the build at its next step (after a page, or a group of 256 chunks
    * embedded); the promise rejects with code `cancelled`. */
   signal?: AbortSignal
+  /** A folder of raw documents to add (beside the wiki's own `raw/`). */
+  raw?: string
+  /** Follow links to files outside the folder. */
+  follow_outside_root?: boolean
+  /** Record each page file's modification time (default true). */
+  file_times?: boolean
+}
+
+/** `Index.sync`'s options: the model, and the build options of a first build. */
+export interface SyncOptions {
+  /** The model that embeds new chunks; needed when the index has embeddings, unless
+   * `dropVectors`. */
+  model?: Model
+  /** Write the index without embeddings. */
+  dropVectors?: boolean
+  config?: Config
+  strict?: boolean
+  vectors?: 'f32' | 'int8'
+  raw?: string
+  follow_outside_root?: boolean
+  file_times?: boolean
 }
 
 export interface SearchOptions {
@@ -268,6 +289,20 @@ export interface BuildReport {
   raw_chunks: number
   skipped: Skipped[]
   warnings: { path: string; message: string }[]
+}
+
+/** What `Index.sync` changed since the index file. */
+export interface SyncRecord {
+  /** Why every file was indexed (no index file yet), else null. */
+  full: string | null
+  /** Whether the index file was written (not when the folder is as it has it). */
+  written: boolean
+  added: string[]
+  changed: string[]
+  removed: string[]
+  unchanged: number
+  embedded: number
+  build: BuildReport
 }
 
 export interface ToolDef { name: string; description: string; input_schema: Record<string, unknown> }

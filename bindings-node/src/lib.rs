@@ -312,6 +312,45 @@ struct BuildPlan {
 /// The keys of a build's options object that are not the core's `BuildOptions`.
 const JS_BUILD_KEYS: [&str; 3] = ["model", "onProgress", "signal"];
 
+/// What `Index.sync` needs, taken from its options object on the event loop.
+struct SyncPlan {
+    options: Option<Value>,
+    model: Option<Arc<OnnxEmbedder>>,
+    drop_vectors: bool,
+}
+
+impl SyncPlan {
+    fn from_js(env: &Env, opts: Option<&Object>) -> napi::Result<SyncPlan> {
+        let mut plan = SyncPlan {
+            options: None,
+            model: None,
+            drop_vectors: false,
+        };
+        let Some(o) = opts else {
+            return Ok(plan);
+        };
+        let keys = Object::keys(o)?;
+        let own = ["model", "dropVectors"];
+        let known: Vec<&str> = BuildOptions::KEYS.iter().chain(&own).copied().collect();
+        wikidex::options::check_keys("sync options", keys.iter().map(String::as_str), &known)
+            .or_throw(env)?;
+        let mut data = serde_json::Map::new();
+        for key in keys {
+            if !own.contains(&key.as_str()) {
+                if let Some(v) = o.get::<Value>(&key)? {
+                    data.insert(key, v);
+                }
+            }
+        }
+        plan.options = Some(Value::Object(data));
+        plan.model = o
+            .get::<ClassInstance<JsModel>>("model")?
+            .map(|m| Arc::clone(&m.inner));
+        plan.drop_vectors = o.get::<bool>("dropVectors")?.unwrap_or(false);
+        Ok(plan)
+    }
+}
+
 /// `EventTarget.addEventListener(type, listener)`.
 type AddEventListener<'a> = Function<'a, FnArgs<(&'static str, Function<'a, (), ()>)>, ()>;
 
@@ -515,6 +554,52 @@ impl JsIndex {
     #[napi(configurable = true)]
     pub fn from_bytes_sync(env: Env, data: Buffer) -> napi::Result<JsIndex> {
         wrap(Session::from_bytes(&data).or_throw(&env)?)
+    }
+
+    /// Brings the index file at `path` up to date with the wiki `folder` (as `wikidex sync`:
+    /// only changed files are read again; the file is written only when something changed;
+    /// anything at `path` that is not an index is never replaced), on the thread pool.
+    /// `options`: `model` (a `Model`: needed when the index has embeddings, unless
+    /// `dropVectors`), `dropVectors`, and the core's `BuildOptions` for a first build. What
+    /// changed is the returned index's `syncRecord()`.
+    #[napi(
+        configurable = true,
+        ts_args_type = "folder: string, path: string, options?: SyncOptions",
+        ts_return_type = "Promise<Index>"
+    )]
+    pub fn sync(
+        env: Env,
+        folder: String,
+        path: String,
+        options: Option<Object>,
+    ) -> napi::Result<AsyncTask<IndexWork>> {
+        let plan = SyncPlan::from_js(&env, options.as_ref())?;
+        Ok(Work::task(
+            move || {
+                let opts: BuildOptions = crate::options("sync options", plan.options)?;
+                let model = plan.model.map(|m| m as Arc<dyn Embedder>);
+                Session::sync_file(
+                    folder.as_ref(),
+                    path.as_ref(),
+                    &opts,
+                    model,
+                    plan.drop_vectors,
+                    &mut |_, _, _| ControlFlow::Continue(()),
+                )
+            },
+            wrap,
+        ))
+    }
+
+    /// What the sync that made this index changed (`Index.sync`), else `null`.
+    #[napi(ts_return_type = "SyncRecord | null")]
+    pub fn sync_record(&self, env: Env) -> napi::Result<Option<Json>> {
+        self.session
+            .sync_record()
+            .as_ref()
+            .map(record)
+            .transpose()
+            .or_throw(&env)
     }
 
     /// Opens an index file, on the thread pool.

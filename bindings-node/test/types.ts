@@ -27,6 +27,9 @@ async function main(): Promise<void> {
   const blob: Buffer = index.toBytes()
   await (await Index.fromBytes(blob)).save('/tmp/x.wdx')
   index.saveSync('/tmp/x.wdx')
+  const synced: Index = await Index.sync('examples/wiki', '/tmp/x.wdx', { model, file_times: false })
+  const record = synced.syncRecord()
+  if (record) console.log(record.written, record.added.length, record.build.pages)
 }
 
 void main()

@@ -28,9 +28,9 @@ use wikidex::cite::Cited;
 use wikidex::embed::{MODEL_FILE, TOKENIZER_FILE};
 use wikidex::querylog::JsonlLog;
 use wikidex::{
-    BuildOptions, Embedder, Error, EvidenceOptions, Index, LogEntry, OffsetUnit, OnnxEmbedder,
-    OnnxOptions, PromptKind, QueryLog, Scope, SearchOptions, SearchResults, Session, Source,
-    ToolLimits, TraverseOptions, VectorEncoding, WriteOptions,
+    BuildOptions, BuildStage, Embedder, Error, EvidenceOptions, Index, LogEntry, OffsetUnit,
+    OnnxEmbedder, OnnxOptions, PromptKind, QueryLog, Scope, SearchOptions, SearchResults, Session,
+    Source, ToolLimits, TraverseOptions, VectorEncoding, WriteOptions,
 };
 
 /// A core error as the `wikidex` exception of its code.
@@ -158,22 +158,19 @@ fn wrap(session: Session) -> NativeIndex {
     }
 }
 
-/// Builds from `source` with `options` (JSON of the core's `BuildOptions`), calling
-/// `progress(stage, done, total)` with the GIL taken back for each call.
-fn build(
+/// Runs `work` (a build) without the GIL, calling `progress(stage, done, total)` with the GIL
+/// taken back for each step. Ctrl-C (or the notebook's stop button) and an exception raised by
+/// `progress` stop the work: the callback breaks, core returns `cancelled`, and the Python
+/// exception is raised.
+fn with_progress<T: Send>(
     py: Python<'_>,
-    source: Source,
-    options: Option<&str>,
     progress: Option<Py<PyAny>>,
-    model: Option<&Model>,
-) -> PyResult<NativeIndex> {
-    let model = model.map(|m| Arc::clone(&m.inner) as Arc<dyn Embedder>);
-    // Ctrl-C (or the notebook's stop button) and an exception raised by `progress` stop the
-    // build: the callback breaks, core returns `cancelled`, and the Python exception is raised.
+    work: impl FnOnce(&mut dyn FnMut(BuildStage, usize, usize) -> ControlFlow<()>) -> Result<T, Error>
+        + Send,
+) -> PyResult<T> {
     let mut raised: Option<PyErr> = None;
-    let built = run(py, || {
-        let options: BuildOptions = from_json("build options", options)?;
-        Session::build(source, &options, model, &mut |stage, done, total| {
+    let done = run(py, || {
+        work(&mut |stage, done, total| {
             Python::attach(|py| {
                 let step = py.check_signals().and_then(|()| match &progress {
                     Some(cb) => cb.call1(py, (stage.as_str(), done, total)).map(drop),
@@ -189,10 +186,26 @@ fn build(
             })
         })
     });
-    match (built, raised) {
+    match (done, raised) {
         (Err(_), Some(e)) => Err(e),
-        (built, _) => Ok(wrap(built?)),
+        (done, _) => done,
     }
+}
+
+/// Builds from `source` with `options` (JSON of the core's `BuildOptions`).
+fn build(
+    py: Python<'_>,
+    source: Source,
+    options: Option<&str>,
+    progress: Option<Py<PyAny>>,
+    model: Option<&Model>,
+) -> PyResult<NativeIndex> {
+    let model = model.map(|m| Arc::clone(&m.inner) as Arc<dyn Embedder>);
+    with_progress(py, progress, |progress| {
+        let options: BuildOptions = from_json("build options", options)?;
+        Session::build(source, &options, model, progress)
+    })
+    .map(wrap)
 }
 
 #[pymethods]
@@ -237,6 +250,37 @@ impl NativeIndex {
             progress,
             model.as_deref(),
         )
+    }
+
+    /// Brings the blob at `path` up to date with the wiki folder `dir` (the core's
+    /// `Session::sync_file`); what changed is its `sync_record`.
+    #[staticmethod]
+    #[pyo3(signature = (dir, path, options=None, progress=None, model=None, drop_vectors=false))]
+    fn sync_file(
+        py: Python<'_>,
+        dir: PathBuf,
+        path: PathBuf,
+        options: Option<&str>,
+        progress: Option<Py<PyAny>>,
+        model: Option<PyRef<'_, Model>>,
+        drop_vectors: bool,
+    ) -> PyResult<NativeIndex> {
+        let model = model.map(|m| Arc::clone(&m.inner) as Arc<dyn Embedder>);
+        with_progress(py, progress, |progress| {
+            let options: BuildOptions = from_json("build options", options)?;
+            Session::sync_file(&dir, &path, &options, model, drop_vectors, progress)
+        })
+        .map(wrap)
+    }
+
+    /// What the sync that made this index changed (JSON of `SyncRecord`), else `None`.
+    fn sync_record(&self, py: Python<'_>) -> PyResult<Option<String>> {
+        self.session
+            .sync_record()
+            .as_ref()
+            .map(to_json)
+            .transpose()
+            .map_err(|e| raise(py, &e))
     }
 
     /// Decodes without copying: `bytes` are immutable, and the argument keeps them alive.

@@ -447,3 +447,36 @@ def test_a_fifo_or_a_device_is_refused_as_a_blob_without_blocking(tmp_path):
         with pytest.raises(wikidex.InvalidArgumentError, match="not a regular file"):
             small().save(path)
     assert stat.S_ISFIFO(os.stat(fifo).st_mode)
+
+
+def test_sync_builds_then_reads_only_what_changed_and_never_replaces_a_page(tmp_path):
+    wiki = tmp_path / "wiki" / "global"
+    wiki.mkdir(parents=True)
+    (wiki / "a.md").write_text("Alpha pages the on-call engineer.")
+    (wiki / "b.md").write_text("Beta is about revenue.")
+    blob = tmp_path / "wiki.wdx"
+    index, first = wikidex.Index.sync(tmp_path / "wiki", blob)
+    assert first.full and first.written and sorted(first.added) == ["global/a.md", "global/b.md"]
+    assert blob.exists() and index.search("revenue").hits[0].key == "b"
+    again, second = wikidex.Index.sync(tmp_path / "wiki", blob)
+    assert second.full is None and not second.written and second.unchanged == 2
+    (wiki / "b.md").write_text("Beta is about churn now.")
+    (wiki / "c.md").write_text("Gamma is new.")
+    _, third = wikidex.Index.sync(tmp_path / "wiki", blob)
+    assert (list(third.changed), list(third.added), third.unchanged) == (["global/b.md"], ["global/c.md"], 1)
+    assert wikidex.Index.open(blob).search("churn").hits[0].key == "b"
+    page = tmp_path / "note.md"
+    page.write_text("not an index")
+    with pytest.raises(wikidex.InvalidArgumentError):
+        wikidex.Index.sync(tmp_path / "wiki", page)
+    assert page.read_text() == "not an index"
+
+
+def test_build_options_strict_and_an_unknown_vector_encoding():
+    files = {"global/ok.md": "fine", "global/bad.md": "---\na: [\n---\n"}
+    assert wikidex.Index.build(files).build_report().skipped[0].path == "global/bad.md"
+    with pytest.raises(wikidex.PageError) as e:
+        wikidex.Index.build(files, strict=True)
+    assert e.value.code == "invalid_page"
+    with pytest.raises(wikidex.InvalidArgumentError, match="f16"):
+        wikidex.Index.build({"global/ok.md": "fine"}, vectors="f16")

@@ -90,9 +90,9 @@ pub use embed::{Embedder, PromptKind, Prompts};
 pub use embed::{OnnxEmbedder, OnnxOptions};
 pub use error::{Error, ErrorRecord, Result};
 pub use eval::{Collection, Metrics};
-pub use front::build::{build, BuildOptions, Source};
 #[cfg(feature = "fs")]
-pub use front::build::{sync_file, Synced};
+pub use front::build::sync_file;
+pub use front::build::{build, BuildOptions, Source, SyncRecord};
 pub use front::session::Session;
 pub use fusion::FusionConfig;
 #[cfg(feature = "fs")]

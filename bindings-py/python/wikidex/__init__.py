@@ -374,6 +374,30 @@ class Index:
         return cls(_wikidex.NativeIndex.open(os.fspath(path)))
 
     @classmethod
+    def sync(
+        cls,
+        folder: Union[str, os.PathLike],
+        path: Union[str, os.PathLike],
+        *,
+        model: Optional[Model] = None,
+        drop_vectors: bool = False,
+        progress: Union[bool, Progress, None] = None,
+    ) -> Tuple["Index", Record]:
+        """Brings the index file at ``path`` up to date with the wiki ``folder``, as
+        ``wikidex sync`` does: builds on the file when there is one (only changed files are
+        read again, only new chunks embedded), else indexes every file; writes the file only
+        when something changed. Anything at ``path`` that is not an index is never replaced.
+        An index with embeddings needs ``model`` (else ``NoEmbedderError``) unless
+        ``drop_vectors=True``. Returns the index and what changed (``added``, ``changed``,
+        ``removed``, ``unchanged``, ``embedded``, ``build``, ``full``, ``written``)."""
+        if model is not None and not isinstance(model, Model):
+            raise TypeError(f"model must be a wikidex.Model, got {type(model).__name__}")
+        native = _wikidex.NativeIndex.sync_file(
+            os.fspath(folder), os.fspath(path), None, _progress(progress), model, drop_vectors
+        )
+        return cls(native), Record(json.loads(native.sync_record() or "{}"))
+
+    @classmethod
     def from_bytes(cls, data: Union[bytes, bytearray, memoryview]) -> "Index":
         """Loads an index from blob bytes (``bytes``, ``bytearray`` or ``memoryview``). The
         header is checked before a mutable buffer is copied, so foreign bytes cost nothing.

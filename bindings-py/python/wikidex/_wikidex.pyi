@@ -106,6 +106,16 @@ class NativeIndex:
     ) -> NativeIndex:
         """Builds from a wiki folder."""
     @staticmethod
+    def sync_file(
+        dir: _Path,
+        path: _Path,
+        options: Optional[str] = None,
+        progress: Optional[_Progress] = None,
+        model: Optional[Model] = None,
+        drop_vectors: bool = False,
+    ) -> NativeIndex:
+        """Syncs the blob at `path` with the folder `dir`."""
+    @staticmethod
     def from_bytes(data: bytes) -> NativeIndex:
         """Loads blob bytes."""
     @staticmethod
@@ -122,6 +132,8 @@ class NativeIndex:
         """A copy of the current snapshot."""
     def build_report(self) -> Optional[str]:
         """The build report (JSON), when built in this process."""
+    def sync_record(self) -> Optional[str]:
+        """What the sync that made this index changed (JSON), when it was synced."""
     def page_count(self) -> int:
         """Number of pages."""
     def chunk_count(self) -> int:

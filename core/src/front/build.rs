@@ -131,18 +131,17 @@ pub fn build(
     builder.sync_with_progress(progress)
 }
 
-/// What [`sync_file`] did.
-#[cfg(feature = "fs")]
-#[derive(Debug)]
-pub struct Synced {
-    /// The index as the folder has it now.
-    pub index: Index,
-    /// What changed since the blob.
-    pub report: SyncReport,
+/// What [`sync_file`] did: what changed since the blob, whether every file was indexed, and
+/// whether the blob was written.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SyncRecord {
     /// Why every file was indexed (no blob yet), if so.
     pub full: Option<String>,
     /// Whether the blob was written (not when the folder is as the blob has it).
     pub written: bool,
+    /// What changed since the blob.
+    #[serde(flatten)]
+    pub report: SyncReport,
 }
 
 /// Brings the blob at `blob` up to date with the wiki folder `dir` (`wikidex sync`, `mcp
@@ -168,7 +167,7 @@ pub fn sync_file(
     model: Option<Arc<dyn Embedder>>,
     drop_vectors: bool,
     progress: &mut dyn FnMut(BuildStage, usize, usize) -> ControlFlow<()>,
-) -> Result<Synced> {
+) -> Result<(Index, SyncRecord)> {
     use crate::Error;
     // A missing blob means a full build. Anything else at that path must be a blob this
     // build reads: a page, a note, a device or a blob of a newer format is never replaced.
@@ -227,12 +226,12 @@ pub fn sync_file(
     if written {
         index.save(blob)?;
     }
-    Ok(Synced {
-        index,
-        report,
+    let record = SyncRecord {
         full,
         written,
-    })
+        report,
+    };
+    Ok((index, record))
 }
 
 #[cfg(test)]

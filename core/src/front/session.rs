@@ -27,7 +27,7 @@ use crate::cite::{AnswerCheck, Cited, Support, Verification};
 use crate::config::Config;
 use crate::embed::Embedder;
 use crate::error::Result;
-use crate::front::build::{build, BuildOptions, Source};
+use crate::front::build::{build, BuildOptions, Source, SyncRecord};
 use crate::fusion::FusionConfig;
 use crate::index::{DeleteReport, RenameReport, SharedIndex, UpsertReport, WriteOptions};
 use crate::lane::semantic::VectorEncoding;
@@ -61,6 +61,7 @@ struct State {
     log: Option<LogSink>,
     tools: Arc<Tools>,
     report: Option<BuildReport>,
+    sync: Option<SyncRecord>,
 }
 
 impl std::fmt::Debug for State {
@@ -98,6 +99,7 @@ impl Session {
                 log: None,
                 tools: Arc::new(Tools::default()),
                 report: None,
+                sync: None,
             }),
         }
     }
@@ -124,6 +126,37 @@ impl Session {
         let (index, report) = build(source, options, model.clone(), None, progress)?;
         let session = Session::from_build((index, report.build));
         session.write_state().model = model;
+        Ok(session)
+    }
+
+    /// Brings the blob at `blob` up to date with the wiki folder `dir` ([`crate::sync_file`])
+    /// and opens a session over the result, with `model` as its model; what changed is its
+    /// [`Session::sync_record`].
+    ///
+    /// # Errors
+    /// As [`crate::sync_file`].
+    #[cfg(feature = "fs")]
+    pub fn sync_file(
+        dir: &std::path::Path,
+        blob: &std::path::Path,
+        options: &BuildOptions,
+        model: Option<Arc<dyn Embedder>>,
+        drop_vectors: bool,
+        progress: &mut dyn FnMut(BuildStage, usize, usize) -> ControlFlow<()>,
+    ) -> Result<Session> {
+        let (index, record) = crate::front::build::sync_file(
+            dir,
+            blob,
+            options,
+            model.clone(),
+            drop_vectors,
+            progress,
+        )?;
+        let session = Session::from_build((index, record.report.build.clone()));
+        let mut state = session.write_state();
+        state.model = model;
+        state.sync = Some(record);
+        drop(state);
         Ok(session)
     }
 
@@ -290,6 +323,12 @@ impl Session {
     /// `None` for an index loaded from a blob.
     pub fn build_report(&self) -> Option<BuildReport> {
         self.state().report
+    }
+
+    /// What the sync that made this session's index changed ([`Session::sync_file`]); `None`
+    /// for a session made otherwise.
+    pub fn sync_record(&self) -> Option<SyncRecord> {
+        self.state().sync
     }
 
     // Reads, for the session's model and offset unit, logged.
