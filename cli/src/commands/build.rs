@@ -1,0 +1,88 @@
+//! `wikidex build`, and the build with progress bars that `eval` and `mcp` run too.
+
+use std::process::ExitCode;
+use std::time::Instant;
+
+use serde_json::json;
+use wikidex::{BuildOptions, Error, Session, Source};
+
+use crate::args::{BuildArgs, EmbedBuildArgs};
+use crate::render::{print_json, print_problems, say, vectors_json, with_progress};
+
+/// Builds a session over `source` with the model `embed` names (if any), with progress bars.
+pub(crate) fn build_session(
+    source: Source,
+    options: &BuildOptions,
+    embed: &EmbedBuildArgs,
+    quiet: bool,
+) -> Result<Session, Error> {
+    let model = embed.embedder(quiet)?;
+    with_progress(quiet, |progress| {
+        Session::build(source, options, model, progress)
+    })
+}
+
+pub(crate) fn build(a: BuildArgs) -> Result<ExitCode, Error> {
+    let started = Instant::now();
+    let options = BuildOptions {
+        strict: a.strict,
+        raw: a.raw.clone(),
+        follow_outside_root: a.follow_outside_root,
+        file_times: !a.no_file_times,
+        ..a.embed.options(a.config.config()?)?
+    };
+    let source = if a.beir {
+        Source::Beir(a.dir.join("corpus.jsonl"))
+    } else {
+        Source::Folder(a.dir.clone())
+    };
+    let session = build_session(source, &options, &a.embed, a.json)?;
+    let (index, report) = (session.index(), session.build_report().unwrap_or_default());
+    index.save(&a.output)?;
+    let seconds = started.elapsed().as_secs_f64();
+    let bytes = std::fs::metadata(&a.output).map(|m| m.len()).unwrap_or(0);
+    if a.json {
+        print_json(&json!({
+            "output": a.output.display().to_string(),
+            "pages": report.pages,
+            "chunks": report.chunks,
+            "embeddings": vectors_json(&index),
+            "raw_documents": report.raw_documents,
+            "raw_chunks": report.raw_chunks,
+            "bytes": bytes,
+            "skipped": report.skipped,
+            "warnings": report.warnings,
+            "seconds": seconds,
+        }));
+    } else {
+        let raw = if report.raw_documents > 0 {
+            format!(
+                ", {} raw documents ({} chunks)",
+                report.raw_documents, report.raw_chunks
+            )
+        } else {
+            String::new()
+        };
+        say!(
+            "built {}: {} pages, {} chunks{raw}, {} bytes in {:.2}s",
+            a.output.display(),
+            report.pages,
+            report.chunks,
+            bytes,
+            seconds
+        );
+        match index.vectors() {
+            Some(v) => say!(
+                "  embeddings: {} ({} x {}, {}), semantic floor {:.3}",
+                v.model_id,
+                v.len(),
+                v.dim,
+                v.encoding().name(),
+                v.floor
+            ),
+            None => say!("  embeddings: none (semantic lane unavailable)"),
+        }
+        print_problems(&report);
+    }
+    Ok(ExitCode::SUCCESS)
+}
