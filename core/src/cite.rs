@@ -42,7 +42,7 @@ use crate::chunk;
 use crate::error::{Error, Result};
 use crate::offset::OffsetUnit;
 use crate::search::SearchResults;
-use crate::snapshot::Index;
+use crate::snapshot::{Index, TermTable};
 
 /// Fewest consecutive words that make a quote (unless the whole chunk is shorter).
 pub const QUOTE_MIN_WORDS: usize = 8;
@@ -451,16 +451,9 @@ pub fn find_quote(answer: &str, chunk_text: &str) -> Option<QuoteSpan> {
     AnswerWords::new(answer).quote(chunk_text)
 }
 
-/// Every wiki and raw chunk's content terms, as term → chunk positions (wiki chunks first,
-/// then raw chunks, each list ascending): made once per index, on the first
-/// [`Index::uncited_support`].
-#[derive(Debug, Default)]
-pub(crate) struct SupportTable {
-    postings: HashMap<String, Vec<u32>>,
-}
-
-impl SupportTable {
-    fn new(index: &Index) -> SupportTable {
+/// The index's [`TermTable`]: every wiki and raw chunk's content terms.
+fn term_table(index: &Index) -> TermTable {
+    {
         let mut postings: HashMap<String, Vec<u32>> = HashMap::new();
         let mut add = |c: u32, text: &str| {
             let terms: HashSet<String> = index.analyzer.terms(text).into_iter().collect();
@@ -475,7 +468,7 @@ impl SupportTable {
         for c in 0..index.raw_chunk_count() as u32 {
             add(wiki + c, &index.raw_chunk_at(c, OffsetUnit::Byte).text);
         }
-        SupportTable { postings }
+        TermTable { postings }
     }
 }
 
@@ -650,7 +643,7 @@ impl Index {
     /// [`Index::uncited_support`] with the sentence spans in `unit`.
     pub(crate) fn uncited_support_in(&self, answer: &str, unit: OffsetUnit) -> Result<Support> {
         check_answer(answer)?;
-        let table = self.support.get_or_init(|| SupportTable::new(self));
+        let table = self.support.get_or_init(|| term_table(self));
         let wiki = self.chunk_count() as u32;
         let mut out = Support::default();
         let mut shared: HashMap<u32, usize> = HashMap::new();

@@ -16,7 +16,7 @@ use crate::lane::typo::{self, Expansion};
 use crate::lane::{semantic, token, Lane, LaneStatus, StatusKind, NOT_REQUESTED, NO_QUERY_TERMS};
 use crate::offset::OffsetUnit;
 use crate::page::{Page, Scope, UsageMode};
-use crate::snapshot::{Caller, Index};
+use crate::snapshot::{Caller, Index, Unfiltered};
 
 /// Default number of hits.
 pub const DEFAULT_LIMIT: usize = 20;
@@ -755,9 +755,10 @@ impl Index {
             let mask = self.chunk_mask(&page_ok);
             (Cow::Owned(page_ok), Cow::Owned(mask))
         } else {
+            let unfiltered = self.unfiltered();
             (
-                Cow::Borrowed(&self.default_pages[..]),
-                Cow::Borrowed(&self.default_chunks[..]),
+                Cow::Borrowed(&unfiltered.pages[..]),
+                Cow::Borrowed(&unfiltered.chunks[..]),
             )
         };
         // Page hits: each lane ranks pages (by their best chunk), so `candidates` are that many
@@ -800,7 +801,7 @@ impl Index {
                                 (e.term, count * typo::discount(e.edits))
                             }))
                             .collect();
-                        let filter = (!self.all_default || opts.has_filters()).then_some(&mask[..]);
+                        let filter = (!self.unfiltered().all || opts.has_filters()).then_some(&mask[..]);
                         let ranked = held_first(held, groups, candidates, |first| {
                             Ok::<_, Error>(self.scorer.search(
                                 &self.data.lexical,
@@ -826,7 +827,7 @@ impl Index {
                         })?,
                     ),
                     Lane::Semantic => {
-                        let filter = (!self.all_default || opts.has_filters()).then_some(&mask[..]);
+                        let filter = (!self.unfiltered().all || opts.has_filters()).then_some(&mask[..]);
                         // The floor judges only queries none of whose words the index knows.
                         let unknown = known.iter().all(Option::is_none) && typos.is_empty();
                         self.semantic_lane(
@@ -998,6 +999,16 @@ impl Index {
                 page_ok[p as usize] && self.data.pages[p as usize].usage_mode != UsageMode::Always
             })
             .collect()
+    }
+
+    /// What a search without filters may return, made on the first search.
+    fn unfiltered(&self) -> &Unfiltered {
+        self.unfiltered.get_or_init(|| {
+            let pages = self.visible_pages(&SearchOptions::default());
+            let chunks = self.chunk_mask(&pages);
+            let all = chunks.iter().all(|&ok| ok);
+            Unfiltered { pages, chunks, all }
+        })
     }
 
     /// Per page: may this search return it? Applies lifecycle, usage mode, scope (with

@@ -21,6 +21,25 @@ use crate::offset::OffsetUnit;
 use crate::page::{self, Page, Scope};
 use crate::raw::RawDoc;
 
+/// What a search without filters may return (made by the search, kept by the index).
+#[derive(Debug)]
+pub(crate) struct Unfiltered {
+    /// Per page: visible to a search without filters.
+    pub(crate) pages: Vec<bool>,
+    /// Per chunk: rankable in a search without filters.
+    pub(crate) chunks: Vec<bool>,
+    /// Every chunk is rankable in a search without filters (no lane needs to check a mask).
+    pub(crate) all: bool,
+}
+
+/// Every wiki and raw chunk's content terms, as term → chunk positions (wiki chunks first,
+/// then raw chunks, each list ascending): made once per index by the first citation check
+/// that looks for support ([`Index::uncited_support`]).
+#[derive(Debug, Default)]
+pub(crate) struct TermTable {
+    pub(crate) postings: HashMap<String, Vec<u32>>,
+}
+
 /// What a caller brings to a read of an index beside the query: the model that embeds the
 /// query for the semantic lane, and the unit the returned records count offsets in. An
 /// [`Index`] read directly has neither (no model, offsets in bytes); a [`crate::Session`]
@@ -173,15 +192,12 @@ pub struct Index {
     pub(crate) raw_first: Vec<u32>,
     /// Per page: its date in Unix seconds ([`Page::date`], read by [`crate::date::parse`]).
     pub(crate) page_dates: Vec<Option<i64>>,
-    /// Per page: visible to a search without filters.
-    pub(crate) default_pages: Vec<bool>,
-    /// Per chunk: rankable in a search without filters.
-    pub(crate) default_chunks: Vec<bool>,
-    /// Every chunk is rankable in a search without filters (no lane needs to check a mask).
-    pub(crate) all_default: bool,
+    /// What a search without filters may return, made by the first search (a write makes a
+    /// new `Index`, so it is never stale).
+    pub(crate) unfiltered: std::sync::OnceLock<Unfiltered>,
     /// Chunk terms for [`Index::uncited_support`], made on first use (a write makes a new
     /// `Index`, so it is never stale).
-    pub(crate) support: std::sync::OnceLock<crate::cite::SupportTable>,
+    pub(crate) support: std::sync::OnceLock<TermTable>,
     /// The trie typo tolerance walks, made from the lexical index's words on first use (a
     /// write makes a new `Index`, so it is never stale).
     pub(crate) typo: std::sync::OnceLock<crate::lane::typo::Dictionary>,
@@ -219,7 +235,7 @@ impl Index {
                     .or_else(|| data.page_modified.get(i).copied().flatten())
             })
             .collect();
-        let mut index = Index {
+        Index {
             page_dates,
             data,
             analyzer,
@@ -230,16 +246,10 @@ impl Index {
             names: std::sync::OnceLock::new(),
             raw_ids,
             raw_first,
-            default_pages: Vec::new(),
-            default_chunks: Vec::new(),
-            all_default: false,
+            unfiltered: std::sync::OnceLock::new(),
             support: std::sync::OnceLock::new(),
             typo: std::sync::OnceLock::new(),
-        };
-        index.default_pages = index.visible_pages(&crate::SearchOptions::default());
-        index.default_chunks = index.chunk_mask(&index.default_pages);
-        index.all_default = index.default_chunks.iter().all(|&ok| ok);
-        index
+        }
     }
 
     /// Loads an index from blob bytes.
