@@ -77,6 +77,7 @@ test-python:
 ## of those crates in the same target dir (maturin's, through the workspace hack) leaves that
 ## cache stale, so it is dropped when a source is newer than index.d.ts.
 node: node-deps
+	python3 scripts/records.py write
 	@if [ -n "$$(find core/src bindings-node/src -name '*.rs' -newer bindings-node/index.d.ts -print -quit)" ]; then \
 		rm -rf target/napi-rs; fi
 	cd bindings-node && npx napi build --platform --js native.js --dts index.d.ts
@@ -161,8 +162,14 @@ test-mcp:
 	PY=$$(scripts/py-env.sh tests/mcp/requirements.txt) && \
 		WIKIDEX_BIN=$(CURDIR)/target/debug/wikidex "$$PY" -m pytest -q tests/mcp
 
-## make lint: formatting and clippy with warnings as errors.
-lint: check-tools
+## make lint: formatting and clippy with warnings as errors; the records written once
+## (types/records.d.ts): each JavaScript surface's declarations hold them verbatim, the Python
+## stubs' TypedDicts match them (scripts/records.py), and tsc compiles them on both surfaces
+## (types/check.ts, with TypeScript from node-deps).
+lint: check-tools node-deps
+	python3 scripts/records.py check
+	bindings-node/node_modules/.bin/tsc --noEmit --strict --types node --typeRoots bindings-node/node_modules/@types \
+		--target es2022 --module nodenext --moduleResolution nodenext types/check.ts
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
 	$(CARGO) clippy -p wikidex --no-default-features -- -D warnings

@@ -1,32 +1,8 @@
 /* eslint-disable */
-// wikidex for Node. The records below are the core's serde records (core/src/*.rs), field for
-// field, as every surface and tests/vectors see them; this header is prepended by `napi build`
-// to the declarations it generates from the Rust code. Offsets count UTF-16 code units: they
-// index JavaScript strings directly (`text.slice(start, end)`).
-
-/** An error of the core: `code` is stable (see the README's table), `details` is what a caller
- * acts on (for `dangling_links`, the missing targets). Bad arguments are `invalid_argument`. */
-export interface WikidexError extends Error {
-  code: string
-  details: Record<string, unknown>
-}
-
-export type Lane = 'lexical' | 'semantic' | 'token'
-export type UsageMode = 'always' | 'auto' | 'never'
-export type Severity = 'error' | 'warning'
-export type CitationStatus = 'quote' | 'paraphrase' | 'drifted' | 'uncited' | 'none' | 'unknown'
-export type LaneStatusKind = 'ok' | 'skipped' | 'failed'
-
-/** The core's `Config`; every field may be left out and takes its default. */
-export interface Config {
-  chunk?: { max_tokens?: number; overlap_tokens?: number }
-  language?: string
-  bm25?: { k1?: number; b?: number }
-  fusion?: { k?: number; lexical?: number; semantic?: number; token?: number }
-  max_query_chars?: number
-  /** Store term positions for quoted phrases (default true; false: a smaller blob, phrases searched as their words). */
-  positions?: boolean
-}
+// wikidex for Node: the declarations `napi build` puts first in index.d.ts, before those it
+// generates from the Rust code (package.json: `napi.dtsHeaderFile`). The Node binding's own
+// options, then the records it shares with the browser module: a copy of types/records.d.ts,
+// kept by `python3 scripts/records.py write` (edit that file, not the copy).
 
 export interface BuildOptions {
   /** The index's configuration (chunking, analyzer, BM25, fusion). */
@@ -63,6 +39,39 @@ export interface SyncOptions {
   raw?: string
   follow_outside_root?: boolean
   file_times?: boolean
+}
+
+// BEGIN types/records.d.ts: copied by `python3 scripts/records.py write`; edit that file, not this copy
+// The records: the core's serde records (core/src/*.rs), field for field, as every surface
+// and tests/vectors see them, and the options both JavaScript surfaces take alike. Written once
+// (types/records.d.ts) and copied by scripts/records.py into the Node binding's declarations
+// (bindings-node/types.d.ts, which `napi build` puts first in index.d.ts) and the browser
+// module's (bindings-wasm/types.d.ts, its TypeScript section); the same script holds the
+// Python stubs' TypedDicts (bindings-py/python/wikidex/_wikidex.pyi) to these fields. Offsets
+// count UTF-16 code units: they index JavaScript strings directly (`text.slice(start, end)`).
+
+/** An error of the core: `code` is stable (see the README's table), `details` is what a caller
+ * acts on (for `dangling_links`, the missing targets). Bad arguments are `invalid_argument`. */
+export interface WikidexError extends Error {
+  code: string
+  details: Record<string, unknown>
+}
+
+export type Lane = 'lexical' | 'semantic' | 'token'
+export type UsageMode = 'always' | 'auto' | 'never'
+export type Severity = 'error' | 'warning'
+export type CitationStatus = 'quote' | 'paraphrase' | 'drifted' | 'uncited' | 'none' | 'unknown'
+export type LaneStatusKind = 'ok' | 'skipped' | 'failed'
+
+/** The core's `Config`; every field may be left out and takes its default. */
+export interface Config {
+  chunk?: { max_tokens?: number; overlap_tokens?: number }
+  language?: string
+  bm25?: { k1?: number; b?: number }
+  fusion?: { k?: number; lexical?: number; semantic?: number; token?: number }
+  max_query_chars?: number
+  /** Store term positions for quoted phrases (default true; false: a smaller blob, phrases searched as their words). */
+  positions?: boolean
 }
 
 export interface SearchOptions {
@@ -291,7 +300,8 @@ export interface BuildReport {
   warnings: { path: string; message: string }[]
 }
 
-/** What `Index.sync` changed since the index file. */
+/** What `Index.sync` changed since the index file (Node and Python: the browser module has no
+ * sync). */
 export interface SyncRecord {
   /** Why every file was indexed (no index file yet), else null. */
   full: string | null
@@ -320,6 +330,7 @@ export interface LogEntry {
   ms?: number
   verdicts?: unknown[]
 }
+// END types/records.d.ts
 
 /**
  * Which binding artifact the generated loader actually loaded: `'native'` for

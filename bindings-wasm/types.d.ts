@@ -1,9 +1,42 @@
 /* eslint-disable */
-// wikidex for the browser (every wasm build: lexical, search, full). The records below are the core's serde
-// records (core/src/*.rs), field for field, as every surface and tests/vectors see them; the
-// same as the Node binding's (bindings-node/types.d.ts) but for the build options. Offsets
+// wikidex for the browser (every wasm build: lexical, search, full): the module's TypeScript
+// section (`typescript_custom_section` in src/lib.rs). The browser's own options and the full
+// module's model types, then the records it shares with the Node binding: a copy of
+// types/records.d.ts, kept by `python3 scripts/records.py write` (edit that file, not the copy).
+
+export interface BuildOptions {
+  /** The index's configuration (chunking, analyzer, BM25, fusion). */
+  config?: Config
+  /** A broken page fails the build instead of being skipped and reported. */
+  strict?: boolean
+}
+
+// `Model` (the full module only).
+/** `Model.fromBytes`' options (the full build), named as the Node binding's `ModelOptions`; every field may be left out. */
+export interface ModelBytesOptions {
+  /** The id an index built with this model stores (default `onnx-model`). */
+  modelId?: string
+  /** Longest input in tokens (default: the tokenizer's truncation, else 512). */
+  maxLength?: number
+  /** Texts per model call (default 32). */
+  batchSize?: number
+  /** What `embed(texts, kind)` puts before queries and passages (an index uses the prompts stored with its vectors). */
+  prompts?: ModelPrompts
+}
+/** A model's prompts (`Model.prompts`); empty strings for none. */
+export interface ModelPrompts { query: string; passage: string }
+
+// BEGIN types/records.d.ts: copied by `python3 scripts/records.py write`; edit that file, not this copy
+// The records: the core's serde records (core/src/*.rs), field for field, as every surface
+// and tests/vectors see them, and the options both JavaScript surfaces take alike. Written once
+// (types/records.d.ts) and copied by scripts/records.py into the Node binding's declarations
+// (bindings-node/types.d.ts, which `napi build` puts first in index.d.ts) and the browser
+// module's (bindings-wasm/types.d.ts, its TypeScript section); the same script holds the
+// Python stubs' TypedDicts (bindings-py/python/wikidex/_wikidex.pyi) to these fields. Offsets
 // count UTF-16 code units: they index JavaScript strings directly (`text.slice(start, end)`).
 
+/** An error of the core: `code` is stable (see the README's table), `details` is what a caller
+ * acts on (for `dangling_links`, the missing targets). Bad arguments are `invalid_argument`. */
 export interface WikidexError extends Error {
   code: string
   details: Record<string, unknown>
@@ -24,13 +57,6 @@ export interface Config {
   max_query_chars?: number
   /** Store term positions for quoted phrases (default true; false: a smaller blob, phrases searched as their words). */
   positions?: boolean
-}
-
-export interface BuildOptions {
-  /** The index's configuration (chunking, analyzer, BM25, fusion). */
-  config?: Config
-  /** A broken page fails the build instead of being skipped and reported. */
-  strict?: boolean
 }
 
 export interface SearchOptions {
@@ -259,20 +285,20 @@ export interface BuildReport {
   warnings: { path: string; message: string }[]
 }
 
-// The agent side (absent from the search module).
-/** `Model.fromBytes`' options (the full build), named as the Node binding's `ModelOptions`; every field may be left out. */
-export interface ModelBytesOptions {
-  /** The id an index built with this model stores (default `onnx-model`). */
-  modelId?: string
-  /** Longest input in tokens (default: the tokenizer's truncation, else 512). */
-  maxLength?: number
-  /** Texts per model call (default 32). */
-  batchSize?: number
-  /** What `embed(texts, kind)` puts before queries and passages (an index uses the prompts stored with its vectors). */
-  prompts?: ModelPrompts
+/** What `Index.sync` changed since the index file (Node and Python: the browser module has no
+ * sync). */
+export interface SyncRecord {
+  /** Why every file was indexed (no index file yet), else null. */
+  full: string | null
+  /** Whether the index file was written (not when the folder is as it has it). */
+  written: boolean
+  added: string[]
+  changed: string[]
+  removed: string[]
+  unchanged: number
+  embedded: number
+  build: BuildReport
 }
-/** A model's prompts (`Model.prompts`); empty strings for none. */
-export interface ModelPrompts { query: string; passage: string }
 
 export interface ToolDef { name: string; description: string; input_schema: Record<string, unknown> }
 export interface ToolResult { text: string; data: unknown }
@@ -289,3 +315,4 @@ export interface LogEntry {
   ms?: number
   verdicts?: unknown[]
 }
+// END types/records.d.ts

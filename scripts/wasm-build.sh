@@ -21,7 +21,9 @@
 #                              # other modules have all twelve); a blob in a language the
 #                              # module lacks is `unsupported_language`
 #
-# 1. The wasm32 toolchain from scripts/wasm-toolchain.sh (skips itself when installed).
+# 1. The wasm32 toolchain from scripts/wasm-toolchain.sh (skips itself when installed); the
+#    records (types/records.d.ts) copied into bindings-wasm/types.d.ts, the module's TypeScript
+#    section, by scripts/records.py (only when they differ: cargo sees no change otherwise).
 # 2. cargo build (as `cargo rustc`) of wikidex-wasm for wasm32-unknown-unknown in the
 #    workspace's `wasm` profile (the full module: `wasm-full`, above) (release with opt-level "z", full LTO, one codegen unit; cargo
 #    skips it when nothing changed), once per module, each as a cdylib alone: built in one
@@ -39,7 +41,8 @@
 # 3. wasm-bindgen-cli of exactly the wasm-bindgen version in Cargo.lock (the two must match),
 #    installed with `cargo install` only when the installed one differs. `--locked` first; when
 #    the index no longer has a locked dependency (a yanked crate), without it.
-# 4. wasm-bindgen --target web, skipped when the output is newer than the .wasm; then
+# 4. wasm-bindgen --target web, skipped when the output is newer than the .wasm; its .d.ts
+#    checked to hold the records once (scripts/records.py shipped); then
 #    bindings-wasm/js/ranged.js (and its .d.ts: HTTP range requests for RangedIndex) copied in.
 # Prints the sizes of each .wasm and .js, raw and gzipped (gzip -9). No wasm-opt pass: binaryen
 # 132's makes the module larger gzipped (DEVELOPERS.md).
@@ -51,6 +54,7 @@ target=wasm32-unknown-unknown
 log() { echo "wasm-build: $*" >&2; }
 
 WASM_CARGO=$(CARGO="$cargo" scripts/wasm-toolchain.sh)
+python3 scripts/records.py write
 rustflags=()
 build_std=()
 size_flags=(-Zunstable-options -Cpanic=immediate-abort -Zlocation-detail=none)
@@ -130,6 +134,7 @@ for module in "${modules[@]}"; do
     if [ ! -f "$out/wikidex_wasm_bg.wasm" ] || [ "$wasm" -nt "$out/wikidex_wasm_bg.wasm" ]; then
         wasm-bindgen --target web --remove-name-section --remove-producers-section --out-dir "$out" "$wasm"
     fi
+    python3 scripts/records.py shipped "$out/wikidex_wasm.d.ts"
     # The fetching side of RangedIndex, beside every module (plain JS, no build step).
     cp bindings-wasm/js/ranged.js bindings-wasm/js/ranged.d.ts "$out/"
     echo "$out ($module module):"

@@ -1,5 +1,6 @@
-// The record interfaces of types.d.ts (written by hand from the core's structs) name exactly
-// the fields the records have: each interface's keys are compared with real records.
+// The record interfaces (written once, in types/records.d.ts, from the core's structs, and
+// copied into types.d.ts) name exactly the fields the records have: each interface's keys are
+// compared with real records.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'

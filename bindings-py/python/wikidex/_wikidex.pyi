@@ -2,10 +2,14 @@
 and turns the JSON records into `wikidex.Record`s."""
 
 from os import PathLike
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union, final, overload
+from typing import (
+    Any, Callable, Dict, List, Literal, Optional, Sequence, Tuple, TypedDict, Union, final, overload,
+    type_check_only,
+)
 
 import numpy
 import numpy.typing
+from typing_extensions import NotRequired
 
 __all__ = ["HEADER_LEN", "Model", "NativeIndex", "Ranking", "parse_headers", "__version__"]
 
@@ -196,3 +200,377 @@ class NativeIndex:
 
 def parse_headers(text: str) -> str:
     """The citation headers in `text` (JSON list)."""
+
+# -- records ---------------------------------------------------------------------------------
+# The JSON the methods above return as strings (what `json.loads` gives, and
+# `wikidex.Record.to_dict()`): the core's serde records, as types/records.d.ts declares them
+# for JavaScript; `scripts/records.py check` (make lint) holds these TypedDicts to that file,
+# field for field. Offsets count code points here. For type checkers only: the module defines
+# none of them.
+
+_Lane = Literal["lexical", "semantic", "token"]
+_UsageMode = Literal["always", "auto", "never"]
+_Severity = Literal["error", "warning"]
+_CitationStatus = Literal["quote", "paraphrase", "drifted", "uncited", "none", "unknown"]
+_LaneStatusKind = Literal["ok", "skipped", "failed"]
+
+@type_check_only
+class Highlight(TypedDict):
+    start: int
+    end: int
+
+@type_check_only
+class Snippet(TypedDict):
+    text: str
+    highlights: List[Highlight]
+    offset: int
+
+@type_check_only
+class LaneHit(TypedDict):
+    lane: _Lane
+    status: _LaneStatusKind
+    rank: Optional[int]
+    score: Optional[float]
+    contribution: Optional[float]
+    chunk: Optional[str]
+
+@type_check_only
+class TermScore(TypedDict):
+    term: str
+    weight: float
+    tf: int
+    df: int
+    idf: float
+    score: float
+    matched: Optional[str]
+    edits: int
+
+@type_check_only
+class Explanation(TypedDict):
+    lexical: List[TermScore]
+    k: float
+
+@type_check_only
+class Hit(TypedDict):
+    key: str
+    page_id: str
+    scope: str
+    path: str
+    title: str
+    summary: Optional[str]
+    type: Optional[str]
+    tags: List[str]
+    score: float
+    chunk: str
+    chunk_hash: str
+    line_start: int
+    line_end: int
+    headings: List[str]
+    snippet: Optional[Snippet]
+    lanes: List[LaneHit]
+    always: bool
+    stale_since: Optional[str]
+    date: Optional[str]
+    explain: Optional[Explanation]
+
+@type_check_only
+class LaneReport(TypedDict):
+    lane: _Lane
+    status: _LaneStatusKind
+    reason: NotRequired[str]
+    code: NotRequired[str]
+    candidates: int
+    weight: float
+
+@type_check_only
+class PhraseReport(TypedDict):
+    phrases: List[str]
+    matched: int
+    reason: Optional[str]
+
+@type_check_only
+class FacetCount(TypedDict):
+    value: str
+    count: int
+
+@type_check_only
+class Facets(TypedDict):
+    pages: int
+    tags: List[FacetCount]
+    types: List[FacetCount]
+
+@type_check_only
+class SearchResults(TypedDict):
+    query: str
+    truncated: bool
+    terms: List[str]
+    lanes: List[LaneReport]
+    hits: List[Hit]
+    always: List[Hit]
+    facets: Optional[Facets]
+    phrases: Optional[PhraseReport]
+
+@type_check_only
+class PromptBlock(TypedDict):
+    text: str
+    offered: List[str]
+
+@type_check_only
+class Relation(TypedDict):
+    target: str
+    type: str
+    confidence: float
+    evidence: Optional[str]
+    chunk: Optional[str]
+
+@type_check_only
+class SourceRef(TypedDict):
+    chunk: str
+    weight: float
+    hash: Optional[str]
+
+@type_check_only
+class ChunkSpan(TypedDict):
+    id: str
+    hash: str
+    start: int
+    end: int
+
+@type_check_only
+class PageRecord(TypedDict):
+    id: str
+    key: str
+    scope: str
+    path: str
+    title: str
+    summary: Optional[str]
+    type: Optional[str]
+    tags: List[str]
+    refs: List[str]
+    links: List[str]
+    sl_refs: List[str]
+    relations: List[Relation]
+    usage_mode: _UsageMode
+    source: Optional[str]
+    sources: List[SourceRef]
+    aliases: List[str]
+    redirect_from: List[str]
+    stale_since: Optional[str]
+    archived_since: Optional[str]
+    provenance: List[str]
+    extra: Dict[str, Any]
+    body: str
+    chunks: List[ChunkSpan]
+    resolved_from: Optional[str]
+
+@type_check_only
+class Chunk(TypedDict):
+    id: str
+    key: str
+    scope: str
+    path: str
+    ordinal: int
+    start: int
+    end: int
+    hash: str
+    text: str
+    raw: bool
+    line_start: int
+    line_end: int
+    headings: List[str]
+    table_header: Optional[str]
+
+@type_check_only
+class LintIssue(TypedDict):
+    page: str
+    code: str
+    target: Optional[str]
+    severity: _Severity
+    message: str
+
+@type_check_only
+class LintReport(TypedDict):
+    issues: List[LintIssue]
+    errors: int
+    warnings: int
+
+@type_check_only
+class Pointer(TypedDict):
+    chunk: str
+    weight: float
+    hash: str
+
+@type_check_only
+class GraphNode(TypedDict):
+    id: str
+    key: str
+    title: str
+    summary: Optional[str]
+    path: str
+    depth: int
+    confidence: float
+    via: Optional[str]
+    stale_since: Optional[str]
+    sources: List[Pointer]
+    external: List[str]
+
+# `from` is a keyword: the field is declared in the functional syntax, the rest in a class.
+_GraphEdgeFrom = TypedDict("_GraphEdgeFrom", {"from": str})
+
+@type_check_only
+class GraphEdge(_GraphEdgeFrom):
+    to: str
+    target: str
+    type: str
+    confidence: float
+    written: str
+    evidence: Optional[str]
+    chunk: Optional[str]
+
+@type_check_only
+class Subgraph(TypedDict):
+    seeds: List[str]
+    unknown_seeds: List[str]
+    nodes: List[GraphNode]
+    edges: List[GraphEdge]
+    chain: List[str]
+    truncated: bool
+
+@type_check_only
+class SupportingChunk(TypedDict):
+    id: str
+    why: str
+    hash: str
+    text: str
+
+@type_check_only
+class Evidence(TypedDict):
+    query: str
+    graph: Subgraph
+    chunks: List[SupportingChunk]
+
+@type_check_only
+class QuoteSpan(TypedDict):
+    answer_start: int
+    answer_end: int
+    chunk_start: int
+    chunk_end: int
+    words: int
+
+@type_check_only
+class Verdict(TypedDict):
+    id: str
+    status: _CitationStatus
+    page: Optional[str]
+    hash: Optional[str]
+    quote: Optional[QuoteSpan]
+
+@type_check_only
+class Verification(TypedDict):
+    citations: List[Verdict]
+    passed: bool
+
+@type_check_only
+class SentenceSupport(TypedDict):
+    start: int
+    end: int
+    text: str
+    cites: List[str]
+    best_chunk: Optional[str]
+    score: float
+
+@type_check_only
+class Support(TypedDict):
+    uncited: List[SentenceSupport]
+    unsupported: List[SentenceSupport]
+
+@type_check_only
+class AnswerCheck(TypedDict):
+    verification: Verification
+    support: Support
+
+@type_check_only
+class CitationHeader(TypedDict):
+    page: str
+    chunk: str
+    score: Optional[float]
+    title: str
+
+@type_check_only
+class UpsertReport(TypedDict):
+    page: str
+    replaced: bool
+    chunks: int
+    warnings: List[str]
+    dangling: List[str]
+
+@type_check_only
+class DeleteReport(TypedDict):
+    page: Dict[str, Any]
+    broken: List[str]
+
+_RenameReportFrom = TypedDict("_RenameReportFrom", {"from": str})
+
+@type_check_only
+class RenameReport(_RenameReportFrom):
+    to: str
+    path: str
+    text: str
+
+@type_check_only
+class Skipped(TypedDict):
+    path: str
+    line: Optional[int]
+    code: str
+    reason: str
+
+@type_check_only
+class BuildWarning(TypedDict):
+    """An item of `BuildReport.warnings` (the core's `record::Warning`)."""
+
+    path: str
+    message: str
+
+@type_check_only
+class BuildReport(TypedDict):
+    pages: int
+    chunks: int
+    raw_documents: int
+    raw_chunks: int
+    skipped: List[Skipped]
+    warnings: List[BuildWarning]
+
+@type_check_only
+class SyncRecord(TypedDict):
+    full: Optional[str]
+    written: bool
+    added: List[str]
+    changed: List[str]
+    removed: List[str]
+    unchanged: int
+    embedded: int
+    build: BuildReport
+
+@type_check_only
+class ToolDef(TypedDict):
+    name: str
+    description: str
+    input_schema: Dict[str, Any]
+
+@type_check_only
+class ToolResult(TypedDict):
+    text: str
+    data: Any
+
+@type_check_only
+class LogEntry(TypedDict):
+    time_ms: NotRequired[int]
+    origin: str
+    kind: str
+    query: NotRequired[str]
+    filters: Any
+    results: int
+    top: List[str]
+    lanes: Dict[str, str]
+    ms: NotRequired[float]
+    verdicts: NotRequired[List[Any]]
