@@ -14,7 +14,7 @@ BM25 settings:
   * documents     title + " " + text, each indexed whole (wikidex runs with
                   --chunk-tokens 4096 --overlap-tokens 0 so that a document is one chunk;
                   --wikidex-chunking keeps its default chunking);
-  * stopwords     core/src/analyze/stopwords_en.txt (or bm25s's built-in "en" list with
+  * stopwords     core/src/text/stopwords_en.txt (or bm25s's built-in "en" list with
                   --stopwords bm25s-en);
   * stemmer       Snowball English through PyStemmer (wikidex: rust-stemmers' English);
   * words         maximal runs of alphanumeric characters, lowercased, as wikidex's analyzer
@@ -67,7 +67,7 @@ import Stemmer
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_COLLECTIONS = ["/work/shared/data/cacm", "/work/shared/data/cranfield"]
 DEFAULT_WIKIDEX = "target/release/wikidex"
-WIKIDEX_STOPWORDS = REPO_ROOT / "core" / "src" / "analyze" / "stopwords_en.txt"
+WIKIDEX_STOPWORDS = REPO_ROOT / "core" / "src" / "text" / "stopwords_en.txt"
 DEPTH = 100
 # wikidex's analyzer: words are maximal runs of alphanumeric characters (`_` and `'` split).
 WIKIDEX_TOKEN_PATTERN = r"(?u)[^\W_]+"
@@ -422,7 +422,7 @@ def main():
     ap.add_argument("--backend", choices=["auto", "numpy", "numba"], default="auto",
                     help="bm25s backend; auto times every installed one and keeps the faster")
     ap.add_argument("--stopwords", choices=["wikidex", "bm25s-en"], default="wikidex",
-                    help="wikidex = core/src/analyze/stopwords_en.txt (default); "
+                    help="wikidex = core/src/text/stopwords_en.txt (default); "
                          "bm25s-en = bm25s's built-in English list")
     ap.add_argument("--token-pattern", default=WIKIDEX_TOKEN_PATTERN,
                     help="bm25s word regex (default: %(default)s, wikidex's word splitting; "

@@ -45,7 +45,7 @@ import Stemmer  # noqa: E402
 
 import wikidex  # noqa: E402
 
-K1, B = 1.5, 0.6  # wikidex's defaults (core/src/config.rs), used for both tools
+K1, B = 1.5, 0.6  # wikidex's defaults (core/src/data/config.rs), used for both tools
 THREADS = 4
 
 

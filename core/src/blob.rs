@@ -41,15 +41,15 @@
 //! A blob of any other version is [`Error::IncompatibleFormat`], naming the version found and
 //! the versions this build reads.
 
-use crate::chunk::ChunkRecord;
-use crate::config::Config;
-use crate::error::{Error, Result};
+use crate::data::config::Config;
+use crate::data::error::{Error, Result};
 use crate::graph::GraphSection;
 use crate::lane::lexical::LexicalIndex;
 use crate::lane::phrase::Positions;
 use crate::lane::semantic::VectorSection;
-use crate::page::Page;
-use crate::raw::RawSection;
+use crate::text::chunk::ChunkRecord;
+use crate::text::page::Page;
+use crate::text::raw::RawSection;
 
 mod sections;
 
@@ -81,7 +81,7 @@ pub(crate) struct IndexData {
     /// The number in each chunk's id (`{page_id}::chunk_{n}`), in chunk table order; empty
     /// when every chunk's number is its position in its page (any index built from scratch).
     /// Edits keep the numbers of the chunks they did not touch
-    /// ([`crate::chunk::carry_numbers`]).
+    /// ([`crate::text::chunk::carry_numbers`]).
     pub chunk_numbers: Vec<u32>,
     /// Each page's file modification time (Unix seconds) when a build read it from a folder,
     /// in page order; `None` for a page given as text; empty when no page has one. A page's
@@ -164,7 +164,7 @@ pub(crate) fn finish(mut data: IndexData) -> Result<IndexData> {
     data.lexical.derive_lengths(data.chunks.len());
     validate(&mut data)?;
     let pages = &data.pages;
-    crate::chunk::derive_hashes(&mut data.chunks, |p| pages[p].text.as_str());
+    crate::text::chunk::derive_hashes(&mut data.chunks, |p| pages[p].text.as_str());
     data.lexical.index_terms();
     Ok(data)
 }
@@ -174,7 +174,7 @@ pub(crate) fn finish(mut data: IndexData) -> Result<IndexData> {
 /// later index operation panic.
 fn validate(data: &mut IndexData) -> Result<()> {
     data.config.validate_stored()?;
-    crate::chunk::validate_chunk_table(&data.chunks, data.pages.len(), |p| {
+    crate::text::chunk::validate_chunk_table(&data.chunks, data.pages.len(), |p| {
         data.pages.get(p).map(|p| p.text.as_str())
     })?;
     for p in &data.pages {
@@ -185,7 +185,7 @@ fn validate(data: &mut IndexData) -> Result<()> {
             )));
         }
     }
-    crate::chunk::validate_numbers(&data.chunks, &data.chunk_numbers)?;
+    crate::text::chunk::validate_numbers(&data.chunks, &data.chunk_numbers)?;
     if !data.page_modified.is_empty() && data.page_modified.len() != data.pages.len() {
         return Err(Error::corrupt(format!(
             "{} modification times for {} pages",
@@ -341,7 +341,7 @@ mod tests {
     #[test]
     fn chunk_numbers_repeated_within_a_page_or_one_short_are_corrupt() {
         let config = Config {
-            chunk: crate::config::ChunkConfig {
+            chunk: crate::data::config::ChunkConfig {
                 max_tokens: 16,
                 overlap_tokens: 0,
             },

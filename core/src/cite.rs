@@ -37,12 +37,12 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use serde::{Deserialize, Serialize};
 use unicode_segmentation::UnicodeSegmentation;
 
-use crate::analyze;
-use crate::chunk;
-use crate::error::{Error, Result};
-use crate::offset::OffsetUnit;
+use crate::data::error::{Error, Result};
+use crate::data::offset::OffsetUnit;
+use crate::index::{Index, TermTable};
 use crate::search::SearchResults;
-use crate::snapshot::{Index, TermTable};
+use crate::text::analyze;
+use crate::text::chunk;
 
 /// Fewest consecutive words that make a quote (unless the whole chunk is shorter).
 pub const QUOTE_MIN_WORDS: usize = 8;

@@ -9,7 +9,7 @@ use std::borrow::Cow;
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::Result;
+use crate::data::error::Result;
 
 /// What a model wants put before the texts it embeds, as sentence-transformers' `prompts` in
 /// `config_sentence_transformers.json` (e5: `"query: "` and `"passage: "`). An index applies

@@ -35,11 +35,11 @@ use std::collections::{HashMap, HashSet};
 use serde::{Deserialize, Serialize};
 use unicode_segmentation::UnicodeSegmentation;
 
-use crate::chunk;
-use crate::chunk::ChunkRecord;
-use crate::error::{Error, Result};
-use crate::page::{self, Page, Scope};
-use crate::raw::RawSection;
+use crate::data::error::{Error, Result};
+use crate::text::chunk;
+use crate::text::chunk::ChunkRecord;
+use crate::text::page::{self, Page, Scope};
+use crate::text::raw::RawSection;
 
 /// Edge type of a key in `refs`.
 pub const KIND_REF: &str = "ref";
@@ -250,7 +250,7 @@ impl<'a> ChunkIds<'a> {
             return (ordinal < n).then_some(ChunkRef::Raw(first + ordinal));
         }
         let &(first, n) = self.pages.get(doc)?;
-        crate::chunk::find_number(self.numbers, first, n, ordinal).map(ChunkRef::Wiki)
+        crate::text::chunk::find_number(self.numbers, first, n, ordinal).map(ChunkRef::Wiki)
     }
 }
 
@@ -355,7 +355,7 @@ pub(crate) fn missing_targets(pages: &[Page], at: usize) -> Vec<String> {
         .filter(|k| **k != p.key && names.resolve(pages, &p.scope, k).page.is_none())
         .cloned()
         .collect();
-    crate::sort::sort(&mut missing);
+    crate::data::sort::sort(&mut missing);
     missing.dedup();
     missing
 }
@@ -369,7 +369,7 @@ fn incoming_of(edges: &[EdgeRecord]) -> Vec<u32> {
             _ => None,
         })
         .collect();
-    crate::sort::sort_unstable(&mut incoming);
+    crate::data::sort::sort_unstable(&mut incoming);
     incoming.into_iter().map(|(_, i)| i).collect()
 }
 

@@ -45,78 +45,68 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
-pub mod analyze;
-pub mod blob;
-pub mod chunk;
-pub mod cite;
-mod config;
-pub mod date;
-pub mod embed;
-mod error;
-pub mod eval;
-// `eval::load_collection` reads files in every build; the walk's readers serve `fs` alone.
-#[cfg_attr(not(feature = "fs"), allow(dead_code))]
-pub mod file;
+// The folders are the layers, bottom-up; each imports only from its own layer or the ones
+// below (`tests/it/layers.rs` reads the folders and keeps it so).
+pub mod blob; // the store: the one blob format
+pub mod cite; // operations over an index: citations,
+mod data; // plain data: errors, configuration, records, offsets, dates, options
+pub mod embed; // structures: the model runner,
 mod front;
-pub mod fusion;
-pub mod graph;
-mod index;
-pub mod lane;
-pub mod lint;
-mod marks;
-pub mod offset;
-pub mod options;
-pub mod page;
-pub mod querylog;
-mod ranged;
-pub mod raw;
-mod record;
-mod search;
-mod snapshot;
-mod sort;
-pub mod tools;
-pub mod traverse;
-mod vectors;
+pub mod graph; // the link graph,
+mod index; // the index: its data, its embeddings, its pure writes
+pub mod lane; // the lanes and their fusion
+pub mod lint; // what to fix in a wiki,
+mod search; // search (and search over a blob loaded in parts),
+mod text; // the page contract, chunks, analysis, raw documents
+pub mod traverse; // walking the graph // the front: session, build plan, builder, files, query log, tools, eval
 
-pub use analyze::Language;
-pub use chunk::ChunkConfig;
+// The concept modules keep their public paths whatever their folder.
+pub use data::{date, offset, options};
+pub use front::{eval, file, querylog, tools};
+pub use lane::fusion;
+pub use text::{analyze, chunk, page, raw};
+
 pub use cite::{
     AnswerCheck, CitationHeader, CitationStatus, Cited, PromptBlock, QuoteSpan, SentenceSupport,
     Support, Verdict, Verification,
 };
-pub use config::Config;
+pub use data::config::Config;
+pub use data::error::{Error, ErrorRecord, Result};
+pub use data::offset::OffsetUnit;
+pub use data::record::{
+    BuildReport, BuildStage, Skipped, SyncReport, Warning, SKIPPED_OUTSIDE_ROOT,
+};
 pub use embed::{Embedder, PromptKind, Prompts};
 #[cfg(feature = "embed")]
 pub use embed::{OnnxEmbedder, OnnxOptions};
-pub use error::{Error, ErrorRecord, Result};
-pub use eval::{Collection, Metrics};
 #[cfg(feature = "fs")]
 pub use front::build::sync_file;
 pub use front::build::{build, BuildOptions, Source, SyncRecord};
-pub use front::session::Session;
-pub use fusion::FusionConfig;
 #[cfg(feature = "fs")]
-pub use index::folder_stamp;
-pub use index::{
-    DeleteReport, IndexBuilder, RenameReport, SharedIndex, UpsertReport, WriteOptions,
-};
+pub use front::builder::folder_stamp;
+pub use front::builder::IndexBuilder;
+pub use front::eval::{Collection, Metrics};
+pub use front::querylog::{Insights, LogEntry, QueryLog};
+pub use front::session::Session;
+pub use front::shared::SharedIndex;
+pub use front::tools::{ToolDef, ToolLimits, ToolResult, Tools};
+pub use index::write::{DeleteReport, RenameReport, UpsertReport, WriteOptions};
+pub use index::{Chunk, ChunkSpan, Index, PageRecord};
+pub use lane::fusion::FusionConfig;
 pub use lane::lexical::{Bm25Params, TermScore};
 pub use lane::phrase::NO_POSITIONS;
 pub use lane::semantic::{VectorEncoding, VectorSection};
 pub use lane::{Lane, LaneStatus, StatusKind, NO_QUERY_TERMS};
 pub use lint::{LintIssue, LintReport, Severity};
-pub use offset::OffsetUnit;
-pub use page::{Extra, LinkSpan, Page, ParsedPage, Relation, Scope, SourceRef, UsageMode};
-pub use querylog::{Insights, LogEntry, QueryLog};
-pub use ranged::RangedIndex;
-pub use raw::RawDoc;
-pub use record::{BuildReport, BuildStage, Skipped, SyncReport, Warning, SKIPPED_OUTSIDE_ROOT};
+pub use search::ranged::RangedIndex;
 pub use search::{
     AlwaysMode, Explanation, FacetCount, Facets, Highlight, Hit, LaneHit, LaneReport, PhraseReport,
     Ranked, SearchOptions, SearchResults, Snippet, DEFAULT_LIMIT, MAX_LIMIT, MAX_RANK_THREADS,
 };
-pub use snapshot::{Chunk, ChunkSpan, Index, PageRecord};
-pub use tools::{ToolDef, ToolLimits, ToolResult, Tools};
+pub use text::analyze::Language;
+pub use text::chunk::ChunkConfig;
+pub use text::page::{Extra, LinkSpan, Page, ParsedPage, Relation, Scope, SourceRef, UsageMode};
+pub use text::raw::RawDoc;
 pub use traverse::{
     Evidence, EvidenceOptions, GraphEdge, GraphNode, Pointer, Subgraph, SupportingChunk,
     TraverseOptions,

@@ -23,10 +23,10 @@ use std::collections::{BTreeSet, HashMap};
 
 use serde::{Deserialize, Serialize};
 
+use crate::data::record::{BuildReport, SKIPPED_OUTSIDE_ROOT};
 use crate::graph::{Target, KIND_REDIRECT};
-use crate::page::{self, Scope, UsageMode};
-use crate::record::{BuildReport, SKIPPED_OUTSIDE_ROOT};
-use crate::snapshot::Index;
+use crate::index::Index;
+use crate::text::page::{self, Scope, UsageMode};
 
 /// How bad a finding is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -91,7 +91,7 @@ pub struct LintReport {
 
 impl LintReport {
     fn from_issues(mut issues: Vec<LintIssue>) -> LintReport {
-        crate::sort::sort(&mut issues);
+        crate::data::sort::sort(&mut issues);
         issues.dedup_by(|a, b| a.page == b.page && a.code == b.code && a.target == b.target);
         let errors = issues
             .iter()

@@ -6,14 +6,14 @@ use std::collections::{HashMap, HashSet};
 
 use serde::{Deserialize, Serialize};
 
+use crate::data::error::{Error, Result};
 use crate::embed::Embedder;
-use crate::error::{Error, Result};
 use crate::graph::{
     is_relation, ChunkRef, EdgeRecord, Target, MAX_DEPTH, MAX_HOPS, MAX_NODES, MAX_POINTERS,
 };
-use crate::page::{self, Page, Scope, UsageMode};
+use crate::index::{Caller, Index};
 use crate::search::{AlwaysMode, SearchOptions, SearchResults};
-use crate::snapshot::{Caller, Index};
+use crate::text::page::{self, Page, Scope, UsageMode};
 
 /// One edge as the public API returns it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -241,7 +241,7 @@ impl Index {
                 });
             }
         }
-        crate::sort::sort_by(&mut out, |a, b| {
+        crate::data::sort::sort_by(&mut out, |a, b| {
             b.weight
                 .total_cmp(&a.weight)
                 .then_with(|| a.chunk.cmp(&b.chunk))
@@ -353,7 +353,7 @@ impl Index {
                 }
             }
             let mut layer: Vec<Visit> = best.into_values().collect();
-            crate::sort::sort_by(&mut layer, |a, b| {
+            crate::data::sort::sort_by(&mut layer, |a, b| {
                 b.confidence
                     .total_cmp(&a.confidence)
                     .then_with(|| pages[a.page as usize].key.cmp(&pages[b.page as usize].key))

@@ -40,16 +40,16 @@
 use serde::{Deserialize, Serialize};
 
 use super::{IndexData, HEADER_LEN};
-use crate::chunk::ChunkRecord;
-use crate::config::Config;
-use crate::error::{Error, Result};
+use crate::data::config::Config;
+use crate::data::error::{Error, Result};
 use crate::graph::GraphSection;
 use crate::lane::lexical::{block_range, front_coded, Dictionary, LexicalIndex, PostingBlock};
 use crate::lane::phrase::Positions;
 use crate::lane::semantic::{VectorSection, VectorValues};
 use crate::lane::token::MAX_PREFIX_EXPANSIONS;
-use crate::page::{Extra, Page};
-use crate::raw::RawSection;
+use crate::text::chunk::ChunkRecord;
+use crate::text::page::{Extra, Page};
+use crate::text::raw::RawSection;
 
 /// About how many bytes of encoded data a block of postings or positions holds (a term larger
 /// than that is a block of its own), and a dictionary shard (whole blocks of postings).
@@ -184,7 +184,7 @@ impl<'de> Deserialize<'de> for Stubs {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Stubs, D::Error> {
         let StubsLayout { keys, gaps, others } = StubsLayout::deserialize(d)?;
         if gaps.len() != others.len() {
-            return Err(crate::error::decode_error(
+            return Err(crate::data::error::decode_error(
                 "a position for each page stub, or a page stub for each position",
             ));
         }
@@ -203,7 +203,7 @@ impl<'de> Deserialize<'de> for Stubs {
                 Some(a) => a.checked_add(gap as usize),
             };
             let Some(page) = p.and_then(|p| pages.get_mut(p)) else {
-                return Err(crate::error::decode_error(
+                return Err(crate::data::error::decode_error(
                     "a page stub out of order or past the last key",
                 ));
             };
@@ -223,7 +223,7 @@ impl<'de> Deserialize<'de> for Stubs {
 mod gaps {
     use serde::{Deserialize, Deserializer, Serializer};
 
-    use crate::error::decode_error;
+    use crate::data::error::decode_error;
 
     pub(super) fn serialize<S: Serializer>(firsts: &[u32], s: S) -> Result<S::Ok, S::Error> {
         let mut prev = 0u32;
@@ -462,8 +462,8 @@ impl Head {
             })
             .collect();
         // Order and a chunk for every page, as a whole load checks them (spans all empty).
-        crate::chunk::validate_chunk_table(&self.chunks, n_pages, |_| Some(""))?;
-        crate::chunk::validate_numbers(&self.chunks, &self.chunk_numbers)?;
+        crate::text::chunk::validate_chunk_table(&self.chunks, n_pages, |_| Some(""))?;
+        crate::text::chunk::validate_numbers(&self.chunks, &self.chunk_numbers)?;
         if !self.page_modified.is_empty() && self.page_modified.len() != n_pages {
             return Err(Error::corrupt(format!(
                 "{} modification times for {} pages",
@@ -507,7 +507,7 @@ pub(crate) fn stub(page: &Page) -> Page {
     // browser module for this one type).
     let mut extra = std::collections::BTreeMap::new();
     for (k, v) in &page.extra.0 {
-        if crate::page::DATE_FIELDS.contains(&k.as_str()) {
+        if crate::text::page::DATE_FIELDS.contains(&k.as_str()) {
             extra.insert(k.clone(), v.clone());
         }
     }
@@ -861,9 +861,9 @@ pub(crate) fn inflate_decode<T: serde::de::DeserializeOwned>(
     let limit = bytes.len().saturating_mul(1100);
     let raw = miniz_oxide::inflate::decompress_to_vec_with_limit(bytes, limit)
         .map_err(|e| Error::corrupt(format!("cannot inflate {what}: {e}")))?;
-    crate::error::take_decode_cause();
+    crate::data::error::take_decode_cause();
     postcard::from_bytes(&raw).map_err(|e| {
-        let cause = crate::error::take_decode_cause();
+        let cause = crate::data::error::take_decode_cause();
         match (e, cause) {
             (postcard::Error::SerdeDeCustom, Some(cause)) => {
                 Error::corrupt(format!("cannot decode {what}: {cause}"))

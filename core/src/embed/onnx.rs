@@ -8,7 +8,7 @@ use tract_onnx::prelude::*;
 use tract_onnx::tract_hir::internal::{DimLike, Factoid};
 
 use super::{normalize, Embedder, Prompts};
-use crate::error::{Error, Result};
+use crate::data::error::{Error, Result};
 
 /// The model file [`OnnxEmbedder::from_dir`] looks for.
 pub const MODEL_FILE: &str = "model.onnx";
@@ -404,7 +404,7 @@ impl Embedder for OnnxEmbedder {
         let encodings = self.encode(texts)?;
         // Similar lengths in one batch, so little of each batch is padding.
         let mut order: Vec<usize> = (0..texts.len()).collect();
-        crate::sort::sort_by_key(&mut order, |&i| encodings[i].len());
+        crate::data::sort::sort_by_key(&mut order, |&i| encodings[i].len());
         let mut batches: Vec<&[usize]> = order.chunks(self.batch_size).collect();
         // Threads run whole batches (splitting each matrix product across threads gave 1.3x
         // for two), taking the next one from a shared counter, longest first: the costly

@@ -19,13 +19,13 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use crate::config::Config;
+use crate::data::config::Config;
+use crate::data::error::Result;
+use crate::data::record::{BuildStage, SyncReport};
 use crate::embed::Embedder;
-use crate::error::Result;
-use crate::index::IndexBuilder;
+use crate::front::builder::IndexBuilder;
+use crate::index::Index;
 use crate::lane::semantic::VectorEncoding;
-use crate::record::{BuildStage, SyncReport};
-use crate::snapshot::Index;
 
 /// What an index is built from.
 #[derive(Debug, Clone)]

@@ -3,4 +3,12 @@
 //! folder. Every binding wraps these.
 
 pub mod build;
+pub mod builder;
+pub mod eval;
+// `eval::load_collection` reads files in every build; the walk's readers serve `fs` alone.
+#[cfg_attr(not(feature = "fs"), allow(dead_code))]
+pub mod file;
+pub mod querylog;
 pub mod session;
+pub mod shared;
+pub mod tools;

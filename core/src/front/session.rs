@@ -24,22 +24,23 @@ use std::ops::ControlFlow;
 use std::sync::{Arc, RwLock};
 
 use crate::cite::{AnswerCheck, Cited, Support, Verification};
-use crate::config::Config;
+use crate::data::config::Config;
+use crate::data::error::Result;
+use crate::data::offset::OffsetUnit;
+use crate::data::record::{BuildReport, BuildStage};
 use crate::embed::Embedder;
-use crate::error::Result;
 use crate::front::build::{build, BuildOptions, Source, SyncRecord};
-use crate::fusion::FusionConfig;
-use crate::index::{DeleteReport, RenameReport, SharedIndex, UpsertReport, WriteOptions};
+use crate::front::querylog::{LogSink, QueryLog, Stopwatch};
+use crate::front::shared::SharedIndex;
+use crate::front::tools::{ToolDef, ToolLimits, ToolResult, Tools};
+use crate::index::write::{DeleteReport, RenameReport, UpsertReport, WriteOptions};
+use crate::index::{Caller, Chunk, Index, PageRecord};
+use crate::lane::fusion::FusionConfig;
 use crate::lane::semantic::VectorEncoding;
 use crate::lane::{Lane, LaneStatus};
 use crate::lint::LintReport;
-use crate::offset::OffsetUnit;
-use crate::page::Scope;
-use crate::querylog::{LogSink, QueryLog, Stopwatch};
-use crate::record::{BuildReport, BuildStage};
 use crate::search::{Ranked, SearchOptions, SearchResults};
-use crate::snapshot::{Caller, Chunk, Index, PageRecord};
-use crate::tools::{ToolDef, ToolLimits, ToolResult, Tools};
+use crate::text::page::Scope;
 use crate::traverse::{Evidence, EvidenceOptions};
 
 /// An index and what a caller brings to it: the model that embeds queries and new chunks, the
@@ -177,7 +178,7 @@ impl Session {
         blob: Option<&std::path::Path>,
         options: &BuildOptions,
         progress: &mut dyn FnMut(BuildStage, usize, usize) -> ControlFlow<()>,
-    ) -> Result<Option<crate::record::SyncReport>> {
+    ) -> Result<Option<crate::data::record::SyncReport>> {
         let current = self.index();
         let options = BuildOptions {
             config: current.config().clone(),
@@ -284,7 +285,7 @@ impl Session {
     }
 
     /// Sets how the records this session returns count offsets (default
-    /// [`OffsetUnit::Byte`]; see [`crate::offset`]).
+    /// [`OffsetUnit::Byte`]; see [`crate::data::offset`]).
     pub fn set_offset_unit(&self, unit: OffsetUnit) {
         self.write_state().unit = unit;
     }
@@ -295,7 +296,7 @@ impl Session {
     }
 
     /// Logs this session's searches and citation checks (its tools' included) to `log` (see
-    /// [`crate::querylog`]), naming `origin` as the surface (`cli`, `mcp`, `python`, ...);
+    /// [`crate::front::querylog`]), naming `origin` as the surface (`cli`, `mcp`, `python`, ...);
     /// `None` stops logging.
     pub fn set_query_log(&self, log: Option<Arc<dyn QueryLog>>, origin: &str) {
         self.write_state().log = log.map(|log| LogSink {

@@ -11,11 +11,11 @@ use std::collections::{BTreeMap, HashMap};
 use serde::{Deserialize, Serialize};
 
 use super::{top_keys, Mask};
-use crate::analyze::{Analyzer, Surface};
-pub use crate::analyze::{BuildFnv, Fnv};
-pub use crate::config::Bm25Params;
-use crate::error::{Error, Result};
-use crate::page::Page;
+pub use crate::data::config::Bm25Params;
+use crate::data::error::{Error, Result};
+use crate::text::analyze::{Analyzer, Surface};
+pub use crate::text::analyze::{BuildFnv, Fnv};
+use crate::text::page::Page;
 
 /// The inverted index: a sorted term dictionary and, per term, the chunks it occurs in with
 /// their term frequencies (chunk ids ascending).
@@ -40,7 +40,7 @@ pub struct LexicalIndex {
     #[serde(skip)]
     surface: HashMap<String, u32, BuildFnv>,
     /// Each term's document frequency when only some terms' postings are loaded (a
-    /// [`crate::ranged::RangedIndex`]); `None` when every posting is here and a term's
+    /// [`crate::search::ranged::RangedIndex`]); `None` when every posting is here and a term's
     /// frequency is the length of its list.
     #[serde(skip)]
     partial_dfs: Option<Vec<u32>>,
@@ -312,7 +312,7 @@ pub(crate) mod front_coded {
     use serde::de::{DeserializeSeed, Error as _, SeqAccess, Visitor};
     use serde::{Deserializer, Serializer};
 
-    use crate::error::decode_error;
+    use crate::data::error::decode_error;
 
     pub(crate) fn serialize<S: Serializer>(words: &[String], s: S) -> Result<S::Ok, S::Error> {
         let mut prev = "";
@@ -764,7 +764,7 @@ impl LexicalIndex {
     /// Builds the index from each chunk's analyzed terms, in chunk order, and the surface
     /// words recorded while analyzing them (see [`Analyzer::terms_into_recording`]).
     ///
-    /// [`Analyzer::terms_into_recording`]: crate::analyze::Analyzer::terms_into_recording
+    /// [`Analyzer::terms_into_recording`]: crate::text::analyze::Analyzer::terms_into_recording
     pub fn build<I>(chunk_terms: I, surface: Surface) -> LexicalIndex
     where
         I: IntoIterator<Item = Vec<String>>,
@@ -786,7 +786,7 @@ impl LexicalIndex {
             lengths.push(u32::try_from(terms.len()).unwrap_or(u32::MAX));
             // Count each distinct term of the chunk: sort, then take runs.
             let mut sorted: Vec<&str> = terms.iter().map(String::as_str).collect();
-            crate::sort::sort_unstable(&mut sorted);
+            crate::data::sort::sort_unstable(&mut sorted);
             let mut rest = &sorted[..];
             while let Some(&t) = rest.first() {
                 let run = rest.iter().take_while(|&&u| u == t).count();
@@ -820,7 +820,7 @@ impl LexicalIndex {
             .into_iter()
             .filter_map(|(w, t)| index.lookup(&t).map(|i| (w, i as u32)))
             .collect();
-        crate::sort::sort_unstable(&mut surface);
+        crate::data::sort::sort_unstable(&mut surface);
         (index.surface_words, index.surface_terms) = surface.into_iter().unzip();
         index.index_terms();
         index

@@ -1,12 +1,13 @@
-//! The three ranking lanes. Each ranks chunks independently; [`crate::fusion`]
+//! The three ranking lanes. Each ranks chunks independently; [`crate::lane::fusion`]
 //! combines them.
 
 use std::borrow::Cow;
 
 use serde::{Deserialize, Serialize};
 
-pub use crate::config::Lane;
+pub use crate::data::config::Lane;
 
+pub mod fusion;
 pub mod lexical;
 pub mod phrase;
 pub mod semantic;
@@ -146,16 +147,16 @@ pub(crate) fn top_keys<K: Ord + Copy>(keys: impl IntoIterator<Item = K>, n: usiz
         }
         buf.push(k);
         if buf.len() >= cap {
-            crate::sort::select_first(&mut buf, n, desc);
+            crate::data::sort::select_first(&mut buf, n, desc);
             buf.truncate(n);
             floor = Some(buf[n - 1]);
         }
     }
     if buf.len() > n {
-        crate::sort::select_first(&mut buf, n, desc);
+        crate::data::sort::select_first(&mut buf, n, desc);
         buf.truncate(n);
     }
-    crate::sort::sort_unstable_by(&mut buf, desc);
+    crate::data::sort::sort_unstable_by(&mut buf, desc);
     buf
 }
 

@@ -1,6 +1,6 @@
 //! Phrase matching: where each term occurs in each chunk, and which chunks hold a quoted phrase.
 //!
-//! A chunk's positions count every token of its analyzed text ([`crate::analyze::tokens`]: a
+//! A chunk's positions count every token of its analyzed text ([`crate::text::analyze::tokens`]: a
 //! word, or a bigram of a CJK run), stopwords included, so the words of a phrase must occur at
 //! the distances the phrase puts them: a stopword in a phrase stands for one token of any kind at
 //! its place (`net of revenue` matches `net of revenue` and `net to revenue`, not `net revenue`),
@@ -18,7 +18,7 @@ use serde::{Deserialize, Serialize};
 pub use super::lexical::FIELD_GAP;
 use super::lexical::{ChunkTerms, LexicalIndex};
 use super::Mask;
-use crate::error::{Error, Result};
+use crate::data::error::{Error, Result};
 
 /// The reason a search gives when its query quotes a phrase and the index has no positions:
 /// the phrase's words were searched, not the phrase.
@@ -120,7 +120,7 @@ impl Positions {
                 }
             }
         }
-        crate::sort::sort_unstable(&mut all);
+        crate::data::sort::sort_unstable(&mut all);
         all.dedup();
         let mut data = Vec::with_capacity(all.len() + all.len() / 4);
         let mut prev: Option<(u32, u32, u32)> = None;

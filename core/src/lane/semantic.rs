@@ -8,8 +8,8 @@
 use serde::{Deserialize, Serialize};
 
 use super::{top_keys, Mask};
+use crate::data::error::{Error, Result};
 use crate::embed::Prompts;
-use crate::error::{Error, Result};
 
 /// How vectors are stored.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -265,7 +265,7 @@ impl VectorSection {
         if !(self.floor.is_finite() && (0.0..=1.0).contains(&self.floor)) {
             return Err(Error::corrupt(format!(
                 "semantic floor {} is not in 0..=1",
-                crate::error::show_f32(self.floor)
+                crate::data::error::show_f32(self.floor)
             )));
         }
         if dim == 0 || expected != Some(n_values) || !scales_ok {

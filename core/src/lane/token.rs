@@ -5,7 +5,7 @@
 //! 0.5 for a term it only contains as the prefix of a longer term (`rev` → `revenu`). Prefixes
 //! are tried for the last query word (the one being typed) and for words the index does not
 //! contain; a complete, known word is matched exactly. A CJK query is a list of character
-//! bigrams ([`crate::analyze`]), each a unit here; a lone CJK character is matched as a prefix
+//! bigrams ([`crate::text::analyze`]), each a unit here; a lone CJK character is matched as a prefix
 //! too, so typing the first character of a word finds the bigrams it begins. A word the index
 //! does not contain also gets its typo expansions ([`crate::lane::typo::expand`]): a term a few
 //! edits away earns what the term itself would (1, or 0.5 for a prefix of the last word) times
@@ -17,7 +17,7 @@
 use super::lexical::LexicalIndex;
 use super::typo::{self, Expansion};
 use super::{top_keys, Mask};
-use crate::analyze::QueryTerm;
+use crate::text::analyze::QueryTerm;
 
 /// How many dictionary terms one query word may expand to as a prefix.
 pub const MAX_PREFIX_EXPANSIONS: usize = 64;
@@ -30,7 +30,7 @@ pub const MIN_PREFIX_CHARS: usize = 2;
 /// short word and is how a CJK word begins to be typed (`晴` finds `晴れ`).
 pub fn long_enough_for_prefix(word: &str) -> bool {
     let n = word.chars().count();
-    n >= MIN_PREFIX_CHARS || (n == 1 && word.chars().all(crate::analyze::is_cjk))
+    n >= MIN_PREFIX_CHARS || (n == 1 && word.chars().all(crate::text::analyze::is_cjk))
 }
 
 /// The `n` best chunks by term overlap with the query's terms (exactly, as prefixes of the

@@ -19,7 +19,7 @@
 //! by [`expand`] and the lanes: a query term the dictionary holds is never expanded.
 
 use super::lexical::LexicalIndex;
-use crate::analyze::QueryTerm;
+use crate::text::analyze::QueryTerm;
 
 /// Shortest query word, in characters, that may match with one edit: shorter words are matched
 /// exactly (a four-letter word has too many one-edit neighbours: `form` and `from`, `data` and
@@ -48,11 +48,11 @@ pub const MAX_VISITS: usize = 20_000;
 
 /// The edits a query word may differ by: 0 for words shorter than [`ONE_TYPO_CHARS`], longer
 /// than [`MAX_TYPO_CHARS`], holding a digit (a number or a code is not a typo) or CJK text
-/// (matched by character bigrams, see [`crate::analyze`]), 1 up to [`TWO_TYPOS_CHARS`], else 2.
+/// (matched by character bigrams, see [`crate::text::analyze`]), 1 up to [`TWO_TYPOS_CHARS`], else 2.
 pub fn max_edits(word: &str) -> u8 {
     if word
         .chars()
-        .any(|c| c.is_numeric() || crate::analyze::is_cjk(c))
+        .any(|c| c.is_numeric() || crate::text::analyze::is_cjk(c))
     {
         return 0;
     }
@@ -195,7 +195,7 @@ impl Dictionary {
         let visits = walk.visits;
         let mut found = walk.found;
         // Stable: equal distances stay in sorted order (the walk's).
-        crate::sort::sort_by_key(&mut found, |&(edits, _, _)| edits);
+        crate::data::sort::sort_by_key(&mut found, |&(edits, _, _)| edits);
         let mut out: Vec<Near> = Vec::new();
         'runs: for (edits, lo, hi) in found {
             for word in lo as usize..hi as usize {
@@ -393,7 +393,7 @@ pub fn expand<'d>(
                     terms.push((n.edits, t));
                 }
             }
-            crate::sort::sort_by_key(&mut terms, |&(edits, t)| {
+            crate::data::sort::sort_by_key(&mut terms, |&(edits, t)| {
                 (edits, std::cmp::Reverse(index.df(t)), t)
             });
             let room = MAX_TYPO_EXPANSIONS.saturating_sub(out.len() - first);

@@ -26,7 +26,7 @@ fn config(cases: u32) -> ProptestConfig {
 // Analysis, written apart from the crate's
 
 /// The stopword list the crate ships: data, not code, so the oracles read the file itself.
-const STOPWORDS_EN: &str = include_str!("../../src/analyze/stopwords_en.txt");
+const STOPWORDS_EN: &str = include_str!("../../src/text/stopwords_en.txt");
 
 /// Text analysis as DESIGN §3.1 states it, for ASCII text, written without the crate's
 /// analyzer: lowercase, split on every character that is not a letter or a digit, drop English

@@ -5,7 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::{show_f32, Error, Result};
+use crate::data::error::{show_f32, Error, Result};
 
 /// The whole configuration of an index; stored in the blob, so a loaded index searches the way
 /// it was built. In JSON (bindings, vector files) every field and sub-field may be left out
@@ -302,7 +302,7 @@ impl Lane {
             .filter(|p| !p.trim().is_empty())
             .map(Lane::parse)
             .collect::<Result<_>>()?;
-        crate::sort::sort(&mut lanes);
+        crate::data::sort::sort(&mut lanes);
         lanes.dedup();
         if lanes.is_empty() {
             return Err(Error::invalid_argument("no lanes given"));

@@ -12,7 +12,7 @@ use pulldown_cmark::{Event, HeadingLevel, LinkType, Options, Parser, Tag, TagEnd
 use serde::{Deserialize, Serialize};
 use yaml_rust2::{Yaml, YamlLoader};
 
-use crate::error::{Error, Result};
+use crate::data::error::{Error, Result};
 
 /// Frontmatter larger than this is rejected: no real page needs it, and it bounds the work a
 /// hostile file can cause in the YAML parser.
@@ -88,7 +88,8 @@ impl<'de> Deserialize<'de> for Scope {
         match s.strip_prefix("user/") {
             Some(name) if !name.is_empty() => Ok(Scope::User(name.to_string())),
             _ if s == "global" => Ok(Scope::Global),
-            _ => Scope::parse(&s).map_err(|e| crate::error::decode_error(format!("scope: {e}"))),
+            _ => Scope::parse(&s)
+                .map_err(|e| crate::data::error::decode_error(format!("scope: {e}"))),
         }
     }
 }
@@ -225,7 +226,9 @@ impl serde::de::Visitor<'_> for ExtraText {
             return Ok(Extra::default());
         }
         serde_json::from_str(text).map(Extra).map_err(|e| {
-            crate::error::decode_error(format!("a page's unknown fields are not valid JSON: {e}"))
+            crate::data::error::decode_error(format!(
+                "a page's unknown fields are not valid JSON: {e}"
+            ))
         })
     }
 }
@@ -301,7 +304,7 @@ impl Page {
     }
 
     /// The page's date as its frontmatter writes it: the first of [`DATE_FIELDS`] that holds
-    /// a string ([`crate::date::parse`] reads it for the `since`/`until` filters).
+    /// a string ([`crate::data::date::parse`] reads it for the `since`/`until` filters).
     pub fn date(&self) -> Option<&str> {
         DATE_FIELDS
             .iter()
@@ -328,7 +331,8 @@ pub struct ParsedPage {
 pub fn normalize_key(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     let mut pending_space = false;
-    for c in crate::analyze::normalize_form(s.trim(), crate::analyze::Form::Nfc).chars() {
+    for c in crate::text::analyze::normalize_form(s.trim(), crate::text::analyze::Form::Nfc).chars()
+    {
         if c.is_whitespace() {
             pending_space = true;
             continue;
@@ -339,7 +343,7 @@ pub fn normalize_key(s: &str) -> String {
         }
         out.push(c);
     }
-    crate::analyze::lowercase_chars(&out).into_owned()
+    crate::text::analyze::lowercase_chars(&out).into_owned()
 }
 
 /// The key of the page at `path`: its file stem, normalized.

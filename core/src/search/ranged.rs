@@ -36,16 +36,16 @@
 //! # Ok::<(), wikidex::Error>(())
 //! ```
 
-use crate::analyze::QueryTerm;
 use crate::blob::{self, Head, Loaded, Part, HEADER_LEN};
-use crate::error::{Error, Result};
+use crate::data::error::{Error, Result};
+use crate::index::{Index, PageRecord};
 use crate::lane::lexical::{Dictionary, LexicalIndex, PostingBlock};
 use crate::lane::phrase::Positions;
 use crate::lane::semantic::VectorSection;
 use crate::lane::{token, typo};
-use crate::page::Scope;
 use crate::search::{Analyzed, Reads, SearchOptions, SearchResults};
-use crate::snapshot::{Index, PageRecord};
+use crate::text::analyze::QueryTerm;
+use crate::text::page::Scope;
 
 /// An index whose parts load on demand from a blob (see the module docs).
 #[derive(Debug)]
@@ -145,7 +145,7 @@ impl RangedIndex {
     }
 
     /// Sets how the records this handle returns count offsets (default
-    /// [`crate::OffsetUnit::Byte`]; see [`crate::offset`]).
+    /// [`crate::OffsetUnit::Byte`]; see [`crate::data::offset`]).
     pub fn set_offset_unit(&mut self, unit: crate::OffsetUnit) {
         self.unit = unit;
     }
@@ -210,7 +210,7 @@ impl RangedIndex {
     /// As [`RangedIndex::supply`], for any of the ranges (nothing is loaded then).
     pub fn supply_many(&mut self, ranges: &[(u64, &[u8])]) -> Result<()> {
         let mut ranges: Vec<(u64, &[u8])> = ranges.to_vec();
-        crate::sort::sort_by_key(&mut ranges, |&(start, _)| start);
+        crate::data::sort::sort_by_key(&mut ranges, |&(start, _)| start);
         // Decode and check every section first, so that bytes with a bad part load nothing.
         let mut decoded: Vec<(usize, Loaded)> = Vec::new();
         let mut raw_chunks = self.index.data.raw.chunks.len();
@@ -311,7 +311,7 @@ impl RangedIndex {
                         (c.start, c.end) = (start, end);
                     }
                     let pages = &data.pages;
-                    crate::chunk::derive_hashes(&mut data.chunks[chunks], |p| {
+                    crate::text::chunk::derive_hashes(&mut data.chunks[chunks], |p| {
                         pages[p].text.as_str()
                     });
                 }
@@ -369,7 +369,7 @@ impl RangedIndex {
             terms: &terms,
             pages: &pages,
         };
-        let caller = crate::snapshot::Caller {
+        let caller = crate::index::Caller {
             model: None,
             unit: self.unit,
         };
@@ -481,7 +481,7 @@ impl RangedIndex {
         self.index
             .pages()
             .iter()
-            .map(crate::page::Page::id)
+            .map(crate::text::page::Page::id)
             .collect()
     }
 

@@ -1,4 +1,5 @@
-//! [`Index`] and [`IndexBuilder`]: the public entry points.
+//! [`IndexBuilder`]: collects pages from files, folders and BEIR corpora, then builds an
+//! [`Index`] (on a previous one, when given, redoing only what changed).
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::ops::ControlFlow;
@@ -6,25 +7,19 @@ use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use serde::{Deserialize, Serialize};
-
-use crate::analyze::Analyzer;
-use crate::blob::IndexData;
-use crate::chunk::{self, ChunkRecord};
-use crate::config::Config;
+use crate::data::config::Config;
+use crate::data::error::{Error, Result};
+use crate::data::record::{BuildReport, BuildStage, Skipped, SyncReport, Warning};
 use crate::embed::Embedder;
-use crate::error::{Error, Result};
 #[cfg(feature = "fs")]
-use crate::file::Listed;
-use crate::graph::GraphSection;
-use crate::lane::lexical::{LexicalIndex, PageFields};
-use crate::lane::phrase::Positions;
+use crate::front::file::Listed;
+use crate::index::vectors::{self, Attached};
+use crate::index::write::assemble;
+use crate::index::Index;
 use crate::lane::semantic::{VectorEncoding, VectorSection};
-use crate::page::{self, Page, Scope};
-use crate::raw::{self, RawDoc, RawSection};
-use crate::record::{BuildReport, BuildStage, Skipped, SyncReport, Warning};
-use crate::snapshot::Index;
-use crate::vectors::{self, Attached};
+use crate::text::chunk;
+use crate::text::page::{self, Page, Scope};
+use crate::text::raw::{self, RawDoc, RawSection};
 
 /// Collects pages, then builds an [`Index`].
 ///
@@ -201,7 +196,7 @@ impl IndexBuilder {
         files: impl IntoIterator<Item = (P, B)>,
     ) -> Result<()> {
         let mut files: Vec<(P, B)> = files.into_iter().collect();
-        crate::sort::sort_by(&mut files, |a, b| a.0.as_ref().cmp(b.0.as_ref()));
+        crate::data::sort::sort_by(&mut files, |a, b| a.0.as_ref().cmp(b.0.as_ref()));
         for (path, bytes) in &files {
             self.add_file(path.as_ref(), bytes.as_ref())?;
         }
@@ -210,7 +205,7 @@ impl IndexBuilder {
 
     /// Adds one Markdown file (`path` relative to the wiki root, `/`-separated). A file that
     /// cannot be parsed is skipped and listed in the report. A file under `raw/` is a raw
-    /// source document (see [`raw`](crate::raw)), not a page.
+    /// source document (see [`raw`](crate::text::raw)), not a page.
     ///
     /// # Errors
     /// In strict mode, the error that made the file unusable.
@@ -348,7 +343,7 @@ impl IndexBuilder {
             if !raw::is_raw_path(&path) {
                 continue;
             }
-            match crate::file::read_listed(&full, root) {
+            match crate::front::file::read_listed(&full, root) {
                 Ok(Listed::Read(bytes, _)) => self.add_file(&path, &bytes)?,
                 Ok(Listed::Outside(target)) => self.skip_outside(path, &target),
                 Err(e) => self.skip_at(path, e)?,
@@ -374,13 +369,13 @@ impl IndexBuilder {
     }
 
     /// Reads and adds the files a walk of the wiki's folder listed, each checked again on the
-    /// handle read ([`crate::file::read_listed`]).
+    /// handle read ([`crate::front::file::read_listed`]).
     #[cfg(feature = "fs")]
     fn add_listing(&mut self, files: Listing) -> Result<()> {
         self.skip_unlisted(files.skipped, &|rel| rel.to_string())?;
         let real_root = files.keep_within.as_deref();
         for (rel, full) in files.files {
-            match crate::file::read_listed(&full, real_root) {
+            match crate::front::file::read_listed(&full, real_root) {
                 Ok(Listed::Read(bytes, modified)) => {
                     if let Some(t) = modified.filter(|_| self.file_times) {
                         self.modified.insert(rel.clone(), t);
@@ -418,7 +413,7 @@ impl IndexBuilder {
         self.report.skipped.push(Skipped {
             path,
             line: None,
-            code: crate::record::SKIPPED_OUTSIDE_ROOT.to_string(),
+            code: crate::data::record::SKIPPED_OUTSIDE_ROOT.to_string(),
             reason: format!(
                 "a symbolic link to {} outside the folder being indexed; not read",
                 target.display()
@@ -433,13 +428,13 @@ impl IndexBuilder {
     /// [`Error::Io`] if the file cannot be read; in strict mode, the first bad line.
     #[cfg(feature = "fs")]
     pub fn add_beir_corpus(&mut self, path: &Path) -> Result<()> {
-        let text = crate::file::read_text_capped(path, u64::MAX, "corpus bytes")?;
+        let text = crate::front::file::read_text_capped(path, u64::MAX, "corpus bytes")?;
         for (i, line) in text.lines().enumerate() {
             if line.trim().is_empty() {
                 continue;
             }
             let at = format!("corpus.jsonl:{}", i + 1);
-            match crate::eval::beir_doc(line) {
+            match crate::front::eval::beir_doc(line) {
                 Ok((id, title, body)) => {
                     // BEIR ids are kept verbatim (`MED-10`), not normalized.
                     let page = page_from_record(at, id, title, body);
@@ -595,7 +590,7 @@ impl IndexBuilder {
                     .into_keys()
                     .filter(|path| !p.seen.contains(path))
                     .collect();
-                crate::sort::sort(&mut removed);
+                crate::data::sort::sort(&mut removed);
                 // A new file that failed to parse is in `build.skipped` only: it was not
                 // indexed before either, so nothing changed.
                 let indexed: HashSet<&str> = index
@@ -618,7 +613,7 @@ impl IndexBuilder {
                 sync.added = index.data.pages.iter().map(|p| p.path.clone()).collect();
                 sync.added
                     .extend(index.data.raw.docs.iter().map(|d| d.path.clone()));
-                crate::sort::sort(&mut sync.added);
+                crate::data::sort::sort(&mut sync.added);
             }
         }
         sync.build = report;
@@ -901,8 +896,8 @@ fn files_under(
             out.files.push((rel_path, entry.path()));
         }
     }
-    crate::sort::sort(&mut out.files);
-    crate::sort::sort_by(&mut out.skipped, |a, b| a.rel().cmp(b.rel()));
+    crate::data::sort::sort(&mut out.files);
+    crate::data::sort::sort_by(&mut out.skipped, |a, b| a.rel().cmp(b.rel()));
     Ok(out)
 }
 
@@ -913,306 +908,6 @@ impl Unlisted {
             Unlisted::Unreadable { rel, .. } | Unlisted::OutsideRoot { rel, .. } => rel,
         }
     }
-}
-
-/// How old a temporary file of a save must be before a later save next to it removes it,
-/// when no process holds its lock (a save holds the lock on its temporary file until the
-/// rename): a few seconds, so a save that has just created its file is never raced.
-#[cfg(feature = "fs")]
-const STALE_TEMP_SECONDS: u64 = 2;
-
-/// The most bytes of the target's name kept in a temporary file's name (a name of up to 255
-/// bytes stays valid with the temporary suffix on every file system).
-#[cfg(feature = "fs")]
-const TEMP_NAME_BYTES: usize = 160;
-
-/// Writes `bytes` to `path` atomically (see [`Index::save`] for the rules).
-#[cfg(feature = "fs")]
-pub(crate) fn save_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
-    use std::io::Write;
-    use std::sync::atomic::{AtomicU64, Ordering};
-    static SAVES: AtomicU64 = AtomicU64::new(0);
-
-    let target = resolve_links(path)?;
-    let existing = match std::fs::metadata(&target) {
-        Ok(m) => Some(m),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-        Err(e) => return Err(Error::io(path, e)),
-    };
-    if let Some(m) = &existing {
-        if !m.is_file() {
-            return Err(crate::file::not_regular(path, m, "refusing to replace it"));
-        }
-        if m.permissions().readonly() {
-            return Err(Error::io(
-                path,
-                std::io::Error::new(
-                    std::io::ErrorKind::PermissionDenied,
-                    "the file is read-only; refusing to replace it",
-                ),
-            ));
-        }
-        refuse_foreign(path, &target)?;
-    }
-    let dir = target
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let name = target
-        .file_name()
-        .ok_or_else(|| Error::invalid_argument(format!("{} is not a file path", path.display())))?
-        .to_string_lossy()
-        .into_owned();
-    let mut keep = name.len().min(TEMP_NAME_BYTES);
-    while !name.is_char_boundary(keep) {
-        keep -= 1;
-    }
-    let prefix = format!(".{}.tmp-", &name[..keep]);
-    remove_stale_temps(dir, &prefix);
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.subsec_nanos());
-    let tmp = dir.join(format!(
-        "{prefix}{}-{}-{nanos}",
-        std::process::id(),
-        SAVES.fetch_add(1, Ordering::Relaxed)
-    ));
-    /// Removes the temporary file unless the rename happened.
-    struct Guard<'a>(&'a Path, bool);
-    impl Drop for Guard<'_> {
-        fn drop(&mut self) {
-            if !self.1 {
-                let _ = std::fs::remove_file(self.0);
-            }
-        }
-    }
-    let mut file = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(&tmp)
-        .map_err(|e| Error::io(path, e))?;
-    let mut guard = Guard(&tmp, false);
-    let write = || -> std::io::Result<()> {
-        // Held until the rename: a later save removes the file only once nobody holds it.
-        match file.lock() {
-            Ok(()) => {}
-            Err(e) if e.kind() == std::io::ErrorKind::Unsupported => {}
-            Err(e) => return Err(e),
-        }
-        file.write_all(bytes)?;
-        if let Some(m) = &existing {
-            file.set_permissions(m.permissions())?;
-        }
-        file.sync_all()?;
-        std::fs::rename(&tmp, &target)?;
-        drop(file);
-        Ok(())
-    };
-    write().map_err(|e| Error::io(path, e))?;
-    guard.1 = true;
-    Ok(())
-}
-
-/// Refuses to replace a file that holds something other than an index: a save replaces a
-/// missing or empty file, or a wikidex blob of any version, never a page or a note given as
-/// the output by mistake.
-#[cfg(feature = "fs")]
-fn refuse_foreign(path: &Path, target: &Path) -> Result<()> {
-    use std::io::Read;
-    let (file, _) = crate::file::open_regular(target)?;
-    let mut head = Vec::with_capacity(crate::blob::MAGIC.len());
-    file.take(crate::blob::MAGIC.len() as u64)
-        .read_to_end(&mut head)
-        .map_err(|e| Error::io(path, e))?;
-    if head.is_empty() || head == crate::blob::MAGIC {
-        return Ok(());
-    }
-    Err(Error::invalid_argument(format!(
-        "{} exists and is not a wikidex index; refusing to replace it (remove it or choose \
-         another output)",
-        path.display()
-    )))
-}
-
-/// `path` with symbolic links followed to the file they name (which need not exist yet).
-#[cfg(feature = "fs")]
-fn resolve_links(path: &Path) -> Result<PathBuf> {
-    let mut cur = path.to_path_buf();
-    for _ in 0..40 {
-        match std::fs::symlink_metadata(&cur) {
-            Ok(m) if m.file_type().is_symlink() => {
-                let link = std::fs::read_link(&cur).map_err(|e| Error::io(&cur, e))?;
-                cur = match cur.parent() {
-                    Some(parent) if link.is_relative() => parent.join(link),
-                    _ => link,
-                };
-            }
-            _ => return Ok(cur),
-        }
-    }
-    Err(Error::io(
-        path,
-        std::io::Error::other("too many levels of symbolic links"),
-    ))
-}
-
-/// Removes the temporary files `prefix*` in `dir` that interrupted saves left: those more
-/// than [`STALE_TEMP_SECONDS`] old whose lock no process holds (where the platform has no file
-/// locks, those more than an hour old). Best effort.
-#[cfg(feature = "fs")]
-fn remove_stale_temps(dir: &Path, prefix: &str) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    let now = std::time::SystemTime::now();
-    for entry in entries.flatten() {
-        if !entry.file_name().to_string_lossy().starts_with(prefix) {
-            continue;
-        }
-        let Ok(meta) = entry.metadata() else { continue };
-        let age = meta
-            .modified()
-            .ok()
-            .and_then(|t| now.duration_since(t).ok())
-            .map_or(0, |age| age.as_secs());
-        if !meta.is_file() || age <= STALE_TEMP_SECONDS {
-            continue;
-        }
-        let Ok(file) = std::fs::File::open(entry.path()) else {
-            continue;
-        };
-        let abandoned = match file.try_lock() {
-            Ok(()) => true,
-            Err(std::fs::TryLockError::WouldBlock) => false,
-            Err(std::fs::TryLockError::Error(_)) => age > 3600,
-        };
-        if abandoned {
-            let _ = std::fs::remove_file(entry.path());
-        }
-    }
-}
-
-/// Chunks and analyzes `pages` (already in canonical order) into index data. The only place
-/// derived data is made, so a build and an upsert give the same bytes for the same pages and
-/// the same `prior` chunks (the numbers of the chunk ids: [`chunk::carry_numbers`]).
-fn assemble(
-    config: Config,
-    pages: Vec<Page>,
-    raw: RawSection,
-    prior: &chunk::PriorChunks,
-    progress: &mut dyn FnMut(usize, usize) -> ControlFlow<()>,
-) -> Result<IndexData> {
-    u32::try_from(pages.len()).map_err(|_| Error::invalid_argument("more than 4 Gi pages"))?;
-    let analyzer = Analyzer::new(config.language);
-    let mut surface = crate::analyze::Surface::default();
-    let mut chunks = Vec::new();
-    let mut numbers: Vec<u32> = Vec::new();
-    let mut positional = true;
-    let mut chunk_terms = Vec::new();
-    let total = pages.len();
-    for (pi, page) in pages.iter().enumerate() {
-        let first = chunks.len();
-        let body_start = page.body_start as usize;
-        let body = page.body();
-        let fields = PageFields::new(&analyzer, page, &mut surface);
-        let spans: Vec<(usize, usize)> = chunk::split(body, &config.chunk)
-            .into_iter()
-            .map(|span| (body_start + span.start, body_start + span.end))
-            .collect();
-        let indexed = chunk::indexed_texts(&page.text, body_start, &spans);
-        for (&(start, end), indexed) in spans.iter().zip(&indexed) {
-            let text = &page.text[start..end];
-            chunk_terms.push(fields.chunk_terms(&analyzer, indexed, &mut surface));
-            chunks.push(ChunkRecord {
-                page: pi as u32,
-                start: u32::try_from(start).map_err(|_| Error::invalid_argument("page > 4 GiB"))?,
-                end: u32::try_from(end).map_err(|_| Error::invalid_argument("page > 4 GiB"))?,
-                hash: chunk::content_hash(text),
-            });
-        }
-        let hashes: Vec<&str> = chunks[first..].iter().map(|c| c.hash.as_str()).collect();
-        let page_numbers = match prior.get(&page.id()) {
-            Some(old) => {
-                let old: Vec<(&str, u32)> = old.iter().map(|(h, n)| (h.as_str(), *n)).collect();
-                chunk::carry_numbers(&hashes, &old)
-            }
-            None => (0..hashes.len() as u32).collect(),
-        };
-        positional &= page_numbers.iter().zip(0u32..).all(|(&n, at)| n == at);
-        numbers.extend(page_numbers);
-        if progress(pi + 1, total).is_break() {
-            return Err(Error::Cancelled {
-                stage: BuildStage::Pages.as_str().into(),
-            });
-        }
-    }
-    u32::try_from(chunks.len()).map_err(|_| Error::invalid_argument("more than 4 Gi chunks"))?;
-    let lexical = LexicalIndex::build_from(chunk_terms.iter().map(|c| &c.0), surface);
-    let positions = config
-        .positions
-        .then(|| Positions::build(&lexical, &chunk_terms));
-    // Canonical form: no numbers stored when every chunk is numbered by its position.
-    if positional {
-        numbers.clear();
-    }
-    let graph = GraphSection::build(&pages, &chunks, &numbers, &raw);
-    Ok(IndexData {
-        config,
-        pages,
-        chunks,
-        lexical,
-        vectors: None,
-        graph,
-        raw,
-        chunk_numbers: numbers,
-        page_modified: Vec::new(),
-        positions,
-    })
-}
-
-/// What [`Index::upsert_page`] did.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct UpsertReport {
-    /// The page's id.
-    pub page: String,
-    /// Whether a page with this key and scope already existed (and was replaced).
-    pub replaced: bool,
-    /// Chunks the page now has.
-    pub chunks: usize,
-    /// Non-fatal problems in the page.
-    pub warnings: Vec<String>,
-    /// Targets that resolve to no visible page (only when dangling links were allowed).
-    pub dangling: Vec<String>,
-}
-
-/// Options of the write API ([`Index::upsert_page`], [`crate::Session::upsert_page`]).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct WriteOptions {
-    /// Accept a page whose refs or links point at no visible page (default false: reject).
-    pub allow_dangling: bool,
-}
-
-/// What [`Index::delete_page`] did.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct DeleteReport {
-    /// The page removed.
-    pub page: Page,
-    /// Ids of the pages that now have a dangling link because of the removal, sorted.
-    pub broken: Vec<String>,
-}
-
-/// What [`Index::rename_page`] did.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct RenameReport {
-    /// The page's old id.
-    pub from: String,
-    /// Its new id.
-    pub to: String,
-    /// Its new path, relative to the wiki root.
-    pub path: String,
-    /// Its new text (with the redirect), to write to `path`.
-    pub text: String,
 }
 
 impl Index {
@@ -1238,402 +933,13 @@ impl Index {
         let (index, report) = b.build()?;
         Ok(index.lint_with_build(&report))
     }
-
-    /// Loads an index from a file. Only a regular file is read (a FIFO or a device is refused
-    /// without blocking or reading it), and its header is checked before the rest is read.
-    ///
-    /// # Errors
-    /// [`Error::Io`]; [`Error::InvalidArgument`] for a path that is not a regular file; or as
-    /// [`Index::from_bytes`].
-    #[cfg(feature = "fs")]
-    pub fn open(path: &Path) -> Result<Index> {
-        let bytes = crate::file::read_checked_head(path, crate::blob::HEADER_LEN, |head| {
-            crate::blob::check_header(head).map(|_| ())
-        })?;
-        Index::from_bytes(&bytes)
-    }
-
-    /// Saves the blob to `path` atomically: it is written to a temporary file in the same
-    /// folder (a name unique to this call), flushed, then renamed over `path`, so readers see
-    /// the old or the new index, never half of one.
-    ///
-    /// - The blob is decoded before anything is written: an index that would not load again
-    ///   is never saved.
-    /// - A read-only `path` is refused ([`Error::Io`], permission denied), not replaced.
-    /// - A symbolic link at `path` is followed: the file it points to is replaced (atomically,
-    ///   in its own folder) and the link stays. The replaced file keeps its permissions.
-    /// - Only a missing or empty file, or a wikidex blob (of any version), is replaced: a FIFO,
-    ///   a device, a folder or a file of other content is refused ([`Error::InvalidArgument`]
-    ///   naming it).
-    /// - Temporary files `.NAME.tmp-*` next to the target that a killed save left (no process
-    ///   holds their lock) are removed.
-    ///
-    /// # Errors
-    /// [`Error::Corrupt`] if the blob would not decode; [`Error::Io`] if the folder is not
-    /// writable or `path` is read-only; [`Error::InvalidArgument`] if `path` is not a file a
-    /// save replaces. `path` is then unchanged and no temporary file is left.
-    #[cfg(feature = "fs")]
-    pub fn save(&self, path: &Path) -> Result<()> {
-        save_checked(path, &self.to_bytes()?)
-    }
-}
-
-/// Writes `bytes` to `path` atomically once they decode.
-#[cfg(feature = "fs")]
-fn save_checked(path: &Path, bytes: &[u8]) -> Result<()> {
-    crate::blob::decode(bytes).map_err(|e| {
-        Error::corrupt(format!(
-            "refusing to save an index that would not load again: {e}"
-        ))
-    })?;
-    crate::index::save_atomic(path, bytes)
-}
-
-impl Index {
-    /// The index with the page at `path` (relative to the wiki root) added or replaced by
-    /// `text`, re-chunked, its statistics and graph recomputed; `self` stays as it is. The
-    /// result is byte-identical to building from scratch with the same pages. When the index
-    /// holds vectors, `model` (the one that made them) embeds the new chunks.
-    ///
-    /// Every ref, inline link and relation target of the page must resolve to a page visible
-    /// in the page's scope (itself, a global page, or for a user page that user's pages;
-    /// redirects and aliases count), unless [`WriteOptions::allow_dangling`] is set.
-    ///
-    /// Cost: the whole index is re-analyzed, O(total text); fine for wikis, slow for
-    /// collections of hundreds of thousands of pages.
-    ///
-    /// # Errors
-    /// [`Error::InvalidPage`] if the page cannot be parsed; [`Error::DanglingLinks`] with the
-    /// sorted list of missing targets; [`Error::Immutable`] for a path under `raw/`;
-    /// [`Error::NoEmbedder`] when new chunks need vectors and no model is given.
-    ///
-    /// # Example
-    /// ```
-    /// # use wikidex::IndexBuilder;
-    /// # let mut b = IndexBuilder::new(Default::default())?;
-    /// # b.add_file("global/revenue.md", b"Revenue is recognized monthly.")?;
-    /// # let (index, _) = b.build()?;
-    /// let err = index.upsert_page("global/answer.md", "See [[revenue]] and [[nope]].", &Default::default(), None).unwrap_err();
-    /// assert_eq!(err.code(), "dangling_links");
-    /// let (next, report) = index.upsert_page("global/answer.md", "---\ntype: topic\n---\nSee [[revenue]].", &Default::default(), None)?;
-    /// assert_eq!((index.pages().len(), next.pages().len(), report.replaced), (1, 2, false));
-    /// # Ok::<(), wikidex::Error>(())
-    /// ```
-    pub fn upsert_page(
-        &self,
-        path: &str,
-        text: &str,
-        opts: &WriteOptions,
-        model: Option<&dyn Embedder>,
-    ) -> Result<(Index, UpsertReport)> {
-        if raw::is_raw_path(path) {
-            return Err(Error::Immutable {
-                id: raw::raw_id(path).unwrap_or_default(),
-            });
-        }
-        let parsed = page::parse(path, text)?;
-        let page = parsed.page;
-        let id = page.id();
-        let mut pages = self.data.pages.clone();
-        let (at, replaced) =
-            match pages.binary_search_by(|p| (&p.scope, &p.key).cmp(&(&page.scope, &page.key))) {
-                Ok(i) => {
-                    pages[i] = page;
-                    (i, true)
-                }
-                Err(i) => {
-                    pages.insert(i, page);
-                    (i, false)
-                }
-            };
-        let missing = crate::graph::missing_targets(&pages, at);
-        if !missing.is_empty() && !opts.allow_dangling {
-            return Err(Error::DanglingLinks { page: id, missing });
-        }
-        let next = self.rebuilt(pages, model)?;
-        let chunks = next.chunks_of_id(&id);
-        let report = UpsertReport {
-            page: id,
-            replaced,
-            chunks,
-            warnings: parsed.warnings,
-            dangling: missing,
-        };
-        Ok((next, report))
-    }
-
-    /// The index without the page `key` in `scope` (the page's own scope; `None`: the page
-    /// [`Index::page`] finds, global first), its statistics and graph recomputed, with a
-    /// report of the pages whose links now dangle because of it. `model` as for
-    /// [`Index::upsert_page`].
-    ///
-    /// # Errors
-    /// [`Error::UnknownPage`] if there is no such page; [`Error::Immutable`] for a raw
-    /// document id.
-    pub fn delete_page(
-        &self,
-        key: &str,
-        scope: Option<&Scope>,
-        model: Option<&dyn Embedder>,
-    ) -> Result<(Index, DeleteReport)> {
-        if self.raw_ids.contains_key(key) {
-            return Err(Error::Immutable {
-                id: key.to_string(),
-            });
-        }
-        let i = self.position_in(key, scope)?;
-        let dependents: Vec<String> = {
-            let mut v: Vec<String> = self
-                .in_edges(i as u32)
-                .filter(|e| e.from != i as u32)
-                .map(|e| self.data.pages[e.from as usize].id())
-                .collect();
-            crate::sort::sort(&mut v);
-            v.dedup();
-            v
-        };
-        let missing_before: Vec<usize> = dependents.iter().map(|d| self.missing_count(d)).collect();
-        let mut pages = self.data.pages.clone();
-        let removed = pages.remove(i);
-        let next = self.rebuilt(pages, model)?;
-        let broken = dependents
-            .into_iter()
-            .zip(missing_before)
-            .filter(|(d, before)| next.missing_count(d) > *before)
-            .map(|(d, _)| d)
-            .collect();
-        let report = DeleteReport {
-            page: removed,
-            broken,
-        };
-        Ok((next, report))
-    }
-
-    /// The index with page `key` (in `scope`, the page's own; `None`: the page
-    /// [`Index::page`] finds) renamed to `new_key`, leaving a redirect: the page's frontmatter
-    /// gains `redirect_from: [<old key>]` (kept with any it had), so links to the old key
-    /// still resolve. The file name changes to `<new_key>.md` in the same folder. The report
-    /// carries the new path and text for the caller to write to disk. `model` as for
-    /// [`Index::upsert_page`].
-    ///
-    /// # Errors
-    /// [`Error::UnknownPage`]; [`Error::DuplicateKey`] if `new_key` is taken in that scope;
-    /// [`Error::InvalidArgument`] for an empty new key; [`Error::Immutable`] for a raw
-    /// document.
-    pub fn rename_page(
-        &self,
-        key: &str,
-        scope: Option<&Scope>,
-        new_key: &str,
-        model: Option<&dyn Embedder>,
-    ) -> Result<(Index, RenameReport)> {
-        if self.raw_ids.contains_key(key) {
-            return Err(Error::Immutable {
-                id: key.to_string(),
-            });
-        }
-        let i = self.position_in(key, scope)?;
-        let old = &self.data.pages[i];
-        let new_key = page::normalize_key(new_key);
-        if new_key.is_empty() || new_key.contains('/') {
-            return Err(Error::invalid_argument(
-                "the new key must be a non-empty file stem",
-            ));
-        }
-        if let Some(taken) = self
-            .data
-            .pages
-            .iter()
-            .find(|p| p.scope == old.scope && p.key == new_key)
-        {
-            return Err(Error::DuplicateKey {
-                key: new_key,
-                scope: old.scope.to_string(),
-                first: taken.path.clone(),
-                second: old.path.clone(),
-            });
-        }
-        let folder = old.path.rsplit_once('/').map_or("", |(f, _)| f);
-        let path = if folder.is_empty() {
-            format!("{new_key}.md")
-        } else {
-            format!("{folder}/{new_key}.md")
-        };
-        let text = page::add_redirect(&old.text, &old.key)?;
-        let renamed = page::parse(&path, &text)?.page;
-        let from = old.id();
-        let to = renamed.id();
-        let mut pages = self.data.pages.clone();
-        pages.remove(i);
-        let at = pages
-            .binary_search_by(|p| (&p.scope, &p.key).cmp(&(&renamed.scope, &renamed.key)))
-            .unwrap_or_else(|e| e);
-        pages.insert(at, renamed);
-        let next = self.rebuilt(pages, model)?;
-        Ok((
-            next,
-            RenameReport {
-                from,
-                to,
-                path,
-                text,
-            },
-        ))
-    }
-
-    /// Position of the page a write names: with `Some(scope)`, the page `key` in exactly that
-    /// scope (the key as given or normalized); with `None`, the page [`Index::page`] finds
-    /// (global first, then the lowest-named user scope): `None` means the same for every
-    /// call that takes a scope.
-    fn position_in(&self, key: &str, scope: Option<&Scope>) -> Result<usize> {
-        let unknown = || Error::UnknownPage {
-            key: key.to_string(),
-        };
-        let Some(scope) = scope else {
-            return self
-                .page_index(key, None)
-                .map(|i| i as usize)
-                .ok_or_else(unknown);
-        };
-        let normalized = page::normalize_key(key);
-        let pages = &self.data.pages;
-        pages
-            .iter()
-            .position(|p| p.scope == *scope && p.key == key)
-            .or_else(|| {
-                pages
-                    .iter()
-                    .position(|p| p.scope == *scope && p.key == normalized)
-            })
-            .ok_or_else(unknown)
-    }
-
-    /// Number of edges of page `id` whose target is missing.
-    fn missing_count(&self, id: &str) -> usize {
-        self.page_ids().get(id).map_or(0, |&p| {
-            self.out_edges(p)
-                .iter()
-                .filter(|e| matches!(e.to, crate::graph::Target::Missing(_)))
-                .count()
-        })
-    }
-
-    fn chunks_of_id(&self, id: &str) -> usize {
-        self.page_ids().get(id).map_or(0, |&p| {
-            (self.first_chunk[p as usize + 1] - self.first_chunk[p as usize]) as usize
-        })
-    }
-
-    /// A new snapshot re-derived from `pages`; stored vectors are kept for unchanged passages
-    /// and new ones embedded with `model`.
-    fn rebuilt(&self, pages: Vec<Page>, model: Option<&dyn Embedder>) -> Result<Index> {
-        let config = self.data.config.clone();
-        let raw = self.data.raw.clone();
-        let prior = self.prior_chunks();
-        let mut data = assemble(config, pages, raw, &prior, &mut |_, _| {
-            ControlFlow::Continue(())
-        })?;
-        // A page keeps its file's time while its text is the one read from the file.
-        let times: HashMap<&str, (&str, i64)> = self
-            .data
-            .pages
-            .iter()
-            .zip(&self.data.page_modified)
-            .filter_map(|(p, t)| Some((p.path.as_str(), (p.text.as_str(), (*t)?))))
-            .collect();
-        data.set_page_modified(|p| {
-            times
-                .get(p.path.as_str())
-                .filter(|(text, _)| *text == p.text)
-                .map(|&(_, t)| t)
-        });
-        if let Some(old) = &self.data.vectors {
-            let known = vectors::known_vectors(&self.data);
-            if let Some(m) = model {
-                self.check_model(m)?;
-            }
-            let known_only = vectors::KnownOnly { section: old };
-            let embedder: &dyn Embedder = model.unwrap_or(&known_only);
-            // New chunks get the prompts the stored ones were embedded after.
-            vectors::embed_chunks(
-                &mut data,
-                embedder,
-                &old.prompts,
-                old.encoding(),
-                &known,
-                &mut |_, _| ControlFlow::Continue(()),
-            )?;
-            // A write keeps the floor the build measured (measuring costs 32 embeddings;
-            // `wikidex sync` and any build measure it again).
-            data.vectors = data.vectors.take().map(|s| s.with_floor(old.floor));
-        }
-        Ok(Index::from_data(data))
-    }
-}
-
-/// An index shared between threads, the way every binding holds one: searches run on the
-/// current snapshot ([`SharedIndex::snapshot`], an `Arc` any number of threads hold), and a
-/// write builds a new snapshot beside it and swaps it in, so readers never wait for a write
-/// and never see half of one. Writes are serialized among themselves.
-///
-/// # Example
-/// ```
-/// use wikidex::{IndexBuilder, SearchOptions, SharedIndex};
-/// let mut b = IndexBuilder::new(Default::default())?;
-/// b.add_file("global/a.md", b"alpha")?;
-/// let shared = SharedIndex::new(b.build()?.0);
-/// let before = shared.snapshot();
-/// shared.update(|index| index.upsert_page("global/b.md", "beta", &Default::default(), None))?;
-/// assert_eq!(before.pages().len(), 1); // an old snapshot stays as it was
-/// assert_eq!(shared.snapshot().pages().len(), 2);
-/// # Ok::<(), wikidex::Error>(())
-/// ```
-#[derive(Debug)]
-pub struct SharedIndex {
-    current: std::sync::RwLock<Arc<Index>>,
-    writer: std::sync::Mutex<()>,
-}
-
-impl SharedIndex {
-    /// Shares `index`.
-    pub fn new(index: Index) -> SharedIndex {
-        SharedIndex {
-            current: std::sync::RwLock::new(Arc::new(index)),
-            writer: std::sync::Mutex::new(()),
-        }
-    }
-
-    /// Shares the snapshot `index` (no copy).
-    pub(crate) fn from_arc(index: Arc<Index>) -> SharedIndex {
-        SharedIndex {
-            current: std::sync::RwLock::new(index),
-            writer: std::sync::Mutex::new(()),
-        }
-    }
-
-    /// The current snapshot. It stays valid (and unchanged) however many writes follow.
-    pub fn snapshot(&self) -> Arc<Index> {
-        // A poisoned lock only means a thread panicked while swapping an `Arc` in: the value
-        // is still a whole snapshot.
-        Arc::clone(&self.current.read().unwrap_or_else(|e| e.into_inner()))
-    }
-
-    /// Runs `write` on the current snapshot and swaps in the snapshot it returns. Nothing
-    /// changes when it fails.
-    ///
-    /// # Errors
-    /// Whatever `write` returns.
-    pub fn update<R>(&self, write: impl FnOnce(&Index) -> Result<(Index, R)>) -> Result<R> {
-        let _one_writer = self.writer.lock().unwrap_or_else(|e| e.into_inner());
-        let (next, out) = write(&self.snapshot())?;
-        *self.current.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(next);
-        Ok(out)
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::front::shared::SharedIndex;
+    use crate::index::write::WriteOptions;
 
     fn build(files: &[(&str, &str)]) -> (Index, BuildReport) {
         let mut b = IndexBuilder::new(Config::default()).unwrap();
@@ -1956,8 +1262,8 @@ mod tests {
         assert_eq!(
             skipped,
             [
-                ("global/zzzz.md", crate::record::SKIPPED_OUTSIDE_ROOT),
-                ("notes/n.md", crate::record::SKIPPED_OUTSIDE_ROOT),
+                ("global/zzzz.md", crate::data::record::SKIPPED_OUTSIDE_ROOT),
+                ("notes/n.md", crate::data::record::SKIPPED_OUTSIDE_ROOT),
             ]
         );
         std::fs::remove_dir_all(&dir).unwrap();

@@ -32,10 +32,10 @@ use std::collections::HashSet;
 
 use rust_stemmers::{Algorithm, Stemmer};
 
-pub use crate::config::Language;
+pub use crate::data::config::Language;
 
 /// English stopwords (the NLTK list without contractions; words are split at apostrophes).
-pub const STOPWORDS_EN: &str = include_str!("analyze/stopwords_en.txt");
+pub const STOPWORDS_EN: &str = include_str!("stopwords_en.txt");
 
 /// The Snowball stemmer of `language`, if it has one in this build (each behind its core
 /// feature `stem-<language>`; feature `stemmers`, a default, turns on all of them).
@@ -481,7 +481,7 @@ pub fn words(text: &str) -> impl Iterator<Item = (usize, &str)> {
         .chain(std::iter::once((text.len(), ' ')));
     std::iter::from_fn(move || {
         for (i, c) in chars.by_ref() {
-            let mark = crate::marks::is_combining_mark(c);
+            let mark = crate::text::marks::is_combining_mark(c);
             if !(c.is_alphanumeric() || mark) {
                 if let Some((s, _)) = start.take() {
                     return Some((s, &text[s..i]));
@@ -598,7 +598,7 @@ pub fn cjk_chars(start: usize, word: &str) -> impl Iterator<Item = (usize, &str)
 /// Whether `c` belongs to the CJK character before it (see [`cjk_chars`]).
 fn extends_cjk_char(c: char) -> bool {
     matches!(c as u32, 0xFF9E..=0xFF9F | 0x1160..=0x11FF | 0xD7B0..=0xD7FF)
-        || crate::marks::is_combining_mark(c)
+        || crate::text::marks::is_combining_mark(c)
 }
 
 /// The tokens of one word (see [`tokens`]).
@@ -703,7 +703,7 @@ mod tests {
         for l in Language::ALL {
             let stems = stemmer_algorithm(l).is_some();
             assert_eq!(l.available(), l == Language::None || stems, "{l:?}");
-            let config = crate::config::Config {
+            let config = crate::data::config::Config {
                 language: l,
                 ..Default::default()
             };
@@ -938,7 +938,7 @@ mod tests {
             .char_indices()
             .chain(std::iter::once((text.len(), ' ')))
         {
-            let word_char = c.is_alphanumeric() || crate::marks::is_combining_mark(c);
+            let word_char = c.is_alphanumeric() || crate::text::marks::is_combining_mark(c);
             if word_char {
                 start.get_or_insert(i);
             } else if let Some(s) = start.take() {

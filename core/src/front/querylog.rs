@@ -23,9 +23,9 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
-use crate::chunk;
 use crate::cite::{CitationStatus, Verification};
 use crate::search::{SearchOptions, SearchResults};
+use crate::text::chunk;
 
 /// Hits whose chunk ids an entry keeps.
 pub const LOGGED_TOP: usize = 10;
@@ -374,7 +374,8 @@ pub fn read_log(text: &str) -> (Vec<LogEntry>, usize) {
 }
 
 fn normalized(query: &str) -> String {
-    crate::analyze::lowercase(&query.split_whitespace().collect::<Vec<_>>().join(" ")).into_owned()
+    crate::text::analyze::lowercase(&query.split_whitespace().collect::<Vec<_>>().join(" "))
+        .into_owned()
 }
 
 fn top(counts: HashMap<String, usize>, n: usize) -> Vec<Count> {
@@ -382,7 +383,7 @@ fn top(counts: HashMap<String, usize>, n: usize) -> Vec<Count> {
         .into_iter()
         .map(|(key, count)| Count { key, count })
         .collect();
-    crate::sort::sort_by(&mut v, |a, b| {
+    crate::data::sort::sort_by(&mut v, |a, b| {
         b.count.cmp(&a.count).then_with(|| a.key.cmp(&b.key))
     });
     v.truncate(n);

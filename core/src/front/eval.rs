@@ -17,7 +17,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::{Error, Result};
+use crate::data::error::{Error, Result};
 
 /// A BEIR collection's queries and judgments.
 #[derive(Debug, Clone, PartialEq)]
@@ -83,7 +83,7 @@ pub fn beir_doc(line: &str) -> std::result::Result<(String, String, String), Str
 pub fn load_collection(dir: &Path) -> Result<Collection> {
     let read = |name: &str| {
         let p = dir.join(name);
-        crate::file::read_text_capped(&p, u64::MAX, "collection bytes")
+        crate::front::file::read_text_capped(&p, u64::MAX, "collection bytes")
     };
     let bad = |file: &str, line: usize, reason: String| Error::InvalidInput {
         path: dir.join(file).display().to_string(),
@@ -155,7 +155,7 @@ pub fn query_metrics(ranked: &[String], judged: &HashMap<String, i32>) -> Metric
         .map(|(i, d)| f64::from(grade(d)) * discount(i))
         .sum();
     let mut ideal: Vec<i32> = judged.values().copied().filter(|&r| r > 0).collect();
-    crate::sort::sort_unstable_by(&mut ideal, |a, b| b.cmp(a));
+    crate::data::sort::sort_unstable_by(&mut ideal, |a, b| b.cmp(a));
     let idcg: f64 = ideal
         .iter()
         .take(10)

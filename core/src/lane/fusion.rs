@@ -7,7 +7,7 @@
 
 use std::cmp::Ordering;
 
-pub use crate::config::FusionConfig;
+pub use crate::data::config::FusionConfig;
 use crate::lane::Lane;
 
 /// One lane's ranking: chunk indices with the lane's own scores, best first.
@@ -102,7 +102,7 @@ pub fn rrf(k: f32, lanes: &[LaneRanking], id_order: impl Fn(u32, u32) -> Orderin
             .filter_map(|l| f.ranks[lane_slot(l.lane)].map(|r| l.weight / (k + r.rank as f32)))
             .sum();
     }
-    crate::sort::sort_by(&mut out, |a, b| {
+    crate::data::sort::sort_by(&mut out, |a, b| {
         b.score
             .total_cmp(&a.score)
             .then_with(|| b.lanes_matched().cmp(&a.lanes_matched()))

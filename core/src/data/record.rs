@@ -39,7 +39,7 @@ pub struct BuildReport {
     pub pages: usize,
     /// Chunks indexed.
     pub chunks: usize,
-    /// Raw source documents indexed (see [`raw`](crate::raw)).
+    /// Raw source documents indexed (see [`raw`](crate::text::raw)).
     pub raw_documents: usize,
     /// Their chunks.
     pub raw_chunks: usize,

@@ -6,10 +6,10 @@ use std::ops::ControlFlow;
 use std::sync::Arc;
 
 use crate::blob::IndexData;
+use crate::data::error::{Error, Result};
 use crate::embed::{Embedder, PromptKind, Prompts};
-use crate::error::{Error, Result};
+use crate::index::Index;
 use crate::lane::semantic::{VectorEncoding, VectorSection};
-use crate::snapshot::Index;
 
 /// Texts handed to an embedder per call while building (it sorts and batches them itself).
 const EMBED_GROUP: usize = 256;
@@ -26,10 +26,10 @@ impl std::fmt::Debug for Attached {
 
 /// The text the model sees for each chunk, in chunk order: the page title, then the chunk
 /// text as it is indexed (with the header of the table it continues, if any:
-/// [`crate::chunk::indexed_texts`]), without the title when the chunk already starts with it
+/// [`crate::text::chunk::indexed_texts`]), without the title when the chunk already starts with it
 /// (as a page's first chunk under its `# heading` does).
 pub(crate) fn passages(data: &IndexData) -> Vec<String> {
-    crate::chunk::indexed_table(&data.pages, &data.chunks)
+    crate::text::chunk::indexed_table(&data.pages, &data.chunks)
         .into_iter()
         .map(|(page, text)| {
             let head = text.trim_start().trim_start_matches('#').trim_start();
@@ -62,10 +62,10 @@ pub(crate) fn embed_chunks(
         .filter(|&c| vectors[c].is_none())
         .collect();
     // Similar lengths together, so the embedder's batches pad little.
-    crate::sort::sort_by_key(&mut todo, |&c| passages[c].len());
+    crate::data::sort::sort_by_key(&mut todo, |&c| passages[c].len());
     let total = todo.len();
     let cancelled = || Error::Cancelled {
-        stage: crate::record::BuildStage::Embeddings.as_str().into(),
+        stage: crate::data::record::BuildStage::Embeddings.as_str().into(),
     };
     if progress(0, total).is_break() {
         return Err(cancelled());

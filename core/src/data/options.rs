@@ -6,7 +6,7 @@
 
 use serde::de::DeserializeOwned;
 
-use crate::error::{Error, Result};
+use crate::data::error::{Error, Result};
 
 /// `json` (an object, or `None` for the defaults) as `T`.
 ///

@@ -4,22 +4,25 @@
 //! A snapshot never changes once made: [`Index::search`], traversal, citation checks and lint
 //! read it, and a write (in the front, `index.rs`) builds the next snapshot beside it.
 
+pub mod vectors;
+pub mod write;
+
 use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::analyze::Analyzer;
 use crate::blob::{self, IndexData};
-use crate::chunk::{self, ChunkRecord};
-use crate::config::Config;
+use crate::data::config::Config;
+use crate::data::error::{Error, Result};
+use crate::data::offset::OffsetUnit;
 use crate::embed::Embedder;
-use crate::error::{Error, Result};
-use crate::fusion::FusionConfig;
 use crate::graph::Names;
+use crate::lane::fusion::FusionConfig;
 use crate::lane::lexical::Bm25Scorer;
-use crate::offset::OffsetUnit;
-use crate::page::{self, Page, Scope};
-use crate::raw::RawDoc;
+use crate::text::analyze::Analyzer;
+use crate::text::chunk::{self, ChunkRecord};
+use crate::text::page::{self, Page, Scope};
+use crate::text::raw::RawDoc;
 
 /// What a search without filters may return (made by the search, kept by the index).
 #[derive(Debug)]
@@ -140,13 +143,13 @@ pub struct PageRecord {
     /// Named external sources.
     pub sl_refs: Vec<String>,
     /// Typed, weighted edges.
-    pub relations: Vec<crate::page::Relation>,
+    pub relations: Vec<crate::text::page::Relation>,
     /// `always`, `auto` or `never`.
-    pub usage_mode: crate::page::UsageMode,
+    pub usage_mode: crate::text::page::UsageMode,
     /// Where the page came from.
     pub source: Option<String>,
     /// Raw chunks the page was compiled from.
-    pub sources: Vec<crate::page::SourceRef>,
+    pub sources: Vec<crate::text::page::SourceRef>,
     /// Other names.
     pub aliases: Vec<String>,
     /// Old keys that now point here.
@@ -158,7 +161,7 @@ pub struct PageRecord {
     /// `<!-- from: path -->` provenance comments.
     pub provenance: Vec<String>,
     /// Frontmatter fields wikidex does not know, verbatim.
-    pub extra: crate::page::Extra,
+    pub extra: crate::text::page::Extra,
     /// The text after the frontmatter.
     pub body: String,
     /// The page's chunks, in order, with spans into `body`.
@@ -190,7 +193,7 @@ pub struct Index {
     pub(crate) raw_ids: HashMap<String, u32>,
     /// Per raw document: index of its first raw chunk (one extra entry at the end).
     pub(crate) raw_first: Vec<u32>,
-    /// Per page: its date in Unix seconds ([`Page::date`], read by [`crate::date::parse`]).
+    /// Per page: its date in Unix seconds ([`Page::date`], read by [`crate::data::date::parse`]).
     pub(crate) page_dates: Vec<Option<i64>>,
     /// What a search without filters may return, made by the first search (a write makes a
     /// new `Index`, so it is never stale).
@@ -231,7 +234,7 @@ impl Index {
             .enumerate()
             .map(|(i, p)| {
                 p.date()
-                    .and_then(|d| crate::date::parse(d, false))
+                    .and_then(|d| crate::data::date::parse(d, false))
                     .or_else(|| data.page_modified.get(i).copied().flatten())
             })
             .collect();
@@ -566,9 +569,9 @@ impl Index {
     }
 
     /// Page id → the content hash and id number of each of its chunks, in order (see
-    /// [`crate::chunk::PriorChunks`]).
-    pub(crate) fn prior_chunks(&self) -> crate::chunk::PriorChunks {
-        let mut out = crate::chunk::PriorChunks::new();
+    /// [`crate::text::chunk::PriorChunks`]).
+    pub(crate) fn prior_chunks(&self) -> crate::text::chunk::PriorChunks {
+        let mut out = crate::text::chunk::PriorChunks::new();
         for (c, rec) in self.data.chunks.iter().enumerate() {
             let page = &self.data.pages[rec.page as usize];
             out.entry(page.id())

@@ -14,9 +14,9 @@
 use serde::{Deserialize, Serialize};
 use unicode_segmentation::UnicodeSegmentation;
 
-use crate::analyze::token_count;
-pub use crate::config::ChunkConfig;
-use crate::error::{Error, Result};
+pub use crate::data::config::ChunkConfig;
+use crate::data::error::{Error, Result};
+use crate::text::analyze::token_count;
 
 /// One chunk's place in the text it was cut from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -605,9 +605,9 @@ pub(crate) fn table_header(text: &str, from: usize, at: usize) -> Option<String>
 /// Every chunk of a checked chunk table (each page's chunks together, in page order) as it is
 /// indexed and embedded ([`indexed_texts`]), in table order, with its page.
 pub(crate) fn indexed_table<'a>(
-    pages: &'a [crate::page::Page],
+    pages: &'a [crate::text::page::Page],
     chunks: &[ChunkRecord],
-) -> Vec<(&'a crate::page::Page, std::borrow::Cow<'a, str>)> {
+) -> Vec<(&'a crate::text::page::Page, std::borrow::Cow<'a, str>)> {
     let mut out = Vec::with_capacity(chunks.len());
     for group in chunks.chunk_by(|a, b| a.page == b.page) {
         let page = &pages[group[0].page as usize];
@@ -678,7 +678,7 @@ fn split_tokens(text: &str, span: Span, max: usize) -> Vec<Span> {
     let mut piece_start: Option<usize> = None;
     let mut piece_end = 0;
     let mut n = 0;
-    for (off, end) in crate::analyze::token_spans(slice) {
+    for (off, end) in crate::text::analyze::token_spans(slice) {
         if n == max {
             if let Some(s) = piece_start.take() {
                 out.push(Span {

@@ -16,10 +16,10 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::chunk::ChunkRecord;
-use crate::chunk::{self, ChunkConfig};
-use crate::error::{Error, Result};
-use crate::page;
+use crate::data::error::{Error, Result};
+use crate::text::chunk::ChunkRecord;
+use crate::text::chunk::{self, ChunkConfig};
+use crate::text::page;
 
 /// The prefix of every raw document id.
 pub const RAW_PREFIX: &str = "raw/";
@@ -133,7 +133,7 @@ impl RawSection {
                 return Err(Error::corrupt("raw documents are out of order"));
             }
         }
-        crate::chunk::validate_chunk_table(&self.chunks, self.docs.len(), |d| {
+        crate::text::chunk::validate_chunk_table(&self.chunks, self.docs.len(), |d| {
             Some(self.docs.get(d)?.text.as_str())
         })
         .map_err(|e| Error::corrupt(format!("raw section: {e}")))

@@ -31,12 +31,12 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use crate::cite::Cited;
-use crate::error::{Error, Result};
-use crate::offset::OffsetUnit;
-use crate::page::Scope;
-use crate::querylog::{LogSink, Stopwatch};
+use crate::data::error::{Error, Result};
+use crate::data::offset::OffsetUnit;
+use crate::front::querylog::{LogSink, Stopwatch};
+use crate::index::{Caller, Index};
 use crate::search::{AlwaysMode, SearchOptions, MAX_LIMIT};
-use crate::snapshot::{Caller, Index};
+use crate::text::page::Scope;
 use crate::traverse::TraverseOptions;
 
 /// The limits of a tool session.
@@ -340,7 +340,7 @@ impl Tools {
             .pages()
             .iter()
             .filter(|p| {
-                p.usage_mode == crate::page::UsageMode::Always && p.archived_since.is_none()
+                p.usage_mode == crate::text::page::UsageMode::Always && p.archived_since.is_none()
             })
             .collect();
         if !always.is_empty() {

@@ -1,0 +1,424 @@
+//! Files read and replaced by the crate: only regular files, opened without blocking, read
+//! with a cap, and checked on the handle that is read.
+//!
+//! Every path the crate opens comes from a caller or a folder walk, so it may name a FIFO (an
+//! open that blocks until a writer comes, forever), a device (`/dev/zero` reads without end),
+//! or a link swapped in after the walk looked at it. So a file is opened with `O_NONBLOCK`
+//! (which a regular file ignores), its type is read from the open handle, and anything but a
+//! regular file is refused before a byte is read. A folder walk that keeps to its root checks
+//! the handle it reads, not the path it listed.
+
+use std::fs::{File, Metadata};
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use crate::data::error::{Error, Result};
+#[cfg(feature = "fs")]
+use crate::index::Index;
+
+/// Opens `path` for reading (following links) without blocking, and refuses anything but a
+/// regular file, naming what it is.
+///
+/// # Errors
+/// [`Error::Io`] if it cannot be opened; [`Error::InvalidArgument`] if it is not a regular file.
+pub(crate) fn open_regular(path: &Path) -> Result<(File, Metadata)> {
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NONBLOCK);
+    }
+    let file = options.open(path).map_err(|e| Error::io(path, e))?;
+    let meta = file.metadata().map_err(|e| Error::io(path, e))?;
+    if !meta.is_file() {
+        return Err(not_regular(path, &meta, "not read"));
+    }
+    Ok((file, meta))
+}
+
+/// The error for a path that exists and is not a regular file; `outcome` says what was not
+/// done (`not read`, `not replaced`).
+pub(crate) fn not_regular(path: &Path, meta: &Metadata, outcome: &str) -> Error {
+    Error::invalid_argument(format!(
+        "{} is {}, not a regular file: {outcome}",
+        path.display(),
+        kind(meta)
+    ))
+}
+
+/// What a file that is not a regular file is, in words.
+fn kind(meta: &Metadata) -> &'static str {
+    let ft = meta.file_type();
+    if ft.is_dir() {
+        return "a folder";
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if ft.is_fifo() {
+            return "a FIFO";
+        }
+        if ft.is_char_device() {
+            return "a character device";
+        }
+        if ft.is_block_device() {
+            return "a block device";
+        }
+        if ft.is_socket() {
+            return "a socket";
+        }
+    }
+    "a special file"
+}
+
+/// The whole of a regular file at `path`, refused past `limit` bytes (`what` names it in the
+/// error, as `answer bytes`): the size is checked before reading, and the read stops one byte
+/// past the cap for a file that grows meanwhile.
+///
+/// # Errors
+/// [`Error::Io`] if the file cannot be opened or read; [`Error::InvalidArgument`] if it is not
+/// a regular file (a FIFO, a device, a folder); [`Error::TooLarge`] past `limit`.
+pub fn read_capped(path: &Path, limit: u64, what: &str) -> Result<Vec<u8>> {
+    let (file, meta) = open_regular(path)?;
+    if meta.len() > limit {
+        return Err(too_large(what, limit, meta.len()));
+    }
+    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
+    file.take(limit.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(|e| Error::io(path, e))?;
+    if bytes.len() as u64 > limit {
+        return Err(too_large(what, limit, bytes.len() as u64));
+    }
+    Ok(bytes)
+}
+
+/// [`read_capped`] as UTF-8 text.
+///
+/// # Errors
+/// As [`read_capped`]; [`Error::InvalidArgument`] if the file is not UTF-8.
+pub fn read_text_capped(path: &Path, limit: u64, what: &str) -> Result<String> {
+    String::from_utf8(read_capped(path, limit, what)?)
+        .map_err(|e| Error::invalid_argument(format!("{} is not UTF-8: {e}", path.display())))
+}
+
+fn too_large(what: &str, limit: u64, found: u64) -> Error {
+    Error::TooLarge {
+        what: what.to_string(),
+        limit,
+        found,
+    }
+}
+
+/// The bytes of a file at `path` whose first `head` bytes pass `check` before the rest is
+/// read, so a file of the wrong kind costs one small read, whatever its size.
+///
+/// # Errors
+/// As [`open_regular`]; whatever `check` says of the head.
+pub(crate) fn read_checked_head(
+    path: &Path,
+    head: usize,
+    check: impl FnOnce(&[u8]) -> Result<()>,
+) -> Result<Vec<u8>> {
+    let (mut file, meta) = open_regular(path)?;
+    let mut bytes = Vec::new();
+    (&mut file)
+        .take(head as u64)
+        .read_to_end(&mut bytes)
+        .map_err(|e| Error::io(path, e))?;
+    check(&bytes)?;
+    bytes.reserve(
+        usize::try_from(meta.len())
+            .unwrap_or(0)
+            .saturating_sub(bytes.len()),
+    );
+    file.read_to_end(&mut bytes)
+        .map_err(|e| Error::io(path, e))?;
+    Ok(bytes)
+}
+
+/// What a folder walk found when it opened a file it had listed.
+pub(crate) enum Listed {
+    /// The file's bytes and its modification time (Unix seconds), read from the handle.
+    Read(Vec<u8>, Option<i64>),
+    /// The path now leads outside the root (a link swapped in after the listing): not read.
+    Outside(PathBuf),
+}
+
+/// Reads the file a folder walk listed at `path`. With `real_root` (the walk keeps to its
+/// root), the file read must be the one the path names inside that root after the open: the
+/// path's real location is checked to be under the root and, on Unix, to be the very file
+/// opened (same device and inode), so a link or folder swapped in between the listing and the
+/// read is caught on the handle, never read through.
+///
+/// # Errors
+/// As [`open_regular`]; [`Error::Io`] if the file changed under the walk or a read fails.
+pub(crate) fn read_listed(path: &Path, real_root: Option<&Path>) -> Result<Listed> {
+    let (mut file, meta) = open_regular(path)?;
+    if let Some(root) = real_root {
+        let real = std::fs::canonicalize(path).map_err(|e| Error::io(path, e))?;
+        if !real.starts_with(root) {
+            return Ok(Listed::Outside(real));
+        }
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::MetadataExt;
+            let now = std::fs::metadata(&real).map_err(|e| Error::io(path, e))?;
+            if (now.dev(), now.ino()) != (meta.dev(), meta.ino()) {
+                return Err(Error::io(
+                    path,
+                    std::io::Error::other("the file was replaced while it was being read"),
+                ));
+            }
+        }
+    }
+    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
+    file.read_to_end(&mut bytes)
+        .map_err(|e| Error::io(path, e))?;
+    Ok(Listed::Read(bytes, unix_seconds(&meta)))
+}
+
+/// A file's modification time in Unix seconds, if the platform gives one.
+pub(crate) fn unix_seconds(meta: &Metadata) -> Option<i64> {
+    let t = meta.modified().ok()?;
+    Some(match t.duration_since(std::time::UNIX_EPOCH) {
+        Ok(d) => i64::try_from(d.as_secs()).ok()?,
+        Err(e) => -i64::try_from(e.duration().as_secs()).ok()?,
+    })
+}
+
+// Saving.
+
+/// How old a temporary file of a save must be before a later save next to it removes it,
+/// when no process holds its lock (a save holds the lock on its temporary file until the
+/// rename): a few seconds, so a save that has just created its file is never raced.
+#[cfg(feature = "fs")]
+const STALE_TEMP_SECONDS: u64 = 2;
+
+/// The most bytes of the target's name kept in a temporary file's name (a name of up to 255
+/// bytes stays valid with the temporary suffix on every file system).
+#[cfg(feature = "fs")]
+const TEMP_NAME_BYTES: usize = 160;
+
+/// Writes `bytes` to `path` atomically (see [`Index::save`] for the rules).
+#[cfg(feature = "fs")]
+pub(crate) fn save_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    use std::io::Write;
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static SAVES: AtomicU64 = AtomicU64::new(0);
+
+    let target = resolve_links(path)?;
+    let existing = match std::fs::metadata(&target) {
+        Ok(m) => Some(m),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) => return Err(Error::io(path, e)),
+    };
+    if let Some(m) = &existing {
+        if !m.is_file() {
+            return Err(crate::front::file::not_regular(
+                path,
+                m,
+                "refusing to replace it",
+            ));
+        }
+        if m.permissions().readonly() {
+            return Err(Error::io(
+                path,
+                std::io::Error::new(
+                    std::io::ErrorKind::PermissionDenied,
+                    "the file is read-only; refusing to replace it",
+                ),
+            ));
+        }
+        refuse_foreign(path, &target)?;
+    }
+    let dir = target
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let name = target
+        .file_name()
+        .ok_or_else(|| Error::invalid_argument(format!("{} is not a file path", path.display())))?
+        .to_string_lossy()
+        .into_owned();
+    let mut keep = name.len().min(TEMP_NAME_BYTES);
+    while !name.is_char_boundary(keep) {
+        keep -= 1;
+    }
+    let prefix = format!(".{}.tmp-", &name[..keep]);
+    remove_stale_temps(dir, &prefix);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.subsec_nanos());
+    let tmp = dir.join(format!(
+        "{prefix}{}-{}-{nanos}",
+        std::process::id(),
+        SAVES.fetch_add(1, Ordering::Relaxed)
+    ));
+    /// Removes the temporary file unless the rename happened.
+    struct Guard<'a>(&'a Path, bool);
+    impl Drop for Guard<'_> {
+        fn drop(&mut self) {
+            if !self.1 {
+                let _ = std::fs::remove_file(self.0);
+            }
+        }
+    }
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&tmp)
+        .map_err(|e| Error::io(path, e))?;
+    let mut guard = Guard(&tmp, false);
+    let write = || -> std::io::Result<()> {
+        // Held until the rename: a later save removes the file only once nobody holds it.
+        match file.lock() {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::Unsupported => {}
+            Err(e) => return Err(e),
+        }
+        file.write_all(bytes)?;
+        if let Some(m) = &existing {
+            file.set_permissions(m.permissions())?;
+        }
+        file.sync_all()?;
+        std::fs::rename(&tmp, &target)?;
+        drop(file);
+        Ok(())
+    };
+    write().map_err(|e| Error::io(path, e))?;
+    guard.1 = true;
+    Ok(())
+}
+
+/// Refuses to replace a file that holds something other than an index: a save replaces a
+/// missing or empty file, or a wikidex blob of any version, never a page or a note given as
+/// the output by mistake.
+#[cfg(feature = "fs")]
+fn refuse_foreign(path: &Path, target: &Path) -> Result<()> {
+    use std::io::Read;
+    let (file, _) = crate::front::file::open_regular(target)?;
+    let mut head = Vec::with_capacity(crate::blob::MAGIC.len());
+    file.take(crate::blob::MAGIC.len() as u64)
+        .read_to_end(&mut head)
+        .map_err(|e| Error::io(path, e))?;
+    if head.is_empty() || head == crate::blob::MAGIC {
+        return Ok(());
+    }
+    Err(Error::invalid_argument(format!(
+        "{} exists and is not a wikidex index; refusing to replace it (remove it or choose \
+         another output)",
+        path.display()
+    )))
+}
+
+/// `path` with symbolic links followed to the file they name (which need not exist yet).
+#[cfg(feature = "fs")]
+fn resolve_links(path: &Path) -> Result<PathBuf> {
+    let mut cur = path.to_path_buf();
+    for _ in 0..40 {
+        match std::fs::symlink_metadata(&cur) {
+            Ok(m) if m.file_type().is_symlink() => {
+                let link = std::fs::read_link(&cur).map_err(|e| Error::io(&cur, e))?;
+                cur = match cur.parent() {
+                    Some(parent) if link.is_relative() => parent.join(link),
+                    _ => link,
+                };
+            }
+            _ => return Ok(cur),
+        }
+    }
+    Err(Error::io(
+        path,
+        std::io::Error::other("too many levels of symbolic links"),
+    ))
+}
+
+/// Removes the temporary files `prefix*` in `dir` that interrupted saves left: those more
+/// than [`STALE_TEMP_SECONDS`] old whose lock no process holds (where the platform has no file
+/// locks, those more than an hour old). Best effort.
+#[cfg(feature = "fs")]
+fn remove_stale_temps(dir: &Path, prefix: &str) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let now = std::time::SystemTime::now();
+    for entry in entries.flatten() {
+        if !entry.file_name().to_string_lossy().starts_with(prefix) {
+            continue;
+        }
+        let Ok(meta) = entry.metadata() else { continue };
+        let age = meta
+            .modified()
+            .ok()
+            .and_then(|t| now.duration_since(t).ok())
+            .map_or(0, |age| age.as_secs());
+        if !meta.is_file() || age <= STALE_TEMP_SECONDS {
+            continue;
+        }
+        let Ok(file) = std::fs::File::open(entry.path()) else {
+            continue;
+        };
+        let abandoned = match file.try_lock() {
+            Ok(()) => true,
+            Err(std::fs::TryLockError::WouldBlock) => false,
+            Err(std::fs::TryLockError::Error(_)) => age > 3600,
+        };
+        if abandoned {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
+}
+
+#[cfg(feature = "fs")]
+impl Index {
+    /// Loads an index from a file. Only a regular file is read (a FIFO or a device is refused
+    /// without blocking or reading it), and its header is checked before the rest is read.
+    ///
+    /// # Errors
+    /// [`Error::Io`]; [`Error::InvalidArgument`] for a path that is not a regular file; or as
+    /// [`Index::from_bytes`].
+    #[cfg(feature = "fs")]
+    pub fn open(path: &Path) -> Result<Index> {
+        let bytes = crate::front::file::read_checked_head(path, crate::blob::HEADER_LEN, |head| {
+            crate::blob::check_header(head).map(|_| ())
+        })?;
+        Index::from_bytes(&bytes)
+    }
+
+    /// Saves the blob to `path` atomically: it is written to a temporary file in the same
+    /// folder (a name unique to this call), flushed, then renamed over `path`, so readers see
+    /// the old or the new index, never half of one.
+    ///
+    /// - The blob is decoded before anything is written: an index that would not load again
+    ///   is never saved.
+    /// - A read-only `path` is refused ([`Error::Io`], permission denied), not replaced.
+    /// - A symbolic link at `path` is followed: the file it points to is replaced (atomically,
+    ///   in its own folder) and the link stays. The replaced file keeps its permissions.
+    /// - Only a missing or empty file, or a wikidex blob (of any version), is replaced: a FIFO,
+    ///   a device, a folder or a file of other content is refused ([`Error::InvalidArgument`]
+    ///   naming it).
+    /// - Temporary files `.NAME.tmp-*` next to the target that a killed save left (no process
+    ///   holds their lock) are removed.
+    ///
+    /// # Errors
+    /// [`Error::Corrupt`] if the blob would not decode; [`Error::Io`] if the folder is not
+    /// writable or `path` is read-only; [`Error::InvalidArgument`] if `path` is not a file a
+    /// save replaces. `path` is then unchanged and no temporary file is left.
+    #[cfg(feature = "fs")]
+    pub fn save(&self, path: &Path) -> Result<()> {
+        save_checked(path, &self.to_bytes()?)
+    }
+}
+
+/// Writes `bytes` to `path` atomically once they decode.
+#[cfg(feature = "fs")]
+fn save_checked(path: &Path, bytes: &[u8]) -> Result<()> {
+    crate::blob::decode(bytes).map_err(|e| {
+        Error::corrupt(format!(
+            "refusing to save an index that would not load again: {e}"
+        ))
+    })?;
+    crate::front::file::save_atomic(path, bytes)
+}

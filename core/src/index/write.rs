@@ -1,0 +1,427 @@
+//! Writes: each makes the next [`Index`] from this one (a page added, replaced, removed or
+//! renamed), through [`assemble`], the one place derived data is made.
+
+use std::collections::HashMap;
+use std::ops::ControlFlow;
+
+use serde::{Deserialize, Serialize};
+
+use crate::blob::IndexData;
+use crate::data::config::Config;
+use crate::data::error::{Error, Result};
+use crate::data::record::BuildStage;
+use crate::embed::Embedder;
+use crate::graph::GraphSection;
+use crate::index::vectors::{self};
+use crate::index::Index;
+use crate::lane::lexical::{LexicalIndex, PageFields};
+use crate::lane::phrase::Positions;
+use crate::text::analyze::Analyzer;
+use crate::text::chunk::{self, ChunkRecord};
+use crate::text::page::{self, Page, Scope};
+use crate::text::raw::{self, RawSection};
+
+/// Chunks and analyzes `pages` (already in canonical order) into index data. The only place
+/// derived data is made, so a build and an upsert give the same bytes for the same pages and
+/// the same `prior` chunks (the numbers of the chunk ids: [`chunk::carry_numbers`]).
+pub(crate) fn assemble(
+    config: Config,
+    pages: Vec<Page>,
+    raw: RawSection,
+    prior: &chunk::PriorChunks,
+    progress: &mut dyn FnMut(usize, usize) -> ControlFlow<()>,
+) -> Result<IndexData> {
+    u32::try_from(pages.len()).map_err(|_| Error::invalid_argument("more than 4 Gi pages"))?;
+    let analyzer = Analyzer::new(config.language);
+    let mut surface = crate::text::analyze::Surface::default();
+    let mut chunks = Vec::new();
+    let mut numbers: Vec<u32> = Vec::new();
+    let mut positional = true;
+    let mut chunk_terms = Vec::new();
+    let total = pages.len();
+    for (pi, page) in pages.iter().enumerate() {
+        let first = chunks.len();
+        let body_start = page.body_start as usize;
+        let body = page.body();
+        let fields = PageFields::new(&analyzer, page, &mut surface);
+        let spans: Vec<(usize, usize)> = chunk::split(body, &config.chunk)
+            .into_iter()
+            .map(|span| (body_start + span.start, body_start + span.end))
+            .collect();
+        let indexed = chunk::indexed_texts(&page.text, body_start, &spans);
+        for (&(start, end), indexed) in spans.iter().zip(&indexed) {
+            let text = &page.text[start..end];
+            chunk_terms.push(fields.chunk_terms(&analyzer, indexed, &mut surface));
+            chunks.push(ChunkRecord {
+                page: pi as u32,
+                start: u32::try_from(start).map_err(|_| Error::invalid_argument("page > 4 GiB"))?,
+                end: u32::try_from(end).map_err(|_| Error::invalid_argument("page > 4 GiB"))?,
+                hash: chunk::content_hash(text),
+            });
+        }
+        let hashes: Vec<&str> = chunks[first..].iter().map(|c| c.hash.as_str()).collect();
+        let page_numbers = match prior.get(&page.id()) {
+            Some(old) => {
+                let old: Vec<(&str, u32)> = old.iter().map(|(h, n)| (h.as_str(), *n)).collect();
+                chunk::carry_numbers(&hashes, &old)
+            }
+            None => (0..hashes.len() as u32).collect(),
+        };
+        positional &= page_numbers.iter().zip(0u32..).all(|(&n, at)| n == at);
+        numbers.extend(page_numbers);
+        if progress(pi + 1, total).is_break() {
+            return Err(Error::Cancelled {
+                stage: BuildStage::Pages.as_str().into(),
+            });
+        }
+    }
+    u32::try_from(chunks.len()).map_err(|_| Error::invalid_argument("more than 4 Gi chunks"))?;
+    let lexical = LexicalIndex::build_from(chunk_terms.iter().map(|c| &c.0), surface);
+    let positions = config
+        .positions
+        .then(|| Positions::build(&lexical, &chunk_terms));
+    // Canonical form: no numbers stored when every chunk is numbered by its position.
+    if positional {
+        numbers.clear();
+    }
+    let graph = GraphSection::build(&pages, &chunks, &numbers, &raw);
+    Ok(IndexData {
+        config,
+        pages,
+        chunks,
+        lexical,
+        vectors: None,
+        graph,
+        raw,
+        chunk_numbers: numbers,
+        page_modified: Vec::new(),
+        positions,
+    })
+}
+
+/// What [`Index::upsert_page`] did.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct UpsertReport {
+    /// The page's id.
+    pub page: String,
+    /// Whether a page with this key and scope already existed (and was replaced).
+    pub replaced: bool,
+    /// Chunks the page now has.
+    pub chunks: usize,
+    /// Non-fatal problems in the page.
+    pub warnings: Vec<String>,
+    /// Targets that resolve to no visible page (only when dangling links were allowed).
+    pub dangling: Vec<String>,
+}
+
+/// Options of the write API ([`Index::upsert_page`], [`crate::Session::upsert_page`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct WriteOptions {
+    /// Accept a page whose refs or links point at no visible page (default false: reject).
+    pub allow_dangling: bool,
+}
+
+/// What [`Index::delete_page`] did.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DeleteReport {
+    /// The page removed.
+    pub page: Page,
+    /// Ids of the pages that now have a dangling link because of the removal, sorted.
+    pub broken: Vec<String>,
+}
+
+/// What [`Index::rename_page`] did.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RenameReport {
+    /// The page's old id.
+    pub from: String,
+    /// Its new id.
+    pub to: String,
+    /// Its new path, relative to the wiki root.
+    pub path: String,
+    /// Its new text (with the redirect), to write to `path`.
+    pub text: String,
+}
+
+impl Index {
+    /// The index with the page at `path` (relative to the wiki root) added or replaced by
+    /// `text`, re-chunked, its statistics and graph recomputed; `self` stays as it is. The
+    /// result is byte-identical to building from scratch with the same pages. When the index
+    /// holds vectors, `model` (the one that made them) embeds the new chunks.
+    ///
+    /// Every ref, inline link and relation target of the page must resolve to a page visible
+    /// in the page's scope (itself, a global page, or for a user page that user's pages;
+    /// redirects and aliases count), unless [`WriteOptions::allow_dangling`] is set.
+    ///
+    /// Cost: the whole index is re-analyzed, O(total text); fine for wikis, slow for
+    /// collections of hundreds of thousands of pages.
+    ///
+    /// # Errors
+    /// [`Error::InvalidPage`] if the page cannot be parsed; [`Error::DanglingLinks`] with the
+    /// sorted list of missing targets; [`Error::Immutable`] for a path under `raw/`;
+    /// [`Error::NoEmbedder`] when new chunks need vectors and no model is given.
+    ///
+    /// # Example
+    /// ```
+    /// # use wikidex::IndexBuilder;
+    /// # let mut b = IndexBuilder::new(Default::default())?;
+    /// # b.add_file("global/revenue.md", b"Revenue is recognized monthly.")?;
+    /// # let (index, _) = b.build()?;
+    /// let err = index.upsert_page("global/answer.md", "See [[revenue]] and [[nope]].", &Default::default(), None).unwrap_err();
+    /// assert_eq!(err.code(), "dangling_links");
+    /// let (next, report) = index.upsert_page("global/answer.md", "---\ntype: topic\n---\nSee [[revenue]].", &Default::default(), None)?;
+    /// assert_eq!((index.pages().len(), next.pages().len(), report.replaced), (1, 2, false));
+    /// # Ok::<(), wikidex::Error>(())
+    /// ```
+    pub fn upsert_page(
+        &self,
+        path: &str,
+        text: &str,
+        opts: &WriteOptions,
+        model: Option<&dyn Embedder>,
+    ) -> Result<(Index, UpsertReport)> {
+        if raw::is_raw_path(path) {
+            return Err(Error::Immutable {
+                id: raw::raw_id(path).unwrap_or_default(),
+            });
+        }
+        let parsed = page::parse(path, text)?;
+        let page = parsed.page;
+        let id = page.id();
+        let mut pages = self.data.pages.clone();
+        let (at, replaced) =
+            match pages.binary_search_by(|p| (&p.scope, &p.key).cmp(&(&page.scope, &page.key))) {
+                Ok(i) => {
+                    pages[i] = page;
+                    (i, true)
+                }
+                Err(i) => {
+                    pages.insert(i, page);
+                    (i, false)
+                }
+            };
+        let missing = crate::graph::missing_targets(&pages, at);
+        if !missing.is_empty() && !opts.allow_dangling {
+            return Err(Error::DanglingLinks { page: id, missing });
+        }
+        let next = self.rebuilt(pages, model)?;
+        let chunks = next.chunks_of_id(&id);
+        let report = UpsertReport {
+            page: id,
+            replaced,
+            chunks,
+            warnings: parsed.warnings,
+            dangling: missing,
+        };
+        Ok((next, report))
+    }
+
+    /// The index without the page `key` in `scope` (the page's own scope; `None`: the page
+    /// [`Index::page`] finds, global first), its statistics and graph recomputed, with a
+    /// report of the pages whose links now dangle because of it. `model` as for
+    /// [`Index::upsert_page`].
+    ///
+    /// # Errors
+    /// [`Error::UnknownPage`] if there is no such page; [`Error::Immutable`] for a raw
+    /// document id.
+    pub fn delete_page(
+        &self,
+        key: &str,
+        scope: Option<&Scope>,
+        model: Option<&dyn Embedder>,
+    ) -> Result<(Index, DeleteReport)> {
+        if self.raw_ids.contains_key(key) {
+            return Err(Error::Immutable {
+                id: key.to_string(),
+            });
+        }
+        let i = self.position_in(key, scope)?;
+        let dependents: Vec<String> = {
+            let mut v: Vec<String> = self
+                .in_edges(i as u32)
+                .filter(|e| e.from != i as u32)
+                .map(|e| self.data.pages[e.from as usize].id())
+                .collect();
+            crate::data::sort::sort(&mut v);
+            v.dedup();
+            v
+        };
+        let missing_before: Vec<usize> = dependents.iter().map(|d| self.missing_count(d)).collect();
+        let mut pages = self.data.pages.clone();
+        let removed = pages.remove(i);
+        let next = self.rebuilt(pages, model)?;
+        let broken = dependents
+            .into_iter()
+            .zip(missing_before)
+            .filter(|(d, before)| next.missing_count(d) > *before)
+            .map(|(d, _)| d)
+            .collect();
+        let report = DeleteReport {
+            page: removed,
+            broken,
+        };
+        Ok((next, report))
+    }
+
+    /// The index with page `key` (in `scope`, the page's own; `None`: the page
+    /// [`Index::page`] finds) renamed to `new_key`, leaving a redirect: the page's frontmatter
+    /// gains `redirect_from: [<old key>]` (kept with any it had), so links to the old key
+    /// still resolve. The file name changes to `<new_key>.md` in the same folder. The report
+    /// carries the new path and text for the caller to write to disk. `model` as for
+    /// [`Index::upsert_page`].
+    ///
+    /// # Errors
+    /// [`Error::UnknownPage`]; [`Error::DuplicateKey`] if `new_key` is taken in that scope;
+    /// [`Error::InvalidArgument`] for an empty new key; [`Error::Immutable`] for a raw
+    /// document.
+    pub fn rename_page(
+        &self,
+        key: &str,
+        scope: Option<&Scope>,
+        new_key: &str,
+        model: Option<&dyn Embedder>,
+    ) -> Result<(Index, RenameReport)> {
+        if self.raw_ids.contains_key(key) {
+            return Err(Error::Immutable {
+                id: key.to_string(),
+            });
+        }
+        let i = self.position_in(key, scope)?;
+        let old = &self.data.pages[i];
+        let new_key = page::normalize_key(new_key);
+        if new_key.is_empty() || new_key.contains('/') {
+            return Err(Error::invalid_argument(
+                "the new key must be a non-empty file stem",
+            ));
+        }
+        if let Some(taken) = self
+            .data
+            .pages
+            .iter()
+            .find(|p| p.scope == old.scope && p.key == new_key)
+        {
+            return Err(Error::DuplicateKey {
+                key: new_key,
+                scope: old.scope.to_string(),
+                first: taken.path.clone(),
+                second: old.path.clone(),
+            });
+        }
+        let folder = old.path.rsplit_once('/').map_or("", |(f, _)| f);
+        let path = if folder.is_empty() {
+            format!("{new_key}.md")
+        } else {
+            format!("{folder}/{new_key}.md")
+        };
+        let text = page::add_redirect(&old.text, &old.key)?;
+        let renamed = page::parse(&path, &text)?.page;
+        let from = old.id();
+        let to = renamed.id();
+        let mut pages = self.data.pages.clone();
+        pages.remove(i);
+        let at = pages
+            .binary_search_by(|p| (&p.scope, &p.key).cmp(&(&renamed.scope, &renamed.key)))
+            .unwrap_or_else(|e| e);
+        pages.insert(at, renamed);
+        let next = self.rebuilt(pages, model)?;
+        Ok((
+            next,
+            RenameReport {
+                from,
+                to,
+                path,
+                text,
+            },
+        ))
+    }
+
+    /// Position of the page a write names: with `Some(scope)`, the page `key` in exactly that
+    /// scope (the key as given or normalized); with `None`, the page [`Index::page`] finds
+    /// (global first, then the lowest-named user scope): `None` means the same for every
+    /// call that takes a scope.
+    fn position_in(&self, key: &str, scope: Option<&Scope>) -> Result<usize> {
+        let unknown = || Error::UnknownPage {
+            key: key.to_string(),
+        };
+        let Some(scope) = scope else {
+            return self
+                .page_index(key, None)
+                .map(|i| i as usize)
+                .ok_or_else(unknown);
+        };
+        let normalized = page::normalize_key(key);
+        let pages = &self.data.pages;
+        pages
+            .iter()
+            .position(|p| p.scope == *scope && p.key == key)
+            .or_else(|| {
+                pages
+                    .iter()
+                    .position(|p| p.scope == *scope && p.key == normalized)
+            })
+            .ok_or_else(unknown)
+    }
+
+    /// Number of edges of page `id` whose target is missing.
+    fn missing_count(&self, id: &str) -> usize {
+        self.page_ids().get(id).map_or(0, |&p| {
+            self.out_edges(p)
+                .iter()
+                .filter(|e| matches!(e.to, crate::graph::Target::Missing(_)))
+                .count()
+        })
+    }
+
+    fn chunks_of_id(&self, id: &str) -> usize {
+        self.page_ids().get(id).map_or(0, |&p| {
+            (self.first_chunk[p as usize + 1] - self.first_chunk[p as usize]) as usize
+        })
+    }
+
+    /// A new snapshot re-derived from `pages`; stored vectors are kept for unchanged passages
+    /// and new ones embedded with `model`.
+    fn rebuilt(&self, pages: Vec<Page>, model: Option<&dyn Embedder>) -> Result<Index> {
+        let config = self.data.config.clone();
+        let raw = self.data.raw.clone();
+        let prior = self.prior_chunks();
+        let mut data = assemble(config, pages, raw, &prior, &mut |_, _| {
+            ControlFlow::Continue(())
+        })?;
+        // A page keeps its file's time while its text is the one read from the file.
+        let times: HashMap<&str, (&str, i64)> = self
+            .data
+            .pages
+            .iter()
+            .zip(&self.data.page_modified)
+            .filter_map(|(p, t)| Some((p.path.as_str(), (p.text.as_str(), (*t)?))))
+            .collect();
+        data.set_page_modified(|p| {
+            times
+                .get(p.path.as_str())
+                .filter(|(text, _)| *text == p.text)
+                .map(|&(_, t)| t)
+        });
+        if let Some(old) = &self.data.vectors {
+            let known = vectors::known_vectors(&self.data);
+            if let Some(m) = model {
+                self.check_model(m)?;
+            }
+            let known_only = vectors::KnownOnly { section: old };
+            let embedder: &dyn Embedder = model.unwrap_or(&known_only);
+            // New chunks get the prompts the stored ones were embedded after.
+            vectors::embed_chunks(
+                &mut data,
+                embedder,
+                &old.prompts,
+                old.encoding(),
+                &known,
+                &mut |_, _| ControlFlow::Continue(()),
+            )?;
+            // A write keeps the floor the build measured (measuring costs 32 embeddings;
+            // `wikidex sync` and any build measure it again).
+            data.vectors = data.vectors.take().map(|s| s.with_floor(old.floor));
+        }
+        Ok(Index::from_data(data))
+    }
+}

@@ -1,0 +1,344 @@
+//! Hits made from ranked chunks: the page fields, the lane ranks, explanations, dates and
+//! snippets with their highlights.
+
+use super::{
+    Explanation, Highlight, Hit, LaneHit, LaneReport, SearchOptions, Snippet, SNIPPET_CHARS,
+};
+use std::collections::HashSet;
+
+use crate::data::offset::OffsetUnit;
+use crate::index::Index;
+use crate::lane::fusion::{self, Fused};
+use crate::lane::lexical::{Explained, TermScore};
+use crate::lane::typo::{self, Expansion};
+use crate::lane::{token, Lane};
+use crate::text::analyze::{self, QueryTerm};
+use crate::text::page::{Page, UsageMode};
+
+pub(super) struct HitContext<'a> {
+    pub(super) index: &'a Index,
+    /// The unit of the offsets in the hits.
+    pub(super) unit: OffsetUnit,
+    pub(super) qterms: &'a [QueryTerm<'a>],
+    pub(super) typos: &'a [Expansion],
+    pub(super) reports: &'a [LaneReport],
+    pub(super) opts: &'a SearchOptions,
+}
+
+impl HitContext<'_> {
+    pub(super) fn hit(&self, f: &Fused) -> Hit {
+        let fusion_cfg = self.index.data.config.fusion;
+        let lanes = self
+            .reports
+            .iter()
+            .map(|r| {
+                let at = fusion::lane_rank(f, r.lane);
+                LaneHit {
+                    lane: r.lane,
+                    status: r.status.kind(),
+                    rank: at.map(|a| a.rank),
+                    score: at.map(|a| a.score),
+                    contribution: at.map(|a| r.weight / (fusion_cfg.k + a.rank as f32)),
+                    chunk: at
+                        .map(|a| {
+                            if a.chunk == f.chunk {
+                                None
+                            } else {
+                                Some(self.index.chunk_id(a.chunk))
+                            }
+                        })
+                        .unwrap_or(None),
+                }
+            })
+            .collect();
+        let mut hit = self.base(f.chunk, f.score, lanes);
+        if self.opts.explain {
+            // The lexical lane's own chunk of this page, so the terms add up to its score.
+            let chunk = fusion::lane_rank(f, Lane::Lexical).map_or(f.chunk, |r| r.chunk);
+            hit.explain = Some(Explanation {
+                lexical: self.explain_lexical(chunk),
+                k: fusion_cfg.k,
+            });
+        }
+        hit
+    }
+
+    /// Each query term's part in chunk `c`'s lexical score: the term itself, or the terms typo
+    /// tolerance took it for that the chunk contains (the term alone, with tf 0, when it
+    /// contains none).
+    fn explain_lexical(&self, c: u32) -> Vec<TermScore> {
+        let lexical = &self.index.data.lexical;
+        let scorer = &self.index.scorer;
+        let mut out = Vec::new();
+        for (i, q) in self.qterms.iter().enumerate() {
+            let count = q.count as f32;
+            let plain = Explained {
+                term: &q.term,
+                at: lexical.lookup(&q.term),
+                weight: count,
+                typo: None,
+            };
+            let typos: Vec<Explained<'_>> = self
+                .typos
+                .iter()
+                .filter(|e| e.query == i && !e.prefix)
+                .map(|e| Explained {
+                    term: &q.term,
+                    at: Some(e.term),
+                    weight: count * typo::discount(e.edits),
+                    typo: Some(e.edits),
+                })
+                .collect();
+            let matched: Vec<TermScore> = scorer
+                .explain_terms(lexical, &typos, c)
+                .into_iter()
+                .filter(|t| t.tf > 0)
+                .collect();
+            if matched.is_empty() {
+                out.extend(scorer.explain_terms(lexical, &[plain], c));
+            } else {
+                out.extend(matched);
+            }
+        }
+        out
+    }
+
+    /// An `always` page: not ranked by any lane (they are masked out), score 0, with the chunk
+    /// that contains the most query terms.
+    pub(super) fn always_hit(&self, page: usize) -> Hit {
+        let first = self.index.first_chunk[page];
+        let end = self.index.first_chunk[page + 1];
+        let lanes = self
+            .reports
+            .iter()
+            .map(|r| LaneHit {
+                lane: r.lane,
+                status: r.status.kind(),
+                rank: None,
+                score: None,
+                contribution: None,
+                chunk: None,
+            })
+            .collect();
+        let best = self.best_chunk_by_terms(first, end);
+        self.base(best, 0.0, lanes)
+    }
+
+    /// The chunk of `first..end` that contains the most query terms (the first on ties).
+    fn best_chunk_by_terms(&self, first: u32, end: u32) -> u32 {
+        let lexical = &self.index.data.lexical;
+        let has = |t: usize, c: u32| lexical.postings_of(t).0.binary_search(&c).is_ok();
+        let count = |c: u32| {
+            self.qterms
+                .iter()
+                .enumerate()
+                .filter(|(i, q)| {
+                    lexical.lookup(&q.term).is_some_and(|t| has(t, c))
+                        || self.typos.iter().any(|e| e.query == *i && has(e.term, c))
+                })
+                .count()
+        };
+        (first..end)
+            .max_by_key(|&c| (count(c), std::cmp::Reverse(c)))
+            .unwrap_or(first)
+    }
+
+    fn base(&self, c: u32, score: f32, lanes: Vec<LaneHit>) -> Hit {
+        let index = self.index;
+        let page_index = index.chunk_page[c as usize];
+        let p: &Page = &index.data.pages[page_index as usize];
+        let record = &index.data.chunks[c as usize];
+        let snippet = self.opts.snippets.then(|| {
+            let base = (record.start as usize).saturating_sub(p.body_start as usize);
+            snippet(
+                index,
+                self.unit,
+                self.qterms,
+                self.typos,
+                index.chunk_text(c),
+                p.body(),
+                base,
+            )
+        });
+        let page_id = p.id();
+        let (line_start, line_end) =
+            crate::text::chunk::line_range(&p.text, record.start as usize, record.end as usize);
+        Hit {
+            line_start,
+            line_end,
+            headings: crate::text::chunk::heading_path(
+                &p.text,
+                p.body_start as usize,
+                record.start as usize,
+            ),
+            key: p.key.clone(),
+            chunk: index.chunk_id(c),
+            page_id,
+            scope: p.scope.clone(),
+            path: p.path.clone(),
+            title: p.title.clone(),
+            summary: p.summary.clone(),
+            kind: p.kind.clone(),
+            tags: p.tags.clone(),
+            score,
+            chunk_hash: record.hash.clone(),
+            snippet,
+            lanes,
+            always: p.usage_mode == UsageMode::Always,
+            stale_since: p.stale_since.clone(),
+            date: hit_date(p, index.data.page_modified.get(page_index as usize)),
+            explain: None,
+        }
+    }
+}
+
+/// The date a hit shows: the one the date filters read. The frontmatter's, as written, when
+/// it parses; else the file's modification time; else the frontmatter's as written, if any.
+fn hit_date(page: &Page, modified: Option<&Option<i64>>) -> Option<String> {
+    let written = page.date();
+    if written.is_some_and(|d| crate::data::date::parse(d, false).is_some()) {
+        return written.map(str::to_string);
+    }
+    match modified.copied().flatten() {
+        Some(t) => Some(crate::data::date::format(t)),
+        None => written.map(str::to_string),
+    }
+}
+
+/// About [`SNIPPET_CHARS`] characters of `text` around the densest run of query terms (and
+/// the terms typo tolerance took them for), with their offsets in the index's unit. `text`
+/// starts `base` bytes into `body`.
+fn snippet(
+    index: &Index,
+    unit: OffsetUnit,
+    qterms: &[QueryTerm<'_>],
+    typos: &[Expansion],
+    text: &str,
+    body: &str,
+    base: usize,
+) -> Snippet {
+    let lexical = &index.data.lexical;
+    let terms: HashSet<&str> = qterms
+        .iter()
+        .map(|q| q.term.as_ref())
+        .chain(typos.iter().map(|e| lexical.term(e.term)))
+        .collect();
+    let prefixes: Vec<&str> = (0..qterms.len())
+        .flat_map(|i| token::prefixes(lexical.lookup(&qterms[i].term), i, qterms))
+        .collect();
+    // Where the snippet may be cut: between words, and between the characters of a CJK run
+    // (which has no spaces).
+    let mut words: Vec<(usize, &str)> = Vec::new();
+    for (s, w) in analyze::words(text) {
+        if w.starts_with(analyze::is_cjk) {
+            words.extend(analyze::cjk_chars(s, w));
+        } else {
+            words.push((s, w));
+        }
+    }
+    // Every word of indexed text is in the index's surface table, so its term is a look-up,
+    // not a stemming; a CJK token's term is its normalized text.
+    let mut matched: Vec<(usize, usize)> = Vec::new();
+    for t in analyze::tokens(text) {
+        let norm = index.analyzer.normalize(t.text);
+        let term = if t.cjk {
+            terms.contains(norm.as_ref())
+        } else {
+            match lexical.surface_term(&norm) {
+                Some(t) => terms.contains(t),
+                None => index
+                    .analyzer
+                    .term(t.text)
+                    .is_some_and(|t| terms.contains(t.as_str())),
+            }
+        };
+        if !(term || prefixes.iter().any(|p| norm.starts_with(p))) {
+            continue;
+        }
+        // CJK bigrams overlap: matched neighbours make one highlight (`自然语言` for the
+        // bigrams `自然 然语 语言`). Words never overlap.
+        match matched.last_mut() {
+            Some(last) if t.start < last.1 => last.1 = last.1.max(t.end()),
+            _ => matched.push((t.start, t.end())),
+        }
+    }
+    // Window start: the match that has the most other matches within SNIPPET_CHARS bytes
+    // after it (bytes approximate characters well enough to choose a window).
+    let mut start = 0;
+    let mut best = 0;
+    for (i, &(s, _)) in matched.iter().enumerate() {
+        let n = matched[i..]
+            .iter()
+            .take_while(|&&(e, _)| e < s + SNIPPET_CHARS)
+            .count();
+        if n > best {
+            best = n;
+            start = s;
+        }
+    }
+    // Back up a few words for context, then cut at word boundaries.
+    let lead = SNIPPET_CHARS / 5;
+    if start > 0 {
+        let floor = start.saturating_sub(lead);
+        start = words
+            .iter()
+            .map(|&(s, _)| s)
+            .find(|&s| s >= floor && s <= start)
+            .unwrap_or(start);
+    }
+    let end = text[start..]
+        .char_indices()
+        .take(SNIPPET_CHARS)
+        .last()
+        .map_or(start, |(i, c)| start + i + c.len_utf8());
+    // Do not cut a word in half.
+    let end = match words.iter().find(|&&(s, w)| s < end && s + w.len() > end) {
+        Some(&(ws, _)) if end < text.len() && ws > start => ws,
+        _ => end,
+    };
+    // Collapse whitespace runs (newlines included) to one space; map highlights onto the
+    // collapsed text.
+    let slice = text[start..end].trim_end();
+    let lead_ws = slice.len() - slice.trim_start().len();
+    let from = start + lead_ws;
+    let mut out = String::with_capacity(slice.len());
+    let mut byte_pos: Vec<(usize, usize)> = Vec::new(); // (byte in text, byte in out)
+    let mut in_space = false;
+    for (i, c) in text[from..start + slice.len()].char_indices() {
+        byte_pos.push((from + i, out.len()));
+        if c.is_whitespace() {
+            if !in_space {
+                out.push(' ');
+            }
+            in_space = true;
+        } else {
+            out.push(c);
+            in_space = false;
+        }
+    }
+    let to = start + slice.len();
+    let at = |byte: usize| -> usize {
+        if byte >= to {
+            return out.len();
+        }
+        byte_pos
+            .binary_search_by(|&(b, _)| b.cmp(&byte))
+            .map_or_else(
+                |i| byte_pos.get(i).map_or(out.len(), |p| p.1),
+                |i| byte_pos[i].1,
+            )
+    };
+    let highlights = matched
+        .iter()
+        .filter(|&&(s, e)| s >= from && e <= to)
+        .map(|&(s, e)| Highlight {
+            start: unit.convert_u32(&out, at(s)),
+            end: unit.convert_u32(&out, at(e)),
+        })
+        .collect();
+    Snippet {
+        offset: unit.convert_u32(body, base + from),
+        text: out,
+        highlights,
+    }
+}

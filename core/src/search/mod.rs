@@ -1,0 +1,678 @@
+//! Search: normalize the query, filter, rank in each lane, fuse, collapse chunks to
+//! pages, add snippets and explanations.
+
+mod filter;
+mod hits;
+mod options;
+pub mod ranged;
+mod results;
+
+pub use options::{
+    AlwaysMode, SearchOptions, DEFAULT_LIMIT, MAX_CANDIDATES, MAX_LIMIT, MAX_RANK_THREADS,
+    SNIPPET_CHARS,
+};
+pub use results::{
+    Explanation, FacetCount, Facets, Highlight, Hit, LaneHit, LaneReport, PhraseReport, Ranked,
+    SearchResults, Snippet,
+};
+
+use hits::HitContext;
+use std::borrow::Cow;
+use std::collections::HashSet;
+
+use crate::data::error::{Error, Result};
+use crate::embed::Embedder;
+use crate::index::{Caller, Index};
+use crate::lane::fusion::{self, Fused, LaneRanking};
+use crate::lane::phrase::NO_POSITIONS;
+use crate::lane::typo::{self, Expansion};
+use crate::lane::{semantic, token, Lane, LaneStatus, NOT_REQUESTED, NO_QUERY_TERMS};
+use crate::text::analyze::{self, QueryTerm};
+use crate::text::page::UsageMode;
+
+/// What a search asks before it reads parts of the index a [`crate::RangedIndex`] may not have
+/// loaded yet; an error from either stops the search.
+pub(crate) struct Reads<'c> {
+    /// Called with the query's terms (each with the word it came from) before any of them is
+    /// looked up in the dictionary.
+    pub words: &'c dyn Fn(&[QueryTerm<'_>]) -> Result<()>,
+    /// Called with the query as the lanes read it, before any lane runs.
+    pub terms: &'c dyn Fn(&Analyzed<'_>) -> Result<()>,
+    /// Called with the pages (positions in [`Index::pages`]) whose records the results show,
+    /// before they are read.
+    pub pages: &'c dyn Fn(&[usize]) -> Result<()>,
+}
+
+/// A query as the lanes read it ([`Index::analyzed`]).
+pub(crate) struct Analyzed<'a> {
+    /// The query, cut to the configured length.
+    query: &'a str,
+    /// Whether it was cut.
+    truncated: bool,
+    qterms: Vec<QueryTerm<'a>>,
+    /// Each query term's dictionary position, if the index has it.
+    known: Vec<Option<usize>>,
+    /// The quoted phrases with their terms and offsets.
+    #[allow(clippy::type_complexity)]
+    quoted: Vec<(&'a str, Vec<(Cow<'a, str>, u32)>)>,
+    /// The terms typo tolerance took query terms for (and prefix expansions of the last).
+    typos: Vec<Expansion>,
+}
+
+/// What ranking produced, before hits are hydrated.
+struct Ranking<'a> {
+    query: &'a str,
+    truncated: bool,
+    qterms: Vec<QueryTerm<'a>>,
+    /// The terms typo tolerance took query terms for (empty with `typos: false`).
+    typos: Vec<Expansion>,
+    reports: Vec<LaneReport>,
+    picked: Vec<Fused>,
+    page_ok: Cow<'a, [bool]>,
+    /// Per chunk: rankable under the search's filters (from `page_ok`).
+    mask: Cow<'a, [bool]>,
+    /// The query's phrases, if it quotes any.
+    phrases: Option<Phrases<'a>>,
+}
+
+/// The quoted phrases of one query and the chunks that hold them.
+struct Phrases<'a> {
+    /// As quoted.
+    texts: Vec<&'a str>,
+    /// Per chunk: holds every phrase and is rankable; `None` when the index has no positions.
+    held: Option<Vec<bool>>,
+}
+
+impl Phrases<'_> {
+    /// The chunks to rank first, if any chunk holds every phrase.
+    fn first(&self) -> Option<&[bool]> {
+        self.held.as_deref().filter(|h| h.contains(&true))
+    }
+}
+
+/// The chunks a lane may return (`filter`; `None`: every chunk) and those it ranks first
+/// (`held`, see [`held_first`]).
+#[derive(Clone, Copy)]
+struct Allowed<'m> {
+    filter: Option<&'m [bool]>,
+    held: Option<&'m [bool]>,
+}
+
+/// One lane's `n` candidates with the chunks of `held` first: `rank(Some(held))` ranks those,
+/// `rank(None)` every chunk the lane may return, and fills what the first leaves, each page
+/// (with `groups`) or chunk once. Without `held`, `rank(None)`.
+fn held_first<E>(
+    held: Option<&[bool]>,
+    groups: Option<&[u32]>,
+    n: usize,
+    mut rank: impl FnMut(Option<&[bool]>) -> std::result::Result<Vec<(u32, f32)>, E>,
+) -> std::result::Result<Vec<(u32, f32)>, E> {
+    // One call site for `rank`, so the lane's search is not inlined twice.
+    let mut out: Vec<(u32, f32)> = Vec::new();
+    let mut taken: HashSet<u32> = HashSet::new();
+    let key = |c: u32| groups.map_or(c, |g| g[c as usize]);
+    for pass in [held, None] {
+        let ranked = rank(pass)?;
+        if pass.is_some() {
+            if ranked.len() >= n {
+                return Ok(ranked);
+            }
+            // Every chunk (or page) of `held` the lane scores is here: fewer than `n` came.
+            taken.extend(ranked.iter().map(|&(c, _)| key(c)));
+            out = ranked;
+        } else if out.is_empty() {
+            return Ok(ranked);
+        } else {
+            out.extend(
+                ranked
+                    .into_iter()
+                    .filter(|&(c, _)| !taken.contains(&key(c))),
+            );
+        }
+    }
+    out.truncate(n);
+    Ok(out)
+}
+
+impl Index {
+    /// Searches the index.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] for an empty lane list. Never for an odd query: an empty or
+    /// all-stopword query returns no hits, every lane skipped with the reason
+    /// [`NO_QUERY_TERMS`](crate::NO_QUERY_TERMS) (unless a query vector is given).
+    ///
+    /// # Example
+    /// ```
+    /// # use wikidex::{IndexBuilder, SearchOptions, Lane};
+    /// # let mut b = IndexBuilder::new(Default::default())?;
+    /// # b.add_file("global/revenue.md", b"Revenue is recognized monthly.")?;
+    /// # let (index, _) = b.build()?;
+    /// let opts = SearchOptions { lanes: Some(vec![Lane::Token]), ..Default::default() };
+    /// let results = index.search("recog", &opts)?; // a prefix, as typed so far
+    /// assert_eq!(results.hits[0].key, "revenue");
+    /// assert_eq!(results.lanes[0].status.name(), "skipped"); // lexical was not asked for
+    /// # Ok::<(), wikidex::Error>(())
+    /// ```
+    pub fn search(&self, query: &str, opts: &SearchOptions) -> Result<SearchResults> {
+        self.search_checked(query, opts, None, Caller::default())
+    }
+
+    /// [`Index::search`] for `caller`, asking `reads` (when given) before it reads the
+    /// postings of the query's terms and the records of the pages it shows: an error from it
+    /// is the search's ([`crate::RangedIndex`] says which parts are not loaded yet).
+    pub(crate) fn search_checked(
+        &self,
+        query: &str,
+        opts: &SearchOptions,
+        reads: Option<&Reads<'_>>,
+        caller: Caller<'_>,
+    ) -> Result<SearchResults> {
+        let r = self.ranking(query, opts, reads, caller.model)?;
+        let always_pages: Vec<usize> = (0..self.data.pages.len())
+            .filter(|&i| r.page_ok[i] && self.data.pages[i].usage_mode == UsageMode::Always)
+            .collect();
+        if let Some(reads) = reads {
+            let shown: Vec<usize> = r
+                .picked
+                .iter()
+                .map(|f| self.chunk_page[f.chunk as usize] as usize)
+                .chain(always_pages.iter().copied())
+                .collect();
+            (reads.pages)(&shown)?;
+        }
+        let facets = opts
+            .facets
+            .then(|| self.facets(&r.qterms, &r.typos, &r.mask));
+        let terms: Vec<String> = r.qterms.iter().map(|q| q.term.to_string()).collect();
+        let held = r.phrases.as_ref().and_then(Phrases::first);
+        let ctx = HitContext {
+            index: self,
+            unit: caller.unit,
+            qterms: &r.qterms,
+            typos: &r.typos,
+            reports: &r.reports,
+            opts,
+        };
+        let phrases = r.phrases.as_ref().map(|p| PhraseReport {
+            phrases: p.texts.iter().map(|t| t.trim().to_string()).collect(),
+            matched: held.map_or(0, |h| {
+                r.picked.iter().take_while(|f| h[f.chunk as usize]).count()
+            }),
+            reason: p.held.is_none().then(|| NO_POSITIONS.to_string()),
+        });
+        let mut hits: Vec<Hit> = r.picked.iter().map(|f| ctx.hit(f)).collect();
+        let always: Vec<Hit> = always_pages.iter().map(|&i| ctx.always_hit(i)).collect();
+        // `picked` holds at most `limit` ranked hits and no `always` page, so inlining the
+        // `always` pages never costs the caller a result.
+        let always = match opts.always {
+            AlwaysMode::Separate => always,
+            AlwaysMode::First => {
+                let mut all = always;
+                all.append(&mut hits);
+                hits = all;
+                Vec::new()
+            }
+        };
+        Ok(SearchResults {
+            query: r.query.to_string(),
+            truncated: r.truncated,
+            terms,
+            lanes: r.reports,
+            hits,
+            always,
+            facets,
+            phrases,
+        })
+    }
+
+    /// Ranks without hydrating hits: the same order as [`Index::search`]'s ranked hits (without
+    /// `always` pages, snippets or explanations), as positions into [`Index::pages`] and the
+    /// chunk table. For evaluation, benchmarks and callers that only need keys.
+    ///
+    /// # Errors
+    /// As [`Index::search`].
+    pub fn rank(&self, query: &str, opts: &SearchOptions) -> Result<Vec<Ranked>> {
+        self.rank_with(query, opts, None)
+    }
+
+    /// [`Index::rank`] with `model` to embed the query for the semantic lane.
+    pub(crate) fn rank_with(
+        &self,
+        query: &str,
+        opts: &SearchOptions,
+        model: Option<&dyn Embedder>,
+    ) -> Result<Vec<Ranked>> {
+        Ok(self
+            .ranking(query, opts, None, model)?
+            .picked
+            .iter()
+            .map(|f| Ranked {
+                page: self.chunk_page[f.chunk as usize] as usize,
+                chunk: f.chunk as usize,
+                score: f.score,
+            })
+            .collect())
+    }
+
+    /// [`Index::rank`] for many queries with one set of options, answers in query order. The
+    /// queries are split into contiguous shares over `threads` threads (`None`: the cores
+    /// available; at most [`MAX_RANK_THREADS`] and one per query); on wasm32 they run one
+    /// after another. For evaluation and batch pipelines: one call instead of one per query.
+    ///
+    /// # Errors
+    /// `invalid_argument` for `threads` 0 or a query vector in `opts` (one vector cannot
+    /// stand for many queries); otherwise the first failing query's error, as [`Index::rank`].
+    pub fn rank_many<Q: AsRef<str> + Sync>(
+        &self,
+        queries: &[Q],
+        opts: &SearchOptions,
+        threads: Option<usize>,
+    ) -> Result<Vec<Vec<Ranked>>> {
+        self.rank_many_with(queries, opts, threads, None)
+    }
+
+    /// [`Index::rank_many`] with `model` to embed the queries for the semantic lane.
+    pub(crate) fn rank_many_with<Q: AsRef<str> + Sync>(
+        &self,
+        queries: &[Q],
+        opts: &SearchOptions,
+        threads: Option<usize>,
+        model: Option<&dyn Embedder>,
+    ) -> Result<Vec<Vec<Ranked>>> {
+        opts.validate()?;
+        if opts.query_vector.is_some() {
+            return Err(Error::invalid_argument(
+                "rank_many takes no query vector: one vector cannot stand for many queries",
+            ));
+        }
+        let threads = match threads {
+            Some(0) => return Err(Error::invalid_argument("threads must be at least 1")),
+            Some(n) => n,
+            None => std::thread::available_parallelism().map_or(1, usize::from),
+        };
+        let threads = if cfg!(target_arch = "wasm32") {
+            1
+        } else {
+            threads.min(MAX_RANK_THREADS).min(queries.len()).max(1)
+        };
+        let rank_all = |part: &[Q]| -> Result<Vec<Vec<Ranked>>> {
+            part.iter()
+                .map(|q| self.rank_with(q.as_ref(), opts, model))
+                .collect()
+        };
+        if threads == 1 {
+            return rank_all(queries);
+        }
+        std::thread::scope(|s| {
+            let shares: Vec<_> = queries
+                .chunks(queries.len().div_ceil(threads))
+                .map(|part| s.spawn(move || rank_all(part)))
+                .collect();
+            let mut out = Vec::with_capacity(queries.len());
+            for share in shares {
+                match share.join() {
+                    Ok(ranked) => out.extend(ranked?),
+                    Err(panic) => std::panic::resume_unwind(panic),
+                }
+            }
+            Ok(out)
+        })
+    }
+
+    /// The query as the lanes read it: cut to the configured length, analyzed, its typo and
+    /// prefix expansions, its quoted phrases. [`Reads::words`] is called with its
+    /// terms before the dictionary is read (the surface table the analysis reads first is a
+    /// cache of the stemmer: a word it lacks is stemmed to the same term).
+    ///
+    /// # Errors
+    /// What [`Reads::words`] returns.
+    pub(crate) fn analyzed<'a>(
+        &'a self,
+        query: &'a str,
+        opts: &SearchOptions,
+        reads: Option<&Reads<'_>>,
+    ) -> Result<Analyzed<'a>> {
+        let max_chars = self.data.config.max_query_chars as usize;
+        let (query, truncated) = match query.char_indices().nth(max_chars) {
+            Some((cut, _)) => (&query[..cut], true),
+            None => (query, false),
+        };
+        let lexical = &self.data.lexical;
+        let qterms = self.analyzer.query_with(query, |w| lexical.surface_term(w));
+        if let Some(reads) = reads {
+            (reads.words)(&qterms)?;
+        }
+        let known: Vec<Option<usize>> = qterms.iter().map(|q| lexical.lookup(&q.term)).collect();
+        let quoted = self.quoted_phrases(query);
+        let mut typos = if opts.typos {
+            let dict = || {
+                self.typo
+                    .get_or_init(|| typo::Dictionary::new(lexical.typo_words()))
+            };
+            typo::expand(lexical, dict, &qterms, &known)
+        } else {
+            Vec::new()
+        };
+        if !quoted.is_empty() {
+            // A word quoted every time it occurs is taken as written: no typo matches.
+            let quoted_only: Vec<bool> = qterms
+                .iter()
+                .map(|q| {
+                    let in_phrases = quoted
+                        .iter()
+                        .flat_map(|(_, terms)| terms)
+                        .filter(|(t, _)| *t == q.term)
+                        .count();
+                    in_phrases >= q.count as usize
+                })
+                .collect();
+            typos.retain(|e| !quoted_only[e.query]);
+        }
+        Ok(Analyzed {
+            query,
+            truncated,
+            qterms,
+            known,
+            quoted,
+            typos,
+        })
+    }
+
+    /// The dictionary positions of the terms whose postings a search of `a` reads (every
+    /// lane's and the facets': the query's terms, their typo and prefix expansions), and of
+    /// those whose positions it reads (its phrases' terms).
+    pub(crate) fn terms_read(&self, a: &Analyzed<'_>) -> (Vec<usize>, Vec<usize>) {
+        let lexical = &self.data.lexical;
+        let mut postings = Vec::new();
+        for i in 0..a.qterms.len() {
+            token::term_credits(lexical, &a.qterms, &a.typos, i, |t, _| postings.push(t));
+        }
+        let positions: Vec<usize> = a
+            .quoted
+            .iter()
+            .flat_map(|(_, terms)| terms.iter().filter_map(|(t, _)| lexical.lookup(t)))
+            .collect();
+        postings.extend_from_slice(&positions);
+        crate::data::sort::sort_unstable(&mut postings);
+        postings.dedup();
+        (postings, positions)
+    }
+
+    fn ranking<'a>(
+        &'a self,
+        query: &'a str,
+        opts: &SearchOptions,
+        reads: Option<&Reads<'_>>,
+        model: Option<&dyn Embedder>,
+    ) -> Result<Ranking<'a>> {
+        opts.validate()?;
+        let limit = opts.limit.unwrap_or(DEFAULT_LIMIT).clamp(1, MAX_LIMIT);
+        let candidates = (limit * 3).min(MAX_CANDIDATES);
+        let lexical = &self.data.lexical;
+        let analyzed = self.analyzed(query, opts, reads)?;
+        if let Some(reads) = reads {
+            (reads.terms)(&analyzed)?;
+        }
+        let Analyzed {
+            query,
+            truncated,
+            qterms,
+            known,
+            quoted,
+            typos,
+        } = analyzed;
+        let (page_ok, mask): (Cow<'_, [bool]>, Cow<'_, [bool]>) = if opts.has_filters() {
+            let page_ok = self.visible_pages(opts);
+            let mask = self.chunk_mask(&page_ok);
+            (Cow::Owned(page_ok), Cow::Owned(mask))
+        } else {
+            let unfiltered = self.unfiltered();
+            (
+                Cow::Borrowed(&unfiltered.pages[..]),
+                Cow::Borrowed(&unfiltered.chunks[..]),
+            )
+        };
+        // Page hits: each lane ranks pages (by their best chunk), so `candidates` are that many
+        // different pages and collapsing after fusion cannot leave fewer hits than the limit.
+        // (When every page is one chunk, grouping is the identity and is skipped.)
+        let groups = (!opts.chunks && self.chunk_page.len() != self.data.pages.len())
+            .then_some(&self.chunk_page[..]);
+        let wanted = |lane: Lane| opts.lanes.as_ref().is_none_or(|l| l.contains(&lane));
+        let phrases = (!quoted.is_empty()).then(|| Phrases {
+            held: self.data.positions.as_ref().map(|p| {
+                let ids: Vec<Vec<(Option<usize>, u32)>> = quoted
+                    .iter()
+                    .map(|(_, terms)| terms.iter().map(|(t, o)| (lexical.lookup(t), *o)).collect())
+                    .collect();
+                p.matching(lexical, &ids, &mask)
+            }),
+            texts: quoted.iter().map(|(text, _)| *text).collect(),
+        });
+        let held = phrases.as_ref().and_then(Phrases::first);
+        let fusion_cfg = self.data.config.fusion;
+        let mut rankings = Vec::new();
+        let mut reports = Vec::new();
+        let no_terms = qterms.is_empty() && opts.query_vector.is_none();
+        for lane in Lane::ALL {
+            let (status, ranked) = if !wanted(lane) {
+                (LaneStatus::skipped(NOT_REQUESTED), Vec::new())
+            } else if no_terms {
+                (LaneStatus::skipped(NO_QUERY_TERMS), Vec::new())
+            } else {
+                match lane {
+                    Lane::Lexical => {
+                        // A typo match weighs what the query term would, discounted per edit;
+                        // the lexical lane takes whole words only (no prefixes).
+                        let weighted: Vec<(usize, f32)> = known
+                            .iter()
+                            .zip(&qterms)
+                            .filter_map(|(t, q)| t.map(|t| (t, q.count as f32)))
+                            .chain(typos.iter().filter(|e| !e.prefix).map(|e| {
+                                let count = qterms[e.query].count as f32;
+                                (e.term, count * typo::discount(e.edits))
+                            }))
+                            .collect();
+                        let filter =
+                            (!self.unfiltered().all || opts.has_filters()).then_some(&mask[..]);
+                        let ranked = held_first(held, groups, candidates, |first| {
+                            Ok::<_, Error>(self.scorer.search(
+                                &self.data.lexical,
+                                &weighted,
+                                first.or(filter),
+                                groups.map(|g| (g, self.data.pages.len())),
+                                candidates,
+                            ))
+                        })?;
+                        (LaneStatus::Ok, ranked)
+                    }
+                    Lane::Token => (
+                        LaneStatus::Ok,
+                        held_first(held, groups, candidates, |first| {
+                            Ok::<_, Error>(token::search(
+                                &self.data.lexical,
+                                &qterms,
+                                &typos,
+                                first.unwrap_or(&mask),
+                                groups.map(|g| (g, self.data.pages.len())),
+                                candidates,
+                            ))
+                        })?,
+                    ),
+                    Lane::Semantic => {
+                        let filter =
+                            (!self.unfiltered().all || opts.has_filters()).then_some(&mask[..]);
+                        // The floor judges only queries none of whose words the index knows.
+                        let unknown = known.iter().all(Option::is_none) && typos.is_empty();
+                        self.semantic_lane(
+                            (query, opts, model),
+                            Allowed { filter, held },
+                            groups,
+                            candidates,
+                            unknown,
+                        )?
+                    }
+                }
+            };
+            reports.push(LaneReport {
+                lane,
+                status: status.clone(),
+                candidates: ranked.len(),
+                weight: fusion_cfg.weight(lane),
+            });
+            if status == LaneStatus::Ok {
+                rankings.push(LaneRanking {
+                    lane,
+                    weight: fusion_cfg.weight(lane),
+                    ranked,
+                });
+            }
+        }
+        let mut fused: Vec<Fused> = if opts.chunks {
+            fusion::rrf(fusion_cfg.k, &rankings, |a, b| self.cmp_chunk_ids(a, b))
+        } else {
+            self.fuse_pages(&rankings, held)
+        };
+        if let Some(held) = held {
+            // Hits that hold every phrase first; a stable sort keeps the fused order in each.
+            crate::data::sort::sort_by_key(&mut fused, |f| !held[f.chunk as usize]);
+        }
+        fused.truncate(limit);
+        let picked = fused;
+        Ok(Ranking {
+            query,
+            truncated,
+            qterms,
+            typos,
+            reports,
+            picked,
+            page_ok,
+            mask,
+            phrases,
+        })
+    }
+
+    /// The query's quoted phrases ([`analyze::quoted`]) that have a searchable word, each with
+    /// its terms and their offsets ([`Analyzer::phrase_with`](crate::text::analyze::Analyzer::phrase_with)),
+    /// the same phrase once.
+    #[allow(clippy::type_complexity)]
+    fn quoted_phrases<'q>(&'q self, query: &'q str) -> Vec<(&'q str, Vec<(Cow<'q, str>, u32)>)> {
+        let mut out: Vec<(&str, Vec<(Cow<'_, str>, u32)>)> = Vec::new();
+        if !query.contains(['"', '\u{201C}']) {
+            return out;
+        }
+        let lexical = &self.data.lexical;
+        for text in analyze::quoted(query) {
+            let terms = self.analyzer.phrase_with(text, |w| lexical.surface_term(w));
+            if !terms.is_empty() && !out.iter().any(|(_, t)| *t == terms) {
+                out.push((text, terms));
+            }
+        }
+        out
+    }
+
+    /// Runs the semantic lane for `query` (the caller's vector in the options, else `model`'s
+    /// for the text): skipped without vectors or a query vector, failed when the embedder
+    /// fails (search goes on with the other lanes), an error for a malformed query vector.
+    fn semantic_lane(
+        &self,
+        (query, opts, model): (&str, &SearchOptions, Option<&dyn Embedder>),
+        allowed: Allowed<'_>,
+        groups: Option<&[u32]>,
+        candidates: usize,
+        unknown_words: bool,
+    ) -> Result<(LaneStatus, Vec<(u32, f32)>)> {
+        let Allowed { filter, held } = allowed;
+        let Some(section) = &self.data.vectors else {
+            return Ok((LaneStatus::skipped(semantic::NO_VECTORS), Vec::new()));
+        };
+        match self.query_vector(query, opts.query_vector.as_deref(), model) {
+            Ok(Some(q)) => {
+                let paged = groups.map(|g| (g, self.data.pages.len()));
+                let ranked = held_first(held, groups, candidates, |first| {
+                    Ok::<_, Error>(section.search(&q, first.or(filter), paged, candidates))
+                })?;
+                // Words the index does not know, and no closer to anything here than
+                // nonsense is: no evidence at all, so no hits (the content-gap signal).
+                if unknown_words && ranked.first().is_some_and(|&(_, s)| section.below_floor(s)) {
+                    return Ok((LaneStatus::skipped(semantic::BELOW_FLOOR), Vec::new()));
+                }
+                Ok((LaneStatus::Ok, ranked))
+            }
+            Ok(None) => Ok((LaneStatus::skipped(semantic::NO_QUERY_VECTOR), Vec::new())),
+            Err(e @ Error::InvalidArgument { .. }) => Err(e),
+            Err(e) => Ok((LaneStatus::failed(&e), Vec::new())),
+        }
+    }
+
+    /// Fuses lane rankings of pages (each lane lists each page once, by its best chunk in that
+    /// lane), so a page gets the votes of every lane even when the lanes preferred different
+    /// chunks of it. The chunk shown for a page is the one from the lane that contributed most
+    /// to its fused score, among the chunks of `held` (that hold the query's phrases) when a lane
+    /// chose one.
+    fn fuse_pages(&self, rankings: &[LaneRanking], held: Option<&[bool]>) -> Vec<Fused> {
+        if let [_] = rankings {
+            // One lane already lists each page once, best chunk first: its order is the fused
+            // order.
+            return fusion::rrf(self.data.config.fusion.k, rankings, |a, b| a.cmp(&b));
+        }
+        let by_page: Vec<LaneRanking> = rankings
+            .iter()
+            .map(|r| LaneRanking {
+                lane: r.lane,
+                weight: r.weight,
+                ranked: r
+                    .ranked
+                    .iter()
+                    .map(|&(c, s)| (self.chunk_page[c as usize], s))
+                    .collect(),
+            })
+            .collect();
+        let k = self.data.config.fusion.k;
+        let mut fused = fusion::rrf(k, &by_page, |a, b| {
+            let (a, b) = (&self.data.pages[a as usize], &self.data.pages[b as usize]);
+            a.id().cmp(&b.id())
+        });
+        for f in &mut fused {
+            // Ranks were computed over pages: point each lane's entry at that lane's chunk.
+            for r in rankings {
+                if let Some(at) = fusion::lane_rank_mut(f, r.lane) {
+                    if let Some(&(chunk, _)) = r.ranked.get(at.rank as usize - 1) {
+                        at.chunk = chunk;
+                    }
+                }
+            }
+            let holds = |c: u32| held.is_some_and(|h| h[c as usize]);
+            let any_held = rankings
+                .iter()
+                .any(|r| fusion::lane_rank(f, r.lane).is_some_and(|at| holds(at.chunk)));
+            let best = rankings
+                .iter()
+                .filter_map(|r| {
+                    let at = fusion::lane_rank(f, r.lane)?;
+                    Some((r.weight / (k + at.rank as f32), at.chunk))
+                })
+                .filter(|&(_, c)| !any_held || holds(c))
+                .fold(None::<(f32, u32)>, |best, (w, c)| match best {
+                    Some((bw, _)) if bw >= w => best,
+                    _ => Some((w, c)),
+                });
+            if let Some((_, chunk)) = best {
+                f.chunk = chunk;
+            }
+        }
+        fused
+    }
+
+    fn cmp_chunk_ids(&self, a: u32, b: u32) -> std::cmp::Ordering {
+        let (pa, pb) = (self.chunk_page[a as usize], self.chunk_page[b as usize]);
+        if pa == pb {
+            // Same page: ids differ only in the number, compared as the id strings are.
+            let oa = self.chunk_number(a).to_string();
+            let ob = self.chunk_number(b).to_string();
+            return oa.cmp(&ob);
+        }
+        let (a, b) = (&self.data.pages[pa as usize], &self.data.pages[pb as usize]);
+        format!("{}::", a.id()).cmp(&format!("{}::", b.id()))
+    }
+}
