@@ -231,7 +231,7 @@ export interface Chunk {
   table_header: string | null
 }
 
-export interface LintIssue { page: string; code: string; target: string | null; severity: Severity; message: string }
+export interface LintIssue { page_id: string; code: string; target: string | null; severity: Severity; message: string }
 export interface LintReport { issues: LintIssue[]; errors: number; warnings: number }
 
 export interface TraverseOptions {
@@ -278,15 +278,15 @@ export interface SupportingChunk { id: string; why: string; hash: string; text: 
 export interface Evidence { query: string; graph: Subgraph; chunks: SupportingChunk[] }
 
 export interface QuoteSpan { answer_start: number; answer_end: number; chunk_start: number; chunk_end: number; words: number }
-export interface Verdict { id: string; status: CitationStatus; page: string | null; hash: string | null; quote: QuoteSpan | null }
+export interface Verdict { id: string; status: CitationStatus; page_id: string | null; hash: string | null; quote: QuoteSpan | null }
 export interface Verification { citations: Verdict[]; passed: boolean }
 export interface SentenceSupport { start: number; end: number; text: string; cites: string[]; best_chunk: string | null; score: number }
 export interface Support { uncited: SentenceSupport[]; unsupported: SentenceSupport[] }
 export interface AnswerCheck { verification: Verification; support: Support }
-export interface CitationHeader { page: string; chunk: string; score: number | null; title: string }
+export interface CitationHeader { page_id: string; chunk: string; score: number | null; title: string }
 
 export interface WriteOptions { allow_dangling?: boolean }
-export interface UpsertReport { page: string; replaced: boolean; chunks: number; warnings: string[]; dangling: string[] }
+export interface UpsertReport { page_id: string; replaced: boolean; chunks: number; warnings: string[]; dangling: string[] }
 export interface DeleteReport { page: Record<string, unknown>; broken: string[] }
 export interface RenameReport { from: string; to: string; path: string; text: string }
 

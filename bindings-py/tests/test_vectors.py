@@ -163,7 +163,7 @@ def run_case(index, case):
             return {
                 "errors": r.errors,
                 "warnings": r.warnings,
-                "issues": [{"page": i.page, "code": i.code, "target": i.target, "severity": i.severity} for i in r.issues],
+                "issues": [{"page_id": i.page_id, "code": i.code, "target": i.target, "severity": i.severity} for i in r.issues],
             }
         if op == "neighbors":
             g = index.neighbors(case["seeds"], **case.get("options", {}))
@@ -202,7 +202,7 @@ def run_case(index, case):
             try:
                 if op == "upsert_page":
                     r = copy.upsert_page(case["path"], case["text"], **case.get("options", {}))
-                    v = {"page": r.page, "replaced": r.replaced, "chunks": r.chunks, "dangling": list(r.dangling)}
+                    v = {"page_id": r.page_id, "replaced": r.replaced, "chunks": r.chunks, "dangling": list(r.dangling)}
                 elif op == "delete_page":
                     r = copy.delete_page(case["key"], case.get("scope"))
                     v = {"page": page_id(r.page), "broken": list(r.broken)}

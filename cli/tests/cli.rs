@@ -374,7 +374,7 @@ fn lint_finds_exactly_the_planted_problems_and_exits_1() {
         .map(|i| {
             (
                 i["code"].as_str().unwrap().to_string(),
-                i["page"].as_str().unwrap().to_string(),
+                i["page_id"].as_str().unwrap().to_string(),
             )
         })
         .collect();

@@ -141,7 +141,7 @@ pub struct Verdict {
     /// The verdict.
     pub status: CitationStatus,
     /// The id of the page (or raw document) the chunk belongs to, when it exists.
-    pub page: Option<String>,
+    pub page_id: Option<String>,
     /// The chunk's current hash, when it exists.
     pub hash: Option<String>,
     /// The matched span, for a quote.
@@ -196,8 +196,8 @@ pub struct AnswerCheck {
 /// A parsed citation header.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CitationHeader {
-    /// The page key.
-    pub page: String,
+    /// The page's id.
+    pub page_id: String,
     /// The chunk id.
     pub chunk: String,
     /// The score, when given and a number.
@@ -256,7 +256,7 @@ pub fn parse_headers(text: &str) -> Vec<CitationHeader> {
             }
             if let (Some(page), Some(chunk)) = (page, chunk) {
                 out.push(CitationHeader {
-                    page,
+                    page_id: page,
                     chunk,
                     score,
                     title: tail[..title_end].trim().to_string(),
@@ -560,7 +560,7 @@ impl Index {
                 Ok(ch) => Verdict {
                     id: o.clone(),
                     status: CitationStatus::Uncited,
-                    page: Some(ch.key_id()),
+                    page_id: Some(ch.key_id()),
                     hash: Some(ch.hash),
                     quote: None,
                 },
@@ -590,7 +590,7 @@ impl Index {
                 Some(p) => Verdict {
                     id: c.id.clone(),
                     status: CitationStatus::None,
-                    page: Some(p.id()),
+                    page_id: Some(p.id()),
                     hash: None,
                     quote: None,
                 },
@@ -601,7 +601,7 @@ impl Index {
         let mut v = Verdict {
             id: c.id.clone(),
             status: CitationStatus::Paraphrase,
-            page: Some(page.clone()),
+            page_id: Some(page.clone()),
             hash: Some(ch.hash.clone()),
             quote: None,
         };
@@ -805,7 +805,7 @@ fn unknown(id: &str) -> Verdict {
     Verdict {
         id: id.to_string(),
         status: CitationStatus::Unknown,
-        page: None,
+        page_id: None,
         hash: None,
         quote: None,
     }

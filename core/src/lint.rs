@@ -66,8 +66,8 @@ pub fn severity(code: &str) -> Severity {
 /// One lint finding.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct LintIssue {
-    /// The page id (or, for a file that was not indexed, its path).
-    pub page: String,
+    /// The page's id (or, for a file that was not indexed, its path).
+    pub page_id: String,
     /// The rule's stable code (see the module docs).
     pub code: String,
     /// What the finding is about: the missing key, the linked page, the chunk id, ...
@@ -92,7 +92,7 @@ pub struct LintReport {
 impl LintReport {
     fn from_issues(mut issues: Vec<LintIssue>) -> LintReport {
         crate::data::sort::sort(&mut issues);
-        issues.dedup_by(|a, b| a.page == b.page && a.code == b.code && a.target == b.target);
+        issues.dedup_by(|a, b| a.page_id == b.page_id && a.code == b.code && a.target == b.target);
         let errors = issues
             .iter()
             .filter(|i| i.severity == Severity::Error)
@@ -107,7 +107,7 @@ impl LintReport {
 
 fn issue(page: String, code: &str, target: Option<String>, message: String) -> LintIssue {
     LintIssue {
-        page,
+        page_id: page,
         code: code.to_string(),
         target,
         severity: severity(code),
@@ -371,7 +371,7 @@ mod tests {
             .lint_with_build(&report)
             .issues
             .into_iter()
-            .map(|i| (i.page, i.code, i.target))
+            .map(|i| (i.page_id, i.code, i.target))
             .collect()
     }
 

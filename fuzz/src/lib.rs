@@ -319,7 +319,7 @@ pub fn headers(data: &[u8]) {
         "a header per `[page ` at most"
     );
     for h in &headers {
-        let line = cite::format_header(&h.page, &h.chunk, h.score.unwrap_or(0.0), &h.title);
+        let line = cite::format_header(&h.page_id, &h.chunk, h.score.unwrap_or(0.0), &h.title);
         let _ = cite::parse_headers(&line);
     }
 }

@@ -124,7 +124,7 @@ def test_a_bad_argument_is_a_tool_error_and_the_server_stays_up():
 
 
 def keys_found(result):
-    return [h["page"] for h in result.structured_content["hits"]]
+    return [h["page_id"] for h in result.structured_content["hits"]]
 
 
 def test_a_served_folder_stays_current(tmp_path):

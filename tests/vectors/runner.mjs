@@ -135,7 +135,7 @@ export function vectorCases(api, vectors) {
         }
         case 'lint': {
           const r = api.lint(index)
-          return { errors: r.errors, warnings: r.warnings, issues: r.issues.map((i) => ({ page: i.page, code: i.code, target: i.target, severity: i.severity })) }
+          return { errors: r.errors, warnings: r.warnings, issues: r.issues.map((i) => ({ page_id: i.page_id, code: i.code, target: i.target, severity: i.severity })) }
         }
         case 'neighbors': {
           const g = index.neighbors(c.seeds, c.options ?? {})
@@ -167,7 +167,7 @@ export function vectorCases(api, vectors) {
           try {
             if (c.op === 'upsert_page') {
               const r = copy.upsertPage(c.path, c.text, c.options ?? {})
-              v = { page: r.page, replaced: r.replaced, chunks: r.chunks, dangling: r.dangling }
+              v = { page_id: r.page_id, replaced: r.replaced, chunks: r.chunks, dangling: r.dangling }
             } else if (c.op === 'delete_page') {
               const r = copy.deletePage(c.key, c.scope ?? null)
               v = { page: pageId(r.page), broken: r.broken }

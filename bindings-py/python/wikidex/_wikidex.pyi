@@ -382,7 +382,7 @@ class Chunk(TypedDict):
 
 @type_check_only
 class LintIssue(TypedDict):
-    page: str
+    page_id: str
     code: str
     target: Optional[str]
     severity: _Severity
@@ -461,7 +461,7 @@ class QuoteSpan(TypedDict):
 class Verdict(TypedDict):
     id: str
     status: _CitationStatus
-    page: Optional[str]
+    page_id: Optional[str]
     hash: Optional[str]
     quote: Optional[QuoteSpan]
 
@@ -491,14 +491,14 @@ class AnswerCheck(TypedDict):
 
 @type_check_only
 class CitationHeader(TypedDict):
-    page: str
+    page_id: str
     chunk: str
     score: Optional[float]
     title: str
 
 @type_check_only
 class UpsertReport(TypedDict):
-    page: str
+    page_id: str
     replaced: bool
     chunks: int
     warnings: List[str]

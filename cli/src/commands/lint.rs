@@ -21,7 +21,7 @@ pub(crate) fn lint(a: LintArgs) -> Result<ExitCode, Error> {
                 wikidex::Severity::Error => "error",
                 wikidex::Severity::Warning => "warning",
             };
-            say!("{sev}[{}] {}: {}", i.code, i.page, i.message);
+            say!("{sev}[{}] {}: {}", i.code, i.page_id, i.message);
         }
         say!(
             "{} error{}, {} warning{}",

@@ -399,7 +399,7 @@ impl Tools {
             log.search(&opts, &results, clock);
         }
         let block = index.prompt_block(&results);
-        let hit = |h: &crate::search::Hit| json!({"page": h.page_id, "chunk": h.chunk, "score": h.score, "title": h.title, "summary": h.summary, "path": h.path, "lines": [h.line_start, h.line_end], "headings": h.headings});
+        let hit = |h: &crate::search::Hit| json!({"page_id": h.page_id, "chunk": h.chunk, "score": h.score, "title": h.title, "summary": h.summary, "path": h.path, "lines": [h.line_start, h.line_end], "headings": h.headings});
         let data = json!({
             "query": results.query,
             "always": results.always.iter().map(hit).collect::<Vec<_>>(),
@@ -494,7 +494,7 @@ fn read_chunks(index: &Index, a: ReadChunksArgs) -> (String, Value) {
                 let _ = writeln!(text, "[chunk {}] page {} ({})", c.id, c.key, c.path);
                 text.push_str(c.text.trim());
                 text.push_str("\n\n");
-                chunks.push(json!({"id": c.id, "page": c.key_id(), "path": c.path, "lines": [c.line_start, c.line_end], "headings": c.headings, "table_header": c.table_header, "hash": c.hash, "text": c.text, "raw": c.raw}));
+                chunks.push(json!({"id": c.id, "page_id": c.key_id(), "path": c.path, "lines": [c.line_start, c.line_end], "headings": c.headings, "table_header": c.table_header, "hash": c.hash, "text": c.text, "raw": c.raw}));
             }
             Err(_) => {
                 let _ = writeln!(text, "[chunk {id}] unknown: no such chunk\n");

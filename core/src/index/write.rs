@@ -103,7 +103,7 @@ pub(crate) fn assemble(
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct UpsertReport {
     /// The page's id.
-    pub page: String,
+    pub page_id: String,
     /// Whether a page with this key and scope already existed (and was replaced).
     pub replaced: bool,
     /// Chunks the page now has.
@@ -208,7 +208,7 @@ impl Index {
         let next = self.rebuilt(pages, model)?;
         let chunks = next.chunks_of_id(&id);
         let report = UpsertReport {
-            page: id,
+            page_id: id,
             replaced,
             chunks,
             warnings: parsed.warnings,

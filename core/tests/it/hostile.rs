@@ -1014,7 +1014,7 @@ fn symlinks_out_of_the_wiki_root_are_not_read_unless_allowed_and_lint_reports_th
         .issues
         .iter()
         .filter(|i| i.code != "orphan" && i.code != "no_summary")
-        .map(|i| (i.page.as_str(), i.code.as_str(), i.target.as_deref()))
+        .map(|i| (i.page_id.as_str(), i.code.as_str(), i.target.as_deref()))
         .collect();
     assert_eq!(
         found,

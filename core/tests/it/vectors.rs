@@ -255,7 +255,7 @@ fn run_case(session: &Session, case: &Value) -> Value {
             Ok(json!({
                 "errors": r.errors,
                 "warnings": r.warnings,
-                "issues": r.issues.iter().map(|i| json!({"page": i.page, "code": i.code, "target": i.target, "severity": i.severity})).collect::<Vec<_>>(),
+                "issues": r.issues.iter().map(|i| json!({"page_id": i.page_id, "code": i.code, "target": i.target, "severity": i.severity})).collect::<Vec<_>>(),
             }))
         }
         "neighbors" => {
@@ -328,7 +328,7 @@ fn run_case(session: &Session, case: &Value) -> Value {
                         case["text"].as_str().expect("text"),
                         &opts,
                     )
-                    .map(|r| json!({"page": r.page, "replaced": r.replaced, "chunks": r.chunks, "dangling": r.dangling}))
+                    .map(|r| json!({"page_id": r.page_id, "replaced": r.replaced, "chunks": r.chunks, "dangling": r.dangling}))
                 }
                 "delete_page" => copy
                     .delete_page(case["key"].as_str().expect("key"), scope_arg(case).as_ref())

@@ -1504,7 +1504,7 @@ fn upserted_page_is_found_by_search() {
         .upsert_page(NEW_PAGE_PATH, NEW_PAGE, &WriteOptions::default())
         .unwrap();
     assert!(!report.replaced);
-    assert_eq!(report.page, "zz_quokka_census");
+    assert_eq!(report.page_id, "zz_quokka_census");
     let results = index
         .search("quokka census marsupials", &lexical_and_token())
         .unwrap();
