@@ -82,14 +82,14 @@ pub use embed::{OnnxEmbedder, OnnxOptions};
 #[cfg(feature = "fs")]
 pub use front::build::sync_file;
 pub use front::build::{build, BuildOptions, Source, SyncRecord};
-#[cfg(feature = "fs")]
-pub use front::builder::folder_stamp;
 pub use front::builder::IndexBuilder;
 pub use front::eval::{Collection, Metrics};
 pub use front::querylog::{Insights, LogEntry, QueryLog};
 pub use front::session::Session;
 pub use front::shared::SharedIndex;
 pub use front::tools::{ToolDef, ToolLimits, ToolResult, Tools};
+#[cfg(feature = "fs")]
+pub use front::walk::folder_stamp;
 pub use index::write::{DeleteReport, RenameReport, UpsertReport, WriteOptions};
 pub use index::{Chunk, ChunkSpan, Index, PageRecord};
 pub use lane::fusion::FusionConfig;

@@ -4,7 +4,7 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::ops::ControlFlow;
 #[cfg(feature = "fs")]
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
 use crate::data::config::Config;
@@ -12,7 +12,10 @@ use crate::data::error::{Error, Result};
 use crate::data::record::{BuildReport, BuildStage, Skipped, SyncReport, Warning};
 use crate::embed::Embedder;
 #[cfg(feature = "fs")]
+#[cfg(feature = "fs")]
 use crate::front::file::Listed;
+#[cfg(feature = "fs")]
+use crate::front::walk::{files_under, wiki_files, Listing, Unlisted};
 use crate::index::vectors::{self, Attached};
 use crate::index::write::assemble;
 use crate::index::Index;
@@ -721,193 +724,6 @@ fn json_depth(v: &serde_json::Value) -> usize {
         stack.extend(children.map(|c| (c, d + 1)));
     }
     deepest
-}
-
-/// What a folder walk found: the files to read, and what it left out.
-#[cfg(feature = "fs")]
-struct Listing {
-    files: Vec<(String, PathBuf)>,
-    skipped: Vec<Unlisted>,
-    /// The root's real path, when the files read must be inside it (links outside the root
-    /// are not followed): each file is checked again when it is opened.
-    keep_within: Option<PathBuf>,
-}
-
-/// An entry a folder walk did not list.
-#[cfg(feature = "fs")]
-enum Unlisted {
-    /// A folder (or an entry in it) that could not be read.
-    Unreadable { rel: String, error: Error },
-    /// A symbolic link whose real path is outside the root.
-    OutsideRoot { rel: String, target: PathBuf },
-}
-
-/// A fingerprint of what [`IndexBuilder::add_dir`] would read under `root` (and
-/// [`IndexBuilder::add_raw_dir`] under `raw`): every listed file's path, size and
-/// modification time, and the entries the walk left out. It changes when a file is added,
-/// removed, renamed or written (as finely as the file system keeps times), and costs one
-/// `stat` per file, so a watcher polls it and rebuilds only when it moves.
-///
-/// # Errors
-/// [`Error::Io`] if `root` (or `raw`) cannot be read.
-#[cfg(feature = "fs")]
-pub fn folder_stamp(
-    root: &Path,
-    raw: Option<&Path>,
-    follow_outside_root: bool,
-) -> Result<[u8; 32]> {
-    let mut h = blake3::Hasher::new();
-    let mut listings = vec![wiki_files(root, follow_outside_root)?];
-    if let Some(raw) = raw {
-        listings.push(files_under(raw, &|_| true, follow_outside_root)?);
-    }
-    for listing in listings {
-        for (rel, full) in &listing.files {
-            h.update(rel.as_bytes());
-            h.update(&[0]);
-            match std::fs::metadata(full) {
-                Ok(m) => {
-                    h.update(&m.len().to_le_bytes());
-                    let since = m
-                        .modified()
-                        .ok()
-                        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-                        .unwrap_or_default();
-                    h.update(&since.as_nanos().to_le_bytes());
-                }
-                Err(_) => {
-                    h.update(b"unreadable");
-                }
-            }
-        }
-        for s in &listing.skipped {
-            h.update(b"skipped:");
-            h.update(s.rel().as_bytes());
-            h.update(&[0]);
-        }
-        h.update(b"\n");
-    }
-    Ok(*h.finalize().as_bytes())
-}
-
-/// Markdown files (and raw documents) under `root`, as (relative `/` path, full path), sorted
-/// by relative path.
-#[cfg(feature = "fs")]
-fn wiki_files(root: &Path, follow_outside_root: bool) -> Result<Listing> {
-    files_under(
-        root,
-        &|rel| page::is_markdown_path(rel) || raw::is_raw_path(rel),
-        follow_outside_root,
-    )
-}
-
-/// Files under `root` whose relative path `keep` accepts, sorted by relative path. Folders
-/// that cannot be read are reported, not fatal (only `root` itself must be readable).
-/// Symbolic links to folders are not followed; a link to a file is listed only if its real
-/// path is inside `root`'s real path, or `follow_outside_root` is set.
-#[cfg(feature = "fs")]
-fn files_under(
-    root: &Path,
-    keep: &dyn Fn(&str) -> bool,
-    follow_outside_root: bool,
-) -> Result<Listing> {
-    let meta = std::fs::metadata(root).map_err(|e| Error::io(root, e))?;
-    if !meta.is_dir() {
-        return Err(Error::invalid_argument(format!(
-            "{} is not a folder",
-            root.display()
-        )));
-    }
-    let real_root = std::fs::canonicalize(root).map_err(|e| Error::io(root, e))?;
-    let mut out = Listing {
-        files: Vec::new(),
-        skipped: Vec::new(),
-        keep_within: (!follow_outside_root).then(|| real_root.clone()),
-    };
-    let mut stack = vec![(root.to_path_buf(), String::new())];
-    while let Some((dir, rel)) = stack.pop() {
-        let entries = match std::fs::read_dir(&dir) {
-            Ok(entries) => entries,
-            Err(e) if rel.is_empty() => return Err(Error::io(&dir, e)),
-            Err(e) => {
-                out.skipped.push(Unlisted::Unreadable {
-                    rel,
-                    error: Error::io(&dir, e),
-                });
-                continue;
-            }
-        };
-        for entry in entries {
-            let entry = match entry {
-                Ok(entry) => entry,
-                Err(e) => {
-                    out.skipped.push(Unlisted::Unreadable {
-                        rel: rel.clone(),
-                        error: Error::io(&dir, e),
-                    });
-                    continue;
-                }
-            };
-            let name = entry.file_name().to_string_lossy().into_owned();
-            if name.starts_with('.') {
-                continue;
-            }
-            let rel_path = if rel.is_empty() {
-                name.clone()
-            } else {
-                format!("{rel}/{name}")
-            };
-            let ft = match entry.file_type() {
-                Ok(ft) => ft,
-                Err(e) => {
-                    out.skipped.push(Unlisted::Unreadable {
-                        rel: rel_path,
-                        error: Error::io(entry.path(), e),
-                    });
-                    continue;
-                }
-            };
-            if ft.is_dir() {
-                stack.push((entry.path(), rel_path));
-                continue;
-            }
-            if !(ft.is_file() || ft.is_symlink()) || !keep(&rel_path) || !entry.path().is_file() {
-                continue;
-            }
-            if ft.is_symlink() && !follow_outside_root {
-                match std::fs::canonicalize(entry.path()) {
-                    Ok(real) if real.starts_with(&real_root) => {}
-                    Ok(real) => {
-                        out.skipped.push(Unlisted::OutsideRoot {
-                            rel: rel_path,
-                            target: real,
-                        });
-                        continue;
-                    }
-                    Err(e) => {
-                        out.skipped.push(Unlisted::Unreadable {
-                            rel: rel_path,
-                            error: Error::io(entry.path(), e),
-                        });
-                        continue;
-                    }
-                }
-            }
-            out.files.push((rel_path, entry.path()));
-        }
-    }
-    crate::data::sort::sort(&mut out.files);
-    crate::data::sort::sort_by(&mut out.skipped, |a, b| a.rel().cmp(b.rel()));
-    Ok(out)
-}
-
-#[cfg(feature = "fs")]
-impl Unlisted {
-    fn rel(&self) -> &str {
-        match self {
-            Unlisted::Unreadable { rel, .. } | Unlisted::OutsideRoot { rel, .. } => rel,
-        }
-    }
 }
 
 impl Index {

@@ -12,3 +12,4 @@ pub mod querylog;
 pub mod session;
 pub mod shared;
 pub mod tools;
+pub mod walk;
