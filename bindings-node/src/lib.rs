@@ -312,6 +312,23 @@ struct BuildPlan {
 /// The keys of a build's options object that are not the core's `BuildOptions`.
 const JS_BUILD_KEYS: [&str; 3] = ["model", "onProgress", "signal"];
 
+/// The core's `BuildOptions` from an options object that also holds the surface's `own` keys
+/// (a model, callbacks): every key is checked against both, the `own` ones are left out.
+fn build_options(env: &Env, what: &str, o: &Object, own: &[&str]) -> napi::Result<Value> {
+    let keys = Object::keys(o)?;
+    let known: Vec<&str> = BuildOptions::KEYS.iter().chain(own).copied().collect();
+    wikidex::options::check_keys(what, keys.iter().map(String::as_str), &known).or_throw(env)?;
+    let mut data = serde_json::Map::new();
+    for key in keys {
+        if !own.contains(&key.as_str()) {
+            if let Some(v) = o.get::<Value>(&key)? {
+                data.insert(key, v);
+            }
+        }
+    }
+    Ok(Value::Object(data))
+}
+
 /// What `Index.sync` needs, taken from its options object on the event loop.
 struct SyncPlan {
     options: Option<Value>,
@@ -329,20 +346,12 @@ impl SyncPlan {
         let Some(o) = opts else {
             return Ok(plan);
         };
-        let keys = Object::keys(o)?;
-        let own = ["model", "dropVectors"];
-        let known: Vec<&str> = BuildOptions::KEYS.iter().chain(&own).copied().collect();
-        wikidex::options::check_keys("sync options", keys.iter().map(String::as_str), &known)
-            .or_throw(env)?;
-        let mut data = serde_json::Map::new();
-        for key in keys {
-            if !own.contains(&key.as_str()) {
-                if let Some(v) = o.get::<Value>(&key)? {
-                    data.insert(key, v);
-                }
-            }
-        }
-        plan.options = Some(Value::Object(data));
+        plan.options = Some(build_options(
+            env,
+            "sync options",
+            o,
+            &["model", "dropVectors"],
+        )?);
         plan.model = o
             .get::<ClassInstance<JsModel>>("model")?
             .map(|m| Arc::clone(&m.inner));
@@ -397,23 +406,7 @@ impl BuildPlan {
         };
         let mut progress = None;
         if let Some(o) = opts {
-            let keys = Object::keys(o)?;
-            let known: Vec<&str> = BuildOptions::KEYS
-                .iter()
-                .chain(&JS_BUILD_KEYS)
-                .copied()
-                .collect();
-            wikidex::options::check_keys("build options", keys.iter().map(String::as_str), &known)
-                .or_throw(env)?;
-            let mut data = serde_json::Map::new();
-            for key in keys {
-                if !JS_BUILD_KEYS.contains(&key.as_str()) {
-                    if let Some(v) = o.get::<Value>(&key)? {
-                        data.insert(key, v);
-                    }
-                }
-            }
-            plan.options = Some(Value::Object(data));
+            plan.options = Some(build_options(env, "build options", o, &JS_BUILD_KEYS)?);
             plan.model = o
                 .get::<ClassInstance<JsModel>>("model")?
                 .map(|m| Arc::clone(&m.inner));
