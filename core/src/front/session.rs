@@ -61,8 +61,9 @@ struct State {
     unit: OffsetUnit,
     log: Option<LogSink>,
     tools: Arc<Tools>,
-    report: Option<BuildReport>,
-    sync: Option<SyncRecord>,
+    // Behind `Arc`s: every call copies the state out, and these can hold every file's path.
+    report: Option<Arc<BuildReport>>,
+    sync: Option<Arc<SyncRecord>>,
 }
 
 impl std::fmt::Debug for State {
@@ -109,7 +110,7 @@ impl Session {
     /// ([`Session::build_report`]).
     pub fn from_build((index, report): (Index, BuildReport)) -> Session {
         let session = Session::new(index);
-        session.write_state().report = Some(report);
+        session.write_state().report = Some(Arc::new(report));
         session
     }
 
@@ -156,7 +157,7 @@ impl Session {
         let session = Session::from_build((index, record.report.build.clone()));
         let mut state = session.write_state();
         state.model = model;
-        state.sync = Some(record);
+        state.sync = Some(Arc::new(record));
         drop(state);
         Ok(session)
     }
@@ -323,13 +324,13 @@ impl Session {
     /// The report of the build that made this session's index ([`Session::from_build`]);
     /// `None` for an index loaded from a blob.
     pub fn build_report(&self) -> Option<BuildReport> {
-        self.state().report
+        self.state().report.as_deref().cloned()
     }
 
     /// What the sync that made this session's index changed ([`Session::sync_file`]); `None`
     /// for a session made otherwise.
     pub fn sync_record(&self) -> Option<SyncRecord> {
-        self.state().sync
+        self.state().sync.as_deref().cloned()
     }
 
     // Reads, for the session's model and offset unit, logged.
