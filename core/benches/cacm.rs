@@ -1,4 +1,6 @@
-//! What is measured: building an index from the CACM corpus (3,204 documents); analyzing all
+//! What is measured: building an index from the CACM corpus (3,204 documents); loading its
+//! blob whole (`Index::from_bytes`: what `wikidex search` and `Index.fromBytes` pay before a
+//! first query); analyzing all
 //! 52 judged CACM queries (normalize, stopwords, stem); ranking them with the lexical lane
 //! alone (top 100 page positions: what `wikidex eval` and the bm25s comparison time); and
 //! answering them as full hits with the lexical lane alone (top 100, no snippets), with the
@@ -10,7 +12,8 @@
 //! Makefile, whether the checkout is the main one or a worktree beside it).
 //!
 //! Before timing, each path's answer is checked: the build gives the documented page and chunk
-//! counts and the same bytes every time; query analysis gives the terms search reports; the
+//! counts and the same bytes every time; the load gives the index the blob was written from
+//! (the same bytes again); query analysis gives the terms search reports; the
 //! lexical, token and default runs score the README's figures ("Quality") within
 //! [`TOLERANCE`]; and ranking gives the same pages as the lexical hits. `cargo test --benches`
 //! runs these checks once without timing.
@@ -116,6 +119,14 @@ fn check_answers(dir: &Path, index: &Index, collection: &Collection) {
         "building CACM twice gave different bytes"
     );
 
+    // load: the index the blob was written from.
+    let bytes = index.to_bytes().unwrap();
+    let loaded = Index::from_bytes(&bytes).expect("load");
+    assert!(
+        loaded.to_bytes().unwrap() == bytes,
+        "a load changed the index"
+    );
+
     // query_lexical_top100 (the reference), query_token_top100, query_default_top20
     let lexical = run(index, collection, &lexical_only());
     assert_metrics(
@@ -183,6 +194,10 @@ fn benches(c: &mut Criterion) {
     let mut g = c.benchmark_group("cacm");
     g.sample_size(20);
     g.bench_function("build", |b| b.iter(|| black_box(build(&dir))));
+    let bytes = index.to_bytes().expect("encode");
+    g.bench_function("load", |b| {
+        b.iter(|| black_box(Index::from_bytes(&bytes).expect("load")))
+    });
     g.throughput(Throughput::Elements(collection.queries.len() as u64));
     let queries: Vec<&str> = collection.queries.iter().map(|(_, t)| t.as_str()).collect();
     let queries = &queries;

@@ -51,6 +51,7 @@ use crate::text::chunk::ChunkRecord;
 use crate::text::page::Page;
 use crate::text::raw::RawSection;
 
+mod inflate;
 mod sections;
 
 pub(crate) use sections::{decode_head, decode_section, empty_like, head_end, Head, Loaded, Part};
@@ -162,7 +163,7 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<IndexData> {
 /// part.
 pub(crate) fn finish(mut data: IndexData) -> Result<IndexData> {
     data.lexical.derive_lengths(data.chunks.len());
-    validate(&mut data)?;
+    validate(&data)?;
     let pages = &data.pages;
     crate::text::chunk::derive_hashes(&mut data.chunks, |p| pages[p].text.as_str());
     data.lexical.index_terms();
@@ -172,7 +173,7 @@ pub(crate) fn finish(mut data: IndexData) -> Result<IndexData> {
 /// Checks every cross-reference a search or look-up relies on, so that a blob with a valid
 /// checksum but inconsistent contents (written by a buggy or hostile writer) cannot make a
 /// later index operation panic.
-fn validate(data: &mut IndexData) -> Result<()> {
+fn validate(data: &IndexData) -> Result<()> {
     data.config.validate_stored()?;
     crate::text::chunk::validate_chunk_table(&data.chunks, data.pages.len(), |p| {
         data.pages.get(p).map(|p| p.text.as_str())
@@ -194,9 +195,8 @@ fn validate(data: &mut IndexData) -> Result<()> {
         )));
     }
     data.lexical.validate(data.chunks.len())?;
-    if let Some(p) = &mut data.positions {
-        p.index(&data.lexical)?;
-    }
+    // The positions need no check here: both loads make them with `Positions::from_parts`,
+    // which checks every list against its posting's frequency as it finds where it starts.
     if let Some(v) = &data.vectors {
         v.validate(data.chunks.len())?;
     }

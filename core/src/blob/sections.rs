@@ -39,6 +39,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::inflate::Inflater;
 use super::{IndexData, HEADER_LEN};
 use crate::data::config::Config;
 use crate::data::error::{Error, Result};
@@ -537,6 +538,64 @@ pub(crate) fn stub(page: &Page) -> Page {
     }
 }
 
+/// Whether `s` is [`stub`] of `page`, compared field by field rather than made (a whole load
+/// checks every page against the head's stub).
+fn is_stub_of(s: &Page, page: &Page) -> bool {
+    // Every field, so that one added to `Page` is a compile error here until it is sorted
+    // into those a stub keeps (compared) and those it leaves empty.
+    let Page {
+        key,
+        scope,
+        path,
+        title,
+        summary,
+        tags,
+        kind,
+        refs,
+        links,
+        sl_refs,
+        relations,
+        usage_mode,
+        source,
+        sources,
+        aliases,
+        redirect_from,
+        stale_since,
+        archived_since,
+        provenance,
+        extra,
+        text,
+        body_start,
+    } = s;
+    let dates = page
+        .extra
+        .0
+        .iter()
+        .filter(|(k, _)| crate::text::page::DATE_FIELDS.contains(&k.as_str()));
+    *key == page.key
+        && *scope == page.scope
+        && *tags == page.tags
+        && *kind == page.kind
+        && *usage_mode == page.usage_mode
+        && *aliases == page.aliases
+        && *redirect_from == page.redirect_from
+        && *archived_since == page.archived_since
+        && extra.0.iter().eq(dates)
+        && path.is_empty()
+        && title.is_empty()
+        && summary.is_none()
+        && refs.is_empty()
+        && links.is_empty()
+        && sl_refs.is_empty()
+        && relations.is_empty()
+        && source.is_none()
+        && sources.is_empty()
+        && stale_since.is_none()
+        && provenance.is_empty()
+        && text.is_empty()
+        && *body_start == 0
+}
+
 /// Cuts `0..n` into blocks of about `block` bytes by each item's size; the first item of each
 /// block.
 fn cut(n: usize, block: usize, size: impl Fn(usize) -> usize) -> Vec<u32> {
@@ -845,30 +904,35 @@ pub(crate) fn decode_head(bytes: &[u8]) -> Result<Head> {
     if key[..] != bytes[24..56] {
         return Err(Error::corrupt("head checksum mismatch"));
     }
-    let mut head: Head = inflate_decode(head, "the head")?;
+    let mut head: Head = inflate_decode(&mut Inflater::new(), head, || "the head".into())?;
     head.key = key;
     head.validate()?;
     Ok(head)
 }
 
-/// Inflates a section (or the head) and decodes it.
-pub(crate) fn inflate_decode<T: serde::de::DeserializeOwned>(
+/// Inflates a section (or the head) with `inflater` and decodes it; `what` names it in an
+/// error.
+fn inflate_decode<T: serde::de::DeserializeOwned>(
+    inflater: &mut Inflater,
     bytes: &[u8],
-    what: &str,
+    what: impl Fn() -> String,
 ) -> Result<T> {
-    // Inflated lengths are not stored: deflate makes at most 1,032 bytes of one (a 258-byte
-    // match in under 2 bits), so 1,100 bytes a byte bounds it.
-    let limit = bytes.len().saturating_mul(1100);
-    let raw = miniz_oxide::inflate::decompress_to_vec_with_limit(bytes, limit)
-        .map_err(|e| Error::corrupt(format!("cannot inflate {what}: {e}")))?;
+    let raw = inflater
+        .inflate(bytes)
+        .map_err(|e| Error::corrupt(format!("cannot inflate {}: {e}", what())))?;
+    from_postcard(raw, what)
+}
+
+/// Decodes the postcard bytes `raw` of a section (or the head) named `what`.
+fn from_postcard<'a, T: Deserialize<'a>>(raw: &'a [u8], what: impl Fn() -> String) -> Result<T> {
     crate::data::error::take_decode_cause();
-    postcard::from_bytes(&raw).map_err(|e| {
+    postcard::from_bytes(raw).map_err(|e| {
         let cause = crate::data::error::take_decode_cause();
         match (e, cause) {
             (postcard::Error::SerdeDeCustom, Some(cause)) => {
-                Error::corrupt(format!("cannot decode {what}: {cause}"))
+                Error::corrupt(format!("cannot decode {}: {cause}", what()))
             }
-            (e, _) => Error::corrupt(format!("cannot decode {what}: {e}")),
+            (e, _) => Error::corrupt(format!("cannot decode {}: {e}", what())),
         }
     })
 }
@@ -897,35 +961,66 @@ pub(crate) fn decode_section(
     i: usize,
     bytes: &[u8],
 ) -> Result<Loaded> {
-    let (Some(s), Some(&part)) = (head.sections.get(i), parts.get(i)) else {
+    let Some(&part) = parts.get(i) else {
         return Err(Error::corrupt(format!("no section {i}")));
     };
-    let mismatch = || Error::corrupt(format!("section {i} checksum mismatch"));
-    if bytes.len() != s.len as usize {
-        return Err(mismatch());
-    }
-    let bytes = match bytes.split_at_checked(TAG_LEN) {
-        Some((t, rest)) if t == tag(&head.key, rest) => rest,
-        _ => return Err(mismatch()),
-    };
-    let what = format!("section {i}");
+    let bytes = checked_body(head, i, bytes)?;
+    decode_part(head, stubs, part, i, bytes, &mut Inflater::new())
+}
+
+/// Decodes section `i`, a `part`, from its deflated bytes.
+fn decode_part(
+    head: &Head,
+    stubs: &[Page],
+    part: Part,
+    i: usize,
+    bytes: &[u8],
+    inflater: &mut Inflater,
+) -> Result<Loaded> {
+    let what = || format!("section {i}");
     Ok(match part {
         Part::Dictionary(j) => {
-            let shard: Dictionary = inflate_decode(bytes, &what)?;
+            let shard: Dictionary = inflate_decode(inflater, bytes, what)?;
             check_shard(head, j, &shard)?;
             Loaded::Dictionary(shard)
         }
-        Part::Postings(_) => Loaded::Postings(inflate_decode(bytes, &what)?),
-        Part::Positions(_) => Loaded::Positions(inflate_decode(bytes, &what)?),
+        Part::Postings(_) => Loaded::Postings(inflate_decode(inflater, bytes, what)?),
+        Part::Positions(_) => {
+            let raw = inflater
+                .inflate(bytes)
+                .map_err(|e| Error::corrupt(format!("cannot inflate section {i}: {e}")))?;
+            // A block is stored as a `Vec<u8>`, which postcard writes as it writes bytes.
+            Loaded::Positions(from_postcard::<&[u8]>(raw, what)?.to_vec())
+        }
         Part::Pages(b) => {
-            let (pages, spans): (Vec<Page>, Vec<(u32, u32)>) = inflate_decode(bytes, &what)?;
+            let (pages, spans): (Vec<Page>, Vec<(u32, u32)>) =
+                inflate_decode(inflater, bytes, what)?;
             check_page_block(head, stubs, b, &pages, &spans)?;
             Loaded::Pages(pages, spans)
         }
-        Part::Graph => Loaded::Graph(inflate_decode(bytes, &what)?),
-        Part::Raw => Loaded::Raw(inflate_decode(bytes, &what)?),
-        Part::Vectors => Loaded::Vectors(inflate_decode(bytes, &what)?),
+        Part::Graph => Loaded::Graph(inflate_decode(inflater, bytes, what)?),
+        Part::Raw => Loaded::Raw(inflate_decode(inflater, bytes, what)?),
+        Part::Vectors => Loaded::Vectors(inflate_decode(inflater, bytes, what)?),
     })
+}
+
+/// Section `i`'s deflated bytes, once `bytes` are checked against its length and its tag
+/// (keyed with the head's hash).
+///
+/// # Errors
+/// [`Error::Corrupt`] for bytes that are not that section.
+fn checked_body<'a>(head: &Head, i: usize, bytes: &'a [u8]) -> Result<&'a [u8]> {
+    let mismatch = || Error::corrupt(format!("section {i} checksum mismatch"));
+    let Some(s) = head.sections.get(i) else {
+        return Err(Error::corrupt(format!("no section {i}")));
+    };
+    if bytes.len() != s.len as usize {
+        return Err(mismatch());
+    }
+    match bytes.split_at_checked(TAG_LEN) {
+        Some((t, rest)) if t == tag(&head.key, rest) => Ok(rest),
+        _ => Err(mismatch()),
+    }
 }
 
 /// Checks dictionary shard `j` against the head: as many terms as it spans, the first one the
@@ -984,7 +1079,7 @@ fn check_page_block(
         )));
     }
     for (page, p) in pages.iter().zip(range.clone()) {
-        if stubs.get(p) != Some(&stub(page)) {
+        if !stubs.get(p).is_some_and(|s| is_stub_of(s, page)) {
             return Err(Error::corrupt(format!(
                 "page {} differs from its entry in the head",
                 page.key
@@ -1017,7 +1112,10 @@ fn check_page_block(
 }
 
 /// Decodes a whole blob (`bytes` from its first byte to its last) into the index's data, before
-/// the checks and derivations every load makes ([`super::decode`] goes on with them).
+/// the checks and derivations every load makes ([`super::decode`] goes on with them). Each
+/// section is checked as [`decode_section`] checks it, with one [`Inflater`] for them all;
+/// the dictionary shards are joined without copying their words, and the lexical index's
+/// look-up maps are left to [`super::finish`] (made once).
 ///
 /// # Errors
 /// [`Error::Corrupt`] for any part cut short, changed or inconsistent.
@@ -1025,27 +1123,26 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<IndexData> {
     let head = decode_head(bytes)?;
     let parts = head.parts();
     let mut at = usize::try_from(head_end(bytes)?).unwrap_or(usize::MAX);
-    let mut shards: Vec<Option<Dictionary>> = vec![None; head.dict_blocks.len()];
-    let mut postings: Vec<Option<PostingBlock>> = vec![None; head.term_blocks.len()];
-    let mut positions: Vec<Option<Vec<u8>>> = vec![None; head.term_blocks.len()];
+    let inflater = &mut Inflater::new();
+    let mut shards: Vec<Dictionary> = Vec::with_capacity(head.dict_blocks.len());
+    let mut postings: Vec<PostingBlock> = Vec::with_capacity(head.term_blocks.len());
+    let mut positions: Vec<Vec<u8>> = Vec::with_capacity(head.term_blocks.len());
     let mut pages: Vec<Page> = Vec::with_capacity(head.pages.len());
     let mut spans: Vec<(u32, u32)> = Vec::with_capacity(head.chunks.len());
     let (mut graph, mut raw, mut values) = (None, None, None);
-    for (i, s) in head.sections.iter().enumerate() {
+    for (i, (s, &part)) in head.sections.iter().zip(&parts).enumerate() {
         let end = at.saturating_add(s.len as usize);
         let Some(section) = bytes.get(at..end) else {
             return Err(Error::corrupt(format!(
                 "truncated: section {i} ends past the last byte"
             )));
         };
-        match decode_section(&head, &head.pages, &parts, i, section)? {
-            Loaded::Dictionary(d) => {
-                if let Part::Dictionary(j) = parts[i] {
-                    shards[j] = Some(d);
-                }
-            }
-            Loaded::Postings(p) => store(&mut postings, parts[i], p),
-            Loaded::Positions(p) => store(&mut positions, parts[i], p),
+        at = end;
+        let body = checked_body(&head, i, section)?;
+        match decode_part(&head, &head.pages, part, i, body, inflater)? {
+            Loaded::Dictionary(d) => shards.push(d),
+            Loaded::Postings(p) => postings.push(p),
+            Loaded::Positions(p) => positions.push(p),
             Loaded::Pages(mut p, mut s) => {
                 pages.append(&mut p);
                 spans.append(&mut s);
@@ -1054,7 +1151,6 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<IndexData> {
             Loaded::Raw(r) => raw = Some(r),
             Loaded::Vectors(v) => values = Some(v),
         }
-        at = end;
     }
     if at != bytes.len() {
         return Err(Error::corrupt(format!(
@@ -1062,12 +1158,19 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<IndexData> {
             bytes.len() - at
         )));
     }
-    let blocks: Vec<Option<&PostingBlock>> = postings.iter().map(Option::as_ref).collect();
-    let shards: Vec<Option<&Dictionary>> = shards.iter().map(Option::as_ref).collect();
-    let lexical =
-        LexicalIndex::from_parts(head.dictionary_of(&shards)?, &head.term_blocks, &blocks)?;
+    let dictionary = if head.sharded() {
+        Dictionary::concat(
+            head.dictionary.lengths().to_vec(),
+            head.n_terms as usize,
+            &head.dict_firsts(),
+            shards,
+        )?
+    } else {
+        head.dictionary.clone()
+    };
+    let lexical = LexicalIndex::from_parts(dictionary, &head.term_blocks, &postings)?;
     let positions = if head.positions {
-        let blocks: Vec<Option<&[u8]>> = positions.iter().map(|p| p.as_deref()).collect();
+        let blocks: Vec<Option<&[u8]>> = positions.iter().map(|p| Some(&p[..])).collect();
         Some(Positions::from_parts(&lexical, &head.term_blocks, &blocks)?)
     } else {
         None
@@ -1092,15 +1195,6 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<IndexData> {
         page_modified: head.page_modified,
         positions,
     })
-}
-
-/// Puts a block's data in its slot (the part says which).
-fn store<T>(slots: &mut [Option<T>], part: Part, value: T) {
-    if let Part::Postings(b) | Part::Positions(b) = part {
-        if let Some(slot) = slots.get_mut(b) {
-            *slot = Some(value);
-        }
-    }
 }
 
 #[cfg(test)]
@@ -1161,6 +1255,98 @@ mod tests {
             let keys = ["p", "q", "r"].map(String::from).to_vec();
             let bytes = postcard::to_allocvec(&StubsLayout { keys, gaps, others }).unwrap();
             assert!(postcard::from_bytes::<Stubs>(&bytes).is_err());
+        }
+    }
+
+    #[test]
+    fn a_page_is_compared_with_a_stub_as_its_stub_would_be() {
+        let full = Page {
+            key: "k".into(),
+            scope: crate::text::page::Scope::User("ann".into()),
+            path: "user/ann/k.md".into(),
+            title: "K".into(),
+            summary: Some("s".into()),
+            tags: vec!["t".into()],
+            kind: Some("note".into()),
+            refs: vec!["r".into()],
+            links: vec!["l".into()],
+            sl_refs: vec!["x".into()],
+            relations: vec![crate::text::page::Relation {
+                target: "t".into(),
+                kind: "x".into(),
+                confidence: 1.0,
+                evidence: None,
+                chunk: None,
+            }],
+            usage_mode: crate::text::page::UsageMode::Always,
+            source: Some("src".into()),
+            sources: vec![crate::text::page::SourceRef {
+                chunk: "raw/r::chunk_0".into(),
+                weight: 1.0,
+                hash: None,
+            }],
+            aliases: vec!["a".into()],
+            redirect_from: vec!["old".into()],
+            stale_since: Some("2024-01-01".into()),
+            archived_since: Some("2024-02-01".into()),
+            provenance: vec!["p".into()],
+            extra: Extra(
+                [
+                    ("updated", "2024-03-01"),
+                    ("owner", "ann"),
+                    ("date", "2024-01-02"),
+                ]
+                .map(|(k, v)| (k.to_string(), serde_json::Value::from(v)))
+                .into_iter()
+                .collect(),
+            ),
+            text: "text".into(),
+            body_start: 2,
+        };
+        // Each field changed, then cleared: a stub of one page is or is not one of another
+        // exactly as the stubs made of both compare.
+        let mut pages = vec![full.clone(), Page::default()];
+        let variants: [fn(&mut Page); 22] = [
+            |p| p.key.push('2'),
+            |p| p.scope = crate::text::page::Scope::Global,
+            |p| p.path.push('2'),
+            |p| p.title.push('2'),
+            |p| p.summary = None,
+            |p| p.tags.clear(),
+            |p| p.kind = None,
+            |p| p.refs.clear(),
+            |p| p.links.clear(),
+            |p| p.sl_refs.clear(),
+            |p| p.relations.clear(),
+            |p| p.usage_mode = crate::text::page::UsageMode::Never,
+            |p| p.source = None,
+            |p| p.sources.clear(),
+            |p| p.aliases.clear(),
+            |p| p.redirect_from.clear(),
+            |p| p.stale_since = None,
+            |p| p.archived_since = None,
+            |p| p.provenance.clear(),
+            |p| {
+                p.extra.0.remove("updated");
+            },
+            |p| p.text.clear(),
+            |p| p.body_start = 0,
+        ];
+        for change in variants {
+            let mut p = full.clone();
+            change(&mut p);
+            pages.push(p);
+        }
+        let mut with_owner = Page::default();
+        with_owner.extra.0.insert("owner".into(), "x".into());
+        pages.push(with_owner);
+        for a in &pages {
+            for b in &pages {
+                // Stubs, and pages that are not stubs (a stub with text is no stub).
+                for s in [stub(a), a.clone()] {
+                    assert_eq!(is_stub_of(&s, b), s == stub(b), "{s:?} of {b:?}");
+                }
+            }
         }
     }
 

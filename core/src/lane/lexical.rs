@@ -6,7 +6,7 @@
 //! over the distinct query terms, each weighted by its count in the query. Each chunk is indexed as key + title + summary + chunk text +
 //! tags, so a page's metadata matches through every one of its chunks.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
@@ -24,7 +24,7 @@ pub struct LexicalIndex {
     terms: Vec<String>,
     /// Term → dictionary position; derived from `terms` on load, never stored.
     #[serde(skip)]
-    lookup: HashMap<String, u32, BuildFnv>,
+    lookup: WordTable,
     /// `offsets[t]..offsets[t + 1]` is term `t`'s slice of `chunks` and `tfs`.
     offsets: Vec<u32>,
     chunks: Vec<u32>,
@@ -36,14 +36,70 @@ pub struct LexicalIndex {
     surface_words: Vec<String>,
     /// Term position of each of `surface_words`.
     surface_terms: Vec<u32>,
-    /// Word → term position; derived from the two fields above on load, never stored.
+    /// Word → position in `surface_words`; derived from them on load, never stored.
     #[serde(skip)]
-    surface: HashMap<String, u32, BuildFnv>,
+    surface: WordTable,
     /// Each term's document frequency when only some terms' postings are loaded (a
     /// [`crate::search::ranged::RangedIndex`]); `None` when every posting is here and a term's
     /// frequency is the length of its list.
     #[serde(skip)]
     partial_dfs: Option<Vec<u32>>,
+}
+
+/// Where each word of a list is in it, found by its hash: a map of the list that holds
+/// positions only, not copies of the words (a load makes one of the terms and one of the
+/// surface words: copying them into a `HashMap` took a fifth of a whole load of CACM).
+#[derive(Debug, Clone, Default)]
+struct WordTable {
+    /// Open addressing, linear probing: per slot, 1 + a word's position, or 0 for none. A
+    /// power of two long (0 for no words), at most half full.
+    slots: Vec<u32>,
+}
+
+impl WordTable {
+    /// The table of `words` (distinct, as a valid dictionary's are; of two equal words the
+    /// first is found).
+    fn new(words: &[String]) -> WordTable {
+        if words.is_empty() {
+            return WordTable::default();
+        }
+        let size = (words.len() * 2).next_power_of_two();
+        let mut slots = vec![0u32; size];
+        for (i, w) in (1u32..).zip(words) {
+            let mut s = WordTable::slot(w, size);
+            while slots[s] != 0 {
+                s = (s + 1) & (size - 1);
+            }
+            slots[s] = i;
+        }
+        WordTable { slots }
+    }
+
+    /// The position of `word` in `words` (the list the table was made of).
+    fn get(&self, words: &[String], word: &str) -> Option<usize> {
+        let size = self.slots.len();
+        if size == 0 {
+            return None;
+        }
+        let mut s = WordTable::slot(word, size);
+        loop {
+            let i = (*self.slots.get(s)? as usize).checked_sub(1)?;
+            if words.get(i).is_some_and(|w| w == word) {
+                return Some(i);
+            }
+            s = (s + 1) & (size - 1);
+        }
+    }
+
+    /// The first slot to try for `word` in a table of `size` slots (a power of two): the top
+    /// bits of its FNV hash, mixed (FNV's low bits depend on the low bits of each byte only).
+    fn slot(word: &str, size: usize) -> usize {
+        use std::hash::{BuildHasher, Hasher};
+        let mut h = BuildFnv::default().build_hasher();
+        h.write(word.as_bytes());
+        let mixed = h.finish().wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        (mixed >> (64 - size.trailing_zeros())) as usize
+    }
 }
 
 impl PartialEq for LexicalIndex {
@@ -303,6 +359,57 @@ impl Dictionary {
         }
         Ok(out)
     }
+
+    /// The dictionary of every shard, in order, as one: what [`Dictionary::assemble`] makes of
+    /// them all (the same checks), their words moved rather than copied (a whole load).
+    ///
+    /// # Errors
+    /// As [`Dictionary::assemble`].
+    pub(crate) fn concat(
+        lengths: Vec<u32>,
+        n_terms: usize,
+        firsts: &[u32],
+        shards: Vec<Dictionary>,
+    ) -> Result<Dictionary> {
+        let bad = |d: &str| Error::corrupt(format!("dictionary shards: {d}"));
+        if firsts.len() != shards.len() {
+            return Err(bad("the head and the shards disagree"));
+        }
+        let mut n = 0usize;
+        for (i, d) in shards.iter().enumerate() {
+            let range = block_range(firsts, i, n_terms);
+            if d.terms.len() != range.len() || d.dfs.len() != range.len() {
+                return Err(bad("a shard holds another number of terms"));
+            }
+            n += d.terms.len();
+        }
+        let words: usize = shards.iter().map(|d| d.other_words.len()).sum();
+        let mut out = Dictionary {
+            terms: Vec::with_capacity(n),
+            dfs: Vec::with_capacity(n),
+            own: vec![0u8; n.div_ceil(8)],
+            other_words: Vec::with_capacity(words),
+            other_terms: Vec::with_capacity(words),
+            lengths,
+        };
+        for d in shards {
+            let at = out.terms.len();
+            for k in 0..d.terms.len() {
+                if d.own.get(k / 8).is_some_and(|b| b & (1 << (k % 8)) != 0) {
+                    out.own[(at + k) / 8] |= 1 << ((at + k) % 8);
+                }
+            }
+            // With every shard, a term is numbered here as in the whole dictionary.
+            if d.other_terms.iter().any(|&t| t as usize >= n_terms) {
+                return Err(bad("a surface word's term lies outside the dictionary"));
+            }
+            out.terms.extend(d.terms);
+            out.dfs.extend(d.dfs);
+            out.other_words.extend(d.other_words);
+            out.other_terms.extend(d.other_terms);
+        }
+        Ok(out)
+    }
 }
 
 /// A sorted list of words stored front-coded: each word as the length of the prefix it shares
@@ -550,10 +657,13 @@ impl LexicalIndex {
     pub(crate) fn from_parts(
         dict: Dictionary,
         firsts: &[u32],
-        blocks: &[Option<&PostingBlock>],
+        blocks: &[PostingBlock],
     ) -> Result<LexicalIndex> {
-        let mut index = LexicalIndex::from_dictionary(dict)?;
-        index.set_blocks(firsts, blocks, true)?;
+        // Its look-up maps are left to the load to make, once it has checked the rest
+        // (`blob::finish`).
+        let mut index = LexicalIndex::from_dictionary_unindexed(dict)?;
+        let blocks: Vec<Option<&PostingBlock>> = blocks.iter().map(Some).collect();
+        index.set_blocks(firsts, &blocks, true)?;
         Ok(index)
     }
 
@@ -566,6 +676,15 @@ impl LexicalIndex {
     /// [`Error::Corrupt`] when the surface words disagree with the dictionary or either is
     /// unsorted.
     pub(crate) fn from_dictionary(dict: Dictionary) -> Result<LexicalIndex> {
+        let mut index = LexicalIndex::from_dictionary_unindexed(dict)?;
+        index.validate_dictionary()?;
+        index.index_terms();
+        Ok(index)
+    }
+
+    /// [`LexicalIndex::from_dictionary`] without its look-up maps, nor the order of its words
+    /// checked (a whole load checks it with the rest: [`LexicalIndex::validate`]).
+    fn from_dictionary_unindexed(dict: Dictionary) -> Result<LexicalIndex> {
         let bad = |d: &str| Error::corrupt(format!("lexical index: {d}"));
         if dict.dfs.len() != dict.terms.len() {
             return Err(bad("dictionary and frequencies disagree"));
@@ -574,7 +693,7 @@ impl LexicalIndex {
         let (surface_words, surface_terms) =
             stored::surface_from(&dict.terms, &dict.own, dict.other_words, dict.other_terms)
                 .map_err(bad)?;
-        let mut index = LexicalIndex {
+        let index = LexicalIndex {
             offsets: vec![0; dict.terms.len() + 1],
             terms: dict.terms,
             lengths: dict.lengths,
@@ -583,8 +702,6 @@ impl LexicalIndex {
             partial_dfs: Some(dict.dfs),
             ..LexicalIndex::default()
         };
-        index.validate_dictionary()?;
-        index.index_terms();
         Ok(index)
     }
 
@@ -828,25 +945,15 @@ impl LexicalIndex {
 
     /// The index term of a normalized word, if the indexed text contains the word.
     pub fn surface_term(&self, word: &str) -> Option<&str> {
-        self.surface
-            .get(word)
-            .map(|&t| self.terms[t as usize].as_str())
+        let w = self.surface.get(&self.surface_words, word)?;
+        let t = *self.surface_terms.get(w)?;
+        self.terms.get(t as usize).map(String::as_str)
     }
 
-    /// Fills the derived term → position map (after building or decoding).
+    /// Fills the derived term → position and word → term maps (after building or decoding).
     pub(crate) fn index_terms(&mut self) {
-        self.lookup = self
-            .terms
-            .iter()
-            .enumerate()
-            .map(|(i, t)| (t.clone(), i as u32))
-            .collect();
-        self.surface = self
-            .surface_words
-            .iter()
-            .cloned()
-            .zip(self.surface_terms.iter().copied())
-            .collect();
+        self.lookup = WordTable::new(&self.terms);
+        self.surface = WordTable::new(&self.surface_words);
     }
 
     /// Restores the chunk lengths a whole blob's postings imply (see [`stored`]): each chunk's number
@@ -932,7 +1039,7 @@ impl LexicalIndex {
 
     /// The dictionary position of `term`.
     pub fn lookup(&self, term: &str) -> Option<usize> {
-        self.lookup.get(term).map(|&i| i as usize)
+        self.lookup.get(&self.terms, term)
     }
 
     /// The term at dictionary position `t`.
@@ -1341,6 +1448,92 @@ mod tests {
         assert!(decode(vec![0b111], vec![], vec![]).is_err());
         assert!(decode(vec![0, 0], vec![], vec![]).is_err());
         assert!(decode(vec![0], vec!["bb"], vec![]).is_err());
+    }
+
+    proptest::proptest! {
+        /// The word table finds each word of its list at its position, and no other word.
+        #[test]
+        fn a_word_table_finds_each_word_where_it_is_and_nothing_else(
+            words in proptest::collection::btree_set("[abcé猫]{0,5}", 0..200),
+            absent in proptest::collection::vec("[abcdé猫]{0,6}", 0..50),
+        ) {
+            let words: Vec<String> = words.into_iter().collect();
+            let table = WordTable::new(&words);
+            for (i, w) in words.iter().enumerate() {
+                proptest::prop_assert_eq!(table.get(&words, w), Some(i));
+            }
+            for w in &absent {
+                proptest::prop_assert_eq!(table.get(&words, w), words.iter().position(|x| x == w));
+            }
+        }
+    }
+
+    #[test]
+    fn an_empty_word_table_finds_nothing() {
+        let table = WordTable::new(&[]);
+        assert_eq!(table.get(&[], ""), None);
+        assert_eq!(table.get(&[], "a"), None);
+    }
+
+    /// A dictionary's fields, to compare two (it has no `PartialEq`: a search never compares).
+    fn fields(d: &Dictionary) -> Vec<u8> {
+        postcard::to_allocvec(d).unwrap()
+    }
+
+    #[test]
+    fn concatenated_shards_are_the_dictionary_assembled_from_them_all() {
+        let i = LexicalIndex::build(
+            [
+                "alpha beta gamma delta",
+                "beta epsilon zeta eta",
+                "theta iota kappa alpha",
+            ]
+            .iter()
+            .map(|d| d.split_whitespace().map(str::to_string).collect()),
+            [("alphas", "alpha"), ("betas", "beta"), ("zetas", "zeta")]
+                .iter()
+                .map(|&(w, t)| (w.to_string(), t.to_string()))
+                .collect(),
+        );
+        let whole = i.dictionary();
+        let n = whole.terms.len();
+        // The shards as a blob cuts them: each other word with the shard of the term before it.
+        let cut = |firsts: &[u32]| -> Vec<Dictionary> {
+            (0..firsts.len())
+                .map(|j| {
+                    let terms = block_range(firsts, j, n);
+                    let words_from = |j: usize| match j {
+                        0 => 0,
+                        j => firsts.get(j).map_or(whole.other_words.len(), |&f| {
+                            let first = &whole.terms[f as usize];
+                            whole.other_words.partition_point(|w| w < first)
+                        }),
+                    };
+                    whole.shard(terms, words_from(j)..words_from(j + 1))
+                })
+                .collect()
+        };
+        for firsts in [
+            vec![0],
+            vec![0, 3],
+            vec![0, 1, 5, 9],
+            (0..n as u32).collect(),
+        ] {
+            let shards = cut(&firsts);
+            let refs: Vec<Option<&Dictionary>> = shards.iter().map(Some).collect();
+            let assembled = Dictionary::assemble(&whole.lengths, n, &firsts, &refs).unwrap();
+            let concat = Dictionary::concat(whole.lengths.clone(), n, &firsts, shards).unwrap();
+            assert_eq!(fields(&concat), fields(&assembled), "{firsts:?}");
+            assert_eq!(fields(&concat), fields(&whole), "{firsts:?}");
+        }
+        // A shard of another size, a shard too many, a word's term past the dictionary.
+        let firsts = [0, 3];
+        assert!(Dictionary::concat(vec![], n, &[0, 4], cut(&firsts)).is_err());
+        assert!(Dictionary::concat(vec![], n, &[0], cut(&firsts)).is_err());
+        let mut shards = cut(&firsts);
+        shards[1].other_terms.push(n as u32);
+        shards[1].other_words.push("zz".into());
+        assert!(Dictionary::concat(vec![], n, &firsts, shards).is_err());
     }
 
     /// Query terms as the lane takes them: dictionary positions with weights.
