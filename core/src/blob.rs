@@ -44,9 +44,9 @@
 use crate::data::config::Config;
 use crate::data::error::{Error, Result};
 use crate::graph::GraphSection;
-use crate::lane::lexical::LexicalIndex;
 use crate::lane::phrase::Positions;
 use crate::lane::semantic::VectorSection;
+use crate::postings::LexicalIndex;
 use crate::text::chunk::ChunkRecord;
 use crate::text::page::Page;
 use crate::text::raw::RawSection;

@@ -11,9 +11,11 @@
 //!    [`chunk`] splits pages into overlapping, stably identified chunks; [`analyze`]
 //!    normalizes, segments (CJK into character bigrams), filters and stems text, the same
 //!    way for chunks and queries.
-//! 3. **Structures** built from text: [`lane`] ranks chunks in independent lanes (lexical
-//!    BM25, semantic cosine, token overlap); [`embed`] turns text into vectors ([`OnnxEmbedder`]
-//!    runs a local ONNX sentence model; or bring your own [`Embedder`]); [`fusion`] combines
+//! 3. **Structures** built from text: the inverted index (dictionary, posting lists, the
+//!    surface words; stored in blocks a blob can load apart); [`lane`] ranks chunks in
+//!    independent lanes (lexical BM25 over that index, semantic cosine, token overlap);
+//!    [`embed`] turns text into vectors ([`OnnxEmbedder`] runs a local ONNX sentence model;
+//!    or bring your own [`Embedder`]); [`fusion`] combines
 //!    the lanes with weighted reciprocal rank fusion; [`graph`] holds the edges, their
 //!    adjacency and link resolution (redirects, aliases); [`raw`] is the layer of immutable
 //!    raw source documents pages are compiled from.
@@ -56,6 +58,7 @@ pub mod graph; // the link graph,
 mod index; // the index: its data, its embeddings, its pure writes
 pub mod lane; // the lanes and their fusion
 pub mod lint; // what to fix in a wiki,
+mod postings; // the inverted index: dictionary, posting lists, surface words
 mod search; // search (and search over a blob loaded in parts),
 mod text; // the page contract, chunks, analysis, raw documents
 pub mod traverse; // walking the graph // the front: session, build plan, builder, files, query log, tools, eval

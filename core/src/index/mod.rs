@@ -209,7 +209,7 @@ pub struct Index {
 impl Index {
     pub(crate) fn from_data(data: IndexData) -> Index {
         let analyzer = Analyzer::new(data.config.language);
-        let scorer = data.lexical.scorer(data.config.bm25);
+        let scorer = Bm25Scorer::new(&data.lexical, data.config.bm25);
         let chunk_page: Vec<u32> = data.chunks.iter().map(|c| c.page).collect();
         let mut first_chunk = vec![0u32; data.pages.len() + 1];
         for (i, c) in data.chunks.iter().enumerate().rev() {

@@ -193,7 +193,7 @@ impl Positions {
         let mut data = Vec::new();
         let mut starts = Vec::with_capacity(tfs.len() + 1);
         for (i, block) in blocks.iter().enumerate() {
-            let terms = crate::lane::lexical::block_range(firsts, i, index.term_count());
+            let terms = crate::postings::block_range(firsts, i, index.term_count());
             let postings = postings_of_terms(index, terms);
             match block {
                 Some(bytes) => {

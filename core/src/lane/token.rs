@@ -210,7 +210,7 @@ fn give(
 mod tests {
     use super::*;
 
-    use crate::lane::lexical::test_index as idx;
+    use crate::postings::test_index as idx;
 
     fn q<'a>(v: &[&'a str]) -> Vec<QueryTerm<'a>> {
         v.iter()

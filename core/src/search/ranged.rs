@@ -39,10 +39,11 @@
 use crate::blob::{self, Head, Loaded, Part, HEADER_LEN};
 use crate::data::error::{Error, Result};
 use crate::index::{Index, PageRecord};
-use crate::lane::lexical::{Dictionary, LexicalIndex, PostingBlock};
+use crate::lane::lexical::Bm25Scorer;
 use crate::lane::phrase::Positions;
 use crate::lane::semantic::VectorSection;
 use crate::lane::{token, typo};
+use crate::postings::{Dictionary, LexicalIndex, PostingBlock};
 use crate::search::{Analyzed, Reads, SearchOptions, SearchResults};
 use crate::text::analyze::QueryTerm;
 use crate::text::page::Scope;
@@ -542,7 +543,7 @@ impl RangedIndex {
 
     /// The whole dictionary's position of the lexical index's term `t`. The lexical index
     /// holds the terms of the dictionary shards loaded, numbered across them in order
-    /// ([`crate::lane::lexical::Dictionary::assemble`]).
+    /// ([`crate::postings::Dictionary::assemble`]).
     fn global_term(&self, t: usize) -> usize {
         let mut at = 0;
         for j in (0..self.shards.len()).filter(|&j| self.shards[j].is_some()) {
@@ -569,7 +570,7 @@ impl RangedIndex {
         let mut at = 0;
         for j in (0..shards.len()).filter(|&j| shards[j].is_some()) {
             let terms = self.head.shard_terms(j);
-            for b in crate::lane::lexical::block_range(&self.head.dict_blocks, j, n_blocks) {
+            for b in crate::postings::block_range(&self.head.dict_blocks, j, n_blocks) {
                 firsts.push((at + self.head.term_blocks[b] as usize - terms.start) as u32);
                 out.push(get(b));
             }
@@ -608,7 +609,7 @@ impl RangedIndex {
     /// Puts a lexical index and its positions ([`RangedIndex::terms_of`]) in place, with
     /// what is made from them.
     fn set_terms(&mut self, (lexical, positions): (LexicalIndex, Option<Positions>)) {
-        self.index.scorer = lexical.scorer(self.index.data.config.bm25);
+        self.index.scorer = Bm25Scorer::new(&lexical, self.index.data.config.bm25);
         self.index.data.lexical = lexical;
         self.index.data.positions = positions;
         // The typo trie is made from the dictionary's words on first use.

@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 const LAYERS: &[(&str, &[&str])] = &[
     ("data", &["data"]),
     ("text", &["text"]),
+    ("postings", &["postings"]),
     ("structures", &["embed", "graph", "lane"]),
     ("store", &["blob"]),
     ("index", &["index"]),

@@ -1,0 +1,364 @@
+//! The inverted index the lexical lane scores: a sorted term dictionary and, per term, the
+//! chunks it occurs in with their term frequencies, each chunk's number of terms, and the
+//! surface words of the indexed text with their terms. Scoring lives in
+//! [`crate::lane::lexical`]; how a blob stores this index is in [`stored`] (posting blocks)
+//! and [`dictionary`] (dictionary shards); [`words`] finds a word's position.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::data::error::{Error, Result};
+use crate::text::analyze::Surface;
+
+pub(crate) mod dictionary;
+pub(crate) mod stored;
+mod words;
+
+pub(crate) use dictionary::{front_coded, Dictionary};
+pub(crate) use stored::{block_range, PostingBlock};
+use words::WordTable;
+
+/// The inverted index: a sorted term dictionary and, per term, the chunks it occurs in with
+/// their term frequencies (chunk ids ascending).
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct LexicalIndex {
+    terms: Vec<String>,
+    /// Term → dictionary position; derived from `terms` on load, never stored.
+    #[serde(skip)]
+    lookup: WordTable,
+    /// `offsets[t]..offsets[t + 1]` is term `t`'s slice of `chunks` and `tfs`.
+    offsets: Vec<u32>,
+    chunks: Vec<u32>,
+    tfs: Vec<u32>,
+    /// Number of terms in each chunk.
+    lengths: Vec<u32>,
+    /// Every normalized word of the indexed text (sorted) and the position of its term, so
+    /// query analysis can skip stemming for words the index has seen.
+    surface_words: Vec<String>,
+    /// Term position of each of `surface_words`.
+    surface_terms: Vec<u32>,
+    /// Word → position in `surface_words`; derived from them on load, never stored.
+    #[serde(skip)]
+    surface: WordTable,
+    /// Each term's document frequency when only some terms' postings are loaded (a
+    /// [`crate::search::ranged::RangedIndex`]); `None` when every posting is here and a term's
+    /// frequency is the length of its list.
+    #[serde(skip)]
+    partial_dfs: Option<Vec<u32>>,
+}
+
+impl PartialEq for LexicalIndex {
+    fn eq(&self, other: &Self) -> bool {
+        // `lookup` is derived from `terms`.
+        self.terms == other.terms
+            && self.offsets == other.offsets
+            && self.chunks == other.chunks
+            && self.tfs == other.tfs
+            && self.lengths == other.lengths
+            && self.surface_words == other.surface_words
+            && self.surface_terms == other.surface_terms
+    }
+}
+
+impl LexicalIndex {
+    /// Builds the index from each chunk's analyzed terms, in chunk order, and the surface
+    /// words recorded while analyzing them (see [`Analyzer::terms_into_recording`]).
+    ///
+    /// [`Analyzer::terms_into_recording`]: crate::text::analyze::Analyzer::terms_into_recording
+    pub fn build<I>(chunk_terms: I, surface: Surface) -> LexicalIndex
+    where
+        I: IntoIterator<Item = Vec<String>>,
+    {
+        LexicalIndex::build_from(chunk_terms, surface)
+    }
+
+    /// [`LexicalIndex::build`] from borrowed (or owned) term lists.
+    pub(crate) fn build_from<I>(chunk_terms: I, surface: Surface) -> LexicalIndex
+    where
+        I: IntoIterator,
+        I::Item: AsRef<[String]>,
+    {
+        let mut postings: BTreeMap<String, Vec<(u32, u32)>> = BTreeMap::new();
+        let mut lengths = Vec::new();
+        for (chunk, terms) in chunk_terms.into_iter().enumerate() {
+            let terms = terms.as_ref();
+            let chunk = u32::try_from(chunk).unwrap_or(u32::MAX);
+            lengths.push(u32::try_from(terms.len()).unwrap_or(u32::MAX));
+            // Count each distinct term of the chunk: sort, then take runs.
+            let mut sorted: Vec<&str> = terms.iter().map(String::as_str).collect();
+            crate::data::sort::sort_unstable(&mut sorted);
+            let mut rest = &sorted[..];
+            while let Some(&t) = rest.first() {
+                let run = rest.iter().take_while(|&&u| u == t).count();
+                rest = &rest[run..];
+                let tf = u32::try_from(run).unwrap_or(u32::MAX);
+                match postings.get_mut(t) {
+                    Some(list) => list.push((chunk, tf)),
+                    None => {
+                        postings.insert(t.to_string(), vec![(chunk, tf)]);
+                    }
+                }
+            }
+        }
+        let mut index = LexicalIndex {
+            lengths,
+            offsets: vec![0],
+            ..LexicalIndex::default()
+        };
+        for (term, list) in postings {
+            index.terms.push(term);
+            for (c, tf) in list {
+                index.chunks.push(c);
+                index.tfs.push(tf);
+            }
+            index
+                .offsets
+                .push(u32::try_from(index.chunks.len()).unwrap_or(u32::MAX));
+        }
+        index.index_terms();
+        let mut surface: Vec<(String, u32)> = surface
+            .into_iter()
+            .filter_map(|(w, t)| index.lookup(&t).map(|i| (w, i as u32)))
+            .collect();
+        crate::data::sort::sort_unstable(&mut surface);
+        (index.surface_words, index.surface_terms) = surface.into_iter().unzip();
+        index.index_terms();
+        index
+    }
+
+    /// The index term of a normalized word, if the indexed text contains the word.
+    pub fn surface_term(&self, word: &str) -> Option<&str> {
+        let w = self.surface.get(&self.surface_words, word)?;
+        let t = *self.surface_terms.get(w)?;
+        self.terms.get(t as usize).map(String::as_str)
+    }
+
+    /// Fills the derived term → position and word → term maps (after building or decoding).
+    pub(crate) fn index_terms(&mut self) {
+        self.lookup = WordTable::new(&self.terms);
+        self.surface = WordTable::new(&self.surface_words);
+    }
+
+    /// Restores the chunk lengths a whole blob's postings imply (see [`stored`]): each chunk's number
+    /// of terms is the sum of its term frequencies. A chunk id at or past `n_chunks` is left
+    /// for [`LexicalIndex::validate`] to reject.
+    pub(crate) fn derive_lengths(&mut self, n_chunks: usize) {
+        let mut lengths = vec![0u32; n_chunks];
+        for (&c, &tf) in self.chunks.iter().zip(&self.tfs) {
+            if let Some(l) = lengths.get_mut(c as usize) {
+                *l = l.saturating_add(tf);
+            }
+        }
+        self.lengths = lengths;
+    }
+
+    /// Checks internal consistency against the number of chunks (run on every load).
+    pub(crate) fn validate(&self, n_chunks: usize) -> Result<()> {
+        self.validate_dictionary()?;
+        self.validate_postings(self.terms.len(), n_chunks)
+    }
+
+    /// The dictionary's part of [`LexicalIndex::validate`]: terms and surface words sorted,
+    /// each surface word's term inside the dictionary.
+    fn validate_dictionary(&self) -> Result<()> {
+        let bad = |d: &str| Err(Error::corrupt(format!("lexical index: {d}")));
+        if self.terms.windows(2).any(|w| w[0] >= w[1]) {
+            return bad("dictionary is not sorted");
+        }
+        if self.surface_words.len() != self.surface_terms.len()
+            || self.surface_words.windows(2).any(|w| w[0] >= w[1])
+            || self
+                .surface_terms
+                .iter()
+                .any(|&t| t as usize >= self.terms.len())
+        {
+            return bad("surface words are unsorted or point outside the dictionary");
+        }
+        Ok(())
+    }
+
+    /// The postings' part of [`LexicalIndex::validate`], for a dictionary of `n_terms`: the
+    /// lengths and offsets agree, and every list is ascending, inside the chunk table, with no
+    /// zero frequency.
+    fn validate_postings(&self, n_terms: usize, n_chunks: usize) -> Result<()> {
+        let bad = |d: &str| Err(Error::corrupt(format!("lexical index: {d}")));
+        if self.lengths.len() != n_chunks {
+            return bad("chunk lengths do not match the chunk count");
+        }
+        if self.offsets.len() != n_terms + 1 || self.offsets.first() != Some(&0) {
+            return bad("term offsets do not match the dictionary");
+        }
+        if self.chunks.len() != self.tfs.len()
+            || self.offsets.last().map(|&o| o as usize) != Some(self.chunks.len())
+        {
+            return bad("postings lengths disagree");
+        }
+        if self.offsets.windows(2).any(|w| w[0] > w[1]) {
+            return bad("term offsets are not ascending");
+        }
+        for t in 0..n_terms {
+            let Some((chunks, tfs)) = self.postings(t) else {
+                return bad("a posting list lies outside the postings");
+            };
+            if chunks.windows(2).any(|w| w[0] >= w[1])
+                || chunks.iter().any(|&c| c as usize >= n_chunks)
+                || tfs.contains(&0)
+            {
+                return bad("a posting list is out of order or out of range");
+            }
+        }
+        Ok(())
+    }
+
+    /// Number of chunks indexed.
+    pub fn chunk_count(&self) -> usize {
+        self.lengths.len()
+    }
+
+    /// Number of distinct terms.
+    pub fn term_count(&self) -> usize {
+        self.terms.len()
+    }
+
+    /// The dictionary position of `term`.
+    pub fn lookup(&self, term: &str) -> Option<usize> {
+        self.lookup.get(&self.terms, term)
+    }
+
+    /// The term at dictionary position `t`.
+    ///
+    /// # Panics
+    /// For a position outside the dictionary (positions come from this index's look-ups).
+    pub fn term(&self, t: usize) -> &str {
+        &self.terms[t]
+    }
+
+    /// Number of chunks containing term `t` (0 outside the dictionary).
+    pub fn df(&self, t: usize) -> usize {
+        if let Some(dfs) = &self.partial_dfs {
+            return dfs.get(t).map_or(0, |&d| d as usize);
+        }
+        self.postings(t).map_or(0, |(chunks, _)| chunks.len())
+    }
+
+    /// The sorted, distinct words typo tolerance searches: every normalized word of the indexed
+    /// text, or the terms themselves in an index that has no surface words.
+    pub(crate) fn typo_words(&self) -> &[String] {
+        if self.surface_words.is_empty() {
+            &self.terms
+        } else {
+            &self.surface_words
+        }
+    }
+
+    /// The dictionary position of the term of [`LexicalIndex::typo_words`]' word `i`.
+    pub(crate) fn typo_word_term(&self, i: usize) -> usize {
+        if self.surface_words.is_empty() {
+            i
+        } else {
+            self.surface_terms[i] as usize
+        }
+    }
+
+    /// Dictionary positions of the terms starting with `prefix`, at most `max` of them.
+    pub fn prefixed(&self, prefix: &str, max: usize) -> std::ops::Range<usize> {
+        let start = self.terms.partition_point(|t| t.as_str() < prefix);
+        let mut end = start;
+        while end < self.terms.len() && end - start < max && self.terms[end].starts_with(prefix) {
+            end += 1;
+        }
+        start..end
+    }
+
+    /// The chunks containing term `t` (a dictionary position, as from
+    /// [`LexicalIndex::lookup`]) and the term's frequency in each; `None` for a position
+    /// outside the dictionary.
+    pub fn postings(&self, t: usize) -> Option<(&[u32], &[u32])> {
+        let s = *self.offsets.get(t)? as usize;
+        let e = *self.offsets.get(t.checked_add(1)?)? as usize;
+        Some((self.chunks.get(s..e)?, self.tfs.get(s..e)?))
+    }
+
+    /// Where term `t`'s postings lie in the index's posting order (empty outside the
+    /// dictionary): the order [`crate::lane::phrase::Positions`] keeps its lists in.
+    pub(crate) fn posting_range(&self, t: usize) -> std::ops::Range<usize> {
+        match (
+            self.offsets.get(t),
+            t.checked_add(1).and_then(|u| self.offsets.get(u)),
+        ) {
+            (Some(&s), Some(&e)) => s as usize..e as usize,
+            _ => 0..0,
+        }
+    }
+
+    /// Every posting's term frequency, in posting order (terms in dictionary order, each
+    /// term's chunks ascending).
+    pub(crate) fn all_tfs(&self) -> &[u32] {
+        &self.tfs
+    }
+
+    /// [`LexicalIndex::postings`] for a position this index gave out (empty if it were not).
+    pub(crate) fn postings_of(&self, t: usize) -> (&[u32], &[u32]) {
+        self.postings(t).unwrap_or((&[], &[]))
+    }
+
+    /// Each chunk's number of terms.
+    pub(crate) fn lengths(&self) -> &[u32] {
+        &self.lengths
+    }
+
+    /// The chunk ids of the postings `at` (a range of [`LexicalIndex::posting_range`]).
+    ///
+    /// # Panics
+    /// For a range outside the postings.
+    pub(crate) fn posting_chunks(&self, at: std::ops::Range<usize>) -> &[u32] {
+        &self.chunks[at]
+    }
+
+    /// Terms in chunk `c`; `None` for a chunk outside the index.
+    pub fn length(&self, c: u32) -> Option<u32> {
+        self.lengths.get(c as usize).copied()
+    }
+}
+
+/// An index over whitespace-split documents, one chunk each (for unit tests of the lanes).
+#[cfg(test)]
+pub(crate) fn test_index(docs: &[&str]) -> LexicalIndex {
+    LexicalIndex::build(
+        docs.iter()
+            .map(|d| d.split_whitespace().map(str::to_string).collect()),
+        Default::default(),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn idx(docs: &[&str]) -> LexicalIndex {
+        test_index(docs)
+    }
+
+    #[test]
+    fn postings_are_sorted_with_term_frequencies() {
+        let i = idx(&["a b a", "b c", "a"]);
+        let t = i.lookup("a").unwrap();
+        assert_eq!(i.postings(t), Some((&[0u32, 2][..], &[2u32, 1][..])));
+        assert_eq!(i.length(0), Some(3));
+        assert_eq!(i.postings(usize::MAX), None);
+        assert_eq!(i.postings(i.term_count()), None);
+        assert_eq!(i.length(3), None);
+        assert!(i.validate(3).is_ok());
+        assert!(i.validate(4).is_err());
+    }
+
+    #[test]
+    fn prefix_range_is_capped() {
+        let i = idx(&["rev revenu review zeta"]);
+        let r = i.prefixed("rev", 10);
+        assert_eq!(r.len(), 3);
+        assert_eq!(i.prefixed("rev", 2).len(), 2);
+        assert_eq!(i.prefixed("q", 10).len(), 0);
+    }
+}

@@ -1,0 +1,328 @@
+//! The compact form in which blobs store the lexical index's postings (in [`PostingBlock`]s)
+//! and surface words (in [`Dictionary`] shards). Every number a load can derive is left out,
+//! and the rest is stored as small numbers: each term's document frequency instead of where
+//! its postings start, each chunk id as its gap from the one before in the term's list
+//! (ascending, so a gap is at least 1 but for the first), and no chunk lengths beyond the
+//! head's. The surface words are stored as exceptions: most words are their own term
+//! (`system`), and those are one bit per term; only the words whose term differs
+//! (`computers` → `comput`) are stored with their term.
+
+use serde::{Deserialize, Serialize};
+
+use super::{Dictionary, LexicalIndex};
+use crate::data::error::{Error, Result};
+/// Where each term's list starts (one more entry than `dfs`) and the chunk ids, from each
+/// term's document frequency and its chunk ids stored as gaps (see [the module](self)).
+pub(crate) fn postings_from(
+    dfs: &[u32],
+    gaps: &[u32],
+) -> Result<(Vec<u32>, Vec<u32>), &'static str> {
+    let mut offsets = Vec::with_capacity(dfs.len() + 1);
+    let mut chunks = Vec::with_capacity(gaps.len());
+    let mut at: usize = 0;
+    offsets.push(0);
+    for &df in dfs {
+        let end = at
+            .checked_add(df as usize)
+            .filter(|&e| e <= gaps.len())
+            .ok_or("a posting list lies outside the postings")?;
+        let mut last: u32 = 0;
+        for &gap in &gaps[at..end] {
+            last = last.checked_add(gap).ok_or("a chunk id overflows")?;
+            chunks.push(last);
+        }
+        at = end;
+        offsets.push(u32::try_from(at).map_err(|_| "too many postings")?);
+    }
+    if at != gaps.len() {
+        return Err("postings lengths disagree");
+    }
+    Ok((offsets, chunks))
+}
+
+/// The surface words (sorted) and their terms, from the terms that are their own word
+/// (bit `t` of `own`) and the other words with their terms (see [the module](self)).
+pub(crate) fn surface_from(
+    terms: &[String],
+    own: &[u8],
+    other_words: Vec<String>,
+    other_terms: Vec<u32>,
+) -> Result<(Vec<String>, Vec<u32>), &'static str> {
+    let n = terms.len();
+    let is_own = |t: usize| own[t / 8] & (1 << (t % 8)) != 0;
+    if own.len() != n.div_ceil(8)
+        || (n..own.len() * 8).any(is_own)
+        || other_words.len() != other_terms.len()
+    {
+        return Err("surface words disagree with the dictionary");
+    }
+    // Merge the terms that are their own word with the other words, both sorted;
+    // `validate` rejects a word listed twice.
+    let mut mine = (0..n).filter(|&t| is_own(t)).peekable();
+    let mut other = other_words.into_iter().zip(other_terms).peekable();
+    let (mut surface_words, mut surface_terms) = (Vec::new(), Vec::new());
+    loop {
+        if let Some(t) = mine.next_if(|&t| other.peek().is_none_or(|(w, _)| terms[t] <= *w)) {
+            surface_words.push(terms[t].clone());
+            surface_terms.push(t as u32);
+        } else if let Some((w, t)) = other.next() {
+            surface_words.push(w);
+            surface_terms.push(t);
+        } else {
+            break;
+        }
+    }
+    Ok((surface_words, surface_terms))
+}
+
+/// The posting lists of a block of consecutive terms, as a blob stores them: each
+/// term's chunk ids as gaps (its document frequency is in the [`Dictionary`]) and their term
+/// frequencies.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub(crate) struct PostingBlock {
+    gaps: Vec<u32>,
+    tfs: Vec<u32>,
+}
+
+impl LexicalIndex {
+    /// The surface words as stored (see [the module](self)): bit `t` of the first list says
+    /// term `t` is itself a surface word; the other words (sorted) follow with their terms.
+    fn surface_exceptions(&self) -> (Vec<u8>, Vec<&str>, Vec<u32>) {
+        let mut own = vec![0u8; self.terms.len().div_ceil(8)];
+        let (mut other_words, mut other_terms) = (Vec::new(), Vec::new());
+        for (w, &t) in self.surface_words.iter().zip(&self.surface_terms) {
+            if *w == self.terms[t as usize] {
+                own[t as usize / 8] |= 1 << (t % 8);
+            } else {
+                other_words.push(w.as_str());
+                other_terms.push(t);
+            }
+        }
+        (own, other_words, other_terms)
+    }
+
+    /// This index's [`Dictionary`].
+    pub(crate) fn dictionary(&self) -> Dictionary {
+        let (own, other_words, other_terms) = self.surface_exceptions();
+        Dictionary {
+            terms: self.terms.clone(),
+            dfs: self.offsets.windows(2).map(|w| w[1] - w[0]).collect(),
+            own,
+            other_words: other_words.into_iter().map(str::to_string).collect(),
+            other_terms,
+            lengths: self.lengths.clone(),
+        }
+    }
+
+    /// The postings of terms `terms` (dictionary positions) as a [`PostingBlock`].
+    pub(crate) fn posting_block(&self, terms: std::ops::Range<usize>) -> PostingBlock {
+        let mut block = PostingBlock::default();
+        for t in terms {
+            let (chunks, tfs) = self.postings_of(t);
+            let mut last = 0;
+            for &c in chunks {
+                block.gaps.push(c - last);
+                last = c;
+            }
+            block.tfs.extend_from_slice(tfs);
+        }
+        block
+    }
+
+    /// The index from its dictionary and the posting blocks at hand: block `i` holds the
+    /// terms `firsts[i]..firsts[i + 1]` (the last one up to the end), `None` when it is not
+    /// loaded ([`LexicalIndex::from_dictionary`], then [`LexicalIndex::set_blocks`]). With
+    /// every block it is the index the blob was written from.
+    ///
+    /// # Errors
+    /// As the two it calls.
+    pub(crate) fn from_parts(
+        dict: Dictionary,
+        firsts: &[u32],
+        blocks: &[PostingBlock],
+    ) -> Result<LexicalIndex> {
+        // Its look-up maps are left to the load to make, once it has checked the rest
+        // (`blob::finish`).
+        let mut index = LexicalIndex::from_dictionary_unindexed(dict)?;
+        let blocks: Vec<Option<&PostingBlock>> = blocks.iter().map(Some).collect();
+        index.set_blocks(firsts, &blocks, true)?;
+        Ok(index)
+    }
+
+    /// The index of a dictionary with no posting list loaded yet: the terms, the surface
+    /// words and their look-up maps, the chunk lengths, and every term's document frequency
+    /// ([`LexicalIndex::df`]), so typo expansion orders candidates as the whole index would.
+    /// Made once per [`crate::RangedIndex`]; [`LexicalIndex::set_blocks`] fills the lists.
+    ///
+    /// # Errors
+    /// [`Error::Corrupt`] when the surface words disagree with the dictionary or either is
+    /// unsorted.
+    pub(crate) fn from_dictionary(dict: Dictionary) -> Result<LexicalIndex> {
+        let mut index = LexicalIndex::from_dictionary_unindexed(dict)?;
+        index.validate_dictionary()?;
+        index.index_terms();
+        Ok(index)
+    }
+
+    /// [`LexicalIndex::from_dictionary`] without its look-up maps, nor the order of its words
+    /// checked (a whole load checks it with the rest: [`LexicalIndex::validate`]).
+    fn from_dictionary_unindexed(dict: Dictionary) -> Result<LexicalIndex> {
+        let bad = |d: &str| Error::corrupt(format!("lexical index: {d}"));
+        if dict.dfs.len() != dict.terms.len() {
+            return Err(bad("dictionary and frequencies disagree"));
+        }
+        // Taken, not copied: a ranged index makes this again whenever shards arrive.
+        let (surface_words, surface_terms) =
+            surface_from(&dict.terms, &dict.own, dict.other_words, dict.other_terms)
+                .map_err(bad)?;
+        let index = LexicalIndex {
+            offsets: vec![0; dict.terms.len() + 1],
+            terms: dict.terms,
+            lengths: dict.lengths,
+            surface_words,
+            surface_terms,
+            partial_dfs: Some(dict.dfs),
+            ..LexicalIndex::default()
+        };
+        Ok(index)
+    }
+
+    /// Replaces the posting lists with those of the blocks at hand (see
+    /// [`LexicalIndex::from_parts`]); the dictionary part stays as it is. A term of a block
+    /// not loaded has no postings here but keeps its document frequency; a search must load
+    /// the blocks of every term it scores. Nothing changes on an error.
+    ///
+    /// # Errors
+    /// [`Error::Corrupt`] when a block's lists disagree with the frequencies or fail the
+    /// postings' checks of [`LexicalIndex::validate`], or (with every block, of the whole
+    /// dictionary: `whole_dictionary`, not some of its shards) the stored chunk lengths are
+    /// not the ones the postings give.
+    pub(crate) fn set_blocks(
+        &mut self,
+        firsts: &[u32],
+        blocks: &[Option<&PostingBlock>],
+        whole_dictionary: bool,
+    ) -> Result<()> {
+        let bad = |d: &str| Error::corrupt(format!("lexical index: {d}"));
+        if firsts.len() != blocks.len() {
+            return Err(bad("dictionary and blocks disagree"));
+        }
+        // The dictionary's frequencies and chunk lengths, as the index holds them (every
+        // term's, from `from_dictionary` or the lists at hand: see `df`).
+        let n = self.terms.len();
+        let dfs_all: Vec<u32> = (0..n).map(|t| self.df(t) as u32).collect();
+        let lengths = &self.lengths;
+        let mut dfs = Vec::with_capacity(n);
+        let (mut gaps, mut tfs) = (Vec::new(), Vec::new());
+        for (i, block) in blocks.iter().enumerate() {
+            let Some(range) = dfs_all.get(block_range(firsts, i, n)) else {
+                return Err(bad("a block lies outside the dictionary"));
+            };
+            match block {
+                Some(b) => {
+                    let count: u64 = range.iter().map(|&d| u64::from(d)).sum();
+                    if b.gaps.len() as u64 != count || b.tfs.len() != b.gaps.len() {
+                        return Err(bad("a block's lists disagree with the frequencies"));
+                    }
+                    dfs.extend_from_slice(range);
+                    gaps.extend_from_slice(&b.gaps);
+                    tfs.extend_from_slice(&b.tfs);
+                }
+                None => dfs.extend(std::iter::repeat_n(0, range.len())),
+            }
+        }
+        if dfs.len() != n {
+            return Err(bad("blocks do not cover the dictionary"));
+        }
+        let (offsets, chunks) = postings_from(&dfs, &gaps).map_err(bad)?;
+        // Every posting of the index: its lengths can be checked, and its frequencies are the
+        // lists' (a ranged index's dictionary may be some shards, each with all its blocks).
+        let complete = whole_dictionary && blocks.iter().all(Option::is_some);
+        let mut next = LexicalIndex {
+            offsets,
+            chunks,
+            tfs,
+            lengths: lengths.clone(),
+            ..LexicalIndex::default()
+        };
+        next.validate_postings(n, lengths.len())?;
+        if complete {
+            // The stored lengths must be the ones the postings give, as a whole load derives them.
+            next.derive_lengths(lengths.len());
+            if next.lengths != *lengths {
+                return Err(bad("chunk lengths disagree with the postings"));
+            }
+        }
+        (self.offsets, self.chunks, self.tfs, self.lengths) =
+            (next.offsets, next.chunks, next.tfs, next.lengths);
+        self.partial_dfs = (!complete).then_some(dfs_all);
+        Ok(())
+    }
+}
+
+/// The items of block `i` of blocks that start at `firsts` (ascending), over `0..n`.
+pub(crate) fn block_range(firsts: &[u32], i: usize, n: usize) -> std::ops::Range<usize> {
+    let start = firsts.get(i).map_or(n, |&f| f as usize);
+    let end = firsts.get(i + 1).map_or(n, |&f| f as usize);
+    start..end.max(start)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_stored_surface_words_give_back_every_word_whether_its_own_term_or_not() {
+        // Words that are their own term (`system`, `comput` as typed) and words that are not
+        // (`computers`, `computing`, `systems`), interleaved in sort order.
+        let docs = [vec!["comput", "system"], vec!["system", "comput"]];
+        let words = [
+            ("comput", "comput"),
+            ("computers", "comput"),
+            ("computing", "comput"),
+            ("system", "system"),
+            ("systems", "system"),
+        ];
+        let surface = words
+            .iter()
+            .map(|&(w, t)| (w.to_string(), t.to_string()))
+            .collect();
+        let docs = docs
+            .iter()
+            .map(|d| d.iter().map(|w| w.to_string()).collect::<Vec<_>>());
+        let i = LexicalIndex::build(docs, surface);
+        assert_eq!(i.surface_words.len(), 5);
+        let (own, other_words, other_terms) = i.surface_exceptions();
+        assert_eq!(other_words, ["computers", "computing", "systems"]);
+        let other_words = other_words.into_iter().map(String::from).collect();
+        let (words, terms) = surface_from(&i.terms, &own, other_words, other_terms).unwrap();
+        assert_eq!(
+            (words, terms),
+            (i.surface_words.clone(), i.surface_terms.clone())
+        );
+    }
+
+    #[test]
+    fn stored_frequencies_that_overrun_the_postings_are_an_error() {
+        let decode = |dfs: Vec<u32>, gaps: Vec<u32>| postings_from(&dfs, &gaps);
+        assert!(decode(vec![1, 1], vec![0, 2]).is_ok());
+        // More postings claimed than stored, fewer, more than `u32` chunk ids reach.
+        assert!(decode(vec![1, 2], vec![0, 2]).is_err());
+        assert!(decode(vec![1, 0], vec![0, 2]).is_err());
+        assert!(decode(vec![0, 2], vec![u32::MAX, 1]).is_err());
+    }
+
+    #[test]
+    fn stored_surface_words_that_disagree_with_the_dictionary_are_an_error() {
+        let decode = |own: Vec<u8>, other_words: Vec<&str>, other_terms: Vec<u32>| {
+            let terms = ["a", "b"].map(String::from);
+            let other_words = other_words.into_iter().map(String::from).collect();
+            surface_from(&terms, &own, other_words, other_terms)
+        };
+        assert!(decode(vec![0b11], vec!["bb"], vec![1]).is_ok());
+        // A bit past the dictionary, a bitmap of the wrong length, and words without terms.
+        assert!(decode(vec![0b111], vec![], vec![]).is_err());
+        assert!(decode(vec![0, 0], vec![], vec![]).is_err());
+        assert!(decode(vec![0], vec!["bb"], vec![]).is_err());
+    }
+}
