@@ -1,0 +1,542 @@
+//! Reading a blob: the head, one section at a time (a ranged load), or every section (a whole
+//! load); each section checked against its tag before it is inflated, and what it holds
+//! checked against the head.
+
+use serde::Deserialize;
+
+use super::head::{is_stub_of, Head};
+use super::{tag, Part, TAG_LEN};
+use crate::blob::inflate::Inflater;
+use crate::blob::{IndexData, HEADER_LEN};
+use crate::data::error::{Error, Result};
+use crate::graph::GraphSection;
+use crate::lane::phrase::Positions;
+use crate::lane::semantic::{VectorSection, VectorValues};
+use crate::postings::{block_range, Dictionary, LexicalIndex, PostingBlock};
+use crate::text::page::Page;
+use crate::text::raw::RawSection;
+
+/// How many bytes from the start of a blob its head ends at, read from the first
+/// [`HEADER_LEN`] bytes (checked as far as they go: magic, version, flags).
+///
+/// # Errors
+/// As a load of those bytes: [`Error::NotAnIndex`], [`Error::IncompatibleFormat`] for a
+/// version this build does not read, [`Error::Corrupt`] for fewer than [`HEADER_LEN`] bytes.
+pub(crate) fn head_end(prefix: &[u8]) -> Result<u64> {
+    crate::blob::check_header(prefix)?;
+    let mut len = [0u8; 8];
+    len.copy_from_slice(&prefix[16..24]);
+    u64::from_le_bytes(len)
+        .checked_add(HEADER_LEN as u64)
+        .ok_or_else(|| Error::corrupt("head length overflows"))
+}
+
+/// Reads the head from the blob's first bytes (at least up to [`head_end`]; bytes after it
+/// are ignored), checking its hash and what [`Head::validate`] checks.
+///
+/// # Errors
+/// As [`head_end`], and [`Error::Corrupt`] for a head cut short, changed or inconsistent.
+pub(crate) fn decode_head(bytes: &[u8]) -> Result<Head> {
+    let end = head_end(bytes)?;
+    let Some(head) = usize::try_from(end)
+        .ok()
+        .and_then(|e| bytes.get(HEADER_LEN..e))
+    else {
+        return Err(Error::corrupt(format!(
+            "truncated: the head ends at byte {end}, the bytes at {}",
+            bytes.len()
+        )));
+    };
+    let key = *blake3::hash(head).as_bytes();
+    if key[..] != bytes[24..56] {
+        return Err(Error::corrupt("head checksum mismatch"));
+    }
+    let mut head: Head = inflate_decode(&mut Inflater::new(), head, || "the head".into())?;
+    head.key = key;
+    head.validate()?;
+    Ok(head)
+}
+
+/// Inflates a section (or the head) with `inflater` and decodes it; `what` names it in an
+/// error.
+fn inflate_decode<T: serde::de::DeserializeOwned>(
+    inflater: &mut Inflater,
+    bytes: &[u8],
+    what: impl Fn() -> String,
+) -> Result<T> {
+    let raw = inflater
+        .inflate(bytes)
+        .map_err(|e| Error::corrupt(format!("cannot inflate {}: {e}", what())))?;
+    from_postcard(raw, what)
+}
+
+/// Decodes the postcard bytes `raw` of a section (or the head) named `what`.
+fn from_postcard<'a, T: Deserialize<'a>>(raw: &'a [u8], what: impl Fn() -> String) -> Result<T> {
+    crate::data::error::take_decode_cause();
+    postcard::from_bytes(raw).map_err(|e| {
+        let cause = crate::data::error::take_decode_cause();
+        match (e, cause) {
+            (postcard::Error::SerdeDeCustom, Some(cause)) => {
+                Error::corrupt(format!("cannot decode {}: {cause}", what()))
+            }
+            (e, _) => Error::corrupt(format!("cannot decode {}: {e}", what())),
+        }
+    })
+}
+/// A decoded section.
+pub(crate) enum Loaded {
+    Dictionary(Dictionary),
+    Postings(PostingBlock),
+    Positions(Vec<u8>),
+    /// The pages of a block, and the spans of their chunks.
+    Pages(Vec<Page>, Vec<(u32, u32)>),
+    Graph(GraphSection),
+    Raw(RawSection),
+    Vectors(VectorValues),
+}
+
+/// Checks section `i`'s bytes against its length and its tag (keyed with the head's hash) and
+/// decodes them.
+///
+/// # Errors
+/// [`Error::Corrupt`] for bytes that are not that section.
+pub(crate) fn decode_section(
+    head: &Head,
+    stubs: &[Page],
+    parts: &[Part],
+    i: usize,
+    bytes: &[u8],
+) -> Result<Loaded> {
+    let Some(&part) = parts.get(i) else {
+        return Err(Error::corrupt(format!("no section {i}")));
+    };
+    let bytes = checked_body(head, i, bytes)?;
+    decode_part(head, stubs, part, i, bytes, &mut Inflater::new())
+}
+
+/// Decodes section `i`, a `part`, from its deflated bytes.
+fn decode_part(
+    head: &Head,
+    stubs: &[Page],
+    part: Part,
+    i: usize,
+    bytes: &[u8],
+    inflater: &mut Inflater,
+) -> Result<Loaded> {
+    let what = || format!("section {i}");
+    Ok(match part {
+        Part::Dictionary(j) => {
+            let shard: Dictionary = inflate_decode(inflater, bytes, what)?;
+            check_shard(head, j, &shard)?;
+            Loaded::Dictionary(shard)
+        }
+        Part::Postings(_) => Loaded::Postings(inflate_decode(inflater, bytes, what)?),
+        Part::Positions(_) => {
+            let raw = inflater
+                .inflate(bytes)
+                .map_err(|e| Error::corrupt(format!("cannot inflate section {i}: {e}")))?;
+            // A block is stored as a `Vec<u8>`, which postcard writes as it writes bytes.
+            Loaded::Positions(from_postcard::<&[u8]>(raw, what)?.to_vec())
+        }
+        Part::Pages(b) => {
+            let (pages, spans): (Vec<Page>, Vec<(u32, u32)>) =
+                inflate_decode(inflater, bytes, what)?;
+            check_page_block(head, stubs, b, &pages, &spans)?;
+            Loaded::Pages(pages, spans)
+        }
+        Part::Graph => Loaded::Graph(inflate_decode(inflater, bytes, what)?),
+        Part::Raw => Loaded::Raw(inflate_decode(inflater, bytes, what)?),
+        Part::Vectors => Loaded::Vectors(inflate_decode(inflater, bytes, what)?),
+    })
+}
+
+/// Section `i`'s deflated bytes, once `bytes` are checked against its length and its tag
+/// (keyed with the head's hash).
+///
+/// # Errors
+/// [`Error::Corrupt`] for bytes that are not that section.
+fn checked_body<'a>(head: &Head, i: usize, bytes: &'a [u8]) -> Result<&'a [u8]> {
+    let mismatch = || Error::corrupt(format!("section {i} checksum mismatch"));
+    let Some(s) = head.sections.get(i) else {
+        return Err(Error::corrupt(format!("no section {i}")));
+    };
+    if bytes.len() != s.len as usize {
+        return Err(mismatch());
+    }
+    match bytes.split_at_checked(TAG_LEN) {
+        Some((t, rest)) if t == tag(&head.key, rest) => Ok(rest),
+        _ => Err(mismatch()),
+    }
+}
+
+/// Checks dictionary shard `j` against the head: as many terms as it spans, the first one the
+/// head's, the terms and the other surface words sorted and between its first term and the
+/// next shard's (the first shard's words may come before its first term), the own bits and
+/// the frequencies as many as the terms, each other word's term inside the dictionary.
+fn check_shard(head: &Head, j: usize, d: &Dictionary) -> Result<()> {
+    let bad = |what: &str| Err(Error::corrupt(format!("dictionary shard {j}: {what}")));
+    let terms = d.terms();
+    if terms.len() != head.shard_terms(j).len() || terms.first() != head.dict_bounds.get(j) {
+        return bad("not the terms the head lists");
+    }
+    if !d.is_shard_shaped() {
+        return bad("its lists disagree");
+    }
+    // The head names each block's first term too: those of this shard's blocks.
+    let first = head.shard_terms(j).start;
+    let blocks = block_range(&head.dict_blocks, j, head.term_blocks.len());
+    if blocks.into_iter().any(|b| {
+        let t = head.term_blocks[b] as usize - first;
+        terms.get(t) != head.block_bounds.get(b)
+    }) {
+        return bad("not the terms the head lists");
+    }
+    let next = head.dict_bounds.get(j + 1);
+    let inside = |w: &String| next.is_none_or(|n| w < n);
+    let words = d.other_words();
+    if terms.windows(2).any(|w| w[0] >= w[1])
+        || words.windows(2).any(|w| w[0] >= w[1])
+        || !terms.last().is_none_or(inside)
+        || !words.last().is_none_or(inside)
+        || (j > 0 && words.first().is_some_and(|w| w < &head.dict_bounds[j]))
+        || d.other_terms().iter().any(|&t| t >= head.n_terms)
+    {
+        return bad("words out of order or out of range");
+    }
+    Ok(())
+}
+
+/// Checks the pages of page block `b` against the head: as many as the block spans, each
+/// the page its stub stands for, its body offset inside its text, and a span for each of
+/// their chunks, inside its page's text.
+fn check_page_block(
+    head: &Head,
+    stubs: &[Page],
+    b: usize,
+    pages: &[Page],
+    spans: &[(u32, u32)],
+) -> Result<()> {
+    let range = head.page_range(b);
+    if pages.len() != range.len() {
+        return Err(Error::corrupt(format!(
+            "page block {b} holds {} pages, not {}",
+            pages.len(),
+            range.len()
+        )));
+    }
+    for (page, p) in pages.iter().zip(range.clone()) {
+        if !stubs.get(p).is_some_and(|s| is_stub_of(s, page)) {
+            return Err(Error::corrupt(format!(
+                "page {} differs from its entry in the head",
+                page.key
+            )));
+        }
+        if page.text.get(page.body_start as usize..).is_none() {
+            return Err(Error::corrupt(format!(
+                "page {} body offset is invalid",
+                page.key
+            )));
+        }
+    }
+    let chunks = head.chunk_range(range.clone());
+    if spans.len() != chunks.len() {
+        return Err(Error::corrupt(format!(
+            "page block {b} holds {} chunk spans, not {}",
+            spans.len(),
+            chunks.len()
+        )));
+    }
+    for (i, &(s, e)) in chunks.zip(spans) {
+        let page = &pages[head.chunks[i].page as usize - range.start];
+        if s > e || page.text.get(s as usize..e as usize).is_none() {
+            return Err(Error::corrupt(format!(
+                "chunk {i} span {s}..{e} is outside its page"
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Decodes a whole blob (`bytes` from its first byte to its last) into the index's data, before
+/// the checks and derivations every load makes ([`crate::blob::decode`] goes on with them). Each
+/// section is checked as [`decode_section`] checks it, with one [`Inflater`] for them all;
+/// the dictionary shards are joined without copying their words, and the lexical index's
+/// look-up maps are left to [`crate::blob::finish`] (made once).
+///
+/// # Errors
+/// [`Error::Corrupt`] for any part cut short, changed or inconsistent.
+pub(crate) fn decode(bytes: &[u8]) -> Result<IndexData> {
+    let head = decode_head(bytes)?;
+    let parts = head.parts();
+    let mut at = usize::try_from(head_end(bytes)?).unwrap_or(usize::MAX);
+    let inflater = &mut Inflater::new();
+    let mut shards: Vec<Dictionary> = Vec::with_capacity(head.dict_blocks.len());
+    let mut postings: Vec<PostingBlock> = Vec::with_capacity(head.term_blocks.len());
+    let mut positions: Vec<Vec<u8>> = Vec::with_capacity(head.term_blocks.len());
+    let mut pages: Vec<Page> = Vec::with_capacity(head.pages.len());
+    let mut spans: Vec<(u32, u32)> = Vec::with_capacity(head.chunks.len());
+    let (mut graph, mut raw, mut values) = (None, None, None);
+    for (i, (s, &part)) in head.sections.iter().zip(&parts).enumerate() {
+        let end = at.saturating_add(s.len as usize);
+        let Some(section) = bytes.get(at..end) else {
+            return Err(Error::corrupt(format!(
+                "truncated: section {i} ends past the last byte"
+            )));
+        };
+        at = end;
+        let body = checked_body(&head, i, section)?;
+        match decode_part(&head, &head.pages, part, i, body, inflater)? {
+            Loaded::Dictionary(d) => shards.push(d),
+            Loaded::Postings(p) => postings.push(p),
+            Loaded::Positions(p) => positions.push(p),
+            Loaded::Pages(mut p, mut s) => {
+                pages.append(&mut p);
+                spans.append(&mut s);
+            }
+            Loaded::Graph(g) => graph = Some(g),
+            Loaded::Raw(r) => raw = Some(r),
+            Loaded::Vectors(v) => values = Some(v),
+        }
+    }
+    if at != bytes.len() {
+        return Err(Error::corrupt(format!(
+            "{} trailing bytes after the last section",
+            bytes.len() - at
+        )));
+    }
+    let dictionary = if head.sharded() {
+        Dictionary::concat(
+            head.dictionary.lengths().to_vec(),
+            head.n_terms as usize,
+            &head.dict_firsts(),
+            shards,
+        )?
+    } else {
+        head.dictionary.clone()
+    };
+    let lexical = LexicalIndex::from_parts(dictionary, &head.term_blocks, &postings)?;
+    let positions = if head.positions {
+        let blocks: Vec<Option<&[u8]>> = positions.iter().map(|p| Some(&p[..])).collect();
+        Some(Positions::from_parts(&lexical, &head.term_blocks, &blocks)?)
+    } else {
+        None
+    };
+    let vectors = match (head.vectors, values) {
+        (Some(v), Some(values)) => Some(VectorSection { values, ..v }),
+        _ => None,
+    };
+    let mut chunks = head.chunks;
+    for (c, (start, end)) in chunks.iter_mut().zip(spans) {
+        (c.start, c.end) = (start, end);
+    }
+    Ok(IndexData {
+        config: head.config,
+        pages,
+        chunks,
+        lexical,
+        vectors,
+        graph: graph.unwrap_or_default(),
+        raw: raw.unwrap_or_default(),
+        chunk_numbers: head.chunk_numbers,
+        page_modified: head.page_modified,
+        positions,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::encode::{assemble, deflate_fields, section};
+    use super::super::fixtures::small;
+    use super::super::Section;
+    use super::*;
+    use crate::{RangedIndex, SearchOptions};
+
+    /// The blob with section `i`'s encoded bytes (before deflate) replaced by `raw`, and every
+    /// hash and length made valid again: only the decoders' own checks stand between hostile
+    /// content and a panic. `i == usize::MAX` replaces the head.
+    fn with_raw(blob: &[u8], i: usize, raw: &[u8]) -> Vec<u8> {
+        let mut head = decode_head(blob).unwrap();
+        let mut bodies = bodies(blob);
+        let body = miniz_oxide::deflate::compress_to_vec(raw, 1);
+        let head_bytes = if i == usize::MAX {
+            body
+        } else {
+            head.sections[i] = Section {
+                len: (body.len() + TAG_LEN) as u32,
+            };
+            bodies[i] = body;
+            section(&head).unwrap()
+        };
+        assemble(&head_bytes, &bodies)
+    }
+
+    /// The deflated bytes of each section of a blob, without their tags.
+    fn bodies(blob: &[u8]) -> Vec<Vec<u8>> {
+        let head = decode_head(blob).unwrap();
+        let mut at = head_end(blob).unwrap() as usize;
+        let mut out = Vec::new();
+        for s in &head.sections {
+            out.push(blob[at + TAG_LEN..at + s.len as usize].to_vec());
+            at += s.len as usize;
+        }
+        out
+    }
+
+    /// Loads `blob` whole and in parts, searching and reading a page; errors are fine, a panic
+    /// fails the test.
+    fn exercise(blob: &[u8]) {
+        let _ = crate::blob::decode(blob);
+        let Ok(end) = head_end(blob) else { return };
+        let Some(head) = blob.get(..end as usize) else {
+            return;
+        };
+        let Ok(mut ranged) = RangedIndex::open(head) else {
+            return;
+        };
+        // A head may list sections past the file's end (a range request would fail there).
+        // Bytes refused load nothing.
+        for [s, e] in ranged.missing() {
+            if let Some(bytes) = blob.get(s as usize..e as usize) {
+                let before = (ranged.missing(), ranged.loaded_bytes());
+                if ranged.supply(s, bytes).is_err() {
+                    assert_eq!((ranged.missing(), ranged.loaded_bytes()), before);
+                }
+            }
+        }
+        let opts = SearchOptions {
+            facets: true,
+            explain: true,
+            ..Default::default()
+        };
+        for q in ["alpha \"beta gamma\"", "alphx", "delt"] {
+            let _ = ranged.search(q, &opts);
+        }
+        let _ = ranged.page_record("a", None);
+        let _ = ranged.into_index();
+    }
+
+    #[test]
+    fn fields_deflated_apart_inflate_to_their_concatenation() {
+        // Empty fields, small ones, and one larger than the first output buffer that does not
+        // compress (pseudo-random bytes), so the buffer grows mid-field.
+        let mut x = 12345u32;
+        let noise: Vec<u8> = (0..200_000)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 17;
+                x ^= x << 5;
+                x as u8
+            })
+            .collect();
+        let cases: Vec<Vec<Vec<u8>>> = vec![
+            vec![vec![]],
+            vec![b"abc".to_vec()],
+            vec![
+                vec![],
+                b"revenue revenue revenue".to_vec(),
+                vec![],
+                vec![7; 5000],
+            ],
+            vec![b"head".to_vec(), noise.clone(), vec![0; 100_000], noise],
+        ];
+        for fields in cases {
+            let deflated = deflate_fields(&fields).unwrap();
+            let inflated = miniz_oxide::inflate::decompress_to_vec(&deflated).unwrap();
+            assert_eq!(inflated, fields.concat());
+        }
+    }
+
+    #[test]
+    fn a_head_asking_for_billions_of_chunks_is_corrupt_before_any_allocation() {
+        let blob = small();
+        let mut head = decode_head(&blob).unwrap();
+        head.chunk_counts[0] = u32::MAX;
+        let bad = with_raw(&blob, usize::MAX, &postcard::to_allocvec(&head).unwrap());
+        assert_eq!(decode_head(&bad).unwrap_err().code(), "corrupt_index");
+        assert_eq!(
+            crate::blob::decode(&bad).unwrap_err().code(),
+            "corrupt_index"
+        );
+    }
+
+    #[test]
+    fn a_head_claiming_billions_of_terms_allocates_nothing_for_them_and_its_shards_are_corrupt() {
+        let blob = small();
+        let mut head = decode_head(&blob).unwrap();
+        assert!(head.sharded());
+        head.n_terms = u32::MAX;
+        let bad = with_raw(&blob, usize::MAX, &postcard::to_allocvec(&head).unwrap());
+        let end = head_end(&bad).unwrap() as usize;
+        // In parts, the terms not loaded take nothing; the last shard holds fewer terms.
+        let mut ranged = RangedIndex::open(&bad[..end]).unwrap();
+        let missing = ranged.missing();
+        let parts: Vec<(u64, &[u8])> = missing
+            .iter()
+            .map(|&[s, e]| (s, &bad[s as usize..e as usize]))
+            .collect();
+        assert_eq!(
+            ranged.supply_many(&parts).unwrap_err().code(),
+            "corrupt_index"
+        );
+        // Whole, the shards are here and hold fewer terms.
+        assert_eq!(
+            crate::blob::decode(&bad).unwrap_err().code(),
+            "corrupt_index"
+        );
+    }
+
+    #[test]
+    fn hostile_parts_with_valid_hashes_are_errors_never_panics() {
+        let blob = small();
+        let end = head_end(&blob).unwrap() as usize;
+        let mut raws: Vec<(usize, Vec<u8>)> = Vec::new();
+        raws.push((
+            usize::MAX,
+            miniz_oxide::inflate::decompress_to_vec(&blob[HEADER_LEN..end]).unwrap(),
+        ));
+        for (i, body) in bodies(&blob).iter().enumerate() {
+            raws.push((i, miniz_oxide::inflate::decompress_to_vec(body).unwrap()));
+        }
+        for (i, raw) in &raws {
+            for cut in 0..raw.len() {
+                exercise(&with_raw(&blob, *i, &raw[..cut]));
+            }
+            for at in 0..raw.len() {
+                for flip in [0x01u8, 0x80, 0xff] {
+                    let mut bad = raw.clone();
+                    bad[at] ^= flip;
+                    exercise(&with_raw(&blob, *i, &bad));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_section_of_another_head_is_refused_though_intact() {
+        // The same sections after a head that differs in one setting (another version of the
+        // blob on the server): each section's tag is keyed with the head it was written with.
+        let blob = small();
+        let mut head = decode_head(&blob).unwrap();
+        head.config.max_query_chars += 1;
+        let end = head_end(&blob).unwrap() as usize;
+        let mut other = Vec::new();
+        crate::blob::put_header(&mut other, &section(&head).unwrap());
+        let other_end = other.len();
+        other.extend_from_slice(&blob[end..]);
+        let mut ranged = RangedIndex::open(&other[..other_end]).unwrap();
+        for [s, e] in ranged.missing() {
+            let err = ranged
+                .supply(s, &other[s as usize..e as usize])
+                .unwrap_err();
+            assert_eq!(err.code(), "corrupt_index");
+            assert!(err.to_string().contains("checksum mismatch"), "{err}");
+        }
+        assert_eq!(
+            crate::blob::decode(&other).unwrap_err().code(),
+            "corrupt_index"
+        );
+        // Keyed with its own head, the same bytes load.
+        let retagged = assemble(&section(&head).unwrap(), &bodies(&blob));
+        assert!(crate::blob::decode(&retagged).is_ok());
+    }
+}
