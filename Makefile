@@ -26,7 +26,7 @@ MLING_CROSS := target/eval/multilingual-cross
 SITE      ?= target/site
 SITE_PORT ?= 8080
 
-.PHONY: all demo test test-mcp test-python test-node node node-deps wasm test-wasm site serve-site chromium wheel lint fmt eval bench models check-tools wasm-check release clean fuzz fuzz-seeds fuzz-tools
+.PHONY: all demo test book test-mcp test-python test-node node node-deps wasm test-wasm site serve-site chromium wheel dist-models lint fmt eval bench models check-tools wasm-check release clean fuzz fuzz-seeds fuzz-tools
 
 all: test
 
@@ -51,8 +51,8 @@ demo: release models
 
 ## make test: every test suite (Rust unit, integration, CLI, doc tests, cross-language vectors,
 ## the fuzz corpora replayed, the benches compiled and run once as tests, the browser module's
-## vectors in Node and in headless Chromium, the docs site in Chromium), after the linters and
-## the wasm32 builds.
+## vectors in Node and in headless Chromium, the docs site in Chromium, every code block of the
+## READMEs and the book), after the linters and the wasm32 builds; then the book (make book).
 test: check-tools models lint wasm-check
 	$(CARGO) test --workspace --all-targets
 	$(CARGO) test --doc -p wikidex -p wikidex-cli
@@ -60,18 +60,27 @@ test: check-tools models lint wasm-check
 	$(MAKE) --no-print-directory test-python
 	$(MAKE) --no-print-directory test-node
 	$(MAKE) --no-print-directory test-wasm
+	$(MAKE) --no-print-directory book
+
+## make book: the book (docs/, mkdocs.yml) built by MkDocs into target/book, with --strict so a
+## broken link or a page missing from the nav fails; MkDocs comes from PyPI into .venv, pinned
+## in docs/requirements.txt. Its code blocks run in make test-python and make test-node.
+book:
+	PY=$$(scripts/py-env.sh docs/requirements.txt) && "$$PY" -m mkdocs build --strict
 
 ## make test-python: the Python binding built into .venv (maturin develop, the dev profile, so
-## it reuses what `cargo test` built; cargo skips it when nothing changed), then its tests (the
-## cross-language vectors, the API) and mypy.stubtest on the native module's stubs.
-test-python:
+## it reuses what `cargo test` built; cargo skips it when nothing changed) and the model packages
+## (make dist-models: test_model_package.py installs the MiniLM wheel), then its tests (the
+## cross-language vectors, the API, and test_docs.py: every python and shell block of the READMEs
+## and the book, the shell ones against the debug CLI) and mypy.stubtest on the native module's stubs.
+test-python: dist-models
 	PY=$$(scripts/py-env.sh bindings-py/requirements-dev.txt) && \
 		cd bindings-py && VIRTUAL_ENV=$(CURDIR)/.venv "$$PY" -m maturin develop --quiet && \
-		cd .. && "$$PY" -m pytest -q bindings-py/tests && \
+		cd .. && WIKIDEX_BIN=$(CURDIR)/target/debug/wikidex "$$PY" -m pytest -q bindings-py/tests && \
 		"$$PY" -m mypy.stubtest wikidex._wikidex && "$$PY" -m mypy bindings-py/python/wikidex
 
 ## make node: the Node addon built in place (napi build, the dev profile; napi passes an explicit
-## --target, so its units live in target/x86_64-unknown-linux-gnu: see DEVELOPERS.md), with
+## --target, so its units live in target/x86_64-unknown-linux-gnu: see CONTRIBUTING.md), with
 ## native.js and index.d.ts regenerated. napi writes the declarations while it compiles the
 ## crates that derive them (core, the binding) and keeps them in target/napi-rs; another build
 ## of those crates in the same target dir (maturin's, through the workspace hack) leaves that
@@ -93,14 +102,17 @@ bindings-node/node_modules/.package-lock.json: bindings-node/package-lock.json b
 	@touch $@
 
 ## make test-node: the addon, then: index.d.ts and native.js as committed (generated, never
-## edited), the types checked with tsc, every vector and the API tests (node --test), and
+## edited), the types checked with tsc, every vector, the API tests and every js block of the
+## READMEs and the book (node --test; docs.test.mjs), the default model from the
+## wikidex-model-minilm tarball installed into an empty folder (model-package.test.mjs; dist/
+## from make dist-models), all without WIKIDEX_MODEL, and
 ## `npm install ./bindings-node` into an empty folder answering as the CLI does.
-test-node: node
+test-node: node dist-models
 	git diff --exit-code -- bindings-node/index.d.ts bindings-node/native.js || \
 		{ echo "bindings-node/index.d.ts or native.js differ from the build: commit the generated files"; exit 1; }
 	cd bindings-node && npx tsc --noEmit --strict --types node --module nodenext --moduleResolution nodenext --target es2022 test/types.ts
 	mkdir -p node_modules && ln -sfn ../bindings-node node_modules/wikidex
-	cd bindings-node && node --test test/
+	cd bindings-node && env -u WIKIDEX_MODEL node --test test/
 	scripts/npm-install-check.sh
 
 ## make wasm: the browser modules, ES modules with their .d.ts: bindings-wasm/pkg (the lexical
@@ -149,6 +161,14 @@ serve-site: site
 # Debian's chromium for the browser tests, installed with apt-get only when missing.
 chromium:
 	@scripts/chromium.sh >/dev/null
+
+## make dist-models: the model packages in dist/, built from models/ (make models) by
+## scripts/model-packages.py: wikidex-model-minilm and wikidex-model-e5-small, each a pure
+## Python wheel (py3-none-any; entry point group wikidex.models) and an npm tarball, version
+## 0.1.0, with the int8 ONNX file, the tokenizer, the config files, the licence and
+## wikidex-model.json (fingerprint, sha256 of each file). Skips packages already up to date.
+dist-models: models
+	PY=$$(scripts/py-env.sh scripts/package-requirements.txt) && "$$PY" scripts/model-packages.py --out dist
 
 ## make wheel: an abi3 wheel of the Python binding (release build) in target/wheels/.
 wheel:

@@ -839,5 +839,6 @@ module.exports.Index = nativeBinding.Index
 module.exports.JsIndex = nativeBinding.JsIndex
 module.exports.Model = nativeBinding.Model
 module.exports.JsModel = nativeBinding.JsModel
+module.exports.modelPackages = nativeBinding.modelPackages
 module.exports.parseHeaders = nativeBinding.parseHeaders
 module.exports.version = nativeBinding.version

@@ -9,8 +9,11 @@ export interface BuildOptions {
   config?: Config
   /** A broken page fails the build instead of being skipped and reported. */
   strict?: boolean
-  /** Embed every chunk with this model (the semantic lane). */
-  model?: Model
+  /** Embed every chunk with this model (the semantic lane). Left out: the default model (the
+   * folder in `WIKIDEX_MODEL`, else an installed model package such as `wikidex-model-minilm`,
+   * else none, and then `buildReport().semantic_off` says how to turn the semantic lane on).
+   * `false` or `null`: no model, and no note. */
+  model?: Model | false | null
   /** How vectors are stored: `'f32'` (default) or `'int8'`. */
   vectors?: 'f32' | 'int8'
   /** Called on the event loop as pages are indexed, then as chunks are embedded. */
@@ -298,6 +301,9 @@ export interface BuildReport {
   raw_chunks: number
   skipped: Skipped[]
   warnings: { path: string; message: string }[]
+  /** When the build looked for the default model and found none: that the semantic lane is
+   * off and how to turn it on; else null. */
+  semantic_off: string | null
 }
 
 /** What `Index.sync` changed since the index file (Node and Python: the browser module has no

@@ -283,6 +283,9 @@ export interface BuildReport {
   raw_chunks: number
   skipped: Skipped[]
   warnings: { path: string; message: string }[]
+  /** When the build looked for the default model and found none: that the semantic lane is
+   * off and how to turn it on; else null. */
+  semantic_off: string | null
 }
 
 /** What `Index.sync` changed since the index file (Node and Python: the browser module has no

@@ -21,22 +21,23 @@ use std::sync::{Arc, Condvar, Mutex};
 
 use napi::bindgen_prelude::{
     AsyncTask, Buffer, ClassInstance, Either, Float32Array, FnArgs, Function, Object, ToNapiValue,
-    TypeName,
+    TypeName, Unknown,
 };
 use napi::threadsafe_function::{
     ThreadsafeFunction, ThreadsafeFunctionCallMode, UnknownReturnValue,
 };
-use napi::{Env, Status, Task};
+use napi::{Env, Status, Task, ValueType};
 use napi_derive::napi;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::Value;
 use wikidex::cite::Cited;
+use wikidex::embed::{Surface, MODEL_PACKAGES};
 use wikidex::querylog::JsonlLog;
 use wikidex::{
-    BuildOptions, Embedder, Error, EvidenceOptions, LogEntry, OffsetUnit, OnnxEmbedder,
-    OnnxOptions, PromptKind, QueryLog, Scope, SearchOptions, SearchResults, Session, Source,
-    ToolLimits, TraverseOptions, VectorEncoding, WriteOptions,
+    BuildOptions, Embedder, Error, EvidenceOptions, LogEntry, ModelChoice, OffsetUnit,
+    OnnxEmbedder, OnnxOptions, PromptKind, QueryLog, Scope, SearchOptions, SearchResults, Session,
+    Source, ToolLimits, TraverseOptions, VectorEncoding, WriteOptions,
 };
 
 use crate::error::{js_error, OrThrow};
@@ -303,14 +304,54 @@ type LogCallback = ThreadsafeFunction<Json, UnknownReturnValue, Json, Status, fa
 struct BuildPlan {
     source: Source,
     options: Option<Value>,
-    model: Option<Arc<OnnxEmbedder>>,
+    model: ModelChoice,
     /// Set by the caller's `AbortSignal` (its `abort` event, on the event loop); the build
     /// stops at its next progress step with the core's `cancelled`.
     aborted: Arc<AtomicBool>,
 }
 
-/// The keys of a build's options object that are not the core's `BuildOptions`.
-const JS_BUILD_KEYS: [&str; 3] = ["model", "onProgress", "signal"];
+/// The keys of a build's options object that are not the core's `BuildOptions`
+/// (`modelCandidates`: the model package folders index.js found, for the default model).
+const JS_BUILD_KEYS: [&str; 4] = ["model", "modelCandidates", "onProgress", "signal"];
+
+/// A build's `model` option as the core's choice: a `Model` is used; `false` or `null` means
+/// none; left out, the default model by the core's rule, among `modelCandidates`.
+fn model_choice(env: &Env, o: Option<&Object>) -> napi::Result<ModelChoice> {
+    let Some(o) = o else {
+        return Ok(default_model(Vec::new()));
+    };
+    let kind = o
+        .get::<Unknown>("model")?
+        .map(|v| v.get_type())
+        .transpose()?;
+    match kind {
+        None => {
+            let candidates = o.get::<Vec<String>>("modelCandidates")?.unwrap_or_default();
+            Ok(default_model(
+                candidates.into_iter().map(PathBuf::from).collect(),
+            ))
+        }
+        Some(ValueType::Null) => Ok(ModelChoice::Off),
+        Some(ValueType::Boolean) if o.get::<bool>("model")? == Some(false) => Ok(ModelChoice::Off),
+        Some(ValueType::Object) => {
+            let m = o.get::<ClassInstance<JsModel>>("model")?;
+            Ok(m.map_or(ModelChoice::Off, |m| {
+                ModelChoice::Given(Arc::clone(&m.inner) as Arc<dyn Embedder>)
+            }))
+        }
+        Some(_) => Err(Error::InvalidArgument {
+            detail: "model must be a Model, false or null (left out: the default model)".into(),
+        })
+        .or_throw(env),
+    }
+}
+
+fn default_model(candidates: Vec<PathBuf>) -> ModelChoice {
+    ModelChoice::Default {
+        candidates,
+        surface: Surface::Node,
+    }
+}
 
 /// The core's `BuildOptions` from an options object that also holds the surface's `own` keys
 /// (a model, callbacks): every key is checked against both, the `own` ones are left out.
@@ -401,15 +442,12 @@ impl BuildPlan {
         let mut plan = BuildPlan {
             source,
             options: None,
-            model: None,
+            model: model_choice(env, opts)?,
             aborted: Arc::new(AtomicBool::new(false)),
         };
         let mut progress = None;
         if let Some(o) = opts {
             plan.options = Some(build_options(env, "build options", o, &JS_BUILD_KEYS)?);
-            plan.model = o
-                .get::<ClassInstance<JsModel>>("model")?
-                .map(|m| Arc::clone(&m.inner));
             if threadsafe {
                 progress = o.get::<Progress>("onProgress")?;
             }
@@ -425,16 +463,20 @@ impl BuildPlan {
         progress: &mut dyn FnMut(wikidex::BuildStage, usize, usize) -> ControlFlow<()>,
     ) -> CoreResult<Session> {
         let options: BuildOptions = options("build options", self.options)?;
-        let model = self.model.map(|m| m as Arc<dyn Embedder>);
         let aborted = self.aborted;
-        Session::build(self.source, &options, model, &mut |stage, done, total| {
-            progress(stage, done, total)?;
-            if aborted.load(Ordering::Relaxed) {
-                ControlFlow::Break(())
-            } else {
-                ControlFlow::Continue(())
-            }
-        })
+        Session::build_with_model(
+            self.source,
+            &options,
+            self.model,
+            &mut |stage, done, total| {
+                progress(stage, done, total)?;
+                if aborted.load(Ordering::Relaxed) {
+                    ControlFlow::Break(())
+                } else {
+                    ControlFlow::Continue(())
+                }
+            },
+        )
     }
 }
 
@@ -1161,4 +1203,11 @@ pub fn parse_headers(env: Env, text: String) -> napi::Result<Json> {
 #[napi]
 pub fn version() -> &'static str {
     env!("CARGO_PKG_VERSION")
+}
+
+/// The model packages a build looks for when it names no model (`npm install` one of them),
+/// in order of preference: the first found wins.
+#[napi]
+pub fn model_packages() -> Vec<&'static str> {
+    MODEL_PACKAGES.to_vec()
 }

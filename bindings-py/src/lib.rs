@@ -25,12 +25,12 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyString};
 use serde::Serialize;
 use wikidex::cite::Cited;
-use wikidex::embed::{MODEL_FILE, TOKENIZER_FILE};
+use wikidex::embed::{Surface, MODEL_FILE, TOKENIZER_FILE};
 use wikidex::querylog::JsonlLog;
 use wikidex::{
-    BuildOptions, BuildStage, Embedder, Error, EvidenceOptions, Index, LogEntry, OffsetUnit,
-    OnnxEmbedder, OnnxOptions, PromptKind, QueryLog, Scope, SearchOptions, SearchResults, Session,
-    Source, ToolLimits, TraverseOptions, VectorEncoding, WriteOptions,
+    BuildOptions, BuildStage, Embedder, Error, EvidenceOptions, Index, LogEntry, ModelChoice,
+    OffsetUnit, OnnxEmbedder, OnnxOptions, PromptKind, QueryLog, Scope, SearchOptions,
+    SearchResults, Session, Source, ToolLimits, TraverseOptions, VectorEncoding, WriteOptions,
 };
 
 /// A core error as the `wikidex` exception of its code.
@@ -192,18 +192,28 @@ fn with_progress<T: Send>(
     }
 }
 
-/// Builds from `source` with `options` (JSON of the core's `BuildOptions`).
+/// Builds from `source` with `options` (JSON of the core's `BuildOptions`) and `model`, else
+/// (with `candidates`, the model folders of the installed `wikidex.models` entry points) the
+/// default model by the core's rule, else none.
 fn build(
     py: Python<'_>,
     source: Source,
     options: Option<&str>,
     progress: Option<Py<PyAny>>,
     model: Option<&Model>,
+    candidates: Option<Vec<PathBuf>>,
 ) -> PyResult<NativeIndex> {
-    let model = model.map(|m| Arc::clone(&m.inner) as Arc<dyn Embedder>);
+    let model = match (model, candidates) {
+        (Some(m), _) => ModelChoice::Given(Arc::clone(&m.inner) as Arc<dyn Embedder>),
+        (None, Some(candidates)) => ModelChoice::Default {
+            candidates,
+            surface: Surface::Python,
+        },
+        (None, None) => ModelChoice::Off,
+    };
     with_progress(py, progress, |progress| {
         let options: BuildOptions = from_json("build options", options)?;
-        Session::build(source, &options, model, progress)
+        Session::build_with_model(source, &options, model, progress)
     })
     .map(wrap)
 }
@@ -212,13 +222,14 @@ fn build(
 impl NativeIndex {
     /// Builds from a list of `(path, text)`, added in sorted path order (by core).
     #[staticmethod]
-    #[pyo3(signature = (files, options=None, progress=None, model=None))]
+    #[pyo3(signature = (files, options=None, progress=None, model=None, candidates=None))]
     fn build_files(
         py: Python<'_>,
         files: Vec<(String, String)>,
         options: Option<&str>,
         progress: Option<Py<PyAny>>,
         model: Option<PyRef<'_, Model>>,
+        candidates: Option<Vec<PathBuf>>,
     ) -> PyResult<NativeIndex> {
         let files = files
             .into_iter()
@@ -230,18 +241,20 @@ impl NativeIndex {
             options,
             progress,
             model.as_deref(),
+            candidates,
         )
     }
 
     /// Builds from a wiki folder.
     #[staticmethod]
-    #[pyo3(signature = (path, options=None, progress=None, model=None))]
+    #[pyo3(signature = (path, options=None, progress=None, model=None, candidates=None))]
     fn build_dir(
         py: Python<'_>,
         path: PathBuf,
         options: Option<&str>,
         progress: Option<Py<PyAny>>,
         model: Option<PyRef<'_, Model>>,
+        candidates: Option<Vec<PathBuf>>,
     ) -> PyResult<NativeIndex> {
         build(
             py,
@@ -249,6 +262,7 @@ impl NativeIndex {
             options,
             progress,
             model.as_deref(),
+            candidates,
         )
     }
 

@@ -5,7 +5,9 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use clap::{Args, Parser, Subcommand};
-use wikidex::{BuildOptions, Config, Embedder, Error, Language, ToolLimits, VectorEncoding};
+use wikidex::{
+    BuildOptions, Config, Embedder, Error, Language, ModelChoice, ToolLimits, VectorEncoding,
+};
 
 use crate::model::ModelArgs;
 
@@ -157,11 +159,21 @@ pub(crate) struct EmbedBuildArgs {
 }
 
 impl EmbedBuildArgs {
-    pub(crate) fn embedder(&self, quiet: bool) -> Result<Option<Arc<dyn Embedder>>, Error> {
+    /// The model a build embeds with: none with `--no-embed`, else as
+    /// [`ModelArgs::load_for_build`].
+    pub(crate) fn model_choice(&self, quiet: bool) -> Result<ModelChoice, Error> {
         if self.no_embed {
-            return Ok(None);
+            return Ok(ModelChoice::Off);
         }
         self.model.load_for_build(quiet)
+    }
+
+    /// The model of [`EmbedBuildArgs::model_choice`], when there is one.
+    pub(crate) fn embedder(&self, quiet: bool) -> Result<Option<Arc<dyn Embedder>>, Error> {
+        Ok(match self.model_choice(quiet)? {
+            ModelChoice::Given(m) => Some(m),
+            _ => None,
+        })
     }
 
     /// The build options these flags and `config` give.

@@ -4,7 +4,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use clap::Args;
-use wikidex::{Embedder, Error, OnnxEmbedder, OnnxOptions, Session};
+use wikidex::embed::{discover, semantic_off, Found, Surface, MODEL_ENV};
+use wikidex::{Error, ModelChoice, OnnxEmbedder, OnnxOptions, Session};
 
 /// The default model's folder name under `models/` (written by `scripts/fetch-model.sh`).
 const DEFAULT_MODEL: &str = "all-MiniLM-L6-v2";
@@ -13,11 +14,11 @@ const DEFAULT_MODEL: &str = "all-MiniLM-L6-v2";
 pub struct ModelArgs {
     /// Folder of an ONNX sentence model and its tokenizer.json. Default: $WIKIDEX_MODEL, else
     /// models/all-MiniLM-L6-v2 in the current folder or in the checkout this binary was built
-    /// from, when present.
+    /// from, when present (the rule of wikidex::embed::discover).
     #[arg(long, value_name = "DIR")]
     pub model: Option<PathBuf>,
     /// The ONNX file to run, e.g. model-int8.onnx (a bare name is looked up in the model
-    /// folder). Default: model.onnx.
+    /// folder). Default: the one the folder's wikidex-model.json names, else model.onnx.
     #[arg(long, value_name = "FILE")]
     pub onnx: Option<PathBuf>,
     /// Texts per model call (1..=1024).
@@ -41,45 +42,36 @@ impl ModelArgs {
                 .is_some_and(|f| f.components().count() > 1)
     }
 
-    /// The model folder: the one given, else the first default that exists.
-    pub(crate) fn dir(&self) -> Option<PathBuf> {
-        if let Some(d) = &self.model {
-            return Some(d.clone());
-        }
-        if let Some(d) = std::env::var_os("WIKIDEX_MODEL") {
-            return Some(PathBuf::from(d));
-        }
-        let checkout = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-        [PathBuf::from("."), checkout]
-            .into_iter()
-            .map(|root| root.join("models").join(DEFAULT_MODEL))
-            .find(|d| d.join("tokenizer.json").is_file())
+    /// The model folder by the core's rule (`wikidex::embed::discover`): --model, else
+    /// $WIKIDEX_MODEL, else the first of the CLI's candidates that holds a model.
+    pub(crate) fn found(&self) -> Result<Option<Found>, Error> {
+        let env = std::env::var_os(MODEL_ENV);
+        discover(self.model.as_deref(), env.as_deref(), &candidates())
     }
 
     /// For an index whose vectors are from model `stored` (`multilingual-e5-small`,
     /// `all-MiniLM-L6-v2/model-int8`): its folder under models/ in the current folder or the
     /// checkout, when no folder was named (--model, $WIKIDEX_MODEL) and it is there.
     fn stored_dir(&self, stored: &str) -> Option<PathBuf> {
-        if self.model.is_some() || std::env::var_os("WIKIDEX_MODEL").is_some() {
+        if self.model.is_some() || std::env::var_os(MODEL_ENV).is_some_and(|v| !v.is_empty()) {
             return None;
         }
         let name = stored
             .split('/')
             .next()
             .filter(|n| !n.is_empty() && *n != "." && *n != ".." && !n.contains('\\'))?;
-        let checkout = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-        [PathBuf::from("."), checkout]
-            .into_iter()
+        roots()
             .map(|root| root.join("models").join(name))
             .find(|d| d.join("tokenizer.json").is_file())
     }
 
-    /// The ONNX file to load from `dir`.
-    fn file(&self, dir: &Path) -> PathBuf {
+    /// The ONNX file to load from the folder found: --onnx (a bare name in the folder), else
+    /// the folder's own.
+    fn file(&self, found: &Found) -> PathBuf {
         match &self.onnx {
             Some(f) if f.components().count() > 1 || f.is_absolute() => f.clone(),
-            Some(f) => dir.join(f),
-            None => dir.join("model.onnx"),
+            Some(f) => found.dir.join(f),
+            None => found.onnx.clone(),
         }
     }
 
@@ -99,30 +91,42 @@ impl ModelArgs {
         OnnxEmbedder::from_files(file, &dir.join("tokenizer.json"), self.options())
     }
 
+    /// Loads the model found (checked against its manifest's fingerprint when it has one and
+    /// --onnx does not name another file).
+    fn load_found(&self, found: &Found) -> Result<OnnxEmbedder, Error> {
+        match &self.onnx {
+            None => found.load(self.options()),
+            Some(_) => self.load_file(&found.dir, &self.file(found)),
+        }
+    }
+
     /// Loads the model; an error when none is given or found.
     pub fn load(&self) -> Result<OnnxEmbedder, Error> {
-        let dir = self.dir().ok_or_else(|| Error::InvalidArgument {
+        let found = self.found()?.ok_or_else(|| Error::InvalidArgument {
             detail: format!(
-                "no embedding model: pass --model DIR, set WIKIDEX_MODEL, or run `make models` \
+                "no embedding model: pass --model DIR, set {MODEL_ENV}, or run `make models` \
                  to fetch models/{DEFAULT_MODEL}"
             ),
         })?;
-        self.load_file(&dir, &self.file(&dir))
+        self.load_found(&found)
     }
 
-    /// For `build` and `eval`: the model given (which must load), else the default one when
-    /// present. `Ok(None)` (with a note on stderr) when there is none.
-    pub fn load_for_build(&self, quiet: bool) -> Result<Option<Arc<dyn Embedder>>, Error> {
-        if self.explicit() || self.dir().is_some() {
-            return Ok(Some(Arc::new(self.load()?)));
+    /// For `build`, `sync` and `eval`: the model given (which must load), else the default
+    /// one when present. When there is none: [`ModelChoice::Missing`], and the core's note
+    /// (the semantic lane is off, how to turn it on) on stderr unless `quiet`.
+    pub fn load_for_build(&self, quiet: bool) -> Result<ModelChoice, Error> {
+        if self.explicit() {
+            return Ok(ModelChoice::Given(Arc::new(self.load()?)));
         }
-        if !quiet {
-            eprintln!(
-                "note: no embedding model found (pass --model DIR, or run `make models`); \
-                 building without the semantic lane"
-            );
+        match self.found()? {
+            Some(found) => Ok(ModelChoice::Given(Arc::new(self.load_found(&found)?))),
+            None => {
+                if !quiet {
+                    eprintln!("note: {}", semantic_off(Surface::Cli));
+                }
+                Ok(ModelChoice::Missing(Surface::Cli))
+            }
         }
-        Ok(None)
     }
 
     /// For `search`: attaches the model the index's vectors were made with. A model named on
@@ -141,7 +145,11 @@ impl ModelArgs {
             session.set_model(Some(Arc::new(self.load()?)))?;
             return Ok(None);
         }
-        let Some(dir) = self.stored_dir(&stored).or_else(|| self.dir()) else {
+        let dir = match self.stored_dir(&stored) {
+            Some(dir) => Some(dir),
+            None => self.found()?.map(|f| f.dir),
+        };
+        let Some(dir) = dir else {
             return Ok(Some(format!(
                 "the index's vectors are from {stored}; pass --model DIR to embed the query"
             )));
@@ -149,7 +157,8 @@ impl ModelArgs {
         // `all-MiniLM-L6-v2/model-int8` was made from `model-int8.onnx` in that folder.
         let file = match &self.onnx {
             None => wikidex::embed::model_file_for_id(&dir, &stored),
-            Some(_) => self.file(&dir),
+            Some(f) if f.components().count() > 1 || f.is_absolute() => f.clone(),
+            Some(f) => dir.join(f),
         };
         if !file.is_file() {
             return Ok(Some(format!(
@@ -163,4 +172,19 @@ impl ModelArgs {
             Err(e) => Err(e),
         }
     }
+}
+
+/// Where the CLI looks for `models/`: the current folder, then the checkout this binary was
+/// built from.
+fn roots() -> impl Iterator<Item = PathBuf> {
+    let checkout = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    [PathBuf::from("."), checkout].into_iter()
+}
+
+/// The CLI's candidate model folders for the core's rule: models/all-MiniLM-L6-v2 under each
+/// of [`roots`].
+fn candidates() -> Vec<PathBuf> {
+    roots()
+        .map(|root| root.join("models").join(DEFAULT_MODEL))
+        .collect()
 }

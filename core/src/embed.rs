@@ -2,6 +2,9 @@
 //! [`OnnxEmbedder`] (feature `embed`), which runs any sentence-transformers style ONNX model
 //! locally with tract and tokenizes with the model's own `tokenizer.json`.
 //!
+//! Which model a build uses when the caller names none is one rule for every surface:
+//! [`discover()`] (the caller's, else `$WIKIDEX_MODEL`, else an installed model package).
+//!
 //! No network, no API key: the model is a file the caller points at. The same code builds for
 //! wasm (tokenization uses the pure-Rust regex engine; tract runs single-threaded there).
 
@@ -150,9 +153,14 @@ pub(crate) fn normalize(v: &mut [f32]) {
     }
 }
 
+mod discover;
 #[cfg(feature = "embed")]
 mod fast_add;
 #[cfg(feature = "embed")]
 mod onnx;
+pub use discover::{
+    discover, semantic_off, Found, Manifest, ModelSource, Surface, MANIFEST_FILE, MODEL_ENV,
+    MODEL_PACKAGES,
+};
 #[cfg(feature = "embed")]
 pub use onnx::{model_file_for_id, OnnxEmbedder, OnnxOptions, MODEL_FILE, TOKENIZER_FILE};

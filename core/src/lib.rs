@@ -88,7 +88,7 @@ pub use front::build::{build, BuildOptions, Source, SyncRecord};
 pub use front::builder::IndexBuilder;
 pub use front::eval::{Collection, Metrics};
 pub use front::querylog::{Insights, LogEntry, QueryLog};
-pub use front::session::Session;
+pub use front::session::{ModelChoice, Session};
 pub use front::shared::SharedIndex;
 pub use front::tools::{ToolDef, ToolLimits, ToolResult, Tools};
 #[cfg(feature = "fs")]
@@ -133,28 +133,80 @@ pub struct ReadmeDoctests;
 /// The book's pages (`docs/`), run as doc tests like the README: their Rust examples stay true.
 #[cfg(doctest)]
 pub mod book {
-    #[doc = include_str!("../../docs/graph-lint-citations.md")]
-    pub struct GraphLintCitations;
-    #[doc = include_str!("../../docs/agent-tools-mcp.md")]
-    pub struct AgentToolsMcp;
-    #[doc = include_str!("../../docs/browser.md")]
-    pub struct Browser;
-    #[doc = include_str!("../../docs/semantic-lane.md")]
-    pub struct SemanticLane;
-    #[doc = include_str!("../../docs/format.md")]
-    pub struct Format;
-    #[doc = include_str!("../../docs/errors-and-limits.md")]
-    pub struct ErrorsAndLimits;
-    #[doc = include_str!("../../docs/contract.md")]
-    pub struct Contract;
-    #[doc = include_str!("../../docs/page-contract.md")]
-    pub struct PageContract;
-    #[doc = include_str!("../../docs/quality.md")]
-    pub struct Quality;
-    #[doc = include_str!("../../docs/performance.md")]
-    pub struct Performance;
-    #[doc = include_str!("../../docs/fuzzing.md")]
-    pub struct Fuzzing;
+    #[doc = include_str!("../../docs/benchmarks/browser-vs-pagefind.md")]
+    pub struct BenchmarksBrowserVsPagefind;
+    #[doc = include_str!("../../docs/benchmarks/models.md")]
+    pub struct BenchmarksModels;
+    #[doc = include_str!("../../docs/benchmarks/quality.md")]
+    pub struct BenchmarksQuality;
+    #[doc = include_str!("../../docs/benchmarks/speed.md")]
+    pub struct BenchmarksSpeed;
+    #[doc = include_str!("../../docs/concepts/agent-tools.md")]
+    pub struct ConceptsAgentTools;
+    #[doc = include_str!("../../docs/concepts/chunking.md")]
+    pub struct ConceptsChunking;
+    #[doc = include_str!("../../docs/concepts/citations.md")]
+    pub struct ConceptsCitations;
+    #[doc = include_str!("../../docs/concepts/contract.md")]
+    pub struct ConceptsContract;
+    #[doc = include_str!("../../docs/concepts/graph.md")]
+    pub struct ConceptsGraph;
+    #[doc = include_str!("../../docs/concepts/lanes-and-fusion.md")]
+    pub struct ConceptsLanesAndFusion;
+    #[doc = include_str!("../../docs/concepts/lint.md")]
+    pub struct ConceptsLint;
+    #[doc = include_str!("../../docs/concepts/page-contract.md")]
+    pub struct ConceptsPageContract;
+    #[doc = include_str!("../../docs/concepts/query-log.md")]
+    pub struct ConceptsQueryLog;
+    #[doc = include_str!("../../docs/concepts/typos-and-phrases.md")]
+    pub struct ConceptsTyposAndPhrases;
+    #[doc = include_str!("../../docs/design/blob-and-bindings.md")]
+    pub struct DesignBlobAndBindings;
+    #[doc = include_str!("../../docs/design/graph-citations-agents.md")]
+    pub struct DesignGraphCitationsAgents;
+    #[doc = include_str!("../../docs/design/index.md")]
+    pub struct DesignIndex;
+    #[doc = include_str!("../../docs/design/pages-and-chunks.md")]
+    pub struct DesignPagesAndChunks;
+    #[doc = include_str!("../../docs/design/search.md")]
+    pub struct DesignSearch;
+    #[doc = include_str!("../../docs/getting-started/browser.md")]
+    pub struct GettingStartedBrowser;
+    #[doc = include_str!("../../docs/getting-started/cli.md")]
+    pub struct GettingStartedCli;
+    #[doc = include_str!("../../docs/getting-started/mcp.md")]
+    pub struct GettingStartedMcp;
+    #[doc = include_str!("../../docs/getting-started/node.md")]
+    pub struct GettingStartedNode;
+    #[doc = include_str!("../../docs/getting-started/python.md")]
+    pub struct GettingStartedPython;
+    #[doc = include_str!("../../docs/getting-started/rust.md")]
+    pub struct GettingStartedRust;
+    #[doc = include_str!("../../docs/guides/choosing-a-model.md")]
+    pub struct GuidesChoosingAModel;
+    #[doc = include_str!("../../docs/guides/docs-site.md")]
+    pub struct GuidesDocsSite;
+    #[doc = include_str!("../../docs/guides/mcp-in-an-agent.md")]
+    pub struct GuidesMcpInAnAgent;
+    #[doc = include_str!("../../docs/guides/range-requests.md")]
+    pub struct GuidesRangeRequests;
+    #[doc = include_str!("../../docs/guides/sync.md")]
+    pub struct GuidesSync;
+    #[doc = include_str!("../../docs/index.md")]
+    pub struct BookIndex;
+    #[doc = include_str!("../../docs/reference/blob-format.md")]
+    pub struct ReferenceBlobFormat;
+    #[doc = include_str!("../../docs/reference/cli.md")]
+    pub struct ReferenceCli;
+    #[doc = include_str!("../../docs/reference/configuration.md")]
+    pub struct ReferenceConfiguration;
+    #[doc = include_str!("../../docs/reference/errors.md")]
+    pub struct ReferenceErrors;
+    #[doc = include_str!("../../docs/reference/fuzzing.md")]
+    pub struct ReferenceFuzzing;
+    #[doc = include_str!("../../docs/reference/search-options.md")]
+    pub struct ReferenceSearchOptions;
     #[doc = include_str!("../../docs/status.md")]
     pub struct Status;
 }

@@ -10,9 +10,11 @@ CLI (the cross-language vectors in ``tests/vectors`` hold every surface to them)
 >>> index.search("who do I page for an outage?").hits[0].page_id
 'oncall'
 
-With an ONNX sentence model (``Model``), the semantic lane joins the search: pass
-``model=Model("models/all-MiniLM-L6-v2")`` to :meth:`Index.build`, or attach the model to a
-loaded index with :meth:`Index.attach_model`. Vectors cross as numpy float32 arrays.
+With an ONNX sentence model (``Model``), the semantic lane joins the search: install one
+(``pip install wikidex-model-minilm``: :meth:`Index.build` finds it), set ``WIKIDEX_MODEL`` to
+a model folder, pass ``model=Model("models/all-MiniLM-L6-v2")`` to :meth:`Index.build`, or
+attach the model to a loaded index with :meth:`Index.attach_model`. Vectors cross as numpy
+float32 arrays.
 
 Records are read-only :class:`Record` objects: attribute or key access, ``to_dict()``,
 readable ``repr``; search results render as a table in notebooks. Offsets in records count
@@ -26,9 +28,10 @@ import functools
 import html
 import json
 import os
+import sys
 from collections.abc import Mapping
 from collections.abc import Sequence as _Sequence
-from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Literal, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -312,6 +315,43 @@ def _array(value: Any) -> Any:
         return np.asarray(value, dtype=np.float32)
 
 
+def _model_candidates() -> List[str]:
+    """The model folders of the installed model packages (entry point group
+    ``wikidex.models``, each a ``path()`` function), for the core's default-model rule, which
+    picks among them. A package that fails to import is left out, as the core leaves out a
+    folder it cannot use."""
+    # Reading every installed distribution's metadata takes tens of milliseconds in a large
+    # environment; it is done again only when sys.path or one of its folders changed (an
+    # install adds a .dist-info folder, which changes its parent's mtime).
+    key = tuple((p, _mtime(p)) for p in sys.path)
+    if _CANDIDATES and _CANDIDATES[0] == key:
+        return list(_CANDIDATES[1])
+    from importlib.metadata import entry_points
+
+    if sys.version_info >= (3, 10):
+        group = entry_points(group="wikidex.models")
+    else:  # Python 3.9: a dict of group to entry points
+        group = entry_points().get("wikidex.models", ())
+    out = []
+    for ep in group:
+        try:
+            out.append(os.fspath(ep.load()()))
+        except Exception:  # noqa: BLE001 (a broken package must not break every build)
+            continue
+    _CANDIDATES[:] = [key, tuple(out)]
+    return out
+
+
+_CANDIDATES: List[Any] = []
+
+
+def _mtime(path: str) -> int:
+    try:
+        return os.stat(path or ".").st_mtime_ns
+    except OSError:
+        return -1
+
+
 class Index:
     """A wikidex index: build it from a wiki (:meth:`build`), load it (:meth:`open`,
     :meth:`from_bytes`), search it, walk its links, check answers, and write pages.
@@ -339,7 +379,7 @@ class Index:
         strict: bool = False,
         vectors: str = "f32",
         progress: Union[bool, Progress, None] = None,
-        model: Optional[Model] = None,
+        model: Union[Model, Literal[False], None] = None,
     ) -> "Index":
         """Builds an index from a wiki folder, or from a mapping of path (relative to the
         wiki root; ``raw/...`` for raw documents) to page text. ``config`` is the core's
@@ -348,24 +388,31 @@ class Index:
         a progress bar (tqdm when installed), or pass ``callable(stage, done, total)``;
         stages are ``pages`` then, with a model, ``embeddings``. ``model`` (a :class:`Model`)
         embeds every chunk for the semantic lane (stored as ``vectors``: ``"f32"`` or
-        ``"int8"``) and stays attached for queries.
+        ``"int8"``) and stays attached for queries. ``model=None`` (the default) takes the
+        default model: the folder in ``$WIKIDEX_MODEL``, else an installed model package
+        (``pip install wikidex-model-minilm``; any package registered in the
+        ``wikidex.models`` entry point group), else none, and then :meth:`build_report`'s
+        ``semantic_off`` says that the semantic lane is off and how to turn it on.
+        ``model=False`` builds without a model and without that note.
         Pages that cannot be used are skipped and listed in :meth:`build_report`."""
         options: dict = {"strict": strict, "vectors": vectors}
         if config is not None:
             options["config"] = dict(config)
         opts = json.dumps(options, allow_nan=False)
         cb = _progress(progress)
-        if model is not None and not isinstance(model, Model):
-            raise TypeError(f"model must be a wikidex.Model, got {type(model).__name__}")
+        if model is not None and model is not False and not isinstance(model, Model):
+            raise TypeError(f"model must be a wikidex.Model, False or None, got {type(model).__name__}")
+        given = model if isinstance(model, Model) else None
+        candidates = _model_candidates() if model is None else None
         if isinstance(source, Mapping):
             files = []
             for path, text in source.items():  # core adds them in sorted path order
                 if not isinstance(path, str) or not isinstance(text, str):
                     raise TypeError("files must map str paths to str texts")
                 files.append((path, text))
-            return cls(_wikidex.NativeIndex.build_files(files, opts, cb, model))
+            return cls(_wikidex.NativeIndex.build_files(files, opts, cb, given, candidates))
         if isinstance(source, (str, os.PathLike)):
-            return cls(_wikidex.NativeIndex.build_dir(os.fspath(source), opts, cb, model))
+            return cls(_wikidex.NativeIndex.build_dir(os.fspath(source), opts, cb, given, candidates))
         raise TypeError("source must be a folder path or a mapping of path to text")
 
     @classmethod
@@ -436,8 +483,9 @@ class Index:
         return f"<wikidex.Index: {self._native.page_count()} pages, {self._native.chunk_count()} chunks>"
 
     def build_report(self) -> Optional[Record]:
-        """What the build did (pages, chunks, skipped files with their codes), when this
-        index was built in this process."""
+        """What the build did (pages, chunks, skipped files with their codes, and
+        ``semantic_off``: when no model was given or found, that the semantic lane is off and
+        how to turn it on, else ``None``), when this index was built in this process."""
         r = self._native.build_report()
         return None if r is None else Record(json.loads(r))
 

@@ -101,14 +101,21 @@ class NativeIndex:
         options: Optional[str] = None,
         progress: Optional[_Progress] = None,
         model: Optional[Model] = None,
+        candidates: Optional[Sequence[_Path]] = None,
     ) -> NativeIndex:
         """Builds from (path, text) pairs; `options` is the core's BuildOptions as JSON; `model`
-        embeds every chunk."""
+        embeds every chunk; without it, `candidates` (model folders of installed packages)
+        asks for the default model by the core's rule ($WIKIDEX_MODEL, else the first usable
+        candidate, else none, said in the build report's `semantic_off`); neither: no model."""
     @staticmethod
     def build_dir(
-        path: _Path, options: Optional[str] = None, progress: Optional[_Progress] = None, model: Optional[Model] = None
+        path: _Path,
+        options: Optional[str] = None,
+        progress: Optional[_Progress] = None,
+        model: Optional[Model] = None,
+        candidates: Optional[Sequence[_Path]] = None,
     ) -> NativeIndex:
-        """Builds from a wiki folder."""
+        """Builds from a wiki folder; `model` and `candidates` as in `build_files`."""
     @staticmethod
     def sync_file(
         dir: _Path,
@@ -539,6 +546,7 @@ class BuildReport(TypedDict):
     raw_chunks: int
     skipped: List[Skipped]
     warnings: List[BuildWarning]
+    semantic_off: Optional[str]
 
 @type_check_only
 class SyncRecord(TypedDict):

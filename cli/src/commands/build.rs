@@ -16,9 +16,9 @@ pub(crate) fn build_session(
     embed: &EmbedBuildArgs,
     quiet: bool,
 ) -> Result<Session, Error> {
-    let model = embed.embedder(quiet)?;
+    let model = embed.model_choice(quiet)?;
     with_progress(quiet, |progress| {
-        Session::build(source, options, model, progress)
+        Session::build_with_model(source, options, model, progress)
     })
 }
 

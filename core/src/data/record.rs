@@ -47,6 +47,11 @@ pub struct BuildReport {
     pub skipped: Vec<Skipped>,
     /// Non-fatal problems in indexed pages.
     pub warnings: Vec<Warning>,
+    /// When the build looked for the default model and found none: that the semantic lane
+    /// is off and how to turn it on ([`crate::embed::semantic_off`]). `None` when a model
+    /// embedded the chunks, or the caller asked for no model.
+    #[serde(default)]
+    pub semantic_off: Option<String>,
 }
 
 /// What a build on a previous index changed

@@ -1,0 +1,413 @@
+//! The default model: which folder a build embeds with when the caller names none. One rule
+//! for every surface, written here; a surface only gathers the candidate folders it can see
+//! (Python: the `wikidex.models` entry points of the installed model packages; Node: the
+//! model packages `require.resolve` finds from the caller's folder and from the binding's;
+//! the CLI: `models/` in the current folder or its checkout) and calls [`discover`].
+//!
+//! The rule, first match wins:
+//! 1. the model the caller names (`--model DIR`, `model=`), which must load;
+//! 2. else the folder in `$WIKIDEX_MODEL` ([`MODEL_ENV`]), which must load;
+//! 3. else the first usable candidate folder (one with `tokenizer.json` and its ONNX file),
+//!    the known packages first in the order of [`MODEL_PACKAGES`], then the others in the
+//!    order given;
+//! 4. else none: the index has no semantic lane, and the build says so once, with how to turn
+//!    it on ([`semantic_off`]).
+//!
+//! A model package's folder holds a [`Manifest`] ([`MANIFEST_FILE`]): which ONNX file to run
+//! and its fingerprint, checked when the model loads. A folder without one runs
+//! [`MODEL_FILE`](super::MODEL_FILE) (`model.onnx`), as `make models` writes it.
+
+use std::ffi::OsStr;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::data::error::{Error, Result};
+
+/// The environment variable that names a model folder for every surface.
+pub const MODEL_ENV: &str = "WIKIDEX_MODEL";
+
+/// The file in a model package's folder that says what the folder holds ([`Manifest`]).
+pub const MANIFEST_FILE: &str = "wikidex-model.json";
+
+/// The model packages the default discovery knows, in order of preference: when several are
+/// installed, the first of these wins. Each is published as a wheel (PyPI) and an npm
+/// package of the same name.
+pub const MODEL_PACKAGES: [&str; 2] = ["wikidex-model-minilm", "wikidex-model-e5-small"];
+
+/// The ONNX file a folder without a manifest runs (`make models` writes it).
+const DEFAULT_ONNX: &str = "model.onnx";
+/// The tokenizer every model folder holds.
+const TOKENIZER: &str = "tokenizer.json";
+
+/// What a model package's [`MANIFEST_FILE`] says about its folder.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Manifest {
+    /// The model's name, also the folder's (e.g. `all-MiniLM-L6-v2`).
+    pub name: String,
+    /// The package that installed it (e.g. `wikidex-model-minilm`).
+    pub package: String,
+    /// The package's version.
+    pub version: String,
+    /// The ONNX file to run, a file name in the folder (e.g. `model-int8.onnx`).
+    pub onnx: String,
+    /// The fingerprint an [`Embedder`](super::Embedder) gives that file (`blake3:` and 32
+    /// hex digits), stored with an index's vectors; checked when the model loads.
+    pub fingerprint: String,
+    /// The model's licence (SPDX id).
+    pub license: String,
+    /// sha256 of each file of the folder, by path relative to it.
+    #[serde(default)]
+    pub sha256: std::collections::BTreeMap<String, String>,
+}
+
+impl Manifest {
+    /// Reads `dir`'s manifest; `Ok(None)` when it has none.
+    ///
+    /// # Errors
+    /// [`Error::Model`] when the file is there but is not a manifest, or names an ONNX file
+    /// outside the folder.
+    pub fn read(dir: &Path) -> Result<Option<Manifest>> {
+        let path = dir.join(MANIFEST_FILE);
+        let bytes = match std::fs::read(&path) {
+            Ok(b) => b,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(Error::io(&path, e)),
+        };
+        let manifest: Manifest = serde_json::from_slice(&bytes).map_err(|e| Error::Model {
+            detail: format!("{}: not a model manifest: {e}", path.display()),
+        })?;
+        let bare = Path::new(&manifest.onnx)
+            .file_name()
+            .is_some_and(|f| f == OsStr::new(&manifest.onnx));
+        if !bare {
+            return Err(Error::Model {
+                detail: format!(
+                    "{}: `onnx` must be a file name in the folder, not `{}`",
+                    path.display(),
+                    manifest.onnx
+                ),
+            });
+        }
+        Ok(Some(manifest))
+    }
+}
+
+/// Where the default model came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ModelSource {
+    /// Named by the caller.
+    Explicit,
+    /// `$WIKIDEX_MODEL`.
+    Env,
+    /// A candidate folder: an installed model package, or the CLI's `models/`.
+    Installed,
+}
+
+impl ModelSource {
+    /// `explicit`, `env` or `installed`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ModelSource::Explicit => "explicit",
+            ModelSource::Env => "env",
+            ModelSource::Installed => "installed",
+        }
+    }
+}
+
+/// The model folder [`discover`] chose.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Found {
+    /// The folder (with `tokenizer.json`).
+    pub dir: PathBuf,
+    /// The ONNX file to run: the manifest's, else `model.onnx` in the folder.
+    pub onnx: PathBuf,
+    /// Where it came from.
+    pub source: ModelSource,
+    /// The folder's manifest, when it has one (a model package's folder does).
+    pub manifest: Option<Manifest>,
+}
+
+impl Found {
+    /// `dir` as found from `source`, with its manifest read.
+    fn at(dir: PathBuf, source: ModelSource) -> Result<Found> {
+        let manifest = Manifest::read(&dir)?;
+        let onnx = dir.join(manifest.as_ref().map_or(DEFAULT_ONNX, |m| m.onnx.as_str()));
+        Ok(Found {
+            dir,
+            onnx,
+            source,
+            manifest,
+        })
+    }
+
+    /// Whether the folder holds what a model load reads.
+    fn usable(&self) -> bool {
+        self.onnx.is_file() && self.dir.join(TOKENIZER).is_file()
+    }
+
+    /// Loads the model ([`OnnxEmbedder::from_files`](super::OnnxEmbedder::from_files) on
+    /// [`Found::onnx`] and the folder's `tokenizer.json`), and checks the file against the
+    /// manifest's fingerprint when there is one.
+    ///
+    /// # Errors
+    /// As [`OnnxEmbedder::from_files`](super::OnnxEmbedder::from_files); [`Error::Model`]
+    /// when the file is not the one the manifest describes (a damaged install).
+    #[cfg(feature = "embed")]
+    pub fn load(&self, options: super::OnnxOptions) -> Result<super::OnnxEmbedder> {
+        use super::Embedder;
+        let model =
+            super::OnnxEmbedder::from_files(&self.onnx, &self.dir.join(TOKENIZER), options)?;
+        match &self.manifest {
+            Some(m) if !m.fingerprint.is_empty() && m.fingerprint != model.fingerprint() => {
+                Err(Error::Model {
+                    detail: format!(
+                        "{} has fingerprint {}, but {} says {} (a damaged install? reinstall {})",
+                        self.onnx.display(),
+                        model.fingerprint(),
+                        MANIFEST_FILE,
+                        m.fingerprint,
+                        m.package
+                    ),
+                })
+            }
+            _ => Ok(model),
+        }
+    }
+}
+
+/// The default model folder by the module's rule: `explicit`, else `env` (the value of
+/// `$WIKIDEX_MODEL`; empty counts as unset), else the first usable of `candidates` (known
+/// packages first, in [`MODEL_PACKAGES`] order; a folder given twice counts once), else
+/// `None`.
+///
+/// An explicit or `$WIKIDEX_MODEL` folder is returned without looking inside it beyond its
+/// manifest: loading it reports what is missing. A candidate that lacks its files or has a
+/// broken manifest is passed over.
+///
+/// # Errors
+/// [`Error::Model`] when the explicit or `$WIKIDEX_MODEL` folder has a broken manifest.
+///
+/// # Example
+/// ```
+/// # use std::path::{Path, PathBuf};
+/// use wikidex::embed::{discover, ModelSource};
+/// let found = discover(None, Some("/opt/models/minilm".as_ref()), &[])?.unwrap();
+/// assert_eq!(found.source, ModelSource::Env);
+/// assert_eq!(found.onnx, Path::new("/opt/models/minilm/model.onnx"));
+/// assert_eq!(discover(None, None, &[PathBuf::from("/no/such/folder")])?, None);
+/// # Ok::<(), wikidex::Error>(())
+/// ```
+pub fn discover(
+    explicit: Option<&Path>,
+    env: Option<&OsStr>,
+    candidates: &[PathBuf],
+) -> Result<Option<Found>> {
+    if let Some(dir) = explicit {
+        return Found::at(dir.to_path_buf(), ModelSource::Explicit).map(Some);
+    }
+    if let Some(dir) = env.filter(|v| !v.is_empty()) {
+        return Found::at(PathBuf::from(dir), ModelSource::Env).map(Some);
+    }
+    let mut usable: Vec<Found> = Vec::new();
+    for dir in candidates {
+        let Ok(found) = Found::at(dir.clone(), ModelSource::Installed) else {
+            continue;
+        };
+        if !found.usable() {
+            continue;
+        }
+        let same = |f: &Found| match (f.dir.canonicalize(), dir.canonicalize()) {
+            (Ok(a), Ok(b)) => a == b,
+            _ => f.dir == *dir,
+        };
+        if !usable.iter().any(same) {
+            usable.push(found);
+        }
+    }
+    // Stable: unknown packages keep the order they were given in, after the known ones.
+    usable.sort_by_key(|f| {
+        f.manifest
+            .as_ref()
+            .and_then(|m| MODEL_PACKAGES.iter().position(|p| *p == m.package))
+            .unwrap_or(MODEL_PACKAGES.len())
+    });
+    Ok(usable.into_iter().next())
+}
+
+/// The surface a build runs on, for the words of [`semantic_off`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Surface {
+    /// The `wikidex` command.
+    Cli,
+    /// The Python package.
+    Python,
+    /// The Node package.
+    Node,
+}
+
+/// What a build says once when it found no model: that the semantic lane is off, and how to
+/// turn it on on `surface` (install a model package, set `$WIKIDEX_MODEL`, or name a model),
+/// and how to build without a model and without this note.
+///
+/// # Example
+/// ```
+/// use wikidex::embed::{semantic_off, Surface};
+/// assert!(semantic_off(Surface::Python).contains("pip install wikidex-model-minilm"));
+/// ```
+pub fn semantic_off(surface: Surface) -> String {
+    let [minilm, e5] = MODEL_PACKAGES;
+    let (install, name, off) = match surface {
+        Surface::Cli => (
+            "run `make models` in a wikidex checkout".to_string(),
+            "pass --model DIR",
+            "--no-embed",
+        ),
+        Surface::Python => (
+            format!("`pip install {minilm}` (or {e5}, for many languages)"),
+            "pass model=wikidex.Model(DIR)",
+            "model=False",
+        ),
+        Surface::Node => (
+            format!("`npm install {minilm}` (or {e5}, for many languages)"),
+            "pass { model: await Model.load(DIR) }",
+            "model: false",
+        ),
+    };
+    format!(
+        "no embedding model found, so the semantic lane is off. To turn it on, {install}, \
+         set {MODEL_ENV} to a model folder, or {name}; {off} builds without a model and \
+         without this note."
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A model folder in a fresh temporary folder: `tokenizer.json`, `onnx` (empty files),
+    /// and a manifest naming `package` when given.
+    fn folder(root: &Path, name: &str, onnx: &str, package: Option<&str>) -> PathBuf {
+        let dir = root.join(name);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join(TOKENIZER), "{}").unwrap();
+        std::fs::write(dir.join(onnx), "").unwrap();
+        if let Some(package) = package {
+            let m = Manifest {
+                name: name.into(),
+                package: package.into(),
+                version: "0.1.0".into(),
+                onnx: onnx.into(),
+                fingerprint: String::new(),
+                license: "MIT".into(),
+                sha256: Default::default(),
+            };
+            std::fs::write(dir.join(MANIFEST_FILE), serde_json::to_vec(&m).unwrap()).unwrap();
+        }
+        dir
+    }
+
+    fn tmp(name: &str) -> PathBuf {
+        let dir =
+            std::env::temp_dir().join(format!("wikidex-discover-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    #[test]
+    fn an_explicit_model_wins_over_the_environment_and_the_packages() {
+        let root = tmp("explicit");
+        let pkg = folder(&root, "pkg", "model-int8.onnx", Some(MODEL_PACKAGES[0]));
+        let found = discover(Some(Path::new("/given")), Some("/env".as_ref()), &[pkg])
+            .unwrap()
+            .unwrap();
+        assert_eq!(found.source, ModelSource::Explicit);
+        assert_eq!(found.dir, Path::new("/given"));
+    }
+
+    #[test]
+    fn the_environment_wins_over_the_packages_even_when_its_folder_is_missing() {
+        let root = tmp("env");
+        let pkg = folder(&root, "pkg", "model-int8.onnx", Some(MODEL_PACKAGES[0]));
+        let found = discover(None, Some("/no/such/model".as_ref()), &[pkg])
+            .unwrap()
+            .unwrap();
+        assert_eq!(found.source, ModelSource::Env);
+        assert_eq!(found.onnx, Path::new("/no/such/model/model.onnx"));
+    }
+
+    #[test]
+    fn an_empty_environment_variable_counts_as_unset() {
+        let root = tmp("empty-env");
+        let pkg = folder(&root, "pkg", "model-int8.onnx", Some(MODEL_PACKAGES[0]));
+        let found = discover(None, Some("".as_ref()), std::slice::from_ref(&pkg))
+            .unwrap()
+            .unwrap();
+        assert_eq!(found.source, ModelSource::Installed);
+        assert_eq!(found.onnx, pkg.join("model-int8.onnx"));
+    }
+
+    #[test]
+    fn the_preferred_package_wins_whatever_the_order_of_the_candidates() {
+        let root = tmp("order");
+        let e5 = folder(&root, "e5", "model-int8.onnx", Some(MODEL_PACKAGES[1]));
+        let minilm = folder(&root, "minilm", "model-int8.onnx", Some(MODEL_PACKAGES[0]));
+        let other = folder(&root, "other", "model.onnx", None);
+        let found = discover(None, None, &[other.clone(), e5.clone(), minilm.clone()])
+            .unwrap()
+            .unwrap();
+        assert_eq!(found.dir, minilm);
+        assert_eq!(found.manifest.unwrap().package, MODEL_PACKAGES[0]);
+        let found = discover(None, None, &[other, e5.clone()]).unwrap().unwrap();
+        assert_eq!(found.dir, e5);
+    }
+
+    #[test]
+    fn unknown_candidates_keep_their_order() {
+        let root = tmp("unknown");
+        let a = folder(&root, "a", "model.onnx", None);
+        let b = folder(&root, "b", "model.onnx", Some("someone-elses-model"));
+        let found = discover(None, None, &[b.clone(), a]).unwrap().unwrap();
+        assert_eq!(found.dir, b);
+    }
+
+    #[test]
+    fn a_candidate_without_its_files_or_with_a_broken_manifest_is_passed_over() {
+        let root = tmp("unusable");
+        let no_onnx = folder(&root, "no-onnx", "model.onnx", None);
+        std::fs::remove_file(no_onnx.join("model.onnx")).unwrap();
+        let broken = folder(&root, "broken", "model.onnx", None);
+        std::fs::write(broken.join(MANIFEST_FILE), "not json").unwrap();
+        let escapes = folder(&root, "escapes", "model.onnx", Some(MODEL_PACKAGES[0]));
+        let text = std::fs::read_to_string(escapes.join(MANIFEST_FILE)).unwrap();
+        let text = text.replace("\"model.onnx\"", "\"../no-onnx/model.onnx\"");
+        std::fs::write(escapes.join(MANIFEST_FILE), text).unwrap();
+        assert_eq!(
+            discover(None, None, &[no_onnx, broken.clone(), escapes]).unwrap(),
+            None
+        );
+        // Named explicitly, the same broken folder is an error, not a silent fallback.
+        let err = discover(Some(&broken), None, &[]).unwrap_err();
+        assert_eq!(err.code(), "model");
+    }
+
+    #[test]
+    fn nothing_found_is_none() {
+        assert_eq!(discover(None, None, &[]).unwrap(), None);
+    }
+
+    #[test]
+    fn the_note_says_how_to_turn_the_lane_on_in_each_surfaces_words() {
+        let cli = semantic_off(Surface::Cli);
+        assert!(cli.contains("--model DIR") && cli.contains("--no-embed"));
+        let py = semantic_off(Surface::Python);
+        assert!(py.contains("pip install wikidex-model-minilm") && py.contains("model=False"));
+        let node = semantic_off(Surface::Node);
+        assert!(node.contains("npm install wikidex-model-minilm") && node.contains("model: false"));
+        for note in [cli, py, node] {
+            assert!(note.contains("semantic lane is off") && note.contains(MODEL_ENV));
+        }
+    }
+}
