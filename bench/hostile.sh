@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Re-runs the reproductions of the hardening issue against the release CLI and prints, for
 # each, the exit code, the wall time and the peak memory (from /usr/bin/time -v), so the
-# bounds the README states can be checked on any machine.
+# bounds the book states (docs/reference/errors.md) can be checked on any machine.
 #
 #   make release && bench/hostile.sh [path/to/wikidex]
 #

@@ -45,7 +45,7 @@ def main():
         print(f"rebuilt for {package}: {name} {target} ({mode}) features={list(features)}")
     if rebuilt:
         print(f"{len(rebuilt)} of {len(binding)} units of {package}'s build differ from the "
-              "workspace build: give the package the workspace's features (see DEVELOPERS.md)")
+              "workspace build: give the package the workspace's features (see CONTRIBUTING.md)")
         return 1
     print(f"{package}: all {len(binding)} units shared with the workspace build")
     return 0

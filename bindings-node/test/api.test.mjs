@@ -352,15 +352,7 @@ test('agent tools, prompt block, verification and the query log', async () => {
   assert.equal(JSON.parse(readFileSync(join(dir, 'log.jsonl'), 'utf8').trim()).origin, 'node')
 })
 
-test('the README quickstart and the agent example run', () => {
-  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8')
-  const block = readme.match(/## Node\n[\s\S]*?```js\n([\s\S]*?)```/)
-  assert.ok(block, 'the README has a Node quickstart')
-  const dir = mkdtempSync(join(tmpdir(), 'wikidex-readme-'))
-  const script = join(dir, 'quickstart.mjs')
-  writeFileSync(script, block[1].replaceAll("from 'wikidex'", `from ${JSON.stringify(join(HERE, '..', 'index.mjs'))}`))
-  const out = execFileSync(process.execPath, [script], { cwd: ROOT, encoding: 'utf8' })
-  assert.match(out, /runbook_oncall/)
+test('the agent example runs (the docs\' examples run in docs.test.mjs)', () => {
   const agent = execFileSync(process.execPath, [join(ROOT, 'examples', 'node', 'agent.mjs')], { cwd: ROOT, encoding: 'utf8' })
   assert.match(agent, /quote/)
   assert.match(agent, /unknown/)

@@ -1,5 +1,5 @@
 """The Python API beyond the vectors: errors by code, bad arguments, threads, pickling, the
-agent tools, progress, and the README's Python quickstart."""
+agent tools and progress (the docs' examples run in test_docs.py)."""
 
 import collections.abc
 import math
@@ -284,14 +284,6 @@ def test_offsets_index_python_strings():
     assert [s.text[m.start : m.end].lower() for m in s.highlights] == ["coffee"]
     body = index.page_record("cafe").body
     assert body[s.offset :].startswith(s.text.split(" ")[0])
-
-
-def test_the_readme_python_quickstart_runs(tmp_path, monkeypatch):
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    m = re.search(r"## Python\n.*?```python\n(.*?)```", readme, re.S)
-    assert m, "README has a Python section with a python block"
-    monkeypatch.chdir(ROOT)
-    exec(compile(m.group(1), "README.md", "exec"), {})
 
 
 def test_a_partial_config_takes_the_defaults_for_the_rest():

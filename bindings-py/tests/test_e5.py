@@ -150,7 +150,7 @@ def test_token_ids_match_on_odd_text_but_two_known_cases(c_engine):
     m = wikidex.Model(MODEL, onnx="model-int8.onnx", threads=1)
     for text, ids in zip(EDGES, m.tokenize(EDGES, prompt="query")):
         assert ids == c_engine.token_ids(text, True), repr(text)
-    # The two differences the tokenizers crate keeps (README): a grapheme of fewer than 6 bytes
+    # The two differences the tokenizers crate keeps (the book's model guide): a grapheme of fewer than 6 bytes
     # whose first code point is mapped becomes that code point's mapping alone (the combining
     # acute is dropped), and a run of unknown characters is one <unk>, not one per character.
     for text, drop in [("ＡＢＣ\u0301", 4868), ("rare 𠀋𠀌 chars", 3)]:

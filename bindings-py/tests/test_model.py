@@ -5,7 +5,6 @@ Runs on the real all-MiniLM-L6-v2 that `make models` puts in models/ (`make test
 first, so in CI it is there)."""
 
 import pickle
-import re
 import shutil
 from pathlib import Path
 
@@ -175,12 +174,3 @@ def test_a_model_folder_that_is_not_a_model_is_a_model_error(tmp_path):
 def test_build_refuses_a_model_that_is_not_one():
     with pytest.raises(TypeError):
         wikidex.Index.build({"a.md": "x"}, model="models/all-MiniLM-L6-v2")
-
-
-def test_the_readme_model_example_runs(monkeypatch):
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = re.search(r"\n## Python\n(.*?)\n## ", readme, re.S).group(1)
-    blocks = re.findall(r"```python\n(.*?)```", section, re.S)
-    example = next(b for b in blocks if "wikidex.Model(" in b)
-    monkeypatch.chdir(ROOT)
-    exec(compile("import wikidex\n" + example, "README.md", "exec"), {})

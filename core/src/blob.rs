@@ -16,7 +16,7 @@
 //! ```
 //!
 //! The head holds what every search reads; the sections hold the rest, in blocks a reader
-//! fetches as it needs them (the layout of each: `blob/sections.rs`). A section's tag is the
+//! fetches as it needs them (the layout of each: `blob/sections/`). A section's tag is the
 //! first 8 bytes of the BLAKE3 hash of its deflated bytes keyed with the head's hash: a
 //! section that was changed, or that belongs to another blob, does not match it. Every
 //! collection is a list in a canonical order, so the same index always gives byte-identical

@@ -26,7 +26,7 @@ pub struct Config {
     pub max_query_chars: u32,
     /// Store where each term occurs in each chunk (default true), so that quoted phrases
     /// (`"net revenue"`) rank the hits that hold them first. `false` makes the blob smaller
-    /// (see `docs/format.md` for the measured cost) and searches a
+    /// (see `docs/reference/blob-format.md` for the measured cost) and searches a
     /// quoted phrase as its words, saying so ([`crate::lane::phrase::NO_POSITIONS`]).
     pub positions: bool,
 }
@@ -210,7 +210,7 @@ impl Language {
 /// BM25 parameters, stored in the blob.
 ///
 /// Defaults `k1 = 1.5`, `b = 0.6`, chosen by measurement on CACM and Cranfield over the grid
-/// k1 ∈ {0.9, 1.2, 1.5, 2.0} × b ∈ {0.5, 0.6, 0.75, 0.9} (`docs/quality.md` has the table; rerun with
+/// k1 ∈ {0.9, 1.2, 1.5, 2.0} × b ∈ {0.5, 0.6, 0.75, 0.9} (`docs/benchmarks/quality.md` has the table; rerun with
 /// `make eval`). (2.0, 0.6) scored marginally higher (within 0.01 on every metric); 1.5 keeps
 /// term frequency saturating sooner, which matters on wiki pages that repeat their keywords.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]

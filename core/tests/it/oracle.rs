@@ -1,4 +1,4 @@
-//! Slow, obvious oracles for the fast paths, compared by property tests (STYLE: Tests): BM25
+//! Slow, obvious oracles for the fast paths, compared by property tests: BM25
 //! as the formula reads (over a naive analysis of its own), the token lane by its rules,
 //! weighted RRF by its definition, page fusion over each lane's best chunk per page, the int8
 //! vector scan against f64 arithmetic, and the chunker's invariants. Each shrunk failure is
@@ -551,7 +551,7 @@ fn token_query() -> impl Strategy<Value = String> {
 #[derive(Debug, Clone, Copy)]
 struct TokenRules {
     /// "The last query word (the one being typed)" also matches as a prefix: the word typed
-    /// last (`true`, the README's words), or the last of the distinct terms (`false`, the
+    /// last (`true`, the book's words), or the last of the distinct terms (`false`, the
     /// code), which differ when the last word repeats an earlier one.
     last_typed: bool,
     /// Ties go to "the chunk where the matched terms occur most": each matched index term's
@@ -572,7 +572,7 @@ const AS_CODED: TokenRules = TokenRules {
     each_term_once: false,
 };
 
-/// The token lane by its rules (README, `lane/token.rs`): for each distinct query term a chunk
+/// The token lane by its rules (the book, `lane/token.rs`): for each distinct query term a chunk
 /// gets 1 if it contains the term, else 0.5 if it contains a longer index term that starts with
 /// the term or with the word it came from. Prefixes are tried for the last query word and for
 /// terms no chunk contains, only when at least `MIN_PREFIX_CHARS` characters long, and each
@@ -804,7 +804,7 @@ fn token_lane_breaks_ties_by_occurrences_then_length_then_chunk() {
 }
 
 /// Disagreement (reported, not fixed here: core code is not this change's to touch). The
-/// README says ties go to "the chunk where the matched terms occur most", but `token::search`
+/// book says ties go to "the chunk where the matched terms occur most", but `token::search`
 /// adds a prefix-matched term's occurrences once per prefix it was reached through, and the
 /// last word is tried as a prefix of both its term and its word, which are the same for `al`:
 /// `alpha` counts twice. p0 (`bravo alpha alpha`: 3 occurrences, counted 5) and p1 (`bravo
@@ -818,7 +818,7 @@ fn token_lane_counts_each_matched_term_once_for_ties() {
     check_token(&index, "bravo al", true, 100, DOCUMENTED).unwrap();
 }
 
-/// Disagreement (reported, not fixed here). The README's prefix rule is for "the last query
+/// Disagreement (reported, not fixed here). The book's prefix rule is for "the last query
 /// word (the one being typed)"; `token::search` applies it to the last *distinct* term, so in
 /// `alpha bravo alpha` it is `bravo`, and the `alpha` being typed (again) matches exactly
 /// only: the page about the alphabet is not found.
