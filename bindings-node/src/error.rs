@@ -1,5 +1,5 @@
 //! Core errors as JavaScript `Error`s: `message` is the core's, `code` its stable code and
-//! `details` an object with what a caller acts on (STYLE: one error mapping per binding).
+//! `details` an object with what a caller acts on (one error mapping per binding).
 
 use napi::bindgen_prelude::JsValue;
 use napi::{Env, Status};

@@ -1,6 +1,6 @@
 //! wikidex for Node: the native addon behind the `wikidex` npm package.
 //!
-//! Thin by rule (STYLE "Bindings stay thin"): each method converts its arguments, calls one
+//! Thin by rule (CONTRIBUTING.md, "The core's layers"): each method converts its arguments, calls one
 //! core function, and converts the result back.
 //! - Records are the core's serde records as plain objects, field names as the core names
 //!   them (`page_id`, `usage_mode`: the same on every surface and in `tests/vectors`).

@@ -1,6 +1,6 @@
 //! wikidex for Python: the native module `wikidex._wikidex`.
 //!
-//! Thin by rule (STYLE "Bindings stay thin"): each method converts its arguments, calls one
+//! Thin by rule (CONTRIBUTING.md, "The core's layers"): each method converts its arguments, calls one
 //! core function, and converts the result back. Records cross as the core's own serde JSON
 //! (the Python package turns them into frozen records), options arrive as JSON of the core's
 //! option structs, and a core error becomes the `wikidex` exception for its code

@@ -1,7 +1,7 @@
 //! wikidex for the browser: the wasm module behind the ES module `bindings-wasm/pkg` (built
 //! by `scripts/wasm-build.sh`), the lexical build (no model runner, no files).
 //!
-//! Thin by rule (STYLE "Bindings stay thin"), and the same contract as the Node binding:
+//! Thin by rule (CONTRIBUTING.md, "The core's layers"), and the same contract as the Node binding:
 //! - Records are the core's serde records as plain objects, field names as the core names
 //!   them (`page_id`, `usage_mode`). They go through the core's JSON and the engine's own
 //!   `JSON.parse`, so an `f32` score reads `0.0115`. Options are plain objects of the core's
