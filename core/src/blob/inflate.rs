@@ -59,6 +59,20 @@ impl Inflater {
     }
 }
 
+/// `n` bytes that do not compress (xorshift from `seed`), for the tests of inflating.
+#[cfg(test)]
+pub(super) fn noise(seed: u32, n: usize) -> Vec<u8> {
+    let mut x = seed;
+    (0..n)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            x as u8
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -69,15 +83,7 @@ mod tests {
 
     #[test]
     fn one_inflater_inflates_stream_after_stream_of_any_size() {
-        let mut x = 7u32;
-        let noise: Vec<u8> = (0..50_000)
-            .map(|_| {
-                x ^= x << 13;
-                x ^= x >> 17;
-                x ^= x << 5;
-                x as u8
-            })
-            .collect();
+        let noise = noise(7, 50_000);
         let inputs: Vec<Vec<u8>> = vec![
             b"revenue revenue revenue".to_vec(),
             vec![],

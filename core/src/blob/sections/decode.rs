@@ -419,15 +419,7 @@ mod tests {
     fn fields_deflated_apart_inflate_to_their_concatenation() {
         // Empty fields, small ones, and one larger than the first output buffer that does not
         // compress (pseudo-random bytes), so the buffer grows mid-field.
-        let mut x = 12345u32;
-        let noise: Vec<u8> = (0..200_000)
-            .map(|_| {
-                x ^= x << 13;
-                x ^= x >> 17;
-                x ^= x << 5;
-                x as u8
-            })
-            .collect();
+        let noise = crate::blob::inflate::noise(12345, 200_000);
         let cases: Vec<Vec<Vec<u8>>> = vec![
             vec![vec![]],
             vec![b"abc".to_vec()],
