@@ -13,8 +13,8 @@ const DEFAULT_MODEL: &str = "all-MiniLM-L6-v2";
 #[derive(Args, Clone, Default)]
 pub struct ModelArgs {
     /// Folder of an ONNX sentence model and its tokenizer.json. Default: $WIKIDEX_MODEL, else
-    /// models/all-MiniLM-L6-v2 in the current folder or in the checkout this binary was built
-    /// from, when present (the rule of wikidex::embed::discover).
+    /// models/all-MiniLM-L6-v2 in the current folder (a development build also looks in its
+    /// checkout), when present (the rule of wikidex::embed::discover).
     #[arg(long, value_name = "DIR")]
     pub model: Option<PathBuf>,
     /// The ONNX file to run, e.g. model-int8.onnx (a bare name is looked up in the model
@@ -50,8 +50,7 @@ impl ModelArgs {
     }
 
     /// For an index whose vectors are from model `stored` (`multilingual-e5-small`,
-    /// `all-MiniLM-L6-v2/model-int8`): its folder under models/ in the current folder or the
-    /// checkout, when no folder was named (--model, $WIKIDEX_MODEL) and it is there.
+    /// `all-MiniLM-L6-v2/model-int8`): its folder under models/ in one of [`roots`], when no folder was named (--model, $WIKIDEX_MODEL) and it is there.
     fn stored_dir(&self, stored: &str) -> Option<PathBuf> {
         if self.model.is_some() || std::env::var_os(MODEL_ENV).is_some_and(|v| !v.is_empty()) {
             return None;
@@ -174,11 +173,15 @@ impl ModelArgs {
     }
 }
 
-/// Where the CLI looks for `models/`: the current folder, then the checkout this binary was
-/// built from.
+/// Where the CLI looks for `models/`: the current folder, then, in a development build (the
+/// tests, `make site`), the checkout it was built from. A release binary is shipped: it knows
+/// no checkout, and finds a model by `--model`, `$WIKIDEX_MODEL` or the current folder.
 fn roots() -> impl Iterator<Item = PathBuf> {
-    let checkout = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    [PathBuf::from("."), checkout].into_iter()
+    #[cfg(debug_assertions)]
+    let checkout = Some(Path::new(env!("CARGO_MANIFEST_DIR")).join(".."));
+    #[cfg(not(debug_assertions))]
+    let checkout = None;
+    std::iter::once(PathBuf::from(".")).chain(checkout)
 }
 
 /// The CLI's candidate model folders for the core's rule: models/all-MiniLM-L6-v2 under each

