@@ -26,7 +26,7 @@ MLING_CROSS := target/eval/multilingual-cross
 SITE      ?= target/site
 SITE_PORT ?= 8080
 
-.PHONY: all demo test book test-mcp test-python test-node node node-deps wasm test-wasm site serve-site chromium wheel dist-models lint fmt eval bench models check-tools wasm-check release clean fuzz fuzz-seeds fuzz-tools
+.PHONY: all demo test book test-mcp test-python test-node node node-deps wasm test-wasm site serve-site chromium wheel dist-models dist dist-check lint fmt eval bench models check-tools wasm-check release clean fuzz fuzz-seeds fuzz-tools
 
 all: test
 
@@ -93,9 +93,9 @@ node: node-deps
 
 # npm's own packages of the Node binding (napi-rs CLI, TypeScript, Orama for the bench,
 # esbuild for the docs site);
-# skipped while node_modules matches the lock file. `--ignore-scripts`: the package's own
-# install script would build the addon in release (a user's `npm install`); `make node` builds
-# it in the dev profile instead.
+# skipped while node_modules matches the lock file. `--ignore-scripts`: no dependency's install
+# script is needed (the package itself has none: users get the prebuilt addon of `make dist`'s
+# platform package; a checkout builds it with `make node`).
 node-deps: bindings-node/node_modules/.package-lock.json
 bindings-node/node_modules/.package-lock.json: bindings-node/package-lock.json bindings-node/package.json
 	cd bindings-node && npm ci --ignore-scripts --no-audit --no-fund
@@ -170,6 +170,25 @@ chromium:
 dist-models: models
 	PY=$$(scripts/py-env.sh scripts/package-requirements.txt) && "$$PY" scripts/model-packages.py --out dist
 
+## make dist: the release packages in dist/ for this machine's platform (scripts/dist.sh; each
+## step skips itself when its output is newer than its inputs): the Python wheel (abi3,
+## CPython 3.9+, manylinux, release, stripped), the Node packages in napi-rs's layout
+## (wikidex-<v>.tgz + the platform package holding the release addon, no install script),
+## the browser package wikidex-web-<v>.tgz (the modules of make wasm), the CLI archive
+## wikidex-<v>-<triple>.tar.gz; and the model packages (make dist-models). Release builds:
+## about 5-10 minutes each on 2 cores when cold; make test never runs them.
+dist: dist-models node-deps
+	CARGO="$(CARGO)" scripts/dist.sh
+
+## make dist-check: dist/ installed as a user would, with no cargo or rustc on PATH and no
+## network (scripts/dist-check.sh): a fresh virtualenv (pip --no-index from dist/) and empty
+## Node folders (npm --offline from the tarballs) run the README's Python and Node quickstarts
+## with the semantic lane ok from the model package; the CLI archive builds and searches the
+## example wiki; the browser package loads in Node. Prints every artifact's size; fails when
+## the wheel is over 15 MB. Needs numpy's wheel, downloaded from PyPI once.
+dist-check: dist
+	scripts/dist-check.sh
+
 ## make wheel: an abi3 wheel of the Python binding (release build) in target/wheels/.
 wheel:
 	PY=$$(scripts/py-env.sh bindings-py/requirements-dev.txt) && \
@@ -182,11 +201,13 @@ test-mcp:
 	PY=$$(scripts/py-env.sh tests/mcp/requirements.txt) && \
 		WIKIDEX_BIN=$(CURDIR)/target/debug/wikidex "$$PY" -m pytest -q tests/mcp
 
-## make lint: formatting and clippy with warnings as errors; the records written once
+## make lint: the version the same in every manifest (scripts/version.py: Cargo.toml's
+## [workspace.package] version is the one to bump); formatting and clippy with warnings as errors; the records written once
 ## (types/records.d.ts): each JavaScript surface's declarations hold them verbatim, the Python
 ## stubs' TypedDicts match them (scripts/records.py), and tsc compiles them on both surfaces
 ## (types/check.ts, with TypeScript from node-deps).
 lint: check-tools node-deps
+	python3 scripts/version.py check
 	python3 scripts/records.py check
 	bindings-node/node_modules/.bin/tsc --noEmit --strict --types node --typeRoots bindings-node/node_modules/@types \
 		--target es2022 --module nodenext --moduleResolution nodenext types/check.ts

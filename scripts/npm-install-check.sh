@@ -2,7 +2,8 @@
 # `npm install ./bindings-node` in an empty folder, then five lines of a user's script build
 # the example wiki and must rank the same top pages as `wikidex search` (the debug CLI that
 # `cargo test` built); then the same from the tarball `npm pack` makes (which carries the
-# addon, so its install script has nothing to build). Run by `make test-node` after `make node`.
+# addon built in place; the package has no install script: the release packages of `make
+# dist` carry it in a platform package instead). Run by `make test-node` after `make node`.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 dir=$(mktemp -d)
