@@ -19,8 +19,10 @@
 #      them) run as one module; the semantic lane `ok`.
 #    - Browser: dist/wikidex-web-<v>.tgz installed the same way; in Node, each module it
 #      exports instantiated from its bytes, and the whole module searches the CLI's blob.
-#    - CLI: the archive unpacked; `wikidex build examples/wiki` (the model: the folder the
-#      Python model package installed, through WIKIDEX_MODEL) and `wikidex search`, semantic `ok`.
+#    - CLI: the archive unpacked; `wikidex build examples/wiki` and `wikidex search`, semantic
+#      `ok` (the model: the folder the Python model package installed, through WIKIDEX_MODEL,
+#      as a user of the archive sets it: a release binary looks for models/ in the current
+#      folder only).
 # 3. The size of every artifact in dist/; the Python wheel must stay under WHEEL_MAX_BYTES
 #    (15 MB, the issue's goal).
 set -euo pipefail
@@ -187,7 +189,7 @@ for f in README.md LICENSE-MIT LICENSE-APACHE; do
 done
 model=$("$tmp/venv/bin/python" -c 'import wikidex_model_minilm as m; print(m.path())')
 (cd "$cl" && WIKIDEX_MODEL="$model" "$exe" build examples/wiki -o wiki.wdx >&2)
-(cd "$cl" && "$exe" search wiki.wdx "why did the nightly job crash" -n 3 --json) > "$tmp/cli.json"
+(cd "$cl" && WIKIDEX_MODEL="$model" "$exe" search wiki.wdx "why did the nightly job crash" -n 3 --json) > "$tmp/cli.json"
 node -e '
 	const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"))
 	const semantic = r.lanes.find((l) => l.lane === "semantic").status
