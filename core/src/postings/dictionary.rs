@@ -125,23 +125,8 @@ impl Dictionary {
         if firsts.len() != shards.len() {
             return Err(bad("the head and the shards disagree"));
         }
-        // Where each shard's terms start here (`None`: not at hand), each one's size checked
-        // against the head's word first.
-        let mut starts: Vec<Option<u32>> = Vec::with_capacity(shards.len());
-        let mut n = 0usize;
-        for (i, shard) in shards.iter().enumerate() {
-            let range = block_range(firsts, i, n_terms);
-            match shard {
-                Some(d) if d.terms.len() != range.len() || d.dfs.len() != range.len() => {
-                    return Err(bad("a shard holds another number of terms"));
-                }
-                Some(d) => {
-                    starts.push(Some(n as u32));
-                    n += d.terms.len();
-                }
-                None => starts.push(None),
-            }
-        }
+        // Where each shard's terms start here (`None`: not at hand).
+        let (starts, n) = shard_starts(firsts, n_terms, shards.iter().copied())?;
         let here = |t: u32| -> Result<Option<u32>> {
             if t as usize >= n_terms {
                 return Err(bad("a surface word's term lies outside the dictionary"));
@@ -158,12 +143,7 @@ impl Dictionary {
             lengths: lengths.to_vec(),
         };
         for d in shards.iter().flatten() {
-            let at = out.terms.len();
-            for k in 0..d.terms.len() {
-                if d.own.get(k / 8).is_some_and(|b| b & (1 << (k % 8)) != 0) {
-                    out.own[(at + k) / 8] |= 1 << ((at + k) % 8);
-                }
-            }
+            copy_own(&mut out.own, out.terms.len(), d);
             out.terms.extend_from_slice(&d.terms);
             out.dfs.extend_from_slice(&d.dfs);
             for (w, &t) in d.other_words.iter().zip(&d.other_terms) {
@@ -188,17 +168,7 @@ impl Dictionary {
         shards: Vec<Dictionary>,
     ) -> Result<Dictionary> {
         let bad = |d: &str| Error::corrupt(format!("dictionary shards: {d}"));
-        if firsts.len() != shards.len() {
-            return Err(bad("the head and the shards disagree"));
-        }
-        let mut n = 0usize;
-        for (i, d) in shards.iter().enumerate() {
-            let range = block_range(firsts, i, n_terms);
-            if d.terms.len() != range.len() || d.dfs.len() != range.len() {
-                return Err(bad("a shard holds another number of terms"));
-            }
-            n += d.terms.len();
-        }
+        let (_, n) = shard_starts(firsts, n_terms, shards.iter().map(Some))?;
         let words: usize = shards.iter().map(|d| d.other_words.len()).sum();
         let mut out = Dictionary {
             terms: Vec::with_capacity(n),
@@ -209,12 +179,7 @@ impl Dictionary {
             lengths,
         };
         for d in shards {
-            let at = out.terms.len();
-            for k in 0..d.terms.len() {
-                if d.own.get(k / 8).is_some_and(|b| b & (1 << (k % 8)) != 0) {
-                    out.own[(at + k) / 8] |= 1 << ((at + k) % 8);
-                }
-            }
+            copy_own(&mut out.own, out.terms.len(), &d);
             // With every shard, a term is numbered here as in the whole dictionary.
             if d.other_terms.iter().any(|&t| t as usize >= n_terms) {
                 return Err(bad("a surface word's term lies outside the dictionary"));
@@ -225,6 +190,50 @@ impl Dictionary {
             out.other_terms.extend(d.other_terms);
         }
         Ok(out)
+    }
+}
+
+/// Where each of `shards` (`None`: not at hand) starts among the terms of those at hand, and
+/// how many terms they hold; shard `i` holds the terms `firsts[i]..firsts[i + 1]` of a
+/// dictionary of `n_terms`.
+///
+/// # Errors
+/// [`Error::Corrupt`] when the head and the shards disagree in number, or a shard holds
+/// another number of terms than the head gives it.
+fn shard_starts<'a>(
+    firsts: &[u32],
+    n_terms: usize,
+    shards: impl ExactSizeIterator<Item = Option<&'a Dictionary>>,
+) -> Result<(Vec<Option<u32>>, usize)> {
+    let bad = |d: &str| Error::corrupt(format!("dictionary shards: {d}"));
+    if firsts.len() != shards.len() {
+        return Err(bad("the head and the shards disagree"));
+    }
+    let mut starts = Vec::with_capacity(firsts.len());
+    let mut n = 0usize;
+    for (i, shard) in shards.enumerate() {
+        let range = block_range(firsts, i, n_terms);
+        match shard {
+            Some(d) if d.terms.len() != range.len() || d.dfs.len() != range.len() => {
+                return Err(bad("a shard holds another number of terms"));
+            }
+            Some(d) => {
+                starts.push(Some(n as u32));
+                n += d.terms.len();
+            }
+            None => starts.push(None),
+        }
+    }
+    Ok((starts, n))
+}
+
+/// Sets in `own` (the bits of a dictionary being assembled) shard `d`'s own bits, its terms
+/// starting at term `at`.
+fn copy_own(own: &mut [u8], at: usize, d: &Dictionary) {
+    for k in 0..d.terms.len() {
+        if d.own.get(k / 8).is_some_and(|b| b & (1 << (k % 8)) != 0) {
+            own[(at + k) / 8] |= 1 << ((at + k) % 8);
+        }
     }
 }
 
