@@ -66,14 +66,16 @@ function modelCandidates() {
 }
 
 // `Index.build` and `Index.buildSync` with the candidates added to an options object (or to
-// none); the native side uses them only when `model` is left out.
+// none) that leaves `model` out: the native side uses them only then.
 for (const name of ['build', 'buildSync']) {
   const build = native.Index[name]
   Object.defineProperty(native.Index, name, {
     configurable: true,
     writable: true,
     value: function (source, options) {
-      if (options === undefined || (options !== null && typeof options === 'object' && !Array.isArray(options))) {
+      // Only a build that names no model looks for one (resolving packages is file I/O).
+      const object = options !== null && typeof options === 'object' && !Array.isArray(options)
+      if (options === undefined || (object && options.model === undefined)) {
         options = { ...options, modelCandidates: modelCandidates() }
       }
       return build.call(this, source, options)
