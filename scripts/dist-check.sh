@@ -10,12 +10,12 @@
 #    `command -v cargo` must fail), without WIKIDEX_MODEL, from empty folders under a temporary
 #    directory holding a copy of examples/ only:
 #    - Python: a fresh virtualenv; `pip install --no-index --find-links dist/ wikidex
-#      wikidex-model-minilm`; the README's python blocks, extracted as
+#      wikidex-model-minilm`; the README's python blocks, extracted by scripts/docblocks.py as
 #      bindings-py/tests/test_docs.py does, run as written; then the semantic lane of their
 #      search must be `ok` (the model package found by itself).
 #    - Node: `npm install --offline` of dist/wikidex-<v>.tgz, the platform package's tarball and
 #      the model tarball into an empty folder; none of them has an install script, the main one
-#      carries no addon; the README's js blocks (as bindings-node/test/docs.test.mjs gathers
+#      carries no addon; the README's js blocks (scripts/docblocks.mjs, as docs.test.mjs gathers
 #      them) run as one module; the semantic lane `ok`.
 #    - Browser: dist/wikidex-web-<v>.tgz installed the same way; in Node, each module it
 #      exports instantiated from its bytes, and the whole module searches the CLI's blob.
@@ -94,33 +94,15 @@ py=$(work python)
 "$DIST_CHECK_PYTHON" -m venv "$tmp/venv"
 "$tmp/venv/bin/python" -m pip install --quiet --no-index --find-links "$dist" --find-links "$DIST_CHECK_WHEELS" \
 	wikidex wikidex-model-minilm
-"$tmp/venv/bin/python" - "$root/README.md" > "$py/quickstart.py" <<'PY'
-import re, sys
-FENCE = re.compile(r"^(\s*)(```+|~~~+)\s*([^\s`]*)")
-MARKER = re.compile(r"^\s*<!--\s*not run:\s*(\S.*?)\s*-->\s*$")
-lines = open(sys.argv[1], encoding="utf-8").read().split("\n")
-i, out = 0, []
-while i < len(lines):
-    m = FENCE.match(lines[i])
-    if not m:
-        i += 1
-        continue
-    fence, lang, start, body = m.group(2), m.group(3).lower(), i, []
-    i += 1
-    while i < len(lines) and not lines[i].strip().startswith(fence):
-        body.append(lines[i]); i += 1
-    i += 1
-    prev = start - 1
-    while prev >= 0 and not lines[prev].strip():
-        prev -= 1
-    if lang in ("python", "py") and not (prev >= 0 and MARKER.match(lines[prev])):
-        out.append(f"# README.md:{start + 1}\n" + "\n".join(body))
-assert out, "no python block in README.md"
-print("\n".join(out))
-print('lanes = {l.lane: l.status for l in results.lanes}')
-print('assert lanes["semantic"] == "ok", lanes')
-print('import wikidex_model_minilm; print("semantic lane:", lanes["semantic"], "| wikidex", wikidex.__version__, "from", wikidex.__file__)')
+{
+	# The README's runnable python blocks, as bindings-py/tests/test_docs.py runs them.
+	"$tmp/venv/bin/python" "$root/scripts/docblocks.py" python "$root/README.md"
+	cat <<'PY'
+lanes = {l.lane: l.status for l in results.lanes}
+assert lanes["semantic"] == "ok", lanes
+import wikidex_model_minilm; print("semantic lane:", lanes["semantic"], "| wikidex", wikidex.__version__, "from", wikidex.__file__)
 PY
+} > "$py/quickstart.py"
 (cd "$py" && "$tmp/venv/bin/python" quickstart.py) > "$tmp/python.out" || { cat "$tmp/python.out"; fail "the README's Python quickstart"; }
 cat "$tmp/python.out"
 case $(grep '^semantic lane:' "$tmp/python.out") in *"from $tmp/venv/"*) ;; *) fail "wikidex was not imported from the virtualenv" ;; esac
@@ -147,34 +129,15 @@ platform_tgz=$(find "$dist" -maxdepth 1 \( -name "wikidex-linux-*-$version.tgz" 
 	for (const dep of Object.keys(main.optionalDependencies || {})) {
 		if (fs.existsSync(`node_modules/${dep}`)) console.log(`platform package: ${dep} ${require(`./node_modules/${dep}/package.json`).version}`)
 	}')
-node - "$root/README.md" > "$nd/quickstart.mjs" <<'JS'
-const fs = require('fs')
-const FENCE = /^(\s*)(```+|~~~+)\s*([^\s`]*)/
-const MARKER = /^\s*<!--\s*not run:\s*(\S.*?)\s*-->\s*$/
-const lines = fs.readFileSync(process.argv[2], 'utf8').split('\n')
-const imports = []
-const rest = []
-for (let i = 0; i < lines.length; i++) {
-  const m = FENCE.exec(lines[i])
-  if (!m) continue
-  const [, , fence, lang] = m
-  const start = i
-  const body = []
-  for (i++; i < lines.length && !lines[i].trim().startsWith(fence); i++) body.push(lines[i])
-  let prev = start - 1
-  while (prev >= 0 && !lines[prev].trim()) prev--
-  if (!['js', 'javascript', 'mjs'].includes(lang.toLowerCase()) || (prev >= 0 && MARKER.test(lines[prev]))) continue
-  rest.push(`// README.md:${start + 1}`)
-  for (const line of body) {
-    if (/^import\s/.test(line)) { if (!imports.includes(line)) imports.push(line) } else rest.push(line)
-  }
-}
-if (rest.length === 0) throw new Error('no js block in README.md')
-console.log([...imports, ...rest,
-  "const semantic = results.lanes.find((l) => l.lane === 'semantic').status",
-  "if (semantic !== 'ok') throw new Error(`semantic lane: ${semantic}`)",
-  "console.log('semantic lane:', semantic)"].join('\n'))
+{
+	# The README's runnable js blocks as one module, as bindings-node/test/docs.test.mjs runs them.
+	node "$root/scripts/docblocks.mjs" "$root/README.md"
+	cat <<'JS'
+const semantic = results.lanes.find((l) => l.lane === 'semantic').status
+if (semantic !== 'ok') throw new Error(`semantic lane: ${semantic}`)
+console.log('semantic lane:', semantic)
 JS
+} > "$nd/quickstart.mjs"
 (cd "$nd" && node quickstart.mjs) > "$tmp/node.out" || { cat "$tmp/node.out"; fail "the README's Node quickstart"; }
 cat "$tmp/node.out"
 grep -q '^semantic lane: ok' "$tmp/node.out" || fail "the Node quickstart's semantic lane"

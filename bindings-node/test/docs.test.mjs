@@ -8,14 +8,13 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs'
 import { dirname, join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
+import { blocks, JS, moduleOf } from '../../scripts/docblocks.mjs'
+
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
-const JS = new Set(['js', 'javascript', 'mjs'])
-const FENCE = /^(\s*)(```+|~~~+)\s*([^\s`]*)/
-const MARKER = /^\s*<!--\s*not run:\s*(\S.*?)\s*-->\s*$/
 
 function markdownUnder(dir) {
   return readdirSync(dir, { withFileTypes: true })
@@ -27,42 +26,6 @@ function docFiles() {
   const files = [join(ROOT, 'README.md'), ...markdownUnder(join(ROOT, 'docs'))]
   for (const pkg of ['bindings-py', 'bindings-node', 'bindings-wasm', 'cli']) files.push(join(ROOT, pkg, 'README.md'))
   return files.filter((f) => existsSync(f))
-}
-
-/** The fenced blocks of a Markdown file: { line, lang, code, notRun }. */
-export function blocks(path) {
-  const lines = readFileSync(path, 'utf8').split('\n')
-  const out = []
-  for (let i = 0; i < lines.length; i++) {
-    const m = FENCE.exec(lines[i])
-    if (!m) continue
-    const [, indent, fence, lang] = m
-    const start = i
-    const body = []
-    for (i++; i < lines.length && !lines[i].trim().startsWith(fence); i++) {
-      body.push(lines[i].startsWith(indent) ? lines[i].slice(indent.length) : lines[i].trimStart())
-    }
-    let prev = start - 1
-    while (prev >= 0 && !lines[prev].trim()) prev--
-    const marker = prev >= 0 ? MARKER.exec(lines[prev]) : null
-    out.push({ line: start + 1, lang: lang.toLowerCase(), code: body.join('\n') + '\n', notRun: marker ? marker[1] : null })
-  }
-  return out
-}
-
-/** One module from a file's blocks: import lines first (each once), then the rest in order. */
-function moduleOf(path, todo) {
-  const imports = []
-  const rest = []
-  for (const b of todo) {
-    rest.push(`// ${relative(ROOT, path)}:${b.line}`)
-    for (const line of b.code.split('\n')) {
-      if (/^import\s/.test(line)) {
-        if (!imports.includes(line)) imports.push(line)
-      } else rest.push(line)
-    }
-  }
-  return [...imports, ...rest].join('\n')
 }
 
 const out = join(ROOT, 'target', 'docs-js')

@@ -19,20 +19,20 @@ import os
 import re
 import shutil
 import subprocess
-from dataclasses import dataclass
+import sys
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "scripts"))
+from docblocks import Block, blocks  # noqa: E402
 
 PYTHON = {"python", "py"}
 SHELL = {"sh", "bash", "console", "shell"}
 JS = {"js", "javascript", "mjs"}
 RUST = {"rust"}
 DATA = {"json", "jsonl", "yaml", "yml", "toml", "markdown", "md", "text", "txt"}
-MARKER = re.compile(r"^\s*<!--\s*not run:\s*(\S.*?)\s*-->\s*$")
-FENCE = re.compile(r"^(\s*)(```+|~~~+)\s*([^\s`]*)")
 
 
 def doc_files() -> list[Path]:
@@ -42,45 +42,6 @@ def doc_files() -> list[Path]:
     files += [ROOT / p / "README.md" for p in ("bindings-py", "bindings-node", "bindings-wasm", "cli")]
     files += sorted((ROOT / "packages").glob("*/README.md"))
     return [f for f in files if f.exists()]
-
-
-@dataclass
-class Block:
-    path: Path
-    line: int  # 1-based line of the opening fence
-    lang: str
-    code: str
-    not_run: str | None  # the marker's reason
-
-    def where(self) -> str:
-        return f"{self.path.relative_to(ROOT)}:{self.line}"
-
-
-def blocks(path: Path) -> list[Block]:
-    """The fenced code blocks of a Markdown file, with the marker above each, if any."""
-    lines = path.read_text(encoding="utf-8").split("\n")
-    out = []
-    i = 0
-    while i < len(lines):
-        m = FENCE.match(lines[i])
-        if not m:
-            i += 1
-            continue
-        indent, fence, lang = m.group(1), m.group(2), m.group(3).lower()
-        start = i
-        body = []
-        i += 1
-        while i < len(lines) and not lines[i].strip().startswith(fence):
-            line = lines[i]
-            body.append(line[len(indent):] if line.startswith(indent) else line.lstrip())
-            i += 1
-        i += 1  # the closing fence
-        prev = start - 1
-        while prev >= 0 and not lines[prev].strip():
-            prev -= 1
-        marker = MARKER.match(lines[prev]) if prev >= 0 else None
-        out.append(Block(path, start + 1, lang, "\n".join(body) + "\n", marker.group(1) if marker else None))
-    return out
 
 
 def all_blocks() -> list[Block]:
