@@ -53,7 +53,7 @@ demo: release models
 ## the fuzz corpora replayed, the benches compiled and run once as tests, the browser module's
 ## vectors in Node and in headless Chromium, the docs site in Chromium, every code block of the
 ## READMEs and the book), after the linters and the wasm32 builds; then the book (make book).
-test: check-tools models lint wasm-check
+test: check-tools models wasm lint wasm-check
 	$(CARGO) test --workspace --all-targets
 	$(CARGO) test --doc -p wikidex -p wikidex-cli
 	$(MAKE) --no-print-directory test-mcp
@@ -106,13 +106,15 @@ bindings-node/node_modules/.package-lock.json: bindings-node/package-lock.json b
 ## READMEs and the book (node --test; docs.test.mjs), the default model from the
 ## wikidex-model-minilm tarball installed into an empty folder (model-package.test.mjs; dist/
 ## from make dist-models), all without WIKIDEX_MODEL, and
-## `npm install ./bindings-node` into an empty folder answering as the CLI does.
-test-node: node dist-models
+## `npm install ./bindings-node` into an empty folder answering as the CLI does. The package's
+## site/ (`npx wikidex site`'s bundle files: scripts/site-assets.sh) is copied in first.
+test-node: node dist-models wasm
+	scripts/site-assets.sh bindings-node/site
 	git diff --exit-code -- bindings-node/index.d.ts bindings-node/native.js || \
 		{ echo "bindings-node/index.d.ts or native.js differ from the build: commit the generated files"; exit 1; }
 	cd bindings-node && npx tsc --noEmit --strict --types node --module nodenext --moduleResolution nodenext --target es2022 test/types.ts
 	mkdir -p node_modules && ln -sfn ../bindings-node node_modules/wikidex
-	cd bindings-node && env -u WIKIDEX_MODEL node --test test/
+	cd bindings-node && env -u WIKIDEX_MODEL WIKIDEX_BIN=$(CURDIR)/target/debug/wikidex node --test test/
 	scripts/npm-install-check.sh
 
 ## make wasm: the browser modules, ES modules with their .d.ts: bindings-wasm/pkg (the lexical

@@ -75,6 +75,8 @@ export interface Config {
   max_query_chars?: number
   /** Store term positions for quoted phrases (default true; false: a smaller blob, phrases searched as their words). */
   positions?: boolean
+  /** Page keys from file names (`file_name`, a wiki, the default) or from whole paths (`path`, a docs folder: `guide/intro.md` is `guide.intro`, every page global). */
+  keys?: 'file_name' | 'path'
 }
 
 export interface SearchOptions {
@@ -304,6 +306,51 @@ export interface BuildReport {
   /** When the build looked for the default model and found none: that the semantic lane is
    * off and how to turn it on; else null. */
   semantic_off: string | null
+}
+
+export type SiteLayout = 'mkdocs' | 'mdbook' | 'docusaurus' | 'vitepress' | 'hugo'
+export type SiteAnchors = 'github' | 'mkdocs' | 'mdbook' | 'vitepress'
+/** How a docs site's pages are linked (`site.json`'s `links`; the browser module's `SiteLinks` reads it). */
+export interface SiteLinkRules {
+  layout?: SiteLayout
+  /** A URL pattern instead of the layout's rule: `{path}` is the source path without its extension. */
+  pattern?: string
+  anchors: SiteAnchors
+  /** Per source path, the URL its frontmatter sets (`permalink`, or `slug` for Docusaurus and Hugo). */
+  pages?: Record<string, string>
+}
+/** How `wikidex site` indexes a docs folder (Node: `writeSiteSync`). */
+export interface SiteOptions {
+  /** The site's generator: its URL and anchor rules. One of `layout` and `url_pattern` is needed. */
+  layout?: SiteLayout | null
+  url_pattern?: string | null
+  anchors?: SiteAnchors | null
+  /** The bundle's folder inside the output folder (default `wikidex`). */
+  bundle_dir?: string | null
+  config?: Config
+  strict?: boolean
+}
+/** A site bundle's `site.json`. */
+export interface SiteManifest {
+  wikidex: string
+  blob: string
+  /** The blob's head length: the UI's first request asks for these bytes. */
+  head_end: number
+  /** The site's root, relative to the bundle folder (`../`). */
+  root: string
+  links: SiteLinkRules
+  pages: number
+  chunks: number
+  tags: string[]
+  types: string[]
+}
+export interface SiteReport {
+  /** The bundle folder. */
+  bundle: string
+  /** The files written into it. */
+  files: string[]
+  manifest: SiteManifest
+  build: BuildReport
 }
 
 /** What `Index.sync` changed since the index file (Node and Python: the browser module has no
@@ -543,3 +590,12 @@ export declare function parseHeaders(text: string): CitationHeader[]
 
 /** The version of the native addon. */
 export declare function version(): string
+
+/**
+ * Indexes the Markdown sources in `src` (the folder a static site's generator reads) and
+ * writes the search bundle into `out`'s bundle folder (`wikidex site`; the core's
+ * `site::write`): the blob, `site.json` and `assets` (`{file name: bytes}`: the browser's
+ * search module and UI, which this package ships in `site/` and `bin/wikidex.js` passes).
+ * `options`: `layout`, `url_pattern`, `anchors`, `bundle_dir`, `config`, `strict`.
+ */
+export declare function writeSiteSync(src: string, out: string, options: SiteOptions, assets: Record<string, Buffer>): SiteReport

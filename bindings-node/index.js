@@ -89,4 +89,5 @@ module.exports = {
   parseHeaders: guard(native.parseHeaders),
   version: guard(native.version),
   modelPackages: guard(native.modelPackages),
+  writeSiteSync: guard(native.writeSiteSync),
 }

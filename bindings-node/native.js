@@ -842,3 +842,4 @@ module.exports.JsModel = nativeBinding.JsModel
 module.exports.modelPackages = nativeBinding.modelPackages
 module.exports.parseHeaders = nativeBinding.parseHeaders
 module.exports.version = nativeBinding.version
+module.exports.writeSiteSync = nativeBinding.writeSiteSync

@@ -110,6 +110,11 @@ do_node_pack() {
 	mkdir -p "$pkg"
 	cp bindings-node/package.json bindings-node/README.md bindings-node/index.js bindings-node/index.mjs \
 		bindings-node/index.d.ts bindings-node/native.js LICENSE-MIT LICENSE-APACHE "$pkg/"
+	mkdir -p "$pkg/bin"
+	cp bindings-node/bin/wikidex.js "$pkg/bin/"
+	# `npx wikidex site`'s bundle files.
+	WASM_MODULES=search CARGO="$CARGO" scripts/wasm-build.sh >&2
+	scripts/site-assets.sh "$pkg/site"
 	# The published manifest: the platforms staged here, the addon out of the main package,
 	# no scripts, no development dependencies.
 	NAPI_TARGETS="${NAPI_TARGETS:-$triple}" node -e '
@@ -147,7 +152,8 @@ do_node_pack() {
 do_node() {
 	local inputs=("${RUST_INPUTS[@]}" bindings-node/Cargo.toml bindings-node/build.rs bindings-node/src
 		bindings-node/package.json bindings-node/README.md bindings-node/index.js bindings-node/index.mjs
-		bindings-node/index.d.ts bindings-node/native.js bindings-node/types.d.ts)
+		bindings-node/index.d.ts bindings-node/native.js bindings-node/types.d.ts bindings-node/bin
+		bindings-wasm/ui bindings-wasm/pkg-search/wikidex_wasm.js bindings-wasm/pkg-search/wikidex_wasm_bg.wasm)
 	if ! stale "$out/wikidex-$version.tgz" "${inputs[@]}" \
 		&& [ -n "$(find "$out" -maxdepth 1 \( -name "wikidex-linux-*-$version.tgz" -o -name "wikidex-darwin-*-$version.tgz" \
 			-o -name "wikidex-win32-*-$version.tgz" \) -print -quit)" ]; then
@@ -169,7 +175,7 @@ do_web() {
 			*) log "web: unknown module $m"; exit 1 ;; esac
 	done
 	# wasm-build.sh copies ranged.js into each module every time: its source is the input.
-	local srcs=(bindings-wasm/README.md bindings-wasm/js LICENSE-MIT LICENSE-APACHE)
+	local srcs=(bindings-wasm/README.md bindings-wasm/js bindings-wasm/ui LICENSE-MIT LICENSE-APACHE)
 	for d in "${dirs[@]}"; do srcs+=("bindings-wasm/$d/wikidex_wasm.js" "bindings-wasm/$d/wikidex_wasm.d.ts"
 		"bindings-wasm/$d/wikidex_wasm_bg.wasm" "bindings-wasm/$d/wikidex_wasm_bg.wasm.d.ts"); done
 	if ! stale "$tarball" "${srcs[@]}"; then log "web: $tarball is up to date"; return; fi
@@ -182,6 +188,9 @@ do_web() {
 			cp "bindings-wasm/$d/$f" "$pkg/$d/$f"
 		done
 	done
+	# The search UI (`wikidex site` writes the same files into a site's bundle).
+	mkdir -p "$pkg/ui"
+	cp bindings-wasm/ui/*.js bindings-wasm/ui/*.css bindings-wasm/ui/*.d.ts "$pkg/ui/"
 	cp bindings-wasm/README.md LICENSE-MIT LICENSE-APACHE "$pkg/"
 	VERSION="$version" DIRS="${dirs[*]}" node -e '
 		const fs = require("fs")
@@ -193,6 +202,8 @@ do_web() {
 		if (dirs.includes("pkg-full")) exports["./full"] = entry("pkg-full", "wikidex_wasm")
 		exports["./ranged"] = entry(dirs.includes("pkg-search") ? "pkg-search" : dirs[0], "ranged")
 		for (const d of dirs) exports[`./${d}/*`] = `./${d}/*`
+		exports["./ui"] = { types: "./ui/ui.d.ts", default: "./ui/ui.js" }
+		exports["./ui/*"] = "./ui/*"
 		exports["./package.json"] = "./package.json"
 		const main = dirs.includes("pkg") ? "pkg" : dirs[0]
 		const p = {
@@ -207,7 +218,7 @@ do_web() {
 			main: `./${main}/wikidex_wasm.js`,
 			types: `./${main}/wikidex_wasm.d.ts`,
 			exports,
-			files: [...dirs.map((d) => `${d}/`), "README.md", "LICENSE-MIT", "LICENSE-APACHE"],
+			files: [...dirs.map((d) => `${d}/`), "ui/", "README.md", "LICENSE-MIT", "LICENSE-APACHE"],
 			engines: { node: ">=18" },
 		}
 		fs.writeFileSync(process.argv[1], JSON.stringify(p, null, 2) + "\n")' "$pkg/package.json"
@@ -219,11 +230,14 @@ do_web() {
 do_cli() {
 	local name="wikidex-$version-$triple"
 	local archive="$out/$name.tar.gz"
-	if ! stale "$archive" "${RUST_INPUTS[@]}" cli/Cargo.toml cli/src cli/README.md; then
+	# The binary carries `wikidex site`'s bundle: the search module and the UI (cli/build.rs).
+	WASM_MODULES=search CARGO="$CARGO" scripts/wasm-build.sh >&2
+	if ! stale "$archive" "${RUST_INPUTS[@]}" cli/Cargo.toml cli/build.rs cli/src cli/README.md \
+		bindings-wasm/ui bindings-wasm/pkg-search/wikidex_wasm_bg.wasm bindings-wasm/pkg-search/wikidex_wasm.js; then
 		log "cli: $archive is up to date"; return
 	fi
 	log "cli: cargo build --release -p wikidex-cli"
-	"$CARGO" build --release -p wikidex-cli >&2
+	WIKIDEX_REQUIRE_SITE_BUNDLE=1 "$CARGO" build --release -p wikidex-cli >&2
 	local dir="$stage/cli/$name"
 	rm -rf "$stage/cli"
 	mkdir -p "$dir"

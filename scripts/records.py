@@ -52,6 +52,10 @@ NOT_IN_PYTHON = {
     "EvidenceOptions": OPTIONS,
     "WriteOptions": OPTIONS,
     "ToolLimits": OPTIONS,
+    "SiteOptions": "`wikidex site` (the CLI, and the Node package's `npx wikidex site`); Python has no site build",
+    "SiteManifest": "the site bundle's site.json, written by `wikidex site`; Python has no site build",
+    "SiteReport": "what `wikidex site` wrote; Python has no site build",
+    "SiteLinkRules": "site.json's links, read by the browser module; Python has no site build",
 }
 
 

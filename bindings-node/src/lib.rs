@@ -1211,3 +1211,35 @@ pub fn version() -> &'static str {
 pub fn model_packages() -> Vec<&'static str> {
     MODEL_PACKAGES.to_vec()
 }
+
+/// Indexes the Markdown sources in `src` (the folder a static site's generator reads) and
+/// writes the search bundle into `out`'s bundle folder (`wikidex site`; the core's
+/// `site::write`): the blob, `site.json` and `assets` (`{file name: bytes}`: the browser's
+/// search module and UI, which this package ships in `site/` and `bin/wikidex.js` passes).
+/// `options`: `layout`, `url_pattern`, `anchors`, `bundle_dir`, `config`, `strict`.
+#[napi(
+    ts_args_type = "src: string, out: string, options: SiteOptions, assets: Record<string, Buffer>",
+    ts_return_type = "SiteReport"
+)]
+pub fn write_site_sync(
+    env: Env,
+    src: String,
+    out: String,
+    options: Option<Value>,
+    assets: HashMap<String, Buffer>,
+) -> napi::Result<Json> {
+    let options: wikidex::site::SiteOptions =
+        self::options("site options", options).or_throw(&env)?;
+    let mut assets: Vec<(String, Vec<u8>)> =
+        assets.into_iter().map(|(k, v)| (k, v.to_vec())).collect();
+    assets.sort();
+    let report = wikidex::site::write(
+        std::path::Path::new(&src),
+        std::path::Path::new(&out),
+        &options,
+        &assets,
+        &mut |_, _, _| ControlFlow::Continue(()),
+    )
+    .or_throw(&env)?;
+    record(&report).or_throw(&env)
+}

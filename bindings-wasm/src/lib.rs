@@ -28,6 +28,7 @@ mod error;
 #[cfg(feature = "model")]
 mod model;
 mod ranged;
+mod site;
 
 use js_sys::{Array, ArrayBuffer, Uint8Array, JSON};
 use serde::de::DeserializeOwned;
@@ -74,6 +75,7 @@ fn normalize(text: &str, form: wikidex::analyze::Form) -> String {
     let form = match form {
         wikidex::analyze::Form::Nfc => "NFC",
         wikidex::analyze::Form::Nfkc => "NFKC",
+        wikidex::analyze::Form::Nfkd => "NFKD",
         wikidex::analyze::Form::Lower => return text.to_lower_case().into(),
     };
     // Throws (a RangeError) only for a form other than NFC, NFD, NFKC and NFKD.

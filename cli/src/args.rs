@@ -31,6 +31,11 @@ pub(crate) enum Command {
     /// the blob was written are parsed, only new passages embedded (a missing or unreadable
     /// blob means one full build).
     Sync(SyncArgs),
+    /// Add search to a static docs site: index the Markdown sources its generator reads and
+    /// write the search bundle (the index, the browser module, the search UI) into the built
+    /// site's folder, under wikidex/. Nothing else in the site is touched; add the UI to a
+    /// page with `<script type="module" src="/wikidex/ui.js"></script><wikidex-search></wikidex-search>`.
+    Site(SiteArgs),
     /// Search an index.
     Search(SearchArgs),
     /// Show one page by key.
@@ -333,6 +338,39 @@ impl ConfigArgs {
         c.validate()?;
         Ok(c)
     }
+}
+
+#[derive(Args)]
+pub(crate) struct SiteArgs {
+    /// The folder of Markdown sources the site's generator reads (MkDocs' docs/, mdBook's
+    /// src/, Docusaurus' docs/, Hugo's content/, a VitePress root). Every Markdown file is a
+    /// page, keyed by its path.
+    pub(crate) src: PathBuf,
+    /// The built site's folder (MkDocs' site/, mdBook's book/, build/, public/, dist/).
+    #[arg(long)]
+    pub(crate) out: PathBuf,
+    /// The site's generator, whose rules map a source file to its page's URL and a heading to
+    /// its anchor: mkdocs, mdbook, docusaurus, vitepress or hugo.
+    #[arg(long)]
+    pub(crate) layout: Option<String>,
+    /// A URL pattern instead of the layout's rule: `{path}` is the source path without its
+    /// extension, e.g. `/docs/{path}.html`. Frontmatter `permalink` still wins.
+    #[arg(long)]
+    pub(crate) url_pattern: Option<String>,
+    /// How headings become anchors, when not the layout's: github, mkdocs, mdbook or vitepress.
+    #[arg(long)]
+    pub(crate) anchors: Option<String>,
+    /// The bundle's folder inside --out (default wikidex).
+    #[arg(long)]
+    pub(crate) bundle_dir: Option<String>,
+    /// Fail on the first page that cannot be used instead of skipping and reporting it.
+    #[arg(long)]
+    pub(crate) strict: bool,
+    #[command(flatten)]
+    pub(crate) config: ConfigArgs,
+    /// Print a JSON report.
+    #[arg(long)]
+    pub(crate) json: bool,
 }
 
 #[derive(Args)]

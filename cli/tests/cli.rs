@@ -1383,3 +1383,184 @@ fn issue_26_chunk_help_shows_the_chunk_id_whole() {
     let help = stdout(&wikidex(&["chunk", "--help"]));
     assert!(help.contains("`PAGE::chunk_N`"), "{help}");
 }
+
+/// A docs folder as a site generator reads it: `index.md` in two folders, a `user/` folder
+/// (a folder like any other in a docs site, not a scope), a page with its own permalink.
+fn docs_folder() -> PathBuf {
+    let src = temp("docs-src");
+    let write = |path: &str, text: &str| {
+        let p = src.join(path);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    };
+    write("index.md", "# Home\n\nWelcome to the widget docs.\n");
+    write("guide/index.md", "# Guide\n\nThe guide to widgets.\n");
+    write(
+        "guide/install.md",
+        "# Installing\n\nIntro.\n\n## Install on Linux\n\nRun the frobnicator installer with sudo.\n",
+    );
+    write(
+        "user/settings.md",
+        "---\ntags: [config]\n---\n# Settings\n\nThe colour setting.\n",
+    );
+    write(
+        "about.md",
+        "---\npermalink: /about-us/\n---\n# About\n\nWho made the widgets.\n",
+    );
+    src
+}
+
+#[test]
+fn site_writes_a_bundle_that_links_hits_to_the_built_pages() {
+    let src = docs_folder();
+    let out = temp("docs-site");
+    std::fs::write(out.join("index.html"), "<!doctype html><title>mine</title>").unwrap();
+    let r = wikidex(&[
+        "site",
+        src.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--layout",
+        "mkdocs",
+        "--json",
+    ]);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let report = json(&r);
+    let bundle = out.join("wikidex");
+    let site: Value =
+        serde_json::from_slice(&std::fs::read(bundle.join("site.json")).unwrap()).unwrap();
+    assert_eq!(report["site"], site);
+    assert_eq!(site["pages"], 5, "{site}");
+    assert_eq!(site["root"], "../");
+    assert_eq!(site["tags"], serde_json::json!(["config"]));
+    assert_eq!(site["links"]["layout"], "mkdocs");
+    assert_eq!(site["links"]["pages"]["about.md"], "/about-us/");
+    for f in [
+        "wikidex.wdx",
+        "site.json",
+        "wikidex_wasm.js",
+        "wikidex_wasm_bg.wasm",
+        "ranged.js",
+        "ui.js",
+        "ui.css",
+        "worker.js",
+    ] {
+        assert!(bundle.join(f).is_file(), "{f} missing from the bundle");
+    }
+    let blob = std::fs::read(bundle.join("wikidex.wdx")).unwrap();
+    assert_eq!(
+        site["head_end"],
+        wikidex::RangedIndex::head_end(&blob).unwrap()
+    );
+    // The author's page is as it was; nothing but the bundle was written.
+    assert_eq!(
+        std::fs::read_to_string(out.join("index.html")).unwrap(),
+        "<!doctype html><title>mine</title>"
+    );
+    let mut top: Vec<_> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    top.sort();
+    assert_eq!(top, ["index.html", "wikidex"]);
+    // Keys from whole paths: both index pages are there, and `user/` is no scope.
+    let s = wikidex(&[
+        "search",
+        bundle.join("wikidex.wdx").to_str().unwrap(),
+        "frobnicator installer",
+        "--json",
+    ]);
+    let hits = json(&s)["hits"].clone();
+    assert_eq!(hits[0]["page_id"], "guide.install");
+    assert_eq!(hits[0]["path"], "guide/install.md");
+    let ids = wikidex(&[
+        "search",
+        bundle.join("wikidex.wdx").to_str().unwrap(),
+        "colour setting",
+        "--json",
+    ]);
+    assert_eq!(json(&ids)["hits"][0]["page_id"], "user.settings");
+    // Built again: the bundle is replaced in place.
+    let again = wikidex(&[
+        "site",
+        src.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--layout",
+        "mkdocs",
+        "--json",
+    ]);
+    assert!(
+        again.status.success(),
+        "{}",
+        String::from_utf8_lossy(&again.stderr)
+    );
+}
+
+#[test]
+fn site_refuses_what_it_cannot_do_with_coded_errors() {
+    let src = docs_folder();
+    let out = temp("docs-site-errors");
+    let (s, o) = (src.to_str().unwrap(), out.to_str().unwrap());
+    assert_eq!(
+        error_code(&["site", s, "--out", o, "--json"]),
+        "invalid_argument"
+    );
+    assert_eq!(
+        error_code(&["site", s, "--out", o, "--layout", "jekyll", "--json"]),
+        "invalid_argument"
+    );
+    assert_eq!(
+        error_code(&["site", s, "--out", o, "--url-pattern", "/docs/", "--json"]),
+        "invalid_argument"
+    );
+    assert_eq!(
+        error_code(&[
+            "site",
+            s,
+            "--out",
+            o,
+            "--layout",
+            "hugo",
+            "--bundle-dir",
+            "../up",
+            "--json"
+        ]),
+        "invalid_argument"
+    );
+    // A folder of the author's own is never written into.
+    std::fs::create_dir_all(out.join("assets")).unwrap();
+    std::fs::write(out.join("assets/app.js"), "mine").unwrap();
+    assert_eq!(
+        error_code(&[
+            "site",
+            s,
+            "--out",
+            o,
+            "--layout",
+            "hugo",
+            "--bundle-dir",
+            "assets",
+            "--json"
+        ]),
+        "invalid_argument"
+    );
+    assert_eq!(
+        std::fs::read_to_string(out.join("assets/app.js")).unwrap(),
+        "mine"
+    );
+    // A pattern: the URL rule the site uses instead of a layout's.
+    let r = wikidex(&[
+        "site",
+        s,
+        "--out",
+        o,
+        "--url-pattern",
+        "/docs/{path}.html",
+        "--bundle-dir",
+        "search",
+        "--json",
+    ]);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    assert_eq!(json(&r)["site"]["links"]["pattern"], "/docs/{path}.html");
+}

@@ -65,7 +65,7 @@ pub mod traverse; // walking the graph // the front: session, build plan, builde
 
 // The concept modules keep their public paths whatever their folder.
 pub use data::{date, offset, options};
-pub use front::{eval, file, querylog, tools};
+pub use front::{eval, file, querylog, site, tools};
 pub use lane::fusion;
 pub use text::{analyze, chunk, page, raw};
 

@@ -29,6 +29,24 @@ pub struct Config {
     /// (see `docs/reference/blob-format.md` for the measured cost) and searches a
     /// quoted phrase as its words, saying so ([`crate::lane::phrase::NO_POSITIONS`]).
     pub positions: bool,
+    /// How a page's key comes from its path: from the file name (`wiki/global/revenue.md` is
+    /// `revenue`: a wiki, the default) or from the whole path (`guide/intro.md` is
+    /// `guide.intro`: a docs folder, where `index.md` is in every folder). See [`Keys`].
+    pub keys: Keys,
+}
+
+/// How a page's key and scope come from its path ([`Config::keys`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Keys {
+    /// A wiki: the key is the file name without its extension, normalized (`revenue`);
+    /// `user/<name>/` folders are user scopes and `raw/` holds raw documents.
+    #[default]
+    FileName,
+    /// A docs folder: the key is the whole path without the extension, its folders joined by
+    /// `.` (`guide/intro.md` is `guide.intro`), normalized; every Markdown file is a global
+    /// page, whatever folder it is in (`user/`, `raw/` are folders like any other).
+    Path,
 }
 
 impl Default for Config {
@@ -40,6 +58,7 @@ impl Default for Config {
             fusion: FusionConfig::default(),
             max_query_chars: 1000,
             positions: true,
+            keys: Keys::FileName,
         }
     }
 }

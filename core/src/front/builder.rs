@@ -238,7 +238,8 @@ impl IndexBuilder {
             line: Some(line_of(bytes, e.valid_up_to())),
             reason: format!("not valid UTF-8: {e}"),
         });
-        if let Some(doc) = raw::document(path, "") {
+        let keys = self.config.keys;
+        if let Some(doc) = raw::document(path, "").filter(|_| keys == page::Keys::FileName) {
             return match text {
                 Ok(text) => self.add_raw(RawDoc {
                     text: text.to_string(),
@@ -247,7 +248,7 @@ impl IndexBuilder {
                 Err(e) => self.skip(e),
             };
         }
-        let parsed = text.and_then(|text| page::parse(path, text));
+        let parsed = text.and_then(|text| page::parse_with(path, text, keys));
         match parsed {
             Ok(p) => {
                 for w in p.warnings {

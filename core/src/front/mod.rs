@@ -11,5 +11,6 @@ pub mod file;
 pub mod querylog;
 pub mod session;
 pub mod shared;
+pub mod site;
 pub mod tools;
 pub mod walk;

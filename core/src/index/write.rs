@@ -181,12 +181,13 @@ impl Index {
         opts: &WriteOptions,
         model: Option<&dyn Embedder>,
     ) -> Result<(Index, UpsertReport)> {
-        if raw::is_raw_path(path) {
+        let keys = self.config().keys;
+        if keys == page::Keys::FileName && raw::is_raw_path(path) {
             return Err(Error::Immutable {
                 id: raw::raw_id(path).unwrap_or_default(),
             });
         }
-        let parsed = page::parse(path, text)?;
+        let parsed = page::parse_with(path, text, keys)?;
         let page = parsed.page;
         let id = page.id();
         let mut pages = self.data.pages.clone();
@@ -267,7 +268,7 @@ impl Index {
     /// The index with page `key` (in `scope`, the page's own; `None`: the page
     /// [`Index::page`] finds) renamed to `new_key`, leaving a redirect: the page's frontmatter
     /// gains `redirect_from: [<old key>]` (kept with any it had), so links to the old key
-    /// still resolve. The file name changes to `<new_key>.md` in the same folder. The report
+    /// still resolve. The file name changes to `<new_key>.md` in the same folder ([`page::path_for_key`]: in a docs index, `guide.start` is `guide/start.md`). The report
     /// carries the new path and text for the caller to write to disk. `model` as for
     /// [`Index::upsert_page`].
     ///
@@ -309,13 +310,10 @@ impl Index {
             });
         }
         let folder = old.path.rsplit_once('/').map_or("", |(f, _)| f);
-        let path = if folder.is_empty() {
-            format!("{new_key}.md")
-        } else {
-            format!("{folder}/{new_key}.md")
-        };
+        let keys = self.config().keys;
+        let path = page::path_for_key(&new_key, folder, keys);
         let text = page::add_redirect(&old.text, &old.key)?;
-        let renamed = page::parse(&path, &text)?.page;
+        let renamed = page::parse_with(&path, &text, keys)?.page;
         let from = old.id();
         let to = renamed.id();
         let mut pages = self.data.pages.clone();

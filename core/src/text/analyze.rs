@@ -86,6 +86,10 @@ pub enum Form {
     /// Compatibility composition: NFC, and compatibility characters folded (`ﬁ` to `fi`,
     /// fullwidth `Ａ` to `A`, halfwidth katakana to fullwidth). Used by the [`Analyzer`].
     Nfkc,
+    /// Compatibility decomposition: compatibility characters folded as by [`Form::Nfkc`],
+    /// and every accented letter split into its letter and its marks (`é` is `e` and U+0301).
+    /// Used for the ASCII anchors of some site generators ([`crate::site::anchor`]).
+    Nfkd,
     /// Lowercase, as `str::to_lowercase` and JavaScript's `toLowerCase` do it: Unicode's full
     /// mapping, a capital sigma at the end of a word as `ς`, no language's rules
     /// ([`lowercase`]).
@@ -129,6 +133,7 @@ pub fn normalize_form(text: &str, form: Form) -> Cow<'_, str> {
         Cow::Owned(match form {
             Form::Nfc => text.nfc().collect(),
             Form::Nfkc => text.nfkc().collect(),
+            Form::Nfkd => text.nfkd().collect(),
             Form::Lower => text.to_lowercase(),
         })
     }

@@ -1662,3 +1662,62 @@ fn every_chunk_names_the_file_lines_that_hold_it_and_its_headings() {
         (c.line_start, c.line_end, &c.headings)
     );
 }
+
+/// A docs folder (`Config::keys` = `path`): `index.md` in two folders are two pages, `raw/` and
+/// `user/` are folders like any other, and an upsert or a rename keys a page by its path as the
+/// build did, giving the bytes of a fresh build.
+#[test]
+fn a_docs_index_keys_pages_by_path_in_builds_and_writes() {
+    let config = wikidex::site::docs_config(wikidex::Config::default());
+    let files = [
+        ("index.md", "# Home\n\nWelcome."),
+        ("guide/index.md", "# Guide\n\nThe guide."),
+        ("raw/notes.md", "# Raw notes\n\nNot a raw document here."),
+        ("user/alice/tips.md", "# Tips\n\nA page, not a scope."),
+    ];
+    let mut b = IndexBuilder::new(config.clone()).unwrap();
+    for (p, t) in files {
+        b.add_file(p, t.as_bytes()).unwrap();
+    }
+    let (index, report) = b.build().unwrap();
+    assert_eq!((report.pages, report.raw_documents), (4, 0), "{report:?}");
+    let keys: BTreeSet<&str> = index.pages().iter().map(|p| p.key.as_str()).collect();
+    assert_eq!(
+        keys,
+        BTreeSet::from(["index", "guide.index", "raw.notes", "user.alice.tips"])
+    );
+    assert!(index
+        .pages()
+        .iter()
+        .all(|p| p.scope == wikidex::Scope::Global));
+    let loaded = Index::from_bytes(&index.to_bytes().unwrap()).unwrap();
+    assert_eq!(loaded.config().keys, wikidex::page::Keys::Path);
+    let (upserted, r) = loaded
+        .upsert_page(
+            "guide/setup.md",
+            "# Setup\n\nInstall it.",
+            &WriteOptions::default(),
+            None,
+        )
+        .unwrap();
+    assert_eq!(r.page_id, "guide.setup");
+    let mut fresh = IndexBuilder::new(config).unwrap();
+    for (p, t) in files
+        .into_iter()
+        .chain([("guide/setup.md", "# Setup\n\nInstall it.")])
+    {
+        fresh.add_file(p, t.as_bytes()).unwrap();
+    }
+    assert!(upserted.to_bytes().unwrap() == fresh.build().unwrap().0.to_bytes().unwrap());
+    let (renamed, rr) = upserted
+        .rename_page("guide.setup", None, "guide.install", None)
+        .unwrap();
+    assert_eq!(
+        (rr.to.as_str(), rr.path.as_str()),
+        ("guide.install", "guide/install.md")
+    );
+    assert_eq!(
+        renamed.page("guide.install", None).unwrap().path,
+        "guide/install.md"
+    );
+}

@@ -18,6 +18,7 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 use yaml_rust2::{Yaml, YamlLoader};
 
+pub use crate::data::config::Keys;
 use crate::data::error::{Error, Result};
 
 /// Frontmatter larger than this is rejected: no real page needs it, and it bounds the work a
@@ -358,7 +359,34 @@ pub fn key_from_path(path: &str) -> String {
     normalize_key(strip_md_extension(name))
 }
 
-pub(super) fn strip_md_extension(name: &str) -> &str {
+/// The key of the page at `path` under the rule `keys`: [`key_from_path`] for a wiki; for a
+/// docs folder the whole path without its extension, its folders joined by `.`
+/// (`guide/intro.md` is `guide.intro`), normalized.
+pub fn key_for(path: &str, keys: Keys) -> String {
+    match keys {
+        Keys::FileName => key_from_path(path),
+        Keys::Path => {
+            let parts: Vec<&str> = strip_md_extension(path)
+                .split(['/', '\\'])
+                .filter(|p| !p.is_empty())
+                .collect();
+            normalize_key(&parts.join("."))
+        }
+    }
+}
+
+/// The path a page keyed `key` is written at under the rule `keys` when it is renamed to it
+/// in `folder` (the old page's folder): `folder/key.md` for a wiki; for a docs folder, the
+/// key's `.`-joined folders as folders (`guide.start` is `guide/start.md`).
+pub fn path_for_key(key: &str, folder: &str, keys: Keys) -> String {
+    match keys {
+        Keys::FileName if folder.is_empty() => format!("{key}.md"),
+        Keys::FileName => format!("{folder}/{key}.md"),
+        Keys::Path => format!("{}.md", key.replace('.', "/")),
+    }
+}
+
+pub(crate) fn strip_md_extension(name: &str) -> &str {
     for ext in [".md", ".markdown"] {
         // Compare bytes: the last bytes of `name` may be inside a multi-byte character; when
         // they equal the (ASCII) extension, the cut lands on a character boundary.
@@ -391,12 +419,21 @@ pub fn is_markdown_path(path: &str) -> bool {
 /// # Ok::<(), wikidex::Error>(())
 /// ```
 pub fn parse(path: &str, text: &str) -> Result<ParsedPage> {
+    parse_with(path, text, Keys::FileName)
+}
+
+/// [`parse`], with the key and scope from `path` under the rule `keys` ([`key_for`]; under
+/// [`Keys::Path`] every page is global).
+///
+/// # Errors
+/// As [`parse`].
+pub fn parse_with(path: &str, text: &str, keys: Keys) -> Result<ParsedPage> {
     let invalid = |line: Option<u32>, reason: String| Error::InvalidPage {
         path: path.to_string(),
         line,
         reason,
     };
-    let key = key_from_path(path);
+    let key = key_for(path, keys);
     if key.is_empty() {
         return Err(invalid(
             None,
@@ -459,7 +496,10 @@ pub fn parse(path: &str, text: &str) -> Result<ParsedPage> {
         .unwrap_or_else(|| key.clone());
     let summary = fields.summary.take().or(fields.description.take());
     let page = Page {
-        scope: Scope::from_path(path),
+        scope: match keys {
+            Keys::FileName => Scope::from_path(path),
+            Keys::Path => Scope::Global,
+        },
         path: path.to_string(),
         title,
         summary,
@@ -556,6 +596,35 @@ mod tests {
             "project-alpha"
         );
         assert_eq!(key_from_path("Notes/Ünïcode  Title.MD"), "ünïcode-title");
+    }
+
+    #[test]
+    fn docs_keys_come_from_whole_paths_and_every_page_is_global() {
+        assert_eq!(
+            key_for("guide/Getting Started.md", Keys::Path),
+            "guide.getting-started"
+        );
+        assert_eq!(key_for("index.md", Keys::Path), "index");
+        let p = parse_with("user/alice/settings.md", "# Settings", Keys::Path)
+            .unwrap()
+            .page;
+        assert_eq!(
+            (p.key.as_str(), &p.scope),
+            ("user.alice.settings", &Scope::Global)
+        );
+        let w = parse("user/alice/settings.md", "# Settings").unwrap().page;
+        assert_eq!(
+            (w.key.as_str(), &w.scope),
+            ("settings", &Scope::User("alice".into()))
+        );
+        assert_eq!(
+            path_for_key("guide.start", "guide", Keys::Path),
+            "guide/start.md"
+        );
+        assert_eq!(
+            path_for_key("start", "guide", Keys::FileName),
+            "guide/start.md"
+        );
     }
 
     #[test]

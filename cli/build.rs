@@ -1,0 +1,67 @@
+//! Embeds the search bundle `wikidex site` writes next to a site's pages: the browser's search
+//! module (`bindings-wasm/pkg-search`, from `make wasm`) and the search UI
+//! (`bindings-wasm/ui`), so that the command works from the binary alone.
+//!
+//! A checkout built before `make wasm` has no search module yet: the binary is built without
+//! it, and `wikidex site` says so and what to run. `WIKIDEX_REQUIRE_SITE_BUNDLE=1` (set by
+//! `make dist` and `make test`) makes a missing file an error here instead.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+/// The search module's files, in `bindings-wasm/pkg-search`.
+const MODULE: [&str; 3] = ["wikidex_wasm.js", "wikidex_wasm_bg.wasm", "ranged.js"];
+
+fn main() {
+    let root = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap()).join("..");
+    let module = root.join("bindings-wasm/pkg-search");
+    let ui = root.join("bindings-wasm/ui");
+    println!("cargo:rerun-if-env-changed=WIKIDEX_REQUIRE_SITE_BUNDLE");
+    println!("cargo:rerun-if-changed={}", module.display());
+    println!("cargo:rerun-if-changed={}", ui.display());
+    let mut files: Vec<PathBuf> = MODULE.iter().map(|f| module.join(f)).collect();
+    // The UI's shipped files: all but its docs and declarations.
+    let mut shipped: Vec<PathBuf> = std::fs::read_dir(&ui)
+        .map(|d| d.filter_map(|e| e.ok().map(|e| e.path())).collect())
+        .unwrap_or_default();
+    shipped.retain(|p| {
+        let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        p.is_file() && !name.starts_with('.') && !name.ends_with(".md") && !name.ends_with(".d.ts")
+    });
+    shipped.sort();
+    if shipped.is_empty() {
+        files.push(ui.join("ui.js"));
+    }
+    files.extend(shipped);
+    let mut assets = String::from("&[\n");
+    let mut missing = String::from("&[\n");
+    for f in &files {
+        println!("cargo:rerun-if-changed={}", f.display());
+        let name = f.file_name().unwrap().to_str().unwrap();
+        if f.is_file() {
+            writeln!(assets, "    ({name:?}, include_bytes!({:?})),", abs(f)).unwrap();
+        } else {
+            writeln!(missing, "    {:?},", abs(f)).unwrap();
+        }
+    }
+    assets.push(']');
+    missing.push(']');
+    if missing.lines().count() > 2
+        && std::env::var_os("WIKIDEX_REQUIRE_SITE_BUNDLE").is_some_and(|v| v == "1")
+    {
+        panic!("the site bundle is missing files (run `make wasm`): {missing}");
+    }
+    let out = PathBuf::from(std::env::var("OUT_DIR").unwrap()).join("site_bundle.rs");
+    let code = format!(
+        "/// The bundle's files: (name, bytes).\npub(crate) const ASSETS: &[(&str, &[u8])] = {assets};\n\
+         /// The files this binary was built without.\npub(crate) const MISSING: &[&str] = {missing};\n"
+    );
+    std::fs::write(out, code).unwrap();
+}
+
+fn abs(p: &Path) -> String {
+    p.canonicalize()
+        .unwrap_or_else(|_| p.to_path_buf())
+        .display()
+        .to_string()
+}

@@ -1,0 +1,856 @@
+//! Search for a static docs site: the index of the site's Markdown sources and the folder a
+//! site serves it from ([`write`], `wikidex site`), and the link from a hit to the page the
+//! site's generator built from it, with the anchor of the heading the hit is under
+//! ([`SiteLinks`], which the browser's search module runs too).
+//!
+//! A docs folder is indexed with [`Keys::Path`]: every Markdown file is a page keyed by its
+//! whole path, since `index.md` is in every folder. Each generator turns a source path into a
+//! URL and a heading into an anchor by its own rules ([`Layout`]); a page's frontmatter
+//! `permalink` (and, where the generator reads it, `slug`) overrides them, and these
+//! overrides are all [`SiteLinks`] stores per page, so the bundle stays small.
+//!
+//! ```
+//! use wikidex::site::{Layout, SiteLinks};
+//! let links = SiteLinks::for_layout(Layout::Mkdocs);
+//! assert_eq!(links.page_url("user-guide/configuration.md"), "user-guide/configuration/");
+//! assert_eq!(links.page_url("user-guide/index.md"), "user-guide/");
+//! let href = links.href("user-guide/configuration.md", "Configuration", &["Configuration".into(), "Project `information`".into()]);
+//! assert_eq!(href, "user-guide/configuration/#project-information");
+//! ```
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::data::config::Keys;
+use crate::data::error::{Error, Result};
+use crate::text::analyze::{normalize_form, Form};
+use crate::text::page::Page;
+
+/// A site generator's rules for URLs and heading anchors.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Layout {
+    /// MkDocs (`use_directory_urls`, its default): `guide/intro.md` is `guide/intro/`,
+    /// `guide/index.md` (or `README.md`) is `guide/`; anchors as Python-Markdown's `toc`
+    /// makes them (ASCII, `-` between words).
+    Mkdocs,
+    /// mdBook (the book's `src/`): `guide/intro.md` is `guide/intro.html`, `README.md` is
+    /// `index.html`; anchors as mdBook's `normalize_id`.
+    Mdbook,
+    /// Docusaurus (the `docs/` plugin at `/docs/`): `guide/intro.md` is `docs/guide/intro`,
+    /// `guide/index.md` (or `README.md`, or `guide/guide.md`) is `docs/guide/`; number prefixes
+    /// (`01-intro.md`) dropped; frontmatter `slug`; anchors as github-slugger.
+    Docusaurus,
+    /// VitePress: `guide/intro.md` is `guide/intro.html`, `guide/index.md` is `guide/`;
+    /// anchors as VitePress's `slugify`.
+    Vitepress,
+    /// Hugo (the `content/` folder): `posts/intro.md` is `posts/intro/`, `_index.md` and
+    /// `index.md` are their folder, all lowercase; frontmatter `slug`; anchors as Goldmark's
+    /// `github` IDs.
+    Hugo,
+}
+
+impl Layout {
+    /// Every layout, in a stable order.
+    pub const ALL: [Layout; 5] = [
+        Layout::Mkdocs,
+        Layout::Mdbook,
+        Layout::Docusaurus,
+        Layout::Vitepress,
+        Layout::Hugo,
+    ];
+
+    /// The lowercase name (`mkdocs`, ...).
+    pub fn name(self) -> &'static str {
+        match self {
+            Layout::Mkdocs => "mkdocs",
+            Layout::Mdbook => "mdbook",
+            Layout::Docusaurus => "docusaurus",
+            Layout::Vitepress => "vitepress",
+            Layout::Hugo => "hugo",
+        }
+    }
+
+    /// Parses a name as [`Layout::name`] gives it.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] listing the known names.
+    pub fn parse(s: &str) -> Result<Layout> {
+        Layout::ALL
+            .into_iter()
+            .find(|l| l.name().eq_ignore_ascii_case(s.trim()))
+            .ok_or_else(|| {
+                let names: Vec<_> = Layout::ALL.iter().map(|l| l.name()).collect();
+                Error::invalid_argument(format!(
+                    "unknown layout `{s}` (known: {})",
+                    names.join(", ")
+                ))
+            })
+    }
+
+    /// How this generator makes a heading's anchor.
+    pub fn anchors(self) -> Anchors {
+        match self {
+            Layout::Mkdocs => Anchors::Mkdocs,
+            Layout::Mdbook => Anchors::Mdbook,
+            Layout::Docusaurus | Layout::Hugo => Anchors::Github,
+            Layout::Vitepress => Anchors::Vitepress,
+        }
+    }
+}
+
+/// How a heading's text becomes its anchor (the `id` the generator gives the heading).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Anchors {
+    /// github-slugger (GitHub, Docusaurus, Hugo): lowercase; letters, digits, `-` and `_`
+    /// kept; each space a `-`; everything else dropped. The default.
+    #[default]
+    Github,
+    /// Python-Markdown's `toc` (MkDocs): folded to ASCII; word characters, spaces and `-`
+    /// kept, lowercase; runs of spaces and `-` one `-`.
+    Mkdocs,
+    /// mdBook's `normalize_id`: letters, digits, `_` and `-` kept (ASCII lowercased); each
+    /// space a `-`.
+    Mdbook,
+    /// VitePress's `slugify`: accents dropped; runs of spaces and punctuation one `-`, none at
+    /// either end; `_` before a leading digit; lowercase.
+    Vitepress,
+}
+
+impl Anchors {
+    /// Every rule, in a stable order.
+    pub const ALL: [Anchors; 4] = [
+        Anchors::Github,
+        Anchors::Mkdocs,
+        Anchors::Mdbook,
+        Anchors::Vitepress,
+    ];
+
+    /// The lowercase name (`github`, ...).
+    pub fn name(self) -> &'static str {
+        match self {
+            Anchors::Github => "github",
+            Anchors::Mkdocs => "mkdocs",
+            Anchors::Mdbook => "mdbook",
+            Anchors::Vitepress => "vitepress",
+        }
+    }
+
+    /// Parses a name as [`Anchors::name`] gives it.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] listing the known names.
+    pub fn parse(s: &str) -> Result<Anchors> {
+        Anchors::ALL
+            .into_iter()
+            .find(|a| a.name().eq_ignore_ascii_case(s.trim()))
+            .ok_or_else(|| {
+                let names: Vec<_> = Anchors::ALL.iter().map(|a| a.name()).collect();
+                Error::invalid_argument(format!(
+                    "unknown anchor rule `{s}` (known: {})",
+                    names.join(", ")
+                ))
+            })
+    }
+}
+
+/// The anchor `style` gives a heading written `heading` (its Markdown: code spans, emphasis,
+/// links and HTML tags are read as their text first). A heading that names its own id
+/// (`## Setup {#setup-linux}`, MkDocs' `attr_list` and Docusaurus) gets that id.
+pub fn anchor(style: Anchors, heading: &str) -> String {
+    let (text, id) = heading_text(heading);
+    if let Some(id) = id {
+        return id;
+    }
+    match style {
+        Anchors::Github => {
+            let lower = crate::text::analyze::lowercase(&text);
+            lower
+                .chars()
+                .filter_map(|c| match c {
+                    ' ' => Some('-'),
+                    c if c.is_alphanumeric() || c == '-' || c == '_' => Some(c),
+                    _ => None,
+                })
+                .collect()
+        }
+        Anchors::Mdbook => text
+            .chars()
+            .filter_map(|c| match c {
+                c if c.is_alphanumeric() || c == '_' || c == '-' => Some(c.to_ascii_lowercase()),
+                c if c.is_whitespace() => Some('-'),
+                _ => None,
+            })
+            .collect(),
+        Anchors::Mkdocs => {
+            // slugify: NFKD, then ASCII only; `[^\w\s-]` dropped; trimmed, lowercase;
+            // `[-\s]+` one `-`.
+            let ascii: String = normalize_form(&text, Form::Nfkd)
+                .chars()
+                .filter(|c| {
+                    c.is_ascii()
+                        && (c.is_ascii_alphanumeric()
+                            || matches!(c, '_' | '-')
+                            || c.is_ascii_whitespace())
+                })
+                .collect();
+            join_runs(&ascii.trim().to_ascii_lowercase(), |c| {
+                c == '-' || c.is_ascii_whitespace()
+            })
+        }
+        Anchors::Vitepress => {
+            const PUNCT: &str =
+                "~`!@#$%^&*()-_+=[]{}|\\;:\"'\u{201c}\u{201d}\u{2018}\u{2019}<>,.?/";
+            let plain: String = normalize_form(&text, Form::Nfkd)
+                .chars()
+                .filter(|c| !('\u{300}'..='\u{36f}').contains(c))
+                .collect();
+            let slug = join_runs(&plain, |c| c.is_whitespace() || PUNCT.contains(c));
+            let slug = slug.trim_matches('-');
+            let slug = if slug.starts_with(|c: char| c.is_ascii_digit()) {
+                format!("_{slug}")
+            } else {
+                slug.to_string()
+            };
+            crate::text::analyze::lowercase(&slug).into_owned()
+        }
+    }
+}
+
+/// `text` with each run of characters `sep` says are separators made one `-`.
+fn join_runs(text: &str, sep: impl Fn(char) -> bool) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut in_run = false;
+    for c in text.chars() {
+        if sep(c) {
+            if !in_run {
+                out.push('-');
+            }
+            in_run = true;
+        } else {
+            out.push(c);
+            in_run = false;
+        }
+    }
+    out
+}
+
+/// A heading's text as a generator renders it (code spans' backticks, emphasis `*`, link
+/// targets and HTML tags dropped), and the id it names for itself (`{#id}` at its end).
+fn heading_text(heading: &str) -> (String, Option<String>) {
+    let mut h = heading.trim();
+    let mut id = None;
+    if let Some(open) = h.rfind("{#").filter(|_| h.ends_with('}')) {
+        let inner = &h[open + 2..h.len() - 1];
+        let name = inner.split_whitespace().next().unwrap_or("");
+        if !name.is_empty() {
+            id = Some(name.to_string());
+        }
+        h = h[..open].trim_end();
+    }
+    let mut out = String::with_capacity(h.len());
+    let mut chars = h.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        match c {
+            '`' | '*' => {}
+            '<' => match h[i..].find('>') {
+                Some(end)
+                    if h[i + 1..].starts_with(|c: char| c.is_ascii_alphabetic() || c == '/') =>
+                {
+                    while chars.peek().is_some_and(|&(j, _)| j <= i + end) {
+                        chars.next();
+                    }
+                }
+                _ => out.push(c),
+            },
+            // `[text](target)`: the text; the target skipped.
+            ']' if h[i + 1..].starts_with('(') => match h[i..].find(')') {
+                Some(end) => {
+                    while chars.peek().is_some_and(|&(j, _)| j <= i + end) {
+                        chars.next();
+                    }
+                }
+                None => out.push(c),
+            },
+            '[' => {}
+            _ => out.push(c),
+        }
+    }
+    (out, id)
+}
+
+/// How a site's pages are linked: the URL rule (a generator's [`Layout`], or a pattern) and
+/// the pages whose frontmatter sets their own URL. Serialized into the bundle's `site.json`
+/// (`links`) and read back by the browser's search module.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SiteLinks {
+    /// The generator whose URL rule applies, when no pattern is given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub layout: Option<Layout>,
+    /// A URL pattern instead of a generator's rule: `{path}` is the page's path without its
+    /// extension (`/docs/{path}.html`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pattern: Option<String>,
+    /// How headings become anchors.
+    #[serde(default)]
+    pub anchors: Anchors,
+    /// Per source path, the URL its frontmatter sets (`permalink`, or `slug` where the
+    /// generator reads it).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub pages: BTreeMap<String, String>,
+}
+
+impl SiteLinks {
+    /// A generator's rules, with no page of its own.
+    pub fn for_layout(layout: Layout) -> SiteLinks {
+        SiteLinks {
+            layout: Some(layout),
+            pattern: None,
+            anchors: layout.anchors(),
+            pages: BTreeMap::new(),
+        }
+    }
+
+    /// A URL pattern (`/docs/{path}.html`) with the anchors `anchors` makes.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] when the pattern has no `{path}`.
+    pub fn for_pattern(pattern: &str, anchors: Anchors) -> Result<SiteLinks> {
+        if !pattern.contains("{path}") {
+            return Err(Error::invalid_argument(format!(
+                "the URL pattern `{pattern}` has no `{{path}}`"
+            )));
+        }
+        Ok(SiteLinks {
+            layout: None,
+            pattern: Some(pattern.to_string()),
+            anchors,
+            pages: BTreeMap::new(),
+        })
+    }
+
+    /// Links from their parts, as `site.json`'s `links` holds them: the layout's name, the
+    /// pattern, the anchor rule's name (default github) and the pages' own URLs.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] for an unknown layout or anchor rule, a pattern without
+    /// `{path}`, or neither a layout nor a pattern.
+    pub fn from_parts(
+        layout: Option<&str>,
+        pattern: Option<&str>,
+        anchors: Option<&str>,
+        pages: BTreeMap<String, String>,
+    ) -> Result<SiteLinks> {
+        // Not a derived deserializer: the search module reads these from a JavaScript object,
+        // and serde's code for it (with serde_json's) would add about 7 KB gzipped to it.
+        let layout = layout.map(Layout::parse).transpose()?;
+        let anchors = anchors.map(Anchors::parse).transpose()?.unwrap_or_default();
+        match pattern {
+            Some(p) => Ok(SiteLinks {
+                layout,
+                pages,
+                ..SiteLinks::for_pattern(p, anchors)?
+            }),
+            None => Ok(SiteLinks {
+                layout: Some(layout.ok_or_else(|| {
+                    Error::invalid_argument("site links: neither a layout nor a pattern")
+                })?),
+                pattern: None,
+                anchors,
+                pages,
+            }),
+        }
+    }
+
+    /// Records the URLs the pages' frontmatter sets: `permalink` (any generator), `slug`
+    /// (Docusaurus and Hugo, which read it; starting with `/`, from the docs' root).
+    pub fn add_overrides<'a>(&mut self, pages: impl IntoIterator<Item = &'a Page>) {
+        for page in pages {
+            let field = |name: &str| {
+                page.extra
+                    .0
+                    .get(name)
+                    .and_then(|v| v.as_str())
+                    .map(str::trim)
+                    .filter(|s| !s.is_empty())
+            };
+            let url = if let Some(permalink) = field("permalink") {
+                Some(permalink.to_string())
+            } else {
+                match (self.layout, field("slug")) {
+                    (Some(Layout::Docusaurus), Some(slug)) => Some(match slug.strip_prefix('/') {
+                        Some(rooted) => format!("docs/{rooted}"),
+                        None => replace_last(&self.page_url(&page.path), slug),
+                    }),
+                    (Some(Layout::Hugo), Some(slug)) => {
+                        let url = self.page_url(&page.path);
+                        Some(format!(
+                            "{}/",
+                            replace_last(&url, slug).trim_end_matches('/')
+                        ))
+                    }
+                    _ => None,
+                }
+            };
+            if let Some(url) = url {
+                self.pages.insert(page.path.clone(), url);
+            }
+        }
+    }
+
+    /// The URL of the page built from the source file `path` (relative to the docs folder,
+    /// `/`-separated), relative to the site's root unless the rule makes it absolute.
+    pub fn page_url(&self, path: &str) -> String {
+        if let Some(url) = self.pages.get(path) {
+            return url.clone();
+        }
+        let stem = crate::text::page::strip_md_extension(path.trim_start_matches('/'));
+        if let Some(pattern) = &self.pattern {
+            return pattern.replace("{path}", stem);
+        }
+        let (dir, name) = stem.rsplit_once('/').unwrap_or(("", stem));
+        let is = |names: &[&str]| names.iter().any(|n| name.eq_ignore_ascii_case(n));
+        let folder = |prefix: &str, dir: &str| {
+            if dir.is_empty() {
+                if prefix.is_empty() {
+                    "./".to_string()
+                } else {
+                    prefix.to_string()
+                }
+            } else {
+                format!("{prefix}{dir}/")
+            }
+        };
+        match self.layout.unwrap_or(Layout::Mkdocs) {
+            Layout::Mkdocs if is(&["index", "readme"]) => folder("", dir),
+            Layout::Mkdocs => format!("{stem}/"),
+            Layout::Mdbook if is(&["readme"]) => {
+                if dir.is_empty() {
+                    "index.html".into()
+                } else {
+                    format!("{dir}/index.html")
+                }
+            }
+            Layout::Mdbook => format!("{stem}.html"),
+            Layout::Docusaurus => {
+                let strip = |s: &str| {
+                    let digits = s.bytes().take_while(u8::is_ascii_digit).count();
+                    match s.as_bytes().get(digits) {
+                        Some(b'-' | b'_' | b'.') if digits > 0 => s[digits + 1..].to_string(),
+                        _ => s.to_string(),
+                    }
+                };
+                let dir: Vec<String> = dir
+                    .split('/')
+                    .filter(|s| !s.is_empty())
+                    .map(strip)
+                    .collect();
+                let name = strip(name);
+                let last = dir.last().map(String::as_str);
+                let dir = dir.join("/");
+                if ["index", "readme"]
+                    .iter()
+                    .any(|n| name.eq_ignore_ascii_case(n))
+                    || last == Some(name.as_str())
+                {
+                    folder("docs/", &dir)
+                } else if dir.is_empty() {
+                    format!("docs/{name}")
+                } else {
+                    format!("docs/{dir}/{name}")
+                }
+            }
+            Layout::Vitepress if is(&["index"]) => folder("", dir),
+            Layout::Vitepress => format!("{stem}.html"),
+            Layout::Hugo if is(&["_index", "index"]) => {
+                folder("", &crate::text::analyze::lowercase(dir))
+            }
+            Layout::Hugo => format!("{}/", crate::text::analyze::lowercase(stem)),
+        }
+    }
+
+    /// The link of a hit: its page's URL ([`SiteLinks::page_url`]) and the anchor of the
+    /// innermost of `headings` (a hit's `headings`), except when that heading is the page's
+    /// `title` (the top of the page).
+    pub fn href(&self, path: &str, title: &str, headings: &[String]) -> String {
+        let url = self.page_url(path);
+        match headings.last() {
+            Some(h) if !(headings.len() == 1 && heading_text(h).0.trim() == title.trim()) => {
+                let id = anchor(self.anchors, h);
+                if id.is_empty() {
+                    url
+                } else {
+                    format!("{url}#{id}")
+                }
+            }
+            _ => url,
+        }
+    }
+}
+
+/// `url` with its last path segment replaced by `slug`.
+fn replace_last(url: &str, slug: &str) -> String {
+    let trimmed = url.trim_end_matches('/');
+    match trimmed.rsplit_once('/') {
+        Some((dir, _)) => format!("{dir}/{slug}"),
+        None => slug.to_string(),
+    }
+}
+
+/// The build configuration of a docs folder: `config` with page keys from whole paths.
+pub fn docs_config(mut config: crate::Config) -> crate::Config {
+    config.keys = Keys::Path;
+    config
+}
+
+/// What a site's bundle says of itself: `site.json` in the bundle folder, which the search UI
+/// reads first.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Manifest {
+    /// The version of wikidex that wrote the bundle.
+    pub wikidex: String,
+    /// The index blob's file name, in the bundle folder.
+    pub blob: String,
+    /// The length of the blob's head ([`crate::RangedIndex::head_end`]): the UI's first
+    /// request asks for these bytes exactly.
+    pub head_end: u64,
+    /// The site's root, relative to the bundle folder (`../`).
+    pub root: String,
+    /// How hits link to the site's pages.
+    pub links: SiteLinks,
+    /// Pages indexed.
+    pub pages: usize,
+    /// Their chunks.
+    pub chunks: usize,
+    /// Every tag of a page, sorted: the UI's filters.
+    pub tags: Vec<String>,
+    /// Every page type, sorted.
+    pub types: Vec<String>,
+}
+
+/// How to index a docs folder for its site ([`write`]; `wikidex site`'s flags, the JSON the
+/// Node package's `buildSite` takes).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SiteOptions {
+    /// The site's generator: its URL and anchor rules.
+    pub layout: Option<Layout>,
+    /// A URL pattern (`/docs/{path}.html`) instead of the generator's URL rule.
+    pub url_pattern: Option<String>,
+    /// The anchor rule, when not the layout's (with a pattern alone: [`Anchors::Github`]).
+    pub anchors: Option<Anchors>,
+    /// The bundle's folder, relative to the site's output folder (default `wikidex`).
+    pub bundle_dir: Option<String>,
+    /// The index's configuration ([`Config::keys`](crate::Config::keys) is always
+    /// [`Keys::Path`]).
+    pub config: crate::Config,
+    /// A broken page fails the build instead of being skipped and reported.
+    pub strict: bool,
+}
+
+impl SiteOptions {
+    /// The links these options give, before the pages' own.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] when neither a layout nor a pattern is given, or the pattern
+    /// has no `{path}`.
+    pub fn links(&self) -> Result<SiteLinks> {
+        let mut links = match (&self.url_pattern, self.layout) {
+            (Some(p), layout) => {
+                let mut l =
+                    SiteLinks::for_pattern(p, layout.map_or(Anchors::Github, Layout::anchors))?;
+                l.layout = layout;
+                l
+            }
+            (None, Some(layout)) => SiteLinks::for_layout(layout),
+            (None, None) => {
+                let names: Vec<_> = Layout::ALL.iter().map(|l| l.name()).collect();
+                return Err(Error::invalid_argument(format!(
+                    "name the site's generator (layout: {}) or give a URL pattern with `{{path}}`",
+                    names.join(", ")
+                )));
+            }
+        };
+        if let Some(a) = self.anchors {
+            links.anchors = a;
+        }
+        Ok(links)
+    }
+
+    /// The bundle folder's path under the output folder, checked: relative, `/`-separated,
+    /// with no `..`; and the site's root relative to it (`../` per folder).
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] for an absolute path, an empty one or one with `..`.
+    pub fn bundle(&self) -> Result<(Vec<String>, String)> {
+        let dir = self.bundle_dir.as_deref().unwrap_or("wikidex");
+        let parts: Vec<String> = dir
+            .split(['/', '\\'])
+            .filter(|p| !p.is_empty() && *p != ".")
+            .map(str::to_string)
+            .collect();
+        if dir.starts_with(['/', '\\'])
+            || parts.is_empty()
+            || parts.iter().any(|p| p == ".." || p.contains(':'))
+        {
+            return Err(Error::invalid_argument(format!(
+                "the bundle folder `{dir}` must be a folder inside the site's output folder (like `wikidex` or `assets/search`)"
+            )));
+        }
+        let root = "../".repeat(parts.len());
+        Ok((parts, root))
+    }
+}
+
+/// Makes the bundle folder `dir`, or checks that an existing one is a bundle (it has a
+/// [`MANIFEST_FILE`]) or is empty: a folder of the author's own is never written into.
+#[cfg(feature = "fs")]
+fn claim_folder(dir: &std::path::Path) -> Result<()> {
+    match std::fs::read_dir(dir) {
+        Ok(mut entries) => {
+            if dir.join(MANIFEST_FILE).is_file() || entries.next().is_none() {
+                return Ok(());
+            }
+            Err(Error::invalid_argument(format!(
+                "{} exists and is not a wikidex bundle (no {MANIFEST_FILE}); refusing to write \
+                 into it (remove it or choose another bundle folder)",
+                dir.display()
+            )))
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))
+        }
+        Err(e) => Err(Error::io(dir, e)),
+    }
+}
+
+/// What [`write`] did.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct SiteReport {
+    /// The bundle folder.
+    pub bundle: std::path::PathBuf,
+    /// The files written into it, by name.
+    pub files: Vec<String>,
+    /// Its `site.json`.
+    pub manifest: Manifest,
+    /// The build of the index.
+    pub build: crate::BuildReport,
+}
+
+/// The blob's file name in the bundle.
+pub const BLOB_FILE: &str = "wikidex.wdx";
+/// The manifest's file name in the bundle.
+pub const MANIFEST_FILE: &str = "site.json";
+
+/// Indexes the Markdown sources in `src` (the folder the site's generator reads) and writes
+/// the search bundle into `out`'s bundle folder (`out/wikidex/` by default): the blob
+/// ([`BLOB_FILE`]), [`MANIFEST_FILE`], and `assets` (the browser's search module and UI, as
+/// the caller ships them: `(file name, bytes)`). Nothing outside the bundle folder is
+/// written; the author's HTML stays as it is. No model: the bundle searches with the lexical
+/// and token lanes.
+///
+/// # Errors
+/// As [`SiteOptions::links`] and [`SiteOptions::bundle`]; an asset name that is not a plain
+/// file name, or that is the blob's or the manifest's, is [`Error::InvalidArgument`]; the
+/// build's errors ([`crate::build`]); [`Error::Io`] naming the file that could not be written.
+#[cfg(feature = "fs")]
+pub fn write(
+    src: &std::path::Path,
+    out: &std::path::Path,
+    options: &SiteOptions,
+    assets: &[(String, Vec<u8>)],
+    progress: &mut dyn FnMut(crate::BuildStage, usize, usize) -> std::ops::ControlFlow<()>,
+) -> Result<SiteReport> {
+    let mut links = options.links()?;
+    let (parts, root) = options.bundle()?;
+    for (name, _) in assets {
+        let plain = !name.is_empty() && !name.contains(['/', '\\']) && !name.starts_with('.');
+        if !plain || name == BLOB_FILE || name == MANIFEST_FILE {
+            return Err(Error::invalid_argument(format!(
+                "asset `{name}`: a bundle file needs a plain file name other than {BLOB_FILE} and {MANIFEST_FILE}"
+            )));
+        }
+    }
+    let build = crate::BuildOptions {
+        config: docs_config(options.config.clone()),
+        strict: options.strict,
+        ..crate::BuildOptions::default()
+    };
+    let session = crate::Session::build(
+        crate::Source::Folder(src.to_path_buf()),
+        &build,
+        None,
+        progress,
+    )?;
+    let report = session.build_report().unwrap_or_default();
+    let index = session.index();
+    links.add_overrides(index.pages());
+    let bytes = session.to_bytes()?;
+    let mut tags: Vec<String> = index
+        .pages()
+        .iter()
+        .flat_map(|p| p.tags.iter().cloned())
+        .collect();
+    tags.sort();
+    tags.dedup();
+    let mut types: Vec<String> = index
+        .pages()
+        .iter()
+        .filter_map(|p| p.kind.clone())
+        .collect();
+    types.sort();
+    types.dedup();
+    let manifest = Manifest {
+        wikidex: env!("CARGO_PKG_VERSION").to_string(),
+        blob: BLOB_FILE.to_string(),
+        head_end: crate::RangedIndex::head_end(&bytes)?,
+        root,
+        links,
+        pages: report.pages,
+        chunks: report.chunks,
+        tags,
+        types,
+    };
+    let dir = parts.iter().fold(out.to_path_buf(), |d, p| d.join(p));
+    claim_folder(&dir)?;
+    let json = serde_json::to_vec_pretty(&manifest)
+        .map_err(|e| Error::invalid_argument(format!("site.json: {e}")))?;
+    let mut files = Vec::new();
+    let blob = (BLOB_FILE.to_string(), bytes);
+    let head = (MANIFEST_FILE.to_string(), json);
+    for (name, data) in std::iter::once(&blob)
+        .chain(assets)
+        .chain(std::iter::once(&head))
+    {
+        let path = dir.join(name);
+        if name == BLOB_FILE {
+            crate::front::file::save_atomic(&path, data)?;
+        } else {
+            let temp = dir.join(format!(".{name}.wikidex-tmp"));
+            std::fs::write(&temp, data).map_err(|e| Error::io(&temp, e))?;
+            std::fs::rename(&temp, &path).map_err(|e| Error::io(&path, e))?;
+        }
+        files.push(name.clone());
+    }
+    Ok(SiteReport {
+        bundle: dir,
+        files,
+        manifest,
+        build: report,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn h(s: &[&str]) -> Vec<String> {
+        s.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn each_layout_maps_paths_to_its_urls() {
+        let url = |l: Layout, p: &str| SiteLinks::for_layout(l).page_url(p);
+        assert_eq!(url(Layout::Mkdocs, "index.md"), "./");
+        assert_eq!(url(Layout::Mkdocs, "a/README.md"), "a/");
+        assert_eq!(url(Layout::Mkdocs, "a/b.md"), "a/b/");
+        assert_eq!(url(Layout::Mdbook, "README.md"), "index.html");
+        assert_eq!(url(Layout::Mdbook, "a/b.md"), "a/b.html");
+        assert_eq!(
+            url(Layout::Docusaurus, "01-intro/02-setup.md"),
+            "docs/intro/setup"
+        );
+        assert_eq!(url(Layout::Docusaurus, "guide/guide.md"), "docs/guide/");
+        assert_eq!(url(Layout::Docusaurus, "index.md"), "docs/");
+        assert_eq!(url(Layout::Vitepress, "guide/index.md"), "guide/");
+        assert_eq!(url(Layout::Vitepress, "guide/intro.md"), "guide/intro.html");
+        assert_eq!(url(Layout::Hugo, "Posts/_index.md"), "posts/");
+        assert_eq!(url(Layout::Hugo, "Posts/My-Post.md"), "posts/my-post/");
+        let p = SiteLinks::for_pattern("/docs/{path}.html", Anchors::Github).unwrap();
+        assert_eq!(p.page_url("a/b.md"), "/docs/a/b.html");
+        assert_eq!(
+            SiteLinks::for_pattern("/docs/x.html", Anchors::Github)
+                .unwrap_err()
+                .code(),
+            "invalid_argument"
+        );
+    }
+
+    #[test]
+    fn anchors_follow_each_generator() {
+        let a = |s: Anchors, t: &str| anchor(s, t);
+        assert_eq!(
+            a(Anchors::Mkdocs, "Übersicht & `Setup`  -- now"),
+            "ubersicht-setup-now"
+        );
+        assert_eq!(a(Anchors::Mkdocs, "my_func()"), "my_func");
+        assert_eq!(a(Anchors::Github, "Hello, World! 2"), "hello-world-2");
+        assert_eq!(a(Anchors::Github, "A  b"), "a--b");
+        assert_eq!(
+            a(Anchors::Mdbook, "Über [the](x.md) Book?"),
+            "Über-the-book"
+        );
+        assert_eq!(a(Anchors::Vitepress, "1. What's new?"), "_1-what-s-new");
+        assert_eq!(
+            a(Anchors::Github, "Setup <small>beta</small> {#custom}"),
+            "custom"
+        );
+    }
+
+    #[test]
+    fn hrefs_point_at_the_heading_unless_it_is_the_title() {
+        let l = SiteLinks::for_layout(Layout::Mkdocs);
+        assert_eq!(l.href("a.md", "A", &h(&["A"])), "a/");
+        assert_eq!(l.href("a.md", "A", &h(&[])), "a/");
+        assert_eq!(
+            l.href("a.md", "A", &h(&["A", "Install it"])),
+            "a/#install-it"
+        );
+        assert_eq!(
+            l.href("a.md", "Title", &h(&["Only section"])),
+            "a/#only-section"
+        );
+    }
+
+    #[test]
+    fn frontmatter_overrides_the_rule_and_round_trips() {
+        let page = |path: &str, extra: &[(&str, &str)]| {
+            let mut p = crate::page::parse_with(path, "x", Keys::Path).unwrap().page;
+            for (k, v) in extra {
+                p.extra
+                    .0
+                    .insert(k.to_string(), serde_json::Value::String(v.to_string()));
+            }
+            p
+        };
+        let mut l = SiteLinks::for_layout(Layout::Docusaurus);
+        let pages = [
+            page("a/b.md", &[("slug", "bee")]),
+            page("c.md", &[("slug", "/top")]),
+            page("d.md", &[("permalink", "/elsewhere/d")]),
+            page("e.md", &[]),
+        ];
+        l.add_overrides(&pages);
+        assert_eq!(l.page_url("a/b.md"), "docs/a/bee");
+        assert_eq!(l.page_url("c.md"), "docs/top");
+        assert_eq!(l.page_url("d.md"), "/elsewhere/d");
+        assert_eq!(l.page_url("e.md"), "docs/e");
+        let json = serde_json::to_string(&l).unwrap();
+        assert_eq!(serde_json::from_str::<SiteLinks>(&json).unwrap(), l);
+        let parts =
+            SiteLinks::from_parts(Some("docusaurus"), None, Some("github"), l.pages.clone());
+        assert_eq!(parts.unwrap(), l);
+        let err = |l, p, a| {
+            SiteLinks::from_parts(l, p, a, BTreeMap::new())
+                .unwrap_err()
+                .code()
+        };
+        assert_eq!(err(None, None, None), "invalid_argument");
+        assert_eq!(err(Some("jekyll"), None, None), "invalid_argument");
+        assert_eq!(err(None, Some("/x"), None), "invalid_argument");
+        assert_eq!(err(Some("hugo"), None, Some("kebab")), "invalid_argument");
+    }
+}
