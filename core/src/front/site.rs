@@ -242,13 +242,20 @@ fn join_runs(text: &str, sep: impl Fn(char) -> bool) -> String {
 fn heading_text(heading: &str) -> (String, Option<String>) {
     let mut h = heading.trim();
     let mut id = None;
-    if let Some(open) = h.rfind("{#").filter(|_| h.ends_with('}')) {
-        let inner = &h[open + 2..h.len() - 1];
-        let name = inner.split_whitespace().next().unwrap_or("");
-        if !name.is_empty() {
-            id = Some(name.to_string());
+    // An attribute list at the end (`{#id}`, `{ #id .class }`, `{: #id }`): Python-Markdown's
+    // attr_list, Docusaurus and Hugo read it, and drop it from the text.
+    if let Some(open) = h.rfind('{').filter(|_| h.ends_with('}')) {
+        let inner = h[open + 1..h.len() - 1].trim_start_matches(':');
+        let attrs: Vec<&str> = inner.split_whitespace().collect();
+        let is_attr = |a: &&str| a.starts_with(['#', '.']) || a.contains('=');
+        if !attrs.is_empty() && attrs.iter().all(is_attr) {
+            id = attrs
+                .iter()
+                .find_map(|a| a.strip_prefix('#'))
+                .filter(|name| !name.is_empty())
+                .map(str::to_string);
+            h = h[..open].trim_end();
         }
-        h = h[..open].trim_end();
     }
     let mut out = String::with_capacity(h.len());
     let mut chars = h.char_indices().peekable();

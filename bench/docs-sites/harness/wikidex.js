@@ -1,0 +1,71 @@
+// The wikidex side of bench/docs-sites/compare.mjs: the search bundle `wikidex site` writes
+// (site.json, the worker, the wasm search module, the blob), driven as its UI (ui.js) drives it:
+// site.json fetched, worker.js started from the bundle folder, `open` with the manifest, then
+// one `search` message per query. The UI itself (its element, rendering, ui.css) is left out,
+// as Pagefind's UI is on its side.
+//
+// ?bundle=/pymdown-extensions/wikidex/ (the bundle folder) [&q=QUERY]
+// Before `wikidex site` could write a bundle, compare.mjs assembles one from the existing
+// pieces (`wikidex build --no-embed`, the docs site's worker and the search module): then
+// &worker=docs-site&blob=wikidex.wdx&head=BYTES, and the docs site's message protocol.
+// With q, the query is searched as soon as the page loads and `window.first` is set when its
+// results are back: { t (ms since navigation start), n (hits) } or { error }.
+const params = new URLSearchParams(location.search)
+const bundle = new URL(params.get('bundle'), location.href)
+const docsSite = params.get('worker') === 'docs-site'
+const waiting = new Map()
+let seq = 0
+let loaded, failed
+const ready = new Promise((ok, fail) => {
+  loaded = ok
+  failed = fail
+})
+const worker = new Worker(new URL('worker.js', bundle), { type: 'module' })
+worker.onmessage = ({ data }) => {
+  if (data.type === 'ready') loaded(data)
+  else if (data.type === 'error') failed(new Error(`${data.code}: ${data.message}`))
+  else if (data.type === 'results' || data.type === 'search-error') {
+    const id = docsSite ? data.seq : data.id
+    waiting.get(id)?.(data)
+    waiting.delete(id)
+  }
+}
+worker.onerror = (e) => failed(new Error(`worker: ${e.message}`))
+if (docsSite) {
+  worker.postMessage({ type: 'load', url: new URL(params.get('blob'), bundle).href, headBytes: Number(params.get('head')) || null })
+} else {
+  fetch(new URL('site.json', bundle))
+    .then((res) => (res.ok ? res.json() : Promise.reject(new Error(`site.json: HTTP ${res.status}`))))
+    .then((site) => worker.postMessage({ type: 'open', site }), failed)
+}
+
+// What a search asks for. `keystroke`: the UI's results list (10 page hits with snippets; the
+// UI also asks for `explain`, left out here as Pagefind has no such panel). `full`: the
+// ranking only, for nDCG@10 and recall@10.
+const OPTIONS = {
+  keystroke: (n) => ({ limit: n }),
+  full: (n) => ({ limit: n, snippets: false }),
+}
+
+/** One search as the UI sends it: time from postMessage to the results on this thread. */
+async function search(query, n, kind) {
+  await ready
+  const start = performance.now()
+  const data = await new Promise((ok) => {
+    const id = ++seq
+    waiting.set(id, ok)
+    worker.postMessage(docsSite ? { type: 'search', seq: id, query, options: OPTIONS[kind](n) } : { type: 'search', id, query, options: OPTIONS[kind](n) })
+  })
+  const ms = performance.now() - start
+  if (data.type === 'search-error') throw new Error(`${data.code}: ${data.message}`)
+  return { ms, total: data.results.hits.length, ids: data.results.hits.map((h) => h.path) }
+}
+
+window.bench = { ready, search }
+const q = params.get('q')
+if (q !== null) {
+  search(q, 10, 'keystroke').then(
+    (r) => (window.first = { t: performance.now(), n: r.total }),
+    (e) => (window.first = { error: String(e?.message ?? e) }),
+  )
+}
