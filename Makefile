@@ -22,8 +22,8 @@ MODELS_DIR  ?= models
 EVAL_MODELS ?= all-MiniLM-L6-v2 multilingual-e5-small
 MLING       := tests/multilingual
 MLING_CROSS := target/eval/multilingual-cross
-# make site / serve-site: where the docs site is written, and the port it is served on.
-SITE      ?= target/site
+# make book (make site) / serve-site: where the book is written, and the port it is served on.
+SITE      ?= target/book
 SITE_PORT ?= 8080
 
 .PHONY: all demo test book test-mcp test-python test-node node node-deps wasm test-wasm site serve-site chromium wheel dist-models dist dist-check lint fmt eval bench models check-tools wasm-check release clean fuzz fuzz-seeds fuzz-tools
@@ -51,8 +51,10 @@ demo: release models
 
 ## make test: every test suite (Rust unit, integration, CLI, doc tests, cross-language vectors,
 ## the fuzz corpora replayed, the benches compiled and run once as tests, the browser module's
-## vectors in Node and in headless Chromium, the docs site in Chromium, every code block of the
-## READMEs and the book), after the linters and the wasm32 builds; then the book (make book).
+## vectors in Node and in headless Chromium, the book (make book, in test-wasm) and a real
+## docs project searched in Chromium, every code block of the READMEs and the book), after the
+## wasm modules (the CLI carries the search module: cli/build.rs), the linters and the wasm32
+## core build.
 test: check-tools models wasm lint wasm-check
 	$(CARGO) test --workspace --all-targets
 	$(CARGO) test --doc -p wikidex -p wikidex-cli
@@ -60,13 +62,20 @@ test: check-tools models wasm lint wasm-check
 	$(MAKE) --no-print-directory test-python
 	$(MAKE) --no-print-directory test-node
 	$(MAKE) --no-print-directory test-wasm
-	$(MAKE) --no-print-directory book
 
-## make book: the book (docs/, mkdocs.yml) built by MkDocs into target/book, with --strict so a
-## broken link or a page missing from the nav fails; MkDocs comes from PyPI into .venv, pinned
-## in docs/requirements.txt. Its code blocks run in make test-python and make test-node.
-book:
-	PY=$$(scripts/py-env.sh docs/requirements.txt) && "$$PY" -m mkdocs build --strict
+## make book: the book (docs/) as a docs site with search, made as a user of wikidex makes one:
+## MkDocs builds it (examples/docs-site/mkdocs.yml: the built-in theme, overrides/ adding the
+## search UI's snippet) into $(SITE), with --strict so a broken link or a page missing from the
+## nav fails; then `wikidex site` (the debug CLI, built with the workspace hack so that it
+## reuses `cargo test --workspace`'s units; it carries the modules of make wasm) writes the
+## search bundle into $(SITE)/wikidex/, with the book's URL rule (`use_directory_urls: false`:
+## `{path}.html`) and MkDocs' anchors. MkDocs comes from PyPI into .venv, pinned in
+## docs/requirements.txt. The book's code blocks run in make test-python and make test-node.
+book: wasm
+	$(CARGO) build -p wikidex-cli -p workspace-hack
+	PY=$$(scripts/py-env.sh docs/requirements.txt) && \
+		"$$PY" -m mkdocs build --strict -f examples/docs-site/mkdocs.yml -d $(abspath $(SITE))
+	target/debug/wikidex site docs --out $(SITE) --layout mkdocs --url-pattern '{path}.html'
 
 ## make test-python: the Python binding built into .venv (maturin develop, the dev profile, so
 ## it reuses what `cargo test` built; cargo skips it when nothing changed) and the model packages
@@ -91,8 +100,8 @@ node: node-deps
 		rm -rf target/napi-rs; fi
 	cd bindings-node && npx napi build --platform --js native.js --dts index.d.ts
 
-# npm's own packages of the Node binding (napi-rs CLI, TypeScript, Orama for the bench,
-# esbuild for the docs site);
+# npm's own packages of the Node binding (napi-rs CLI, TypeScript, Orama and Pagefind for the benches,
+# and playwright-core for the browser tests);
 # skipped while node_modules matches the lock file. `--ignore-scripts`: no dependency's install
 # script is needed (the package itself has none: users get the prebuilt addon of `make dist`'s
 # platform package; a checkout builds it with `make node`).
@@ -136,28 +145,24 @@ wasm-size: check-tools
 
 ## make test-wasm: the modules, their generated .d.ts checked by tsc (from the Node binding's
 ## npm packages), then every vector and the API tests with them loaded in Node, every vector
-## and the model vectors (tests/vectors/model/) in headless Chromium, and the docs site end to end in Chromium (bindings-wasm/tests/browser/:
-## Debian's chromium from scripts/chromium.sh, driven by playwright-core; a screenshot in
-## target/test-output/site.png).
-test-wasm: wasm node-deps site chromium
+## and the model vectors (tests/vectors/model/) in headless Chromium, and the book's search
+## (make book) end to end in Chromium, the search UI (ui.test.mjs), and `wikidex site` on a docs
+## project nobody here wrote (docs-project.test.mjs: Python-Markdown's docs from its PyPI sdist,
+## pinned, built by MkDocs: scripts/docs-project.sh, cached in target/docs-projects)
+## (bindings-wasm/tests/browser/: Debian's chromium from scripts/chromium.sh, driven by
+## playwright-core; a screenshot in target/test-output/site.png).
+test-wasm: wasm node-deps book chromium
 	bindings-node/node_modules/.bin/tsc --noEmit --strict --types node --typeRoots bindings-node/node_modules/@types \
 		--target es2022 --module nodenext --moduleResolution nodenext bindings-wasm/pkg/wikidex_wasm.d.ts bindings-wasm/pkg-search/wikidex_wasm.d.ts \
-		bindings-wasm/pkg-full/wikidex_wasm.d.ts
-	WIKIDEX_SITE=$(CURDIR)/$(SITE) node --test bindings-wasm/tests/
-	WIKIDEX_BIN=$(CURDIR)/target/debug/wikidex node --test examples/docs-site/test/
+		bindings-wasm/pkg-full/wikidex_wasm.d.ts bindings-wasm/ui/ui.d.ts
+	WIKIDEX_SITE=$(abspath $(SITE)) node --test bindings-wasm/tests/
 
-## make site: the docs site of examples/wiki in $(SITE) (examples/docs-site/build.mjs): the
-## blob from the CLI (`wikidex build`), the wasm module, one HTML page per wiki page with its
-## chunks, links and backlinks, and the search page (search as you type in a Web Worker); its
-## JavaScript minified with esbuild (from node-deps). The
-## CLI is built with the workspace hack so it reuses `cargo test --workspace`'s units.
-site: wasm models node-deps
-	$(CARGO) build -p wikidex-cli -p workspace-hack
-	node examples/docs-site/build.mjs --out $(SITE) --wikidex target/debug/wikidex
+## make site: make book under its former name (the docs site is the book).
+site: book
 
-## make serve-site: the docs site on http://127.0.0.1:$(SITE_PORT)/ (scripts/serve.mjs; Ctrl-C
-## stops it).
-serve-site: site
+## make serve-site: the book with its search on http://127.0.0.1:$(SITE_PORT)/ (scripts/serve.mjs,
+## which answers the range requests the search reads the index with; Ctrl-C stops it).
+serve-site: book
 	node scripts/serve.mjs $(SITE) $(SITE_PORT)
 
 # Debian's chromium for the browser tests, installed with apt-get only when missing.
@@ -257,7 +262,8 @@ eval: release models
 ## make bench: criterion benches (BM25 on CACM, the vector scan), then wikidex vs bm25s
 ## (single thread), wikidex vs onnxruntime (embedding CACM, same model and threads), the
 ## Python binding vs bm25s in one Python process, and the Node binding vs Orama in one Node
-## process (the addon built in release; `make node` puts the dev build back).
+## process (the addon built in release; `make node` puts the dev build back), the browser
+## against Pagefind on CACM and this book, and on two real projects' docs (bench/docs-sites).
 bench: release models
 	$(CARGO) bench -p wikidex --bench cacm --bench scan
 	PY=$$(scripts/py-env.sh) && "$$PY" bench/compare_bm25s.py $(DATA)/cacm $(DATA)/cranfield --repeats 5 --rounds 5
@@ -269,6 +275,7 @@ bench: release models
 	cd bindings-node && npx napi build --platform --release --js native.js --dts index.d.ts
 	node --expose-gc bench/compare_node.mjs $(DATA)/cacm $(DATA)/cranfield --repeats 5
 	$(MAKE) --no-print-directory site chromium && node bench/compare_browser.mjs $(DATA)/cacm
+	node bench/docs-sites/compare.mjs
 	node bench/compare_model_wasm.mjs --data $(DATA)/cacm
 	python3 bench/sync_cacm.py $(DATA)/cacm --wikidex target/release/wikidex
 

@@ -1,19 +1,21 @@
 #!/usr/bin/env node
 // wikidex's browser search against Pagefind (npm `pagefind`, pinned in bindings-node), side by
-// side in one headless Chromium run, on CACM and on the example wiki's docs site.
+// side in one headless Chromium run, on CACM and on this project's book.
 //
-// wikidex: the docs site's search worker (examples/docs-site/static/worker.js) on the lexical
-// wasm search module (bindings-wasm/pkg-search, `make wasm`), both as `make site` ships them
-// (target/site/worker.js and target/site/pkg/: their JavaScript minified), and a blob from `wikidex build --no-embed`
-// (target/debug/wikidex), which the worker reads by HTTP range requests (its head,
-// then the parts each search reads; bench/browser/server.mjs answers ranges as static hosts do): of CACM's documents written as Markdown pages (one page each, the
-// document's title as the page title, its text as the body: what `wikidex build --beir` makes
-// of a BEIR corpus), and for the example wiki the site `make site` built (target/site).
+// wikidex: the search bundle `wikidex site` writes (target/debug/wikidex; no model): site.json,
+// the search UI's worker (bindings-wasm/ui/worker.js) on the lexical wasm search module
+// (bindings-wasm/pkg-search, `make wasm`), as the CLI ships them (not minified), and the blob,
+// which the worker reads by HTTP range requests (exactly its head first, then the parts each
+// search reads; bench/browser/server.mjs answers ranges as static hosts do). For CACM, of its
+// documents written as Markdown pages (one page each, the document's title as the page title,
+// its text as the body: what `wikidex build --beir` makes of a BEIR corpus) with `wikidex site
+// --url-pattern '{path}.html'`; for the book, the bundle `make book` wrote (target/book/wikidex).
 // Pagefind: `pagefind --site` over the same documents rendered as one HTML page each (the title
-// as <title> and <h1>, the text as paragraphs), and over the docs site's rendered pages
-// (target/site/pages). Both are driven by small harness pages (bench/browser/) that use each
-// runtime as its UI does, and served from 127.0.0.1 by bench/browser/server.mjs, which gzips
-// what a static host would and logs the bytes of every response.
+// as <title> and <h1>, the text as paragraphs), and over the book's HTML pages as MkDocs built
+// them (target/book, its 404 page left out). Both are driven by small harness pages
+// (bench/browser/) that use each runtime as its UI does, and served from 127.0.0.1 by
+// bench/browser/server.mjs, which gzips what a static host would and logs the bytes of every
+// response.
 //
 // Figures, for each engine:
 // - bytes before the first result: what the server sent for the engine's runtime (JS, wasm)
@@ -25,7 +27,7 @@
 //   page), median over the same queries (after one discarded run);
 // - per-keystroke latency: each query typed one character at a time, one search per keystroke
 //   (after the index is loaded, one context), timed from the request to the results on the
-//   page's thread: wikidex 10 page hits with snippets (the site's worker; the core matches the
+//   page's thread: wikidex 10 page hits with snippets (the UI's worker; the core matches the
 //   last word as a prefix), Pagefind `search(prefix)` and the data of its first 10 results;
 //   p50 and p95 over every keystroke of every query;
 // - nDCG@10 and MAP (CACM only, trec_eval's definitions as in bench/compare_node.mjs) of the
@@ -49,15 +51,14 @@ const { chromium } = requireNode('playwright-core')
 const PAGEFIND_DIR = join(ROOT, 'bindings-node', 'node_modules', 'pagefind')
 const PAGEFIND = join(ROOT, 'bindings-node', 'node_modules', '.bin', 'pagefind')
 const WIKIDEX = process.env.WIKIDEX_BIN ?? join(ROOT, 'target', 'debug', 'wikidex')
-// The search module and the worker, as the docs site ships them (`make site`: minified).
-const SITE = join(ROOT, 'target', 'site')
-const PKG = join(SITE, 'pkg')
-const WORKER = join(SITE, 'worker.js')
+// The book with its search bundle, as `make book` built it.
+const BOOK = join(ROOT, 'target', 'book')
 // As bindings-wasm/tests/browser/chromium.mjs launches it.
 const CHROMIUM = '/usr/bin/chromium'
 const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync']
 const STEP_MS = 30_000 // any one browser step (launch, navigation, one query's keystrokes)
-const WIKI_QUERIES = ['why did the nightly job crash', 'who do I page for an outage', 'PII in exports', 'how is revenue defined', 'churn rate definition', 'dbt incremental models']
+// Questions a reader of the book asks, each answered by one of its pages.
+const BOOK_QUERIES = ['how do I add search to a docs site', 'what does a coded error look like', 'range requests for big sites', 'choosing an embedding model', 'how are typos tolerated', 'verify the citations in an answer']
 
 const args = process.argv.slice(2)
 const opt = (name, dflt) => (args.includes(name) ? Number(args[args.indexOf(name) + 1]) : dflt)
@@ -69,8 +70,7 @@ const say = (...m) => asJson || console.error(...m)
 
 for (const [what, path] of [
   ['target/debug/wikidex (cargo build -p wikidex-cli)', WIKIDEX],
-  ['the docs site (make site)', join(SITE, 'wiki.wdx')],
-  ['the wasm module in the docs site (make site)', join(PKG, 'wikidex_wasm_bg.wasm')],
+  ['the book with its search bundle (make book)', join(BOOK, 'wikidex', 'site.json')],
   ['pagefind (make node-deps)', PAGEFIND],
   ['Chromium (scripts/chromium.sh)', CHROMIUM],
   ['the collection', join(data, 'corpus.jsonl')],
@@ -153,15 +153,12 @@ function buildSites(T, c) {
   for (const f of ['wikidex.html', 'wikidex.js', 'pagefind.html', 'pagefind.js']) cpSync(join(ROOT, 'bench', 'browser', f), join(root, 'bench', f))
   const run = (cmd, argv) => execFileSync(cmd, argv, { stdio: ['ignore', 'pipe', 'pipe'], timeout: 300_000, encoding: 'utf8' })
 
-  // wikidex on CACM: Markdown pages, the CLI's blob, the site's worker and the module.
+  // wikidex on CACM: Markdown pages, and the bundle `wikidex site` writes for them (the pages'
+  // HTML is Pagefind's below; the links are not followed here).
   const md = join(T, 'cacm-md')
   mkdirSync(md)
   for (const d of c.docs) writeFileSync(join(md, `${d.id}.md`), `---\ntitle: ${JSON.stringify(d.title || d.id)}\n---\n${d.text}\n`)
-  const wx = join(root, 'wx-cacm')
-  mkdirSync(join(wx, 'pkg'), { recursive: true })
-  run(WIKIDEX, ['build', md, '-o', join(wx, 'cacm.wdx'), '--no-embed'])
-  cpSync(WORKER, join(wx, 'worker.js'))
-  for (const f of ['wikidex_wasm.js', 'wikidex_wasm_bg.wasm', 'ranged.js']) cpSync(join(PKG, f), join(wx, 'pkg', f))
+  run(WIKIDEX, ['site', md, '--out', join(root, 'wx-cacm'), '--url-pattern', '{path}.html'])
 
   // Pagefind on CACM: one HTML page per document.
   const pf = join(root, 'pf-cacm')
@@ -172,20 +169,19 @@ function buildSites(T, c) {
   }
   run(PAGEFIND, ['--site', pf])
 
-  // The example wiki: the docs site as `make site` built it, and Pagefind over its pages.
-  cpSync(SITE, join(root, 'wx-wiki'), { recursive: true })
-  mkdirSync(join(root, 'pf-wiki'))
-  cpSync(join(SITE, 'pages'), join(root, 'pf-wiki', 'pages'), { recursive: true })
-  run(PAGEFIND, ['--site', join(root, 'pf-wiki')])
+  // The book: its search bundle as `make book` wrote it, and Pagefind over its pages (the
+  // theme's files and all; its 404 page, which is no page of the book, left out).
+  cpSync(join(BOOK, 'wikidex'), join(root, 'wx-book', 'wikidex'), { recursive: true })
+  cpSync(BOOK, join(root, 'pf-book'), { recursive: true, filter: (src) => ![join(BOOK, 'wikidex'), join(BOOK, '404.html')].includes(src) })
+  run(PAGEFIND, ['--site', join(root, 'pf-book')])
   return root
 }
 
 // --- the measurements ---
 
 const ENGINES = {
-  // `head`: the blob's head length, which the docs site's search page hands its worker (make
-  // site writes it into the page), so that the first request fetches exactly the head.
-  wikidex: (site, blob, head) => ({ page: `/bench/wikidex.html?site=${site}&blob=${blob}&head=${head}`, prefix: site }),
+  // `site`: the site's folder; its bundle is wikidex/ in it.
+  wikidex: (site) => ({ page: `/bench/wikidex.html?bundle=${site}wikidex/`, prefix: site }),
   pagefind: (site) => ({ page: `/bench/pagefind.html?site=${site}`, prefix: site }),
 }
 
@@ -298,15 +294,8 @@ async function compare(browser, server, name, engines, typing, first, quality) {
   return out
 }
 
-/** The head length of the blob at `path`, as the docs site's build reads it (the whole module's `RangedIndex.headEnd`). */
-function headEnd(path) {
-  return wholeModule.RangedIndex.headEnd(readFileSync(path))
-}
-
 // --- the run ---
 
-const wholeModule = await import(join(ROOT, 'bindings-wasm', 'pkg', 'wikidex_wasm.js'))
-wholeModule.initSync({ module: readFileSync(join(ROOT, 'bindings-wasm', 'pkg', 'wikidex_wasm_bg.wasm')) })
 const c = loadCollection(data)
 const T = mkdtempSync(join(tmpdir(), 'wikidex-browser-bench-'))
 let server, browser
@@ -321,22 +310,22 @@ try {
   report.firstQueries = cacmFirst.length
   report.cacm = await compare(
     browser, server, 'cacm',
-    { wikidex: ENGINES.wikidex('/wx-cacm/', 'cacm.wdx', headEnd(join(root, 'wx-cacm', 'cacm.wdx'))), pagefind: ENGINES.pagefind('/pf-cacm/') },
+    { wikidex: ENGINES.wikidex('/wx-cacm/'), pagefind: ENGINES.pagefind('/pf-cacm/') },
     c.queries.slice(0, keystrokeQueries).map((q) => q.text),
     cacmFirst,
     {
       queries: c.queries, qrels: c.qrels,
       docOf: {
-        wikidex: (id) => id.toUpperCase(), // page ids are the file names, lowercased
+        wikidex: (path) => path.replace(/\.md$/, ''), // the source files are `${id}.md`
         pagefind: (url) => decodeURIComponent(url.match(/([^/]+)\.html$/)?.[1] ?? url),
       },
     },
   )
-  report.wiki = await compare(
-    browser, server, 'examples/wiki',
-    { wikidex: ENGINES.wikidex('/wx-wiki/', 'wiki.wdx', headEnd(join(root, 'wx-wiki', 'wiki.wdx'))), pagefind: ENGINES.pagefind('/pf-wiki/') },
-    WIKI_QUERIES,
-    WIKI_QUERIES.map(keywords),
+  report.book = await compare(
+    browser, server, 'the book (target/book)',
+    { wikidex: ENGINES.wikidex('/wx-book/'), pagefind: ENGINES.pagefind('/pf-book/') },
+    BOOK_QUERIES,
+    BOOK_QUERIES.map(keywords),
     null,
   )
 } finally {
@@ -351,8 +340,8 @@ if (asJson) {
   const kb = (n) => (n / 1024).toFixed(1)
   const f = (x, d = 1) => (Number.isFinite(x) ? x.toFixed(d) : '–')
   const ratio = (a, b) => (b ? `${(a / b).toFixed(2)}x` : '–')
-  console.log(`wikidex (lexical wasm, site worker) vs Pagefind ${report.pagefind} in Chromium ${report.chromium}`)
-  for (const r of [report.cacm, report.wiki]) {
+  console.log(`wikidex (lexical wasm, the wikidex site bundle) vs Pagefind ${report.pagefind} in Chromium ${report.chromium}`)
+  for (const r of [report.cacm, report.book]) {
     const { wikidex: w, pagefind: p } = r
     const rows = [
       ['KB gzipped before first result (median)', kb(w.firstWire), kb(p.firstWire), ratio(w.firstWire, p.firstWire)],

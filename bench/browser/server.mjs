@@ -5,7 +5,7 @@
 // gzipped (level 9, compressed once per file and kept) when the browser accepts gzip, as
 // `content-encoding: gzip`. Pagefind's index files (.pf_meta, .pf_index, .pf_fragment, the
 // .pagefind wasm) are gzip streams already (its runtime inflates them), so they are sent as
-// they are. A single byte-range request (the docs site's blob) is answered with 206
+// they are. A single byte-range request (the bundle's blob) is answered with 206
 // and the range as it is in the file, not gzipped, as static hosts answer ranges (the blob's
 // sections are deflated already); `ranges: false` sends the whole file instead, as hosts
 // that ignore ranges do. Responses may be cached by the browser (`max-age`), as on a real host; every

@@ -9,10 +9,7 @@
 // writes its bundle into SITE/wikidex/: site.json, the blob, the wasm search module
 // (`make wasm`'s pkg-search) and the UI's worker, which reads the blob by HTTP range requests.
 // The harness page (bench/docs-sites/harness/wikidex.js) drives that worker as the bundle's
-// ui.js does. When the CLI cannot write a bundle yet (built before `make wasm`), the bundle is
-// assembled from the existing pieces, as bench/compare_browser.mjs does: `wikidex build DOCS
-// --no-embed`, the docs site's worker (examples/docs-site/static/worker.js) and
-// bindings-wasm/pkg-search; the report says which (`wikidexBundle`).
+// ui.js does.
 // Pagefind: `pagefind --site SITE` over the generator's HTML, driven by bench/browser/pagefind.js
 // (its runtime as its UI uses it: search, then the data of the results shown).
 // Both are served from 127.0.0.1 by bench/browser/server.mjs, which gzips what a static host
@@ -54,7 +51,6 @@ const PAGEFIND_DIR = join(ROOT, 'bindings-node', 'node_modules', 'pagefind')
 const PAGEFIND = join(ROOT, 'bindings-node', 'node_modules', '.bin', 'pagefind')
 const PROJECTS = ['pymdown-extensions', 'python-markdown']
 const PKG_SEARCH = join(ROOT, 'bindings-wasm', 'pkg-search')
-const DOCS_SITE_WORKER = join(ROOT, 'examples', 'docs-site', 'static', 'worker.js')
 // As bindings-wasm/tests/browser/chromium.mjs launches it.
 const CHROMIUM = '/usr/bin/chromium'
 const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync']
@@ -164,27 +160,14 @@ function sizeOf(dir) {
 
 const run = (cmd, argv, opts = {}) => execFileSync(cmd, argv, { stdio: ['ignore', 'pipe', 'pipe'], timeout: 600_000, encoding: 'utf8', ...opts })
 
-/** The wikidex bundle in SITE/wikidex/ (or SITE/wikidex-assembled/); how it was made. */
-function buildWikidex(p, wholeModule) {
+/** The wikidex bundle in SITE/wikidex/, written by `wikidex site`. */
+function buildWikidex(p) {
   const t0 = performance.now()
   const r = spawnSync(WIKIDEX, ['site', p.docs, '--out', p.site, '--layout', p.layout], { encoding: 'utf8', timeout: 600_000 })
   const ms = performance.now() - t0
-  if (r.status === 0) {
-    const manifest = JSON.parse(readFileSync(join(p.site, 'wikidex', 'site.json'), 'utf8'))
-    return { mode: 'site', folder: 'wikidex', buildMs: ms, pages: manifest.pages, chunks: manifest.chunks, query: '' }
-  }
-  say(`${p.name}: \`wikidex site\` did not write a bundle (${(r.stderr || r.error?.message || '').trim().split('\n').pop()}); assembling one from \`wikidex build --no-embed\`, the docs site's worker and pkg-search`)
-  const dir = join(p.site, 'wikidex-assembled')
-  rmSync(dir, { recursive: true, force: true })
-  mkdirSync(join(dir, 'pkg'), { recursive: true })
-  const t1 = performance.now()
-  run(WIKIDEX, ['build', p.docs, '-o', join(dir, 'wikidex.wdx'), '--no-embed'])
-  const buildMs = performance.now() - t1
-  cpSync(DOCS_SITE_WORKER, join(dir, 'worker.js'))
-  for (const f of ['wikidex_wasm.js', 'wikidex_wasm_bg.wasm', 'ranged.js']) cpSync(join(PKG_SEARCH, f), join(dir, 'pkg', f))
-  if (!wholeModule()) throw new Error('the assembled bundle needs the whole wasm module (bindings-wasm/pkg, make wasm) for the blob\'s head length')
-  const head = wholeModule().RangedIndex.headEnd(readFileSync(join(dir, 'wikidex.wdx')))
-  return { mode: 'assembled', folder: 'wikidex-assembled', buildMs, query: `&worker=docs-site&blob=wikidex.wdx&head=${head}` }
+  if (r.status !== 0) throw new Error(`${p.name}: \`wikidex site\` failed: ${(r.stderr || r.error?.message || '').trim()}`)
+  const manifest = JSON.parse(readFileSync(join(p.site, 'wikidex', 'site.json'), 'utf8'))
+  return { mode: 'site', folder: 'wikidex', buildMs: ms, pages: manifest.pages, chunks: manifest.chunks, query: '' }
 }
 
 function buildPagefind(p) {
@@ -194,16 +177,6 @@ function buildPagefind(p) {
   const ms = performance.now() - t0
   const pages = Number(out.match(/Indexed (\d+) pages?/)?.[1] ?? NaN)
   return { buildMs: ms, pages }
-}
-
-let whole = null
-/** The whole wasm module (bindings-wasm/pkg) in Node, for a blob's head length (assembled mode). */
-const wholeModule = () => whole
-async function loadWholeModule() {
-  const pkg = join(ROOT, 'bindings-wasm', 'pkg')
-  if (!existsSync(join(pkg, 'wikidex_wasm_bg.wasm'))) return
-  whole = await import(join(pkg, 'wikidex_wasm.js'))
-  whole.initSync({ module: readFileSync(join(pkg, 'wikidex_wasm_bg.wasm')) })
 }
 
 // --- the measurements (as bench/compare_browser.mjs takes them) ---
@@ -361,7 +334,6 @@ async function compare(browser, server, name, engines, j) {
 
 // --- the run ---
 
-await loadWholeModule()
 const T = mkdtempSync(join(tmpdir(), 'wikidex-docs-sites-'))
 let server, browser
 const report = {
@@ -385,7 +357,7 @@ try {
     const files = markdownFiles(p.docs)
     for (const q of j.queries) for (const path of Object.keys(j.qrels[q])) if (!files.includes(path)) throw new Error(`${name}/queries.tsv: "${q}" judges ${path}, which is not in ${p.docs}`)
     say(`${name}: wikidex (${relative(ROOT, WIKIDEX)})`)
-    const wx = buildWikidex(p, wholeModule)
+    const wx = buildWikidex(p)
     say(`${name}: pagefind`)
     const pf = buildPagefind(p)
     symlinkSync(p.site, join(root, name))
@@ -437,7 +409,7 @@ if (jsonOnly) {
       ['index on disk, KB (all files)', kb(w.bundle.bytes), kb(p.bundle.bytes), ratio(w.bundle.bytes, p.bundle.bytes)],
     ]
     console.log(`\n### ${name}\n`)
-    console.log(`${r.markdownFiles} Markdown files; ${r.queries} queries (${r.judgments} judgments); first results over the first ${w.firsts.length}; ${w.keys.keystrokes} keystrokes; wikidex bundle: ${w.bundle.mode === 'site' ? '`wikidex site`' : 'assembled (`wikidex build --no-embed`)'}\n`)
+    console.log(`${r.markdownFiles} Markdown files; ${r.queries} queries (${r.judgments} judgments); first results over the first ${w.firsts.length}; ${w.keys.keystrokes} keystrokes\n`)
     console.log('| | wikidex | Pagefind | wikidex/Pagefind |')
     console.log('|---|---:|---:|---:|')
     for (const [label, a, b, x] of rows) console.log(`| ${label.replace(/^ {2}/, '&nbsp;&nbsp;')} | ${a} | ${b} | ${x} |`)

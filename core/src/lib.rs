@@ -135,6 +135,8 @@ pub struct ReadmeDoctests;
 pub mod book {
     #[doc = include_str!("../../docs/benchmarks/browser-vs-pagefind.md")]
     pub struct BenchmarksBrowserVsPagefind;
+    #[doc = include_str!("../../docs/benchmarks/docs-sites.md")]
+    pub struct BenchmarksDocsSites;
     #[doc = include_str!("../../docs/benchmarks/models.md")]
     pub struct BenchmarksModels;
     #[doc = include_str!("../../docs/benchmarks/quality.md")]

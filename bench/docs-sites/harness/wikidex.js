@@ -5,14 +5,10 @@
 // as Pagefind's UI is on its side.
 //
 // ?bundle=/pymdown-extensions/wikidex/ (the bundle folder) [&q=QUERY]
-// Before `wikidex site` could write a bundle, compare.mjs assembles one from the existing
-// pieces (`wikidex build --no-embed`, the docs site's worker and the search module): then
-// &worker=docs-site&blob=wikidex.wdx&head=BYTES, and the docs site's message protocol.
 // With q, the query is searched as soon as the page loads and `window.first` is set when its
 // results are back: { t (ms since navigation start), n (hits) } or { error }.
 const params = new URLSearchParams(location.search)
 const bundle = new URL(params.get('bundle'), location.href)
-const docsSite = params.get('worker') === 'docs-site'
 const waiting = new Map()
 let seq = 0
 let loaded, failed
@@ -25,19 +21,14 @@ worker.onmessage = ({ data }) => {
   if (data.type === 'ready') loaded(data)
   else if (data.type === 'error') failed(new Error(`${data.code}: ${data.message}`))
   else if (data.type === 'results' || data.type === 'search-error') {
-    const id = docsSite ? data.seq : data.id
-    waiting.get(id)?.(data)
-    waiting.delete(id)
+    waiting.get(data.id)?.(data)
+    waiting.delete(data.id)
   }
 }
 worker.onerror = (e) => failed(new Error(`worker: ${e.message}`))
-if (docsSite) {
-  worker.postMessage({ type: 'load', url: new URL(params.get('blob'), bundle).href, headBytes: Number(params.get('head')) || null })
-} else {
-  fetch(new URL('site.json', bundle))
-    .then((res) => (res.ok ? res.json() : Promise.reject(new Error(`site.json: HTTP ${res.status}`))))
-    .then((site) => worker.postMessage({ type: 'open', site }), failed)
-}
+fetch(new URL('site.json', bundle))
+  .then((res) => (res.ok ? res.json() : Promise.reject(new Error(`site.json: HTTP ${res.status}`))))
+  .then((site) => worker.postMessage({ type: 'open', site }), failed)
 
 // What a search asks for. `keystroke`: the UI's results list (10 page hits with snippets; the
 // UI also asks for `explain`, left out here as Pagefind has no such panel). `full`: the
@@ -54,7 +45,7 @@ async function search(query, n, kind) {
   const data = await new Promise((ok) => {
     const id = ++seq
     waiting.set(id, ok)
-    worker.postMessage(docsSite ? { type: 'search', seq: id, query, options: OPTIONS[kind](n) } : { type: 'search', id, query, options: OPTIONS[kind](n) })
+    worker.postMessage({ type: 'search', id, query, options: OPTIONS[kind](n) })
   })
   const ms = performance.now() - start
   if (data.type === 'search-error') throw new Error(`${data.code}: ${data.message}`)

@@ -1,226 +1,206 @@
-// The docs site (examples/docs-site, built by `make site` into target/site) end to end in
-// headless Chromium: the search runs in the page's Web Worker on the wasm module and the blob
-// the CLI built. Types a query key by key, checks the expected page comes first, opens its
-// why panel, narrows with a tag filter, opens a page view, turns semantic search on (the full
-// module and the int8 model load in the worker; the semantic lane joins), and loads the site
-// with a broken blob URL. Saves target/test-output/site.png (results with the why panel open)
-// and site-semantic.png (the same with the semantic lane). The worker reads the blob by range
-// requests (checked in the server's log), and whole from a server that ignores them, with the
-// same answers.
+// The book as `make book` builds it (WIKIDEX_SITE, default target/book): MkDocs' pages with
+// the search bundle `wikidex site` wrote into wikidex/ and the snippet of
+// examples/docs-site/overrides/main.html, end to end in headless Chromium. From a book page,
+// the navbar's Search opens the dialog, a query typed key by key lists the expected page
+// linked to its built .html, every link listed is a page of the book (and its anchor an id on
+// that page), and following one lands there. The blob is read by range requests, its head
+// exactly first; a server that ignores ranges sends it whole, with the same answers; the book
+// served from a subpath searches and links under it. Every heading of the book's sources links,
+// by the bundle's own rules (its module's SiteLinks, in Node), to an id MkDocs gave it. Saves
+// target/test-output/site.png (the dialog with the results).
 import { test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
-import { existsSync, mkdirSync, statSync } from 'node:fs'
-import { join } from 'node:path'
+import { existsSync, mkdirSync, readFileSync, readdirSync, statSync } from 'node:fs'
+import { basename, dirname, join, relative } from 'node:path'
+import { pathToFileURL } from 'node:url'
 import { open, ROOT } from './chromium.mjs'
 
-const SITE = process.env.WIKIDEX_SITE ?? join(ROOT, 'target', 'site')
+const SITE = process.env.WIKIDEX_SITE ?? join(ROOT, 'target', 'book')
 const OUTPUT = join(ROOT, 'target', 'test-output')
-const QUERY = 'why did the nightly job crash'
-const EXPECTED = 'answer_why_nightly_crashed_2024_03_12'
+/** The page the search starts from, and what is typed. */
+const START = 'getting-started/python.html'
+const QUERY = 'coded errors'
+/** The page the query should list: docs/reference/errors.md as MkDocs built it. */
+const EXPECTED = 'reference/errors.html'
+
+const INPUT = 'wikidex-search input.wikidex-input'
+const OPTIONS = 'wikidex-search [role=listbox] > [role=option]'
 
 let chromium
+let site
+let blobPath
 before(async () => {
-  assert.ok(existsSync(join(SITE, 'index.html')), `no site at ${SITE}: run make site`)
+  const manifest = join(SITE, 'wikidex', 'site.json')
+  assert.ok(existsSync(join(SITE, START)) && existsSync(manifest), `no book with its search bundle at ${SITE}: run make book`)
+  site = JSON.parse(readFileSync(manifest, 'utf8'))
+  blobPath = join(SITE, 'wikidex', site.blob)
   chromium = await open(SITE)
 })
 after(async () => {
   await chromium?.close()
 })
 
-const hitIds = (page) => page.$$eval('#hits > li.hit', (lis) => lis.map((li) => li.dataset.page))
-
-/** The server's responses for the blob: `{ path, status, bytes }`. */
-const blobRequests = (requests) => requests.filter((r) => r.path.split('?')[0] === '/wiki.wdx')
-
-/** Waits until the hits drawn are the worker's answer to exactly the text in the box. */
+/** Waits until the hits drawn answer exactly the text in the box. */
 const answered = (page) =>
   page.waitForFunction(() => {
-    const q = document.querySelector('#q').value
-    return document.querySelector('#hits').dataset.query === q
+    const root = document.querySelector('wikidex-search')
+    const list = root.querySelector('[role=listbox]')
+    return list.dataset.query !== undefined && list.dataset.query === root.querySelector('input').value
   })
 
-test('the docs site searches as you type, explains, filters and shows pages', { timeout: 120_000 }, async (t) => {
-  const { page, url, errors } = chromium
-  await page.goto(`${url}/index.html`)
-  await page.waitForFunction(() => document.body.classList.contains('ready'))
-  assert.match(await page.textContent('#status'), /Index loaded: 42 pages/)
+const hrefs = (page) => page.$$eval(`${OPTIONS} a.wikidex-title`, (as) => as.map((a) => a.href))
 
-  await t.test('typing key by key finds the expected page first', async () => {
-    const firsts = []
-    for (const ch of QUERY) {
-      await page.type('#q', ch)
-      // Every keystroke searches: the list drawn answers the text typed so far.
-      await answered(page)
-      firsts.push((await hitIds(page))[0] ?? null)
-    }
-    const ids = await hitIds(page)
-    assert.equal(ids[0], EXPECTED, `ranking: ${ids.join(', ')}`)
-    assert.ok(ids.length > 3)
-    assert.equal(firsts.length, QUERY.length)
-    // The word being typed counts as a prefix: `nig` already finds pages about `nightly`.
-    const typedNig = QUERY.indexOf('nightly') + 3
-    assert.notEqual(firsts[typedNig - 1], null, `nothing for "${QUERY.slice(0, typedNig)}"`)
-    const snippetMarks = await page.$$eval('#hits > li.hit .snippet mark', (ms) => ms.map((m) => m.textContent.toLowerCase()))
-    assert.ok(snippetMarks.some((m) => m.startsWith('nightly') || m.startsWith('crash')), `highlights: ${snippetMarks}`)
-    const title = await page.textContent('#hits > li.hit:first-child .hit-title')
-    assert.match(title, /nightly/i)
-    const href = await page.getAttribute('#hits > li.hit:first-child .hit-title', 'href')
-    assert.ok(href.startsWith(`pages/${EXPECTED}.html#${encodeURIComponent(EXPECTED + '::chunk_')}`), href)
+/** The server's responses for the blob: `{ path, status, bytes }`. */
+const blobRequests = (requests, prefix = '') => requests.filter((r) => r.path === `${prefix}/wikidex/${site.blob}`)
+
+/** Opens the search dialog from the navbar, types `query` key by key, waits for its hits. */
+async function search(page, query) {
+  await page.click('.navbar a[data-bs-target="#mkdocs_search_modal"]')
+  await page.locator('#mkdocs_search_modal').waitFor({ state: 'visible' })
+  // The dialog puts the focus in the box (the override's shown.bs.modal handler).
+  await page.waitForFunction(() => document.activeElement?.matches('wikidex-search input'))
+  await page.keyboard.type(query)
+  await answered(page)
+  return hrefs(page)
+}
+
+test('the book searches as you type and links each hit to its built page', { timeout: 120_000 }, async (t) => {
+  const { page, url, errors, requests } = chromium
+  await page.goto(`${url}/${START}`)
+  let links
+
+  await t.test("the theme's own search is off and its scripts run with wikidex's in its place", async () => {
+    // base.js ran to its end: it gives every table Bootstrap's classes, after the dialogs.
+    await page.waitForFunction(() => document.querySelectorAll('table').length === document.querySelectorAll('table.table').length)
+    assert.equal(await page.locator('#mkdocs_search_modal wikidex-search').count(), 1)
+    assert.ok(!requests.some((r) => r.path.includes('search_index.json') || r.path.includes('lunr')), 'MkDocs loaded its lunr search')
+    assert.deepEqual(blobRequests(requests), [], 'the index waits for the box to be used')
   })
 
-  await t.test('the blob is read in parts: its head, then the ranges each search reads', async () => {
-    const blob = blobRequests(chromium.requests)
-    const size = statSync(join(SITE, 'wiki.wdx')).size
-    assert.ok(blob.length >= 2, JSON.stringify(blob))
-    assert.ok(blob.every((r) => r.status === 206), JSON.stringify(blob))
-    // The first request is the head, exactly: the page hands the worker its length.
-    const head = Number(await page.getAttribute('#blob-head', 'value'))
-    assert.ok(head > 56 && head < size, `head ${head}`)
-    assert.equal(blob[0].bytes, head, JSON.stringify(blob))
-    const fetched = blob.reduce((n, r) => n + r.bytes, 0)
-    assert.ok(fetched < size, `${fetched} of ${size} bytes`)
-    assert.match(await page.textContent('#status'), /KB of the index fetched/)
-  })
-
-  await t.test('prefix: a half-typed word already finds its page', async () => {
-    await page.fill('#q', 'segment_enr')
-    await answered(page)
-    const ids = await hitIds(page)
-    assert.ok(ids.includes('mart_account_segments') || ids.includes('incident_2024_03_memory_leak'), ids.join(', '))
-    await page.fill('#q', QUERY)
-    await answered(page)
-    assert.equal((await hitIds(page))[0], EXPECTED)
-  })
-
-  await t.test('the why panel shows every lane, the fused score and the BM25 terms', async () => {
-    const first = page.locator('#hits > li.hit').first()
-    await first.locator('.why-toggle').click()
-    const why = first.locator('.why')
-    await why.waitFor({ state: 'visible' })
-    const lanes = await why.locator('tr.lane').evaluateAll((rows) => rows.map((r) => [...r.cells].map((c) => c.textContent)))
-    assert.deepEqual(lanes.map((r) => r[0]), ['lexical', 'semantic', 'token'])
-    assert.equal(lanes[0][1], 'ok')
-    assert.match(lanes[0][2], /^\d+$/, 'the lexical lane ranked it')
-    assert.equal(lanes[1][1], 'skipped', 'no model in the lexical build')
-    const terms = await why.locator('table.bm25 tbody tr td:first-child').allTextContents()
-    assert.ok(terms.length >= 2, `BM25 terms: ${terms}`)
-    assert.ok(terms.includes('crash'), terms.join(' '))
-    assert.match(await why.textContent(), /Fused score/)
+  await t.test('typing key by key lists the expected page, linked to its .html', async () => {
+    links = await search(page, QUERY)
+    assert.ok(links.length > 3, links.join('\n'))
+    const expected = links.find((l) => l.split('#')[0] === `${url}/${EXPECTED}`)
+    assert.ok(expected, `${EXPECTED} not listed:\n${links.join('\n')}`)
+    const option = page.locator(OPTIONS, { has: page.locator(`a.wikidex-title[href="${expected}"]`) })
+    assert.match(await option.locator('.wikidex-title').textContent(), /Errors/)
+    const marks = await option.locator('.wikidex-snippet mark').allTextContents()
+    assert.ok(marks.some((m) => /^(coded|error)/i.test(m)), `highlights: ${marks}`)
+    // The book's URL rule (`use_directory_urls: false`): every page is `{path}.html`.
+    for (const l of links) assert.match(l, new RegExp(`^${url}/[a-z0-9/_-]+\\.html(#[a-z0-9_-]+)?$`))
     mkdirSync(OUTPUT, { recursive: true })
     await page.screenshot({ path: join(OUTPUT, 'site.png'), fullPage: false })
   })
 
-  await t.test('the filter counts are the facet counts of the query, not the site totals', async () => {
-    const counts = () =>
-      page.$$eval('.filters label.filter', (ls) => Object.fromEntries(ls.map((l) => [`${l.querySelector('input').name}:${l.querySelector('input').value}`, Number(l.querySelector('.count').textContent)])))
-    const withQuery = await counts()
-    const totals = await page.$$eval('.filters label.filter .count', (cs) => cs.map((c) => Number(c.dataset.total)))
-    const values = Object.values(withQuery)
-    assert.equal(values.length, totals.length)
-    values.forEach((n, i) => assert.ok(n <= totals[i], `a facet count above its total: ${n} > ${totals[i]}`))
-    assert.ok(values.some((n, i) => n < totals[i]), 'the query narrows some count')
-    // Every hit's tags are counted.
-    const hitTags = await page.$$eval('#hits > li.hit', (lis) => lis.flatMap((li) => [...li.querySelectorAll('.tags .tag')].map((t) => t.textContent)))
-    for (const tag of hitTags) assert.ok(withQuery[`tag:${tag}`] >= 1, `tag ${tag} of a hit counted 0`)
+  await t.test('the blob is read in parts: its head exactly, then the ranges each search reads', async () => {
+    const blob = blobRequests(requests)
+    const size = statSync(blobPath).size
+    assert.ok(blob.length >= 2, JSON.stringify(blob))
+    assert.ok(blob.every((r) => r.status === 206), JSON.stringify(blob))
+    // site.json's head_end: the UI's first request asks for these bytes exactly.
+    assert.ok(site.head_end > 56 && site.head_end < size, `head ${site.head_end} of ${size}`)
+    assert.equal(blob[0].bytes, site.head_end, JSON.stringify(blob))
+    const fetched = blob.reduce((n, r) => n + r.bytes, 0)
+    assert.ok(fetched < size, `${fetched} of ${size} bytes`)
   })
 
-  await t.test('a tag filter narrows the results to pages with that tag', async () => {
-    const before = await hitIds(page)
-    await page.check('input[name=tag][value=runbook]')
-    await page.waitForFunction((n) => {
-      const hits = document.querySelectorAll('#hits > li.hit')
-      return hits.length > 0 && hits.length < n
-    }, before.length)
-    const tags = await page.$$eval('#hits > li.hit', (lis) => lis.map((li) => [...li.querySelectorAll('.tags .tag')].map((t) => t.textContent)))
-    assert.ok(tags.length < before.length, `${tags.length} of ${before.length}`)
-    for (const t of tags) assert.ok(t.includes('runbook'), `a hit without the tag: ${t}`)
-    await page.uncheck('input[name=tag][value=runbook]')
-    await page.waitForFunction((n) => document.querySelectorAll('#hits > li.hit').length === n, before.length)
+  await t.test('every link listed is a page of the book, and its anchor an id on it', async () => {
+    for (const link of links) {
+      const [at, id] = link.split('#')
+      const res = await page.request.get(at)
+      assert.equal(res.status(), 200, link)
+      if (id) assert.ok((await res.text()).includes(` id="${id}"`), `${link}: no element with id ${id}`)
+    }
+    assert.ok(links.some((l) => l.includes('#')), `no hit under a heading:\n${links.join('\n')}`)
   })
 
-  await t.test('a result opens its page view with chunks, links and backlinks', async () => {
-    await page.click('#hits > li.hit:first-child .hit-title')
-    await page.waitForSelector('.page-view')
-    assert.match(await page.textContent('h1.page-title'), /nightly/i)
-    assert.ok((await page.locator('.chunks li').count()) >= 1)
-    assert.ok((await page.locator('.links li a').count()) >= 1, 'outgoing links listed')
-    await page.goto(`${url}/pages/nightly_pipeline.html`)
-    const back = await page.locator('.backlinks li a').allTextContents()
-    assert.ok(back.length >= 3, `backlinks: ${back}`)
+  await t.test('following a hit lands on its page, at its heading', async () => {
+    const follow = async (href) => {
+      const [res] = await Promise.all([page.waitForNavigation(), page.click(`${OPTIONS} a.wikidex-title[href="${href}"]`)])
+      assert.equal(res.status(), 200, href)
+      assert.equal(page.url(), href)
+    }
+    await follow(links.find((l) => l.split('#')[0] === `${url}/${EXPECTED}`))
+    assert.match(await page.title(), /^Errors/)
+    // From this page, a hit under a heading.
+    const anchored = (await search(page, QUERY)).find((l) => l.includes('#') && !l.startsWith(`${url}/${EXPECTED}`))
+    await follow(anchored)
+    const id = decodeURIComponent(new URL(anchored).hash.slice(1))
+    assert.equal(await page.locator(`[id="${id}"]`).count(), 1, `no element with id ${id} on ${anchored}`)
   })
 
-  assert.deepEqual(errors, [], 'no uncaught error or console error')
-})
-
-test('the semantic toggle loads the model and the semantic lane joins the search', { timeout: 120_000 }, async () => {
-  const { page, url, errors } = chromium
-  await page.goto(`${url}/index.html`)
-  await page.waitForFunction(() => document.body.classList.contains('ready'))
-  // No word of this query is in the pages that are about revenue: only the semantic lane finds them.
-  const query = 'money coming in'
-  await page.fill('#q', query)
-  await answered(page)
-  const lexical = await hitIds(page)
-  assert.ok(!lexical.includes('revenue'), lexical.join(', '))
-  assert.match(await page.textContent('#status'), /semantic skipped/)
-
-  await page.check('#semantic')
-  // While the model loads, the searches go on with the lexical and token lanes.
-  assert.match(await page.textContent('#semantic-state'), /loading/)
-  await page.waitForFunction(() => document.querySelector('#semantic').dataset.state === 'ready', null, { timeout: 90_000 })
-  await page.waitForFunction(() => /semantic ok/.test(document.querySelector('#status').textContent))
-  assert.match(await page.textContent('#semantic-state'), /on: all three lanes/)
-  const semantic = await hitIds(page)
-  assert.ok(semantic.includes('revenue') && semantic.includes('decision_revenue_recognition_timing'), semantic.join(', '))
-  const first = page.locator('#hits > li.hit', { has: page.locator('a[href^="pages/revenue.html"]') })
-  await first.locator('.why-toggle').click()
-  const lanes = await first.locator('.why tr.lane').evaluateAll((rows) => rows.map((r) => [...r.cells].map((c) => c.textContent)))
-  assert.equal(lanes[1][0], 'semantic')
-  assert.equal(lanes[1][1], 'ok')
-  assert.match(lanes[1][2], /^\d+$/, 'the semantic lane ranked it')
-  mkdirSync(OUTPUT, { recursive: true })
-  await page.screenshot({ path: join(OUTPUT, 'site-semantic.png'), fullPage: false })
-
-  // Off again: the lexical and token lanes alone, without reloading anything.
-  await page.uncheck('#semantic')
-  await page.waitForFunction(() => /semantic skipped/.test(document.querySelector('#status').textContent))
-  assert.deepEqual(await hitIds(page), lexical)
   assert.deepEqual(errors, [], 'no uncaught error or console error')
 })
 
 test('a server that ignores range requests sends the whole blob, and the answers are the same', { timeout: 60_000 }, async () => {
   const plain = await open(SITE, { ranges: false })
   try {
-    const ids = []
+    const lists = []
     for (const { page, url } of [chromium, plain]) {
-      await page.goto(`${url}/index.html`)
-      await page.waitForFunction(() => document.body.classList.contains('ready'))
-      await page.fill('#q', QUERY)
-      await answered(page)
-      ids.push(await hitIds(page))
+      await page.goto(`${url}/${START}`)
+      lists.push((await search(page, QUERY)).map((l) => l.slice(url.length)))
     }
-    assert.equal(ids[1][0], EXPECTED)
-    assert.deepEqual(ids[1], ids[0])
-    const blob = blobRequests(plain.requests)
-    assert.deepEqual(blob.map((r) => [r.status, r.bytes]), [[200, statSync(join(SITE, 'wiki.wdx')).size]])
-    assert.doesNotMatch(await plain.page.textContent('#status'), /fetched/)
+    assert.deepEqual(lists[1], lists[0])
+    assert.deepEqual(blobRequests(plain.requests).map((r) => [r.status, r.bytes]), [[200, statSync(blobPath).size]])
     assert.deepEqual(plain.errors, [])
   } finally {
     await plain.close()
   }
 })
 
-test('a blob that fails to load shows an error message, not a blank page', { timeout: 60_000 }, async () => {
-  const { page, url } = chromium
-  for (const blob of ['no-such-index.wdx', 'site.css']) {
-    await page.goto(`${url}/index.html?blob=${blob}`)
-    const error = page.locator('#error')
-    await error.waitFor({ state: 'visible' })
-    const text = await error.textContent()
-    assert.match(text, /Search is unavailable/)
-    assert.ok(text.includes(blob), text)
-    assert.match(text, blob.endsWith('.wdx') ? /HTTP 404/ : /not_an_index/)
-    assert.ok(await page.isDisabled('#q'))
-    assert.ok((await page.locator('#browse li').count()) >= 40, 'the page list is still there')
+test('the book served from a subpath finds its bundle and links under the subpath', { timeout: 60_000 }, async () => {
+  // The book's snippet is relative (MkDocs' base_url), and ui.js finds the rest beside itself.
+  const prefix = `/${basename(SITE)}`
+  const sub = await open(dirname(SITE))
+  try {
+    await sub.page.goto(`${sub.url}${prefix}/${START}`)
+    const links = await search(sub.page, QUERY)
+    assert.ok(links.includes(`${sub.url}${prefix}/${EXPECTED}`), links.join('\n'))
+    for (const l of links) assert.ok(l.startsWith(`${sub.url}${prefix}/`), l)
+    assert.equal(blobRequests(sub.requests, prefix)[0]?.bytes, site.head_end)
+    assert.deepEqual(sub.errors, [])
+  } finally {
+    await sub.close()
   }
+})
+
+test("the 404 page has the search too, and the theme's shortcut opens it", { timeout: 60_000 }, async () => {
+  const { page, url } = chromium
+  const errors = chromium.errors.length
+  await page.goto(`${url}/404.html`)
+  await page.waitForFunction(() => document.readyState === 'complete')
+  await page.keyboard.press('s')
+  await page.locator('#mkdocs_search_modal').waitFor({ state: 'visible' })
+  await page.waitForFunction(() => document.activeElement?.matches('wikidex-search input'))
+  assert.deepEqual(chromium.errors.slice(errors), [])
+})
+
+test("every heading of the book links to an id MkDocs gave it, by the bundle's rules", async () => {
+  // The bundle's own module, as its worker loads it.
+  const bundle = join(SITE, 'wikidex')
+  const wasm = await import(pathToFileURL(join(bundle, 'wikidex_wasm.js')).href)
+  wasm.initSync({ module: readFileSync(join(bundle, 'wikidex_wasm_bg.wasm')) })
+  const links = new wasm.SiteLinks(site.links)
+  const docs = join(ROOT, 'docs')
+  const walk = (dir) => readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(join(dir, e.name)) : [join(dir, e.name)]))
+  const missing = []
+  let headings = 0
+  for (const file of walk(docs).filter((f) => f.endsWith('.md'))) {
+    const path = relative(docs, file).split('\\').join('/')
+    // The ATX headings outside fenced code (the book has no other kind).
+    let fence = null
+    for (const line of readFileSync(file, 'utf8').split('\n')) {
+      const f = /^\s*(`{3,}|~{3,})/.exec(line)
+      if (f && (!fence || line.trim().startsWith(fence))) fence = fence ? null : f[1]
+      const h = fence || f ? null : /^#{1,6}\s+(.*?)(\s+#+)?\s*$/.exec(line)
+      if (!h) continue
+      headings++
+      // A title no heading equals: the link always names the heading's anchor.
+      const [url, id] = links.href(path, '', [h[1]]).split('#')
+      const html = readFileSync(join(SITE, url), 'utf8')
+      if (!id || !html.includes(` id="${id}"`)) missing.push(`${path}: "${h[1]}" -> ${url}#${id}`)
+    }
+  }
+  assert.ok(headings > 50, `${headings} headings`)
+  assert.deepEqual(missing, [])
 })
