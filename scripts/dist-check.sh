@@ -23,6 +23,8 @@
 #      `ok` (the model: the folder the Python model package installed, through WIKIDEX_MODEL,
 #      as a user of the archive sets it: a release binary looks for models/ in the current
 #      folder only).
+#    - Site: `wikidex site examples/wiki` from the archive and `npx wikidex site` from the
+#      installed npm package write the same bundle, file for file.
 # 3. The size of every artifact in dist/; the Python wheel must stay under WHEEL_MAX_BYTES
 #    (15 MB, the issue's goal).
 set -euo pipefail
@@ -159,6 +161,15 @@ node -e '
 	if (semantic !== "ok" || r.hits.length === 0) throw new Error(`semantic ${semantic}, ${r.hits.length} hits`)
 	console.log(`cli: ${r.hits.length} hits, top ${r.hits[0].page_id}, semantic lane ${semantic}`)' "$tmp/cli.json"
 summary+=("cli: archive unpacked; wikidex $("$exe" --version | awk '{print $2}') build + search; semantic lane ok")
+
+# Search for a docs site: `wikidex site` from the archive and `npx wikidex site` from the npm
+# package (its bin, the bundle's files in its site/) write the same bundle.
+(cd "$cl" && "$exe" site examples/wiki --out site-cli --layout mkdocs --json >/dev/null)
+(cd "$nd" && npx --offline wikidex site "$cl/examples/wiki" --out site-npx --layout mkdocs --json >/dev/null)
+for f in site.json wikidex.wdx ui.js worker.js ui.css wikidex_wasm.js wikidex_wasm_bg.wasm ranged.js; do
+	cmp -s "$cl/site-cli/wikidex/$f" "$nd/site-npx/wikidex/$f" || fail "wikidex site and npx wikidex site differ in $f"
+done
+summary+=("site: wikidex site (archive) and npx wikidex site (npm) wrote the same bundle")
 
 # Browser package, in Node: each module instantiated from its bytes; the whole one reads the blob.
 (cd "$nd" && npm install --offline --no-audit --no-fund "$dist/wikidex-web-$version.tgz" >&2)

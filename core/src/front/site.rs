@@ -1,5 +1,5 @@
 //! Search for a static docs site: the index of the site's Markdown sources and the folder a
-//! site serves it from ([`write`], `wikidex site`), and the link from a hit to the page the
+//! site serves it from ([`write()`], `wikidex site`), and the link from a hit to the page the
 //! site's generator built from it, with the anchor of the heading the hit is under
 //! ([`SiteLinks`], which the browser's search module runs too).
 //!
@@ -538,7 +538,7 @@ pub struct Manifest {
     pub types: Vec<String>,
 }
 
-/// How to index a docs folder for its site ([`write`]; `wikidex site`'s flags, the JSON the
+/// How to index a docs folder for its site ([`write()`]; `wikidex site`'s flags, the JSON the
 /// Node package's `buildSite` takes).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -634,7 +634,7 @@ fn claim_folder(dir: &std::path::Path) -> Result<()> {
     }
 }
 
-/// What [`write`] did.
+/// What [`write()`] did.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct SiteReport {
     /// The bundle folder.
