@@ -115,7 +115,8 @@ impl Config {
 
 /// The analysis language: picks the Snowball stemmer and the stopword list.
 ///
-/// Only English has a stopword list; other languages stem but drop no words.
+/// English has its own stopword list; the other languages with a stemmer NLTK's lists (as the
+/// stop-words crate ships them); `none` drops no words.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 #[non_exhaustive]

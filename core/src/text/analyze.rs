@@ -69,12 +69,48 @@ fn stemmer_algorithm(language: Language) -> Option<Algorithm> {
     }
 }
 
-/// The stopword list of `language` (one word a line; empty but for English).
-fn stopword_list(language: Language) -> &'static str {
-    match language {
-        Language::English => STOPWORDS_EN,
-        _ => "",
-    }
+/// NLTK's stopword lists of the other languages with a stemmer (core/build.rs).
+mod nltk {
+    include!(concat!(env!("OUT_DIR"), "/stopwords.rs"));
+}
+
+/// The stopwords of `language`: English's list (`stopwords_en.txt`), NLTK's for the other
+/// languages whose stemmer is compiled in (a build without it refuses the language anyway),
+/// none for `none`.
+fn stopword_list(language: Language) -> Vec<&'static str> {
+    let list: &[&str] = match language {
+        Language::English => {
+            return STOPWORDS_EN
+                .lines()
+                .map(str::trim)
+                .filter(|w| !w.is_empty())
+                .collect()
+        }
+        #[cfg(feature = "stem-french")]
+        Language::French => nltk::STOPWORDS_FR,
+        #[cfg(feature = "stem-german")]
+        Language::German => nltk::STOPWORDS_DE,
+        #[cfg(feature = "stem-spanish")]
+        Language::Spanish => nltk::STOPWORDS_ES,
+        #[cfg(feature = "stem-italian")]
+        Language::Italian => nltk::STOPWORDS_IT,
+        #[cfg(feature = "stem-portuguese")]
+        Language::Portuguese => nltk::STOPWORDS_PT,
+        #[cfg(feature = "stem-dutch")]
+        Language::Dutch => nltk::STOPWORDS_NL,
+        #[cfg(feature = "stem-swedish")]
+        Language::Swedish => nltk::STOPWORDS_SV,
+        #[cfg(feature = "stem-norwegian")]
+        Language::Norwegian => nltk::STOPWORDS_NO,
+        #[cfg(feature = "stem-danish")]
+        Language::Danish => nltk::STOPWORDS_DA,
+        #[cfg(feature = "stem-finnish")]
+        Language::Finnish => nltk::STOPWORDS_FI,
+        #[cfg(feature = "stem-russian")]
+        Language::Russian => nltk::STOPWORDS_RU,
+        _ => &[],
+    };
+    list.to_vec()
 }
 
 /// A Unicode normalization form (see [`normalize_form`]).
@@ -202,11 +238,7 @@ impl Analyzer {
     pub fn new(language: Language) -> Analyzer {
         Analyzer {
             stemmer: stemmer_algorithm(language).map(Stemmer::create),
-            stopwords: stopword_list(language)
-                .lines()
-                .map(str::trim)
-                .filter(|w| !w.is_empty())
-                .collect(),
+            stopwords: stopword_list(language).into_iter().collect(),
         }
     }
 
@@ -1003,5 +1035,32 @@ mod tests {
         let a = Analyzer::new(Language::English);
         assert!(a.is_stopword("the") && a.is_stopword("t") && !a.is_stopword("revenue"));
         assert!(!Analyzer::new(Language::German).is_stopword("the"));
+    }
+
+    #[test]
+    fn every_stemmed_language_drops_its_own_stopwords() {
+        for (language, word) in [
+            (Language::French, "les"),
+            (Language::German, "und"),
+            (Language::Spanish, "para"),
+            (Language::Italian, "della"),
+            (Language::Portuguese, "não"),
+            (Language::Dutch, "een"),
+            (Language::Swedish, "och"),
+            (Language::Norwegian, "ikke"),
+            (Language::Danish, "og"),
+            (Language::Finnish, "että"),
+            (Language::Russian, "и"),
+        ] {
+            let a = Analyzer::new(language);
+            assert!(a.is_stopword(word), "{language:?}: {word}");
+            assert_eq!(
+                a.term(&word.to_uppercase()),
+                None,
+                "{language:?}: {word} in capitals"
+            );
+            assert!(!a.is_stopword("the"), "{language:?} has English stopwords");
+        }
+        assert!(!Analyzer::new(Language::None).is_stopword("the"));
     }
 }
