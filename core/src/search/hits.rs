@@ -4,7 +4,8 @@
 use super::{
     Explanation, Highlight, Hit, LaneHit, LaneReport, SearchOptions, Snippet, SNIPPET_CHARS,
 };
-use std::collections::HashSet;
+use std::cell::{OnceCell, RefCell};
+use std::collections::{HashMap, HashSet};
 
 use crate::data::offset::OffsetUnit;
 use crate::index::Index;
@@ -12,7 +13,7 @@ use crate::lane::fusion::{self, Fused};
 use crate::lane::lexical::{Explained, TermScore};
 use crate::lane::typo::{self, Expansion};
 use crate::lane::{token, Lane};
-use crate::text::analyze::{self, QueryTerm};
+use crate::text::analyze::{self, BuildFnv, QueryTerm};
 use crate::text::page::{Page, UsageMode};
 
 pub(super) struct HitContext<'a> {
@@ -23,9 +24,11 @@ pub(super) struct HitContext<'a> {
     pub(super) typos: &'a [Expansion],
     pub(super) reports: &'a [LaneReport],
     pub(super) opts: &'a SearchOptions,
+    /// Made on the first snippet (see [`Matcher`]).
+    pub(super) matcher: OnceCell<Matcher<'a>>,
 }
 
-impl HitContext<'_> {
+impl<'a> HitContext<'a> {
     pub(super) fn hit(&self, f: &Fused) -> Hit {
         let fusion_cfg = self.index.data.config.fusion;
         let lanes = self
@@ -150,11 +153,13 @@ impl HitContext<'_> {
         let record = &index.data.chunks[c as usize];
         let snippet = self.opts.snippets.then(|| {
             let base = (record.start as usize).saturating_sub(p.body_start as usize);
+            let matcher = self
+                .matcher
+                .get_or_init(|| Matcher::new(index, self.qterms, self.typos));
             snippet(
                 index,
                 self.unit,
-                self.qterms,
-                self.typos,
+                matcher,
                 index.chunk_text(c),
                 p.body(),
                 base,
@@ -205,63 +210,129 @@ fn hit_date(page: &Page, modified: Option<&Option<i64>>) -> Option<String> {
     }
 }
 
-/// About [`SNIPPET_CHARS`] characters of `text` around the densest run of query terms (and
-/// the terms typo tolerance took them for), with their offsets in the index's unit. `text`
-/// starts `base` bytes into `body`.
-fn snippet(
-    index: &Index,
-    unit: OffsetUnit,
-    qterms: &[QueryTerm<'_>],
-    typos: &[Expansion],
-    text: &str,
-    body: &str,
-    base: usize,
-) -> Snippet {
-    let lexical = &index.data.lexical;
-    let terms: HashSet<&str> = qterms
-        .iter()
-        .map(|q| q.term.as_ref())
-        .chain(typos.iter().map(|e| lexical.term(e.term)))
-        .collect();
-    let prefixes: Vec<&str> = (0..qterms.len())
-        .flat_map(|i| token::prefixes(lexical.lookup(&qterms[i].term), i, qterms))
-        .collect();
-    // Where the snippet may be cut: between words, and between the characters of a CJK run
-    // (which has no spaces).
-    let mut words: Vec<(usize, &str)> = Vec::new();
-    for (s, w) in analyze::words(text) {
-        if w.starts_with(analyze::is_cjk) {
-            words.extend(analyze::cjk_chars(s, w));
-        } else {
-            words.push((s, w));
+/// What a search's snippets match, made once per search (on its first snippet): the query's
+/// terms and those typo tolerance took them for, the prefixes the token lane matches, and
+/// whether each word seen so far matched. The words of the hits' chunks repeat, so most are
+/// a look-up here rather than a normalization, a surface-table search and a set look-up.
+pub(super) struct Matcher<'a> {
+    terms: HashSet<&'a str, BuildFnv>,
+    prefixes: Vec<&'a str>,
+    /// (raw token text, is a CJK token) → whether it matches.
+    seen: RefCell<HashMap<(&'a str, bool), bool, BuildFnv>>,
+    /// A snippet's cut points and matches, kept between hits for their memory.
+    scratch: RefCell<Scratch<'a>>,
+}
+
+/// Where a snippet may be cut (a word or a CJK character: start, text) and its matches (start,
+/// end), in bytes of the chunk.
+type Scratch<'a> = (Vec<(usize, &'a str)>, Vec<(usize, usize)>);
+
+impl<'a> Matcher<'a> {
+    fn new(index: &'a Index, qterms: &'a [QueryTerm<'a>], typos: &'a [Expansion]) -> Self {
+        let lexical = &index.data.lexical;
+        let terms = qterms
+            .iter()
+            .map(|q| q.term.as_ref())
+            .chain(typos.iter().map(|e| lexical.term(e.term)))
+            .collect();
+        let prefixes = (0..qterms.len())
+            .flat_map(|i| token::prefixes(lexical.lookup(&qterms[i].term), i, qterms))
+            .collect();
+        Matcher {
+            terms,
+            prefixes,
+            seen: RefCell::default(),
+            scratch: RefCell::default(),
         }
     }
-    // Every word of indexed text is in the index's surface table, so its term is a look-up,
-    // not a stemming; a CJK token's term is its normalized text.
-    let mut matched: Vec<(usize, usize)> = Vec::new();
-    for t in analyze::tokens(text) {
-        let norm = index.analyzer.normalize(t.text);
-        let term = if t.cjk {
+
+    /// Whether a token of indexed text is a query term (or one typo tolerance took a query
+    /// term for), or starts with a prefix the token lane matches.
+    fn matches(&self, index: &Index, text: &'a str, cjk: bool) -> bool {
+        if let Some(&m) = self.seen.borrow().get(&(text, cjk)) {
+            return m;
+        }
+        let m = self.decide(index, text, cjk);
+        self.seen.borrow_mut().insert((text, cjk), m);
+        m
+    }
+
+    fn decide(&self, index: &Index, text: &str, cjk: bool) -> bool {
+        let lexical = &index.data.lexical;
+        let terms = &self.terms;
+        // Every word of indexed text is in the index's surface table, so its term is a
+        // look-up, not a stemming; a CJK token's term is its normalized text.
+        let norm = index.analyzer.normalize(text);
+        let term = if cjk {
             terms.contains(norm.as_ref())
         } else {
             match lexical.surface_term(&norm) {
                 Some(t) => terms.contains(t),
                 None => index
                     .analyzer
-                    .term(t.text)
+                    .term(text)
                     .is_some_and(|t| terms.contains(t.as_str())),
             }
         };
-        if !(term || prefixes.iter().any(|p| norm.starts_with(p))) {
+        term || self.prefixes.iter().any(|p| norm.starts_with(p))
+    }
+}
+
+/// One pass over the words of `text`: where a snippet may be cut into `cuts` (cleared first:
+/// each word's start and text, and each character of a CJK run, which has no spaces), and
+/// `token(start, text, cjk)` for each token in order, as [`analyze::tokens`] gives them (a
+/// word, or a CJK run's overlapping bigrams).
+fn walk<'a>(
+    text: &'a str,
+    cuts: &mut Vec<(usize, &'a str)>,
+    mut token: impl FnMut(usize, &'a str, bool),
+) {
+    cuts.clear();
+    for (s, w) in analyze::words(text) {
+        if !w.starts_with(analyze::is_cjk) {
+            cuts.push((s, w));
+            token(s, w, false);
             continue;
         }
+        let first = cuts.len();
+        cuts.extend(analyze::cjk_chars(s, w));
+        let chars = &cuts[first..];
+        if let [(c, _)] = chars {
+            token(*c, &text[*c..s + w.len()], true);
+        }
+        for pair in chars.windows(2) {
+            let ((a, _), (b, bw)) = (pair[0], pair[1]);
+            token(a, &text[a..b + bw.len()], true);
+        }
+    }
+}
+
+/// About [`SNIPPET_CHARS`] characters of `text` around the densest run of query terms (and
+/// the terms typo tolerance took them for), with their offsets in the index's unit. `text`
+/// starts `base` bytes into `body`.
+fn snippet<'a>(
+    index: &Index,
+    unit: OffsetUnit,
+    matcher: &Matcher<'a>,
+    text: &'a str,
+    body: &str,
+    base: usize,
+) -> Snippet {
+    let mut scratch = matcher.scratch.borrow_mut();
+    let (words, matched) = &mut *scratch;
+    matched.clear();
+    walk(text, words, |start, t, cjk| {
+        if !matcher.matches(index, t, cjk) {
+            return;
+        }
+        let end = start + t.len();
         // CJK bigrams overlap: matched neighbours make one highlight (`自然语言` for the
         // bigrams `自然 然语 语言`). Words never overlap.
         match matched.last_mut() {
-            Some(last) if t.start < last.1 => last.1 = last.1.max(t.end()),
-            _ => matched.push((t.start, t.end())),
+            Some(last) if start < last.1 => last.1 = last.1.max(end),
+            _ => matched.push((start, end)),
         }
-    }
+    });
     // Window start: the match that has the most other matches within SNIPPET_CHARS bytes
     // after it (bytes approximate characters well enough to choose a window).
     let mut start = 0;
@@ -302,7 +373,7 @@ fn snippet(
     let lead_ws = slice.len() - slice.trim_start().len();
     let from = start + lead_ws;
     let mut out = String::with_capacity(slice.len());
-    let mut byte_pos: Vec<(usize, usize)> = Vec::new(); // (byte in text, byte in out)
+    let mut byte_pos: Vec<(usize, usize)> = Vec::with_capacity(slice.len()); // (byte in text, byte in out)
     let mut in_space = false;
     for (i, c) in text[from..start + slice.len()].char_indices() {
         byte_pos.push((from + i, out.len()));
@@ -340,5 +411,35 @@ fn snippet(
         offset: unit.convert_u32(body, base + from),
         text: out,
         highlights,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    proptest::proptest! {
+        /// The snippet's one pass gives the tokens `analyze::tokens` gives, and cuts at each
+        /// word and at each character of a CJK run.
+        #[test]
+        fn the_snippet_walk_gives_the_analyzers_tokens_and_the_cut_points(
+            text in "[ab Éé.\u{301}\u{3099}語言処理かなｶﾞ한국]{0,24}",
+        ) {
+            let mut cuts = Vec::new();
+            let mut got = Vec::new();
+            walk(&text, &mut cuts, |s, t, cjk| got.push((s, t, cjk)));
+            let want: Vec<(usize, &str, bool)> =
+                analyze::tokens(&text).map(|t| (t.start, t.text, t.cjk)).collect();
+            proptest::prop_assert_eq!(got, want);
+            let mut want_cuts = Vec::new();
+            for (s, w) in analyze::words(&text) {
+                if w.starts_with(analyze::is_cjk) {
+                    want_cuts.extend(analyze::cjk_chars(s, w));
+                } else {
+                    want_cuts.push((s, w));
+                }
+            }
+            proptest::prop_assert_eq!(cuts, want_cuts);
+        }
     }
 }

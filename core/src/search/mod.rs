@@ -193,6 +193,7 @@ impl Index {
             typos: &r.typos,
             reports: &r.reports,
             opts,
+            matcher: Default::default(),
         };
         let phrases = r.phrases.as_ref().map(|p| PhraseReport {
             phrases: p.texts.iter().map(|t| t.trim().to_string()).collect(),
