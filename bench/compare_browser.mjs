@@ -44,6 +44,7 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { execFileSync } from 'node:child_process'
 import { serve } from './browser/server.mjs'
+import { STEP_MS, firstResult, keystrokes, loaded, median, withTimeout } from './browser/measure.mjs'
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
 const requireNode = createRequire(join(ROOT, 'bindings-node', 'package.json'))
@@ -56,7 +57,6 @@ const BOOK = join(ROOT, 'target', 'book')
 // As bindings-wasm/tests/browser/chromium.mjs launches it.
 const CHROMIUM = '/usr/bin/chromium'
 const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync']
-const STEP_MS = 30_000 // any one browser step (launch, navigation, one query's keystrokes)
 // Questions a reader of the book asks, each answered by one of its pages.
 const BOOK_QUERIES = ['how do I add search to a docs site', 'what does a coded error look like', 'range requests for big sites', 'choosing an embedding model', 'how are typos tolerated', 'verify the citations in an answer']
 
@@ -129,22 +129,6 @@ function keywords(text) {
 }
 
 const esc = (s) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;')
-const quantile = (xs, q) => {
-  const s = [...xs].sort((a, b) => a - b)
-  return s.length ? s[Math.min(s.length - 1, Math.floor(q * s.length))] : NaN
-}
-const median = (xs) => quantile(xs, 0.5)
-
-function withTimeout(promise, ms, what) {
-  let timer
-  return Promise.race([
-    promise,
-    new Promise((_, fail) => {
-      timer = setTimeout(() => fail(new Error(`${what}: no answer within ${ms / 1000} s`)), ms)
-    }),
-  ]).finally(() => clearTimeout(timer))
-}
-
 // --- the sites ---
 
 function buildSites(T, c) {
@@ -183,75 +167,6 @@ const ENGINES = {
   // `site`: the site's folder; its bundle is wikidex/ in it.
   wikidex: (site) => ({ page: `/bench/wikidex.html?bundle=${site}wikidex/`, prefix: site }),
   pagefind: (site) => ({ page: `/bench/pagefind.html?site=${site}`, prefix: site }),
-}
-
-async function newPage(browser) {
-  const context = await browser.newContext()
-  const page = await context.newPage()
-  page.setDefaultTimeout(STEP_MS)
-  page.setDefaultNavigationTimeout(STEP_MS)
-  const errors = []
-  page.on('pageerror', (e) => errors.push(e.message))
-  return { context, page, errors }
-}
-
-const RUNTIME = /\.(js|mjs|wasm|pagefind)$/
-
-/** Page load to the first results of `q`, in a fresh context: time and bytes. */
-async function firstResult(browser, server, engine, q) {
-  const { context, page, errors } = await newPage(browser)
-  try {
-    server.reset()
-    await page.goto(`${server.url}${engine.page}&q=${encodeURIComponent(q)}`)
-    await page.waitForFunction(() => window.first !== undefined)
-    const first = await page.evaluate(() => window.first)
-    if (first.error || errors.length) throw new Error(`${engine.page} "${q}": ${first.error ?? errors.join('; ')}`)
-    const mine = server.log.filter((r) => r.path.startsWith(engine.prefix))
-    const sum = (rs, k) => rs.reduce((s, r) => s + r[k], 0)
-    const runtime = mine.filter((r) => RUNTIME.test(r.path))
-    const index = mine.filter((r) => !RUNTIME.test(r.path))
-    return {
-      query: q, ms: first.t, results: first.n, requests: mine.length,
-      wire: sum(mine, 'wire'), raw: sum(mine, 'raw'), runtimeWire: sum(runtime, 'wire'), indexWire: sum(index, 'wire'),
-    }
-  } finally {
-    await context.close()
-  }
-}
-
-/** One context, the index loaded, then `fn(page)`. */
-async function loaded(browser, server, engine, fn) {
-  const { context, page, errors } = await newPage(browser)
-  try {
-    await page.goto(`${server.url}${engine.page}`)
-    await withTimeout(page.evaluate(() => window.bench.ready.then(() => true)), STEP_MS, `${engine.page}: load`)
-    const out = await fn(page)
-    if (errors.length) throw new Error(`${engine.page}: ${errors.join('; ')}`)
-    return out
-  } finally {
-    await context.close()
-  }
-}
-
-/** Every query typed one character at a time, a search of the text so far after each. */
-function keystrokes(browser, server, engine, queries) {
-  return loaded(browser, server, engine, async (page) => {
-    await page.evaluate(() => window.bench.search('warm up', 10, 'keystroke')) // first-call costs out
-    const ms = []
-    for (const q of queries) {
-      const one = page.evaluate(async (q) => {
-        const out = []
-        for (let i = 1; i <= q.length; i++) {
-          const prefix = q.slice(0, i)
-          if (!prefix.trim()) continue
-          out.push((await window.bench.search(prefix, 10, 'keystroke')).ms)
-        }
-        return out
-      }, q)
-      ms.push(...(await withTimeout(one, STEP_MS, `${engine.page}: keystrokes of "${q}"`)))
-    }
-    return { keystrokes: ms.length, p50: quantile(ms, 0.5), p95: quantile(ms, 0.95), mean: ms.reduce((a, b) => a + b, 0) / ms.length }
-  })
 }
 
 /** The first 100 results of each full query, mapped to document ids; and how many had any. */

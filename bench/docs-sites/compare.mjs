@@ -42,6 +42,7 @@ import { dirname, join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { execFileSync, spawnSync } from 'node:child_process'
 import { serve } from '../browser/server.mjs'
+import { STEP_MS, firstResult, keystrokes, loaded, median, withTimeout } from '../browser/measure.mjs'
 
 const HERE = dirname(fileURLToPath(import.meta.url))
 const ROOT = join(HERE, '..', '..')
@@ -54,7 +55,6 @@ const PKG_SEARCH = join(ROOT, 'bindings-wasm', 'pkg-search')
 // As bindings-wasm/tests/browser/chromium.mjs launches it.
 const CHROMIUM = '/usr/bin/chromium'
 const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync']
-const STEP_MS = 30_000 // any one browser step (launch, navigation, one query's keystrokes)
 
 const args = process.argv.slice(2)
 const valueOf = (name) => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined)
@@ -181,90 +181,6 @@ function buildPagefind(p) {
 
 // --- the measurements (as bench/compare_browser.mjs takes them) ---
 
-const quantile = (xs, q) => {
-  const s = [...xs].sort((a, b) => a - b)
-  return s.length ? s[Math.min(s.length - 1, Math.floor(q * s.length))] : NaN
-}
-const median = (xs) => quantile(xs, 0.5)
-
-function withTimeout(promise, ms, what) {
-  let timer
-  return Promise.race([
-    promise,
-    new Promise((_, fail) => {
-      timer = setTimeout(() => fail(new Error(`${what}: no answer within ${ms / 1000} s`)), ms)
-    }),
-  ]).finally(() => clearTimeout(timer))
-}
-
-async function newPage(browser) {
-  const context = await browser.newContext()
-  const page = await context.newPage()
-  page.setDefaultTimeout(STEP_MS)
-  page.setDefaultNavigationTimeout(STEP_MS)
-  const errors = []
-  page.on('pageerror', (e) => errors.push(e.message))
-  return { context, page, errors }
-}
-
-const RUNTIME = /\.(js|mjs|wasm|pagefind)$/
-
-/** Page load to the first results of `q`, in a fresh context: time and bytes. */
-async function firstResult(browser, server, engine, q) {
-  const { context, page, errors } = await newPage(browser)
-  try {
-    server.reset()
-    await page.goto(`${server.url}${engine.page}&q=${encodeURIComponent(q)}`)
-    await page.waitForFunction(() => window.first !== undefined)
-    const first = await page.evaluate(() => window.first)
-    if (first.error || errors.length) throw new Error(`${engine.page} "${q}": ${first.error ?? errors.join('; ')}`)
-    const mine = server.log.filter((r) => r.path.startsWith(engine.prefix))
-    const sum = (rs, k) => rs.reduce((s, r) => s + r[k], 0)
-    const runtime = mine.filter((r) => RUNTIME.test(r.path))
-    const index = mine.filter((r) => !RUNTIME.test(r.path))
-    return {
-      query: q, ms: first.t, results: first.n, requests: mine.length,
-      wire: sum(mine, 'wire'), raw: sum(mine, 'raw'), runtimeWire: sum(runtime, 'wire'), indexWire: sum(index, 'wire'),
-    }
-  } finally {
-    await context.close()
-  }
-}
-
-/** One context, the index loaded, then `fn(page)`. */
-async function loaded(browser, server, engine, fn) {
-  const { context, page, errors } = await newPage(browser)
-  try {
-    await page.goto(`${server.url}${engine.page}`)
-    await withTimeout(page.evaluate(() => window.bench.ready.then(() => true)), STEP_MS, `${engine.page}: load`)
-    const out = await fn(page)
-    if (errors.length) throw new Error(`${engine.page}: ${errors.join('; ')}`)
-    return out
-  } finally {
-    await context.close()
-  }
-}
-
-/** Every query typed one character at a time, a search of the text so far after each. */
-function keystrokes(browser, server, engine, queries) {
-  return loaded(browser, server, engine, async (page) => {
-    await page.evaluate(() => window.bench.search('warm up', 10, 'keystroke')) // first-call costs out
-    const ms = []
-    for (const q of queries) {
-      const one = page.evaluate(async (q) => {
-        const out = []
-        for (let i = 1; i <= q.length; i++) {
-          const prefix = q.slice(0, i)
-          if (!prefix.trim()) continue
-          out.push((await window.bench.search(prefix, 10, 'keystroke')).ms)
-        }
-        return out
-      }, q)
-      ms.push(...(await withTimeout(one, STEP_MS, `${engine.page}: keystrokes of "${q}"`)))
-    }
-    return { keystrokes: ms.length, p50: quantile(ms, 0.5), p95: quantile(ms, 0.95), mean: ms.reduce((a, b) => a + b, 0) / ms.length }
-  })
-}
 
 /** The first 10 results of each full query, as source paths; and how many had none. */
 function rankings(browser, server, engine, queries, toPath) {
