@@ -304,6 +304,8 @@ export interface SiteReport {
   files: string[]
   manifest: SiteManifest
   build: BuildReport
+  /** What to paste into a page of the site: the UI's stylesheet and script, and the search element. */
+  snippet: string
 }
 
 /** What `Index.sync` changed since the index file (Node and Python: the browser module has no

@@ -9,12 +9,13 @@ const { join } = require('node:path')
 const { parseArgs } = require('node:util')
 const { writeSiteSync } = require('../index.js')
 
-const USAGE = `usage: wikidex site SRC --out DIR [--layout mkdocs|mdbook|docusaurus|vitepress|hugo]
-                    [--url-pattern PATTERN] [--anchors github|mkdocs|mdbook|vitepress]
-                    [--bundle-dir DIR] [--language LANG] [--strict] [--json]
+const USAGE = `usage: wikidex site SRC --out DIR [--layout NAME] [--url-pattern PATTERN]
+                    [--anchors NAME] [--bundle-dir DIR] [--language LANG] [--strict] [--json]
 
 Indexes the Markdown sources in SRC (the folder the site's generator reads) and writes the
 search bundle into DIR/wikidex/ (the built site's folder); nothing else in DIR is touched.
+--layout names the site's generator (mkdocs, mdbook, docusaurus, vitepress, hugo: a wrong
+name is answered with the list); --url-pattern replaces its URL rule ('/docs/{path}.html').
 Then add to a page:
   <link rel="stylesheet" href="/wikidex/ui.css">
   <script type="module" src="/wikidex/ui.js"></script>
@@ -86,11 +87,8 @@ function main(argv) {
   console.log(`wrote ${report.bundle}: ${m.pages} pages, ${m.chunks} chunks, ${report.files.length} files`)
   for (const s of report.build.skipped) console.log(`  skipped ${s.path}${s.line ? `:${s.line}` : ''}: [${s.code}] ${s.reason}`)
   for (const w of report.build.warnings) console.log(`  warning ${w.path}: ${w.message}`)
-  const at = (options.bundle_dir ?? 'wikidex').replace(/^\/+|\/+$/g, '')
-  console.log(`add search to a page of the site:
-  <link rel="stylesheet" href="/${at}/ui.css">
-  <script type="module" src="/${at}/ui.js"></script>
-  <wikidex-search></wikidex-search>`)
+  console.log('add search to a page of the site:')
+  for (const line of report.snippet.split('\n')) console.log(`  ${line}`)
 }
 
 main(process.argv.slice(2))

@@ -230,7 +230,7 @@ export class WikidexUI {
   render(msg) {
     this.move(-1)
     const hits = msg?.results.hits ?? []
-    this.list.replaceChildren(...hits.map((h, i) => this.option(h, msg.urls[i], i)))
+    this.list.replaceChildren(...hits.map((h, i) => this.option(h, msg.urls[i], msg.trails[i], i)))
     this.list.dataset.query = msg?.results.query ?? ''
     this.open(hits.length > 0)
     this.say(!msg ? '' : hits.length ? `${hits.length} result${hits.length === 1 ? '' : 's'}` : 'No results')
@@ -241,7 +241,7 @@ export class WikidexUI {
     this.input.setAttribute('aria-expanded', String(shown))
   }
 
-  option(hit, url, i) {
+  option(hit, url, trail, i) {
     const li = attrs(el('li', 'wikidex-hit'), { role: 'option', id: `${this.id}-${i}`, 'aria-selected': 'false', 'data-page': hit.page_id })
     const a = el('a', 'wikidex-title', hit.title)
     a.href = url
@@ -252,9 +252,8 @@ export class WikidexUI {
     const head = el('div', 'wikidex-head')
     head.append(a, toggle)
     li.append(head)
-    // The first heading is most often the page's own title, shown already.
-    const path = hit.headings.filter((h, j) => j > 0 || h.trim() !== hit.title.trim())
-    if (path.length) li.append(el('div', 'wikidex-headings', path.join(' › ')))
+    // The core's trail: the headings as the site renders them, the title left out.
+    if (trail.length) li.append(el('div', 'wikidex-headings', trail.join(' › ')))
     if (hit.snippet) li.append(snippet(hit.snippet))
     const meta = el('div', 'wikidex-meta')
     if (hit.type) meta.append(el('span', 'wikidex-type', hit.type))

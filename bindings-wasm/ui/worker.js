@@ -2,7 +2,8 @@
 // the site's blob, off the page's thread. It answers each search with the core's results as
 // they are, and each hit's URL: the page the site's generator built from the hit's source file,
 // with the anchor of the heading the hit is under (the module's `SiteLinks`, from site.json's
-// `links`), resolved against the site's root (site.json's `root`, relative to this folder).
+// `links`), resolved against the site's root (site.json's `root`, relative to this folder),
+// and the headings it is shown under, as the site renders them.
 //
 // The blob is read with range requests (ranged.js): exactly its head first (`head_end`), then
 // the parts each search reads. A server that ignores ranges sends it whole; the answers are
@@ -29,7 +30,7 @@ async function open(site) {
   // The blob's head is requested while the module compiles.
   const [, blob] = await Promise.all([ready, openBlob(url, wasm, { ready, prefix: site.head_end }).catch(tag('network'))])
   const links = new wasm.SiteLinks(site.links)
-  return { blob, links, root: new URL(site.root ?? './', base) }
+  return { blob, links, root: new URL(site.root, base) }
 }
 
 const report = (e) => ({ code: e?.code ?? e?.name ?? 'error', message: String(e?.message ?? e) })
@@ -38,7 +39,7 @@ onmessage = async ({ data }) => {
   if (data.type === 'open') {
     opened ??= open(data.site)
     opened.then(
-      ({ blob }) => postMessage({ type: 'ready', pages: blob.pageCount, chunks: blob.chunkCount }),
+      () => postMessage({ type: 'ready' }),
       (e) => postMessage({ type: 'error', ...report(e) }),
     )
     return
@@ -47,7 +48,8 @@ onmessage = async ({ data }) => {
     const { blob, links, root } = await opened
     const results = await blob.search(data.query, data.options)
     const urls = results.hits.map((h) => new URL(links.href(h.path, h.title, h.headings), root).href)
-    postMessage({ type: 'results', id: data.id, results, urls })
+    const trails = results.hits.map((h) => links.trail(h.title, h.headings))
+    postMessage({ type: 'results', id: data.id, results, urls, trails })
   } catch (e) {
     postMessage({ type: 'search-error', id: data.id, ...report(e) })
   }

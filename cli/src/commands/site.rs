@@ -49,6 +49,7 @@ pub(crate) fn site(a: SiteArgs) -> Result<ExitCode, Error> {
             "site": report.manifest,
             "skipped": report.build.skipped,
             "warnings": report.build.warnings,
+            "snippet": report.snippet,
         }));
         return Ok(ExitCode::SUCCESS);
     }
@@ -60,10 +61,9 @@ pub(crate) fn site(a: SiteArgs) -> Result<ExitCode, Error> {
         report.files.len()
     );
     print_problems(&report.build);
-    let dir = options.bundle()?.0.join("/");
     say!("add search to a page of the site:");
-    say!("  <link rel=\"stylesheet\" href=\"/{dir}/ui.css\">");
-    say!("  <script type=\"module\" src=\"/{dir}/ui.js\"></script>");
-    say!("  <wikidex-search></wikidex-search>");
+    for line in report.snippet.lines() {
+        say!("  {line}");
+    }
     Ok(ExitCode::SUCCESS)
 }

@@ -214,17 +214,31 @@ impl Language {
     /// # Errors
     /// [`Error::InvalidArgument`] listing the known names.
     pub fn parse(s: &str) -> Result<Language> {
-        Language::ALL
-            .into_iter()
-            .find(|l| l.name().eq_ignore_ascii_case(s.trim()))
-            .ok_or_else(|| {
-                let names: Vec<_> = Language::ALL.iter().map(|l| l.name()).collect();
-                Error::invalid_argument(format!(
-                    "unknown language `{s}`; expected one of {}",
-                    names.join(", ")
-                ))
-            })
+        parse_name(&Language::ALL, Language::name, "language", s)
     }
+}
+
+/// The one of `all` whose `name` is `s` (in any case, spaces around it ignored): the parser of
+/// every closed set of names (languages, site layouts, anchor rules).
+///
+/// # Errors
+/// [`Error::InvalidArgument`]: ``unknown {what} `s`; expected one of`` the names.
+pub(crate) fn parse_name<T: Copy>(
+    all: &[T],
+    name: fn(T) -> &'static str,
+    what: &str,
+    s: &str,
+) -> Result<T> {
+    all.iter()
+        .copied()
+        .find(|&t| name(t).eq_ignore_ascii_case(s.trim()))
+        .ok_or_else(|| {
+            let names: Vec<_> = all.iter().map(|&t| name(t)).collect();
+            Error::invalid_argument(format!(
+                "unknown {what} `{s}`; expected one of {}",
+                names.join(", ")
+            ))
+        })
 }
 
 /// BM25 parameters, stored in the blob.

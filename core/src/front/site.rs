@@ -22,7 +22,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::data::config::Keys;
+use crate::data::config::{parse_name, Keys};
 use crate::data::error::{Error, Result};
 use crate::text::analyze::{normalize_form, Form};
 use crate::text::page::Page;
@@ -77,16 +77,7 @@ impl Layout {
     /// # Errors
     /// [`Error::InvalidArgument`] listing the known names.
     pub fn parse(s: &str) -> Result<Layout> {
-        Layout::ALL
-            .into_iter()
-            .find(|l| l.name().eq_ignore_ascii_case(s.trim()))
-            .ok_or_else(|| {
-                let names: Vec<_> = Layout::ALL.iter().map(|l| l.name()).collect();
-                Error::invalid_argument(format!(
-                    "unknown layout `{s}` (known: {})",
-                    names.join(", ")
-                ))
-            })
+        parse_name(&Layout::ALL, Layout::name, "layout", s)
     }
 
     /// How this generator makes a heading's anchor.
@@ -143,16 +134,7 @@ impl Anchors {
     /// # Errors
     /// [`Error::InvalidArgument`] listing the known names.
     pub fn parse(s: &str) -> Result<Anchors> {
-        Anchors::ALL
-            .into_iter()
-            .find(|a| a.name().eq_ignore_ascii_case(s.trim()))
-            .ok_or_else(|| {
-                let names: Vec<_> = Anchors::ALL.iter().map(|a| a.name()).collect();
-                Error::invalid_argument(format!(
-                    "unknown anchor rule `{s}` (known: {})",
-                    names.join(", ")
-                ))
-            })
+        parse_name(&Anchors::ALL, Anchors::name, "anchor rule", s)
     }
 }
 
@@ -161,12 +143,14 @@ impl Anchors {
 /// (`## Setup {#setup-linux}`, MkDocs' `attr_list` and Docusaurus) gets that id.
 pub fn anchor(style: Anchors, heading: &str) -> String {
     let (text, id) = heading_text(heading);
-    if let Some(id) = id {
-        return id;
-    }
+    id.unwrap_or_else(|| slug(style, &text))
+}
+
+/// The anchor `style` makes of a heading's rendered text.
+fn slug(style: Anchors, text: &str) -> String {
     match style {
         Anchors::Github => {
-            let lower = crate::text::analyze::lowercase(&text);
+            let lower = crate::text::analyze::lowercase(text);
             lower
                 .chars()
                 .filter_map(|c| match c {
@@ -187,7 +171,7 @@ pub fn anchor(style: Anchors, heading: &str) -> String {
         Anchors::Mkdocs => {
             // slugify: NFKD, then ASCII only; `[^\w\s-]` dropped; trimmed, lowercase;
             // `[-\s]+` one `-`.
-            let ascii: String = normalize_form(&text, Form::Nfkd)
+            let ascii: String = normalize_form(text, Form::Nfkd)
                 .chars()
                 .filter(|c| {
                     c.is_ascii()
@@ -203,7 +187,7 @@ pub fn anchor(style: Anchors, heading: &str) -> String {
         Anchors::Vitepress => {
             const PUNCT: &str =
                 "~`!@#$%^&*()-_+=[]{}|\\;:\"'\u{201c}\u{201d}\u{2018}\u{2019}<>,.?/";
-            let plain: String = normalize_form(&text, Form::Nfkd)
+            let plain: String = normalize_form(text, Form::Nfkd)
                 .chars()
                 .filter(|c| !('\u{300}'..='\u{36f}').contains(c))
                 .collect();
@@ -339,36 +323,20 @@ impl SiteLinks {
         })
     }
 
-    /// Links from their parts, as `site.json`'s `links` holds them: the layout's name, the
-    /// pattern, the anchor rule's name (default github) and the pages' own URLs.
+    /// Reads links from `site.json`'s `links` (JSON), checked as [`SiteLinks::for_pattern`]
+    /// checks a pattern; a layout or a pattern is needed.
     ///
     /// # Errors
-    /// [`Error::InvalidArgument`] for an unknown layout or anchor rule, a pattern without
-    /// `{path}`, or neither a layout nor a pattern.
-    pub fn from_parts(
-        layout: Option<&str>,
-        pattern: Option<&str>,
-        anchors: Option<&str>,
-        pages: BTreeMap<String, String>,
-    ) -> Result<SiteLinks> {
-        // Not a derived deserializer: the search module reads these from a JavaScript object,
-        // and serde's code for it (with serde_json's) would add about 7 KB gzipped to it.
-        let layout = layout.map(Layout::parse).transpose()?;
-        let anchors = anchors.map(Anchors::parse).transpose()?.unwrap_or_default();
-        match pattern {
-            Some(p) => Ok(SiteLinks {
-                layout,
-                pages,
-                ..SiteLinks::for_pattern(p, anchors)?
-            }),
-            None => Ok(SiteLinks {
-                layout: Some(layout.ok_or_else(|| {
-                    Error::invalid_argument("site links: neither a layout nor a pattern")
-                })?),
-                pattern: None,
-                anchors,
-                pages,
-            }),
+    /// [`Error::InvalidArgument`] naming what is wrong.
+    pub fn from_json(json: &str) -> Result<SiteLinks> {
+        let links: SiteLinks = serde_json::from_str(json)
+            .map_err(|e| Error::invalid_argument(format!("site links: {e}")))?;
+        match &links.pattern {
+            Some(p) => SiteLinks::for_pattern(p, links.anchors).map(|_| links),
+            None if links.layout.is_none() => Err(Error::invalid_argument(
+                "site links: neither a layout nor a pattern",
+            )),
+            None => Ok(links),
         }
     }
 
@@ -484,18 +452,37 @@ impl SiteLinks {
     /// `title` (the top of the page).
     pub fn href(&self, path: &str, title: &str, headings: &[String]) -> String {
         let url = self.page_url(path);
-        match headings.last() {
-            Some(h) if !(headings.len() == 1 && heading_text(h).0.trim() == title.trim()) => {
-                let id = anchor(self.anchors, h);
-                if id.is_empty() {
-                    url
-                } else {
-                    format!("{url}#{id}")
-                }
-            }
-            _ => url,
+        let Some(h) = headings.last() else { return url };
+        let (text, id) = heading_text(h);
+        if headings.len() == 1 && is_title(&text, title) {
+            return url;
+        }
+        let id = id.unwrap_or_else(|| slug(self.anchors, &text));
+        if id.is_empty() {
+            url
+        } else {
+            format!("{url}#{id}")
         }
     }
+
+    /// The headings a hit is shown under, as the site renders them (their Markdown read as
+    /// text, attribute lists left out), outermost first, without the page's `title` when it
+    /// is the outermost (a result shows the title already).
+    pub fn trail(title: &str, headings: &[String]) -> Vec<String> {
+        let mut texts: Vec<String> = headings
+            .iter()
+            .map(|h| heading_text(h).0.trim().to_string())
+            .collect();
+        if texts.first().is_some_and(|t| is_title(t, title)) {
+            texts.remove(0);
+        }
+        texts
+    }
+}
+
+/// Whether a heading's rendered `text` is the page's `title`.
+fn is_title(text: &str, title: &str) -> bool {
+    text.trim() == title.trim()
 }
 
 /// `url` with its last path segment replaced by `slug`.
@@ -539,7 +526,7 @@ pub struct Manifest {
 }
 
 /// How to index a docs folder for its site ([`write()`]; `wikidex site`'s flags, the JSON the
-/// Node package's `buildSite` takes).
+/// Node package's `writeSiteSync` takes).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct SiteOptions {
@@ -645,6 +632,10 @@ pub struct SiteReport {
     pub manifest: Manifest,
     /// The build of the index.
     pub build: crate::BuildReport,
+    /// What to paste into a page of the site: the UI's stylesheet and script (`ui.css`,
+    /// `ui.js`, as the bundle's assets name them) from the bundle folder at the site's root,
+    /// and the search element.
+    pub snippet: String,
 }
 
 /// The blob's file name in the bundle.
@@ -686,16 +677,16 @@ pub fn write(
         strict: options.strict,
         ..crate::BuildOptions::default()
     };
-    let session = crate::Session::build(
+    let (index, sync) = crate::build(
         crate::Source::Folder(src.to_path_buf()),
         &build,
         None,
+        None,
         progress,
     )?;
-    let report = session.build_report().unwrap_or_default();
-    let index = session.index();
+    let report = sync.build;
     links.add_overrides(index.pages());
-    let bytes = session.to_bytes()?;
+    let bytes = index.to_bytes()?;
     let mut tags: Vec<String> = index
         .pages()
         .iter()
@@ -723,8 +714,9 @@ pub fn write(
     };
     let dir = parts.iter().fold(out.to_path_buf(), |d, p| d.join(p));
     claim_folder(&dir)?;
-    let json = serde_json::to_vec_pretty(&manifest)
-        .map_err(|e| Error::invalid_argument(format!("site.json: {e}")))?;
+    let json = serde_json::to_vec_pretty(&manifest).map_err(|e| Error::Encode {
+        detail: format!("site.json: {e}"),
+    })?;
     let mut files = Vec::new();
     let blob = (BLOB_FILE.to_string(), bytes);
     let head = (MANIFEST_FILE.to_string(), json);
@@ -742,11 +734,17 @@ pub fn write(
         }
         files.push(name.clone());
     }
+    let at = parts.join("/");
     Ok(SiteReport {
         bundle: dir,
         files,
         manifest,
         build: report,
+        snippet: format!(
+            "<link rel=\"stylesheet\" href=\"/{at}/ui.css\">\n\
+             <script type=\"module\" src=\"/{at}/ui.js\"></script>\n\
+             <wikidex-search></wikidex-search>"
+        ),
     })
 }
 
@@ -847,17 +845,17 @@ mod tests {
         assert_eq!(l.page_url("e.md"), "docs/e");
         let json = serde_json::to_string(&l).unwrap();
         assert_eq!(serde_json::from_str::<SiteLinks>(&json).unwrap(), l);
-        let parts =
-            SiteLinks::from_parts(Some("docusaurus"), None, Some("github"), l.pages.clone());
+        let parts = SiteLinks::from_json(
+            r#"{"layout": "docusaurus", "anchors": "github", "pages": {"a/b.md": "docs/a/bee", "c.md": "docs/top", "d.md": "/elsewhere/d"}}"#,
+        );
         assert_eq!(parts.unwrap(), l);
-        let err = |l, p, a| {
-            SiteLinks::from_parts(l, p, a, BTreeMap::new())
-                .unwrap_err()
-                .code()
-        };
-        assert_eq!(err(None, None, None), "invalid_argument");
-        assert_eq!(err(Some("jekyll"), None, None), "invalid_argument");
-        assert_eq!(err(None, Some("/x"), None), "invalid_argument");
-        assert_eq!(err(Some("hugo"), None, Some("kebab")), "invalid_argument");
+        let err = |json: &str| SiteLinks::from_json(json).unwrap_err().code();
+        assert_eq!(err("{}"), "invalid_argument");
+        assert_eq!(err(r#"{"layout": "jekyll"}"#), "invalid_argument");
+        assert_eq!(err(r#"{"pattern": "/x"}"#), "invalid_argument");
+        assert_eq!(
+            err(r#"{"layout": "hugo", "anchors": "kebab"}"#),
+            "invalid_argument"
+        );
     }
 }
