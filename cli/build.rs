@@ -29,28 +29,25 @@ fn main() {
         p.is_file() && !name.starts_with('.') && !name.ends_with(".md") && !name.ends_with(".d.ts")
     });
     shipped.sort();
-    if shipped.is_empty() {
-        files.push(ui.join("ui.js"));
-    }
     files.extend(shipped);
     let mut assets = String::from("&[\n");
-    let mut missing = String::from("&[\n");
+    let mut missing = Vec::new();
     for f in &files {
         println!("cargo:rerun-if-changed={}", f.display());
         let name = f.file_name().unwrap().to_str().unwrap();
         if f.is_file() {
             writeln!(assets, "    ({name:?}, include_bytes!({:?})),", abs(f)).unwrap();
         } else {
-            writeln!(missing, "    {:?},", abs(f)).unwrap();
+            missing.push(abs(f));
         }
     }
     assets.push(']');
-    missing.push(']');
-    if missing.lines().count() > 2
+    if !missing.is_empty()
         && std::env::var_os("WIKIDEX_REQUIRE_SITE_BUNDLE").is_some_and(|v| v == "1")
     {
-        panic!("the site bundle is missing files (run `make wasm`): {missing}");
+        panic!("the site bundle is missing files (run `make wasm`): {missing:?}");
     }
+    let missing = format!("&{missing:?}");
     let out = PathBuf::from(std::env::var("OUT_DIR").unwrap()).join("site_bundle.rs");
     let code = format!(
         "/// The bundle's files: (name, bytes).\npub(crate) const ASSETS: &[(&str, &[u8])] = {assets};\n\

@@ -112,8 +112,7 @@ do_node_pack() {
 		bindings-node/index.d.ts bindings-node/native.js LICENSE-MIT LICENSE-APACHE "$pkg/"
 	mkdir -p "$pkg/bin"
 	cp bindings-node/bin/wikidex.js "$pkg/bin/"
-	# `npx wikidex site`'s bundle files.
-	WASM_MODULES=search CARGO="$CARGO" scripts/wasm-build.sh >&2
+	# `npx wikidex site`'s bundle files (the search module built by do_node first).
 	scripts/site-assets.sh "$pkg/site"
 	# The published manifest: the platforms staged here, the addon out of the main package,
 	# no scripts, no development dependencies.
@@ -150,6 +149,9 @@ do_node_pack() {
 }
 
 do_node() {
+	# The package ships the search module (`npx wikidex site`): built before the freshness
+	# check, so that a change to the module makes the package stale.
+	WASM_MODULES=search CARGO="$CARGO" scripts/wasm-build.sh >&2
 	local inputs=("${RUST_INPUTS[@]}" bindings-node/Cargo.toml bindings-node/build.rs bindings-node/src
 		bindings-node/package.json bindings-node/README.md bindings-node/index.js bindings-node/index.mjs
 		bindings-node/index.d.ts bindings-node/native.js bindings-node/types.d.ts bindings-node/bin

@@ -23,6 +23,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 SEMVER = r"\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?"
+# Up to the opening quote of `version = "` in Cargo.toml's [workspace.package] table.
+WORKSPACE_VERSION = r'^\[workspace\.package\]\n(?:[^\[\n][^\n]*\n)*?version = "'
 
 # (file, pattern): group 1 of each match is a copy of the version. `count` is how many matches
 # the file must have (a pattern that stops matching is an error, not a silent pass).
@@ -43,7 +45,7 @@ COPIES = [
 
 def current() -> str:
     text = (ROOT / "Cargo.toml").read_text(encoding="utf-8")
-    m = re.search(r'^\[workspace\.package\]\n(?:[^\[\n][^\n]*\n)*?version = "(' + SEMVER + r')"$', text, re.M)
+    m = re.search(WORKSPACE_VERSION + '(' + SEMVER + r')"$', text, re.M)
     if not m:
         sys.exit("version: no `version = \"X.Y.Z\"` in [workspace.package] of Cargo.toml")
     return m.group(1)
@@ -80,7 +82,7 @@ def set_version(new: str) -> None:
     old = current()
     cargo = ROOT / "Cargo.toml"
     text = cargo.read_text(encoding="utf-8")
-    text = re.sub(r'(^\[workspace\.package\]\n(?:[^\[\n][^\n]*\n)*?version = ")' + re.escape(old) + '"',
+    text = re.sub('(' + WORKSPACE_VERSION + ')' + re.escape(old) + '"',
                   lambda m: m.group(1) + new + '"', text, count=1, flags=re.M)
     cargo.write_text(text, encoding="utf-8")
     for rel, pattern, _ in COPIES:

@@ -8,7 +8,7 @@
 /** Any one browser step (launch, navigation, one query's keystrokes). */
 export const STEP_MS = 30_000
 
-export const quantile = (xs, q) => {
+const quantile = (xs, q) => {
   const s = [...xs].sort((a, b) => a - b)
   return s.length ? s[Math.min(s.length - 1, Math.floor(q * s.length))] : NaN
 }
@@ -24,7 +24,7 @@ export function withTimeout(promise, ms, what) {
   ]).finally(() => clearTimeout(timer))
 }
 
-export async function newPage(browser) {
+async function newPage(browser) {
   const context = await browser.newContext()
   const page = await context.newPage()
   page.setDefaultTimeout(STEP_MS)
@@ -34,7 +34,7 @@ export async function newPage(browser) {
   return { context, page, errors }
 }
 
-export const RUNTIME = /\.(js|mjs|wasm|pagefind)$/
+const RUNTIME = /\.(js|mjs|wasm|pagefind)$/
 
 /** Page load to the first results of `q`, in a fresh context: time and bytes. */
 export async function firstResult(browser, server, engine, q) {

@@ -1,4 +1,4 @@
-// The wikidex side of bench/compare_browser.mjs: the search bundle `wikidex site` writes
+// The wikidex side of bench/compare_browser.mjs and bench/docs-sites/compare.mjs: the search bundle `wikidex site` writes
 // (site.json, the UI's worker.js, the wasm search module, the blob), driven as its UI (ui.js)
 // drives it: site.json fetched, worker.js started from the bundle folder, `open` with the
 // manifest (the worker then reads the blob's head, exactly `head_end` bytes, while the module
@@ -33,11 +33,11 @@ fetch(new URL('site.json', bundle))
 
 // What a search asks for. `keystroke`: the UI's results list, here 10 page hits with snippets
 // and highlights (the UI also asks for `explain`, left out here as Pagefind has no such
-// panel). `full`: the ranking only, 100 deep, for nDCG@10 and MAP. The worker adds each hit's
+// panel). `full`: the ranking only, as deep as the bench asks (100 for MAP, 10 for nDCG@10). The worker adds each hit's
 // URL, as it does for the UI.
 const OPTIONS = {
-  keystroke: (n) => ({ limit: n, always: 'separate' }),
-  full: (n) => ({ limit: n, always: 'separate', snippets: false }),
+  keystroke: (n) => ({ limit: n }),
+  full: (n) => ({ limit: n, snippets: false }),
 }
 
 /** One search as the UI sends it: time from postMessage to the results on this thread. */

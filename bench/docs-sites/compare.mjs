@@ -8,7 +8,7 @@
 // target/release/wikidex and target/debug/wikidex) indexes the Markdown the generator read and
 // writes its bundle into SITE/wikidex/: site.json, the blob, the wasm search module
 // (`make wasm`'s pkg-search) and the UI's worker, which reads the blob by HTTP range requests.
-// The harness page (bench/docs-sites/harness/wikidex.js) drives that worker as the bundle's
+// The harness page (bench/browser/wikidex.js, as for compare_browser.mjs) drives that worker as the bundle's
 // ui.js does.
 // Pagefind: `pagefind --site SITE` over the generator's HTML, driven by bench/browser/pagefind.js
 // (its runtime as its UI uses it: search, then the data of the results shown).
@@ -51,7 +51,6 @@ const { chromium } = requireNode('playwright-core')
 const PAGEFIND_DIR = join(ROOT, 'bindings-node', 'node_modules', 'pagefind')
 const PAGEFIND = join(ROOT, 'bindings-node', 'node_modules', '.bin', 'pagefind')
 const PROJECTS = ['pymdown-extensions', 'python-markdown']
-const PKG_SEARCH = join(ROOT, 'bindings-wasm', 'pkg-search')
 // As bindings-wasm/tests/browser/chromium.mjs launches it.
 const CHROMIUM = '/usr/bin/chromium'
 const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync']
@@ -84,7 +83,6 @@ const WIKIDEX = wikidexBin()
 
 for (const [what, path] of [
   ['the wikidex CLI (make release, or cargo build -p wikidex-cli)', WIKIDEX],
-  ['the search module (make wasm)', join(PKG_SEARCH, 'wikidex_wasm_bg.wasm')],
   ['pagefind (make node-deps)', PAGEFIND],
   ['Chromium (scripts/chromium.sh)', CHROMIUM],
 ]) {
@@ -167,7 +165,7 @@ function buildWikidex(p) {
   const ms = performance.now() - t0
   if (r.status !== 0) throw new Error(`${p.name}: \`wikidex site\` failed: ${(r.stderr || r.error?.message || '').trim()}`)
   const manifest = JSON.parse(readFileSync(join(p.site, 'wikidex', 'site.json'), 'utf8'))
-  return { mode: 'site', folder: 'wikidex', buildMs: ms, pages: manifest.pages, chunks: manifest.chunks, query: '' }
+  return { buildMs: ms, pages: manifest.pages, chunks: manifest.chunks }
 }
 
 function buildPagefind(p) {
@@ -179,8 +177,7 @@ function buildPagefind(p) {
   return { buildMs: ms, pages }
 }
 
-// --- the measurements (as bench/compare_browser.mjs takes them) ---
-
+// --- the measurements (bench/browser/measure.mjs, as bench/compare_browser.mjs takes them) ---
 
 /** The first 10 results of each full query, as source paths; and how many had none. */
 function rankings(browser, server, engine, queries, toPath) {
@@ -263,8 +260,7 @@ const report = {
 try {
   const root = join(T, 'root')
   mkdirSync(join(root, 'bench'), { recursive: true })
-  for (const f of ['wikidex.html', 'wikidex.js']) cpSync(join(HERE, 'harness', f), join(root, 'bench', f))
-  for (const f of ['pagefind.html', 'pagefind.js']) cpSync(join(ROOT, 'bench', 'browser', f), join(root, 'bench', f))
+  for (const f of ['wikidex.html', 'wikidex.js', 'pagefind.html', 'pagefind.js']) cpSync(join(ROOT, 'bench', 'browser', f), join(root, 'bench', f))
   const sites = []
   for (const name of chosen) {
     say(`${name}: the project (scripts/docs-project.sh)`)
@@ -285,11 +281,11 @@ try {
   for (const { p, j, files, wx, pf } of sites) {
     const prefix = `/${p.name}/`
     const engines = {
-      wikidex: { page: `/bench/wikidex.html?bundle=${prefix}${wx.folder}/${wx.query}`, prefix: `${prefix}${wx.folder}/`, toPath: (path) => path },
+      wikidex: { page: `/bench/wikidex.html?bundle=${prefix}wikidex/`, prefix: `${prefix}wikidex/`, toPath: (path) => path },
       pagefind: { page: `/bench/pagefind.html?site=${prefix}`, prefix: `${prefix}pagefind/`, toPath: pagefindToPath(files, prefix) },
     }
     const r = await compare(browser, server, p.name, engines, j)
-    r.wikidex.bundle = { mode: wx.mode, buildMs: wx.buildMs, bytes: sizeOf(join(p.site, wx.folder)), pages: wx.pages, chunks: wx.chunks }
+    r.wikidex.bundle = { buildMs: wx.buildMs, bytes: sizeOf(join(p.site, 'wikidex')), pages: wx.pages, chunks: wx.chunks }
     r.pagefind.bundle = { buildMs: pf.buildMs, bytes: sizeOf(join(p.site, 'pagefind')), pages: pf.pages }
     report.projects[p.name] = { markdownFiles: files.length, queries: j.queries.length, judgments: Object.values(j.qrels).reduce((n, q) => n + Object.keys(q).length, 0), ...r }
   }
