@@ -343,6 +343,20 @@ export interface SiteManifest {
   chunks: number
   tags: string[]
   types: string[]
+  /** The semantic lane, when the bundle was written with a model: what the UI's toggle loads. */
+  semantic?: SiteSemantic
+}
+/** A site bundle's model (`wikidex site --model`): the module with the model runner, the ONNX file and its tokenizer, each relative to the bundle folder. */
+export interface SiteSemantic {
+  model_id: string
+  dim: number
+  /** What the model puts before a query and a passage. */
+  prompts: { query: string; passage: string }
+  module: string
+  onnx: string
+  tokenizer: string
+  /** What turning the toggle on downloads, in bytes as stored. */
+  bytes: number
 }
 export interface SiteReport {
   /** The bundle folder. */
@@ -597,7 +611,9 @@ export declare function version(): string
  * Indexes the Markdown sources in `src` (the folder a static site's generator reads) and
  * writes the search bundle into `out`'s bundle folder (`wikidex site`; the core's
  * `site::write`): the blob, `site.json` and `assets` (`{file name: bytes}`: the browser's
- * search module and UI, which this package ships in `site/` and `bin/wikidex.js` passes).
- * `options`: `layout`, `url_pattern`, `anchors`, `bundle_dir`, `config`, `strict`.
+ * search module and UI, and under `semantic/` the module with the model runner, which this
+ * package ships in `site/` and `bin/wikidex.js` passes). `options`: `layout`, `url_pattern`,
+ * `anchors`, `bundle_dir`, `config`, `strict`. `model`: a model folder; the pages are embedded
+ * with it and the bundle gets what the UI's semantic toggle loads.
  */
-export declare function writeSiteSync(src: string, out: string, options: SiteOptions, assets: Record<string, Buffer>): SiteReport
+export declare function writeSiteSync(src: string, out: string, options: SiteOptions, assets: Record<string, Buffer>, model?: string | null): SiteReport

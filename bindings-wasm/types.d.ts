@@ -325,6 +325,20 @@ export interface SiteManifest {
   chunks: number
   tags: string[]
   types: string[]
+  /** The semantic lane, when the bundle was written with a model: what the UI's toggle loads. */
+  semantic?: SiteSemantic
+}
+/** A site bundle's model (`wikidex site --model`): the module with the model runner, the ONNX file and its tokenizer, each relative to the bundle folder. */
+export interface SiteSemantic {
+  model_id: string
+  dim: number
+  /** What the model puts before a query and a passage. */
+  prompts: { query: string; passage: string }
+  module: string
+  onnx: string
+  tokenizer: string
+  /** What turning the toggle on downloads, in bytes as stored. */
+  bytes: number
 }
 export interface SiteReport {
   /** The bundle folder. */

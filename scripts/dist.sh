@@ -149,13 +149,14 @@ do_node_pack() {
 }
 
 do_node() {
-	# The package ships the search module (`npx wikidex site`): built before the freshness
-	# check, so that a change to the module makes the package stale.
-	WASM_MODULES=search CARGO="$CARGO" scripts/wasm-build.sh >&2
+	# The package ships the search module and the model runner's (`npx wikidex site`, with
+	# --model): built before the freshness check, so that a change to them makes it stale.
+	WASM_MODULES="search full" CARGO="$CARGO" scripts/wasm-build.sh >&2
 	local inputs=("${RUST_INPUTS[@]}" bindings-node/Cargo.toml bindings-node/build.rs bindings-node/src
 		bindings-node/package.json bindings-node/README.md bindings-node/index.js bindings-node/index.mjs
 		bindings-node/index.d.ts bindings-node/native.js bindings-node/types.d.ts bindings-node/bin
-		bindings-wasm/ui bindings-wasm/pkg-search/wikidex_wasm.js bindings-wasm/pkg-search/wikidex_wasm_bg.wasm)
+		bindings-wasm/ui bindings-wasm/pkg-search/wikidex_wasm.js bindings-wasm/pkg-search/wikidex_wasm_bg.wasm
+		bindings-wasm/pkg-full/wikidex_wasm.js bindings-wasm/pkg-full/wikidex_wasm_bg.wasm)
 	if ! stale "$out/wikidex-$version.tgz" "${inputs[@]}" \
 		&& [ -n "$(find "$out" -maxdepth 1 \( -name "wikidex-linux-*-$version.tgz" -o -name "wikidex-darwin-*-$version.tgz" \
 			-o -name "wikidex-win32-*-$version.tgz" \) -print -quit)" ]; then
@@ -232,10 +233,12 @@ do_web() {
 do_cli() {
 	local name="wikidex-$version-$triple"
 	local archive="$out/$name.tar.gz"
-	# The binary carries `wikidex site`'s bundle: the search module and the UI (cli/build.rs).
-	WASM_MODULES=search CARGO="$CARGO" scripts/wasm-build.sh >&2
+	# The binary carries `wikidex site`'s bundle: the search module, the UI and the model
+	# runner's module (cli/build.rs).
+	WASM_MODULES="search full" CARGO="$CARGO" scripts/wasm-build.sh >&2
 	if ! stale "$archive" "${RUST_INPUTS[@]}" cli/Cargo.toml cli/build.rs cli/src cli/README.md \
-		bindings-wasm/ui bindings-wasm/pkg-search/wikidex_wasm_bg.wasm bindings-wasm/pkg-search/wikidex_wasm.js; then
+		bindings-wasm/ui bindings-wasm/pkg-search/wikidex_wasm_bg.wasm bindings-wasm/pkg-search/wikidex_wasm.js \
+		bindings-wasm/pkg-full/wikidex_wasm_bg.wasm bindings-wasm/pkg-full/wikidex_wasm.js; then
 		log "cli: $archive is up to date"; return
 	fi
 	log "cli: cargo build --release -p wikidex-cli"

@@ -54,6 +54,7 @@ NOT_IN_PYTHON = {
     "ToolLimits": OPTIONS,
     "SiteOptions": "`wikidex site` (the CLI, and the Node package's `npx wikidex site`); Python has no site build",
     "SiteManifest": "the site bundle's site.json, written by `wikidex site`; Python has no site build",
+    "SiteSemantic": "a site bundle's model, in site.json, written by `wikidex site`; Python has no site build",
     "SiteReport": "what `wikidex site` wrote; Python has no site build",
     "SiteLinkRules": "site.json's links, read by the browser module; Python has no site build",
 }

@@ -10,12 +10,15 @@ const { parseArgs } = require('node:util')
 const { writeSiteSync } = require('../index.js')
 
 const USAGE = `usage: wikidex site SRC --out DIR [--layout NAME] [--url-pattern PATTERN]
-                    [--anchors NAME] [--bundle-dir DIR] [--language LANG] [--strict] [--json]
+                    [--anchors NAME] [--bundle-dir DIR] [--model DIR] [--language LANG]
+                    [--strict] [--json]
 
 Indexes the Markdown sources in SRC (the folder the site's generator reads) and writes the
 search bundle into DIR/wikidex/ (the built site's folder); nothing else in DIR is touched.
 --layout names the site's generator (mkdocs, mdbook, docusaurus, vitepress, hugo: a wrong
 name is answered with the list); --url-pattern replaces its URL rule ('/docs/{path}.html').
+--model DIR embeds the pages with that model folder and adds it to the bundle, with the
+browser's model runner, for the search box's semantic toggle.
 Then add to a page:
   <link rel="stylesheet" href="/wikidex/ui.css">
   <script type="module" src="/wikidex/ui.js"></script>
@@ -47,6 +50,7 @@ function main(argv) {
         'url-pattern': { type: 'string' },
         anchors: { type: 'string' },
         'bundle-dir': { type: 'string' },
+        model: { type: 'string' },
         language: { type: 'string' },
         strict: { type: 'boolean', default: false },
         json: { type: 'boolean', default: false },
@@ -64,7 +68,12 @@ function main(argv) {
   if (positionals.length !== 1 || v.out === undefined) fail('usage', `give one SRC folder and --out\n\n${USAGE}`, v.json)
   const dir = join(__dirname, '..', 'site')
   const assets = {}
-  for (const name of readdirSync(dir)) assets[name] = readFileSync(join(dir, name))
+  // The search module and UI, and in semantic/ the model runner's module (for --model).
+  for (const sub of ['', 'semantic']) {
+    for (const e of readdirSync(join(dir, sub), { withFileTypes: true })) {
+      if (e.isFile()) assets[sub ? `${sub}/${e.name}` : e.name] = readFileSync(join(dir, sub, e.name))
+    }
+  }
   const options = {
     layout: v.layout ?? null,
     url_pattern: v['url-pattern'] ?? null,
@@ -75,7 +84,7 @@ function main(argv) {
   }
   let report
   try {
-    report = writeSiteSync(positionals[0], v.out, options, assets)
+    report = writeSiteSync(positionals[0], v.out, options, assets, v.model ?? null)
   } catch (e) {
     fail(e.code ?? 'error', e.message, v.json)
   }
@@ -85,6 +94,8 @@ function main(argv) {
   }
   const m = report.manifest
   console.log(`wrote ${report.bundle}: ${m.pages} pages, ${m.chunks} chunks, ${report.files.length} files`)
+  const s = m.semantic
+  if (s) console.log(`semantic toggle: ${s.model_id} (${s.dim} dimensions), ${(s.bytes / 1e6).toFixed(1)} MB loaded when a reader turns it on`)
   for (const s of report.build.skipped) console.log(`  skipped ${s.path}${s.line ? `:${s.line}` : ''}: [${s.code}] ${s.reason}`)
   for (const w of report.build.warnings) console.log(`  warning ${w.path}: ${w.message}`)
   console.log('add search to a page of the site:')

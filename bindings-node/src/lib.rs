@@ -1215,10 +1215,12 @@ pub fn model_packages() -> Vec<&'static str> {
 /// Indexes the Markdown sources in `src` (the folder a static site's generator reads) and
 /// writes the search bundle into `out`'s bundle folder (`wikidex site`; the core's
 /// `site::write`): the blob, `site.json` and `assets` (`{file name: bytes}`: the browser's
-/// search module and UI, which this package ships in `site/` and `bin/wikidex.js` passes).
-/// `options`: `layout`, `url_pattern`, `anchors`, `bundle_dir`, `config`, `strict`.
+/// search module and UI, and under `semantic/` the module with the model runner, which this
+/// package ships in `site/` and `bin/wikidex.js` passes). `options`: `layout`, `url_pattern`,
+/// `anchors`, `bundle_dir`, `config`, `strict`. `model`: a model folder; the pages are embedded
+/// with it and the bundle gets what the UI's semantic toggle loads.
 #[napi(
-    ts_args_type = "src: string, out: string, options: SiteOptions, assets: Record<string, Buffer>",
+    ts_args_type = "src: string, out: string, options: SiteOptions, assets: Record<string, Buffer>, model?: string | null",
     ts_return_type = "SiteReport"
 )]
 pub fn write_site_sync(
@@ -1227,6 +1229,7 @@ pub fn write_site_sync(
     out: String,
     options: Option<Value>,
     assets: HashMap<String, Buffer>,
+    model: Option<String>,
 ) -> napi::Result<Json> {
     let options: wikidex::site::SiteOptions =
         self::options("site options", options).or_throw(&env)?;
@@ -1238,6 +1241,7 @@ pub fn write_site_sync(
         std::path::Path::new(&out),
         &options,
         &assets,
+        model.as_deref().map(std::path::Path::new),
         &mut |_, _, _| ControlFlow::Continue(()),
     )
     .or_throw(&env)?;

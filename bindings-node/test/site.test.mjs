@@ -2,7 +2,7 @@
 // files this package ships in site/, and coded errors for what it cannot do.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, readdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, dirname } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -38,6 +38,33 @@ test('npx wikidex site writes the bundle the CLI writes, touching nothing else',
     assert.equal(c.status, 0, c.stderr)
     assert.deepEqual(JSON.parse(readFileSync(join(cliOut, 'wikidex', 'site.json'), 'utf8')), site)
     assert.deepEqual(readFileSync(join(cliOut, 'wikidex', 'wikidex.wdx')), readFileSync(join(bundle, 'wikidex.wdx')))
+  }
+})
+
+test('npx wikidex site --model: the model and its runner for the semantic toggle, as the CLI writes them', { timeout: 180_000 }, (t) => {
+  const minilm = join(ROOT, 'models', 'all-MiniLM-L6-v2')
+  if (!existsSync(join(minilm, 'model-int8.onnx'))) return t.skip(`no model at ${minilm}`)
+  const model = mkdtempSync(join(tmpdir(), 'wikidex-site-model-'))
+  symlinkSync(join(minilm, 'model-int8.onnx'), join(model, 'model.onnx'))
+  symlinkSync(join(minilm, 'tokenizer.json'), join(model, 'tokenizer.json'))
+  const wiki = join(ROOT, 'examples', 'wiki')
+  const out = mkdtempSync(join(tmpdir(), 'wikidex-site-node-'))
+  const r = run(['site', wiki, '--out', out, '--layout', 'mkdocs', '--model', model, '--json'])
+  assert.equal(r.status, 0, r.stderr + r.stdout)
+  const site = JSON.parse(r.stdout).manifest
+  assert.equal(site.semantic.dim, 384)
+  const files = ['model.onnx', 'tokenizer.json', 'wikidex_wasm.js', 'wikidex_wasm_bg.wasm']
+  assert.deepEqual(readdirSync(join(out, 'wikidex', 'semantic')).sort(), files)
+  assert.equal(site.semantic.bytes, files.reduce((n, f) => n + statSync(join(out, 'wikidex', 'semantic', f)).size, 0))
+  const cli = process.env.WIKIDEX_BIN
+  if (cli) {
+    const cliOut = mkdtempSync(join(tmpdir(), 'wikidex-site-cli-'))
+    const c = spawnSync(cli, ['site', wiki, '--out', cliOut, '--layout', 'mkdocs', '--model', model, '--json'], { encoding: 'utf8' })
+    assert.equal(c.status, 0, c.stderr)
+    assert.deepEqual(JSON.parse(readFileSync(join(cliOut, 'wikidex', 'site.json'), 'utf8')), site)
+    for (const f of files) {
+      assert.deepEqual(readFileSync(join(cliOut, 'wikidex', 'semantic', f)), readFileSync(join(out, 'wikidex', 'semantic', f)), f)
+    }
   }
 })
 

@@ -14,7 +14,8 @@ export interface WikidexUIOptions {
 
 /**
  * A search box with filters and results, searching the bundle's index in a Web Worker as the
- * user types. Nothing loads before the box is first focused or typed in, but `site.json`.
+ * user types. Nothing loads before the box is first focused or typed in, but `site.json`; a
+ * hit's term scores load when its why panel opens.
  * Errors show in the element with a code: `file` (the page was opened from a file), `http`
  * (a file of the bundle answered an HTTP error), `network`, `site_json`, `wasm` (the module did
  * not load or compile), `worker`, or the core's own (`incompatible_format`, ...).
@@ -27,10 +28,17 @@ export class WikidexUI {
   readonly bundle: URL
   /** The search box (`role="combobox"`). */
   readonly input: HTMLInputElement
-  /** The results (`role="listbox"`); `dataset.query` is the query the hits shown answer. */
+  /** The results (`role="listbox"`); `dataset.query` is the query the hits shown answer, `dataset.semantic` whether they were ranked by meaning too. */
   readonly list: HTMLUListElement
   /** Searches for `query` as if it were typed (without it: the text in the box). */
   search(query?: string): void
+  /**
+   * Turns ranking by meaning on or off, as the "By meaning" toggle does: offered when the bundle
+   * was written with a model (`wikidex site --model`; site.json's `semantic`), which then loads
+   * the first time (the model runner's module and the model, in the bundle's `semantic/`). The
+   * semantic lane then ranks beside the lexical ones. A bundle without a model ignores it.
+   */
+  setSemantic(on: boolean): void
   /** Stops the worker and empties the element. */
   destroy(): void
 }

@@ -12,7 +12,9 @@
 // text (never innerHTML: the text is the pages').
 //
 // Nothing loads until the search box is first focused or typed in, except site.json (small:
-// the filters are drawn from it, and a broken bundle shows its error at once).
+// the filters are drawn from it, and a broken bundle shows its error at once). A hit's term
+// scores load when its why panel first opens; the model, when the semantic toggle (offered
+// when the bundle has one) is first turned on.
 
 const HERE = new URL('./', import.meta.url)
 const FILE = 'Search needs the site served over HTTP: browsers do not let a page opened from a file load the index. Serve the folder, e.g. '
@@ -55,6 +57,14 @@ export class WikidexUI {
     this.active = -1
     this.tags = new Set()
     this.types = new Set()
+    // The semantic toggle's state, and whether the model has answered once.
+    this.semantic = false
+    this.modelReady = false
+    // The search the shown hits answer (the why panel asks it again, with explanations), and
+    // the why panels waiting for theirs.
+    this.asked = null
+    this.drawn = null
+    this.explains = new Map()
 
     this.input = attrs(el('input', 'wikidex-input'), {
       type: 'search',
@@ -67,6 +77,9 @@ export class WikidexUI {
       spellcheck: 'false',
       placeholder,
     })
+    this.meaning = attrs(el('button', 'wikidex-chip wikidex-semantic', 'By meaning'), { type: 'button', 'aria-pressed': 'false' })
+    this.meaning.hidden = true
+    this.meaning.addEventListener('click', () => this.setSemantic(!this.semantic))
     this.filters = el('div', 'wikidex-filters')
     this.filters.hidden = true
     this.error = attrs(el('div', 'wikidex-error'), { role: 'alert' })
@@ -75,7 +88,7 @@ export class WikidexUI {
     this.list = attrs(el('ul', 'wikidex-results'), { role: 'listbox', id: `${this.id}-list`, 'aria-label': 'Search results' })
     this.list.hidden = true
     const box = attrs(el('div', 'wikidex'), { role: 'search' })
-    box.append(this.input, this.filters, this.error, this.status, this.list)
+    box.append(this.input, this.meaning, this.filters, this.error, this.status, this.list)
     host.replaceChildren(box)
 
     const start = () => this.start()
@@ -106,7 +119,10 @@ export class WikidexUI {
         return res.json().catch((e) => Promise.reject(coded(e, 'site_json')))
       })
     this.site.then(
-      (site) => this.drawFilters(site),
+      (site) => {
+        this.drawFilters(site)
+        this.offerSemantic(site.semantic)
+      },
       (e) => this.fail(e.code, e.message),
     )
   }
@@ -148,9 +164,28 @@ export class WikidexUI {
       return this.render(null)
     }
     this.inFlight = true
-    const options = { tags: [...this.tags], types: [...this.types], explain: true }
+    const options = { tags: [...this.tags], types: [...this.types] }
     if (this.limit) options.limit = this.limit
-    this.worker.postMessage({ type: 'search', id: ++this.seq, query: text, options })
+    this.asked = { query: text, options, semantic: this.semantic }
+    if (this.semantic && !this.modelReady) this.say(`Loading the model (${mb(this.semanticBytes)})…`)
+    this.worker.postMessage({ type: 'search', id: ++this.seq, ...this.asked })
+  }
+
+  /** Turns searching by meaning (the semantic lane, with the bundle's model) on or off. */
+  setSemantic(on) {
+    if (this.meaning.hidden || on === this.semantic) return
+    this.semantic = on
+    this.meaning.setAttribute('aria-pressed', String(on))
+    this.start()
+    this.search()
+  }
+
+  /** Shows the semantic toggle when the bundle has a model. */
+  offerSemantic(semantic) {
+    if (!semantic) return
+    this.semanticBytes = semantic.bytes
+    this.meaning.title = `Also rank by meaning, with the model ${semantic.model_id} (${mb(semantic.bytes)}, loaded the first time)`
+    this.meaning.hidden = false
   }
 
   /** Stops the worker and empties the element. */
@@ -162,6 +197,7 @@ export class WikidexUI {
   }
 
   receive(data) {
+    if (data.type === 'explained') return this.explained(data)
     if (data.type === 'ready') {
       this.ready = true
       this.say('')
@@ -172,8 +208,11 @@ export class WikidexUI {
       this.inFlight = false
       if (data.id > this.shown) {
         this.shown = data.id
-        if (data.type === 'results') this.render(data)
-        else this.say(`Search failed: ${data.message} (${data.code})`)
+        if (data.type === 'results') {
+          if (data.semantic) this.modelReady = true
+          this.drawn = this.asked
+          this.render(data)
+        } else this.say(`Search failed: ${data.message} (${data.code})`)
       }
       if (this.pending) {
         this.pending = false
@@ -232,6 +271,7 @@ export class WikidexUI {
     const hits = msg?.results.hits ?? []
     this.list.replaceChildren(...hits.map((h, i) => this.option(h, msg.urls[i], msg.trails[i], i)))
     this.list.dataset.query = msg?.results.query ?? ''
+    this.list.dataset.semantic = String(!!msg?.semantic)
     this.open(hits.length > 0)
     this.say(!msg ? '' : hits.length ? `${hits.length} result${hits.length === 1 ? '' : 's'}` : 'No results')
   }
@@ -262,7 +302,8 @@ export class WikidexUI {
     return li
   }
 
-  /** Opens or closes a hit's why panel, drawn the first time it opens. */
+  /** Opens or closes a hit's why panel, drawn the first time it opens; its term scores are
+   * asked for then (the search again, with explanations). */
   why(toggle) {
     const li = toggle.closest('li')
     let panel = li.querySelector('.wikidex-why')
@@ -270,9 +311,26 @@ export class WikidexUI {
       panel = whyPanel(toggle.hit)
       panel.id = `${li.id}-why`
       li.append(panel)
+      if (this.drawn && this.worker) {
+        const id = ++this.seq
+        this.explains.set(id, panel)
+        panel.append(el('p', 'wikidex-pending', 'Loading the term scores…'))
+        const { query, options, semantic } = this.drawn
+        this.worker.postMessage({ type: 'explain', id, query, options: { ...options, explain: true }, semantic, chunk: toggle.hit.chunk })
+      }
     } else panel.hidden = !panel.hidden
     toggle.setAttribute('aria-expanded', String(!panel.hidden))
     toggle.textContent = panel.hidden ? 'Why?' : 'Hide why'
+  }
+
+  /** Draws the term scores into the why panel that asked for them. */
+  explained(data) {
+    const panel = this.explains.get(data.id)
+    this.explains.delete(data.id)
+    if (!panel) return
+    panel.querySelector('.wikidex-pending')?.remove()
+    if (data.code) panel.append(el('p', null, `The term scores did not load: ${data.message} (${data.code})`))
+    else panel.append(...termTable(data.hit))
   }
 
   key(e) {
@@ -342,8 +400,10 @@ function table(cls, head, rows) {
   return t
 }
 
-/** Why a hit ranked where it did: each lane's rank and share of the fused score, and the
- * lexical lane's term scores. */
+const mb = (bytes) => `${(bytes / 1e6).toFixed(0)} MB`
+
+/** Why a hit ranked where it did: each lane's rank and share of the fused score (the lexical
+ * lane's term scores come with the hit's explanation: `termTable`). */
 function whyPanel(hit) {
   const panel = el('div', 'wikidex-why')
   panel.append(
@@ -354,17 +414,20 @@ function whyPanel(hit) {
       hit.lanes.map((l) => [l.lane, l.status, l.rank ?? '–', num(l.contribution, 4)]),
     ),
   )
-  const terms = hit.explain?.lexical ?? []
-  if (terms.length) {
-    panel.append(
-      table(
-        'wikidex-terms',
-        ['Term', 'tf', 'df', 'idf', 'Score'],
-        terms.map((t) => [t.matched ? `${t.term} → ${t.matched}` : t.term, t.tf, t.df, num(t.idf, 2), num(t.score, 3)]),
-      ),
-    )
-  }
   return panel
+}
+
+/** The lexical lane's term scores for `hit` (with its explanation), if it has any. */
+function termTable(hit) {
+  const terms = hit?.explain?.lexical ?? []
+  if (!terms.length) return []
+  return [
+    table(
+      'wikidex-terms',
+      ['Term', 'tf', 'df', 'idf', 'Score'],
+      terms.map((t) => [t.matched ? `${t.term} → ${t.matched}` : t.term, t.tf, t.df, num(t.idf, 2), num(t.score, 3)]),
+    ),
+  ]
 }
 
 /** `<wikidex-search placeholder="…" bundle="…" limit="…">`: a `WikidexUI` in the element. */

@@ -363,6 +363,12 @@ pub(crate) struct SiteArgs {
     /// The bundle's folder inside --out (default wikidex).
     #[arg(long)]
     pub(crate) bundle_dir: Option<String>,
+    /// A model folder (tokenizer.json and its ONNX file): the pages are embedded with it, and
+    /// the bundle gets the model and the browser's model runner for the search box's semantic
+    /// toggle (about 4.5 MB gzipped plus the model, loaded only when a reader turns it on).
+    /// Without it, the bundle searches with the lexical lanes.
+    #[arg(long)]
+    pub(crate) model: Option<PathBuf>,
     /// Fail on the first page that cannot be used instead of skipping and reporting it.
     #[arg(long)]
     pub(crate) strict: bool,

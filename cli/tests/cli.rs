@@ -1498,6 +1498,96 @@ fn site_writes_a_bundle_that_links_hits_to_the_built_pages() {
 }
 
 #[test]
+fn site_with_a_model_adds_what_the_semantic_toggle_loads_and_drops_it_without() {
+    let minilm = repo().join("models/all-MiniLM-L6-v2");
+    if !minilm.join("model-int8.onnx").is_file() {
+        eprintln!("skipped: no model at {}", minilm.display());
+        return;
+    }
+    // The int8 model as its package ships it: a folder with model.onnx and tokenizer.json.
+    let model = temp("site-model");
+    std::os::unix::fs::symlink(minilm.join("model-int8.onnx"), model.join("model.onnx")).unwrap();
+    std::os::unix::fs::symlink(minilm.join("tokenizer.json"), model.join("tokenizer.json"))
+        .unwrap();
+    let src = docs_folder();
+    let out = temp("docs-site-model");
+    let site = |extra: &[&str]| {
+        let mut args = vec![
+            "site",
+            src.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--layout",
+            "mkdocs",
+            "--json",
+        ];
+        args.extend(extra);
+        let r = wikidex(&args);
+        assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+        json(&r)
+    };
+    let report = site(&["--model", model.to_str().unwrap()]);
+    let bundle = out.join("wikidex");
+    let semantic = &report["site"]["semantic"];
+    assert_eq!(semantic["dim"], 384, "{semantic}");
+    assert_eq!(semantic["module"], "semantic/wikidex_wasm.js");
+    let mut bytes = 0;
+    for f in [
+        "model.onnx",
+        "tokenizer.json",
+        "wikidex_wasm.js",
+        "wikidex_wasm_bg.wasm",
+    ] {
+        let path = bundle.join("semantic").join(f);
+        assert!(path.is_file(), "{f} missing from the bundle");
+        bytes += std::fs::metadata(&path).unwrap().len();
+    }
+    assert_eq!(semantic["bytes"], bytes);
+    assert_eq!(
+        std::fs::read(bundle.join(semantic["onnx"].as_str().unwrap())).unwrap(),
+        std::fs::read(minilm.join("model-int8.onnx")).unwrap()
+    );
+    // The blob holds the pages' vectors: a search with the model runs the semantic lane.
+    let blob = bundle.join("wikidex.wdx");
+    let s = wikidex(&[
+        "search",
+        blob.to_str().unwrap(),
+        "installing it",
+        "--model",
+        model.to_str().unwrap(),
+        "--json",
+    ]);
+    let lanes = json(&s)["lanes"].clone();
+    let semantic_lane = lanes
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|l| l["lane"] == "semantic")
+        .unwrap();
+    assert_eq!(semantic_lane["status"], "ok", "{lanes}");
+    // Written again without a model: no semantic lane, and none of its files left behind.
+    let report = site(&[]);
+    assert!(report["site"].get("semantic").is_none(), "{report}");
+    assert!(!bundle.join("semantic").exists());
+    // A folder without a model is a coded error naming the file it lacks, as `build --model`'s.
+    let err = wikidex(&[
+        "site",
+        src.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--layout",
+        "mkdocs",
+        "--model",
+        out.to_str().unwrap(),
+        "--json",
+    ]);
+    assert_eq!(err.status.code(), Some(1));
+    let e = json(&err)["error"].clone();
+    assert_eq!(e["code"], "io", "{e}");
+    assert!(e["message"].as_str().unwrap().contains("model.onnx"), "{e}");
+}
+
+#[test]
 fn site_refuses_what_it_cannot_do_with_coded_errors() {
     let src = docs_folder();
     let out = temp("docs-site-errors");

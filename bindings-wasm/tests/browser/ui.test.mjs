@@ -8,7 +8,7 @@
 import { test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
 import { execFileSync } from 'node:child_process'
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
@@ -20,6 +20,9 @@ const UI = join(ROOT, 'bindings-wasm', 'ui')
 /** What `wikidex site` copies of the UI's folder: all but its docs and declarations. */
 const SHIPPED = readdirSync(UI).filter((f) => !f.endsWith('.md') && !f.endsWith('.d.ts'))
 const QUERY = 'nightly job crash'
+/** A query the semantic lane ranks differently: its words are not the pages'. */
+const SEMANTIC = 'overnight scheduled task broke'
+let semanticFirst
 /** The built page (MkDocs' URL rule) of the page the query should find first. */
 const EXPECTED = '/docs/global/answer_why_nightly_crashed_2024_03_12/'
 
@@ -84,6 +87,19 @@ window.ui.search(${JSON.stringify(QUERY)})
 <wikidex-search id="nowhere" bundle="/nowhere/"></wikidex-search>
 <wikidex-search id="file" bundle="file:///nowhere/"></wikidex-search>`,
   )
+  // A bundle with a model (int8 MiniLM, as its package ships it) for the semantic toggle.
+  const model = join(tmp, 'model')
+  mkdirSync(model)
+  symlinkSync(join(ROOT, 'models', 'all-MiniLM-L6-v2', 'model-int8.onnx'), join(model, 'model.onnx'))
+  symlinkSync(join(ROOT, 'models', 'all-MiniLM-L6-v2', 'tokenizer.json'), join(model, 'tokenizer.json'))
+  const sem = join(tmp, 'sem')
+  execFileSync(BIN, ['site', join(ROOT, 'examples', 'wiki'), '--out', sem, '--layout', 'mkdocs', '--model', model], { stdio: ['ignore', 'ignore', 'pipe'] })
+  for (const f of SHIPPED) cpSync(join(UI, f), join(sem, 'wikidex', f))
+  writeFileSync(join(sem, 'index.html'), snippet('/sem/'))
+  // What the native search ranks first for SEMANTIC, with the model and without it.
+  const first = (...args) =>
+    JSON.parse(execFileSync(BIN, ['search', join(sem, 'wikidex', 'wikidex.wdx'), SEMANTIC, '--json', ...args], { encoding: 'utf8' })).hits[0].page_id
+  semanticFirst = { on: first('--model', model), off: first('--lanes', 'lexical,token') }
   chromium = await open(tmp)
 })
 
@@ -240,6 +256,8 @@ test('the search box of a site served from a subpath', { timeout: 120_000 }, asy
     assert.deepEqual(lanes.map((r) => r[0]), ['lexical', 'semantic', 'token'])
     assert.equal(lanes[0][1], 'ok')
     assert.match(lanes[0][2], /^\d+$/, 'the lexical lane ranked it')
+    // The term scores are asked for when the panel first opens.
+    await why.locator('table.wikidex-terms').waitFor()
     const terms = await why.locator('table.wikidex-terms tbody td:first-child').allTextContents()
     assert.ok(terms.includes('crash'), terms.join(' '))
     // A press on the toggle kept the focus in the box; a second one closes the panel.
@@ -281,6 +299,57 @@ test('the search box of a site served from a subpath', { timeout: 120_000 }, asy
   })
 
   assert.deepEqual(errors, [], 'no uncaught error or console error')
+})
+
+test('the semantic toggle loads the bundle\'s model when turned on and ranks as native', { timeout: 240_000 }, async (t) => {
+  const { page, url, errors, requests } = chromium
+  const list = 'wikidex-search [role=listbox]'
+  const first = () => page.$eval(`${OPTIONS}:first-child`, (li) => li.dataset.page)
+
+  await t.test('a bundle without a model offers no toggle', async () => {
+    await page.goto(`${url}/docs/guide/`)
+    await page.locator('wikidex-search .wikidex-filters').waitFor()
+    assert.ok(await page.locator('wikidex-search .wikidex-semantic').isHidden())
+  })
+
+  await page.goto(`${url}/sem/`)
+  const toggle = page.locator('wikidex-search .wikidex-semantic')
+  await toggle.waitFor()
+  assert.equal(await toggle.getAttribute('aria-pressed'), 'false')
+  await page.locator(INPUT).fill(SEMANTIC)
+  await answered(page)
+
+  await t.test('off: the lexical lanes rank, and nothing of the model loads', async () => {
+    assert.equal(await page.$eval(list, (l) => l.dataset.semantic), 'false')
+    assert.equal(await first(), semanticFirst.off)
+    assert.deepEqual(requests.filter((r) => r.path.startsWith('/sem/wikidex/semantic/')), [])
+  })
+
+  await t.test('on: the model loads once, the query is embedded, the first hit is native\'s', async () => {
+    assert.notEqual(semanticFirst.on, semanticFirst.off, 'the query tells the two apart')
+    await toggle.click()
+    assert.equal(await toggle.getAttribute('aria-pressed'), 'true')
+    await page.waitForFunction((sel) => document.querySelector(sel).dataset.semantic === 'true', list, { timeout: 180_000 })
+    assert.equal(await first(), semanticFirst.on)
+    const loaded = requests.filter((r) => r.path.startsWith('/sem/wikidex/semantic/')).map((r) => r.path).sort()
+    assert.deepEqual(loaded, ['/sem/wikidex/semantic/model.onnx', '/sem/wikidex/semantic/tokenizer.json', '/sem/wikidex/semantic/wikidex_wasm.js', '/sem/wikidex/semantic/wikidex_wasm_bg.wasm'])
+    const why = page.locator(`${OPTIONS}:first-child .wikidex-why-toggle`)
+    await why.click()
+    const panel = page.locator(`#${await why.getAttribute('aria-controls')}`)
+    await panel.locator('table.wikidex-terms').waitFor()
+    const lanes = await panel.locator('table.wikidex-lanes tbody tr').evaluateAll((rows) => rows.map((r) => [...r.cells].map((c) => c.textContent)))
+    const semantic = lanes.find((r) => r[0] === 'semantic')
+    assert.equal(semantic?.[1], 'ok', JSON.stringify(lanes))
+    assert.match(semantic[2], /^\d+$/)
+  })
+
+  await t.test('off again: the lexical ranking comes back, the model stays loaded', async () => {
+    await toggle.click()
+    await page.waitForFunction((sel) => document.querySelector(sel).dataset.semantic === 'false', list)
+    assert.equal(await first(), semanticFirst.off)
+    assert.equal(requests.filter((r) => r.path === '/sem/wikidex/semantic/model.onnx').length, 1)
+  })
+  assert.deepEqual(errors, [], 'no uncaught error or console error in the page')
 })
 
 test('new WikidexUI({ element, limit }) from a module script', { timeout: 60_000 }, async () => {

@@ -39,7 +39,14 @@ pub(crate) fn site(a: SiteArgs) -> Result<ExitCode, Error> {
         .map(|(name, bytes)| ((*name).to_string(), bytes.to_vec()))
         .collect();
     let report = with_progress(a.json, |progress| {
-        wikidex::site::write(&a.src, &a.out, &options, &assets, progress)
+        wikidex::site::write(
+            &a.src,
+            &a.out,
+            &options,
+            &assets,
+            a.model.as_deref(),
+            progress,
+        )
     })?;
     let bundle = report.bundle.display().to_string();
     if a.json {
@@ -60,6 +67,14 @@ pub(crate) fn site(a: SiteArgs) -> Result<ExitCode, Error> {
         m.chunks,
         report.files.len()
     );
+    if let Some(s) = &m.semantic {
+        say!(
+            "semantic toggle: {} ({} dimensions), {:.1} MB loaded when a reader turns it on",
+            s.model_id,
+            s.dim,
+            s.bytes as f64 / 1e6
+        );
+    }
     print_problems(&report.build);
     say!("add search to a page of the site:");
     for line in report.snippet.lines() {

@@ -523,6 +523,32 @@ pub struct Manifest {
     pub tags: Vec<String>,
     /// Every page type, sorted.
     pub types: Vec<String>,
+    /// The semantic lane, when the bundle holds vectors ([`write()`] with a model): what the
+    /// UI's toggle loads to embed queries in the browser.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub semantic: Option<SemanticManifest>,
+}
+
+/// The model a bundle's UI runs in the browser to embed queries: the same ONNX file and
+/// tokenizer that embedded the pages, and the browser's module with the model runner
+/// (`pkg-full`), all under [`SEMANTIC_DIR`] in the bundle folder.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SemanticManifest {
+    /// The model's id, as the index stores it with its vectors.
+    pub model_id: String,
+    /// Dimensions of its vectors.
+    pub dim: usize,
+    /// What it puts before a query and a passage.
+    pub prompts: crate::embed::Prompts,
+    /// The module with the model runner (its `.wasm` beside it), relative to the bundle.
+    pub module: String,
+    /// The ONNX file, relative to the bundle.
+    pub onnx: String,
+    /// Its `tokenizer.json`, relative to the bundle.
+    pub tokenizer: String,
+    /// What turning the lane on downloads: the module, its `.wasm`, the model and its
+    /// tokenizer, in bytes as stored.
+    pub bytes: u64,
 }
 
 /// How to index a docs folder for its site ([`write()`]; `wikidex site`'s flags, the JSON the
@@ -640,6 +666,12 @@ pub struct SiteReport {
 
 /// The blob's file name in the bundle.
 pub const BLOB_FILE: &str = "wikidex.wdx";
+/// The bundle's subfolder for the semantic lane ([`SemanticManifest`]): assets named
+/// `semantic/…` are the browser's module with the model runner, written only with a model.
+pub const SEMANTIC_DIR: &str = "semantic";
+/// The module with the model runner, among the assets.
+#[cfg(feature = "embed")]
+const SEMANTIC_MODULE: [&str; 2] = ["semantic/wikidex_wasm.js", "semantic/wikidex_wasm_bg.wasm"];
 /// The manifest's file name in the bundle.
 pub const MANIFEST_FILE: &str = "site.json";
 
@@ -647,31 +679,46 @@ pub const MANIFEST_FILE: &str = "site.json";
 /// the search bundle into `out`'s bundle folder (`out/wikidex/` by default): the blob
 /// ([`BLOB_FILE`]), [`MANIFEST_FILE`], and `assets` (the browser's search module and UI, as
 /// the caller ships them: `(file name, bytes)`). Nothing outside the bundle folder is
-/// written; the author's HTML stays as it is. No model: the bundle searches with the lexical
-/// and token lanes.
+/// written; the author's HTML stays as it is.
+///
+/// Without a model, the bundle searches with the lexical and token lanes, and the assets under
+/// [`SEMANTIC_DIR`] are not written (nor kept from an earlier run). With `model` (a model
+/// folder, as `--model` names it), the pages are embedded with it, and the bundle's
+/// [`SEMANTIC_DIR`] holds what the UI's semantic toggle loads: the module with the model runner
+/// (the caller's `semantic/wikidex_wasm.js` and `semantic/wikidex_wasm_bg.wasm` assets), the
+/// model's ONNX file and its tokenizer ([`Manifest::semantic`]).
 ///
 /// # Errors
 /// As [`SiteOptions::links`] and [`SiteOptions::bundle`]; an asset name that is not a plain
-/// file name, or that is the blob's or the manifest's, is [`Error::InvalidArgument`]; the
-/// build's errors ([`crate::build`]); [`Error::Io`] naming the file that could not be written.
+/// file name (or one under [`SEMANTIC_DIR`]), or that is the blob's or the manifest's, is
+/// [`Error::InvalidArgument`], and so is a model without the module's assets; a model that
+/// does not load (or a build without the model runner) is [`Error::Model`]; the build's errors
+/// ([`crate::build`]); [`Error::Io`] naming the file that could not be read or written.
 #[cfg(feature = "fs")]
 pub fn write(
     src: &std::path::Path,
     out: &std::path::Path,
     options: &SiteOptions,
     assets: &[(String, Vec<u8>)],
+    model: Option<&std::path::Path>,
     progress: &mut dyn FnMut(crate::BuildStage, usize, usize) -> std::ops::ControlFlow<()>,
 ) -> Result<SiteReport> {
     let mut links = options.links()?;
     let (parts, root) = options.bundle()?;
+    let plain = |n: &str| !n.is_empty() && !n.contains(['/', '\\']) && !n.starts_with('.');
     for (name, _) in assets {
-        let plain = !name.is_empty() && !name.contains(['/', '\\']) && !name.starts_with('.');
-        if !plain || name == BLOB_FILE || name == MANIFEST_FILE {
+        let ok = match name.split_once('/') {
+            Some((SEMANTIC_DIR, rest)) => plain(rest),
+            Some(_) => false,
+            None => plain(name),
+        };
+        if !ok || name == BLOB_FILE || name == MANIFEST_FILE {
             return Err(Error::invalid_argument(format!(
-                "asset `{name}`: a bundle file needs a plain file name other than {BLOB_FILE} and {MANIFEST_FILE}"
+                "asset `{name}`: a bundle file needs a plain file name (or `{SEMANTIC_DIR}/` and one) other than {BLOB_FILE} and {MANIFEST_FILE}"
             )));
         }
     }
+    let semantic = model.map(|dir| site_model(dir, assets)).transpose()?;
     let build = crate::BuildOptions {
         config: docs_config(options.config.clone()),
         strict: options.strict,
@@ -680,7 +727,7 @@ pub fn write(
     let (index, sync) = crate::build(
         crate::Source::Folder(src.to_path_buf()),
         &build,
-        None,
+        semantic.as_ref().map(|s| s.embedder.clone()),
         None,
         progress,
     )?;
@@ -711,24 +758,41 @@ pub fn write(
         chunks: report.chunks,
         tags,
         types,
+        semantic: semantic.as_ref().map(|s| s.manifest.clone()),
     };
     let dir = parts.iter().fold(out.to_path_buf(), |d, p| d.join(p));
     claim_folder(&dir)?;
     let json = serde_json::to_vec_pretty(&manifest).map_err(|e| Error::Encode {
         detail: format!("site.json: {e}"),
     })?;
+    // A bundle written with a model before keeps no model files it no longer uses.
+    let semantic_dir = dir.join(SEMANTIC_DIR);
+    match std::fs::remove_dir_all(&semantic_dir) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+            return Err(Error::io(&semantic_dir, e))
+        }
+        _ => {}
+    }
     let mut files = Vec::new();
     let blob = (BLOB_FILE.to_string(), bytes);
     let head = (MANIFEST_FILE.to_string(), json);
+    let model_files = semantic.as_ref().map_or(&[][..], |s| &s.files[..]);
+    let shipped = assets
+        .iter()
+        .filter(|(name, _)| semantic.is_some() || !name.starts_with(SEMANTIC_DIR));
     for (name, data) in std::iter::once(&blob)
-        .chain(assets)
+        .chain(shipped)
+        .chain(model_files)
         .chain(std::iter::once(&head))
     {
         let path = dir.join(name);
         if name == BLOB_FILE {
             crate::front::file::save_atomic(&path, data)?;
         } else {
-            let temp = dir.join(format!(".{name}.wikidex-tmp"));
+            let parent = path.parent().unwrap_or(&dir);
+            std::fs::create_dir_all(parent).map_err(|e| Error::io(parent, e))?;
+            let file = path.file_name().and_then(|f| f.to_str()).unwrap_or(name);
+            let temp = parent.join(format!(".{file}.wikidex-tmp"));
             std::fs::write(&temp, data).map_err(|e| Error::io(&temp, e))?;
             std::fs::rename(&temp, &path).map_err(|e| Error::io(&path, e))?;
         }
@@ -744,6 +808,76 @@ pub fn write(
             "<link rel=\"stylesheet\" href=\"/{at}/ui.css\">\n\
              <script type=\"module\" src=\"/{at}/ui.js\"></script>\n\
              <wikidex-search></wikidex-search>"
+        ),
+    })
+}
+
+/// A bundle's model: what embeds the pages, what `site.json` says of it, and the files the
+/// bundle gets for it (the ONNX file and the tokenizer; the module comes with the assets).
+#[cfg(feature = "fs")]
+struct SiteModel {
+    embedder: std::sync::Arc<dyn crate::embed::Embedder>,
+    manifest: SemanticManifest,
+    files: Vec<(String, Vec<u8>)>,
+}
+
+/// Loads the model in `dir` (as [`crate::embed::discover`] loads a named folder) and reads the
+/// files the browser loads to run it.
+#[cfg(all(feature = "fs", feature = "embed"))]
+fn site_model(dir: &std::path::Path, assets: &[(String, Vec<u8>)]) -> Result<SiteModel> {
+    use crate::embed::Embedder as _;
+    let missing: Vec<&str> = SEMANTIC_MODULE
+        .iter()
+        .copied()
+        .filter(|m| !assets.iter().any(|(n, _)| n == m))
+        .collect();
+    if !missing.is_empty() {
+        return Err(Error::invalid_argument(format!(
+            "a bundle with a model needs the browser's module with the model runner, and this \
+             wikidex was packaged without {} (in a checkout: `make wasm`)",
+            missing.join(", ")
+        )));
+    }
+    let found = crate::embed::discover(Some(dir), None, &[])?.ok_or_else(|| Error::Model {
+        detail: format!("{}: no model", dir.display()),
+    })?;
+    let model = found.load(crate::OnnxOptions::default())?;
+    let read = |path: &std::path::Path| std::fs::read(path).map_err(|e| Error::io(path, e));
+    let onnx = format!("{SEMANTIC_DIR}/model.onnx");
+    let tokenizer = format!("{SEMANTIC_DIR}/tokenizer.json");
+    let files = vec![
+        (onnx.clone(), read(&found.onnx)?),
+        (tokenizer.clone(), read(&found.dir.join("tokenizer.json"))?),
+    ];
+    let bytes = assets
+        .iter()
+        .filter(|(n, _)| n.starts_with(SEMANTIC_DIR))
+        .chain(&files)
+        .map(|(_, b)| b.len() as u64)
+        .sum();
+    let manifest = SemanticManifest {
+        model_id: model.model_id().to_string(),
+        dim: model.dim(),
+        prompts: model.prompts().clone(),
+        module: SEMANTIC_MODULE[0].to_string(),
+        onnx,
+        tokenizer,
+        bytes,
+    };
+    Ok(SiteModel {
+        embedder: std::sync::Arc::new(model),
+        manifest,
+        files,
+    })
+}
+
+/// Without the model runner, a model is an error.
+#[cfg(all(feature = "fs", not(feature = "embed")))]
+fn site_model(dir: &std::path::Path, _: &[(String, Vec<u8>)]) -> Result<SiteModel> {
+    Err(Error::Model {
+        detail: format!(
+            "{}: this build of wikidex has no model runner (the `embed` feature)",
+            dir.display()
         ),
     })
 }
