@@ -24,9 +24,27 @@ export function withTimeout(promise, ms, what) {
   ]).finally(() => clearTimeout(timer))
 }
 
-async function newPage(browser) {
+/**
+ * `RTT_MS:KBPS` (e.g. `150:1600`, a slow 4G link) as the DevTools protocol's network
+ * conditions: each request waits the round trip, and bodies arrive at that many kilobits per
+ * second (down; up at half of it). Applies to the page and to its workers' requests.
+ */
+export function parseNetwork(spec) {
+  const m = /^(\d+):(\d+)$/.exec(spec ?? '')
+  if (!m) throw new Error(`--network ${spec}: expected RTT_MS:KBPS, like 150:1600`)
+  const [rtt, kbps] = [Number(m[1]), Number(m[2])]
+  return { spec, offline: false, latency: rtt, downloadThroughput: (kbps * 1000) / 8, uploadThroughput: (kbps * 1000) / 16 }
+}
+
+async function newPage(browser, network) {
   const context = await browser.newContext()
   const page = await context.newPage()
+  if (network) {
+    const cdp = await context.newCDPSession(page)
+    await cdp.send('Network.enable')
+    const { spec, ...conditions } = network
+    await cdp.send('Network.emulateNetworkConditions', conditions)
+  }
   page.setDefaultTimeout(STEP_MS)
   page.setDefaultNavigationTimeout(STEP_MS)
   const errors = []
@@ -36,9 +54,10 @@ async function newPage(browser) {
 
 const RUNTIME = /\.(js|mjs|wasm|pagefind)$/
 
-/** Page load to the first results of `q`, in a fresh context: time and bytes. */
-export async function firstResult(browser, server, engine, q) {
-  const { context, page, errors } = await newPage(browser)
+/** Page load to the first results of `q`, in a fresh context (over `network`'s link, when
+ * given: `parseNetwork`): time and bytes. */
+export async function firstResult(browser, server, engine, q, network) {
+  const { context, page, errors } = await newPage(browser, network)
   try {
     server.reset()
     await page.goto(`${server.url}${engine.page}&q=${encodeURIComponent(q)}`)

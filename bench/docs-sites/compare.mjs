@@ -34,7 +34,11 @@
 // Usage (from the repo root, after `make wasm` and a CLI build: `make release`, or the debug
 // CLI of `cargo test`/`cargo build -p wikidex-cli`):
 //   node bench/docs-sites/compare.mjs [--json [FILE]] [--first-queries 10] [--project NAME]...
+//                                     [--network RTT_MS:KBPS]
 // --json alone prints the JSON instead of the tables; --json FILE writes it there as well.
+// --network 150:1600 loads each page for the first results over a throttled link (DevTools'
+// network emulation: 150 ms round trips, 1.6 Mbit/s down, as a slow 4G phone), where bytes and
+// round trips cost what they cost a reader; the keystrokes and rankings are not affected.
 import { createRequire } from 'node:module'
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir, cpus, arch } from 'node:os'
@@ -42,7 +46,7 @@ import { dirname, join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { execFileSync, spawnSync } from 'node:child_process'
 import { serve } from '../browser/server.mjs'
-import { STEP_MS, firstResult, keystrokes, loaded, median, withTimeout } from '../browser/measure.mjs'
+import { STEP_MS, firstResult, keystrokes, loaded, median, parseNetwork, withTimeout } from '../browser/measure.mjs'
 
 const HERE = dirname(fileURLToPath(import.meta.url))
 const ROOT = join(HERE, '..', '..')
@@ -61,6 +65,7 @@ const jsonAt = args.indexOf('--json')
 const jsonFile = jsonAt >= 0 && args[jsonAt + 1] && !args[jsonAt + 1].startsWith('--') ? args[jsonAt + 1] : null
 const jsonOnly = jsonAt >= 0 && !jsonFile
 const firstQueries = Number(valueOf('--first-queries') ?? 10)
+const network = args.includes('--network') ? parseNetwork(valueOf('--network')) : null
 const projects = args.flatMap((a, i) => (args[i - 1] === '--project' ? [a] : []))
 const chosen = projects.length ? projects : PROJECTS
 const say = (...m) => console.error(...m)
@@ -217,9 +222,9 @@ async function compare(browser, server, name, engines, j) {
   const first = j.queries.slice(0, firstQueries)
   for (const [tool, engine] of Object.entries(engines)) {
     say(`${name}: ${tool}: first results`)
-    await firstResult(browser, server, engine, first[0]) // discarded: Chromium's own first-use costs
+    await firstResult(browser, server, engine, first[0], network) // discarded: Chromium's own first-use costs
     const firsts = []
-    for (const q of first) firsts.push(await firstResult(browser, server, engine, q))
+    for (const q of first) firsts.push(await firstResult(browser, server, engine, q, network))
     say(`${name}: ${tool}: keystrokes`)
     const keys = await keystrokes(browser, server, engine, j.queries)
     say(`${name}: ${tool}: rankings`)
@@ -255,6 +260,7 @@ const report = {
   wikidex: relative(ROOT, WIKIDEX),
   pagefind: JSON.parse(readFileSync(join(PAGEFIND_DIR, 'package.json'), 'utf8')).version,
   firstQueries,
+  network: network?.spec ?? null,
   projects: {},
 }
 try {
@@ -303,7 +309,7 @@ if (jsonOnly) {
   const kb = (n) => (n / 1024).toFixed(1)
   const f = (x, d = 1) => (Number.isFinite(x) ? x.toFixed(d) : '–')
   const ratio = (a, b) => (b && Number.isFinite(a / b) ? `${(a / b).toFixed(2)}x` : '–')
-  console.log(`wikidex (${report.wikidex}, site bundle) vs Pagefind ${report.pagefind}, Chromium ${report.chromium}, ${report.date}, ${report.machine}`)
+  console.log(`wikidex (${report.wikidex}, site bundle) vs Pagefind ${report.pagefind}, Chromium ${report.chromium}, ${report.date}, ${report.machine}${network ? `, first results over ${network.latency} ms / ${network.spec.split(':')[1]} kbit/s` : ''}`)
   for (const [name, r] of Object.entries(report.projects)) {
     const { wikidex: w, pagefind: p } = r
     const rows = [
