@@ -24,19 +24,38 @@ impl std::fmt::Debug for Attached {
     }
 }
 
-/// The text the model sees for each chunk, in chunk order: the page title, then the chunk
-/// text as it is indexed (with the header of the table it continues, if any:
-/// [`crate::text::chunk::indexed_texts`]), without the title when the chunk already starts with it
-/// (as a page's first chunk under its `# heading` does).
+/// The text the model sees for each chunk, in chunk order: the page title and the headings the
+/// chunk sits under (`Runbook > Escalation`, on their own line), then the chunk text as it is
+/// indexed (with the header of the table it continues, if any:
+/// [`crate::text::chunk::indexed_texts`]); without the title or the heading the chunk already
+/// starts with (as a page's first chunk under its `# heading` does). A chunk deep in a long
+/// page is then embedded with what it is about (measured on the development set,
+/// `bench/devset`: the semantic lane's nDCG@10 0.656 → 0.673 with MiniLM, 0.691 → 0.752 on its
+/// conceptual queries).
 pub(crate) fn passages(data: &IndexData) -> Vec<String> {
     crate::text::chunk::indexed_table(&data.pages, &data.chunks)
         .into_iter()
-        .map(|(page, text)| {
+        .zip(&data.chunks)
+        .map(|((page, text), rec)| {
             let head = text.trim_start().trim_start_matches('#').trim_start();
-            if page.title.is_empty() || head.starts_with(page.title.as_str()) {
+            let mut trail: Vec<String> = crate::text::chunk::heading_path(
+                &page.text,
+                page.body_start as usize,
+                rec.start as usize,
+            );
+            if trail.last().is_some_and(|h| head.starts_with(h.as_str())) {
+                trail.pop();
+            }
+            if !page.title.is_empty()
+                && !head.starts_with(page.title.as_str())
+                && trail.first() != Some(&page.title)
+            {
+                trail.insert(0, page.title.clone());
+            }
+            if trail.is_empty() {
                 text.into_owned()
             } else {
-                format!("{}\n{text}", page.title)
+                format!("{}\n{text}", trail.join(" > "))
             }
         })
         .collect()
@@ -257,8 +276,9 @@ impl Index {
         Ok(Index::from_data(data))
     }
 
-    /// The text each chunk's embedding is computed from (page title, then chunk text, after
-    /// the header of the table it continues, if any), in chunk order: what to embed when
+    /// The text each chunk's embedding is computed from (page title and the headings above the
+    /// chunk, then chunk text, after the header of the table it continues, if any), in chunk
+    /// order: what to embed when
     /// bringing your own vectors to [`Index::with_vectors`] (without a model's passage prompt:
     /// the index puts it before these when it embeds them itself).
     pub fn passages(&self) -> Vec<String> {

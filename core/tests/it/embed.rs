@@ -281,6 +281,32 @@ fn page_writes_embed_new_chunks_and_keep_the_rest() {
 }
 
 #[test]
+fn a_passage_names_the_title_and_the_headings_its_chunk_is_under() {
+    let words = "one two three four five six seven eight nine ten eleven twelve thirteen fourteen";
+    let text = format!(
+        "# Runbook\n\nIntro {words}.\n\n## Escalation\n\nWhen {words}.\n\n### Night shift\n\n\
+         Page the on-call engineer {words}.\n"
+    );
+    let mut config = wikidex::Config::default();
+    config.chunk.max_tokens = 16;
+    config.chunk.overlap_tokens = 0;
+    let mut b = IndexBuilder::new(config).unwrap();
+    b.add_file("runbook.md", text.as_bytes()).unwrap();
+    let passages = b.build().unwrap().0.passages();
+    // The first chunk starts with its heading: as it is. A later one gets the trail above it.
+    assert!(passages[0].starts_with("# Runbook"), "{passages:?}");
+    let night = passages
+        .iter()
+        .find(|p| p.contains("Page the on-call"))
+        .unwrap();
+    assert!(
+        night.starts_with("Runbook > Escalation\n### Night shift")
+            || night.starts_with("Runbook > Escalation > Night shift\n"),
+        "{passages:?}"
+    );
+}
+
+#[test]
 fn callers_may_bring_their_own_vectors() {
     let mut b = IndexBuilder::new(Default::default()).unwrap();
     for (p, t) in WIKI {
