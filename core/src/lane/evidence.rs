@@ -8,10 +8,10 @@
 //! `weight / (k + rank)` to every page it ranks, so one more lane's vote for a page is worth
 //! more than the gap between the semantic lane's first and fifth page.
 //!
-//! The signal is the share of the query's term weight the index can read ([`known_share`]):
+//! The signal is the share of the query's term weight the index can read (`known_share`):
 //! each query term weighs its count in the query times its inverse document frequency (a term
 //! the index does not hold weighs what a term in no chunk would, the most), and counts as read
-//! by the credit the token lane gives it ([`token::term_credits`]: 1 for the term itself, less
+//! by the credit the token lane gives it (`token::term_credits`: 1 for the term itself, less
 //! for a typo match or the prefix of a longer term). The rule ([`weight_factor`]): the lexical
 //! and token lanes keep their configured weights when the index reads at least
 //! [`MIN_KNOWN_SHARE`] of the query, and get weight 0 below it (they still run and are
@@ -69,7 +69,7 @@ pub(crate) fn known_share(
 }
 
 /// The factor the lexical and token lanes' weights are multiplied by when the index reads
-/// `known` of the query ([`known_share`]): 1 from [`MIN_KNOWN_SHARE`] up, else 0.
+/// `known` of the query (`known_share`): 1 from [`MIN_KNOWN_SHARE`] up, else 0.
 pub fn weight_factor(known: f32) -> f32 {
     if known >= MIN_KNOWN_SHARE {
         1.0
