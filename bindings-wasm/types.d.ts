@@ -145,7 +145,10 @@ export interface LaneReport {
   reason?: string
   code?: string
   candidates: number
+  /** The lane's fusion weight for this query: the configured weight, or 0 for the lexical and token lanes when the index reads less than two thirds of the query (`known`). */
   weight: number
+  /** Lexical and token lanes that ran beside the semantic lane: the share of the query's term weight (count x idf) the index can read, 0..1. `null`: the lane kept its configured weight. */
+  known: number | null
 }
 export interface SearchResults {
   query: string

@@ -122,6 +122,31 @@ pub(crate) fn print_problems(report: &wikidex::BuildReport) {
     }
 }
 
+/// The weight each lane that ran got for this query, and why (`wikidex::lane::evidence`).
+fn print_weights(r: &SearchResults) {
+    let ran = || r.lanes.iter().filter(|l| l.status.name() == "ok");
+    let weights: Vec<String> = ran()
+        .map(|l| format!("{} {}", l.lane.name(), l.weight))
+        .collect();
+    if weights.is_empty() {
+        return;
+    }
+    let why = match ran().find_map(|l| l.known) {
+        Some(known) if known < wikidex::lane::evidence::MIN_KNOWN_SHARE => format!(
+            " (the index reads {:.0}% of the query's term weight, below {:.0}%: the word lanes \
+             get weight 0)",
+            known * 100.0,
+            wikidex::lane::evidence::MIN_KNOWN_SHARE * 100.0
+        ),
+        Some(known) => format!(
+            " (the index reads {:.0}% of the query's term weight)",
+            known * 100.0
+        ),
+        None => String::new(),
+    };
+    say!("  weights: {}{why}", weights.join(", "));
+}
+
 pub(crate) fn print_results(r: &SearchResults, explain: bool) {
     let lanes: Vec<String> = r
         .lanes
@@ -151,6 +176,9 @@ pub(crate) fn print_results(r: &SearchResults, explain: bool) {
                 }
             }
         }
+    }
+    if explain {
+        print_weights(r);
     }
     if let Some(p) = &r.phrases {
         match &p.reason {

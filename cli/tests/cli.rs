@@ -144,6 +144,11 @@ fn search_text_explains_each_lane() {
     assert!(text.contains("runbook_oncall"), "{text}");
     assert!(text.contains("fused = lexical"), "{text}");
     assert!(text.contains("bm25 "), "{text}");
+    // The weight each lane got for this query, and the share of it the index reads.
+    assert!(
+        text.contains("  weights: lexical 1.5, semantic 2, token 0.75 (the index reads"),
+        "{text}"
+    );
 }
 
 #[test]

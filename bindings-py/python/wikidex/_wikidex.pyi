@@ -288,6 +288,7 @@ class LaneReport(TypedDict):
     code: NotRequired[str]
     candidates: int
     weight: float
+    known: Optional[float]
 
 @type_check_only
 class PhraseReport(TypedDict):

@@ -147,7 +147,7 @@ impl Bm25Scorer {
 }
 
 /// The inverse document frequency of a term in `df` of `index`'s chunks.
-fn idf(index: &LexicalIndex, df: usize) -> f32 {
+pub(crate) fn idf(index: &LexicalIndex, df: usize) -> f32 {
     let n = index.chunk_count() as f64;
     let df = df as f64;
     (1.0 + (n - df + 0.5) / (df + 0.5)).ln() as f32

@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 
 pub use crate::data::config::Lane;
 
+pub mod evidence;
 pub mod fusion;
 pub mod lexical;
 pub mod phrase;

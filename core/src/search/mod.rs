@@ -23,6 +23,7 @@ use std::collections::HashSet;
 use crate::data::error::{Error, Result};
 use crate::embed::Embedder;
 use crate::index::{Caller, Index};
+use crate::lane::evidence;
 use crate::lane::fusion::{self, Fused, LaneRanking};
 use crate::lane::phrase::NO_POSITIONS;
 use crate::lane::typo::{self, Expansion};
@@ -520,6 +521,7 @@ impl Index {
                 status: status.clone(),
                 candidates: ranked.len(),
                 weight: fusion_cfg.weight(lane),
+                known: None,
             });
             if status == LaneStatus::Ok {
                 rankings.push(LaneRanking {
@@ -529,6 +531,7 @@ impl Index {
                 });
             }
         }
+        self.adapt_weights(&qterms, &typos, &mut rankings, &mut reports);
         let mut fused: Vec<Fused> = if opts.chunks {
             fusion::rrf(fusion_cfg.k, &rankings, |a, b| self.cmp_chunk_ids(a, b))
         } else {
@@ -551,6 +554,32 @@ impl Index {
             mask,
             phrases,
         })
+    }
+
+    /// Sets the lexical and token lanes' weights for this query from the share of it the index
+    /// can read ([`crate::lane::evidence`]), in `rankings` and in their `reports`, when the
+    /// semantic lane ran beside them.
+    fn adapt_weights(
+        &self,
+        qterms: &[QueryTerm<'_>],
+        typos: &[Expansion],
+        rankings: &mut [LaneRanking],
+        reports: &mut [LaneReport],
+    ) {
+        if !rankings.iter().any(|r| r.lane == Lane::Semantic) {
+            return;
+        }
+        let known = evidence::known_share(&self.data.lexical, qterms, typos);
+        let factor = evidence::weight_factor(known);
+        for r in rankings.iter_mut().filter(|r| r.lane != Lane::Semantic) {
+            r.weight *= factor;
+        }
+        for report in reports.iter_mut() {
+            if report.lane != Lane::Semantic && report.status == LaneStatus::Ok {
+                report.weight *= factor;
+                report.known = Some(known);
+            }
+        }
     }
 
     /// The query's quoted phrases ([`analyze::quoted`]) that have a searchable word, each with

@@ -118,8 +118,15 @@ pub struct LaneReport {
     pub status: LaneStatus,
     /// Candidates it contributed to fusion.
     pub candidates: usize,
-    /// Its fusion weight.
+    /// Its fusion weight for this query: the configured weight, or 0 for the lexical and
+    /// token lanes when the index reads too little of the query (`known`).
     pub weight: f32,
+    /// For the lexical and token lanes, when they ran beside the semantic lane: the share of
+    /// the query's term weight the index can read (`0.0..=1.0`,
+    /// [`known_share`](crate::lane::evidence)). Below
+    /// [`MIN_KNOWN_SHARE`](crate::lane::evidence::MIN_KNOWN_SHARE) their weight is 0: the
+    /// semantic lane ranks alone. `None`: the lane kept its configured weight.
+    pub known: Option<f32>,
 }
 
 /// The answer to a search.

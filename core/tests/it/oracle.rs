@@ -1215,28 +1215,44 @@ fn check_pages(index: &Index, query: &str, case: &FusionCase) -> Result<Index, S
     };
     let index = index.with_fusion(fusion).map_err(|e| e.to_string())?;
     let index = &index;
+    let opts = SearchOptions {
+        lanes: Some(case.lanes.clone()),
+        limit: Some(case.limit),
+        snippets: false,
+        query_vector: query_vector.clone(),
+        ..Default::default()
+    };
+    let results = index.search(query, &opts).map_err(|e| e.to_string())?;
+    // The weights a query gets are the rule of `lane::evidence` (tests in `fusion.rs`): the
+    // configured weight, or 0 for a word lane beside the semantic lane when the index reads
+    // too little of the query. Fusion is checked with the weights the search reports.
+    let weight_of = |l: Lane| -> Result<f32, String> {
+        let r = results.lanes.iter().find(|r| r.lane == l).unwrap();
+        let kept = r.weight.to_bits() == fusion.weight(l).to_bits();
+        let dropped = r.weight == 0.0
+            && r.known
+                .is_some_and(|k| k < wikidex::lane::evidence::MIN_KNOWN_SHARE);
+        if kept || dropped {
+            Ok(r.weight)
+        } else {
+            Err(format!("{l:?}: weight {} known {:?}", r.weight, r.known))
+        }
+    };
     let lanes: Vec<LaneInput> = case
         .lanes
         .iter()
         .filter(|&&l| l != Lane::Semantic || query_vector.is_some())
         .map(|&l| {
-            (
+            Ok((
                 l,
-                fusion.weight(l),
+                weight_of(l)?,
                 lane_chunks(index, query, l, query_vector.clone()),
-            )
+            ))
         })
-        .collect();
+        .collect::<Result<_, String>>()?;
     let page_ids: Vec<String> = index.pages().iter().map(|p| p.id()).collect();
     let want = oracle_pages(&lanes, case.k, case.limit, &page_ids);
-    let opts = SearchOptions {
-        lanes: Some(case.lanes.clone()),
-        limit: Some(case.limit),
-        snippets: false,
-        query_vector,
-        ..Default::default()
-    };
-    let hits = index.search(query, &opts).map_err(|e| e.to_string())?.hits;
+    let hits = results.hits;
     let id_of = |c: usize| chunks[c].id.as_str();
     let show = |rows: &[PageRow]| -> Vec<String> {
         rows.iter()
