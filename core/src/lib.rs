@@ -67,7 +67,7 @@ pub mod traverse; // walking the graph // the front: session, build plan, builde
 pub use data::{date, offset, options};
 pub use front::{eval, file, querylog, site, tools};
 pub use lane::fusion;
-pub use text::{analyze, chunk, page, raw};
+pub use text::{analyze, chunk, language, page, raw};
 
 pub use cite::{
     AnswerCheck, CitationHeader, CitationStatus, Cited, PromptBlock, QuoteSpan, SentenceSupport,
@@ -77,18 +77,19 @@ pub use data::config::Config;
 pub use data::error::{Error, ErrorRecord, Result};
 pub use data::offset::OffsetUnit;
 pub use data::record::{
-    BuildReport, BuildStage, Skipped, SyncReport, Warning, SKIPPED_OUTSIDE_ROOT,
+    BuildReport, BuildStage, LanguageMix, LanguagePages, Skipped, SyncReport, Warning,
+    SKIPPED_OUTSIDE_ROOT,
 };
 pub use embed::{Embedder, PromptKind, Prompts};
 #[cfg(feature = "embed")]
 pub use embed::{OnnxEmbedder, OnnxOptions};
 #[cfg(feature = "fs")]
 pub use front::build::sync_file;
-pub use front::build::{build, BuildOptions, Source, SyncRecord};
+pub use front::build::{build, BuildOptions, ModelChoice, Source, SyncRecord};
 pub use front::builder::IndexBuilder;
 pub use front::eval::{Collection, Metrics};
 pub use front::querylog::{Insights, LogEntry, QueryLog};
-pub use front::session::{ModelChoice, Session};
+pub use front::session::Session;
 pub use front::shared::SharedIndex;
 pub use front::tools::{ToolDef, ToolLimits, ToolResult, Tools};
 #[cfg(feature = "fs")]

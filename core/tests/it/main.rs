@@ -9,6 +9,7 @@ mod embed;
 mod facets;
 mod fuzz_replay;
 mod hostile;
+mod languages;
 mod layers;
 mod limit;
 mod model_vectors;
