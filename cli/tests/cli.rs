@@ -1590,7 +1590,11 @@ fn issue_32_a_german_wiki_is_analyzed_as_german_unless_told() {
         .as_str()
         .unwrap()
         .starts_with("german: the main language"));
-    let v = json(&build(&wiki, &out, &["--no-embed", "--language", "english"]));
+    let v = json(&build(
+        &wiki,
+        &out,
+        &["--no-embed", "--language", "english"],
+    ));
     assert_eq!(v["language"], "english");
     assert_eq!(v["language_reason"], Value::Null);
     std::fs::remove_dir_all(&dir).unwrap();

@@ -117,7 +117,7 @@ impl LanguageMix {
             })
             .collect();
         // Stable: ties keep the codes' order.
-        languages.sort_by(|a, b| b.pages.cmp(&a.pages));
+        languages.sort_by_key(|l| std::cmp::Reverse(l.pages));
         LanguageMix {
             languages,
             undetected,

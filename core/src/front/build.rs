@@ -213,6 +213,9 @@ pub fn build(
     build_chosen(source, options, model, previous, progress).map(|(i, r, _)| (i, r))
 }
 
+/// A build's index, report, and the model that embedded its chunks.
+type Built = (Index, SyncReport, Option<Arc<dyn Embedder>>);
+
 /// [`build`], and the model that embedded the chunks.
 pub(crate) fn build_chosen(
     source: Source,
@@ -220,7 +223,7 @@ pub(crate) fn build_chosen(
     model: ModelChoice,
     previous: Option<&Index>,
     progress: &mut dyn FnMut(BuildStage, usize, usize) -> ControlFlow<()>,
-) -> Result<(Index, SyncReport, Option<Arc<dyn Embedder>>)> {
+) -> Result<Built> {
     let mut builder = IndexBuilder::new(options.config.clone())?;
     builder.strict(options.strict);
     builder.follow_links_outside_root(options.follow_outside_root);

@@ -87,10 +87,10 @@ fn prose(markdown: &str) -> String {
                     break;
                 }
             }
-            Event::SoftBreak | Event::HardBreak | Event::End(_) => {
-                if !out.ends_with(' ') && !out.is_empty() {
-                    out.push(' ');
-                }
+            Event::SoftBreak | Event::HardBreak | Event::End(_)
+                if !out.ends_with(' ') && !out.is_empty() =>
+            {
+                out.push(' ');
             }
             _ => {}
         }
