@@ -151,6 +151,7 @@ struct Resolved {
 
 impl ModelChoice {
     /// The model for a wiki of languages `mix`, loaded, with the report's notes.
+    #[cfg_attr(not(feature = "embed"), allow(unused_variables))]
     fn resolve(self, mix: &LanguageMix) -> Result<Resolved> {
         let none = Resolved {
             model: None,

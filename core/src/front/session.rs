@@ -29,7 +29,7 @@ use crate::data::error::Result;
 use crate::data::offset::OffsetUnit;
 use crate::data::record::{BuildReport, BuildStage};
 use crate::embed::Embedder;
-use crate::front::build::{build, build_chosen, BuildOptions, ModelChoice, Source, SyncRecord};
+use crate::front::build::{build_chosen, BuildOptions, ModelChoice, Source, SyncRecord};
 use crate::front::querylog::{LogSink, QueryLog, Stopwatch};
 use crate::front::shared::SharedIndex;
 use crate::front::tools::{ToolDef, ToolLimits, ToolResult, Tools};
@@ -209,7 +209,8 @@ impl Session {
         };
         let source = Source::Folder(dir.to_path_buf());
         let model = self.model().into();
-        let (next, report) = build(source, &options, model, Some(&current), progress)?;
+        let (next, report) =
+            crate::front::build::build(source, &options, model, Some(&current), progress)?;
         if !report.has_changes() && report.embedded == 0 {
             return Ok(None);
         }
