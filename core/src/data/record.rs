@@ -101,20 +101,43 @@ impl LanguageMix {
     /// The mix of pages whose languages are `detected` (a code per page, `None` for a page
     /// whose language was not detected), in canonical order.
     pub fn count<'a>(detected: impl IntoIterator<Item = Option<&'a str>>) -> LanguageMix {
-        let mut counts: std::collections::BTreeMap<&str, usize> = Default::default();
-        let mut undetected = 0;
-        for code in detected {
+        LanguageMix::default().changed(std::iter::empty(), detected)
+    }
+
+    /// This mix with the pages of languages `removed` taken out and those of `added` put in
+    /// (a page write: the same mix a count of the pages after it gives, without detecting
+    /// the pages it left alone). A language no page is left in is dropped.
+    pub fn changed<'a>(
+        &self,
+        removed: impl IntoIterator<Item = Option<&'a str>>,
+        added: impl IntoIterator<Item = Option<&'a str>>,
+    ) -> LanguageMix {
+        let mut counts: std::collections::BTreeMap<String, usize> = self
+            .languages
+            .iter()
+            .map(|l| (l.language.clone(), l.pages))
+            .collect();
+        let mut undetected = self.undetected;
+        for code in removed {
             match code {
-                Some(c) => *counts.entry(c).or_default() += 1,
+                Some(c) => {
+                    if let Some(n) = counts.get_mut(c) {
+                        *n = n.saturating_sub(1);
+                    }
+                }
+                None => undetected = undetected.saturating_sub(1),
+            }
+        }
+        for code in added {
+            match code {
+                Some(c) => *counts.entry(c.to_string()).or_default() += 1,
                 None => undetected += 1,
             }
         }
         let mut languages: Vec<LanguagePages> = counts
             .into_iter()
-            .map(|(language, pages)| LanguagePages {
-                language: language.to_string(),
-                pages,
-            })
+            .filter(|&(_, pages)| pages > 0)
+            .map(|(language, pages)| LanguagePages { language, pages })
             .collect();
         // Stable: ties keep the codes' order.
         languages.sort_by_key(|l| std::cmp::Reverse(l.pages));

@@ -381,13 +381,47 @@ impl Index {
         })
     }
 
+    /// The language mix of `pages`, this index's pages after a write: this index's mix with
+    /// the pages the write removed or changed taken out and the new ones detected, so a write
+    /// detects only the pages it touched.
+    fn languages_after(&self, pages: &[Page]) -> crate::data::record::LanguageMix {
+        let mut before: HashMap<(&str, &str), usize> = HashMap::new();
+        for p in &self.data.pages {
+            *before
+                .entry((p.path.as_str(), p.text.as_str()))
+                .or_default() += 1;
+        }
+        let mut added = Vec::new();
+        for p in pages {
+            match before.get_mut(&(p.path.as_str(), p.text.as_str())) {
+                Some(n) if *n > 0 => *n -= 1,
+                _ => added.push(crate::text::language::detect_page(p)),
+            }
+        }
+        let removed = self
+            .data
+            .pages
+            .iter()
+            .filter(|p| {
+                before
+                    .get_mut(&(p.path.as_str(), p.text.as_str()))
+                    .is_some_and(|n| {
+                        let left = *n > 0;
+                        *n = n.saturating_sub(1);
+                        left
+                    })
+            })
+            .map(crate::text::language::detect_page);
+        self.data.languages.changed(removed, added)
+    }
+
     /// A new snapshot re-derived from `pages`; stored vectors are kept for unchanged passages
     /// and new ones embedded with `model`.
     fn rebuilt(&self, pages: Vec<Page>, model: Option<&dyn Embedder>) -> Result<Index> {
         let config = self.data.config.clone();
         let raw = self.data.raw.clone();
         let prior = self.prior_chunks();
-        let languages = crate::text::language::mix(&pages);
+        let languages = self.languages_after(&pages);
         let mut data = assemble(config, languages, pages, raw, &prior, &mut |_, _| {
             ControlFlow::Continue(())
         })?;

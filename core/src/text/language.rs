@@ -30,7 +30,7 @@ pub const CJK_WEIGHT: usize = 3;
 /// second's) a guess needs to count.
 pub const MIN_CONFIDENCE: f64 = 0.9;
 /// Characters of prose read per page.
-pub const MAX_PROSE_CHARS: usize = 2000;
+pub const MAX_PROSE_CHARS: usize = 1000;
 
 /// The ISO 639-3 code of the language `markdown` is written in (`eng`, `deu`, `rus`, `cmn`,
 /// `jpn`...), or `None` when it has too little prose or the guess is unsure (see the module
@@ -153,6 +153,17 @@ mod tests {
         let code =
             "```python\nfor page in pages:\n    print(page.title, page.summary, page.tags)\n```\n";
         assert_eq!(detect(&code.repeat(10)), None);
+    }
+
+    #[test]
+    fn a_changed_mix_is_the_count_of_the_pages_after_the_change() {
+        let before = [Some("deu"), Some("eng"), None, Some("rus")];
+        let after = [Some("eng"), None, Some("cmn"), Some("eng")];
+        let changed = LanguageMix::count(before)
+            .changed([Some("deu"), Some("rus")], [Some("cmn"), Some("eng")]);
+        assert_eq!(changed, LanguageMix::count(after));
+        assert_eq!(changed.pages("deu"), 0);
+        assert!(changed.languages.iter().all(|l| l.pages > 0), "{changed:?}");
     }
 
     #[test]
