@@ -18,7 +18,7 @@ pub struct Config {
     pub chunk: ChunkConfig,
     /// Analysis language (stemmer and stopwords). `None` (the default; `null` or left out in
     /// JSON): a build takes the wiki's main language when the analyzer stems it, else English
-    /// ([`Language::for_mix`]), and stores the one it took; [`Config::language`] reads it.
+    /// ([`Language::for_mix`]), and stores the one it took; [`Config::language()`] reads it.
     pub language: Option<Language>,
     /// BM25 parameters of the lexical lane.
     pub bm25: Bm25Params,

@@ -2,13 +2,14 @@
 //! inline code, HTML, link targets and words that look like identifiers, paths or URLs)
 //! given to [whatlang](https://docs.rs/whatlang)'s trigram detector. A build counts the pages
 //! of each language ([`LanguageMix`]); the default model and analysis language follow the
-//! count (see `embed::discover` and [`Language::detected`](crate::Language)).
+//! count ([`crate::embed::choose`] and [`Language::for_mix`](crate::Language::for_mix)).
 //!
 //! A page with little prose (under [`MIN_LETTERS`] letters once the rest is left out; a
 //! Chinese or Japanese character counts as [`CJK_WEIGHT`] letters, about a word) or whose
 //! best guess is not clearly ahead of the next ([`MIN_CONFIDENCE`]) is not guessed at: it is
 //! counted as undetected. Only the first [`MAX_PROSE_CHARS`] characters of prose are read,
-//! so a long page costs no more than a short one.
+//! so a long page costs no more than a short one (about 0.25 ms a page: whatlang scores every
+//! language of the script).
 //!
 //! ```
 //! use wikidex::language::detect;

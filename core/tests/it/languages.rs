@@ -393,4 +393,5 @@ fn a_build_with_no_model_argument_loads_the_model_its_languages_choose() {
     .unwrap();
     let why = session.build_report().unwrap().model_reason.unwrap();
     assert_eq!(why, "all-MiniLM-L6-v2/model-int8: the model given");
+    std::fs::remove_dir_all(&root).unwrap();
 }
