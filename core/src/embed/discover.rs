@@ -364,14 +364,21 @@ pub fn choose(
             format!("{share}, but the multilingual model is not installed"),
             Some(model_notice(surface)),
         ),
-        (false, _) => (
-            usable.into_iter().next(),
-            format!(
-                "{share}; from {:.0}% a wiki gets the multilingual model",
-                MULTILINGUAL_SHARE * 100.0
-            ),
-            None,
-        ),
+        (false, _) => {
+            let first = usable.into_iter().next();
+            let not_minilm = match &first {
+                Some(f) if f.known() != Some(0) => {
+                    format!(", and {} is not installed", MODEL_NAMES[0])
+                }
+                _ => String::new(),
+            };
+            let why = format!(
+                "{share}; under {:.0}% a wiki gets {}{not_minilm}",
+                MULTILINGUAL_SHARE * 100.0,
+                MODEL_NAMES[0]
+            );
+            (first, why, None)
+        }
     };
     Ok(match found {
         Some(found) => Chosen {
