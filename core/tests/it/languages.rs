@@ -145,6 +145,10 @@ fn a_russian_a_chinese_and_a_mixed_wiki_choose_the_multilingual_model() {
         why.starts_with("all-MiniLM-L6-v2: 0% of the pages"),
         "{why}"
     );
+    // An English wiki with only e5 installed gets it, as before, and says why.
+    let (model, why) = chosen_name(&ENGLISH, &candidates[1..]);
+    assert_eq!(model, "multilingual-e5-small", "{why}");
+    assert!(why.ends_with("all-MiniLM-L6-v2 is not installed"), "{why}");
 }
 
 #[test]
