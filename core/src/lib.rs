@@ -10,7 +10,8 @@
 //! 2. **Text**: [`page`] parses the page contract (YAML frontmatter, keys, scopes, links);
 //!    [`chunk`] splits pages into overlapping, stably identified chunks; [`analyze`]
 //!    normalizes, segments (CJK into character bigrams), filters and stems text, the same
-//!    way for chunks and queries.
+//!    way for chunks and queries; [`language`] tells which language a page is written in
+//!    (a build's default model and analysis language follow the wiki's mix).
 //! 3. **Structures** built from text: the inverted index (dictionary, posting lists, the
 //!    surface words; stored in blocks a blob can load apart); [`lane`] ranks chunks in
 //!    independent lanes (lexical BM25 over that index, semantic cosine, token overlap);
