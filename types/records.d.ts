@@ -22,7 +22,8 @@ export type LaneStatusKind = 'ok' | 'skipped' | 'failed'
 /** The core's `Config`; every field may be left out and takes its default. */
 export interface Config {
   chunk?: { max_tokens?: number; overlap_tokens?: number }
-  language?: string
+  /** Analysis language (`english`, `german`, ..., `none`); left out or null: the wiki's main language when the analyzer stems it, else English (the build report's `language_reason` says which). */
+  language?: string | null
   bm25?: { k1?: number; b?: number }
   fusion?: { k?: number; lexical?: number; semantic?: number; token?: number }
   max_query_chars?: number
@@ -262,6 +263,20 @@ export interface BuildReport {
   /** When the build looked for the default model and found none: that the semantic lane is
    * off and how to turn it on; else null. */
   semantic_off: string | null
+  /** The languages of the pages, detected from their prose. */
+  languages: LanguageMix
+  /** Which analysis language the build chose and why, when none was named; else null. */
+  language_reason: string | null
+  /** Which model embedded the chunks and why; null without a model. */
+  model_reason: string | null
+  /** When the wiki is largely not in English and the multilingual model is not installed: which package to install; else null. */
+  model_notice: string | null
+}
+
+/** Pages per language (ISO 639-3 codes: `eng`, `deu`, `rus`, `cmn`, `jpn`...), most pages first, and the pages too short or unsure to tell. */
+export interface LanguageMix {
+  languages: { language: string; pages: number }[]
+  undetected: number
 }
 
 export type SiteLayout = 'mkdocs' | 'mdbook' | 'docusaurus' | 'vitepress' | 'hugo'

@@ -350,6 +350,7 @@ fn default_model(candidates: Vec<PathBuf>) -> ModelChoice {
     ModelChoice::Default {
         candidates,
         surface: Surface::Node,
+        options: wikidex::OnnxOptions::default(),
     }
 }
 

@@ -208,6 +208,7 @@ fn build(
         (None, Some(candidates)) => ModelChoice::Default {
             candidates,
             surface: Surface::Python,
+            options: wikidex::OnnxOptions::default(),
         },
         (None, None) => ModelChoice::Off,
     };

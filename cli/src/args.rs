@@ -173,9 +173,13 @@ impl EmbedBuildArgs {
         self.model.load_for_build(quiet)
     }
 
-    /// The model of [`EmbedBuildArgs::model_choice`], when there is one.
+    /// The model a sync embeds with, loaded before the folder is read: none with
+    /// `--no-embed`, else as [`ModelArgs::load_default`].
     pub(crate) fn embedder(&self, quiet: bool) -> Result<Option<Arc<dyn Embedder>>, Error> {
-        Ok(match self.model_choice(quiet)? {
+        if self.no_embed {
+            return Ok(None);
+        }
+        Ok(match self.model.load_default(quiet)? {
             ModelChoice::Given(m) => Some(m),
             _ => None,
         })
@@ -279,7 +283,8 @@ pub(crate) struct ConfigArgs {
     /// BM25 length normalization b (0..=1).
     #[arg(long)]
     pub(crate) b: Option<f32>,
-    /// Analysis language (english, french, german, ..., none).
+    /// Analysis language (english, french, german, ..., none). Default: the wiki's main
+    /// language when the analyzer stems it, else english (the build report says which).
     #[arg(long)]
     pub(crate) language: Option<String>,
     /// Chunk size in tokens (16..=4096).
@@ -320,7 +325,7 @@ impl ConfigArgs {
             c.bm25.b = b;
         }
         if let Some(l) = &self.language {
-            c.language = Language::parse(l)?;
+            c.language = Some(Language::parse(l)?);
         }
         if let Some(n) = self.chunk_tokens {
             c.chunk.max_tokens = n;

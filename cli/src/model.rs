@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use clap::Args;
-use wikidex::embed::{discover, semantic_off, Found, Surface, MODEL_ENV};
+use wikidex::embed::{discover, semantic_off, Found, Surface, MODEL_ENV, MODEL_NAMES};
 use wikidex::{Error, ModelChoice, OnnxEmbedder, OnnxOptions, Session};
 
 /// The default model's folder name under `models/` (written by `scripts/fetch-model.sh`).
@@ -13,8 +13,10 @@ const DEFAULT_MODEL: &str = "all-MiniLM-L6-v2";
 #[derive(Args, Clone, Default)]
 pub struct ModelArgs {
     /// Folder of an ONNX sentence model and its tokenizer.json. Default: $WIKIDEX_MODEL, else
-    /// models/all-MiniLM-L6-v2 in the current folder (a development build also looks in its
-    /// checkout), when present (the rule of wikidex::embed::discover).
+    /// by the wiki's languages, models/multilingual-e5-small for a wiki where one page in five
+    /// or more is not in English, else models/all-MiniLM-L6-v2, in the current folder (a
+    /// development build also looks in its checkout), when present (the rule of
+    /// wikidex::embed::choose).
     #[arg(long, value_name = "DIR")]
     pub model: Option<PathBuf>,
     /// The ONNX file to run, e.g. model-int8.onnx (a bare name is looked up in the model
@@ -110,10 +112,30 @@ impl ModelArgs {
         self.load_found(&found)
     }
 
-    /// For `build`, `sync` and `eval`: the model given (which must load), else the default
-    /// one when present. When there is none: [`ModelChoice::Missing`], and the core's note
-    /// (the semantic lane is off, how to turn it on) on stderr unless `quiet`.
+    /// For `build`, `eval` and `mcp`: the model given (which must load), else the core's
+    /// default model, chosen by the wiki's languages once the build has read its pages
+    /// ([`wikidex::embed::choose`]) among the CLI's candidates, loaded with these options.
+    /// With `--onnx FILE` (a file of the default folder) and no `--model`, the default folder
+    /// by [`ModelArgs::found`] (the languages are not asked), as [`ModelArgs::load_default`].
     pub fn load_for_build(&self, quiet: bool) -> Result<ModelChoice, Error> {
+        if self.explicit() {
+            return Ok(ModelChoice::Given(Arc::new(self.load()?)));
+        }
+        if self.onnx.is_some() {
+            return self.load_default(quiet);
+        }
+        Ok(ModelChoice::Default {
+            candidates: candidates(),
+            surface: Surface::Cli,
+            options: self.options(),
+        })
+    }
+
+    /// For `sync` (whose model must be loaded before the folder is read): the model given,
+    /// else the first default folder found ([`wikidex::embed::discover`]). When there is
+    /// none: [`ModelChoice::Missing`], and the core's note (the semantic lane is off, how to
+    /// turn it on) on stderr unless `quiet`.
+    pub fn load_default(&self, quiet: bool) -> Result<ModelChoice, Error> {
         if self.explicit() {
             return Ok(ModelChoice::Given(Arc::new(self.load()?)));
         }
@@ -184,10 +206,10 @@ fn roots() -> impl Iterator<Item = PathBuf> {
     std::iter::once(PathBuf::from(".")).chain(checkout)
 }
 
-/// The CLI's candidate model folders for the core's rule: models/all-MiniLM-L6-v2 under each
-/// of [`roots`].
+/// The CLI's candidate model folders for the core's rule: models/all-MiniLM-L6-v2 and
+/// models/multilingual-e5-small ([`MODEL_NAMES`]) under each of [`roots`].
 fn candidates() -> Vec<PathBuf> {
     roots()
-        .map(|root| root.join("models").join(DEFAULT_MODEL))
+        .flat_map(|root| MODEL_NAMES.map(|name| root.join("models").join(name)))
         .collect()
 }

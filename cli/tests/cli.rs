@@ -1659,3 +1659,38 @@ fn site_refuses_what_it_cannot_do_with_coded_errors() {
     assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
     assert_eq!(json(&r)["site"]["links"]["pattern"], "/docs/{path}.html");
 }
+
+/// Issue 32: the analysis language follows a German wiki unless `--language` names one, and
+/// the report says which and why.
+#[test]
+fn issue_32_a_german_wiki_is_analyzed_as_german_unless_told() {
+    let dir = temp("german");
+    let wiki = dir.join("wiki");
+    std::fs::create_dir_all(wiki.join("global")).unwrap();
+    std::fs::write(
+        wiki.join("global/sicherung.md"),
+        "# Sicherung\n\nDie Datenbank wird jede Nacht um zwei Uhr gesichert, und die Sicherungen werden dreißig Tage lang aufbewahrt, bevor sie gelöscht werden.",
+    )
+    .unwrap();
+    std::fs::write(
+        wiki.join("global/urlaub.md"),
+        "# Urlaub\n\nUrlaub wird mindestens zwei Wochen vorher im Kalender eingetragen und von der Teamleitung bestätigt; Krankheitstage meldet man am selben Morgen.",
+    )
+    .unwrap();
+    let out = dir.join("w.wdx");
+    let v = json(&build(&wiki, &out, &["--no-embed"]));
+    assert_eq!(v["language"], "german");
+    assert_eq!(v["languages"]["languages"][0]["language"], "deu");
+    assert!(v["language_reason"]
+        .as_str()
+        .unwrap()
+        .starts_with("german: the main language"));
+    let v = json(&build(
+        &wiki,
+        &out,
+        &["--no-embed", "--language", "english"],
+    ));
+    assert_eq!(v["language"], "english");
+    assert_eq!(v["language_reason"], Value::Null);
+    std::fs::remove_dir_all(&dir).unwrap();
+}

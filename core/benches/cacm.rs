@@ -173,7 +173,7 @@ fn check_answers(dir: &Path, index: &Index, collection: &Collection) {
     }
 
     // analyze_queries: the terms search reports.
-    let analyzer = wikidex::analyze::Analyzer::new(index.config().language);
+    let analyzer = wikidex::analyze::Analyzer::new(index.config().language());
     for (_, text) in &collection.queries {
         let terms: Vec<String> = analyzer
             .query(text)
@@ -211,7 +211,7 @@ fn benches(c: &mut Criterion) {
             })
         }
     };
-    let analyzer = wikidex::analyze::Analyzer::new(index.config().language);
+    let analyzer = wikidex::analyze::Analyzer::new(index.config().language());
     g.bench_function("analyze_queries", |b| {
         b.iter(|| {
             for q in queries {

@@ -43,6 +43,7 @@
 
 use crate::data::config::Config;
 use crate::data::error::{Error, Result};
+use crate::data::record::LanguageMix;
 use crate::graph::GraphSection;
 use crate::lane::phrase::Positions;
 use crate::lane::semantic::VectorSection;
@@ -70,6 +71,8 @@ pub const HEADER_LEN: usize = 56;
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct IndexData {
     pub config: Config,
+    /// The languages of the pages ([`crate::language::mix`]), made with the derived data.
+    pub languages: LanguageMix,
     pub pages: Vec<Page>,
     /// Stored without the content hashes, which a load derives from the page texts.
     pub chunks: Vec<ChunkRecord>,
@@ -175,6 +178,7 @@ pub(crate) fn finish(mut data: IndexData) -> Result<IndexData> {
 /// later index operation panic.
 fn validate(data: &IndexData) -> Result<()> {
     data.config.validate_stored()?;
+    data.languages.validate(data.pages.len())?;
     crate::text::chunk::validate_chunk_table(&data.chunks, data.pages.len(), |p| {
         data.pages.get(p).map(|p| p.text.as_str())
     })?;
@@ -213,6 +217,7 @@ mod tests {
     fn empty() -> IndexData {
         IndexData {
             config: Config::default(),
+            languages: LanguageMix::default(),
             pages: Vec::new(),
             chunks: Vec::new(),
             lexical: LexicalIndex::build(Vec::<Vec<String>>::new(), Default::default()),

@@ -159,8 +159,8 @@ mod fast_add;
 #[cfg(feature = "embed")]
 mod onnx;
 pub use discover::{
-    discover, semantic_off, Found, Manifest, ModelSource, Surface, MANIFEST_FILE, MODEL_ENV,
-    MODEL_PACKAGES,
+    choose, discover, model_notice, semantic_off, Chosen, Found, Manifest, ModelSource, Surface,
+    MANIFEST_FILE, MODEL_ENV, MODEL_NAMES, MODEL_PACKAGES, MULTILINGUAL_SHARE,
 };
 #[cfg(feature = "embed")]
 pub use onnx::{model_file_for_id, OnnxEmbedder, OnnxOptions, MODEL_FILE, TOKENIZER_FILE};

@@ -10,7 +10,8 @@
 //! 2. **Text**: [`page`] parses the page contract (YAML frontmatter, keys, scopes, links);
 //!    [`chunk`] splits pages into overlapping, stably identified chunks; [`analyze`]
 //!    normalizes, segments (CJK into character bigrams), filters and stems text, the same
-//!    way for chunks and queries.
+//!    way for chunks and queries; [`language`] tells which language a page is written in
+//!    (a build's default model and analysis language follow the wiki's mix).
 //! 3. **Structures** built from text: the inverted index (dictionary, posting lists, the
 //!    surface words; stored in blocks a blob can load apart); [`lane`] ranks chunks in
 //!    independent lanes (lexical BM25 over that index, semantic cosine, token overlap);
@@ -67,7 +68,7 @@ pub mod traverse; // walking the graph // the front: session, build plan, builde
 pub use data::{date, offset, options};
 pub use front::{eval, file, querylog, site, tools};
 pub use lane::fusion;
-pub use text::{analyze, chunk, page, raw};
+pub use text::{analyze, chunk, language, page, raw};
 
 pub use cite::{
     AnswerCheck, CitationHeader, CitationStatus, Cited, PromptBlock, QuoteSpan, SentenceSupport,
@@ -77,18 +78,19 @@ pub use data::config::Config;
 pub use data::error::{Error, ErrorRecord, Result};
 pub use data::offset::OffsetUnit;
 pub use data::record::{
-    BuildReport, BuildStage, Skipped, SyncReport, Warning, SKIPPED_OUTSIDE_ROOT,
+    BuildReport, BuildStage, LanguageMix, LanguagePages, Skipped, SyncReport, Warning,
+    SKIPPED_OUTSIDE_ROOT,
 };
 pub use embed::{Embedder, PromptKind, Prompts};
 #[cfg(feature = "embed")]
 pub use embed::{OnnxEmbedder, OnnxOptions};
 #[cfg(feature = "fs")]
 pub use front::build::sync_file;
-pub use front::build::{build, BuildOptions, Source, SyncRecord};
+pub use front::build::{build, BuildOptions, ModelChoice, Source, SyncRecord};
 pub use front::builder::IndexBuilder;
 pub use front::eval::{Collection, Metrics};
 pub use front::querylog::{Insights, LogEntry, QueryLog};
-pub use front::session::{ModelChoice, Session};
+pub use front::session::Session;
 pub use front::shared::SharedIndex;
 pub use front::tools::{ToolDef, ToolLimits, ToolResult, Tools};
 #[cfg(feature = "fs")]

@@ -391,8 +391,13 @@ class Index:
         ``"int8"``) and stays attached for queries. ``model=None`` (the default) takes the
         default model: the folder in ``$WIKIDEX_MODEL``, else an installed model package
         (``pip install wikidex-model-minilm``; any package registered in the
-        ``wikidex.models`` entry point group), else none, and then :meth:`build_report`'s
-        ``semantic_off`` says that the semantic lane is off and how to turn it on.
+        ``wikidex.models`` entry point group) chosen by the wiki's languages
+        (``wikidex-model-e5-small`` when one page in five or more is not in English, else
+        MiniLM first; :meth:`build_report`'s ``model_reason`` says which and why, and
+        ``model_notice`` which package to install when the wiki wanted e5), else none, and then
+        ``semantic_off`` says that the semantic lane is off and how to turn it on. Without a
+        ``language`` in ``config``, pages are analyzed in the wiki's main language when the
+        analyzer stems it (``language_reason`` says which).
         ``model=False`` builds without a model and without that note.
         Pages that cannot be used are skipped and listed in :meth:`build_report`."""
         options: dict = {"strict": strict, "vectors": vectors}
@@ -483,9 +488,12 @@ class Index:
         return f"<wikidex.Index: {self._native.page_count()} pages, {self._native.chunk_count()} chunks>"
 
     def build_report(self) -> Optional[Record]:
-        """What the build did (pages, chunks, skipped files with their codes, and
-        ``semantic_off``: when no model was given or found, that the semantic lane is off and
-        how to turn it on, else ``None``), when this index was built in this process."""
+        """What the build did (pages, chunks, skipped files with their codes, the pages'
+        ``languages``, ``language_reason`` and ``model_reason``: which analysis language and
+        model and why, ``model_notice``: which model package to install when the wiki wanted
+        the multilingual one, and ``semantic_off``: when no model was given or found, that the
+        semantic lane is off and how to turn it on, else ``None``), when this index was built
+        in this process."""
         r = self._native.build_report()
         return None if r is None else Record(json.loads(r))
 

@@ -540,6 +540,20 @@ class BuildWarning(TypedDict):
     message: str
 
 @type_check_only
+class LanguagePages(TypedDict):
+    """An item of `LanguageMix.languages`: a language's ISO 639-3 code and its pages."""
+
+    language: str
+    pages: int
+
+@type_check_only
+class LanguageMix(TypedDict):
+    """The languages of the pages (`BuildReport.languages`), most pages first."""
+
+    languages: List[LanguagePages]
+    undetected: int
+
+@type_check_only
 class BuildReport(TypedDict):
     pages: int
     chunks: int
@@ -548,6 +562,10 @@ class BuildReport(TypedDict):
     skipped: List[Skipped]
     warnings: List[BuildWarning]
     semantic_off: Optional[str]
+    languages: LanguageMix
+    language_reason: Optional[str]
+    model_reason: Optional[str]
+    model_notice: Optional[str]
 
 @type_check_only
 class SyncRecord(TypedDict):

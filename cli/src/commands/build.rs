@@ -7,7 +7,7 @@ use serde_json::json;
 use wikidex::{BuildOptions, Error, Session, Source};
 
 use crate::args::{BuildArgs, EmbedBuildArgs};
-use crate::render::{print_json, print_problems, say, vectors_json, with_progress};
+use crate::render::{esay, print_json, print_problems, say, vectors_json, with_progress};
 
 /// Builds a session over `source` with the model `embed` names (if any), with progress bars.
 pub(crate) fn build_session(
@@ -17,9 +17,18 @@ pub(crate) fn build_session(
     quiet: bool,
 ) -> Result<Session, Error> {
     let model = embed.model_choice(quiet)?;
-    with_progress(quiet, |progress| {
+    let session = with_progress(quiet, |progress| {
         Session::build_with_model(source, options, model, progress)
-    })
+    })?;
+    // The model was chosen once the pages were read: what the build says of it goes to
+    // stderr, once (the `--json` output has it too).
+    if !quiet {
+        let report = session.build_report().unwrap_or_default();
+        for note in report.semantic_off.iter().chain(&report.model_notice) {
+            esay!("note: {note}");
+        }
+    }
+    Ok(session)
 }
 
 pub(crate) fn build(a: BuildArgs) -> Result<ExitCode, Error> {
@@ -52,6 +61,12 @@ pub(crate) fn build(a: BuildArgs) -> Result<ExitCode, Error> {
             "bytes": bytes,
             "skipped": report.skipped,
             "warnings": report.warnings,
+            "languages": report.languages,
+            "language": index.config().language().name(),
+            "language_reason": report.language_reason,
+            "model_reason": report.model_reason,
+            "model_notice": report.model_notice,
+            "semantic_off": report.semantic_off,
             "seconds": seconds,
         }));
     } else {
@@ -81,6 +96,13 @@ pub(crate) fn build(a: BuildArgs) -> Result<ExitCode, Error> {
                 v.floor
             ),
             None => say!("  embeddings: none (semantic lane unavailable)"),
+        }
+        say!("  languages: {}", report.languages.describe());
+        if let Some(why) = &report.language_reason {
+            say!("  analysis: {why}");
+        }
+        if let Some(why) = &report.model_reason {
+            say!("  model: {why}");
         }
         print_problems(&report);
     }

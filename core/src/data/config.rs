@@ -6,6 +6,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::data::error::{show_f32, Error, Result};
+use crate::data::record::{language_name, LanguageMix};
 
 /// The whole configuration of an index; stored in the blob, so a loaded index searches the way
 /// it was built. In JSON (bindings, vector files) every field and sub-field may be left out
@@ -15,8 +16,10 @@ use crate::data::error::{show_f32, Error, Result};
 pub struct Config {
     /// Chunk sizes.
     pub chunk: ChunkConfig,
-    /// Analysis language (stemmer and stopwords).
-    pub language: Language,
+    /// Analysis language (stemmer and stopwords). `None` (the default; `null` or left out in
+    /// JSON): a build takes the wiki's main language when the analyzer stems it, else English
+    /// ([`Language::for_mix`]), and stores the one it took; [`Config::language()`] reads it.
+    pub language: Option<Language>,
     /// BM25 parameters of the lexical lane.
     pub bm25: Bm25Params,
     /// RRF constant and lane weights.
@@ -53,7 +56,7 @@ impl Default for Config {
     fn default() -> Self {
         Config {
             chunk: ChunkConfig::default(),
-            language: Language::English,
+            language: None,
             bm25: Bm25Params::default(),
             fusion: FusionConfig::default(),
             max_query_chars: 1000,
@@ -64,16 +67,22 @@ impl Default for Config {
 }
 
 impl Config {
+    /// The analysis language: the one set, else English (a build sets it: see
+    /// [`Config::language`](field@Config::language)).
+    pub fn language(&self) -> Language {
+        self.language.unwrap_or(Language::English)
+    }
+
     /// Checks that this build has the language's stemmer.
     ///
     /// # Errors
     /// [`Error::UnsupportedLanguage`] when it does not (see the core's `stem-*` features).
     pub fn check_language(&self) -> Result<()> {
-        if self.language.available() {
+        if self.language().available() {
             return Ok(());
         }
         Err(Error::UnsupportedLanguage {
-            language: self.language.name().to_string(),
+            language: self.language().name().to_string(),
             available: Language::ALL
                 .into_iter()
                 .filter(|l| l.available())
@@ -206,6 +215,69 @@ impl Language {
             Language::Finnish => "finnish",
             Language::Russian => "russian",
             Language::None => "none",
+        }
+    }
+
+    /// The Snowball language of an ISO 639-3 code as [`LanguageMix`] counts them (`deu`:
+    /// German; Norwegian Bokmål `nob`: Norwegian), whether or not this build stems it; `None`
+    /// for a language the analyzer has no stemmer for.
+    pub fn from_iso639_3(code: &str) -> Option<Language> {
+        Some(match code {
+            "eng" => Language::English,
+            "fra" => Language::French,
+            "deu" => Language::German,
+            "spa" => Language::Spanish,
+            "ita" => Language::Italian,
+            "por" => Language::Portuguese,
+            "nld" => Language::Dutch,
+            "swe" => Language::Swedish,
+            "nob" => Language::Norwegian,
+            "dan" => Language::Danish,
+            "fin" => Language::Finnish,
+            "rus" => Language::Russian,
+            _ => return None,
+        })
+    }
+
+    /// The analysis language for a wiki of languages `mix` when the caller names none, and
+    /// why, as the build report says it ([`BuildReport::language_reason`]): the main language
+    /// ([`LanguageMix::main`]) when the analyzer stems it in this build, else English.
+    ///
+    /// # Example
+    /// ```
+    /// use wikidex::{Language, LanguageMix};
+    /// let mix = LanguageMix::count([Some("deu"), Some("deu"), Some("eng")]);
+    /// assert_eq!(Language::for_mix(&mix).0, Language::German);
+    /// let mix = LanguageMix::count([Some("cmn"), Some("eng"), Some("cmn")]);
+    /// let (language, why) = Language::for_mix(&mix);
+    /// assert_eq!(language, Language::English);
+    /// assert!(why.contains("Mandarin"), "{why}");
+    /// ```
+    ///
+    /// [`BuildReport::language_reason`]: crate::BuildReport::language_reason
+    pub fn for_mix(mix: &LanguageMix) -> (Language, String) {
+        let Some(main) = mix.main() else {
+            return (
+                Language::English,
+                "english: no page has enough prose to tell its language".into(),
+            );
+        };
+        let of = format!("{} of {} pages", main.pages, mix.detected());
+        let name = language_name(&main.language);
+        match Language::from_iso639_3(&main.language) {
+            Some(l) if l.available() => (l, format!("{}: the main language ({of})", l.name())),
+            Some(l) => (
+                Language::English,
+                format!(
+                    "english: the main language, {name} ({of}), is not analyzed by this build \
+                     (its feature stem-{} is off)",
+                    l.name()
+                ),
+            ),
+            None => (
+                Language::English,
+                format!("english: the main language, {name} ({of}), has no stemmer"),
+            ),
         }
     }
 

@@ -7,11 +7,18 @@
 //! The rule, first match wins:
 //! 1. the model the caller names (`--model DIR`, `model=`), which must load;
 //! 2. else the folder in `$WIKIDEX_MODEL` ([`MODEL_ENV`]), which must load;
-//! 3. else the first usable candidate folder (one with `tokenizer.json` and its ONNX file),
-//!    the known packages first in the order of [`MODEL_PACKAGES`], then the others in the
-//!    order given;
+//! 3. else a usable candidate folder (one with `tokenizer.json` and its ONNX file), chosen by
+//!    the wiki's languages ([`choose`]): when at least [`MULTILINGUAL_SHARE`] of the pages
+//!    whose language is detected are not in English, multilingual-e5-small
+//!    (`wikidex-model-e5-small`) if it is among them; else, or when it is not, the known
+//!    packages in the order of [`MODEL_PACKAGES`] (all-MiniLM-L6-v2 first), then the others
+//!    in the order given; a wiki that wanted the multilingual model and did not get it says
+//!    which package to install ([`model_notice`]);
 //! 4. else none: the index has no semantic lane, and the build says so once, with how to turn
 //!    it on ([`semantic_off`]).
+//!
+//! A candidate is known by its manifest's `package`, or, for a folder without a manifest (the
+//! CLI's `models/`, as `make models` writes it), by its name ([`MODEL_NAMES`]).
 //!
 //! A model package's folder holds a [`Manifest`] ([`MANIFEST_FILE`]): which ONNX file to run
 //! and its fingerprint, checked when the model loads. A folder without one runs
@@ -23,6 +30,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::data::error::{Error, Result};
+use crate::data::record::LanguageMix;
 
 /// The environment variable that names a model folder for every surface.
 pub const MODEL_ENV: &str = "WIKIDEX_MODEL";
@@ -34,6 +42,24 @@ pub const MANIFEST_FILE: &str = "wikidex-model.json";
 /// installed, the first of these wins. Each is published as a wheel (PyPI) and an npm
 /// package of the same name.
 pub const MODEL_PACKAGES: [&str; 2] = ["wikidex-model-minilm", "wikidex-model-e5-small"];
+
+/// The models of [`MODEL_PACKAGES`], in the same order: each package's folder name, and the
+/// name of a folder without a manifest that holds the same model (`models/all-MiniLM-L6-v2`).
+pub const MODEL_NAMES: [&str; 2] = ["all-MiniLM-L6-v2", "multilingual-e5-small"];
+
+/// The share of a wiki's pages (of those whose language is detected) in other languages than
+/// English from which the default model is the multilingual one ([`choose`]): 0.2, one page
+/// in five.
+///
+/// Measured (`docs/guides/choosing-a-model.md`): English collections come out at 0% to 0.1%
+/// (CACM 0.1%: 2 of its 1,723 records with enough prose, short abstracts full of names and
+/// formulas, taken for French and Latin; Cranfield 0% of 1,398; the example wiki 0% of 39),
+/// the seven-language check set (`tests/multilingual`) at 86%: every one of its 28 pages
+/// detected in its own language. An English wiki with a handful of pages in another language (a translated
+/// policy, a quote) stays below; a wiki where one page in five is in another language has
+/// readers who will ask about them, and MiniLM cannot match a German page to anything (on the
+/// check set its semantic lane answers a question across languages worse than chance).
+pub const MULTILINGUAL_SHARE: f64 = 0.2;
 
 /// The ONNX file a folder without a manifest runs (`make models` writes it).
 const DEFAULT_ONNX: &str = "model.onnx";
@@ -146,6 +172,29 @@ impl Found {
         self.onnx.is_file() && self.dir.join(TOKENIZER).is_file()
     }
 
+    /// The model's name: the manifest's, else the folder's.
+    pub fn name(&self) -> String {
+        match &self.manifest {
+            Some(m) => m.name.clone(),
+            None => self.dir.file_name().map_or_else(
+                || self.dir.display().to_string(),
+                |n| n.to_string_lossy().into(),
+            ),
+        }
+    }
+
+    /// Its position in [`MODEL_PACKAGES`]: by the manifest's package, else (a folder without
+    /// one) by the folder's name in [`MODEL_NAMES`]; `None` for another model.
+    fn known(&self) -> Option<usize> {
+        match &self.manifest {
+            Some(m) => MODEL_PACKAGES.iter().position(|p| *p == m.package),
+            None => {
+                let name = self.dir.file_name()?;
+                MODEL_NAMES.iter().position(|n| name == OsStr::new(n))
+            }
+        }
+    }
+
     /// Loads the model ([`OnnxEmbedder::from_files`](super::OnnxEmbedder::from_files) on
     /// [`Found::onnx`] and the folder's `tokenizer.json`), and checks the file against the
     /// manifest's fingerprint when there is one.
@@ -176,10 +225,11 @@ impl Found {
     }
 }
 
-/// The default model folder by the module's rule: `explicit`, else `env` (the value of
+/// The default model folder by the module's rule for a wiki whose languages are not known
+/// (a search attaching a model, `wikidex embed`): `explicit`, else `env` (the value of
 /// `$WIKIDEX_MODEL`; empty counts as unset), else the first usable of `candidates` (known
 /// packages first, in [`MODEL_PACKAGES`] order; a folder given twice counts once), else
-/// `None`.
+/// `None`. A build chooses by the wiki's languages: [`choose`].
 ///
 /// An explicit or `$WIKIDEX_MODEL` folder is returned without looking inside it beyond its
 /// manifest: loading it reports what is missing. A candidate that lacks its files or has a
@@ -203,12 +253,26 @@ pub fn discover(
     env: Option<&OsStr>,
     candidates: &[PathBuf],
 ) -> Result<Option<Found>> {
+    if let Some(found) = named(explicit, env)? {
+        return Ok(Some(found));
+    }
+    Ok(usable(candidates).into_iter().next())
+}
+
+/// The explicit folder, else `$WIKIDEX_MODEL`'s (empty counts as unset).
+fn named(explicit: Option<&Path>, env: Option<&OsStr>) -> Result<Option<Found>> {
     if let Some(dir) = explicit {
         return Found::at(dir.to_path_buf(), ModelSource::Explicit).map(Some);
     }
     if let Some(dir) = env.filter(|v| !v.is_empty()) {
         return Found::at(PathBuf::from(dir), ModelSource::Env).map(Some);
     }
+    Ok(None)
+}
+
+/// The usable candidates, each folder once, the known packages first in [`MODEL_PACKAGES`]
+/// order, then the others in the order given.
+fn usable(candidates: &[PathBuf]) -> Vec<Found> {
     let mut usable: Vec<Found> = Vec::new();
     for dir in candidates {
         let Ok(found) = Found::at(dir.clone(), ModelSource::Installed) else {
@@ -226,13 +290,134 @@ pub fn discover(
         }
     }
     // Stable: unknown packages keep the order they were given in, after the known ones.
-    usable.sort_by_key(|f| {
-        f.manifest
-            .as_ref()
-            .and_then(|m| MODEL_PACKAGES.iter().position(|p| *p == m.package))
-            .unwrap_or(MODEL_PACKAGES.len())
-    });
-    Ok(usable.into_iter().next())
+    usable.sort_by_key(|f| f.known().unwrap_or(MODEL_PACKAGES.len()));
+    usable
+}
+
+/// The default model for a wiki of languages `mix`, by the module's rule, and what its build
+/// report says about it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Chosen {
+    /// The folder, or `None` when there is none to be had.
+    pub found: Option<Found>,
+    /// Which model and why ([`crate::BuildReport::model_reason`]); `None` without a model.
+    pub reason: Option<String>,
+    /// When the wiki wanted the multilingual model and it is not among the candidates: which
+    /// package to install ([`model_notice`], [`crate::BuildReport::model_notice`]).
+    pub notice: Option<String>,
+    /// When no model was found: that the semantic lane is off and how to turn it on
+    /// ([`semantic_off`], [`crate::BuildReport::semantic_off`]).
+    pub off: Option<String>,
+}
+
+/// The default model for a wiki whose pages' languages are `mix`, by the module's rule
+/// (`explicit`, else `env`, else by the languages among `candidates`), with the reason and
+/// notes its build report gives in `surface`'s words. Looks at the folders, loads nothing:
+/// [`Found::load`] does.
+///
+/// # Errors
+/// As [`discover`]: [`Error::Model`] when the explicit or `$WIKIDEX_MODEL` folder has a
+/// broken manifest.
+///
+/// # Example
+/// ```
+/// use wikidex::embed::{choose, Surface};
+/// use wikidex::LanguageMix;
+/// // A Russian wiki with no model installed: no model, and how to turn the lane on.
+/// let russian = LanguageMix::count([Some("rus"), Some("rus"), Some("eng")]);
+/// let chosen = choose(None, None, &[], &russian, Surface::Python)?;
+/// assert!(chosen.found.is_none() && chosen.off.is_some());
+/// # Ok::<(), wikidex::Error>(())
+/// ```
+pub fn choose(
+    explicit: Option<&Path>,
+    env: Option<&OsStr>,
+    candidates: &[PathBuf],
+    mix: &LanguageMix,
+    surface: Surface,
+) -> Result<Chosen> {
+    if let Some(found) = named(explicit, env)? {
+        let why = match found.source {
+            ModelSource::Explicit => "the model given".to_string(),
+            _ => format!("named by ${MODEL_ENV}"),
+        };
+        return Ok(Chosen {
+            reason: Some(format!("{}: {why}", found.name())),
+            found: Some(found),
+            notice: None,
+            off: None,
+        });
+    }
+    let mut usable = usable(candidates);
+    let other = mix.other_share();
+    let multilingual = other >= MULTILINGUAL_SHARE;
+    let share = format!(
+        "{:.0}% of the pages whose language was detected are not in English ({})",
+        other * 100.0,
+        mix.describe()
+    );
+    let e5 = usable.iter().position(|f| f.known() == Some(1));
+    let (found, why, notice) = match (multilingual, e5) {
+        (true, Some(at)) => (Some(usable.swap_remove(at)), share, None),
+        (true, None) => (
+            usable.into_iter().next(),
+            format!("{share}, but the multilingual model is not installed"),
+            Some(model_notice(surface)),
+        ),
+        (false, _) => {
+            let first = usable.into_iter().next();
+            let not_minilm = match &first {
+                Some(f) if f.known() != Some(0) => {
+                    format!(", and {} is not installed", MODEL_NAMES[0])
+                }
+                _ => String::new(),
+            };
+            let why = format!(
+                "{share}; under {:.0}% a wiki gets {}{not_minilm}",
+                MULTILINGUAL_SHARE * 100.0,
+                MODEL_NAMES[0]
+            );
+            (first, why, None)
+        }
+    };
+    Ok(match found {
+        Some(found) => Chosen {
+            reason: Some(format!("{}: {why}", found.name())),
+            found: Some(found),
+            notice,
+            off: None,
+        },
+        None => Chosen {
+            found: None,
+            reason: None,
+            notice: None,
+            off: Some(semantic_off(surface)),
+        },
+    })
+}
+
+/// What a build says when its wiki is largely in other languages than English and the
+/// multilingual model is not installed: which package to install, in `surface`'s words.
+///
+/// # Example
+/// ```
+/// use wikidex::embed::{model_notice, Surface};
+/// assert!(model_notice(Surface::Node).contains("npm install wikidex-model-e5-small"));
+/// ```
+pub fn model_notice(surface: Surface) -> String {
+    let [_, e5] = MODEL_PACKAGES;
+    let [_, e5_name] = MODEL_NAMES;
+    let install = match surface {
+        Surface::Cli => format!(
+            "put {e5_name} in models/ (`make models` in a wikidex checkout) or pass --model DIR"
+        ),
+        Surface::Python => format!("`pip install {e5}`"),
+        Surface::Node => format!("`npm install {e5}`"),
+    };
+    format!(
+        "many pages are not in English: for a model that reads their languages ({e5_name}), \
+         {install} and build again."
+    )
 }
 
 /// The surface a build runs on, for the words of [`semantic_off`].

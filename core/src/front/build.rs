@@ -21,8 +21,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::data::config::Config;
 use crate::data::error::Result;
-use crate::data::record::{BuildStage, SyncReport};
-use crate::embed::Embedder;
+use crate::data::record::{BuildStage, LanguageMix, SyncReport};
+use crate::embed::{Embedder, Surface};
 use crate::front::builder::IndexBuilder;
 use crate::index::Index;
 use crate::lane::semantic::VectorEncoding;
@@ -86,28 +86,150 @@ impl Default for BuildOptions {
     }
 }
 
-/// Builds an index from `source` as `options` say, embedding its chunks with `model` (if any),
-/// on `previous` (the index this source gave last time: only what changed is redone, see
-/// [`IndexBuilder::previous`]). `progress(stage, done, total)` returns
-/// [`ControlFlow::Break`] to stop ([`crate::Error::Cancelled`]).
+/// Which model a build embeds with ([`build`], [`crate::Session::build_with_model`]).
+#[derive(Clone)]
+#[non_exhaustive]
+pub enum ModelChoice {
+    /// This one.
+    Given(Arc<dyn Embedder>),
+    /// None, on purpose: no semantic lane, and nothing said about it.
+    Off,
+    /// The caller looked for the default model and found none: no semantic lane, and the
+    /// report says so in `surface`'s words ([`crate::embed::semantic_off`]).
+    Missing(Surface),
+    /// The default model, chosen by the wiki's languages once the build has read its pages
+    /// ([`crate::embed::choose()`]): `$WIKIDEX_MODEL`, else one of `candidates` (the model
+    /// package folders the surface found installed: multilingual-e5-small for a wiki largely
+    /// not in English, else all-MiniLM-L6-v2 first), loaded with `options`; else as
+    /// [`ModelChoice::Missing`].
+    #[cfg(feature = "embed")]
+    Default {
+        /// Model folders the surface found (a Python entry point's, a Node package's, the
+        /// CLI's `models/`).
+        candidates: Vec<std::path::PathBuf>,
+        /// Whose words the notes use.
+        surface: Surface,
+        /// How to load the model chosen.
+        options: crate::OnnxOptions,
+    },
+}
+
+impl std::fmt::Debug for ModelChoice {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ModelChoice::Given(m) => f.debug_tuple("Given").field(&m.model_id()).finish(),
+            ModelChoice::Off => f.write_str("Off"),
+            ModelChoice::Missing(s) => f.debug_tuple("Missing").field(s).finish(),
+            #[cfg(feature = "embed")]
+            ModelChoice::Default {
+                candidates,
+                surface,
+                options,
+            } => f
+                .debug_struct("Default")
+                .field("candidates", candidates)
+                .field("surface", surface)
+                .field("options", options)
+                .finish(),
+        }
+    }
+}
+
+impl From<Option<Arc<dyn Embedder>>> for ModelChoice {
+    fn from(model: Option<Arc<dyn Embedder>>) -> ModelChoice {
+        model.map_or(ModelChoice::Off, ModelChoice::Given)
+    }
+}
+
+/// The model a build embeds with, and what its report says about it.
+struct Resolved {
+    model: Option<Arc<dyn Embedder>>,
+    reason: Option<String>,
+    notice: Option<String>,
+    off: Option<String>,
+}
+
+impl ModelChoice {
+    /// The model for a wiki of languages `mix`, loaded, with the report's notes.
+    #[cfg_attr(not(feature = "embed"), allow(unused_variables))]
+    fn resolve(self, mix: &LanguageMix) -> Result<Resolved> {
+        let none = Resolved {
+            model: None,
+            reason: None,
+            notice: None,
+            off: None,
+        };
+        match self {
+            ModelChoice::Given(m) => Ok(Resolved {
+                reason: Some(format!("{}: the model given", m.model_id())),
+                model: Some(m),
+                ..none
+            }),
+            ModelChoice::Off => Ok(none),
+            ModelChoice::Missing(surface) => Ok(Resolved {
+                off: Some(crate::embed::semantic_off(surface)),
+                ..none
+            }),
+            #[cfg(feature = "embed")]
+            ModelChoice::Default {
+                candidates,
+                surface,
+                options,
+            } => {
+                let env = std::env::var_os(crate::embed::MODEL_ENV);
+                let chosen = crate::embed::choose(None, env.as_deref(), &candidates, mix, surface)?;
+                let model = match &chosen.found {
+                    Some(found) => Some(Arc::new(found.load(options)?) as Arc<dyn Embedder>),
+                    None => None,
+                };
+                Ok(Resolved {
+                    model,
+                    reason: chosen.reason,
+                    notice: chosen.notice,
+                    off: chosen.off,
+                })
+            }
+        }
+    }
+}
+
+/// Builds an index from `source` as `options` say, embedding its chunks with the model
+/// `model` gives (the default model is chosen by the languages of the pages, once they are
+/// read and before anything is embedded), on `previous` (the index this source gave last
+/// time: only what changed is redone, see [`IndexBuilder::previous`]).
+/// `progress(stage, done, total)` returns [`ControlFlow::Break`] to stop
+/// ([`crate::Error::Cancelled`]).
 ///
 /// # Errors
 /// As [`IndexBuilder`]'s steps: a config out of range, a folder that cannot be read, a broken
-/// page with `strict`, whatever the model reports, `cancelled`.
+/// page with `strict`, whatever the model reports, `cancelled`; for the default model, as
+/// [`crate::embed::choose()`] and [`crate::embed::Found::load`].
 pub fn build(
     source: Source,
     options: &BuildOptions,
-    model: Option<Arc<dyn Embedder>>,
+    model: ModelChoice,
     previous: Option<&Index>,
     progress: &mut dyn FnMut(BuildStage, usize, usize) -> ControlFlow<()>,
 ) -> Result<(Index, SyncReport)> {
+    build_chosen(source, options, model, previous, progress).map(|(i, r, _)| (i, r))
+}
+
+/// A build's index, report, and the model that embedded its chunks.
+type Built = (Index, SyncReport, Option<Arc<dyn Embedder>>);
+
+/// [`build`], and the model that embedded the chunks.
+pub(crate) fn build_chosen(
+    source: Source,
+    options: &BuildOptions,
+    model: ModelChoice,
+    previous: Option<&Index>,
+    progress: &mut dyn FnMut(BuildStage, usize, usize) -> ControlFlow<()>,
+) -> Result<Built> {
     let mut builder = IndexBuilder::new(options.config.clone())?;
     builder.strict(options.strict);
     builder.follow_links_outside_root(options.follow_outside_root);
     builder.file_times(options.file_times);
-    if let Some(m) = model {
-        builder.embedder(m).vector_encoding(options.vectors);
-    }
+    builder.vector_encoding(options.vectors);
     if let Some(p) = previous {
         builder.previous(p);
     }
@@ -128,7 +250,15 @@ pub fn build(
         #[cfg(feature = "fs")]
         Source::Beir(corpus) => builder.add_beir_corpus(&corpus)?,
     }
-    builder.sync_with_progress(progress)
+    let chosen = model.resolve(builder.languages())?;
+    if let Some(m) = &chosen.model {
+        builder.embedder(Arc::clone(m));
+    }
+    let (index, mut report) = builder.sync_with_progress(progress)?;
+    report.build.model_reason = chosen.reason;
+    report.build.model_notice = chosen.notice;
+    report.build.semantic_off = chosen.off;
+    Ok((index, report, chosen.model))
 }
 
 /// What [`sync_file`] did: what changed since the blob, whether every file was indexed, and
@@ -212,7 +342,7 @@ pub fn sync_file(
     let (index, report) = build(
         Source::Folder(dir.to_path_buf()),
         &options,
-        model,
+        model.into(),
         previous.as_ref(),
         progress,
     )?;

@@ -8,8 +8,9 @@ use std::path::Path;
 use std::sync::Arc;
 
 use crate::data::config::Config;
+use crate::data::config::Language;
 use crate::data::error::{Error, Result};
-use crate::data::record::{BuildReport, BuildStage, Skipped, SyncReport, Warning};
+use crate::data::record::{BuildReport, BuildStage, LanguageMix, Skipped, SyncReport, Warning};
 use crate::embed::Embedder;
 #[cfg(feature = "fs")]
 #[cfg(feature = "fs")]
@@ -52,6 +53,9 @@ pub struct IndexBuilder {
     /// Path → modification time (Unix seconds) of each file read from a folder.
     modified: HashMap<String, i64>,
     file_times: bool,
+    /// The languages of `pages`, once asked for ([`IndexBuilder::languages`]); dropped when a
+    /// page is added.
+    languages: Option<LanguageMix>,
 }
 
 /// What a build on a previous index can take from it (see [`IndexBuilder::previous`]).
@@ -105,6 +109,7 @@ impl IndexBuilder {
             previous: None,
             modified: HashMap::new(),
             file_times: true,
+            languages: None,
         })
     }
 
@@ -283,6 +288,7 @@ impl IndexBuilder {
     }
 
     fn insert_page(&mut self, page: Page) -> Result<()> {
+        self.languages = None;
         if let Some(prev) = &mut self.previous {
             prev.seen.insert(page.path.clone());
         }
@@ -514,6 +520,16 @@ impl IndexBuilder {
         Ok(())
     }
 
+    /// The languages of the pages added so far ([`crate::language::mix`]), detected once
+    /// and kept for the build (until another page is added), so a caller can choose by them
+    /// (the default model: [`crate::build`]) without the pages being read twice.
+    pub fn languages(&mut self) -> &LanguageMix {
+        let pages = &self.pages;
+        self.languages.get_or_insert_with(|| {
+            LanguageMix::count(pages.values().map(crate::text::language::detect_page))
+        })
+    }
+
     /// Builds the index.
     ///
     /// # Errors
@@ -543,16 +559,24 @@ impl IndexBuilder {
     /// # Errors
     /// As [`IndexBuilder::build_with_progress`].
     pub fn sync_with_progress(
-        self,
+        mut self,
         progress: &mut dyn FnMut(BuildStage, usize, usize) -> ControlFlow<()>,
     ) -> Result<(Index, SyncReport)> {
+        let languages = self.languages().clone();
         let modified = self.modified;
         let mut report = self.report;
+        let mut config = self.config;
+        if config.language.is_none() {
+            let (language, why) = Language::for_mix(&languages);
+            config.language = Some(language);
+            report.language_reason = Some(why);
+        }
+        report.languages = languages.clone();
         let pages: Vec<Page> = self.pages.into_values().collect();
-        let raw = RawSection::build(self.raw.into_values().collect(), &self.config.chunk)?;
+        let raw = RawSection::build(self.raw.into_values().collect(), &config.chunk)?;
         let no_prior = chunk::PriorChunks::new();
         let prior = self.previous.as_ref().map_or(&no_prior, |p| &p.numbers);
-        let mut data = assemble(self.config, pages, raw, prior, &mut |d, t| {
+        let mut data = assemble(config, languages, pages, raw, prior, &mut |d, t| {
             progress(BuildStage::Pages, d, t)
         })?;
         data.set_page_modified(|p| modified.get(&p.path).copied());

@@ -28,8 +28,8 @@ use crate::data::config::Config;
 use crate::data::error::Result;
 use crate::data::offset::OffsetUnit;
 use crate::data::record::{BuildReport, BuildStage};
-use crate::embed::{semantic_off, Embedder, Surface};
-use crate::front::build::{build, BuildOptions, Source, SyncRecord};
+use crate::embed::Embedder;
+use crate::front::build::{build_chosen, BuildOptions, ModelChoice, Source, SyncRecord};
 use crate::front::querylog::{LogSink, QueryLog, Stopwatch};
 use crate::front::shared::SharedIndex;
 use crate::front::tools::{ToolDef, ToolLimits, ToolResult, Tools};
@@ -42,83 +42,6 @@ use crate::lint::LintReport;
 use crate::search::{Ranked, SearchOptions, SearchResults};
 use crate::text::page::Scope;
 use crate::traverse::{Evidence, EvidenceOptions};
-
-/// Which model a build embeds with ([`Session::build_with_model`]).
-#[derive(Clone)]
-#[non_exhaustive]
-pub enum ModelChoice {
-    /// This one.
-    Given(Arc<dyn Embedder>),
-    /// None, on purpose: no semantic lane, and nothing said about it.
-    Off,
-    /// The caller looked for the default model and found none (as the CLI does with
-    /// [`crate::embed::discover()`]): no semantic lane, and the report says so in `surface`'s
-    /// words ([`crate::embed::semantic_off`]).
-    Missing(Surface),
-    /// The default model, by [`crate::embed::discover()`]'s rule: `$WIKIDEX_MODEL`, else the
-    /// first usable of `candidates` (the model package folders the surface found installed),
-    /// loaded with the default [`crate::OnnxOptions`]; else as [`ModelChoice::Missing`].
-    #[cfg(feature = "embed")]
-    Default {
-        /// Model folders the surface found (a Python entry point's, a Node package's).
-        candidates: Vec<std::path::PathBuf>,
-        /// Whose words the note uses when none is found.
-        surface: Surface,
-    },
-}
-
-impl std::fmt::Debug for ModelChoice {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            ModelChoice::Given(m) => f.debug_tuple("Given").field(&m.model_id()).finish(),
-            ModelChoice::Off => f.write_str("Off"),
-            ModelChoice::Missing(s) => f.debug_tuple("Missing").field(s).finish(),
-            #[cfg(feature = "embed")]
-            ModelChoice::Default {
-                candidates,
-                surface,
-            } => f
-                .debug_struct("Default")
-                .field("candidates", candidates)
-                .field("surface", surface)
-                .finish(),
-        }
-    }
-}
-
-impl From<Option<Arc<dyn Embedder>>> for ModelChoice {
-    fn from(model: Option<Arc<dyn Embedder>>) -> ModelChoice {
-        model.map_or(ModelChoice::Off, ModelChoice::Given)
-    }
-}
-
-/// The model a build embeds with, and the note for its report when there is none to be had.
-type Resolved = (Option<Arc<dyn Embedder>>, Option<String>);
-
-impl ModelChoice {
-    /// The model to build with, and the note for the report when there is none to be had.
-    fn resolve(self) -> Result<Resolved> {
-        match self {
-            ModelChoice::Given(m) => Ok((Some(m), None)),
-            ModelChoice::Off => Ok((None, None)),
-            ModelChoice::Missing(surface) => Ok((None, Some(semantic_off(surface)))),
-            #[cfg(feature = "embed")]
-            ModelChoice::Default {
-                candidates,
-                surface,
-            } => {
-                let env = std::env::var_os(crate::embed::MODEL_ENV);
-                match crate::embed::discover(None, env.as_deref(), &candidates)? {
-                    Some(found) => {
-                        let model = found.load(crate::OnnxOptions::default())?;
-                        Ok((Some(Arc::new(model)), None))
-                    }
-                    None => Ok((None, Some(semantic_off(surface)))),
-                }
-            }
-        }
-    }
-}
 
 /// An index and what a caller brings to it: the model that embeds queries and new chunks, the
 /// unit the records count offsets in, the query log, the agent tools with their per-turn
@@ -202,19 +125,20 @@ impl Session {
         model: Option<Arc<dyn Embedder>>,
         progress: &mut dyn FnMut(BuildStage, usize, usize) -> ControlFlow<()>,
     ) -> Result<Session> {
-        let (index, report) = build(source, options, model.clone(), None, progress)?;
-        let session = Session::from_build((index, report.build));
-        session.write_state().model = model;
-        Ok(session)
+        Session::build_with_model(source, options, model.into(), progress)
     }
 
     /// [`Session::build`] with the model chosen as `model` says: given, none, or the default
-    /// model ([`crate::embed::discover()`]: `$WIKIDEX_MODEL`, else an installed model
-    /// package). When no default model is found, the index has no semantic lane and the
-    /// report's [`BuildReport::semantic_off`] says how to turn it on.
+    /// model, chosen by the wiki's languages once its pages are read
+    /// ([`crate::embed::choose`]: `$WIKIDEX_MODEL`, else an installed model package,
+    /// multilingual-e5-small for a wiki largely not in English). The report says which model
+    /// and why ([`BuildReport::model_reason`]), which package to install when the wiki
+    /// wanted the multilingual model and it is not installed ([`BuildReport::model_notice`]),
+    /// and, when no default model is found, that the index has no semantic lane and how to
+    /// turn it on ([`BuildReport::semantic_off`]).
     ///
     /// # Errors
-    /// As [`crate::build`]; for the default model, as [`crate::embed::discover()`] and
+    /// As [`crate::build`]; for the default model, as [`crate::embed::choose()`] and
     /// [`crate::embed::Found::load`] (a `$WIKIDEX_MODEL` folder that does not load is an
     /// error, not a silent lexical-only build).
     pub fn build_with_model(
@@ -223,14 +147,9 @@ impl Session {
         model: ModelChoice,
         progress: &mut dyn FnMut(BuildStage, usize, usize) -> ControlFlow<()>,
     ) -> Result<Session> {
-        let (model, note) = model.resolve()?;
-        let session = Session::build(source, options, model, progress)?;
-        if let Some(note) = note {
-            let mut state = session.write_state();
-            if let Some(report) = state.report.as_mut() {
-                Arc::make_mut(report).semantic_off = Some(note);
-            }
-        }
+        let (index, report, model) = build_chosen(source, options, model, None, progress)?;
+        let session = Session::from_build((index, report.build));
+        session.write_state().model = model;
         Ok(session)
     }
 
@@ -289,7 +208,9 @@ impl Session {
             ..options.clone()
         };
         let source = Source::Folder(dir.to_path_buf());
-        let (next, report) = build(source, &options, self.model(), Some(&current), progress)?;
+        let model = self.model().into();
+        let (next, report) =
+            crate::front::build::build(source, &options, model, Some(&current), progress)?;
         if !report.has_changes() && report.embedded == 0 {
             return Ok(None);
         }

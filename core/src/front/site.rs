@@ -494,9 +494,14 @@ fn replace_last(url: &str, slug: &str) -> String {
     }
 }
 
-/// The build configuration of a docs folder: `config` with page keys from whole paths.
+/// The build configuration of a docs folder: `config` with page keys from whole paths, and
+/// English analysis unless `config` names a language.
 pub fn docs_config(mut config: crate::Config) -> crate::Config {
     config.keys = Keys::Path;
+    // The site's search module stems English only unless it is built for other languages
+    // (scripts/wasm-build.sh, WASM_SEARCH_LANGUAGES): a language detected from the pages
+    // would make its blob `unsupported_language` there, so a site is English unless told.
+    config.language.get_or_insert(crate::Language::English);
     config
 }
 
@@ -727,7 +732,7 @@ pub fn write(
     let (index, sync) = crate::build(
         crate::Source::Folder(src.to_path_buf()),
         &build,
-        semantic.as_ref().map(|s| s.embedder.clone()),
+        crate::ModelChoice::from(semantic.as_ref().map(|s| s.embedder.clone())),
         None,
         progress,
     )?;

@@ -208,7 +208,7 @@ pub struct Index {
 
 impl Index {
     pub(crate) fn from_data(data: IndexData) -> Index {
-        let analyzer = Analyzer::new(data.config.language);
+        let analyzer = Analyzer::new(data.config.language());
         let scorer = Bm25Scorer::new(&data.lexical, data.config.bm25);
         let chunk_page: Vec<u32> = data.chunks.iter().map(|c| c.page).collect();
         let mut first_chunk = vec![0u32; data.pages.len() + 1];
@@ -276,6 +276,11 @@ impl Index {
     /// The configuration the index was built with.
     pub fn config(&self) -> &Config {
         &self.data.config
+    }
+
+    /// The languages of the pages, as the build detected them (kept current by page writes).
+    pub fn languages(&self) -> &crate::data::record::LanguageMix {
+        &self.data.languages
     }
 
     /// This index with other fusion weights and constant (query-time settings: no rebuild;

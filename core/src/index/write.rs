@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use crate::blob::IndexData;
 use crate::data::config::Config;
 use crate::data::error::{Error, Result};
-use crate::data::record::BuildStage;
+use crate::data::record::{BuildStage, LanguageMix};
 use crate::embed::Embedder;
 use crate::graph::GraphSection;
 use crate::index::vectors::{self};
@@ -21,18 +21,21 @@ use crate::text::chunk::{self, ChunkRecord};
 use crate::text::page::{self, Page, Scope};
 use crate::text::raw::{self, RawSection};
 
-/// Chunks and analyzes `pages` (already in canonical order) into index data. The only place
-/// derived data is made, so a build and an upsert give the same bytes for the same pages and
+/// Chunks and analyzes `pages` (already in canonical order) into index data, with
+/// `languages` their mix ([`crate::text::language::mix`], which the caller may need before:
+/// a build chooses its analysis language and model by it). The only place derived data is
+/// made, so a build and an upsert give the same bytes for the same pages and
 /// the same `prior` chunks (the numbers of the chunk ids: [`chunk::carry_numbers`]).
 pub(crate) fn assemble(
     config: Config,
+    languages: LanguageMix,
     pages: Vec<Page>,
     raw: RawSection,
     prior: &chunk::PriorChunks,
     progress: &mut dyn FnMut(usize, usize) -> ControlFlow<()>,
 ) -> Result<IndexData> {
     u32::try_from(pages.len()).map_err(|_| Error::invalid_argument("more than 4 Gi pages"))?;
-    let analyzer = Analyzer::new(config.language);
+    let analyzer = Analyzer::new(config.language());
     let mut surface = crate::text::analyze::Surface::default();
     let mut chunks = Vec::new();
     let mut numbers: Vec<u32> = Vec::new();
@@ -87,6 +90,7 @@ pub(crate) fn assemble(
     let graph = GraphSection::build(&pages, &chunks, &numbers, &raw);
     Ok(IndexData {
         config,
+        languages,
         pages,
         chunks,
         lexical,
@@ -377,13 +381,48 @@ impl Index {
         })
     }
 
+    /// The language mix of `pages`, this index's pages after a write: this index's mix with
+    /// the pages the write removed or changed taken out and the new ones detected, so a write
+    /// detects only the pages it touched.
+    fn languages_after(&self, pages: &[Page]) -> crate::data::record::LanguageMix {
+        let mut before: HashMap<(&str, &str), usize> = HashMap::new();
+        for p in &self.data.pages {
+            *before
+                .entry((p.path.as_str(), p.text.as_str()))
+                .or_default() += 1;
+        }
+        let mut added = Vec::new();
+        for p in pages {
+            match before.get_mut(&(p.path.as_str(), p.text.as_str())) {
+                Some(n) if *n > 0 => *n -= 1,
+                _ => added.push(crate::text::language::detect_page(p)),
+            }
+        }
+        let removed = self
+            .data
+            .pages
+            .iter()
+            .filter(|p| {
+                before
+                    .get_mut(&(p.path.as_str(), p.text.as_str()))
+                    .is_some_and(|n| {
+                        let left = *n > 0;
+                        *n = n.saturating_sub(1);
+                        left
+                    })
+            })
+            .map(crate::text::language::detect_page);
+        self.data.languages.changed(removed, added)
+    }
+
     /// A new snapshot re-derived from `pages`; stored vectors are kept for unchanged passages
     /// and new ones embedded with `model`.
     fn rebuilt(&self, pages: Vec<Page>, model: Option<&dyn Embedder>) -> Result<Index> {
         let config = self.data.config.clone();
         let raw = self.data.raw.clone();
         let prior = self.prior_chunks();
-        let mut data = assemble(config, pages, raw, &prior, &mut |_, _| {
+        let languages = self.languages_after(&pages);
+        let mut data = assemble(config, languages, pages, raw, &prior, &mut |_, _| {
             ControlFlow::Continue(())
         })?;
         // A page keeps its file's time while its text is the one read from the file.

@@ -113,6 +113,7 @@ impl RangedIndex {
         let shards = vec![None; head.dict_blocks.len()];
         let data = blob::IndexData {
             config: head.config.clone(),
+            languages: head.languages.clone(),
             pages,
             chunks: head.chunks.clone(),
             lexical: LexicalIndex::default(),

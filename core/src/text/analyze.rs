@@ -741,7 +741,7 @@ mod tests {
             let stems = stemmer_algorithm(l).is_some();
             assert_eq!(l.available(), l == Language::None || stems, "{l:?}");
             let config = crate::data::config::Config {
-                language: l,
+                language: Some(l),
                 ..Default::default()
             };
             assert_eq!(config.check_language().is_ok(), l.available());

@@ -10,6 +10,7 @@ mod facets;
 mod fusion;
 mod fuzz_replay;
 mod hostile;
+mod languages;
 mod layers;
 mod limit;
 mod model_vectors;

@@ -226,8 +226,17 @@ fn body(words: &[(usize, usize)]) -> String {
     s
 }
 
+/// The oracles analyze English: the language is named, not detected from the word salad
+/// (which a detector may take for French).
+fn english() -> wikidex::Config {
+    wikidex::Config {
+        language: Some(wikidex::Language::English),
+        ..Default::default()
+    }
+}
+
 fn build(bodies: &[String]) -> Index {
-    let mut b = IndexBuilder::new(Default::default()).unwrap();
+    let mut b = IndexBuilder::new(english()).unwrap();
     for (i, text) in bodies.iter().enumerate() {
         b.add_file(&format!("global/d{i}.md"), text.as_bytes())
             .unwrap();
@@ -440,7 +449,7 @@ fn build_paged(bodies: &[String], overlap: u32) -> Index {
             max_tokens: 16,
             overlap_tokens: overlap,
         },
-        ..Default::default()
+        ..english()
     };
     let mut b = IndexBuilder::new(config).unwrap();
     for (i, text) in bodies.iter().enumerate() {

@@ -80,7 +80,7 @@ fn german() -> Index {
         w
     };
     let config = Config {
-        language: Language::German,
+        language: Some(Language::German),
         ..Config::default()
     };
     let mut b = IndexBuilder::new(config).unwrap();

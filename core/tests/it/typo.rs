@@ -120,7 +120,7 @@ fn explain_names_the_term_a_typo_was_taken_for() {
 /// An index of `files` with stemming off (so each word is its own term).
 fn unstemmed(files: &[(&str, &str)]) -> Index {
     let config = Config {
-        language: Language::None,
+        language: Some(Language::None),
         ..Default::default()
     };
     let mut b = IndexBuilder::new(config).unwrap();

@@ -331,6 +331,7 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<IndexData> {
     }
     Ok(IndexData {
         config: head.config,
+        languages: head.languages,
         pages,
         chunks,
         lexical,

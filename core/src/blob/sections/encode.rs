@@ -126,6 +126,7 @@ pub(crate) fn encode(data: &IndexData) -> Result<Vec<u8>> {
     }
     let head = Head {
         config: data.config.clone(),
+        languages: data.languages.clone(),
         pages: Stubs(data.pages.iter().map(stub).collect()),
         chunk_counts: {
             let mut counts = vec![0u32; data.pages.len()];
@@ -173,6 +174,7 @@ fn encode_head(head: &Head) -> Result<Vec<u8>> {
     // listed, with the encoding its attribute gives it).
     let Head {
         config,
+        languages,
         pages,
         chunk_counts,
         chunks: _,
@@ -192,6 +194,7 @@ fn encode_head(head: &Head) -> Result<Vec<u8>> {
     } = head;
     let fields = [
         field(config)?,
+        field(languages)?,
         field(pages)?,
         field(chunk_counts)?,
         field(chunk_numbers)?,

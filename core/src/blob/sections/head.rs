@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 use super::{Part, Section};
 use crate::data::config::Config;
 use crate::data::error::{Error, Result};
+use crate::data::record::LanguageMix;
 use crate::lane::semantic::VectorSection;
 use crate::lane::token::MAX_PREFIX_EXPANSIONS;
 use crate::postings::{block_range, front_coded, Dictionary};
@@ -16,6 +17,8 @@ use crate::text::page::{Extra, Page};
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub(crate) struct Head {
     pub config: Config,
+    /// The languages of the pages.
+    pub languages: LanguageMix,
     /// Per page: [`stub`] of it. [`crate::RangedIndex::open`] moves them into its index, where
     /// a page block's pages replace them.
     pub pages: Stubs,
@@ -384,6 +387,7 @@ impl Head {
         // Order and a chunk for every page, as a whole load checks them (spans all empty).
         crate::text::chunk::validate_chunk_table(&self.chunks, n_pages, |_| Some(""))?;
         crate::text::chunk::validate_numbers(&self.chunks, &self.chunk_numbers)?;
+        self.languages.validate(n_pages)?;
         if !self.page_modified.is_empty() && self.page_modified.len() != n_pages {
             return Err(Error::corrupt(format!(
                 "{} modification times for {} pages",

@@ -11,6 +11,7 @@
 //!
 //! ```text
 //! config          the configuration
+//! languages       the pages of each language detected (LanguageMix)
 //! pages           the page stubs (Stubs: keys front-coded, then the stubs with more than a key)
 //! chunk_counts    each page's number of chunks
 //! chunk_numbers   each chunk's id number (empty: its position in its page)
