@@ -10,9 +10,11 @@ export interface BuildOptions {
   /** A broken page fails the build instead of being skipped and reported. */
   strict?: boolean
   /** Embed every chunk with this model (the semantic lane). Left out: the default model (the
-   * folder in `WIKIDEX_MODEL`, else an installed model package such as `wikidex-model-minilm`,
-   * else none, and then `buildReport().semantic_off` says how to turn the semantic lane on).
-   * `false` or `null`: no model, and no note. */
+   * folder in `WIKIDEX_MODEL`, else an installed model package chosen by the wiki's languages:
+   * `wikidex-model-e5-small` when one page in five or more is not in English, else
+   * `wikidex-model-minilm`; `buildReport().model_reason` says which and why, `model_notice` what
+   * to install; else none, and then `buildReport().semantic_off` says how to turn the semantic
+   * lane on). `false` or `null`: no model, and no note. */
   model?: Model | false | null
   /** How vectors are stored: `'f32'` (default) or `'int8'`. */
   vectors?: 'f32' | 'int8'
@@ -69,7 +71,8 @@ export type LaneStatusKind = 'ok' | 'skipped' | 'failed'
 /** The core's `Config`; every field may be left out and takes its default. */
 export interface Config {
   chunk?: { max_tokens?: number; overlap_tokens?: number }
-  language?: string
+  /** Analysis language (`english`, `german`, ..., `none`); left out or null: the wiki's main language when the analyzer stems it, else English (the build report's `language_reason` says which). */
+  language?: string | null
   bm25?: { k1?: number; b?: number }
   fusion?: { k?: number; lexical?: number; semantic?: number; token?: number }
   max_query_chars?: number
@@ -163,7 +166,10 @@ export interface LaneReport {
   reason?: string
   code?: string
   candidates: number
+  /** The lane's fusion weight for this query: the configured weight, or 0 for the lexical and token lanes when the index reads less than two thirds of the query (`known`). */
   weight: number
+  /** Lexical and token lanes that ran beside the semantic lane: the share of the query's term weight (count x idf) the index can read, 0..1. `null`: the lane kept its configured weight. */
+  known: number | null
 }
 export interface SearchResults {
   query: string
@@ -306,6 +312,20 @@ export interface BuildReport {
   /** When the build looked for the default model and found none: that the semantic lane is
    * off and how to turn it on; else null. */
   semantic_off: string | null
+  /** The languages of the pages, detected from their prose. */
+  languages: LanguageMix
+  /** Which analysis language the build chose and why, when none was named; else null. */
+  language_reason: string | null
+  /** Which model embedded the chunks and why; null without a model. */
+  model_reason: string | null
+  /** When the wiki is largely not in English and the multilingual model is not installed: which package to install; else null. */
+  model_notice: string | null
+}
+
+/** Pages per language (ISO 639-3 codes: `eng`, `deu`, `rus`, `cmn`, `jpn`...), most pages first, and the pages too short or unsure to tell. */
+export interface LanguageMix {
+  languages: { language: string; pages: number }[]
+  undetected: number
 }
 
 export type SiteLayout = 'mkdocs' | 'mdbook' | 'docusaurus' | 'vitepress' | 'hugo'
