@@ -675,7 +675,7 @@ pub const BLOB_FILE: &str = "wikidex.wdx";
 /// `semantic/…` are the browser's module with the model runner, written only with a model.
 pub const SEMANTIC_DIR: &str = "semantic";
 /// The module with the model runner, among the assets.
-#[cfg(feature = "embed")]
+#[cfg(all(feature = "fs", feature = "embed"))]
 const SEMANTIC_MODULE: [&str; 2] = ["semantic/wikidex_wasm.js", "semantic/wikidex_wasm_bg.wasm"];
 /// The manifest's file name in the bundle.
 pub const MANIFEST_FILE: &str = "site.json";
