@@ -7,9 +7,6 @@ use clap::Args;
 use wikidex::embed::{discover, semantic_off, Found, Surface, MODEL_ENV, MODEL_NAMES};
 use wikidex::{Error, ModelChoice, OnnxEmbedder, OnnxOptions, Session};
 
-/// The default model's folder name under `models/` (written by `scripts/fetch-model.sh`).
-const DEFAULT_MODEL: &str = "all-MiniLM-L6-v2";
-
 #[derive(Args, Clone, Default)]
 pub struct ModelArgs {
     /// Folder of an ONNX sentence model and its tokenizer.json. Default: $WIKIDEX_MODEL, else
@@ -106,7 +103,8 @@ impl ModelArgs {
         let found = self.found()?.ok_or_else(|| Error::InvalidArgument {
             detail: format!(
                 "no embedding model: pass --model DIR, set {MODEL_ENV}, or run `make models` \
-                 to fetch models/{DEFAULT_MODEL}"
+                 to fetch models/{}",
+                MODEL_NAMES[0]
             ),
         })?;
         self.load_found(&found)
@@ -118,10 +116,7 @@ impl ModelArgs {
     /// With `--onnx FILE` (a file of the default folder) and no `--model`, the default folder
     /// by [`ModelArgs::found`] (the languages are not asked), as [`ModelArgs::load_default`].
     pub fn load_for_build(&self, quiet: bool) -> Result<ModelChoice, Error> {
-        if self.explicit() {
-            return Ok(ModelChoice::Given(Arc::new(self.load()?)));
-        }
-        if self.onnx.is_some() {
+        if self.explicit() || self.onnx.is_some() {
             return self.load_default(quiet);
         }
         Ok(ModelChoice::Default {

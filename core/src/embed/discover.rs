@@ -169,7 +169,21 @@ impl Found {
 
     /// Whether the folder holds what a model load reads.
     fn usable(&self) -> bool {
-        self.onnx.is_file() && self.dir.join(TOKENIZER).is_file()
+        self.onnx.is_file() && self.tokenizer().is_file()
+    }
+
+    /// The folder `dir`, named by the caller (`--model DIR`), with its manifest read: it must
+    /// load ([`Found::load`] reports what it lacks).
+    ///
+    /// # Errors
+    /// [`Error::Model`] for a broken manifest, as [`discover`].
+    pub fn named(dir: &Path) -> Result<Found> {
+        Found::at(dir.to_path_buf(), ModelSource::Explicit)
+    }
+
+    /// The folder's `tokenizer.json`.
+    pub fn tokenizer(&self) -> PathBuf {
+        self.dir.join(TOKENIZER)
     }
 
     /// The model's name: the manifest's, else the folder's.
@@ -205,8 +219,7 @@ impl Found {
     #[cfg(feature = "embed")]
     pub fn load(&self, options: super::OnnxOptions) -> Result<super::OnnxEmbedder> {
         use super::Embedder;
-        let model =
-            super::OnnxEmbedder::from_files(&self.onnx, &self.dir.join(TOKENIZER), options)?;
+        let model = super::OnnxEmbedder::from_files(&self.onnx, &self.tokenizer(), options)?;
         match &self.manifest {
             Some(m) if !m.fingerprint.is_empty() && m.fingerprint != model.fingerprint() => {
                 Err(Error::Model {
@@ -262,7 +275,7 @@ pub fn discover(
 /// The explicit folder, else `$WIKIDEX_MODEL`'s (empty counts as unset).
 fn named(explicit: Option<&Path>, env: Option<&OsStr>) -> Result<Option<Found>> {
     if let Some(dir) = explicit {
-        return Found::at(dir.to_path_buf(), ModelSource::Explicit).map(Some);
+        return Found::named(dir).map(Some);
     }
     if let Some(dir) = env.filter(|v| !v.is_empty()) {
         return Found::at(PathBuf::from(dir), ModelSource::Env).map(Some);

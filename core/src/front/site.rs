@@ -674,6 +674,13 @@ pub const BLOB_FILE: &str = "wikidex.wdx";
 /// The bundle's subfolder for the semantic lane ([`SemanticManifest`]): assets named
 /// `semantic/…` are the browser's module with the model runner, written only with a model.
 pub const SEMANTIC_DIR: &str = "semantic";
+/// Whether the asset `name` goes under [`SEMANTIC_DIR`] (written only with a model).
+#[cfg(feature = "fs")]
+fn is_semantic(name: &str) -> bool {
+    name.split_once('/')
+        .is_some_and(|(dir, _)| dir == SEMANTIC_DIR)
+}
+
 /// The module with the model runner, among the assets.
 #[cfg(all(feature = "fs", feature = "embed"))]
 const SEMANTIC_MODULE: [&str; 2] = ["semantic/wikidex_wasm.js", "semantic/wikidex_wasm_bg.wasm"];
@@ -784,7 +791,7 @@ pub fn write(
     let model_files = semantic.as_ref().map_or(&[][..], |s| &s.files[..]);
     let shipped = assets
         .iter()
-        .filter(|(name, _)| semantic.is_some() || !name.starts_with(SEMANTIC_DIR));
+        .filter(|(name, _)| semantic.is_some() || !is_semantic(name));
     for (name, data) in std::iter::once(&blob)
         .chain(shipped)
         .chain(model_files)
@@ -843,20 +850,18 @@ fn site_model(dir: &std::path::Path, assets: &[(String, Vec<u8>)]) -> Result<Sit
             missing.join(", ")
         )));
     }
-    let found = crate::embed::discover(Some(dir), None, &[])?.ok_or_else(|| Error::Model {
-        detail: format!("{}: no model", dir.display()),
-    })?;
+    let found = crate::embed::Found::named(dir)?;
     let model = found.load(crate::OnnxOptions::default())?;
     let read = |path: &std::path::Path| std::fs::read(path).map_err(|e| Error::io(path, e));
     let onnx = format!("{SEMANTIC_DIR}/model.onnx");
     let tokenizer = format!("{SEMANTIC_DIR}/tokenizer.json");
     let files = vec![
         (onnx.clone(), read(&found.onnx)?),
-        (tokenizer.clone(), read(&found.dir.join("tokenizer.json"))?),
+        (tokenizer.clone(), read(&found.tokenizer())?),
     ];
     let bytes = assets
         .iter()
-        .filter(|(n, _)| n.starts_with(SEMANTIC_DIR))
+        .filter(|(n, _)| is_semantic(n))
         .chain(&files)
         .map(|(_, b)| b.len() as u64)
         .sum();
