@@ -20,6 +20,7 @@
 use pulldown_cmark::{Event, LinkType, Options, Parser, Tag, TagEnd};
 
 use crate::data::record::LanguageMix;
+use crate::text::analyze::is_cjk;
 use crate::text::page::Page;
 
 /// Fewest letters of prose a page needs for its language to be detected: below it, trigram
@@ -108,17 +109,6 @@ fn is_word(word: &str) -> bool {
             '/', '\\', '_', ':', '@', '=', '<', '>', '{', '}', '[', ']', '|', '#',
         ])
         && trimmed.chars().any(char::is_alphabetic)
-}
-
-/// Han ideographs, kana and Hangul.
-fn is_cjk(c: char) -> bool {
-    matches!(c as u32,
-        0x3040..=0x30FF       // hiragana, katakana
-        | 0x3400..=0x4DBF     // Han extension A
-        | 0x4E00..=0x9FFF     // Han
-        | 0xAC00..=0xD7AF     // Hangul syllables
-        | 0xF900..=0xFAFF     // Han compatibility
-        | 0x20000..=0x2FA1F) // Han extensions B..
 }
 
 #[cfg(test)]
