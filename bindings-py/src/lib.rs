@@ -760,8 +760,9 @@ impl Model {
         Ok(array.into_pyarray(py))
     }
 
-    /// The token ids the model is fed for each text (special tokens included, truncated at
-    /// `max_length`), after the model's `prompt` if given.
+    /// The token ids the model is fed for each text, after the model's `prompt` if given:
+    /// special tokens included, truncated at `max_length` or, for a model that embeds long
+    /// texts in windows, every window's ids one after the other (`OnnxEmbedder::tokenize`).
     #[pyo3(signature = (texts, prompt=None))]
     fn tokenize(
         &self,

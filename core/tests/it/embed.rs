@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
 use serde::Deserialize;
+use wikidex::embed::LongTexts;
 use wikidex::lane::semantic::dot;
 use wikidex::{
     Embedder, Index, IndexBuilder, Lane, OnnxEmbedder, OnnxOptions, SearchOptions, Session,
@@ -101,6 +102,77 @@ fn batching_does_not_change_embeddings() {
         assert!(dot(&alone[0], &together[i]) > 0.99999, "sentence {i}");
     }
     assert!(e.embed(&[]).unwrap().is_empty());
+}
+
+/// MiniLM cut at 16 tokens: a long text truncated, or in windows of 14 tokens.
+fn short_minilm(long_texts: LongTexts) -> OnnxEmbedder {
+    let dir = model_dir();
+    let options = OnnxOptions {
+        max_length: Some(16),
+        long_texts: Some(long_texts),
+        ..OnnxOptions::default()
+    };
+    OnnxEmbedder::from_files(
+        &dir.join("model.onnx"),
+        &dir.join("tokenizer.json"),
+        options,
+    )
+    .unwrap()
+}
+
+/// `v`'s coefficients on the unit vectors `a` and `b` (least squares in their plane), and
+/// what is left of it out of that plane.
+fn in_plane(v: &[f32], a: &[f32], b: &[f32]) -> (f32, f32, f32) {
+    let (c, va, vb) = (dot(a, b), dot(v, a), dot(v, b));
+    let alpha = (va - c * vb) / (1.0 - c * c);
+    let beta = (vb - c * va) / (1.0 - c * c);
+    let rest: f32 = (0..v.len())
+        .map(|i| (v[i] - alpha * a[i] - beta * b[i]).powi(2))
+        .sum();
+    (alpha, beta, rest.sqrt())
+}
+
+#[test]
+fn a_long_text_in_windows_is_the_mean_of_its_windows_each_run_as_a_text_alone() {
+    let windows = short_minilm(LongTexts::Windows);
+    let truncate = short_minilm(LongTexts::Truncate);
+    // 14 tokens (one full window) and 6.
+    let a = "the pager moves to the next engineer every monday at nine each week";
+    let b = "revenue is counted when fully paid";
+    let [ta, tb] = [a, b].map(|t| windows.tokenize(&[t]).unwrap().remove(0));
+    assert_eq!((ta.len(), tb.len()), (16, 8), "{ta:?} {tb:?}");
+    let ab = format!("{a} {b}");
+    let aaab = format!("{a} {a} {a} {b}");
+    // Each window with its own [CLS] and [SEP], the windows one after the other.
+    assert_eq!(
+        windows.tokenize(&[&aaab]).unwrap()[0],
+        [ta.clone(), ta.clone(), ta.clone(), tb.clone()].concat()
+    );
+    assert_eq!(truncate.tokenize(&[&aaab]).unwrap()[0], ta);
+
+    let texts = [a, b, ab.as_str(), aaab.as_str()];
+    let v = windows.embed(&texts).unwrap();
+    // Texts that fit are the single pass, bit for bit.
+    assert_eq!(v[..2], truncate.embed(&[a, b]).unwrap()[..]);
+    // A window is pooled as a text alone is: a text of windows a and b is in their plane, on
+    // both sides positively; with a three times, a's part is three times larger. (The weights
+    // by tokens, 14 and 6 here, are the unit tests' and test_e5.py's: this plane cannot show
+    // them without the pooled vectors' norms.)
+    let (a1, b1, rest1) = in_plane(&v[2], &v[0], &v[1]);
+    let (a3, b3, rest3) = in_plane(&v[3], &v[0], &v[1]);
+    assert!(rest1 < 1e-4 && rest3 < 1e-4, "{rest1} {rest3}");
+    assert!(a1 > 0.0 && b1 > 0.0, "{a1} {b1}");
+    let ratio = (a3 / b3) / (a1 / b1);
+    assert!((ratio - 3.0).abs() < 1e-3, "{ratio}");
+    // Truncated, the same text is its first window only.
+    let t = truncate.embed(&[&ab]).unwrap().remove(0);
+    assert!(dot(&t, &v[0]) > 0.99999);
+    assert!(dot(&v[2], &v[1]) > dot(&t, &v[1]) + 0.05);
+    // Windows batch with other texts as whole texts do.
+    for (i, text) in texts.iter().enumerate() {
+        let alone = windows.embed(&[text]).unwrap().remove(0);
+        assert!(dot(&alone, &v[i]) > 0.99999, "text {i}");
+    }
 }
 
 #[test]
