@@ -102,8 +102,6 @@ struct Allowed<'m> {
 /// One lane's `n` candidates with the chunks of `held` first: `rank(Some(held))` ranks those,
 /// `rank(None)` every chunk the lane may return, and fills what the first leaves, each page
 /// (with `groups`) or chunk once. Without `held`, `rank(None)`.
-const SEEDS: usize = 5;
-
 fn held_first<E>(
     held: Option<&[bool]>,
     groups: Option<&[u32]>,
@@ -458,75 +456,65 @@ impl Index {
         let mut rankings = Vec::new();
         let mut reports = Vec::new();
         let no_terms = qterms.is_empty() && opts.query_vector.is_none();
-        let run = |lane: Lane,
-                   groups: Option<&[u32]>,
-                   candidates: usize|
-         -> Result<(LaneStatus, Vec<(u32, f32)>)> {
-            Ok(match lane {
-                Lane::Lexical => {
-                    // A typo match weighs what the query term would, discounted per edit;
-                    // the lexical lane takes whole words only (no prefixes).
-                    let weighted: Vec<(usize, f32)> = known
-                        .iter()
-                        .zip(&qterms)
-                        .filter_map(|(t, q)| t.map(|t| (t, q.count as f32)))
-                        .chain(typos.iter().filter(|e| !e.prefix).map(|e| {
-                            let count = qterms[e.query].count as f32;
-                            (e.term, count * typo::discount(e.edits))
-                        }))
-                        .collect();
-                    let filter =
-                        (!self.unfiltered().all || opts.has_filters()).then_some(&mask[..]);
-                    let ranked = held_first(held, groups, candidates, |first| {
-                        Ok::<_, Error>(self.scorer.search(
-                            &self.data.lexical,
-                            &weighted,
-                            first.or(filter),
-                            groups.map(|g| (g, self.data.pages.len())),
-                            candidates,
-                        ))
-                    })?;
-                    (LaneStatus::Ok, ranked)
-                }
-                Lane::Token => (
-                    LaneStatus::Ok,
-                    held_first(held, groups, candidates, |first| {
-                        Ok::<_, Error>(token::search(
-                            &self.data.lexical,
-                            &qterms,
-                            &typos,
-                            first.unwrap_or(&mask),
-                            groups.map(|g| (g, self.data.pages.len())),
-                            candidates,
-                        ))
-                    })?,
-                ),
-                Lane::Semantic => {
-                    let filter =
-                        (!self.unfiltered().all || opts.has_filters()).then_some(&mask[..]);
-                    // The floor judges only queries none of whose words the index knows.
-                    let unknown = known.iter().all(Option::is_none) && typos.is_empty();
-                    self.semantic_lane(
-                        (query, opts, model),
-                        Allowed { filter, held },
-                        groups,
-                        candidates,
-                        unknown,
-                    )?
-                }
-            })
-        };
-        let page_decay = std::env::var("WIKIDEX_X_PAGE")
-            .ok()
-            .and_then(|v| v.parse::<f32>().ok());
-        let mut chunk_rankings: Vec<Vec<(u32, f32)>> = Vec::new();
         for lane in Lane::ALL {
             let (status, ranked) = if !wanted(lane) {
                 (LaneStatus::skipped(NOT_REQUESTED), Vec::new())
             } else if no_terms {
                 (LaneStatus::skipped(NO_QUERY_TERMS), Vec::new())
             } else {
-                run(lane, groups, candidates)?
+                match lane {
+                    Lane::Lexical => {
+                        // A typo match weighs what the query term would, discounted per edit;
+                        // the lexical lane takes whole words only (no prefixes).
+                        let weighted: Vec<(usize, f32)> = known
+                            .iter()
+                            .zip(&qterms)
+                            .filter_map(|(t, q)| t.map(|t| (t, q.count as f32)))
+                            .chain(typos.iter().filter(|e| !e.prefix).map(|e| {
+                                let count = qterms[e.query].count as f32;
+                                (e.term, count * typo::discount(e.edits))
+                            }))
+                            .collect();
+                        let filter =
+                            (!self.unfiltered().all || opts.has_filters()).then_some(&mask[..]);
+                        let ranked = held_first(held, groups, candidates, |first| {
+                            Ok::<_, Error>(self.scorer.search(
+                                &self.data.lexical,
+                                &weighted,
+                                first.or(filter),
+                                groups.map(|g| (g, self.data.pages.len())),
+                                candidates,
+                            ))
+                        })?;
+                        (LaneStatus::Ok, ranked)
+                    }
+                    Lane::Token => (
+                        LaneStatus::Ok,
+                        held_first(held, groups, candidates, |first| {
+                            Ok::<_, Error>(token::search(
+                                &self.data.lexical,
+                                &qterms,
+                                &typos,
+                                first.unwrap_or(&mask),
+                                groups.map(|g| (g, self.data.pages.len())),
+                                candidates,
+                            ))
+                        })?,
+                    ),
+                    Lane::Semantic => {
+                        let filter =
+                            (!self.unfiltered().all || opts.has_filters()).then_some(&mask[..]);
+                        // The floor judges only queries none of whose words the index knows.
+                        let unknown = known.iter().all(Option::is_none) && typos.is_empty();
+                        self.semantic_lane(
+                            (query, opts, model),
+                            Allowed { filter, held },
+                            groups,
+                            candidates,
+                            unknown,
+                        )?
+                    }
+                }
             };
             reports.push(LaneReport {
                 lane,
@@ -536,9 +524,6 @@ impl Index {
                 known: None,
             });
             if status == LaneStatus::Ok {
-                if page_decay.is_some() && groups.is_some() {
-                    chunk_rankings.push(run(lane, None, candidates * 3)?.1);
-                }
                 rankings.push(LaneRanking {
                     lane,
                     weight: fusion_cfg.weight(lane),
@@ -550,11 +535,7 @@ impl Index {
         let mut fused: Vec<Fused> = if opts.chunks {
             fusion::rrf(fusion_cfg.k, &rankings, |a, b| self.cmp_chunk_ids(a, b))
         } else {
-            self.fuse_pages(
-                &rankings,
-                held,
-                page_decay.map(|d| (d, &chunk_rankings[..])),
-            )
+            self.fuse_pages(&rankings, held)
         };
         if let Some(held) = held {
             // Hits that hold every phrase first; a stable sort keeps the fused order in each.
@@ -659,12 +640,7 @@ impl Index {
     /// chunks of it. The chunk shown for a page is the one from the lane that contributed most
     /// to its fused score, among the chunks of `held` (that hold the query's phrases) when a lane
     /// chose one.
-    fn fuse_pages(
-        &self,
-        rankings: &[LaneRanking],
-        held: Option<&[bool]>,
-        page: Option<(f32, &[Vec<(u32, f32)>])>,
-    ) -> Vec<Fused> {
+    fn fuse_pages(&self, rankings: &[LaneRanking], held: Option<&[bool]>) -> Vec<Fused> {
         if let [_] = rankings {
             // One lane already lists each page once, best chunk first: its order is the fused
             // order.
@@ -687,49 +663,6 @@ impl Index {
             let (a, b) = (&self.data.pages[a as usize], &self.data.pages[b as usize]);
             a.id().cmp(&b.id())
         });
-        let mut resort = false;
-        if let Some((decay, chunk_rankings)) = page {
-            // Page-level fusion: each lane's next best chunks of a page add their RRF share,
-            // decayed per chunk.
-            let mut extra: std::collections::HashMap<u32, f32> = Default::default();
-            for (r, chunks) in rankings.iter().zip(chunk_rankings) {
-                let mut seen: std::collections::HashMap<u32, i32> = Default::default();
-                for (i, &(c, _)) in chunks.iter().enumerate() {
-                    let p = self.chunk_page[c as usize];
-                    let n = seen.entry(p).or_insert(0);
-                    if *n > 0 {
-                        *extra.entry(p).or_insert(0.0) +=
-                            decay.powi(*n) * r.weight / (k + (i + 1) as f32);
-                    }
-                    *n += 1;
-                }
-            }
-            for f in &mut fused {
-                f.score += extra.get(&f.chunk).copied().unwrap_or(0.0);
-            }
-            resort = true;
-        }
-        if let Some(w) = std::env::var("WIKIDEX_X_GRAPH")
-            .ok()
-            .and_then(|v| v.parse::<f32>().ok())
-        {
-            self.graph_boost(&mut fused, w, k);
-            resort = true;
-        }
-        if resort {
-            crate::data::sort::sort_by(&mut fused, |a, b| {
-                b.score
-                    .total_cmp(&a.score)
-                    .then_with(|| b.lanes_matched().cmp(&a.lanes_matched()))
-                    .then_with(|| {
-                        let (a, b) = (
-                            &self.data.pages[a.chunk as usize],
-                            &self.data.pages[b.chunk as usize],
-                        );
-                        a.id().cmp(&b.id())
-                    })
-            });
-        }
         for f in &mut fused {
             // Ranks were computed over pages: point each lane's entry at that lane's chunk.
             for r in rankings {
@@ -759,48 +692,6 @@ impl Index {
             }
         }
         fused
-    }
-
-    /// Graph lever: the top fused pages are seeds; a page linked with seeds (either direction)
-    /// is ranked by the seeds' RRF shares, and that ranking is a fourth lane of weight `w`.
-    fn graph_boost(&self, fused: &mut [Fused], w: f32, k: f32) {
-        let seeds: std::collections::HashMap<u32, f32> = fused
-            .iter()
-            .take(SEEDS)
-            .enumerate()
-            .map(|(i, f)| (f.chunk, 1.0 / (k + (i + 1) as f32)))
-            .collect();
-        let mut g: std::collections::HashMap<u32, f32> = Default::default();
-        let mut pairs: HashSet<(u32, u32)> = HashSet::new();
-        for e in &self.data.graph.edges {
-            if let crate::graph::Target::Page(to) = e.to {
-                if to == e.from {
-                    continue;
-                }
-                let dir = std::env::var("WIKIDEX_X_GRAPH_DIR").unwrap_or_default();
-                for (s, p) in [(e.from, to), (to, e.from)] {
-                    if (dir == "out" && s != e.from) || (dir == "in" && s != to) {
-                        continue;
-                    }
-                    if let Some(share) = seeds.get(&s) {
-                        if pairs.insert((s, p)) {
-                            *g.entry(p).or_insert(0.0) += share;
-                        }
-                    }
-                }
-            }
-        }
-        let mut order: Vec<usize> = (0..fused.len())
-            .filter(|&i| g.contains_key(&fused[i].chunk))
-            .collect();
-        crate::data::sort::sort_by(&mut order, |&a, &b| {
-            g[&fused[b].chunk]
-                .total_cmp(&g[&fused[a].chunk])
-                .then(a.cmp(&b))
-        });
-        for (rank, i) in order.into_iter().enumerate() {
-            fused[i].score += w / (k + (rank + 1) as f32);
-        }
     }
 
     fn cmp_chunk_ids(&self, a: u32, b: u32) -> std::cmp::Ordering {
