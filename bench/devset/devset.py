@@ -20,6 +20,7 @@ queries in four kinds, nDCG@10 and MAP per kind, lane and model.
 import argparse
 import json
 import os
+import posixpath
 import re
 import shutil
 import subprocess
@@ -44,6 +45,20 @@ def docs_folder(name: str, out: Path) -> Path:
 
 
 FRONTMATTER = re.compile(r"\A---\n(.*?)\n---\n", re.S)
+
+
+LINK = re.compile(r"(\]\(\s*<?|^\s{0,3}\[[^\]]+\]:\s*<?)([^()\s<>#?]+\.md)(?=[#?)>\s]|$)", re.M)
+
+
+def resolve_links(text: str, project: str, root: Path, path: Path, ids: set) -> str:
+    """`text` with each relative link to a Markdown file of the project (inline or a reference
+    definition) pointing at that file's `_id`, as a wiki's link to a page key does, so the
+    pages link as they do in the project's docs (a link to no document stays as written)."""
+    def swap(m: re.Match) -> str:
+        dest = posixpath.normpath(posixpath.join(path.parent.relative_to(root).as_posix(), m.group(2)))
+        target = doc_id(f"{project}/{dest}")
+        return m.group(1) + f"{target}.md" if target in ids else m.group(0)
+    return LINK.sub(swap, text)
 
 
 def document(project: str, root: Path, path: Path) -> dict:
@@ -99,18 +114,24 @@ def main() -> None:
     ap.add_argument("--out", default=str(ROOT / "target" / "devset"))
     ap.add_argument("--model", action="append", dest="models")
     ap.add_argument("--json", dest="json_file")
+    ap.add_argument("--links", action="store_true",
+                    help="build the pages as a wiki folder whose links to other docs point at their ids, so the pages link (the graph)")
     ap.add_argument("extra", nargs="*", help="flags for wikidex build and eval (after --)")
     a = ap.parse_args()
     out = Path(a.out)
     models = a.models or ["all-MiniLM-L6-v2", "multilingual-e5-small"]
     queries = judgments()
 
-    docs = []
+    docs, sources = [], []
     for name in PROJECTS:
         root = docs_folder(name, out)
         for path in sorted(root.rglob("*.md")):
             docs.append(document(name, root, path))
+            sources.append((name, root, path))
     ids = {d["_id"] for d in docs}
+    if a.links:
+        for d, (name, root, path) in zip(docs, sources):
+            d["text"] = resolve_links(d["text"], name, root, path, ids)
     for text, (_, judged) in queries.items():
         for path in judged:
             if doc_id(path) not in ids:
@@ -124,18 +145,27 @@ def main() -> None:
         for d in docs:
             f.write(json.dumps(d, ensure_ascii=False) + "\n")
     write_collection(every, corpus, queries)
+    wiki = out / "wiki"
+    if a.links:
+        # A BEIR corpus has no links: the pages are written as a wiki, one file per `_id`.
+        if wiki.exists():
+            shutil.rmtree(wiki)
+        wiki.mkdir()
+        for d in docs:
+            (wiki / f"{d['_id']}.md").write_text(f"---\ntitle: {json.dumps(d['title'], ensure_ascii=False)}\n---\n{d['text']}", encoding="utf-8")
     for kind in KINDS:
         write_collection(out / kind, corpus, {q: v for q, v in queries.items() if v[0] == kind})
     print(f"devset: {len(docs)} documents, {len(queries)} queries -> {out}", file=sys.stderr)
 
-    report: dict = {"documents": len(docs), "queries": len(queries), "extra": a.extra, "runs": {}}
+    report: dict = {"documents": len(docs), "queries": len(queries), "links": a.links, "extra": a.extra, "runs": {}}
     for model in models:
         folder = ROOT / "models" / model
         if not (folder / "tokenizer.json").is_file():
             print(f"devset: model {model} not in models/ (make models): skipped", file=sys.stderr)
             continue
         blob = out / f"{model}.wdx"
-        subprocess.run([a.bin, "build", str(every), "--beir", "-o", str(blob), "--model", str(folder), *a.extra],
+        source = [str(wiki)] if a.links else [str(every), "--beir"]
+        subprocess.run([a.bin, "build", *source, "-o", str(blob), "--model", str(folder), *a.extra],
                        check=True, stdout=subprocess.DEVNULL)
         for kind in ["all", *KINDS]:
             r = subprocess.run([a.bin, "eval", str(out / kind), "--index", str(blob), "--model", str(folder), "--json"],
