@@ -36,7 +36,7 @@ pub(crate) fn assemble(
 ) -> Result<IndexData> {
     u32::try_from(pages.len()).map_err(|_| Error::invalid_argument("more than 4 Gi pages"))?;
     let analyzer = Analyzer::new(config.language());
-    let mut surface = crate::text::analyze::Surface::default();
+    let mut vocabulary = crate::text::analyze::Vocabulary::default();
     let mut chunks = Vec::new();
     let mut numbers: Vec<u32> = Vec::new();
     let mut positional = true;
@@ -46,7 +46,7 @@ pub(crate) fn assemble(
         let first = chunks.len();
         let body_start = page.body_start as usize;
         let body = page.body();
-        let fields = PageFields::new(&analyzer, page, &mut surface);
+        let fields = PageFields::new(&analyzer, page, &mut vocabulary);
         let spans: Vec<(usize, usize)> = chunk::split(body, &config.chunk)
             .into_iter()
             .map(|span| (body_start + span.start, body_start + span.end))
@@ -54,7 +54,7 @@ pub(crate) fn assemble(
         let indexed = chunk::indexed_texts(&page.text, body_start, &spans);
         for (&(start, end), indexed) in spans.iter().zip(&indexed) {
             let text = &page.text[start..end];
-            chunk_terms.push(fields.chunk_terms(&analyzer, indexed, &mut surface));
+            chunk_terms.push(fields.chunk_terms(&analyzer, indexed, &mut vocabulary));
             chunks.push(ChunkRecord {
                 page: pi as u32,
                 start: u32::try_from(start).map_err(|_| Error::invalid_argument("page > 4 GiB"))?,
@@ -79,10 +79,13 @@ pub(crate) fn assemble(
         }
     }
     u32::try_from(chunks.len()).map_err(|_| Error::invalid_argument("more than 4 Gi chunks"))?;
-    let lexical = LexicalIndex::build_from(chunk_terms.iter().map(|c| &c.0), surface);
+    let terms: Vec<&[u32]> = chunk_terms.iter().map(|c| c.0.as_slice()).collect();
+    let (lexical, position) = LexicalIndex::build_numbered(&terms, vocabulary);
+    drop(terms);
     let positions = config
         .positions
-        .then(|| Positions::build(&lexical, &chunk_terms));
+        .then(|| Positions::build(&lexical, &position, &chunk_terms));
+    drop(chunk_terms);
     // Canonical form: no numbers stored when every chunk is numbered by its position.
     if positional {
         numbers.clear();

@@ -11,8 +11,8 @@ use serde::{Deserialize, Serialize};
 use super::{top_keys, Mask};
 pub use crate::data::config::Bm25Params;
 pub use crate::postings::LexicalIndex;
-use crate::text::analyze::{Analyzer, Surface};
-pub use crate::text::analyze::{BuildFnv, Fnv};
+pub use crate::text::analyze::BuildHash;
+use crate::text::analyze::{Analyzer, Vocabulary};
 use crate::text::page::Page;
 
 /// One query term's part in a chunk's BM25 score.
@@ -46,11 +46,11 @@ pub struct TermScore {
 /// ([`Analyzer::terms_at_recording`]), fields [`FIELD_GAP`] positions apart so that a phrase
 /// never matches across two of them.
 pub(crate) struct PageFields {
-    head: Vec<String>,
+    head: Vec<u32>,
     head_at: Vec<u32>,
     /// Where the chunk's text starts.
     text_at: u32,
-    tail: Vec<String>,
+    tail: Vec<u32>,
     /// Positions of `tail` from the tail's start.
     tail_at: Vec<u32>,
 }
@@ -60,15 +60,16 @@ pub(crate) struct PageFields {
 /// field (Lucene's `position_increment_gap` of 100 for multi-valued text fields).
 pub const FIELD_GAP: u32 = 100;
 
-/// The terms a chunk is indexed under, in order, and the position of each.
-pub(crate) type ChunkTerms = (Vec<String>, Vec<u32>);
+/// The terms a chunk is indexed under (as [`Vocabulary`] numbers), in order, and the position
+/// of each.
+pub(crate) type ChunkTerms = (Vec<u32>, Vec<u32>);
 
 impl PageFields {
-    /// Analyzes `page`'s fields, recording their words in `surface`.
-    pub(crate) fn new(analyzer: &Analyzer, page: &Page, surface: &mut Surface) -> PageFields {
+    /// Analyzes `page`'s fields, numbering their terms in `vocabulary`.
+    pub(crate) fn new(analyzer: &Analyzer, page: &Page, vocabulary: &mut Vocabulary) -> PageFields {
         let (mut head, mut head_at, mut at) = (Vec::new(), Vec::new(), 0u32);
-        let mut field = |text: &str, terms: &mut Vec<String>, pos: &mut Vec<u32>, at: &mut u32| {
-            analyzer.terms_at_recording(text, at, terms, pos, surface);
+        let mut field = |text: &str, terms: &mut Vec<u32>, pos: &mut Vec<u32>, at: &mut u32| {
+            analyzer.terms_at_recording(text, at, terms, pos, vocabulary);
             *at = at.saturating_add(FIELD_GAP);
         };
         field(&page.key, &mut head, &mut head_at, &mut at);
@@ -94,14 +95,14 @@ impl PageFields {
         &self,
         analyzer: &Analyzer,
         text: &str,
-        surface: &mut Surface,
+        vocabulary: &mut Vocabulary,
     ) -> ChunkTerms {
         let mut terms = self.head.clone();
         let mut positions = self.head_at.clone();
         let mut at = self.text_at;
-        analyzer.terms_at_recording(text, &mut at, &mut terms, &mut positions, surface);
+        analyzer.terms_at_recording(text, &mut at, &mut terms, &mut positions, vocabulary);
         let tail_from = at.saturating_add(FIELD_GAP);
-        terms.extend(self.tail.iter().cloned());
+        terms.extend_from_slice(&self.tail);
         positions.extend(self.tail_at.iter().map(|p| p.saturating_add(tail_from)));
         (terms, positions)
     }

@@ -108,15 +108,22 @@ fn postings_of_terms(
 
 impl Positions {
     /// The positions of `index`'s postings, from the analyzed chunks it was built from (the
-    /// same terms, in chunk order, each with its position). Same input, same bytes.
-    pub(crate) fn build(index: &LexicalIndex, chunks: &[ChunkTerms]) -> Positions {
+    /// same terms, in chunk order, each with its position), their term numbers mapped to the
+    /// index's by `position` (what [`LexicalIndex::build_numbered`] returns). Same input,
+    /// same bytes.
+    pub(crate) fn build(
+        index: &LexicalIndex,
+        position: &[u32],
+        chunks: &[ChunkTerms],
+    ) -> Positions {
         // (term, chunk, position) for every indexed token, sorted: posting order.
         let mut all: Vec<(u32, u32, u32)> =
             Vec::with_capacity(chunks.iter().map(|c| c.0.len()).sum());
         for (c, (terms, positions)) in (0u32..).zip(chunks) {
-            for (t, &p) in terms.iter().zip(positions) {
-                if let Some(t) = index.lookup(t) {
-                    all.push((t as u32, c, p));
+            for (&n, &p) in terms.iter().zip(positions) {
+                match position.get(n as usize) {
+                    Some(&t) if t != u32::MAX => all.push((t, c, p)),
+                    _ => {}
                 }
             }
         }
@@ -318,18 +325,20 @@ mod tests {
 
     /// Whitespace-split documents, one chunk each, positions counting every word.
     fn built(docs: &[&str]) -> (LexicalIndex, Positions) {
+        let mut vocabulary = crate::text::analyze::Vocabulary::default();
         let chunks: Vec<ChunkTerms> = docs
             .iter()
             .map(|d| {
                 d.split_whitespace()
                     .zip(0u32..)
                     .filter(|(w, _)| *w != "_")
-                    .map(|(w, p)| (w.to_string(), p))
+                    .map(|(w, p)| (vocabulary.number(w), p))
                     .unzip()
             })
             .collect();
-        let index = LexicalIndex::build_from(chunks.iter().map(|c| &c.0), Default::default());
-        let positions = Positions::build(&index, &chunks);
+        let terms: Vec<&Vec<u32>> = chunks.iter().map(|c| &c.0).collect();
+        let (index, position) = LexicalIndex::build_numbered(&terms, vocabulary);
+        let positions = Positions::build(&index, &position, &chunks);
         (index, positions)
     }
 

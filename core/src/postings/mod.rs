@@ -4,12 +4,10 @@
 //! [`crate::lane::lexical`]; how a blob stores this index is in [`stored`] (posting blocks)
 //! and [`dictionary`] (dictionary shards); [`words`] finds a word's position.
 
-use std::collections::BTreeMap;
-
 use serde::{Deserialize, Serialize};
 
 use crate::data::error::{Error, Result};
-use crate::text::analyze::Surface;
+use crate::text::analyze::{Surface, Vocabulary};
 
 pub(crate) mod dictionary;
 pub(crate) mod stored;
@@ -62,53 +60,73 @@ impl PartialEq for LexicalIndex {
 }
 
 impl LexicalIndex {
-    /// Builds the index from each chunk's analyzed terms, in chunk order, and the surface
-    /// words recorded while analyzing them (see [`Analyzer::terms_into_recording`]).
-    ///
-    /// [`Analyzer::terms_into_recording`]: crate::text::analyze::Analyzer::terms_into_recording
+    /// Builds the index from each chunk's terms, in chunk order, and the surface words (each
+    /// normalized word with its term). For tests and callers with terms at hand as text; a
+    /// build numbers them as it analyzes ([`LexicalIndex::build_numbered`]).
     pub fn build<I>(chunk_terms: I, surface: Surface) -> LexicalIndex
     where
         I: IntoIterator<Item = Vec<String>>,
     {
-        LexicalIndex::build_from(chunk_terms, surface)
+        let mut vocabulary = Vocabulary::default();
+        let chunks: Vec<Vec<u32>> = chunk_terms
+            .into_iter()
+            .map(|terms| terms.iter().map(|t| vocabulary.number(t)).collect())
+            .collect();
+        for (word, term) in &surface {
+            vocabulary.record(word, term);
+        }
+        LexicalIndex::build_numbered(&chunks, vocabulary).0
     }
 
-    /// [`LexicalIndex::build`] from borrowed (or owned) term lists.
-    pub(crate) fn build_from<I>(chunk_terms: I, surface: Surface) -> LexicalIndex
-    where
-        I: IntoIterator,
-        I::Item: AsRef<[String]>,
-    {
-        let mut postings: BTreeMap<String, Vec<(u32, u32)>> = BTreeMap::new();
-        let mut lengths = Vec::new();
-        for (chunk, terms) in chunk_terms.into_iter().enumerate() {
-            let terms = terms.as_ref();
-            let chunk = u32::try_from(chunk).unwrap_or(u32::MAX);
-            lengths.push(u32::try_from(terms.len()).unwrap_or(u32::MAX));
+    /// Builds the index from each chunk's terms as `vocabulary` numbers them, in chunk order
+    /// (see [`crate::text::analyze::Analyzer::terms_at_recording`]), and the words it
+    /// recorded. Also returns each number's position in the dictionary (`u32::MAX` for a term
+    /// no chunk holds), to map the chunks' terms to the index's.
+    pub(crate) fn build_numbered<T: AsRef<[u32]>>(
+        chunk_terms: &[T],
+        vocabulary: Vocabulary,
+    ) -> (LexicalIndex, Vec<u32>) {
+        let (terms, words) = vocabulary.into_parts();
+        let mut lists: Vec<Vec<(u32, u32)>> = vec![Vec::new(); terms.len()];
+        let mut lengths = Vec::with_capacity(chunk_terms.len());
+        let mut sorted: Vec<u32> = Vec::new();
+        for (chunk, numbers) in (0u32..).zip(chunk_terms) {
+            let numbers = numbers.as_ref();
+            lengths.push(u32::try_from(numbers.len()).unwrap_or(u32::MAX));
             // Count each distinct term of the chunk: sort, then take runs.
-            let mut sorted: Vec<&str> = terms.iter().map(String::as_str).collect();
+            sorted.clear();
+            sorted.extend_from_slice(numbers);
             crate::data::sort::sort_unstable(&mut sorted);
             let mut rest = &sorted[..];
             while let Some(&t) = rest.first() {
                 let run = rest.iter().take_while(|&&u| u == t).count();
                 rest = &rest[run..];
-                let tf = u32::try_from(run).unwrap_or(u32::MAX);
-                match postings.get_mut(t) {
-                    Some(list) => list.push((chunk, tf)),
-                    None => {
-                        postings.insert(t.to_string(), vec![(chunk, tf)]);
-                    }
+                if let Some(list) = lists.get_mut(t as usize) {
+                    list.push((chunk, u32::try_from(run).unwrap_or(u32::MAX)));
                 }
             }
         }
+        // The dictionary: the terms some chunk holds, sorted.
+        let mut order: Vec<u32> = (0u32..)
+            .zip(&lists)
+            .filter(|(_, list)| !list.is_empty())
+            .map(|(n, _)| n)
+            .collect();
+        crate::data::sort::sort_unstable_by(&mut order, |&a, &b| {
+            terms[a as usize].cmp(&terms[b as usize])
+        });
+        let mut position = vec![u32::MAX; terms.len()];
         let mut index = LexicalIndex {
             lengths,
-            offsets: vec![0],
+            offsets: Vec::with_capacity(order.len() + 1),
             ..LexicalIndex::default()
         };
-        for (term, list) in postings {
-            index.terms.push(term);
-            for (c, tf) in list {
+        index.offsets.push(0);
+        let mut terms = terms;
+        for (at, &n) in (0u32..).zip(&order) {
+            position[n as usize] = at;
+            index.terms.push(std::mem::take(&mut terms[n as usize]));
+            for (c, tf) in std::mem::take(&mut lists[n as usize]) {
                 index.chunks.push(c);
                 index.tfs.push(tf);
             }
@@ -116,22 +134,29 @@ impl LexicalIndex {
                 .offsets
                 .push(u32::try_from(index.chunks.len()).unwrap_or(u32::MAX));
         }
-        index.index_terms();
-        let mut surface: Vec<(String, u32)> = surface
+        let mut surface: Vec<(String, u32)> = words
             .into_iter()
-            .filter_map(|(w, t)| index.lookup(&t).map(|i| (w, i as u32)))
+            .filter_map(|(w, n)| {
+                let at = *position.get(n as usize)?;
+                (at != u32::MAX).then_some((w, at))
+            })
             .collect();
         crate::data::sort::sort_unstable(&mut surface);
         (index.surface_words, index.surface_terms) = surface.into_iter().unzip();
         index.index_terms();
-        index
+        (index, position)
     }
 
     /// The index term of a normalized word, if the indexed text contains the word.
     pub fn surface_term(&self, word: &str) -> Option<&str> {
+        self.surface_term_at(word)
+            .and_then(|t| self.terms.get(t).map(String::as_str))
+    }
+
+    /// [`LexicalIndex::surface_term`] as the term's dictionary position.
+    pub(crate) fn surface_term_at(&self, word: &str) -> Option<usize> {
         let w = self.surface.get(&self.surface_words, word)?;
-        let t = *self.surface_terms.get(w)?;
-        self.terms.get(t as usize).map(String::as_str)
+        self.surface_terms.get(w).map(|&t| t as usize)
     }
 
     /// Fills the derived term → position and word → term maps (after building or decoding).

@@ -1,6 +1,6 @@
 //! A word's position in a sorted list of words, found by its hash.
 
-use crate::text::analyze::BuildFnv;
+use crate::text::analyze::BuildHash;
 
 /// Where each word of a list is in it, found by its hash: a map of the list that holds
 /// positions only, not copies of the words (a load makes one of the terms and one of the
@@ -48,10 +48,10 @@ impl WordTable {
     }
 
     /// The first slot to try for `word` in a table of `size` slots (a power of two): the top
-    /// bits of its FNV hash, mixed (FNV's low bits depend on the low bits of each byte only).
+    /// bits of its hash, mixed once more so that they depend on every bit of it.
     fn slot(word: &str, size: usize) -> usize {
         use std::hash::{BuildHasher, Hasher};
-        let mut h = BuildFnv::default().build_hasher();
+        let mut h = BuildHash::default().build_hasher();
         h.write(word.as_bytes());
         let mixed = h.finish().wrapping_mul(0x9e37_79b9_7f4a_7c15);
         (mixed >> (64 - size.trailing_zeros())) as usize

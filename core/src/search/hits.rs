@@ -5,7 +5,7 @@ use super::{
     Explanation, Highlight, Hit, LaneHit, LaneReport, SearchOptions, Snippet, SNIPPET_CHARS,
 };
 use std::cell::{OnceCell, RefCell};
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use crate::data::offset::OffsetUnit;
 use crate::index::Index;
@@ -13,7 +13,7 @@ use crate::lane::fusion::{self, Fused};
 use crate::lane::lexical::{Explained, TermScore};
 use crate::lane::typo::{self, Expansion};
 use crate::lane::{token, Lane};
-use crate::text::analyze::{self, BuildFnv, QueryTerm};
+use crate::text::analyze::{self, BuildHash, QueryTerm};
 use crate::text::page::{Page, UsageMode};
 
 pub(super) struct HitContext<'a> {
@@ -211,14 +211,16 @@ fn hit_date(page: &Page, modified: Option<&Option<i64>>) -> Option<String> {
 }
 
 /// What a search's snippets match, made once per search (on its first snippet): the query's
-/// terms and those typo tolerance took them for, the prefixes the token lane matches, and
-/// whether each word seen so far matched. The words of the hits' chunks repeat, so most are
-/// a look-up here rather than a normalization, a surface-table search and a set look-up.
+/// terms and those typo tolerance took them for (as dictionary positions), the prefixes the
+/// token lane matches, and whether each word seen so far matched. The words of the hits'
+/// chunks repeat, so most are a look-up here rather than a normalization and a surface-table
+/// look-up.
 pub(super) struct Matcher<'a> {
-    terms: HashSet<&'a str, BuildFnv>,
+    /// Few (a query's terms), so a scan beats a set.
+    terms: Vec<usize>,
     prefixes: Vec<&'a str>,
     /// (raw token text, is a CJK token) → whether it matches.
-    seen: RefCell<HashMap<(&'a str, bool), bool, BuildFnv>>,
+    seen: RefCell<HashMap<(&'a str, bool), bool, BuildHash>>,
     /// A snippet's cut points and matches, kept between hits for their memory.
     scratch: RefCell<Scratch<'a>>,
 }
@@ -227,13 +229,18 @@ pub(super) struct Matcher<'a> {
 /// end), in bytes of the chunk.
 type Scratch<'a> = (Vec<(usize, &'a str)>, Vec<(usize, usize)>);
 
+/// Distinct words a search's snippets meet, about, to size [`Matcher::seen`] once rather than
+/// grow it from empty (ten hits of a few hundred words).
+const SEEN_WORDS: usize = 1024;
+
 impl<'a> Matcher<'a> {
     fn new(index: &'a Index, qterms: &'a [QueryTerm<'a>], typos: &'a [Expansion]) -> Self {
         let lexical = &index.data.lexical;
+        // A query term the index lacks is in no chunk: nothing to match.
         let terms = qterms
             .iter()
-            .map(|q| q.term.as_ref())
-            .chain(typos.iter().map(|e| lexical.term(e.term)))
+            .filter_map(|q| lexical.lookup(&q.term))
+            .chain(typos.iter().map(|e| e.term))
             .collect();
         let prefixes = (0..qterms.len())
             .flat_map(|i| token::prefixes(lexical.lookup(&qterms[i].term), i, qterms))
@@ -241,7 +248,10 @@ impl<'a> Matcher<'a> {
         Matcher {
             terms,
             prefixes,
-            seen: RefCell::default(),
+            seen: RefCell::new(HashMap::with_capacity_and_hasher(
+                SEEN_WORDS,
+                BuildHash::default(),
+            )),
             scratch: RefCell::default(),
         }
     }
@@ -259,22 +269,18 @@ impl<'a> Matcher<'a> {
 
     fn decide(&self, index: &Index, text: &str, cjk: bool) -> bool {
         let lexical = &index.data.lexical;
-        let terms = &self.terms;
         // Every word of indexed text is in the index's surface table, so its term is a
         // look-up, not a stemming; a CJK token's term is its normalized text.
         let norm = index.analyzer.normalize(text);
         let term = if cjk {
-            terms.contains(norm.as_ref())
+            lexical.lookup(&norm)
         } else {
-            match lexical.surface_term(&norm) {
-                Some(t) => terms.contains(t),
-                None => index
-                    .analyzer
-                    .term(text)
-                    .is_some_and(|t| terms.contains(t.as_str())),
-            }
+            lexical
+                .surface_term_at(&norm)
+                .or_else(|| index.analyzer.term(text).and_then(|t| lexical.lookup(&t)))
         };
-        term || self.prefixes.iter().any(|p| norm.starts_with(p))
+        term.is_some_and(|t| self.terms.contains(&t))
+            || self.prefixes.iter().any(|p| norm.starts_with(p))
     }
 }
 

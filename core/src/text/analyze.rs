@@ -221,7 +221,7 @@ fn ascii_lowercase(text: &str) -> Cow<'_, str> {
 /// Normalizes, filters and stems words. Cheap to clone? No: build one per index and reuse it.
 pub struct Analyzer {
     stemmer: Option<Stemmer>,
-    stopwords: HashSet<&'static str, BuildFnv>,
+    stopwords: HashSet<&'static str, BuildHash>,
 }
 
 impl std::fmt::Debug for Analyzer {
@@ -289,63 +289,43 @@ impl Analyzer {
         out.extend(tokens(text).filter_map(|t| self.token_term(&t)));
     }
 
-    /// Like [`Analyzer::terms_into`], remembering in `surface` the term of every normalized
-    /// word seen, so each distinct word is stemmed once (and the index can skip stemming for
-    /// query words it has seen). CJK terms are not recorded: they are not stemmed.
-    pub fn terms_into_recording(&self, text: &str, out: &mut Vec<String>, surface: &mut Surface) {
-        self.each_term_recording(text, surface, |term, _| out.push(term));
-    }
-
-    /// Like [`Analyzer::terms_into_recording`], also giving each term its position: `*at` for
-    /// the first token of `text`, one more for each token after it. Every token counts, stopwords
-    /// included (they leave a gap), so a phrase matches the words it quotes at their distances.
-    /// `*at` is left one past the last token.
+    /// The index terms of `text` as numbers of `vocabulary` (see [`Vocabulary`]), in order,
+    /// into `out`, each with its position into `positions`: `*at` for the first token of
+    /// `text`, one more for each token after it. Every token counts, stopwords included (they
+    /// leave a gap), so a phrase matches the words it quotes at their distances. `*at` is left
+    /// one past the last token. Each distinct word is stemmed once: `vocabulary` remembers the
+    /// term of every normalized word it has seen (and the index keeps that, so a search skips
+    /// stemming for query words it has seen). CJK terms are not remembered as words: they are
+    /// not stemmed.
     pub fn terms_at_recording(
         &self,
         text: &str,
         at: &mut u32,
-        out: &mut Vec<String>,
+        out: &mut Vec<u32>,
         positions: &mut Vec<u32>,
-        surface: &mut Surface,
+        vocabulary: &mut Vocabulary,
     ) {
         let start = *at;
-        let tokens = self.each_term_recording(text, surface, |term, i| {
-            out.push(term);
-            positions.push(start.saturating_add(i));
-        });
-        *at = start.saturating_add(tokens);
-    }
-
-    /// The walk behind the two above: `emit(term, i)` for each term of `text` in order, `i`
-    /// the index of its token among all of `text`'s tokens (stopwords included), stemming each
-    /// distinct word once through `surface`. Returns the number of tokens.
-    fn each_term_recording(
-        &self,
-        text: &str,
-        surface: &mut Surface,
-        mut emit: impl FnMut(String, u32),
-    ) -> u32 {
         let mut count = 0u32;
         for t in tokens(text) {
             let i = count;
             count = count.saturating_add(1);
-            if t.cjk {
-                emit(self.normalize(t.text).into_owned(), i);
-                continue;
-            }
             let norm = self.normalize(t.text);
-            if let Some(term) = surface.get(norm.as_ref()) {
-                emit(term.clone(), i);
+            let term = if t.cjk {
+                vocabulary.number(norm.as_ref())
+            } else if let Some(&term) = vocabulary.words.get(norm.as_ref()) {
+                term
+            } else if self.is_stopword(&norm) {
                 continue;
-            }
-            if self.is_stopword(&norm) {
-                continue;
-            }
-            let term = self.stem(&norm);
-            surface.insert(norm.into_owned(), term.clone());
-            emit(term, i);
+            } else {
+                let term = vocabulary.number(&self.stem(&norm));
+                vocabulary.words.insert(norm.into_owned(), term);
+                term
+            };
+            out.push(term);
+            positions.push(start.saturating_add(i));
         }
-        count
+        *at = start.saturating_add(count);
     }
 
     /// The terms of a quoted phrase with their offsets from its first term, in order: every
@@ -475,35 +455,70 @@ pub struct QueryTerm<'q> {
     pub count: u32,
 }
 
-/// FNV-1a: short keys (index terms) hash several times faster than with SipHash, and the
-/// dictionary is built from the index's own text, so flooding resistance buys nothing here.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct Fnv(u64);
+/// The hasher of the analyzer's and the index's word maps: rustc-hash's Fx, which takes a word
+/// eight bytes at a time (FNV-1a, before it, took one: a search's snippets spent a fifth of
+/// their time hashing words). The words come from the index's own text, so flooding
+/// resistance buys nothing here.
+pub type BuildHash = rustc_hash::FxBuildHasher;
 
-impl std::hash::Hasher for Fnv {
-    fn finish(&self) -> u64 {
-        self.0
-    }
+/// Normalized word → index term ([`crate::postings::LexicalIndex::build`]).
+pub type Surface = std::collections::HashMap<String, String, BuildHash>;
 
-    fn write(&mut self, bytes: &[u8]) {
-        let mut h = if self.0 == 0 {
-            0xcbf2_9ce4_8422_2325
-        } else {
-            self.0
-        };
-        for &b in bytes {
-            h ^= u64::from(b);
-            h = h.wrapping_mul(0x0100_0000_01b3);
-        }
-        self.0 = h;
-    }
+/// The terms a build meets, numbered in the order first met, and the term of every normalized
+/// word it has analyzed ([`Analyzer::terms_at_recording`]). A chunk's terms are kept as these
+/// numbers until the index is assembled: a number is 4 bytes, a `String` 24 and an allocation
+/// of its own, and a build holds every chunk's terms at once.
+#[derive(Debug, Clone, Default)]
+pub struct Vocabulary {
+    terms: Vec<String>,
+    numbers: std::collections::HashMap<String, u32, BuildHash>,
+    /// Normalized word → the number of its term.
+    words: std::collections::HashMap<String, u32, BuildHash>,
 }
 
-/// Builds [`Fnv`] hashers.
-pub type BuildFnv = std::hash::BuildHasherDefault<Fnv>;
+impl Vocabulary {
+    /// The number of `term`, given it if it has none yet.
+    pub fn number(&mut self, term: &str) -> u32 {
+        if let Some(&n) = self.numbers.get(term) {
+            return n;
+        }
+        let n = u32::try_from(self.terms.len()).unwrap_or(u32::MAX);
+        self.terms.push(term.to_string());
+        self.numbers.insert(term.to_string(), n);
+        n
+    }
 
-/// Normalized word → index term, as recorded while indexing.
-pub type Surface = std::collections::HashMap<String, String, BuildFnv>;
+    /// The term numbered `n`, if there is one.
+    pub fn term(&self, n: u32) -> Option<&str> {
+        self.terms.get(n as usize).map(String::as_str)
+    }
+
+    /// Records that the normalized word `word` has the term `term`.
+    pub fn record(&mut self, word: &str, term: &str) {
+        let n = self.number(term);
+        self.words.insert(word.to_string(), n);
+    }
+
+    /// The term of a normalized word, if it was recorded.
+    pub fn word_term(&self, word: &str) -> Option<&str> {
+        self.words.get(word).and_then(|&n| self.term(n))
+    }
+
+    /// The number of words recorded.
+    pub fn word_count(&self) -> usize {
+        self.words.len()
+    }
+
+    /// The terms (indexed by their numbers) and the recorded words with their terms' numbers.
+    pub(crate) fn into_parts(
+        self,
+    ) -> (
+        Vec<String>,
+        std::collections::HashMap<String, u32, BuildHash>,
+    ) {
+        (self.terms, self.words)
+    }
+}
 
 /// Raw words of `text` with their byte offsets: maximal runs of alphanumeric characters and
 /// combining marks (so `cafe\u{301}`, an accent stored apart as macOS file names and many
@@ -799,18 +814,26 @@ mod tests {
     #[test]
     fn recorded_surface_words_give_the_same_query_terms() {
         let a = Analyzer::new(Language::English);
-        let mut surface = Surface::default();
-        let mut terms = Vec::new();
-        a.terms_into_recording(
-            "Running revenues of the RUNNING stores",
-            &mut terms,
-            &mut surface,
-        );
-        assert_eq!(terms, a.terms("Running revenues of the RUNNING stores"));
-        assert_eq!(surface.get("running").map(String::as_str), Some("run"));
+        let text = "Running revenues of the RUNNING stores";
+        let (terms, vocabulary) = recorded(&a, text);
+        assert_eq!(terms, a.terms(text));
+        assert_eq!(vocabulary.word_term("running"), Some("run"));
         let q = "running revenues stored";
-        let with = a.query_with(q, |w| surface.get(w).map(String::as_str));
+        let with = a.query_with(q, |w| vocabulary.word_term(w));
         assert_eq!(with, a.query(q));
+    }
+
+    /// `text`'s terms as [`Analyzer::terms_at_recording`] numbers them, spelled out, and the
+    /// vocabulary it recorded.
+    fn recorded(a: &Analyzer, text: &str) -> (Vec<String>, Vocabulary) {
+        let (mut numbers, mut positions, mut vocabulary) =
+            (Vec::new(), Vec::new(), Vocabulary::default());
+        a.terms_at_recording(text, &mut 0, &mut numbers, &mut positions, &mut vocabulary);
+        let terms = numbers
+            .iter()
+            .map(|&n| vocabulary.term(n).unwrap().to_string())
+            .collect();
+        (terms, vocabulary)
     }
 
     #[test]
@@ -936,11 +959,9 @@ mod tests {
     #[test]
     fn cjk_terms_are_not_recorded_as_surface_words() {
         let a = Analyzer::new(Language::English);
-        let mut surface = Surface::default();
-        let mut terms = Vec::new();
-        a.terms_into_recording("Running 天気 晴", &mut terms, &mut surface);
+        let (terms, vocabulary) = recorded(&a, "Running 天気 晴");
         assert_eq!(terms, ["run", "天気", "晴"]);
-        assert_eq!(surface.len(), 1);
+        assert_eq!(vocabulary.word_count(), 1);
     }
 
     #[test]
@@ -1021,10 +1042,15 @@ mod tests {
     #[test]
     fn positions_count_every_token_and_match_the_terms() {
         let a = Analyzer::new(Language::English);
-        let (mut terms, mut positions, mut surface) = (Vec::new(), Vec::new(), Surface::default());
+        let (mut numbers, mut positions, mut vocabulary) =
+            (Vec::new(), Vec::new(), Vocabulary::default());
         let mut at = 10;
         let text = "Net of the revenue 语言处理";
-        a.terms_at_recording(text, &mut at, &mut terms, &mut positions, &mut surface);
+        a.terms_at_recording(text, &mut at, &mut numbers, &mut positions, &mut vocabulary);
+        let terms: Vec<&str> = numbers
+            .iter()
+            .map(|&n| vocabulary.term(n).unwrap())
+            .collect();
         assert_eq!(terms, a.terms(text));
         assert_eq!(positions, [10, 13, 14, 15, 16]);
         assert_eq!(at, 17);
