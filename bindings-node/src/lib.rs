@@ -20,8 +20,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 
 use napi::bindgen_prelude::{
-    AsyncTask, Buffer, ClassInstance, Either, Float32Array, FnArgs, Function, Object, ToNapiValue,
-    TypeName, Unknown,
+    AsyncTask, Buffer, ClassInstance, Either, Float32Array, FnArgs, Function, Object, PromiseRaw,
+    ToNapiValue, TypeName, Unknown,
 };
 use napi::threadsafe_function::{
     ThreadsafeFunction, ThreadsafeFunctionCallMode, UnknownReturnValue,
@@ -701,21 +701,36 @@ impl JsIndex {
         count(self.session.index().chunk_count())
     }
 
-    /// Searches, on the thread pool (with a model attached, embedding the query takes tens
-    /// of milliseconds). `options`: the core's `SearchOptions`.
+    /// Searches. On the thread pool when the search may take long (the session's model
+    /// embeds the query, or the query log writes it: `Session::search_may_block`); else on
+    /// the calling thread, the promise settled before it returns, since such a search is
+    /// shorter than the hop to the pool and back. `options`: the core's `SearchOptions`.
     #[napi(
         ts_args_type = "query: string, options?: SearchOptions",
         ts_return_type = "Promise<SearchResults>"
     )]
-    pub fn search(&self, query: String, options: Option<Value>) -> AsyncTask<JsonWork> {
-        let session = Arc::clone(&self.session);
-        Work::task(
-            move || {
-                let opts: SearchOptions = crate::options("search options", options)?;
-                record(&session.search(&query, &opts)?)
-            },
-            json,
-        )
+    pub fn search<'env>(
+        &self,
+        env: &'env Env,
+        query: String,
+        options: Option<Value>,
+    ) -> napi::Result<Either<AsyncTask<JsonWork>, PromiseRaw<'env, Json>>> {
+        let opts: CoreResult<SearchOptions> = crate::options("search options", options);
+        let slow = opts
+            .as_ref()
+            .is_ok_and(|o| self.session.search_may_block(o));
+        if slow {
+            let session = Arc::clone(&self.session);
+            return Ok(Either::A(Work::task(
+                move || record(&session.search(&query, &opts?)?),
+                json,
+            )));
+        }
+        let settled = match opts.and_then(|o| record(&self.session.search(&query, &o)?)) {
+            Ok(found) => PromiseRaw::resolve(env, found),
+            Err(e) => PromiseRaw::reject(env, js_error(env, &e)),
+        };
+        settled.map(Either::B)
     }
 
     /// `search` on the calling thread: well under a millisecond without a model.

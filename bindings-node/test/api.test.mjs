@@ -51,6 +51,17 @@ test('build from a folder and from an object of path to text agree', async () =>
   assert.ok(r.hits.some((h) => h.page_id === 'runbook_oncall'))
 })
 
+test('search settles a promise, bad options included, with searchSync\'s answer', async () => {
+  // Without a model the search runs on the calling thread (shorter than a hop to the pool):
+  // still a promise, and an error rejects it rather than throwing.
+  const p = example.search('outage', { limit: 2 })
+  assert.ok(p instanceof Promise)
+  assert.deepEqual(await p, example.searchSync('outage', { limit: 2 }))
+  const bad = example.search('outage', { limit: 'two' })
+  assert.ok(bad instanceof Promise, 'bad options reject the promise, they do not throw')
+  await rejects(() => bad, 'invalid_argument')
+})
+
 test('onProgress is called on the event loop for each stage', async () => {
   const seen = []
   await Index.build(WIKI, { onProgress: (stage, done, total) => seen.push([stage, done, total]) })

@@ -386,6 +386,21 @@ impl Session {
         Ok(results)
     }
 
+    /// Whether a search with `opts` may take long: when the session's model embeds the query
+    /// (the semantic lane asked for, or every lane, and no query vector given), or the query
+    /// log writes it. Any other search takes well under a millisecond on a wiki, less than a
+    /// hop to a thread pool and back costs, so a binding runs it on the caller's thread.
+    pub fn search_may_block(&self, opts: &SearchOptions) -> bool {
+        let state = self.state();
+        let embeds = state.model.is_some()
+            && opts.query_vector.is_none()
+            && opts
+                .lanes
+                .as_ref()
+                .is_none_or(|lanes| lanes.contains(&Lane::Semantic));
+        embeds || state.log.is_some()
+    }
+
     /// [`Index::rank`] with the session's model (not logged: for evaluation and batches),
     /// with the index ranked: the positions in [`Ranked`] are positions in it.
     ///
