@@ -9,9 +9,11 @@
 // (RSS and JS heap growth, after a GC), single-thread queries per second (top 100 each, all
 // evaluated queries), and nDCG@10 / MAP / recall@100 (trec_eval's definitions, as
 // bench/compare_bm25s.py). wikidex indexes each document as one page with one chunk, the
-// lexical lane only (BM25 k1 1.5, b 0.6: its defaults) and is timed twice: `rankSync` (page
-// ids and scores, what Orama's hits carry besides the document) and `searchSync` (full hit
-// records). Timing: one warm-up, then the best of --repeats passes, tools alternating.
+// lexical lane only (BM25 k1 1.5, b 0.6: its defaults) and is timed as `rankSync` (page ids
+// and scores, what Orama's hits carry besides the document), `searchSync` (full hit records
+// without snippets) and `await search` (full records with snippets, what a user reads) for
+// 10 hits (against Orama's `search` with limit 10) and for 100. Timing: one warm-up, then the
+// best of --repeats passes, tools alternating.
 //
 // Usage (from the repo root; `make bench` runs it after `make node`):
 //   node --expose-gc bench/compare_node.mjs ../shared/data/cacm ../shared/data/cranfield [--repeats 3] [--json]
@@ -147,9 +149,17 @@ async function wikidexSide(c) {
   })
   const rank = best(() => c.qTexts.forEach((q) => index.rankSync(q, opts)))
   const records = best(() => c.qTexts.forEach((q) => index.searchSync(q, { ...opts, snippets: false, always: 'separate' })))
+  // What a user awaits: full records with snippets, 10 and 100 hits.
+  const awaited = (limit) => bestAsync(async () => {
+    for (const q of c.qTexts) await index.search(q, { limit, lanes: ['lexical'] })
+  })
+  const search10 = await awaited(10)
+  const search100 = await awaited(DEPTH)
   return {
     build, size: blob.length, rss: mem.rss, heap: mem.heap,
-    qps: c.qTexts.length / rank, qpsRecords: c.qTexts.length / records, ...metrics(runs, c.qrels),
+    qps: c.qTexts.length / rank, qpsRecords: c.qTexts.length / records,
+    qpsSearch10: c.qTexts.length / search10, qpsSearch100: c.qTexts.length / search100,
+    ...metrics(runs, c.qrels),
   }
 }
 
@@ -182,7 +192,13 @@ async function oramaSide(c) {
   const t = await bestAsync(async () => {
     for (const q of c.qTexts) await query(q)
   })
-  return { build, size: Buffer.byteLength(json), rss: mem.rss, heap: mem.heap, qps: c.qTexts.length / t, ...metrics(runs, c.qrels) }
+  const t10 = await bestAsync(async () => {
+    for (const q of c.qTexts) await search(db, { term: q, limit: 10 })
+  })
+  return {
+    build, size: Buffer.byteLength(json), rss: mem.rss, heap: mem.heap,
+    qps: c.qTexts.length / t, qps10: c.qTexts.length / t10, ...metrics(runs, c.qrels),
+  }
 }
 
 const report = []
@@ -206,6 +222,8 @@ if (asJson) {
       console.log(`${name.padEnd(8)}${f(x.build).padStart(8)}${f(mb(x.size), 2).padStart(11)}${f(mb(x.rss), 1).padStart(9)}${f(mb(x.heap), 1).padStart(9)}${f(x.qps, 0).padStart(9)}${f(x['ndcg@10']).padStart(9)}${f(x.map).padStart(8)}${f(x['recall@100']).padStart(7)}`)
     }
     console.log(`wikidex searchSync (full records): ${f(w.qpsRecords, 0)} q/s`)
+    console.log(`wikidex await search, 10 hits with snippets: ${f(w.qpsSearch10, 0)} q/s, ${f(w.qpsSearch10 / o.qps10, 1)}x Orama's 10 hits (${f(o.qps10, 0)} q/s)`)
+    console.log(`wikidex await search, 100 hits with snippets: ${f(w.qpsSearch100, 0)} q/s, rankSync ${f(w.qps / w.qpsSearch100, 1)}x faster`)
     console.log(`ratios wikidex/orama: q/s ${f(w.qps / o.qps, 1)}x (records ${f(w.qpsRecords / o.qps, 1)}x), index size ${f(w.size / o.size, 2)}x, build time ${f(w.build / o.build, 2)}x, nDCG@10 ${f(w['ndcg@10'] / o['ndcg@10'], 2)}x`)
   }
 }

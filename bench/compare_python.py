@@ -14,8 +14,9 @@ each, alternating the tools --rounds times. wikidex is timed with `Index.rank`, 
 only: a `Ranking` of page ids and scores kept native until read, as bm25s returns numpy
 arrays of document ids and scores. Beside it: `rank(...).to_list()`, which makes the 100
 `(id, score)` tuples per query (q/s tuples), `Index.rank_many` (all queries in one call
-over 4 threads, the GIL released once), and `Index.search`, which builds 100 full hit
-records per query (q/s records). bm25s is timed with its faster backend. With threads, each thread takes a quarter of the queries; bm25s holds the GIL while
+over 4 threads, the GIL released once), `Index.search`, which builds 100 full hit
+records per query (q/s records, no snippets), and `Index.search` as a user calls it (full
+records with snippets) for 10 hits and for 100. bm25s is timed with its faster backend. With threads, each thread takes a quarter of the queries; bm25s holds the GIL while
 it scores, wikidex releases it.
 
 Usage (from the repo root; `make bench` does this):
@@ -76,7 +77,11 @@ def wikidex_side(coll, repeats, rounds):
         return [index.search(q, limit=cb.DEPTH, lanes="lexical", snippets=False, always="separate")
                 for q in queries]
 
-    single = threads = tuples = records = batch = float("inf")
+    def run_search(limit):
+        # What a user reads: full records with snippets.
+        return lambda: [index.search(q, limit=limit, lanes="lexical") for q in q_texts]
+
+    single = threads = tuples = records = batch = search10 = search100 = float("inf")
     for _ in range(rounds):
         s, results = cb.best_time(lambda: run(q_texts), repeats)
         single = min(single, s)
@@ -90,6 +95,8 @@ def wikidex_side(coll, repeats, rounds):
         tuples = min(tuples, u)
         r, full = cb.best_time(lambda: run_records(q_texts), repeats)
         records = min(records, r)
+        search10 = min(search10, cb.best_time(run_search(10), repeats)[0])
+        search100 = min(search100, cb.best_time(run_search(cb.DEPTH), repeats)[0])
     runs = {qid: [doc_ids[int(p[1:])] for p, _ in r] for qid, r in zip(q_ids, results)}
     same = all([h.page_id for h in f.hits] == [p for p, _ in r] for f, r in zip(full, results))
     if not same:
@@ -101,6 +108,8 @@ def wikidex_side(coll, repeats, rounds):
         "qps_tuples": len(q_ids) / tuples,
         "qps_rank_many": len(q_ids) / batch,
         "qps_records": len(q_ids) / records,
+        "qps_search10": len(q_ids) / search10,
+        "qps_search100": len(q_ids) / search100,
         **cb.evaluate(runs, qrels),
     }
 
@@ -163,6 +172,8 @@ def main():
                 "qps_rank_many": wx["qps_rank_many"] / bm["qps_threads"],
                 "build": bm["build_seconds"] / wx["build_seconds"],
                 "python_vs_cli_qps": wx["qps"] / cli["qps"],
+                "search10_vs_bm25s": wx["qps_search10"] / bm["qps"],
+                "rank_vs_search100": wx["qps"] / wx["qps_search100"],
             },
         }
     if args.json:
@@ -180,7 +191,11 @@ def main():
               f"({wx['qps_tuples'] / bm['qps']:.1f}x bm25s)")
         print(f"wikidex Index.rank_many, one call, {THREADS} threads: {wx['qps_rank_many']:.0f} q/s "
               f"({ra['qps_rank_many']:.1f}x bm25s with {THREADS} threads)")
-        print(f"wikidex Index.search with 100 full records per query: {wx['qps_records']:.0f} q/s")
+        print(f"wikidex Index.search with 100 full records per query, no snippets: {wx['qps_records']:.0f} q/s")
+        print(f"wikidex Index.search, 10 hits with snippets: {wx['qps_search10']:.0f} q/s "
+              f"({wx['qps_search10'] / bm['qps']:.2f}x bm25s's top 100)")
+        print(f"wikidex Index.search, 100 hits with snippets: {wx['qps_search100']:.0f} q/s "
+              f"(Index.rank {wx['qps'] / wx['qps_search100']:.1f}x faster)")
         print(f"ratios: q/s {ra['qps_single']:.1f}x single, {ra['qps_threads']:.1f}x with {THREADS} threads; "
               f"build {ra['build']:.1f}x faster; Python calls give {ra['python_vs_cli_qps']:.2f} of the CLI's own q/s "
               f"({r['cli_qps']:.0f})")
