@@ -482,8 +482,10 @@ export declare class Index {
   /** Number of page chunks. */
   get chunkCount(): number
   /**
-   * Searches, on the thread pool (with a model attached, embedding the query takes tens
-   * of milliseconds). `options`: the core's `SearchOptions`.
+   * Searches. On the thread pool when the search may take long (the session's model
+   * embeds the query, or the query log writes it: `Session::search_may_block`); else on
+   * the calling thread, the promise settled before it returns, since such a search is
+   * shorter than the hop to the pool and back. `options`: the core's `SearchOptions`.
    */
   search(query: string, options?: SearchOptions): Promise<SearchResults>
   /** `search` on the calling thread: well under a millisecond without a model. */
