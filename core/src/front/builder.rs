@@ -525,9 +525,8 @@ impl IndexBuilder {
     /// (the default model: [`crate::build`]) without the pages being read twice.
     pub fn languages(&mut self) -> &LanguageMix {
         let pages = &self.pages;
-        self.languages.get_or_insert_with(|| {
-            LanguageMix::count(pages.values().map(crate::text::language::detect_page))
-        })
+        self.languages
+            .get_or_insert_with(|| crate::text::language::mix(pages.values()))
     }
 
     /// Builds the index.
