@@ -62,7 +62,8 @@ impl PartialEq for LexicalIndex {
 impl LexicalIndex {
     /// Builds the index from each chunk's terms, in chunk order, and the surface words (each
     /// normalized word with its term). For tests and callers with terms at hand as text; a
-    /// build numbers them as it analyzes ([`LexicalIndex::build_numbered`]).
+    /// build numbers the terms as it analyzes (see [`Vocabulary`]) and builds from the
+    /// numbers.
     pub fn build<I>(chunk_terms: I, surface: Surface) -> LexicalIndex
     where
         I: IntoIterator<Item = Vec<String>>,
