@@ -7,5 +7,6 @@ pub mod date;
 pub mod error;
 pub mod offset;
 pub mod options;
+pub(crate) mod parallel;
 pub mod record;
 pub mod sort;

@@ -291,35 +291,13 @@ impl Index {
         let threads = match threads {
             Some(0) => return Err(Error::invalid_argument("threads must be at least 1")),
             Some(n) => n,
-            None => std::thread::available_parallelism().map_or(1, usize::from),
+            None => crate::data::parallel::cores(),
         };
-        let threads = if cfg!(target_arch = "wasm32") {
-            1
-        } else {
-            threads.min(MAX_RANK_THREADS).min(queries.len()).max(1)
-        };
-        let rank_all = |part: &[Q]| -> Result<Vec<Vec<Ranked>>> {
-            part.iter()
-                .map(|q| self.rank_with(q.as_ref(), opts, model))
-                .collect()
-        };
-        if threads == 1 {
-            return rank_all(queries);
-        }
-        std::thread::scope(|s| {
-            let shares: Vec<_> = queries
-                .chunks(queries.len().div_ceil(threads))
-                .map(|part| s.spawn(move || rank_all(part)))
-                .collect();
-            let mut out = Vec::with_capacity(queries.len());
-            for share in shares {
-                match share.join() {
-                    Ok(ranked) => out.extend(ranked?),
-                    Err(panic) => std::panic::resume_unwind(panic),
-                }
-            }
-            Ok(out)
+        crate::data::parallel::map(queries, threads.min(MAX_RANK_THREADS), |q| {
+            self.rank_with(q.as_ref(), opts, model)
         })
+        .into_iter()
+        .collect()
     }
 
     /// The query as the lanes read it: cut to the configured length, analyzed, its typo and

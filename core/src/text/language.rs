@@ -61,31 +61,11 @@ pub fn detect_page(page: &Page) -> Option<&'static str> {
 /// cores (one after another on wasm); the count does not depend on the order.
 pub fn mix<'a>(pages: impl IntoIterator<Item = &'a Page>) -> LanguageMix {
     let pages: Vec<&Page> = pages.into_iter().collect();
-    let threads = if cfg!(target_family = "wasm") {
-        1
-    } else {
-        std::thread::available_parallelism().map_or(1, usize::from)
-    };
     // A share too small is not worth a thread.
-    let threads = threads.min(pages.len() / 256).max(1);
-    if threads == 1 {
-        return LanguageMix::count(pages.iter().map(|p| detect_page(p)));
-    }
-    let detected: Vec<Option<&'static str>> = std::thread::scope(|s| {
-        let shares: Vec<_> = pages
-            .chunks(pages.len().div_ceil(threads))
-            .map(|share| s.spawn(move || share.iter().map(|p| detect_page(p)).collect::<Vec<_>>()))
-            .collect();
-        shares
-            .into_iter()
-            .flat_map(|share| {
-                share
-                    .join()
-                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-            })
-            .collect()
-    });
-    LanguageMix::count(detected)
+    let threads = crate::data::parallel::cores().min(pages.len() / 256);
+    LanguageMix::count(crate::data::parallel::map(&pages, threads, |p| {
+        detect_page(p)
+    }))
 }
 
 /// The prose of a Markdown text, at most [`MAX_PROSE_CHARS`] characters: its text events

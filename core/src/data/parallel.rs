@@ -1,0 +1,55 @@
+//! Work shared out over threads: one body of code for the few places that spread independent
+//! items over the cores (a batch of queries, the pages whose language a build detects).
+
+/// The cores available (1 when unknown).
+pub(crate) fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, usize::from)
+}
+
+/// `f` of each of `items`, in their order, the items shared out in contiguous runs over
+/// `threads` threads, no more than there are items (on the calling thread when that makes
+/// one, and always on wasm). A panic in a thread goes on on the caller's.
+pub(crate) fn map<T: Sync, R: Send>(
+    items: &[T],
+    threads: usize,
+    f: impl Fn(&T) -> R + Sync,
+) -> Vec<R> {
+    let threads = if cfg!(target_family = "wasm") {
+        1
+    } else {
+        threads.min(items.len()).max(1)
+    };
+    if threads == 1 {
+        return items.iter().map(f).collect();
+    }
+    let f = &f;
+    std::thread::scope(|s| {
+        let shares: Vec<_> = items
+            .chunks(items.len().div_ceil(threads))
+            .map(|share| s.spawn(move || share.iter().map(f).collect::<Vec<R>>()))
+            .collect();
+        let mut out = Vec::with_capacity(items.len());
+        for share in shares {
+            match share.join() {
+                Ok(done) => out.extend(done),
+                Err(panic) => std::panic::resume_unwind(panic),
+            }
+        }
+        out
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn shared_out_work_keeps_the_items_order() {
+        let items: Vec<u32> = (0..1000).collect();
+        for threads in [1, 2, 3, 7, 5000] {
+            assert_eq!(
+                super::map(&items, threads, |&i| i * 2),
+                items.iter().map(|&i| i * 2).collect::<Vec<_>>()
+            );
+        }
+        assert!(super::map(&[] as &[u32], 4, |&i| i).is_empty());
+    }
+}
