@@ -79,9 +79,8 @@ pub(crate) fn assemble(
         }
     }
     u32::try_from(chunks.len()).map_err(|_| Error::invalid_argument("more than 4 Gi chunks"))?;
-    let terms: Vec<&[u32]> = chunk_terms.iter().map(|c| c.0.as_slice()).collect();
-    let (lexical, position) = LexicalIndex::build_numbered(&terms, vocabulary);
-    drop(terms);
+    let (lexical, position) =
+        LexicalIndex::build_numbered(chunk_terms.iter().map(|c| &c.0), vocabulary);
     let positions = config
         .positions
         .then(|| Positions::build(&lexical, &position, &chunk_terms));

@@ -336,8 +336,8 @@ mod tests {
                     .unzip()
             })
             .collect();
-        let terms: Vec<&Vec<u32>> = chunks.iter().map(|c| &c.0).collect();
-        let (index, position) = LexicalIndex::build_numbered(&terms, vocabulary);
+        let (index, position) =
+            LexicalIndex::build_numbered(chunks.iter().map(|c| &c.0), vocabulary);
         let positions = Positions::build(&index, &position, &chunks);
         (index, positions)
     }

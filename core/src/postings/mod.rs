@@ -76,20 +76,24 @@ impl LexicalIndex {
         for (word, term) in &surface {
             vocabulary.record(word, term);
         }
-        LexicalIndex::build_numbered(&chunks, vocabulary).0
+        LexicalIndex::build_numbered(chunks, vocabulary).0
     }
 
     /// Builds the index from each chunk's terms as `vocabulary` numbers them, in chunk order
     /// (see [`crate::text::analyze::Analyzer::terms_at_recording`]), and the words it
     /// recorded. Also returns each number's position in the dictionary (`u32::MAX` for a term
     /// no chunk holds), to map the chunks' terms to the index's.
-    pub(crate) fn build_numbered<T: AsRef<[u32]>>(
-        chunk_terms: &[T],
+    pub(crate) fn build_numbered<I>(
+        chunk_terms: I,
         vocabulary: Vocabulary,
-    ) -> (LexicalIndex, Vec<u32>) {
+    ) -> (LexicalIndex, Vec<u32>)
+    where
+        I: IntoIterator,
+        I::Item: AsRef<[u32]>,
+    {
         let (terms, words) = vocabulary.into_parts();
         let mut lists: Vec<Vec<(u32, u32)>> = vec![Vec::new(); terms.len()];
-        let mut lengths = Vec::with_capacity(chunk_terms.len());
+        let mut lengths = Vec::new();
         let mut sorted: Vec<u32> = Vec::new();
         for (chunk, numbers) in (0u32..).zip(chunk_terms) {
             let numbers = numbers.as_ref();

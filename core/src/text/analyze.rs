@@ -500,12 +500,14 @@ impl Vocabulary {
     }
 
     /// The term of a normalized word, if it was recorded.
-    pub fn word_term(&self, word: &str) -> Option<&str> {
+    #[cfg(test)]
+    pub(crate) fn word_term(&self, word: &str) -> Option<&str> {
         self.words.get(word).and_then(|&n| self.term(n))
     }
 
     /// The number of words recorded.
-    pub fn word_count(&self) -> usize {
+    #[cfg(test)]
+    pub(crate) fn word_count(&self) -> usize {
         self.words.len()
     }
 
