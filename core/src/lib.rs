@@ -189,6 +189,8 @@ pub mod book {
     pub struct GettingStartedRust;
     #[doc = include_str!("../../docs/guides/choosing-a-model.md")]
     pub struct GuidesChoosingAModel;
+    #[doc = include_str!("../../docs/guides/distributed.md")]
+    pub struct GuidesDistributed;
     #[doc = include_str!("../../docs/guides/docs-site.md")]
     pub struct GuidesDocsSite;
     #[doc = include_str!("../../docs/guides/mcp-in-an-agent.md")]

@@ -39,6 +39,10 @@ pub enum Source {
     /// A BEIR collection's `corpus.jsonl` ([`IndexBuilder::add_beir_corpus`]).
     #[cfg(feature = "fs")]
     Beir(std::path::PathBuf),
+    /// The pages and raw documents of these indexes, with the vectors they hold: shards, each
+    /// built from part of the files, merged into the index of all of them
+    /// ([`IndexBuilder::add_index`]).
+    Indexes(Vec<Arc<Index>>),
 }
 
 /// How to build: the options every front end takes (JSON in the bindings, flags in the CLI).
@@ -249,6 +253,11 @@ pub(crate) fn build_chosen(
         Source::Folder(dir) => builder.add_dir(&dir)?,
         #[cfg(feature = "fs")]
         Source::Beir(corpus) => builder.add_beir_corpus(&corpus)?,
+        Source::Indexes(shards) => {
+            for shard in &shards {
+                builder.add_index(shard)?;
+            }
+        }
     }
     let chosen = model.resolve(builder.languages())?;
     if let Some(m) = &chosen.model {

@@ -17,10 +17,10 @@ use crate::embed::Embedder;
 use crate::front::file::Listed;
 #[cfg(feature = "fs")]
 use crate::front::walk::{files_under, wiki_files, Listing, Unlisted};
-use crate::index::vectors::{self, Attached};
+use crate::index::vectors::{self, Attached, Known};
 use crate::index::write::assemble;
 use crate::index::Index;
-use crate::lane::semantic::{VectorEncoding, VectorSection};
+use crate::lane::semantic::VectorEncoding;
 use crate::text::chunk;
 use crate::text::page::{self, Page, Scope};
 use crate::text::raw::{self, RawDoc, RawSection};
@@ -50,6 +50,9 @@ pub struct IndexBuilder {
     raw: BTreeMap<String, RawDoc>,
     report: BuildReport,
     previous: Option<Previous>,
+    /// Vectors of indexes built on ([`IndexBuilder::previous`], [`IndexBuilder::add_index`])
+    /// that the build takes instead of embedding a passage again.
+    reusable: Vec<Known<'static>>,
     /// Path → modification time (Unix seconds) of each file read from a folder.
     modified: HashMap<String, i64>,
     file_times: bool,
@@ -63,11 +66,8 @@ pub struct IndexBuilder {
 struct Previous {
     /// Path → the page or raw document indexed from it, with the file's verbatim text.
     files: HashMap<String, Stored>,
-    /// The previous vectors, and each embedded passage's vector.
-    vectors: Option<VectorSection>,
     /// Page id → its chunks' hashes and id numbers, so edits keep chunk ids.
     numbers: chunk::PriorChunks,
-    known: HashMap<String, Vec<f32>>,
     /// Paths given to this build, and how each compared.
     seen: HashSet<String>,
     added: Vec<String>,
@@ -107,6 +107,7 @@ impl IndexBuilder {
             raw: BTreeMap::new(),
             report: BuildReport::default(),
             previous: None,
+            reusable: Vec::new(),
             modified: HashMap::new(),
             file_times: true,
             languages: None,
@@ -143,17 +144,48 @@ impl IndexBuilder {
         if let Some(v) = &data.vectors {
             self.encoding = v.encoding();
         }
+        self.reusable.extend(Known::copied(data));
         self.previous = Some(Previous {
             files,
             numbers: previous.prior_chunks(),
-            vectors: data.vectors.clone(),
-            known: vectors::known_vectors(data),
             seen: HashSet::new(),
             added: Vec::new(),
             changed: Vec::new(),
             unchanged: 0,
         });
         self
+    }
+
+    /// Adds every page and raw document of `index` as it indexed them (with the modification
+    /// times it recorded, unless [`IndexBuilder::file_times`] is off), and lets the build take
+    /// the vectors `index` holds: a passage it embedded is not embedded again when this
+    /// builder's embedder is the same model (fingerprint, dimension and prompts).
+    ///
+    /// This merges shards: indexes built, each from part of a wiki's files (on several
+    /// machines, say: `wikidex.distributed`), added together to a builder with the same
+    /// options and model give the index one build of all the files gives, byte for byte
+    /// (tested on CACM in four shards), having embedded nothing. The lexical index, the graph
+    /// and the semantic floor are made again from all the pages, so the statistics are those
+    /// of the whole. Pages are deduplicated across indexes as files are
+    /// ([`IndexBuilder::add_page`]); the warnings and skipped files of the shards' own builds
+    /// are in their reports, not in this one.
+    ///
+    /// # Errors
+    /// In strict mode, [`Error::DuplicateKey`] for a page in two indexes.
+    pub fn add_index(&mut self, index: &Index) -> Result<()> {
+        let data = &index.data;
+        for (i, page) in data.pages.iter().enumerate() {
+            let time = data.page_modified.get(i).copied().flatten();
+            if let Some(t) = time.filter(|_| self.file_times) {
+                self.modified.insert(page.path.clone(), t);
+            }
+            self.insert_page(page.clone())?;
+        }
+        for doc in &data.raw.docs {
+            self.add_raw(doc.clone())?;
+        }
+        self.reusable.extend(Known::copied(data));
+        Ok(())
     }
 
     /// In strict mode the first page that cannot be used fails the build instead of being
@@ -582,21 +614,17 @@ impl IndexBuilder {
         let previous = self.previous;
         let mut embedded = 0;
         if let Some(e) = &self.embedder {
-            let same_model = |v: &VectorSection| {
-                v.fingerprint == e.0.fingerprint()
-                    && v.dim as usize == e.0.dim()
-                    && v.prompts == *e.0.prompts()
-            };
-            let known = match &previous {
-                Some(p) if p.vectors.as_ref().is_some_and(same_model) => &p.known,
-                _ => &HashMap::new(),
-            };
+            let known: Vec<&Known<'_>> = self
+                .reusable
+                .iter()
+                .filter(|k| k.made_by(e.0.as_ref()))
+                .collect();
             embedded = vectors::embed_chunks(
                 &mut data,
                 e.0.as_ref(),
                 e.0.prompts(),
                 self.encoding,
-                known,
+                &known,
                 &mut |d, t| progress(BuildStage::Embeddings, d, t),
             )?;
             vectors::calibrate_floor(&mut data, e.0.as_ref())?;

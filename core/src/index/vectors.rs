@@ -1,6 +1,7 @@
 //! Embeddings in an index: computing them at build time with an [`Embedder`], bringing your
 //! own, keeping them through page writes, and embedding queries.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::ops::ControlFlow;
 use std::sync::Arc;
@@ -9,7 +10,7 @@ use crate::blob::IndexData;
 use crate::data::error::{Error, Result};
 use crate::embed::{Embedder, PromptKind, Prompts};
 use crate::index::Index;
-use crate::lane::semantic::{VectorEncoding, VectorSection};
+use crate::lane::semantic::{Row, VectorEncoding, VectorSection};
 
 /// Texts handed to an embedder per call while building (it sorts and batches them itself).
 const EMBED_GROUP: usize = 256;
@@ -63,22 +64,24 @@ pub(crate) fn passages(data: &IndexData) -> Vec<String> {
 
 /// Embeds every chunk of `data` after the passage prompt of `prompts` (in groups, reporting
 /// `progress(done, total)`, which may stop the work: [`Error::Cancelled`]), and stores the
-/// vectors as `encoding`, with `prompts`. Vectors already known for a passage (from `known`,
-/// made with the same prompts) are reused. Returns how many chunks were embedded.
+/// vectors as `encoding`, with `prompts`. A passage one of `known` holds (made with the same
+/// model and prompts) keeps its stored vector instead. Returns how many chunks were embedded.
 pub(crate) fn embed_chunks(
     data: &mut IndexData,
     embedder: &dyn Embedder,
     prompts: &Prompts,
     encoding: VectorEncoding,
-    known: &HashMap<String, Vec<f32>>,
+    known: &[&Known<'_>],
     progress: &mut dyn FnMut(usize, usize) -> ControlFlow<()>,
 ) -> Result<usize> {
     let dim = embedder.dim();
     let passages = passages(data);
-    let mut vectors: Vec<Option<Vec<f32>>> =
-        passages.iter().map(|p| known.get(p).cloned()).collect();
+    let stored: Vec<Option<Row<'_>>> = passages
+        .iter()
+        .map(|p| known.iter().find_map(|k| k.row(p, encoding)))
+        .collect();
     let mut todo: Vec<usize> = (0..passages.len())
-        .filter(|&c| vectors[c].is_none())
+        .filter(|&c| stored[c].is_none())
         .collect();
     // Similar lengths together, so the embedder's batches pad little.
     crate::data::sort::sort_by_key(&mut todo, |&c| passages[c].len());
@@ -89,6 +92,7 @@ pub(crate) fn embed_chunks(
     if progress(0, total).is_break() {
         return Err(cancelled());
     }
+    let mut fresh: Vec<Vec<f32>> = vec![Vec::new(); passages.len()];
     for (g, group) in todo.chunks(EMBED_GROUP).enumerate() {
         let prompted: Vec<_> = group
             .iter()
@@ -106,23 +110,26 @@ pub(crate) fn embed_chunks(
             });
         }
         for (&c, v) in group.iter().zip(out) {
-            vectors[c] = Some(v);
+            fresh[c] = v;
         }
         if progress((g * EMBED_GROUP + group.len()).min(total), total).is_break() {
             return Err(cancelled());
         }
     }
-    let vectors: Vec<Vec<f32>> = vectors.into_iter().map(Option::unwrap_or_default).collect();
-    data.vectors = Some(
-        VectorSection::new(
-            embedder.model_id(),
-            embedder.fingerprint(),
-            dim,
-            &vectors,
-            encoding,
-        )?
-        .with_prompts(prompts.clone()),
-    );
+    let rows: Vec<Row<'_>> = stored
+        .iter()
+        .zip(&fresh)
+        .map(|(s, v)| s.unwrap_or(Row::New(v)))
+        .collect();
+    let section = VectorSection::from_rows(
+        embedder.model_id(),
+        embedder.fingerprint(),
+        dim,
+        &rows,
+        encoding,
+    )?
+    .with_prompts(prompts.clone());
+    data.vectors = Some(section);
     Ok(total)
 }
 
@@ -161,16 +168,60 @@ pub(crate) fn calibrate_floor(data: &mut IndexData, embedder: &dyn Embedder) -> 
     Ok(())
 }
 
-/// Passage → stored vector, for every chunk of `data` (to carry vectors through a rebuild).
-pub(crate) fn known_vectors(data: &IndexData) -> HashMap<String, Vec<f32>> {
-    let Some(v) = &data.vectors else {
-        return HashMap::new();
-    };
-    passages(data)
-        .into_iter()
-        .enumerate()
-        .filter_map(|(c, p)| Some((p, v.vector(c)?)))
-        .collect()
+/// The vectors an index holds, by the passage each was made from: a build or a page write
+/// takes a stored vector as it is stored (bit for bit, int8 included) instead of embedding its
+/// passage again.
+#[derive(Debug)]
+pub(crate) struct Known<'a> {
+    section: Cow<'a, VectorSection>,
+    /// Passage → its row in `section`.
+    rows: HashMap<String, usize>,
+}
+
+impl Known<'_> {
+    /// The vectors of `data`, if it has any, borrowed.
+    pub(crate) fn of(data: &IndexData) -> Option<Known<'_>> {
+        let section = data.vectors.as_ref()?;
+        Some(Known {
+            rows: Known::rows(data, section.len()),
+            section: Cow::Borrowed(section),
+        })
+    }
+
+    /// The vectors of `data`, if it has any, copied (to outlive it).
+    pub(crate) fn copied(data: &IndexData) -> Option<Known<'static>> {
+        let section = data.vectors.clone()?;
+        Some(Known {
+            rows: Known::rows(data, section.len()),
+            section: Cow::Owned(section),
+        })
+    }
+
+    /// Passage → row, for the `n` rows of `data`'s vectors.
+    fn rows(data: &IndexData, n: usize) -> HashMap<String, usize> {
+        passages(data)
+            .into_iter()
+            .enumerate()
+            .filter(|&(c, _)| c < n)
+            .map(|(c, p)| (p, c))
+            .collect()
+    }
+
+    /// Whether `embedder` made these vectors (same fingerprint, dimension and prompts).
+    pub(crate) fn made_by(&self, embedder: &dyn Embedder) -> bool {
+        self.section.fingerprint == embedder.fingerprint()
+            && self.section.dim as usize == embedder.dim()
+            && self.section.prompts == *embedder.prompts()
+    }
+
+    /// The stored row of `passage`, when it can be stored as `encoding` as a new vector
+    /// would be: stored in that encoding, or as floats (int8 values are not floats again).
+    fn row(&self, passage: &str, encoding: VectorEncoding) -> Option<Row<'_>> {
+        let usable =
+            self.section.encoding() == encoding || self.section.encoding() == VectorEncoding::F32;
+        let at = *self.rows.get(passage).filter(|_| usable)?;
+        Some(Row::Stored(&self.section, at))
+    }
 }
 
 /// Stands in for the model when a write to an index with vectors is given none: every stored
@@ -270,7 +321,7 @@ impl Index {
             embedder,
             embedder.prompts(),
             encoding,
-            &HashMap::new(),
+            &[],
             progress,
         )?;
         Ok(Index::from_data(data))

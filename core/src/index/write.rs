@@ -442,7 +442,7 @@ impl Index {
                 .map(|&(_, t)| t)
         });
         if let Some(old) = &self.data.vectors {
-            let known = vectors::known_vectors(&self.data);
+            let known = vectors::Known::of(&self.data);
             if let Some(m) = model {
                 self.check_model(m)?;
             }
@@ -454,7 +454,7 @@ impl Index {
                 embedder,
                 &old.prompts,
                 old.encoding(),
-                &known,
+                &known.iter().collect::<Vec<_>>(),
                 &mut |_, _| ControlFlow::Continue(()),
             )?;
             // A write keeps the floor the build measured (measuring costs 32 embeddings;

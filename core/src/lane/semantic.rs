@@ -61,6 +61,15 @@ pub enum VectorValues {
     },
 }
 
+/// One vector of a section being made ([`VectorSection::from_rows`]).
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Row<'a> {
+    /// A vector to store (normalized, then quantized for int8).
+    New(&'a [f32]),
+    /// Row `at` of a stored section, kept as it is stored.
+    Stored(&'a VectorSection, usize),
+}
+
 /// Chunk embeddings stored in the blob, one unit vector per chunk, in chunk order, with the
 /// identity of the model that made them.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -146,40 +155,90 @@ impl VectorSection {
         vectors: &[V],
         encoding: VectorEncoding,
     ) -> Result<VectorSection> {
+        let rows: Vec<Row<'_>> = vectors.iter().map(|v| Row::New(v.as_ref())).collect();
+        VectorSection::from_rows(model_id, fingerprint, dim, &rows, encoding)
+    }
+
+    /// Builds a section from one [`Row`] per chunk, stored as `encoding`: a new vector is
+    /// normalized (and quantized for int8); a stored row is copied as it is stored (an int8
+    /// row with its scale), or quantized from its floats for int8, so a row kept through a
+    /// rebuild or a page write is the bytes a build from scratch gives.
+    ///
+    /// # Errors
+    /// As [`VectorSection::new`]; a stored row of another dimension is refused too.
+    pub(crate) fn from_rows(
+        model_id: &str,
+        fingerprint: &str,
+        dim: usize,
+        rows: &[Row<'_>],
+        encoding: VectorEncoding,
+    ) -> Result<VectorSection> {
         if dim == 0 || dim > u32::MAX as usize {
             return Err(Error::invalid_argument(format!(
                 "vector dimension {dim} is out of range"
             )));
         }
-        let mut flat = Vec::with_capacity(vectors.len() * dim);
-        for (i, v) in vectors.iter().enumerate() {
-            let v = v.as_ref();
-            if v.len() != dim {
-                return Err(Error::invalid_argument(format!(
-                    "vector {i} has {} values, expected {dim}",
-                    v.len()
-                )));
-            }
-            if v.iter().any(|x| !x.is_finite()) {
-                return Err(Error::invalid_argument(format!(
-                    "vector {i} has a value that is not finite"
-                )));
-            }
-            let at = flat.len();
-            flat.extend_from_slice(v);
-            // Vectors that are unit length already (an embedder's) are kept bit for bit, so
-            // storing them again (on a page write) gives the same bytes.
-            let norm = flat[at..].iter().map(|x| x * x).sum::<f32>().sqrt();
-            if (norm - 1.0).abs() > 1e-5 {
-                crate::embed::normalize(&mut flat[at..]);
+        let mut flat: Vec<f32> = Vec::new();
+        let mut bytes: Vec<i8> = Vec::new();
+        let mut scales: Vec<f32> = Vec::new();
+        let mut unit = vec![0f32; dim];
+        for (i, row) in rows.iter().enumerate() {
+            let v: &[f32] = match *row {
+                Row::New(v) => {
+                    if v.len() != dim {
+                        return Err(Error::invalid_argument(format!(
+                            "vector {i} has {} values, expected {dim}",
+                            v.len()
+                        )));
+                    }
+                    if v.iter().any(|x| !x.is_finite()) {
+                        return Err(Error::invalid_argument(format!(
+                            "vector {i} has a value that is not finite"
+                        )));
+                    }
+                    unit.copy_from_slice(v);
+                    // Vectors that are unit length already (an embedder's) are kept bit for
+                    // bit, so storing them again gives the same bytes.
+                    let norm = unit.iter().map(|x| x * x).sum::<f32>().sqrt();
+                    if (norm - 1.0).abs() > 1e-5 {
+                        crate::embed::normalize(&mut unit);
+                    }
+                    &unit
+                }
+                Row::Stored(section, at) => {
+                    if section.dim as usize != dim {
+                        return Err(Error::invalid_argument(format!(
+                            "stored vector {at} has {} values, expected {dim}",
+                            section.dim
+                        )));
+                    }
+                    let range = at * dim..(at + 1) * dim;
+                    match (&section.values, encoding) {
+                        (VectorValues::Int8 { values, scales: s }, VectorEncoding::Int8) => {
+                            bytes.extend_from_slice(&values[range]);
+                            scales.push(s[at]);
+                            continue;
+                        }
+                        (VectorValues::F32(values), _) => &values[range],
+                        (VectorValues::Int8 { .. }, VectorEncoding::F32) => {
+                            let stored = section.vector(at).unwrap_or_default();
+                            unit.copy_from_slice(&stored);
+                            &unit
+                        }
+                    }
+                }
+            };
+            match encoding {
+                VectorEncoding::F32 => flat.extend_from_slice(v),
+                VectorEncoding::Int8 => quantize_into(v, &mut bytes, &mut scales),
             }
         }
         let values = match encoding {
             VectorEncoding::F32 => VectorValues::F32(flat),
-            VectorEncoding::Int8 => {
-                let (values, scales) = quantize(&flat, dim);
-                VectorValues::Int8 { values, scales }
-            }
+            VectorEncoding::Int8 => VectorValues::Int8 {
+                values: bytes,
+                scales,
+            },
         };
         Ok(VectorSection {
             model_id: model_id.to_owned(),
@@ -346,20 +405,16 @@ fn top_scores(
     }
 }
 
-/// Per-vector symmetric quantization: scale = max |x| / 127.
-fn quantize(flat: &[f32], dim: usize) -> (Vec<i8>, Vec<f32>) {
-    let mut values = Vec::with_capacity(flat.len());
-    let mut scales = Vec::with_capacity(flat.len() / dim);
-    for row in flat.chunks_exact(dim) {
-        let max = row.iter().fold(0f32, |m, x| m.max(x.abs()));
-        let scale = if max > 0.0 { max / 127.0 } else { 1.0 };
-        scales.push(scale);
-        values.extend(
-            row.iter()
-                .map(|x| (x / scale).round().clamp(-127.0, 127.0) as i8),
-        );
-    }
-    (values, scales)
+/// Per-vector symmetric quantization of `row` (scale = max |x| / 127), appended to `values`
+/// and `scales`.
+fn quantize_into(row: &[f32], values: &mut Vec<i8>, scales: &mut Vec<f32>) {
+    let max = row.iter().fold(0f32, |m, x| m.max(x.abs()));
+    let scale = if max > 0.0 { max / 127.0 } else { 1.0 };
+    scales.push(scale);
+    values.extend(
+        row.iter()
+            .map(|x| (x / scale).round().clamp(-127.0, 127.0) as i8),
+    );
 }
 
 /// Lanes of independent partial sums: wide enough for the compiler to keep a SIMD register

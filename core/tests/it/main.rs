@@ -13,6 +13,7 @@ mod hostile;
 mod languages;
 mod layers;
 mod limit;
+mod merge;
 mod model_vectors;
 mod oracle;
 mod phrase;

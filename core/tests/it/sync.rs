@@ -38,20 +38,20 @@ fn wiki(tag: &str) -> PathBuf {
 }
 
 /// An embedder that records every text it embeds; `fingerprint` names its version.
-struct Counting {
+pub(crate) struct Counting {
     fingerprint: String,
     texts: Mutex<Vec<String>>,
 }
 
 impl Counting {
-    fn new(fingerprint: &str) -> Arc<Counting> {
+    pub(crate) fn new(fingerprint: &str) -> Arc<Counting> {
         Arc::new(Counting {
             fingerprint: fingerprint.into(),
             texts: Mutex::new(Vec::new()),
         })
     }
     /// Texts embedded, less the nonsense queries the build measures the floor with.
-    fn embedded(&self) -> usize {
+    pub(crate) fn embedded(&self) -> usize {
         let texts = self.texts.lock().unwrap();
         texts
             .iter()
