@@ -22,7 +22,7 @@ use numpy::{
     PyUntypedArrayMethods,
 };
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyString};
+use pyo3::types::{PyBytes, PyString, PyTuple};
 use serde::Serialize;
 use wikidex::cite::Cited;
 use wikidex::embed::{Surface, MODEL_FILE, TOKENIZER_FILE};
@@ -260,6 +260,29 @@ impl NativeIndex {
         build(
             py,
             Source::Folder(path),
+            options,
+            progress,
+            model.as_deref(),
+            candidates,
+        )
+    }
+
+    /// Merges `shards` (indexes built each from part of the files) into the index of all
+    /// their pages, keeping the vectors `model` made (the core's `Source::Indexes`).
+    #[staticmethod]
+    #[pyo3(signature = (shards, options=None, progress=None, model=None, candidates=None))]
+    fn merge(
+        py: Python<'_>,
+        shards: Vec<PyRef<'_, NativeIndex>>,
+        options: Option<&str>,
+        progress: Option<Py<PyAny>>,
+        model: Option<PyRef<'_, Model>>,
+        candidates: Option<Vec<PathBuf>>,
+    ) -> PyResult<NativeIndex> {
+        let shards = shards.iter().map(|s| s.session.index()).collect();
+        build(
+            py,
+            Source::Indexes(shards),
             options,
             progress,
             model.as_deref(),
@@ -671,6 +694,8 @@ impl QueryLog for CallbackLog {
 #[pyclass(module = "wikidex._wikidex", frozen)]
 struct Model {
     inner: Arc<OnnxEmbedder>,
+    /// What it was made with (`dir`, `onnx`, `max_length`, `threads`), to pickle it.
+    made: (PathBuf, String, Option<usize>, Option<usize>),
 }
 
 #[pymethods]
@@ -700,7 +725,20 @@ impl Model {
         })?;
         Ok(Model {
             inner: Arc::new(inner),
+            made: (dir, onnx, max_length, threads),
         })
+    }
+
+    /// Pickles as the folder and options it was loaded with (`wikidex._load_model`, which a
+    /// process loads once): a worker process loads the model from the same path.
+    fn __reduce__<'py>(
+        &self,
+        py: Python<'py>,
+    ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyTuple>)> {
+        let load = py.import("wikidex")?.getattr("_load_model")?;
+        let (dir, onnx, max_length, threads) = &self.made;
+        let args = (dir.clone(), onnx.clone(), *max_length, *threads).into_pyobject(py)?;
+        Ok((load, args))
     }
 
     #[getter]

@@ -214,7 +214,8 @@ def _tqdm_progress() -> Optional[Progress]:
     def update(stage: str, done: int, total: int) -> None:
         bar = bars.get(stage)
         if bar is None:
-            bar = bars[stage] = tqdm(total=total, desc=stage, unit="page" if stage == "pages" else "chunk")
+            unit = {"pages": "page", "shards": "shard"}.get(stage, "chunk")
+            bar = bars[stage] = tqdm(total=total, desc=stage, unit=unit)
         bar.total = total
         bar.n = done
         bar.refresh()
@@ -352,6 +353,32 @@ def _mtime(path: str) -> int:
         return -1
 
 
+def _build_args(
+    config: Optional[Mapping[str, Any]],
+    strict: bool,
+    vectors: str,
+    progress: Union[bool, Progress, None],
+    model: Union[Model, Literal[False], None],
+) -> Tuple[str, Optional[Progress], Optional[Model], Optional[List[str]]]:
+    """The native build's arguments: the options' JSON, the progress callback, the model
+    given, and the installed model folders when the default model is asked for."""
+    options: dict = {"strict": strict, "vectors": vectors}
+    if config is not None:
+        options["config"] = dict(config)
+    if model is not None and model is not False and not isinstance(model, Model):
+        raise TypeError(f"model must be a wikidex.Model, False or None, got {type(model).__name__}")
+    given = model if isinstance(model, Model) else None
+    candidates = _model_candidates() if model is None else None
+    return json.dumps(options, allow_nan=False), _progress(progress), given, candidates
+
+
+@functools.lru_cache(maxsize=4)
+def _load_model(dir: str, onnx: str, max_length: Optional[int], threads: Optional[int]) -> Model:
+    """The model a pickled :class:`Model` names, loaded once per process (a Ray or
+    multiprocessing worker unpickles it for every task)."""
+    return Model(dir, onnx=onnx, max_length=max_length, threads=threads)
+
+
 class Index:
     """A wikidex index: build it from a wiki (:meth:`build`), load it (:meth:`open`,
     :meth:`from_bytes`), search it, walk its links, check answers, and write pages.
@@ -400,15 +427,7 @@ class Index:
         analyzer stems it (``language_reason`` says which).
         ``model=False`` builds without a model and without that note.
         Pages that cannot be used are skipped and listed in :meth:`build_report`."""
-        options: dict = {"strict": strict, "vectors": vectors}
-        if config is not None:
-            options["config"] = dict(config)
-        opts = json.dumps(options, allow_nan=False)
-        cb = _progress(progress)
-        if model is not None and model is not False and not isinstance(model, Model):
-            raise TypeError(f"model must be a wikidex.Model, False or None, got {type(model).__name__}")
-        given = model if isinstance(model, Model) else None
-        candidates = _model_candidates() if model is None else None
+        opts, cb, given, candidates = _build_args(config, strict, vectors, progress, model)
         if isinstance(source, Mapping):
             files = []
             for path, text in source.items():  # core adds them in sorted path order
@@ -419,6 +438,36 @@ class Index:
         if isinstance(source, (str, os.PathLike)):
             return cls(_wikidex.NativeIndex.build_dir(os.fspath(source), opts, cb, given, candidates))
         raise TypeError("source must be a folder path or a mapping of path to text")
+
+    @classmethod
+    def merge(
+        cls,
+        shards: Iterable["Index"],
+        config: Optional[Mapping[str, Any]] = None,
+        *,
+        strict: bool = False,
+        vectors: str = "f32",
+        progress: Union[bool, Progress, None] = None,
+        model: Union[Model, Literal[False], None] = None,
+    ) -> "Index":
+        """Merges shards, indexes built each from part of a wiki's files (on other processes
+        or machines: :func:`wikidex.distributed.build`), into the index of all their pages.
+        Pages and raw documents are taken as the shards indexed them; a passage a shard
+        embedded with ``model`` keeps its vector, so nothing is embedded again; the lexical
+        statistics, the link graph and the semantic floor are made again over all pages. With
+        the ``config``, ``vectors`` and ``model`` the shards were built with, the result is
+        the index one :meth:`build` of all the files gives, byte for byte. ``model`` is as in
+        :meth:`build` (``None`` takes the default model, chosen by the languages of all the
+        pages; shards embedded with another model are embedded again). A page key in two
+        shards is kept once, as in one build (``duplicate_key`` in :meth:`build_report`); the
+        shards' own warnings and skipped files are in their reports."""
+        natives = []
+        for shard in shards:
+            if not isinstance(shard, Index):
+                raise TypeError(f"shards must be wikidex.Index objects, got {type(shard).__name__}")
+            natives.append(shard._native)
+        opts, cb, given, candidates = _build_args(config, strict, vectors, progress, model)
+        return cls(_wikidex.NativeIndex.merge(natives, opts, cb, given, candidates))
 
     @classmethod
     def open(cls, path: Union[str, os.PathLike]) -> "Index":

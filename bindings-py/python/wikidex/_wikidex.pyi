@@ -37,7 +37,13 @@ class Model:
     when a file is missing and ``ModelError`` (``model``) when it is not a usable model.
 
     Pass it to ``Index.build(..., model=...)`` to embed every chunk, or attach it to a loaded
-    index with ``Index.attach_model``. One model may serve many indexes and threads.
+    index with ``Index.attach_model``. One model may serve many indexes and threads. It pickles
+    as its folder and options (a Ray or multiprocessing worker loads it from the same path, once
+    per process).
+
+    A text's vector does not depend on the texts embedded with it: each is run padded to its
+    own length rounded up to 8 tokens, in a batch of texts of that length only, so a shard built
+    on another machine stores the same bits as one build of everything.
     """
 
     def __new__(
@@ -67,6 +73,7 @@ class Model:
         ``(len(texts), dim)``. ``prompt`` (``"query"`` or ``"passage"``) puts the model's
         prompt of that kind before each text, as an index does; by default the texts are
         embedded as they are. The GIL is released while the model runs."""
+    def __reduce__(self) -> Tuple[Any, Tuple[Any, ...]]: ...
     def tokenize(self, texts: Sequence[str], prompt: Optional[str] = None) -> List[List[int]]:
         """The token ids the model is fed for each text, after the model's ``prompt`` of that
         kind if given: special tokens included, truncated at ``max_length``, or, for a model
@@ -121,6 +128,17 @@ class NativeIndex:
         candidates: Optional[Sequence[_Path]] = None,
     ) -> NativeIndex:
         """Builds from a wiki folder; `model` and `candidates` as in `build_files`."""
+    @staticmethod
+    def merge(
+        shards: Sequence[NativeIndex],
+        options: Optional[str] = None,
+        progress: Optional[_Progress] = None,
+        model: Optional[Model] = None,
+        candidates: Optional[Sequence[_Path]] = None,
+    ) -> NativeIndex:
+        """Merges shards (indexes built each from part of the files) into the index of all
+        their pages, keeping the vectors `model` made; `model` and `candidates` as in
+        `build_files`."""
     @staticmethod
     def sync_file(
         dir: _Path,

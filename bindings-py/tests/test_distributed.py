@@ -1,0 +1,142 @@
+"""Shards merged into one index (`Index.merge`) and the sharded build on a local Ray cluster
+(`wikidex.distributed`): CACM in four shards gives the single index's bytes and rankings.
+
+CACM is read from `$DATA/cacm` (default `../shared/data`, beside the repo, as `make eval`
+reads it); the model is the all-MiniLM-L6-v2 that `make models` puts in models/."""
+
+import json
+import os
+import pickle
+from pathlib import Path
+
+import pytest
+
+import wikidex
+from wikidex import distributed
+
+ROOT = Path(__file__).resolve().parents[2]
+WIKI = ROOT / "examples" / "wiki"
+MODEL = ROOT / "models" / "all-MiniLM-L6-v2"
+CACM = Path(os.environ.get("DATA", ROOT.parent / "shared" / "data")) / "cacm"
+
+
+def _read_wiki() -> dict:
+    return {p.relative_to(WIKI).as_posix(): p.read_text() for p in sorted(WIKI.rglob("*.md"))}
+
+
+def _cacm():
+    """CACM's documents as files (`<id>.md`: the title as a heading, then the text) and its
+    queries."""
+    if not (CACM / "corpus.jsonl").is_file():
+        pytest.fail(f"no CACM at {CACM}: set DATA to the folder holding cacm/ (BEIR layout)")
+    files = {}
+    with open(CACM / "corpus.jsonl") as f:
+        for line in f:
+            doc = json.loads(line)
+            files[f"{doc['_id']}.md"] = f"# {doc.get('title') or doc['_id']}\n\n{doc['text']}\n"
+    with open(CACM / "queries.jsonl") as f:
+        queries = [json.loads(line)["text"] for line in f]
+    return files, queries
+
+
+@pytest.fixture(scope="module")
+def model():
+    if not (MODEL / "model.onnx").is_file():
+        pytest.fail(f"no model at {MODEL}: run `make models`")
+    return wikidex.Model(MODEL)
+
+
+@pytest.fixture(scope="module")
+def ray_cluster():
+    """A local Ray cluster of two workers, for this module's tests."""
+    import ray
+
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    yield ray
+    ray.shutdown()
+
+
+# -- Index.merge, in process ---------------------------------------------------------------
+
+
+def test_shards_merged_give_one_builds_bytes_with_their_vectors(model):
+    files = _read_wiki()
+    whole = wikidex.Index.build(files, model=model)
+    shards = [wikidex.Index.build(dict(part), model=model) for part in distributed.deal(files, 3)]
+    assert len(shards) == 3
+    merged = wikidex.Index.merge(shards, model=model)
+    assert merged.to_bytes() == whole.to_bytes()
+    assert merged.build_report().pages == whole.build_report().pages
+
+
+def test_a_merge_is_searched_with_the_model_it_was_given(model):
+    files = _read_wiki()
+    shards = [wikidex.Index.build(dict(part), model=model) for part in distributed.deal(files, 2)]
+    merged = wikidex.Index.merge(shards, model=model)
+    results = merged.search("who should I call when production is down", lanes=["semantic"])
+    assert results.hits, results
+
+
+def test_merge_refuses_what_is_not_an_index():
+    with pytest.raises(TypeError, match="wikidex.Index"):
+        wikidex.Index.merge([b"not an index"])  # type: ignore[list-item]
+    with pytest.raises(TypeError, match="model must be"):
+        wikidex.Index.merge([], model="all-MiniLM-L6-v2")  # type: ignore[arg-type]
+
+
+def test_a_merge_of_no_shards_is_an_empty_index():
+    assert wikidex.Index.merge([], model=False).build_report().pages == 0
+
+
+def test_a_model_pickles_as_its_folder_and_options(model):
+    copy = pickle.loads(pickle.dumps(wikidex.Model(MODEL, max_length=64, threads=1)))
+    assert copy.fingerprint == model.fingerprint
+    assert copy.max_length == 64
+    # A process loads a folder once, however often it is unpickled.
+    assert pickle.loads(pickle.dumps(copy)) is copy
+
+
+def test_deal_spreads_sorted_files_in_turn_and_checks_its_input():
+    parts = distributed.deal({"c.md": "3", "a.md": "1", "b.md": "2"}, 2)
+    assert parts == [[("a.md", "1"), ("c.md", "3")], [("b.md", "2")]]
+    assert distributed.deal([("a.md", "1")], 4) == [[("a.md", "1")]]
+    with pytest.raises(ValueError, match="positive"):
+        distributed.deal({}, 0)
+    with pytest.raises(TypeError, match="str"):
+        distributed.deal({"a.md": 1}, 2)  # type: ignore[dict-item]
+
+
+def test_distributed_build_refuses_the_default_model():
+    with pytest.raises(TypeError, match="language"):
+        distributed.build({"a.md": "x"}, model=None)  # type: ignore[arg-type]
+
+
+# -- on a local Ray cluster ----------------------------------------------------------------
+
+
+def _rankings(index, queries, **options):
+    return [[(h.chunk, h.score) for h in index.search(q, limit=20, **options).hits] for q in queries]
+
+
+def test_cacm_in_four_shards_on_ray_gives_the_single_index(ray_cluster):
+    files, queries = _cacm()
+    single = wikidex.Index.build(files, model=False)
+    stages = []
+    built = distributed.build(
+        files, model=False, shards=4, progress=lambda s, d, t: stages.append((s, d, t))
+    )
+    assert built.to_bytes() == single.to_bytes()
+    assert built.rank_many(queries, limit=100) == single.rank_many(queries, limit=100)
+    assert _rankings(built, queries) == _rankings(single, queries)
+    assert ("shards", 4, 4) in stages
+    assert stages[-1][0] == "pages"
+
+
+def test_cacm_embedded_in_shards_on_ray_keeps_every_vector(ray_cluster, model):
+    files, queries = _cacm()
+    files = dict(sorted(files.items())[:400])
+    single = wikidex.Index.build(files, model=model)
+    built = distributed.build(files, model=model, shards=4)
+    assert built.to_bytes() == single.to_bytes()
+    assert _rankings(built, queries) == _rankings(single, queries)
+    assert _rankings(built, queries, lanes=["semantic"]) == _rankings(single, queries, lanes=["semantic"])
