@@ -47,7 +47,26 @@ pub(crate) fn build(a: BuildArgs) -> Result<ExitCode, Error> {
     };
     let session = build_session(source, &options, &a.embed, a.json)?;
     let (index, report) = (session.index(), session.build_report().unwrap_or_default());
-    index.save(&a.output)?;
+    let embeddings = vectors_json(&index);
+    let language = index.config().language().name();
+    let vectors_line = match index.vectors() {
+        Some(v) => format!(
+            "  embeddings: {} ({} x {}, {}), semantic floor {:.3}",
+            v.model_id,
+            v.len(),
+            v.dim,
+            v.encoding().name(),
+            v.floor
+        ),
+        None => "  embeddings: none (semantic lane unavailable)".to_string(),
+    };
+    drop(session);
+    // The only holder now: the save drops the index once it is encoded, so checking that the
+    // blob loads does not hold it twice.
+    match std::sync::Arc::try_unwrap(index) {
+        Ok(index) => index.save_into(&a.output)?,
+        Err(shared) => shared.save(&a.output)?,
+    }
     let seconds = started.elapsed().as_secs_f64();
     let bytes = std::fs::metadata(&a.output).map(|m| m.len()).unwrap_or(0);
     if a.json {
@@ -55,14 +74,14 @@ pub(crate) fn build(a: BuildArgs) -> Result<ExitCode, Error> {
             "output": a.output.display().to_string(),
             "pages": report.pages,
             "chunks": report.chunks,
-            "embeddings": vectors_json(&index),
+            "embeddings": embeddings,
             "raw_documents": report.raw_documents,
             "raw_chunks": report.raw_chunks,
             "bytes": bytes,
             "skipped": report.skipped,
             "warnings": report.warnings,
             "languages": report.languages,
-            "language": index.config().language().name(),
+            "language": language,
             "language_reason": report.language_reason,
             "model_reason": report.model_reason,
             "model_notice": report.model_notice,
@@ -86,17 +105,7 @@ pub(crate) fn build(a: BuildArgs) -> Result<ExitCode, Error> {
             bytes,
             seconds
         );
-        match index.vectors() {
-            Some(v) => say!(
-                "  embeddings: {} ({} x {}, {}), semantic floor {:.3}",
-                v.model_id,
-                v.len(),
-                v.dim,
-                v.encoding().name(),
-                v.floor
-            ),
-            None => say!("  embeddings: none (semantic lane unavailable)"),
-        }
+        say!("{vectors_line}");
         say!("  languages: {}", report.languages.describe());
         if let Some(why) = &report.language_reason {
             say!("  analysis: {why}");

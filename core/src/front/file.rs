@@ -410,6 +410,19 @@ impl Index {
     pub fn save(&self, path: &Path) -> Result<()> {
         save_checked(path, &self.to_bytes()?)
     }
+
+    /// Saves as [`Index::save`] does, dropping the index once its blob is encoded: the check
+    /// that the blob loads then does not hold the index twice, which is the peak of a large
+    /// build's memory otherwise (`wikidex build` saves this way).
+    ///
+    /// # Errors
+    /// As [`Index::save`].
+    #[cfg(feature = "fs")]
+    pub fn save_into(self, path: &Path) -> Result<()> {
+        let bytes = self.to_bytes()?;
+        drop(self);
+        save_checked(path, &bytes)
+    }
 }
 
 /// Writes `bytes` to `path` atomically once they decode.

@@ -375,6 +375,16 @@ fn saved_index_opens_to_the_same_bytes_and_leaves_no_temporary_file() {
 }
 
 #[test]
+fn saving_into_a_file_writes_what_save_writes() {
+    let dir = temp_dir("save-into");
+    let path = dir.join("wiki.wdx");
+    build_small().save_into(&path).unwrap();
+    assert_eq!(std::fs::read(&path).unwrap(), small_blob());
+    assert_eq!(dir_entries(&dir), ["wiki.wdx"]);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
 fn saving_over_an_existing_index_replaces_it() {
     let dir = temp_dir("replace");
     let path = dir.join("wiki.wdx");

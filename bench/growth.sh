@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Growth of a build without vectors: for each size, a synthetic corpus from CACM and Cranfield
+# (../shared/tools/make_corpus.py), `wikidex build --beir --no-embed`, then a process that loads
+# the blob and answers one query; wall time and peak RSS from /usr/bin/time -v.
+#
+#   bench/growth.sh [SIZES...]        # default: 10000 100000 (1000000 needs ~6 GB and ~5 min)
+#
+# Env: BIN (default target/release/wikidex), DATA (default ../shared/data), WORK (default
+# target/growth: the corpora, about 720 bytes a page, and the blobs are kept there).
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+bin="${BIN:-$root/target/release/wikidex}"
+data="${DATA:-$root/../shared/data}"
+work="${WORK:-$root/target/growth}"
+tool="$(dirname "$data")/tools/make_corpus.py"
+[ -x "$bin" ] || { echo "growth: no CLI at $bin (cargo build --release -p wikidex-cli)" >&2; exit 1; }
+[ -f "$tool" ] || { echo "growth: no $tool (set DATA to the shared data folder)" >&2; exit 1; }
+[ -x /usr/bin/time ] || { echo "growth: needs GNU time at /usr/bin/time (apt install time)" >&2; exit 1; }
+mkdir -p "$work"
+
+# Prints "<seconds> <peak MB>" of a command (its own output discarded).
+measure() {
+    local log
+    log="$(mktemp)"
+    if ! /usr/bin/time -v "$@" > /dev/null 2> "$log"; then
+        echo "growth: failed: $*" >&2
+        cat "$log" >&2
+        exit 1
+    fi
+    awk -F': ' '/Elapsed \(wall clock\)/ { n = split($2, t, ":"); s = 0; for (i = 1; i <= n; i++) s = s * 60 + t[i] }
+                /Maximum resident set size/ { mb = $2 / 1024 }
+                END { printf "%.2f %.0f\n", s, mb }' "$log"
+    rm -f "$log"
+}
+
+echo "| pages | build | build peak RSS | blob | load + 1 query | its peak RSS |"
+echo "|---|---|---|---|---|---|"
+sizes=("$@")
+[ ${#sizes[@]} -gt 0 ] || sizes=(10000 100000)
+for n in "${sizes[@]}"; do
+    dir="$work/c$n"
+    mkdir -p "$dir"
+    [ -s "$dir/corpus.jsonl" ] || python3 "$tool" "$data" "$n" "$dir/corpus.jsonl" > /dev/null
+    read -r bs bmb < <(measure "$bin" build --beir "$dir" --no-embed -o "$dir/index.wdx")
+    bytes=$(stat -c %s "$dir/index.wdx")
+    read -r ls lmb < <(measure "$bin" search "$dir/index.wdx" "boundary layer transition" --lanes lexical)
+    printf "| %s | %s s | %s MB | %.1f MB | %s s | %s MB |\n" "$n" "$bs" "$bmb" "$(awk "BEGIN { print $bytes / 1000000 }")" "$ls" "$lmb"
+done
