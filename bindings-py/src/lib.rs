@@ -725,7 +725,13 @@ impl Model {
         })?;
         Ok(Model {
             inner: Arc::new(inner),
-            made: (dir, onnx, max_length, threads),
+            // Absolute, so a worker started in another folder finds the same files.
+            made: (
+                std::path::absolute(&dir).unwrap_or(dir),
+                onnx,
+                max_length,
+                threads,
+            ),
         })
     }
 

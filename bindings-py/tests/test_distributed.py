@@ -88,8 +88,11 @@ def test_a_merge_of_no_shards_is_an_empty_index():
     assert wikidex.Index.merge([], model=False).build_report().pages == 0
 
 
-def test_a_model_pickles_as_its_folder_and_options(model):
-    copy = pickle.loads(pickle.dumps(wikidex.Model(MODEL, max_length=64, threads=1)))
+def test_a_model_pickles_as_its_folder_and_options(model, monkeypatch, tmp_path):
+    monkeypatch.chdir(ROOT)
+    data = pickle.dumps(wikidex.Model("models/all-MiniLM-L6-v2", max_length=64, threads=1))
+    monkeypatch.chdir(tmp_path)  # a worker started elsewhere finds the same folder
+    copy = pickle.loads(data)
     assert copy.fingerprint == model.fingerprint
     assert copy.max_length == 64
     # A process loads a folder once, however often it is unpickled.
