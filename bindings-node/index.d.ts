@@ -445,6 +445,16 @@ export declare class Index {
   static build(source: string | Record<string, string>, options?: BuildOptions): Promise<Index>
   /** `build` on the calling thread (`onProgress` is called synchronously). */
   static buildSync(source: string | Record<string, string>, options?: BuildOptions): Index
+  /**
+   * Merges shards (indexes built each from part of a wiki's files) into the index of all
+   * their pages, on the thread pool: pages as the shards indexed them, each passage's
+   * vector kept when `options.model` made it, the lexical index, graph and semantic floor
+   * made again over all pages. With the shards' options and model, the result is the
+   * index one `build` of all the files gives, byte for byte. `options` as in `build`.
+   */
+  static merge(shards: Index[], options?: BuildOptions): Promise<Index>
+  /** `merge` on the calling thread (`onProgress` is called synchronously). */
+  static mergeSync(shards: Index[], options?: BuildOptions): Index
   /** Loads an index from its blob bytes, on the thread pool. */
   static fromBytes(data: Buffer): Promise<Index>
   /** `fromBytes` on the calling thread. */

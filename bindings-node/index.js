@@ -65,9 +65,9 @@ function modelCandidates() {
   return out
 }
 
-// `Index.build` and `Index.buildSync` with the candidates added to an options object (or to
-// none) that leaves `model` out: the native side uses them only then.
-for (const name of ['build', 'buildSync']) {
+// `Index.build`, `Index.merge` and their Sync forms with the candidates added to an options
+// object (or to none) that leaves `model` out: the native side uses them only then.
+for (const name of ['build', 'buildSync', 'merge', 'mergeSync']) {
   const build = native.Index[name]
   Object.defineProperty(native.Index, name, {
     configurable: true,

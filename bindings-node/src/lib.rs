@@ -427,19 +427,10 @@ impl BuildPlan {
     /// the thread pool; a synchronous build calls the function itself).
     fn from_js(
         env: &Env,
-        source: Either<String, HashMap<String, String>>,
+        source: Source,
         opts: Option<&Object>,
         threadsafe: bool,
     ) -> napi::Result<(Self, Option<Progress>)> {
-        let source = match source {
-            Either::A(dir) => Source::Folder(dir.into()),
-            Either::B(files) => Source::Files(
-                files
-                    .into_iter()
-                    .map(|(p, t)| (p, t.into_bytes()))
-                    .collect(),
-            ),
-        };
         let mut plan = BuildPlan {
             source,
             options: None,
@@ -479,6 +470,80 @@ impl BuildPlan {
             },
         )
     }
+}
+
+/// What `build` reads: a wiki folder, or an object of path to text.
+fn source_of(source: Either<String, HashMap<String, String>>) -> Source {
+    match source {
+        Either::A(dir) => Source::Folder(dir.into()),
+        Either::B(files) => Source::Files(
+            files
+                .into_iter()
+                .map(|(p, t)| (p, t.into_bytes()))
+                .collect(),
+        ),
+    }
+}
+
+/// What `merge` reads: the current snapshot of each shard.
+fn shards_of(shards: &[ClassInstance<JsIndex>]) -> Source {
+    Source::Indexes(shards.iter().map(|s| s.session.index()).collect())
+}
+
+/// Builds from `source` on the thread pool (`build`, `merge`).
+fn build_async(
+    env: &Env,
+    source: Source,
+    options: Option<Object>,
+) -> napi::Result<AsyncTask<IndexWork>> {
+    let (plan, progress) = BuildPlan::from_js(env, source, options.as_ref(), true)?;
+    // An exception thrown by `onProgress` stops the build and rejects the promise with it.
+    let thrown = Arc::new(Thrown::default());
+    let calls = Arc::clone(&thrown);
+    Ok(Work::with_thrown(
+        move || {
+            let built = plan.run(&mut |stage, done, total| match &progress {
+                Some(cb) => {
+                    let args = (stage.as_str(), count(done), count(total));
+                    if calls.call(cb, args) {
+                        ControlFlow::Break(())
+                    } else {
+                        ControlFlow::Continue(())
+                    }
+                }
+                None => ControlFlow::Continue(()),
+            });
+            calls.settle();
+            built
+        },
+        wrap,
+        Some(thrown),
+    ))
+}
+
+/// Builds from `source` on the calling thread (`buildSync`, `mergeSync`).
+fn build_sync(env: &Env, source: Source, options: Option<Object>) -> napi::Result<JsIndex> {
+    let (plan, _) = BuildPlan::from_js(env, source, options.as_ref(), false)?;
+    let progress: Option<SyncProgress> = match &options {
+        Some(o) => o.get("onProgress")?,
+        None => None,
+    };
+    // An exception thrown by `onProgress` stops the build and is rethrown.
+    let mut thrown = None;
+    let built = plan.run(&mut |stage, done, total| match &progress {
+        Some(cb) => match cb.call((stage.as_str(), count(done), count(total)).into()) {
+            Ok(_) => ControlFlow::Continue(()),
+            Err(e) => {
+                thrown = Some(e);
+                ControlFlow::Break(())
+            }
+        },
+        None => ControlFlow::Continue(()),
+    });
+    if let Some(e) = thrown {
+        return Err(e);
+    }
+    wrap(built.or_throw(env)?)
 }
 
 /// A built or loaded index: the core's `Session` (the current snapshot, the model, the query
@@ -521,29 +586,7 @@ impl JsIndex {
         source: Either<String, HashMap<String, String>>,
         options: Option<Object>,
     ) -> napi::Result<AsyncTask<IndexWork>> {
-        let (plan, progress) = BuildPlan::from_js(&env, source, options.as_ref(), true)?;
-        // An exception thrown by `onProgress` stops the build and rejects the promise with it.
-        let thrown = Arc::new(Thrown::default());
-        let calls = Arc::clone(&thrown);
-        Ok(Work::with_thrown(
-            move || {
-                let built = plan.run(&mut |stage, done, total| match &progress {
-                    Some(cb) => {
-                        let args = (stage.as_str(), count(done), count(total));
-                        if calls.call(cb, args) {
-                            ControlFlow::Break(())
-                        } else {
-                            ControlFlow::Continue(())
-                        }
-                    }
-                    None => ControlFlow::Continue(()),
-                });
-                calls.settle();
-                built
-            },
-            wrap,
-            Some(thrown),
-        ))
+        build_async(&env, source_of(source), options)
     }
 
     /// `build` on the calling thread (`onProgress` is called synchronously).
@@ -556,27 +599,38 @@ impl JsIndex {
         source: Either<String, HashMap<String, String>>,
         options: Option<Object>,
     ) -> napi::Result<JsIndex> {
-        let (plan, _) = BuildPlan::from_js(&env, source, options.as_ref(), false)?;
-        let progress: Option<SyncProgress> = match &options {
-            Some(o) => o.get("onProgress")?,
-            None => None,
-        };
-        // An exception thrown by `onProgress` stops the build and is rethrown.
-        let mut thrown = None;
-        let built = plan.run(&mut |stage, done, total| match &progress {
-            Some(cb) => match cb.call((stage.as_str(), count(done), count(total)).into()) {
-                Ok(_) => ControlFlow::Continue(()),
-                Err(e) => {
-                    thrown = Some(e);
-                    ControlFlow::Break(())
-                }
-            },
-            None => ControlFlow::Continue(()),
-        });
-        if let Some(e) = thrown {
-            return Err(e);
-        }
-        wrap(built.or_throw(&env)?)
+        build_sync(&env, source_of(source), options)
+    }
+
+    /// Merges shards (indexes built each from part of a wiki's files) into the index of all
+    /// their pages, on the thread pool: pages as the shards indexed them, each passage's
+    /// vector kept when `options.model` made it, the lexical index, graph and semantic floor
+    /// made again over all pages. With the shards' options and model, the result is the
+    /// index one `build` of all the files gives, byte for byte. `options` as in `build`.
+    #[napi(
+        configurable = true,
+        ts_args_type = "shards: Index[], options?: BuildOptions",
+        ts_return_type = "Promise<Index>"
+    )]
+    pub fn merge(
+        env: Env,
+        shards: Vec<ClassInstance<JsIndex>>,
+        options: Option<Object>,
+    ) -> napi::Result<AsyncTask<IndexWork>> {
+        build_async(&env, shards_of(&shards), options)
+    }
+
+    /// `merge` on the calling thread (`onProgress` is called synchronously).
+    #[napi(
+        configurable = true,
+        ts_args_type = "shards: Index[], options?: BuildOptions"
+    )]
+    pub fn merge_sync(
+        env: Env,
+        shards: Vec<ClassInstance<JsIndex>>,
+        options: Option<Object>,
+    ) -> napi::Result<JsIndex> {
+        build_sync(&env, shards_of(&shards), options)
     }
 
     /// Loads an index from its blob bytes, on the thread pool.

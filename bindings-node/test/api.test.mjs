@@ -2,9 +2,9 @@
 // the event loop, threads, the model, the examples.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join, dirname } from 'node:path'
+import { join, dirname, sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Worker } from 'node:worker_threads'
 import { execFileSync, spawnSync } from 'node:child_process'
@@ -49,6 +49,24 @@ test('build from a folder and from an object of path to text agree', async () =>
   const r = await example.search('who do I page for an outage', { limit: 3 })
   assert.deepEqual(r, example.searchSync('who do I page for an outage', { limit: 3 }))
   assert.ok(r.hits.some((h) => h.page_id === 'runbook_oncall'))
+})
+
+test('shards merged give the blob one build gives, keeping their vectors', async () => {
+  const files = {}
+  for (const rel of readdirSync(WIKI, { recursive: true }).filter((p) => p.endsWith('.md'))) {
+    files[rel.split(sep).join('/')] = readFileSync(join(WIKI, rel), 'utf8')
+  }
+  const model = await Model.load(MODEL)
+  const paths = Object.keys(files).sort()
+  const shards = [0, 1, 2].map((s) =>
+    Index.buildSync(Object.fromEntries(paths.filter((_, i) => i % 3 === s).map((p) => [p, files[p]])), { model }))
+  const whole = Index.buildSync(files, { model })
+  const stages = []
+  const merged = await Index.merge(shards, { model, onProgress: (stage) => stages.push(stage) })
+  assert.deepEqual(merged.toBytes(), whole.toBytes())
+  assert.ok(stages.includes('pages'))
+  assert.deepEqual(Index.mergeSync(shards, { model: false }).toBytes(), Index.buildSync(files, { model: false }).toBytes())
+  await rejects(() => Index.mergeSync([example, 'not an index']), 'invalid_argument')
 })
 
 test('search settles a promise, bad options included, with searchSync\'s answer', async () => {
