@@ -834,6 +834,28 @@ impl Model {
     }
 }
 
+/// The model folder and ONNX file a build of `files` (`(path, text)` pairs) with `options`
+/// takes by default among `candidates` (the core's `default_model`), else `None`.
+#[pyfunction]
+#[pyo3(signature = (files, options, candidates))]
+fn default_model(
+    py: Python<'_>,
+    files: Vec<(String, String)>,
+    options: Option<&str>,
+    candidates: Vec<PathBuf>,
+) -> PyResult<Option<(PathBuf, PathBuf)>> {
+    run(py, || {
+        let options: BuildOptions = from_json("build options", options)?;
+        let files = files
+            .into_iter()
+            .map(|(p, t)| (p, t.into_bytes()))
+            .collect();
+        let found =
+            wikidex::default_model(Source::Files(files), &options, &candidates, Surface::Python)?;
+        Ok(found.map(|f| (f.dir, f.onnx)))
+    })
+}
+
 /// The citation headers in `text` (JSON).
 #[pyfunction]
 fn parse_headers(text: &str) -> PyResult<String> {
@@ -846,6 +868,7 @@ fn _wikidex(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Model>()?;
     m.add_class::<ranking::Ranking>()?;
     m.add_function(wrap_pyfunction!(parse_headers, m)?)?;
+    m.add_function(wrap_pyfunction!(default_model, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("HEADER_LEN", wikidex::blob::HEADER_LEN)?;
     Ok(())

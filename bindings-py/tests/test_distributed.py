@@ -109,9 +109,9 @@ def test_deal_spreads_sorted_files_in_turn_and_checks_its_input():
         distributed.deal({"a.md": 1}, 2)  # type: ignore[dict-item]
 
 
-def test_distributed_build_refuses_the_default_model():
-    with pytest.raises(TypeError, match="language"):
-        distributed.build({"a.md": "x"}, model=None)  # type: ignore[arg-type]
+def test_distributed_build_refuses_a_model_by_name():
+    with pytest.raises(TypeError, match="model must be"):
+        distributed.build({"a.md": "x"}, model="all-MiniLM-L6-v2")  # type: ignore[arg-type]
 
 
 # -- on a local Ray cluster ----------------------------------------------------------------
@@ -119,6 +119,15 @@ def test_distributed_build_refuses_the_default_model():
 
 def _rankings(index, queries, **options):
     return [[(h.chunk, h.score) for h in index.search(q, limit=20, **options).hits] for q in queries]
+
+
+def test_the_default_model_is_chosen_once_for_all_the_shards(ray_cluster, monkeypatch):
+    monkeypatch.setenv("WIKIDEX_MODEL", str(MODEL))
+    files = _read_wiki()
+    single = wikidex.Index.build(files)
+    built = distributed.build(files, shards=3)
+    assert built.to_bytes() == single.to_bytes()
+    assert "WIKIDEX_MODEL" in built.build_report().model_reason
 
 
 def test_cacm_in_four_shards_on_ray_gives_the_single_index(ray_cluster):

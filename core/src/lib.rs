@@ -86,7 +86,7 @@ pub use embed::{Embedder, PromptKind, Prompts};
 pub use embed::{OnnxEmbedder, OnnxOptions};
 #[cfg(feature = "fs")]
 pub use front::build::sync_file;
-pub use front::build::{build, BuildOptions, ModelChoice, Source, SyncRecord};
+pub use front::build::{build, default_model, BuildOptions, ModelChoice, Source, SyncRecord};
 pub use front::builder::IndexBuilder;
 pub use front::eval::{Collection, Metrics};
 pub use front::querylog::{Insights, LogEntry, QueryLog};

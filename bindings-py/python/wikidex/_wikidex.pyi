@@ -2,6 +2,7 @@
 and turns the JSON records into `wikidex.Record`s."""
 
 from os import PathLike
+from pathlib import PurePath
 from typing import (
     Any, Callable, Dict, List, Literal, Optional, Sequence, Tuple, TypedDict, Union, final, overload,
     type_check_only,
@@ -11,7 +12,7 @@ import numpy
 import numpy.typing
 from typing_extensions import NotRequired
 
-__all__ = ["HEADER_LEN", "Model", "NativeIndex", "Ranking", "parse_headers", "__version__"]
+__all__ = ["HEADER_LEN", "Model", "NativeIndex", "Ranking", "default_model", "parse_headers", "__version__"]
 
 __version__: str
 #: Bytes of a blob's header (magic, version, flags, length, checksum).
@@ -230,6 +231,13 @@ class NativeIndex:
 
 def parse_headers(text: str) -> str:
     """The citation headers in `text` (JSON list)."""
+
+def default_model(
+    files: Sequence[Tuple[str, str]], options: Optional[str], candidates: Sequence[_Path]
+) -> Optional[Tuple[PurePath, PurePath]]:
+    """The model folder and ONNX file a build of `files` with `options` (BuildOptions JSON)
+    takes by default among `candidates`: $WIKIDEX_MODEL, else by the pages' languages; else
+    None."""
 
 # -- records ---------------------------------------------------------------------------------
 # The JSON the methods above return as strings (what `json.loads` gives, and

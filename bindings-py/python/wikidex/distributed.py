@@ -18,10 +18,12 @@ Needs ``ray`` (``pip install "wikidex[ray]"``).
 
 from __future__ import annotations
 
+import json
+import os
 from collections.abc import Mapping
 from typing import Any, Iterable, List, Literal, Optional, Sequence, Tuple, Union
 
-from . import Index, Model, Progress, _progress
+from . import Index, Model, Progress, _model_candidates, _progress, _wikidex
 
 Files = Union[Mapping[str, str], Iterable[Tuple[str, str]]]
 
@@ -61,7 +63,7 @@ def _build_shard(
 def build(
     files: Files,
     *,
-    model: Union[Model, Literal[False]],
+    model: Union[Model, Literal[False], None] = None,
     config: Optional[Mapping[str, Any]] = None,
     strict: bool = False,
     vectors: str = "f32",
@@ -76,9 +78,10 @@ def build(
 
     ``model`` (a :class:`wikidex.Model`) embeds every chunk; each worker loads it from the same
     folder, so on a cluster the folder must be at that path on every node (a model package
-    installed in every node's environment is). ``model=False`` builds without vectors. The
-    default model is not chosen here: the rule needs every page's language, and the shards
-    each see only theirs.
+    installed in every node's environment is). ``model=None`` (the default) takes the default
+    model as :meth:`wikidex.Index.build` does, chosen here by the languages of all the files
+    (read once on this process before they are dealt out), so every shard embeds with the
+    model one build would take. ``model=False`` builds without vectors.
 
     ``shards`` is how many Ray tasks build parts of the files (default: the cluster's CPUs
     divided by ``num_cpus``, the CPUs each task reserves; give a model's ``threads`` as
@@ -93,21 +96,27 @@ def build(
         import ray
     except ImportError as e:
         raise ImportError('wikidex.distributed needs Ray: pip install "wikidex[ray]"') from e
-    if model is not False and not isinstance(model, Model):
-        raise TypeError(
-            "model must be a wikidex.Model or False (the default model is chosen by every "
-            f"page's language, which no shard sees), got {type(model).__name__}"
-        )
+    if model is not None and model is not False and not isinstance(model, Model):
+        raise TypeError(f"model must be a wikidex.Model, False or None, got {type(model).__name__}")
     if not ray.is_initialized():
         ray.init()
     if shards is None:
         cpus = ray.cluster_resources().get("CPU", 1)
         shards = max(1, int(cpus // num_cpus))
     parts = deal(files, shards)
+    # The merge below resolves `model=None` again over all the pages, to the same folder, and
+    # so keeps the shards' vectors (and says in its report which model and why).
+    shard_model: Union[Model, Literal[False]] = False if model is None else model
+    if model is None:
+        options = json.dumps({"config": dict(config)} if config is not None else {})
+        pairs = [pair for part in parts for pair in part]
+        found = _wikidex.default_model(pairs, options, _model_candidates())
+        if found is not None:
+            shard_model = Model(found[0], onnx=os.path.basename(found[1]))
     report = _progress(progress)
     task = ray.remote(num_cpus=num_cpus)(_build_shard)
     config = dict(config) if config is not None else None
-    pending = [task.remote(part, config, strict, vectors, model) for part in parts]
+    pending = [task.remote(part, config, strict, vectors, shard_model) for part in parts]
     order = {ref: i for i, ref in enumerate(pending)}
     built: List[Optional[Index]] = [None] * len(pending)
     if report is not None:

@@ -229,6 +229,24 @@ pub(crate) fn build_chosen(
     previous: Option<&Index>,
     progress: &mut dyn FnMut(BuildStage, usize, usize) -> ControlFlow<()>,
 ) -> Result<Built> {
+    let mut builder = builder_for(source, options, previous)?;
+    let chosen = model.resolve(builder.languages())?;
+    if let Some(m) = &chosen.model {
+        builder.embedder(Arc::clone(m));
+    }
+    let (index, mut report) = builder.sync_with_progress(progress)?;
+    report.build.model_reason = chosen.reason;
+    report.build.model_notice = chosen.notice;
+    report.build.semantic_off = chosen.off;
+    Ok((index, report, chosen.model))
+}
+
+/// A builder with `options`, on `previous`, holding the files of `source` (and of `options.raw`).
+fn builder_for(
+    source: Source,
+    options: &BuildOptions,
+    previous: Option<&Index>,
+) -> Result<IndexBuilder> {
     let mut builder = IndexBuilder::new(options.config.clone())?;
     builder.strict(options.strict);
     builder.follow_links_outside_root(options.follow_outside_root);
@@ -259,15 +277,33 @@ pub(crate) fn build_chosen(
             }
         }
     }
-    let chosen = model.resolve(builder.languages())?;
-    if let Some(m) = &chosen.model {
-        builder.embedder(Arc::clone(m));
-    }
-    let (index, mut report) = builder.sync_with_progress(progress)?;
-    report.build.model_reason = chosen.reason;
-    report.build.model_notice = chosen.notice;
-    report.build.semantic_off = chosen.off;
-    Ok((index, report, chosen.model))
+    Ok(builder)
+}
+
+/// The model folder a build of `source` with `options` takes by default
+/// ([`ModelChoice::Default`]): the one `$WIKIDEX_MODEL` names, else the one of `candidates`
+/// chosen by the languages of all the pages ([`crate::embed::choose()`]); `None` when none is
+/// usable. A sharded build asks once, for all the files, so that every shard embeds with the
+/// model one build would take (each shard alone sees only its pages' languages).
+///
+/// # Errors
+/// As [`build`] reading `source`; as [`crate::embed::choose()`].
+pub fn default_model(
+    source: Source,
+    options: &BuildOptions,
+    candidates: &[std::path::PathBuf],
+    surface: Surface,
+) -> Result<Option<crate::embed::Found>> {
+    let mut builder = builder_for(source, options, None)?;
+    let env = std::env::var_os(crate::embed::MODEL_ENV);
+    let chosen = crate::embed::choose(
+        None,
+        env.as_deref(),
+        candidates,
+        builder.languages(),
+        surface,
+    )?;
+    Ok(chosen.found)
 }
 
 /// What [`sync_file`] did: what changed since the blob, whether every file was indexed, and

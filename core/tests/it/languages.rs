@@ -399,3 +399,37 @@ fn a_build_with_no_model_argument_loads_the_model_its_languages_choose() {
     assert_eq!(why, "all-MiniLM-L6-v2/model-int8: the model given");
     std::fs::remove_dir_all(&root).unwrap();
 }
+
+/// What a sharded build asks before it deals the files out: the default model of all of them,
+/// by the same rule a build follows.
+#[test]
+fn the_default_model_of_files_is_the_one_their_build_would_take() {
+    if std::env::var_os(MODEL_ENV).is_some_and(|v| !v.is_empty()) {
+        eprintln!("skipped: {MODEL_ENV} is set, and wins");
+        return;
+    }
+    let root = tmp("default-model");
+    let candidates = both(&root);
+    let options = BuildOptions::default();
+    let name = |pages: &[(&str, &str)]| {
+        let found = wikidex::default_model(
+            Source::Files(files(pages)),
+            &options,
+            &candidates,
+            Surface::Python,
+        )
+        .unwrap()
+        .expect("a model");
+        found.name()
+    };
+    assert_eq!(name(&RUSSIAN), "multilingual-e5-small");
+    assert_eq!(name(&ENGLISH), "all-MiniLM-L6-v2");
+    let none = wikidex::default_model(
+        Source::Files(files(&ENGLISH)),
+        &options,
+        &[],
+        Surface::Python,
+    )
+    .unwrap();
+    assert!(none.is_none());
+}
