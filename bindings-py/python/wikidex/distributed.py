@@ -90,7 +90,7 @@ def build(
     done, total)``) for the stage ``shards``, then the merge's ``pages``.
 
     :raises ImportError: when ``ray`` is not installed.
-    :raises TypeError: for a model that is neither a :class:`wikidex.Model` nor ``False``.
+    :raises TypeError: for a model that is not a :class:`wikidex.Model`, ``False`` or ``None``.
     """
     try:
         import ray
@@ -112,7 +112,7 @@ def build(
         pairs = [pair for part in parts for pair in part]
         found = _wikidex.default_model(pairs, options, _model_candidates())
         if found is not None:
-            shard_model = Model(found[0], onnx=os.path.basename(found[1]))
+            shard_model = Model(found[0], onnx=os.path.relpath(found[1], found[0]))
     report = _progress(progress)
     task = ray.remote(num_cpus=num_cpus)(_build_shard)
     config = dict(config) if config is not None else None
