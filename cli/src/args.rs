@@ -27,6 +27,11 @@ pub(crate) enum Command {
     /// Build an index blob from a wiki folder (or a BEIR corpus with --beir); files under the
     /// wiki's raw/ folder (or --raw DIR) are indexed as raw source documents.
     Build(BuildArgs),
+    /// Merge shards (index blobs built each from part of a wiki's files, with the same options)
+    /// into the index one build of all the files gives: pages as the shards indexed them, each
+    /// passage's vector kept when the model is the shards' (nothing is embedded again), the
+    /// lexical index, graph and semantic floor made again over all pages.
+    Merge(MergeArgs),
     /// Bring an index blob up to date with its wiki folder: only files added or changed since
     /// the blob was written are parsed, only new passages embedded (a missing or unreadable
     /// blob means one full build).
@@ -408,6 +413,29 @@ pub(crate) struct BuildArgs {
     pub(crate) follow_outside_root: bool,
     /// Do not store the page files' modification times (the date filters' fallback for pages
     /// without a frontmatter date): the blob then depends only on the files' paths and texts.
+    #[arg(long)]
+    pub(crate) no_file_times: bool,
+    #[command(flatten)]
+    pub(crate) config: ConfigArgs,
+    #[command(flatten)]
+    pub(crate) embed: EmbedBuildArgs,
+    /// Print a JSON report.
+    #[arg(long)]
+    pub(crate) json: bool,
+}
+
+#[derive(Args)]
+pub(crate) struct MergeArgs {
+    /// The shards: index blobs built each from part of a wiki's files.
+    #[arg(required = true)]
+    pub(crate) shards: Vec<PathBuf>,
+    /// Where to write the merged index blob (atomically, as `build -o`).
+    #[arg(short, long)]
+    pub(crate) output: PathBuf,
+    /// Fail on a page key found in two shards instead of keeping the one with the smaller path.
+    #[arg(long)]
+    pub(crate) strict: bool,
+    /// Do not keep the shards' page modification times (as `build --no-file-times`).
     #[arg(long)]
     pub(crate) no_file_times: bool,
     #[command(flatten)]

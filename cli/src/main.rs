@@ -59,6 +59,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let json = match &cli.command {
         Command::Build(a) => a.json,
+        Command::Merge(a) => a.json,
         Command::Sync(a) => a.json,
         Command::Search(a) => a.json,
         Command::Site(a) => a.json,
@@ -75,6 +76,7 @@ fn main() -> ExitCode {
     };
     let result = match cli.command {
         Command::Build(a) => commands::build(a),
+        Command::Merge(a) => commands::merge(a),
         Command::Sync(a) => commands::sync(a),
         Command::Search(a) => commands::search(a),
         Command::Site(a) => commands::site(a),

@@ -1694,3 +1694,67 @@ fn issue_32_a_german_wiki_is_analyzed_as_german_unless_told() {
     assert_eq!(v["language_reason"], Value::Null);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Copies the example wiki's files whose index (in sorted order) `keep` accepts into `to`.
+fn copy_example(to: &Path, keep: impl Fn(usize) -> bool) {
+    let root = repo().join("examples/wiki");
+    let mut files = Vec::new();
+    let mut dirs = vec![root.clone()];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else {
+                files.push(path.strip_prefix(&root).unwrap().to_path_buf());
+            }
+        }
+    }
+    files.sort();
+    for (_, rel) in files.iter().enumerate().filter(|(i, _)| keep(*i)) {
+        std::fs::create_dir_all(to.join(rel).parent().unwrap()).unwrap();
+        std::fs::copy(root.join(rel), to.join(rel)).unwrap();
+    }
+}
+
+#[test]
+fn merge_of_shards_built_apart_is_the_blob_of_one_build() {
+    let dir = temp("merge");
+    let flags = ["--no-embed", "--no-file-times"];
+    copy_example(&dir.join("whole"), |_| true);
+    let whole = dir.join("whole.wdx");
+    assert!(build(&dir.join("whole"), &whole, &flags).status.success());
+    let mut shards = Vec::new();
+    for s in 0..3 {
+        let folder = dir.join(format!("shard{s}"));
+        copy_example(&folder, |i| i % 3 == s);
+        let out = dir.join(format!("shard{s}.wdx"));
+        let r = build(&folder, &out, &flags);
+        assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+        shards.push(out.to_str().unwrap().to_string());
+    }
+    let merged = dir.join("merged.wdx");
+    let mut args = vec!["merge"];
+    args.extend(shards.iter().map(String::as_str));
+    args.extend(["-o", merged.to_str().unwrap(), "--json"]);
+    args.extend(flags);
+    let r = wikidex(&args);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    assert_eq!(json(&r)["pages"], 42);
+    assert!(std::fs::read(&merged).unwrap() == std::fs::read(&whole).unwrap());
+    // A shard that is not an index is refused by its code, and nothing is written.
+    let junk = dir.join("junk.wdx");
+    std::fs::write(&junk, "not an index").unwrap();
+    let out = dir.join("never.wdx");
+    assert_eq!(
+        error_code(&[
+            "merge",
+            junk.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+            "--json"
+        ]),
+        "not_an_index"
+    );
+    assert!(!out.exists());
+}

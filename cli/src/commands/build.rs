@@ -1,12 +1,15 @@
-//! `wikidex build`, and the build with progress bars that `eval` and `mcp` run too.
+//! `wikidex build` and `wikidex merge`, and the build with progress bars that `eval` and `mcp`
+//! run too.
 
+use std::path::Path;
 use std::process::ExitCode;
+use std::sync::Arc;
 use std::time::Instant;
 
 use serde_json::json;
-use wikidex::{BuildOptions, Error, Session, Source};
+use wikidex::{BuildOptions, Error, Index, Session, Source};
 
-use crate::args::{BuildArgs, EmbedBuildArgs};
+use crate::args::{BuildArgs, EmbedBuildArgs, MergeArgs};
 use crate::render::{esay, print_json, print_problems, say, vectors_json, with_progress};
 
 /// Builds a session over `source` with the model `embed` names (if any), with progress bars.
@@ -45,7 +48,41 @@ pub(crate) fn build(a: BuildArgs) -> Result<ExitCode, Error> {
     } else {
         Source::Folder(a.dir.clone())
     };
-    let session = build_session(source, &options, &a.embed, a.json)?;
+    write_built(source, &options, &a.embed, &a.output, a.json, started)
+}
+
+pub(crate) fn merge(a: MergeArgs) -> Result<ExitCode, Error> {
+    let started = Instant::now();
+    let options = BuildOptions {
+        strict: a.strict,
+        file_times: !a.no_file_times,
+        ..a.embed.options(a.config.config()?)?
+    };
+    let shards = a
+        .shards
+        .iter()
+        .map(|path| Index::open(path).map(Arc::new))
+        .collect::<Result<Vec<_>, Error>>()?;
+    write_built(
+        Source::Indexes(shards),
+        &options,
+        &a.embed,
+        &a.output,
+        a.json,
+        started,
+    )
+}
+
+/// Builds from `source`, saves the index to `output` and reports it (`build`, `merge`).
+fn write_built(
+    source: Source,
+    options: &BuildOptions,
+    embed: &EmbedBuildArgs,
+    output: &Path,
+    json: bool,
+    started: Instant,
+) -> Result<ExitCode, Error> {
+    let session = build_session(source, options, embed, json)?;
     let (index, report) = (session.index(), session.build_report().unwrap_or_default());
     let embeddings = vectors_json(&index);
     let language = index.config().language().name();
@@ -64,14 +101,14 @@ pub(crate) fn build(a: BuildArgs) -> Result<ExitCode, Error> {
     // The only holder now: the save drops the index once it is encoded, so checking that the
     // blob loads does not hold it twice.
     match std::sync::Arc::try_unwrap(index) {
-        Ok(index) => index.save_into(&a.output)?,
-        Err(shared) => shared.save(&a.output)?,
+        Ok(index) => index.save_into(output)?,
+        Err(shared) => shared.save(output)?,
     }
     let seconds = started.elapsed().as_secs_f64();
-    let bytes = std::fs::metadata(&a.output).map(|m| m.len()).unwrap_or(0);
-    if a.json {
+    let bytes = std::fs::metadata(output).map(|m| m.len()).unwrap_or(0);
+    if json {
         print_json(&json!({
-            "output": a.output.display().to_string(),
+            "output": output.display().to_string(),
             "pages": report.pages,
             "chunks": report.chunks,
             "embeddings": embeddings,
@@ -99,7 +136,7 @@ pub(crate) fn build(a: BuildArgs) -> Result<ExitCode, Error> {
         };
         say!(
             "built {}: {} pages, {} chunks{raw}, {} bytes in {:.2}s",
-            a.output.display(),
+            output.display(),
             report.pages,
             report.chunks,
             bytes,

@@ -16,7 +16,7 @@ mod sync;
 mod tool;
 mod verify;
 
-pub(crate) use build::build;
+pub(crate) use build::{build, merge};
 pub(crate) use embed::embed;
 pub(crate) use eval::evaluate;
 pub(crate) use insights::insights;
