@@ -32,7 +32,7 @@ const SMALL_WIKI: &[(&str, &str)] = &[
     ),
 ];
 
-fn example_wiki() -> PathBuf {
+pub(crate) fn example_wiki() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/wiki")
 }
 
@@ -326,7 +326,7 @@ fn loading_and_saving_again_gives_identical_bytes() {
 }
 
 /// Markdown files under `root` as (`/`-separated relative path, full path).
-fn markdown_files(root: &Path) -> Vec<(String, PathBuf)> {
+pub(crate) fn markdown_files(root: &Path) -> Vec<(String, PathBuf)> {
     let mut out = Vec::new();
     let mut stack = vec![(root.to_path_buf(), String::new())];
     while let Some((dir, rel)) = stack.pop() {

@@ -10,27 +10,15 @@ use wikidex::{
     build, BuildOptions, Embedder, Index, ModelChoice, Source, SyncReport, VectorEncoding,
 };
 
-use crate::blob::temp_dir;
+use crate::blob::{example_wiki, markdown_files, temp_dir};
 use crate::sync::Counting;
 
 /// Every file of the example wiki (pages, user pages, raw documents) as `(path, bytes)`.
 fn example_files() -> Vec<(String, Vec<u8>)> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/wiki");
-    let mut out = Vec::new();
-    let mut dirs = vec![root.clone()];
-    while let Some(dir) = dirs.pop() {
-        for entry in std::fs::read_dir(&dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                dirs.push(path);
-            } else {
-                let rel = path.strip_prefix(&root).unwrap().to_string_lossy();
-                out.push((rel.replace('\\', "/"), std::fs::read(&path).unwrap()));
-            }
-        }
-    }
-    out.sort();
-    out
+    markdown_files(&example_wiki())
+        .into_iter()
+        .map(|(rel, full)| (rel, std::fs::read(full).unwrap()))
+        .collect()
 }
 
 fn options(vectors: VectorEncoding) -> BuildOptions {
