@@ -18,12 +18,11 @@ Needs ``ray`` (``pip install "wikidex[ray]"``).
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Mapping
 from typing import Any, Iterable, List, Literal, Optional, Sequence, Tuple, Union
 
-from . import Index, Model, Progress, _model_candidates, _progress, _wikidex
+from . import Index, Model, Progress, _build_args, _wikidex
 
 Files = Union[Mapping[str, str], Iterable[Tuple[str, str]]]
 
@@ -96,8 +95,7 @@ def build(
         import ray
     except ImportError as e:
         raise ImportError('wikidex.distributed needs Ray: pip install "wikidex[ray]"') from e
-    if model is not None and model is not False and not isinstance(model, Model):
-        raise TypeError(f"model must be a wikidex.Model, False or None, got {type(model).__name__}")
+    options, report, _, candidates = _build_args(config, strict, vectors, progress, model)
     if not ray.is_initialized():
         ray.init()
     if shards is None:
@@ -107,13 +105,11 @@ def build(
     # The merge below resolves `model=None` again over all the pages, to the same folder, and
     # so keeps the shards' vectors (and says in its report which model and why).
     shard_model: Union[Model, Literal[False]] = False if model is None else model
-    if model is None:
-        options = json.dumps({"config": dict(config)} if config is not None else {})
+    if candidates is not None:  # model=None: the default model, by every page's language
         pairs = [pair for part in parts for pair in part]
-        found = _wikidex.default_model(pairs, options, _model_candidates())
+        found = _wikidex.default_model(pairs, options, candidates)
         if found is not None:
             shard_model = Model(found[0], onnx=os.path.relpath(found[1], found[0]))
-    report = _progress(progress)
     task = ray.remote(num_cpus=num_cpus)(_build_shard)
     config = dict(config) if config is not None else None
     pending = [task.remote(part, config, strict, vectors, shard_model) for part in parts]
