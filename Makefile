@@ -88,17 +88,18 @@ test-python: dist-models
 		cd .. && WIKIDEX_BIN=$(CURDIR)/target/debug/wikidex "$$PY" -m pytest -q bindings-py/tests && \
 		"$$PY" -m mypy.stubtest wikidex._wikidex && "$$PY" -m mypy bindings-py/python/wikidex
 
-## make node: the Node addon built in place (napi build, the dev profile; napi passes an explicit
-## --target, so its units live in target/x86_64-unknown-linux-gnu: see CONTRIBUTING.md), with
-## native.js and index.d.ts regenerated. napi writes the declarations while it compiles the
-## crates that derive them (core, the binding) and keeps them in target/napi-rs; another build
+## make node: the Node addon built in place (napi build, the dev profile, through
+## scripts/napi-cargo.sh, which drops napi's --target for this machine's own triple so that the
+## build reuses cargo test's units: see CONTRIBUTING.md), with native.js and index.d.ts regenerated. napi writes the declarations while it compiles the
+## crate that derives them (the binding) and keeps them in target/napi-rs; another build
 ## of those crates in the same target dir (maturin's, through the workspace hack) leaves that
 ## cache stale, so it is dropped when a source is newer than index.d.ts.
 node: node-deps
 	python3 scripts/records.py write
 	@if [ -n "$$(find core/src bindings-node/src -name '*.rs' -newer bindings-node/index.d.ts -print -quit)" ]; then \
 		rm -rf target/napi-rs; fi
-	cd bindings-node && npx napi build --platform --js native.js --dts index.d.ts
+	cd bindings-node && NAPI_REAL_CARGO="$(CARGO)" CARGO=$(CURDIR)/scripts/napi-cargo.sh \
+		npx napi build --platform --js native.js --dts index.d.ts
 
 # npm's own packages of the Node binding (napi-rs CLI, TypeScript, Orama and Pagefind for the benches,
 # and playwright-core for the browser tests);
