@@ -528,21 +528,37 @@ impl Vocabulary {
 /// [`is_cjk`]) meet others (`Rust语言` is two words). A combining mark stays with the word
 /// before it.
 pub fn words(text: &str) -> impl Iterator<Item = (usize, &str)> {
-    // The current word's start and whether it is a CJK run.
+    let bytes = text.as_bytes();
+    // The next byte to read, and the current word's start and whether it is a CJK run.
+    let mut at = 0;
     let mut start: Option<(usize, bool)> = None;
-    let mut chars = text
-        .char_indices()
-        .chain(std::iter::once((text.len(), ' ')));
     std::iter::from_fn(move || {
-        for (i, c) in chars.by_ref() {
-            let mark = crate::text::marks::is_combining_mark(c);
-            if !(c.is_alphanumeric() || mark) {
+        while at <= bytes.len() {
+            let i = at;
+            // An ASCII character is a word character when alphanumeric, and never a mark or
+            // CJK: most text is ASCII, and this skips decoding and the Unicode tables.
+            let (word, mark, cjk) = match bytes.get(i) {
+                None => {
+                    at += 1;
+                    (false, false, false)
+                }
+                Some(&b) if b.is_ascii() => {
+                    at += 1;
+                    (b.is_ascii_alphanumeric(), false, false)
+                }
+                Some(_) => {
+                    let c = text[i..].chars().next().unwrap_or(' ');
+                    at += c.len_utf8();
+                    let mark = crate::text::marks::is_combining_mark(c);
+                    (c.is_alphanumeric() || mark, mark, !mark && is_cjk(c))
+                }
+            };
+            if !word {
                 if let Some((s, _)) = start.take() {
                     return Some((s, &text[s..i]));
                 }
                 continue;
             }
-            let cjk = !mark && is_cjk(c);
             match start {
                 None => start = Some((i, cjk)),
                 Some((s, was)) if was != cjk && !mark => {
@@ -1008,7 +1024,42 @@ mod tests {
         out
     }
 
+    /// [`words`] as it read every character, before its ASCII shortcut.
+    fn words_by_char(text: &str) -> Vec<(usize, &str)> {
+        let mut out = Vec::new();
+        let mut start: Option<(usize, bool)> = None;
+        for (i, c) in text
+            .char_indices()
+            .chain(std::iter::once((text.len(), ' ')))
+        {
+            let mark = crate::text::marks::is_combining_mark(c);
+            if !(c.is_alphanumeric() || mark) {
+                if let Some((s, _)) = start.take() {
+                    out.push((s, &text[s..i]));
+                }
+                continue;
+            }
+            let cjk = !mark && is_cjk(c);
+            match start {
+                None => start = Some((i, cjk)),
+                Some((s, was)) if was != cjk && !mark => {
+                    out.push((s, &text[s..i]));
+                    start = Some((i, cjk));
+                }
+                Some(_) => {}
+            }
+        }
+        out
+    }
+
     proptest::proptest! {
+        #[test]
+        fn the_ascii_shortcut_splits_words_as_reading_every_character_does(
+            text in "[a-zA-Z09 _.,'\\-\n\u{301}\u{3099}éß語言かなｶﾞ한국Ω١٢]{0,40}",
+        ) {
+            proptest::prop_assert_eq!(words(&text).collect::<Vec<_>>(), words_by_char(&text));
+        }
+
         #[test]
         fn text_without_cjk_splits_into_the_words_it_did_before(text in "\\PC{0,40}") {
             proptest::prop_assume!(!text.chars().any(is_cjk));
