@@ -534,9 +534,27 @@ pub fn words(text: &str) -> impl Iterator<Item = (usize, &str)> {
     let mut start: Option<(usize, bool)> = None;
     std::iter::from_fn(move || {
         while at <= bytes.len() {
+            // Runs of ASCII, most text, in a tight loop: alphanumerics continue a word that
+            // is not a CJK run, other characters are skipped between words.
+            match start {
+                Some((_, false)) => {
+                    while bytes.get(at).is_some_and(u8::is_ascii_alphanumeric) {
+                        at += 1;
+                    }
+                }
+                None => {
+                    while bytes
+                        .get(at)
+                        .is_some_and(|b| b.is_ascii() && !b.is_ascii_alphanumeric())
+                    {
+                        at += 1;
+                    }
+                }
+                Some((_, true)) => {}
+            }
             let i = at;
             // An ASCII character is a word character when alphanumeric, and never a mark or
-            // CJK: most text is ASCII, and this skips decoding and the Unicode tables.
+            // CJK: this skips decoding and the Unicode tables.
             let (word, mark, cjk) = match bytes.get(i) {
                 None => {
                     at += 1;
