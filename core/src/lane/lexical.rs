@@ -55,6 +55,20 @@ pub(crate) struct PageFields {
     tail_at: Vec<u32>,
 }
 
+/// Where the text of `page`'s chunks starts in their positions: after the key, the title and
+/// the summary, each followed by [`FIELD_GAP`] (what [`PageFields::new`] records before it).
+pub(crate) fn text_position(page: &Page) -> u32 {
+    let fields = [
+        Some(page.key.as_str()),
+        Some(page.title.as_str()),
+        page.summary.as_deref(),
+    ];
+    fields.into_iter().flatten().fold(0u32, |at, field| {
+        let tokens = u32::try_from(crate::text::analyze::tokens(field).count()).unwrap_or(u32::MAX);
+        at.saturating_add(tokens).saturating_add(FIELD_GAP)
+    })
+}
+
 /// Positions left free between two fields of a chunk (key, title, summary, text, each tag):
 /// more than a phrase of the longest query spans in practice, so a phrase matches within one
 /// field (Lucene's `position_increment_gap` of 100 for multi-valued text fields).
@@ -81,6 +95,11 @@ impl PageFields {
         for t in &page.tags {
             field(t, &mut tail, &mut tail_at, &mut tail_end);
         }
+        debug_assert_eq!(
+            at,
+            text_position(page),
+            "text_position disagrees with the fields"
+        );
         PageFields {
             head,
             head_at,

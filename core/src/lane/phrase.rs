@@ -289,6 +289,26 @@ impl Positions {
         out
     }
 
+    /// The positions of term `t` (a dictionary position) in chunk `c` into `out` (cleared
+    /// first); false, with `out` empty, when the chunk does not contain the term.
+    pub(crate) fn of_chunk(
+        &self,
+        index: &LexicalIndex,
+        t: usize,
+        c: u32,
+        out: &mut Vec<u32>,
+    ) -> bool {
+        out.clear();
+        let (chunks, _) = index.postings_of(t);
+        match chunks.binary_search(&c) {
+            Ok(i) => {
+                self.positions_into(index.posting_range(t).start + i, out);
+                true
+            }
+            Err(_) => false,
+        }
+    }
+
     /// Whether chunk `c` holds the phrase `terms` (dictionary positions and offsets).
     fn chunk_holds(
         &self,
@@ -299,11 +319,8 @@ impl Positions {
     ) -> bool {
         lists.resize_with(terms.len(), Vec::new);
         for (list, &(t, _)) in lists.iter_mut().zip(terms) {
-            let range = index.posting_range(t);
-            let (chunks, _) = index.postings_of(t);
-            match chunks.binary_search(&c) {
-                Ok(i) => self.positions_into(range.start + i, list),
-                Err(_) => return false,
+            if !self.of_chunk(index, t, c, list) {
+                return false;
             }
         }
         let (first, first_off) = (&lists[0], terms[0].1);

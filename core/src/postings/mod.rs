@@ -291,6 +291,30 @@ impl LexicalIndex {
         }
     }
 
+    /// The terms a word starting with `prefix` may have (dictionary positions, ascending, each
+    /// once): those of the indexed words that start with it ([`LexicalIndex::typo_words`]) and
+    /// the terms that start with it themselves (a CJK token's term is its text). `None` when
+    /// there are more than `max`.
+    pub(crate) fn terms_of_prefix(&self, prefix: &str, max: usize) -> Option<Vec<usize>> {
+        let words = self.typo_words();
+        let start = words.partition_point(|w| w.as_str() < prefix);
+        let mut out: Vec<usize> = Vec::new();
+        for (i, w) in words.iter().enumerate().skip(start) {
+            if !w.starts_with(prefix) {
+                break;
+            }
+            out.push(self.typo_word_term(i));
+            if out.len() > max.saturating_mul(4) {
+                return None;
+            }
+        }
+        let own = self.prefixed(prefix, max.saturating_add(1));
+        out.extend(own);
+        out.sort_unstable();
+        out.dedup();
+        (out.len() <= max).then_some(out)
+    }
+
     /// Dictionary positions of the terms starting with `prefix`, at most `max` of them.
     pub fn prefixed(&self, prefix: &str, max: usize) -> std::ops::Range<usize> {
         let start = self.terms.partition_point(|t| t.as_str() < prefix);

@@ -11,9 +11,11 @@ use crate::data::offset::OffsetUnit;
 use crate::index::Index;
 use crate::lane::fusion::{self, Fused};
 use crate::lane::lexical::{Explained, TermScore};
+use crate::lane::phrase::Positions;
 use crate::lane::typo::{self, Expansion};
 use crate::lane::{token, Lane};
 use crate::text::analyze::{self, BuildHash, QueryTerm};
+use crate::text::chunk;
 use crate::text::page::{Page, UsageMode};
 
 pub(super) struct HitContext<'a> {
@@ -24,6 +26,10 @@ pub(super) struct HitContext<'a> {
     pub(super) typos: &'a [Expansion],
     pub(super) reports: &'a [LaneReport],
     pub(super) opts: &'a SearchOptions,
+    /// The term positions of the whole index, which snippets match by; `None` for an index
+    /// without them or one loaded in parts ([`crate::RangedIndex`]: only its phrase terms'
+    /// positions are loaded), whose snippets match each word.
+    pub(super) positions: Option<&'a Positions>,
     /// Made on the first snippet (see [`Matcher`]).
     pub(super) matcher: OnceCell<Matcher<'a>>,
 }
@@ -155,15 +161,8 @@ impl<'a> HitContext<'a> {
             let base = (record.start as usize).saturating_sub(p.body_start as usize);
             let matcher = self
                 .matcher
-                .get_or_init(|| Matcher::new(index, self.qterms, self.typos));
-            snippet(
-                index,
-                self.unit,
-                matcher,
-                index.chunk_text(c),
-                p.body(),
-                base,
-            )
+                .get_or_init(|| Matcher::new(index, self.qterms, self.typos, self.positions));
+            snippet(index, self.unit, matcher, c, p.body(), base)
         });
         let page_id = p.id();
         let (line_start, line_end) =
@@ -211,43 +210,79 @@ fn hit_date(page: &Page, modified: Option<&Option<i64>>) -> Option<String> {
 }
 
 /// What a search's snippets match, made once per search (on its first snippet): the query's
-/// terms and those typo tolerance took them for (as dictionary positions), the prefixes the
-/// token lane matches, and whether each word seen so far matched. The words of the hits'
-/// chunks repeat, so most are a look-up here rather than a normalization and a surface-table
-/// look-up.
+/// terms and those typo tolerance took them for (as dictionary positions), and the prefixes
+/// the token lane matches. A word matches when its term is one of those terms, or when it has
+/// a term (it is not a stopword) and its normalized text starts with one of the prefixes.
+///
+/// With the index's term positions, a snippet finds its matches there: each term's
+/// positions in the chunk, and for the prefixes the positions of the terms a word starting
+/// with one may have ([`LexicalIndex::terms_of_prefix`]), each such word then checked. Else
+/// (no positions, or a prefix that more than [`PREFIX_TERMS`] terms start with) it looks up
+/// each word of the chunk, remembering each word's answer for the search's other hits.
+///
+/// [`LexicalIndex::terms_of_prefix`]: crate::postings::LexicalIndex
 pub(super) struct Matcher<'a> {
     /// Few (a query's terms), so a scan beats a set.
     terms: Vec<usize>,
     prefixes: Vec<&'a str>,
+    /// The index's positions and the terms the prefixes' words may have (none of `terms`).
+    by_position: Option<(&'a Positions, Vec<usize>)>,
     /// (raw token text, is a CJK token) → whether it matches.
     seen: RefCell<HashMap<(&'a str, bool), bool, BuildHash>>,
-    /// A snippet's cut points and matches, kept between hits for their memory.
+    /// A snippet's cut points, matches and wanted token ordinals, kept between hits for their
+    /// memory.
     scratch: RefCell<Scratch<'a>>,
 }
 
-/// Where a snippet may be cut (a word or a CJK character: start, text) and its matches (start,
-/// end), in bytes of the chunk.
-type Scratch<'a> = (Vec<(usize, &'a str)>, Vec<(usize, usize)>);
+/// Where a snippet may be cut (a word or a CJK character: start, text), its matches (start,
+/// end) in bytes of the chunk, the ordinals of the chunk's tokens that match (with whether
+/// the match is exact, else to be checked against the prefixes), and one term's positions.
+type Scratch<'a> = (
+    Vec<(usize, &'a str)>,
+    Vec<(usize, usize)>,
+    Vec<(u32, bool)>,
+    Vec<u32>,
+);
 
 /// Distinct words a search's snippets meet, about, to size [`Matcher::seen`] once rather than
 /// grow it from empty (ten hits of a few hundred words).
 const SEEN_WORDS: usize = 1024;
 
+/// The most terms a snippet looks up the positions of for one prefix (each a binary search in
+/// its postings per hit); a shorter prefix is matched word by word.
+const PREFIX_TERMS: usize = 64;
+
 impl<'a> Matcher<'a> {
-    fn new(index: &'a Index, qterms: &'a [QueryTerm<'a>], typos: &'a [Expansion]) -> Self {
+    fn new(
+        index: &'a Index,
+        qterms: &'a [QueryTerm<'a>],
+        typos: &'a [Expansion],
+        positions: Option<&'a Positions>,
+    ) -> Self {
         let lexical = &index.data.lexical;
         // A query term the index lacks is in no chunk: nothing to match.
-        let terms = qterms
+        let terms: Vec<usize> = qterms
             .iter()
             .filter_map(|q| lexical.lookup(&q.term))
             .chain(typos.iter().map(|e| e.term))
             .collect();
-        let prefixes = (0..qterms.len())
+        let prefixes: Vec<&str> = (0..qterms.len())
             .flat_map(|i| token::prefixes(lexical.lookup(&qterms[i].term), i, qterms))
             .collect();
+        let by_position = positions.and_then(|positions| {
+            let mut prefixed = Vec::new();
+            for p in &prefixes {
+                prefixed.extend(lexical.terms_of_prefix(p, PREFIX_TERMS)?);
+            }
+            prefixed.sort_unstable();
+            prefixed.dedup();
+            prefixed.retain(|t| !terms.contains(t));
+            Some((positions, prefixed))
+        });
         Matcher {
             terms,
             prefixes,
+            by_position,
             seen: RefCell::new(HashMap::with_capacity_and_hasher(
                 SEEN_WORDS,
                 BuildHash::default(),
@@ -256,8 +291,7 @@ impl<'a> Matcher<'a> {
         }
     }
 
-    /// Whether a token of indexed text is a query term (or one typo tolerance took a query
-    /// term for), or starts with a prefix the token lane matches.
+    /// Whether a token of indexed text matches (see [`Matcher`]), looked up.
     fn matches(&self, index: &Index, text: &'a str, cjk: bool) -> bool {
         if let Some(&m) = self.seen.borrow().get(&(text, cjk)) {
             return m;
@@ -279,9 +313,30 @@ impl<'a> Matcher<'a> {
                 .surface_term_at(&norm)
                 .or_else(|| index.analyzer.term(text).and_then(|t| lexical.lookup(&t)))
         };
-        term.is_some_and(|t| self.terms.contains(&t))
-            || self.prefixes.iter().any(|p| norm.starts_with(p))
+        term.is_some_and(|t| self.terms.contains(&t) || self.prefixed(index, text))
     }
+
+    /// Whether a token's normalized text starts with one of the prefixes.
+    fn prefixed(&self, index: &Index, text: &str) -> bool {
+        !self.prefixes.is_empty() && {
+            let norm = index.analyzer.normalize(text);
+            self.prefixes.iter().any(|p| norm.starts_with(p))
+        }
+    }
+}
+
+/// The position of the first token of chunk `c`'s own text (`text`, at byte `start` of the
+/// page `page`): after the page's key, title and summary, and the header of the table the
+/// chunk continues, which is indexed before it ([`chunk::indexed_texts`]).
+fn first_position(page: &Page, start: usize, text: &str) -> u32 {
+    let mut at = crate::lane::lexical::text_position(page);
+    if text.lines().next().is_some_and(chunk::is_table_row) {
+        if let Some(header) = chunk::table_header(&page.text, page.body_start as usize, start) {
+            let tokens = analyze::tokens(&header).count();
+            at = at.saturating_add(u32::try_from(tokens).unwrap_or(u32::MAX));
+        }
+    }
+    at
 }
 
 /// One pass over the words of `text`: where a snippet may be cut into `cuts` (cleared first:
@@ -313,32 +368,71 @@ fn walk<'a>(
     }
 }
 
-/// About [`SNIPPET_CHARS`] characters of `text` around the densest run of query terms (and
-/// the terms typo tolerance took them for), with their offsets in the index's unit. `text`
-/// starts `base` bytes into `body`.
+/// Adds the token `start..end` of a chunk to its matches. CJK bigrams overlap: matched
+/// neighbours make one highlight (`自然语言` for the bigrams `自然 然语 语言`). Words never
+/// overlap.
+fn add_match(matched: &mut Vec<(usize, usize)>, start: usize, end: usize) {
+    match matched.last_mut() {
+        Some(last) if start < last.1 => last.1 = last.1.max(end),
+        _ => matched.push((start, end)),
+    }
+}
+
+/// About [`SNIPPET_CHARS`] characters of chunk `c`'s text around the densest run of query
+/// terms (and the terms typo tolerance took them for), with their offsets in the index's
+/// unit. The chunk's text starts `base` bytes into `body`.
 fn snippet<'a>(
-    index: &Index,
+    index: &'a Index,
     unit: OffsetUnit,
     matcher: &Matcher<'a>,
-    text: &'a str,
+    c: u32,
     body: &str,
     base: usize,
 ) -> Snippet {
+    let text = index.chunk_text(c);
     let mut scratch = matcher.scratch.borrow_mut();
-    let (words, matched) = &mut *scratch;
+    let (words, matched, wanted, list) = &mut *scratch;
     matched.clear();
-    walk(text, words, |start, t, cjk| {
-        if !matcher.matches(index, t, cjk) {
-            return;
+    if let Some((positions, prefixed)) = &matcher.by_position {
+        let lexical = &index.data.lexical;
+        let record = &index.data.chunks[c as usize];
+        let page = &index.data.pages[record.page as usize];
+        let first = first_position(page, record.start as usize, text);
+        wanted.clear();
+        let exact = matcher.terms.iter().map(|&t| (t, true));
+        for (t, exact) in exact.chain(prefixed.iter().map(|&t| (t, false))) {
+            if positions.of_chunk(lexical, t, c, list) {
+                wanted.extend(
+                    list.iter()
+                        .filter_map(|p| p.checked_sub(first))
+                        .map(|o| (o, exact)),
+                );
+            }
         }
-        let end = start + t.len();
-        // CJK bigrams overlap: matched neighbours make one highlight (`自然语言` for the
-        // bigrams `自然 然语 语言`). Words never overlap.
-        match matched.last_mut() {
-            Some(last) if start < last.1 => last.1 = last.1.max(end),
-            _ => matched.push((start, end)),
-        }
-    });
+        // By ordinal, an exact match before a prefix's candidate at the same token.
+        wanted.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)));
+        wanted.dedup_by_key(|w| w.0);
+        let (mut ordinal, mut next) = (0u32, 0usize);
+        walk(text, words, |start, t, _| {
+            let i = ordinal;
+            ordinal += 1;
+            while wanted.get(next).is_some_and(|w| w.0 < i) {
+                next += 1;
+            }
+            match wanted.get(next) {
+                Some(&(o, exact)) if o == i && (exact || matcher.prefixed(index, t)) => {
+                    add_match(matched, start, start + t.len());
+                }
+                _ => {}
+            }
+        });
+    } else {
+        walk(text, words, |start, t, cjk| {
+            if matcher.matches(index, t, cjk) {
+                add_match(matched, start, start + t.len());
+            }
+        });
+    }
     // Window start: the match that has the most other matches within SNIPPET_CHARS bytes
     // after it (bytes approximate characters well enough to choose a window).
     let mut start = 0;

@@ -194,6 +194,7 @@ impl Index {
             typos: &r.typos,
             reports: &r.reports,
             opts,
+            positions: self.data.positions.as_ref().filter(|_| reads.is_none()),
             matcher: Default::default(),
         };
         let phrases = r.phrases.as_ref().map(|p| PhraseReport {

@@ -540,7 +540,7 @@ fn table_rows(text: &str, unit: Span) -> Vec<Row> {
 }
 
 /// A line of a Markdown table: it holds a `|`.
-fn is_table_row(line: &str) -> bool {
+pub(crate) fn is_table_row(line: &str) -> bool {
     !line.trim().is_empty() && line.contains('|')
 }
 

@@ -150,6 +150,66 @@ fn typo_corpus() -> Index {
     b.build().unwrap().0
 }
 
+/// Snippets of chunks whose positions do not start at their text: a summary and tags around
+/// every chunk, tables cut into chunks that each index the table's header before their rows,
+/// and CJK text, whose tokens are overlapping bigrams. A whole index finds a snippet's
+/// matches in its term positions, a ranged one (which has only its phrase terms' positions)
+/// word by word: the two must highlight the same words, prefixes and typos included.
+#[test]
+fn snippets_from_term_positions_highlight_what_matching_each_word_does() {
+    let mut b = IndexBuilder::new(Config::default()).unwrap();
+    let mut table = String::from("| service | owner | notes |\n|---|---|---|\n");
+    for r in 0..400 {
+        table.push_str(&format!(
+            "| svc{r} ingest | team {} | retries the nightly export, the batch {r} |\n",
+            r % 7
+        ));
+    }
+    let pages = [
+        ("global/services.md", format!("---\ntitle: Service owners\nsummary: Who owns which service and the nightly export.\ntags: [ownership, nightly]\n---\n# Services\n\nThe table lists owners.\n\n{table}\nAfter the table, exports of the owners.\n")),
+        ("global/nlp.md", "---\ntitle: 自然言語処理\nsummary: 自然言語の検索\n---\n# 自然言語処理\n\n自然言語処理は言語を扱う。検索エンジンは自然な文を読む。 The exporter exports nightly.\n".to_string()),
+        ("global/export.md", "---\ntitle: The export\ntags: [export]\n---\nThe exporter exported the exports; an export runs nightly, and the owners own it.\n".to_string()),
+    ];
+    for (path, text) in &pages {
+        b.add_file(path, text.as_bytes()).unwrap();
+    }
+    let index = b.build().unwrap().0;
+    assert!(index.chunk_count() > 4, "the table is cut into chunks");
+    let blob = index.to_bytes().unwrap();
+    // Every matching chunk a hit, the table's continued chunks among them.
+    let opts = SearchOptions {
+        limit: Some(50),
+        chunks: true,
+        ..Default::default()
+    };
+    let queries = [
+        "nightly export",
+        "owners",
+        "export ow",
+        "svc12 ingest",
+        "team 3 batch",
+        "自然言語",
+        "言語 検索",
+        "自",
+        "exprot nightly",
+        "the",
+        "owner ex",
+        "batch 399 retries",
+    ];
+    let mut highlighted = 0;
+    for q in queries {
+        let want = index.search(q, &opts).unwrap();
+        let (got, _, _) = search_fetching(&mut open(&blob), &blob, q, &opts);
+        assert_eq!(got, want, "{q:?}");
+        highlighted += want
+            .hits
+            .iter()
+            .filter(|h| h.snippet.as_ref().is_some_and(|s| !s.highlights.is_empty()))
+            .count();
+    }
+    assert!(highlighted > 100, "{highlighted} snippets with highlights");
+}
+
 /// Searches `ranged`, fetching from `blob` what each try says is missing; the results, the
 /// number of tries that fetched, and the bytes fetched.
 fn search_fetching(
