@@ -43,13 +43,21 @@ impl PartialEq for Positions {
     }
 }
 
-/// Appends `v` as an unsigned LEB128 varint.
-fn put_varint(out: &mut Vec<u8>, mut v: u32) {
+/// The bytes `v` takes as an unsigned LEB128 varint.
+fn varint_len(v: u32) -> u32 {
+    (32 - v.leading_zeros()).max(1).div_ceil(7)
+}
+
+/// Writes `v` as an unsigned LEB128 varint at `data[at..]`; the bytes it took.
+fn put_varint_at(data: &mut [u8], at: usize, mut v: u32) -> u32 {
+    let mut i = at;
     while v >= 0x80 {
-        out.push((v as u8) | 0x80);
+        data[i] = (v as u8) | 0x80;
         v >>= 7;
+        i += 1;
     }
-    out.push(v as u8);
+    data[i] = v as u8;
+    (i + 1 - at) as u32
 }
 
 /// Reads an unsigned LEB128 varint of at most 32 bits at `*at`, moving past it.
@@ -111,40 +119,74 @@ impl Positions {
     /// same terms, in chunk order, each with its position), their term numbers mapped to the
     /// index's by `position` (what [`LexicalIndex::build_numbered`] returns). Same input,
     /// same bytes.
+    ///
+    /// Two passes over the chunks, each term's lists written in place: a term's postings are
+    /// in chunk order, which is the order the chunks come in, and a chunk's positions ascend.
+    /// The first pass sizes each posting's list, the second writes it where the sizes put it,
+    /// so the memory is a number per term and per posting, not a triple per token to sort.
     pub(crate) fn build(
         index: &LexicalIndex,
         position: &[u32],
         chunks: &[ChunkTerms],
     ) -> Positions {
-        // (term, chunk, position) for every indexed token, sorted: posting order.
-        let mut all: Vec<(u32, u32, u32)> =
-            Vec::with_capacity(chunks.iter().map(|c| c.0.len()).sum());
-        for (c, (terms, positions)) in (0u32..).zip(chunks) {
-            for (&n, &p) in terms.iter().zip(positions) {
-                match position.get(n as usize) {
-                    Some(&t) if t != u32::MAX => all.push((t, c, p)),
-                    _ => {}
+        let n_terms = index.term_count();
+        let n_postings = index.all_tfs().len();
+        // Per posting: its list's length in bytes, then where the next byte of it goes.
+        let mut at = vec![0u32; n_postings + 1];
+        for write in [false, true] {
+            // Per term: its next posting, and the chunk and position it was last seen at.
+            let mut next: Vec<u32> = (0..n_terms)
+                .map(|t| index.posting_range(t).start as u32)
+                .collect();
+            let mut last: Vec<(u32, u32)> = vec![(u32::MAX, 0); n_terms];
+            let mut data = if write {
+                vec![0u8; at[n_postings] as usize]
+            } else {
+                Vec::new()
+            };
+            for (c, (terms, positions)) in (0u32..).zip(chunks) {
+                for (&n, &p) in terms.iter().zip(positions) {
+                    let Some(&t) = position.get(n as usize).filter(|&&t| t != u32::MAX) else {
+                        continue;
+                    };
+                    let (seen_in, before) = last[t as usize];
+                    let (posting, value) = if seen_in == c {
+                        // A chunk's positions ascend: the same position twice is one.
+                        if p <= before {
+                            continue;
+                        }
+                        (next[t as usize] - 1, p - before)
+                    } else {
+                        next[t as usize] += 1;
+                        (next[t as usize] - 1, p)
+                    };
+                    last[t as usize] = (c, p);
+                    let slot = &mut at[posting as usize];
+                    if write {
+                        *slot += put_varint_at(&mut data, *slot as usize, value);
+                    } else {
+                        *slot += varint_len(value);
+                    }
                 }
             }
-        }
-        crate::data::sort::sort_unstable(&mut all);
-        all.dedup();
-        let mut data = Vec::with_capacity(all.len() + all.len() / 4);
-        let mut prev: Option<(u32, u32, u32)> = None;
-        for &(t, c, p) in &all {
-            match prev {
-                Some((pt, pc, pp)) if pt == t && pc == c => put_varint(&mut data, p - pp),
-                _ => put_varint(&mut data, p),
+            if write {
+                let mut positions = Positions {
+                    data,
+                    starts: Vec::new(),
+                };
+                // The lists come from the same analysis as the postings: they agree.
+                let _ = positions.index(index);
+                return positions;
             }
-            prev = Some((t, c, p));
+            // Lengths to starts: each posting's list starts where the ones before end.
+            let mut total = 0u32;
+            for slot in &mut at {
+                let len = *slot;
+                *slot = total;
+                total += len;
+            }
         }
-        let mut positions = Positions {
-            data,
-            starts: Vec::new(),
-        };
-        // The lists come from the same analysis as the postings: they agree.
-        let _ = positions.index(index);
-        positions
+        unreachable!("the second pass returns")
     }
 
     /// Checks the lists against `index`'s term frequencies and derives where each starts (run
@@ -365,9 +407,18 @@ mod tests {
 
     #[test]
     fn varints_round_trip_and_reject_overflow() {
-        for v in [0u32, 1, 127, 128, 300, u32::MAX] {
-            let mut out = Vec::new();
-            put_varint(&mut out, v);
+        for (v, len) in [
+            (0u32, 1),
+            (1, 1),
+            (127, 1),
+            (128, 2),
+            (300, 2),
+            (1 << 21, 4),
+            (u32::MAX, 5),
+        ] {
+            assert_eq!(varint_len(v), len, "{v}");
+            let mut out = vec![0u8; len as usize];
+            assert_eq!(put_varint_at(&mut out, 0, v), len, "{v}");
             let mut at = 0;
             assert_eq!(take_varint(&out, &mut at), Some(v));
             assert_eq!(at, out.len());
