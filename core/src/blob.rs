@@ -112,6 +112,11 @@ pub(crate) fn encode(data: &IndexData) -> Result<Vec<u8>> {
     sections::encode(data)
 }
 
+/// [`encode`] up to the blob's parts, which make the blob once the index is dropped.
+pub(crate) fn encode_parts(data: &IndexData) -> Result<sections::Parts> {
+    sections::encode_parts(data)
+}
+
 /// Appends the header of a blob whose head is `head`, then the head.
 fn put_header(out: &mut Vec<u8>, head: &[u8]) {
     out.extend_from_slice(&MAGIC);

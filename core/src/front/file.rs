@@ -411,17 +411,17 @@ impl Index {
         save_checked(path, &self.to_bytes()?)
     }
 
-    /// Saves as [`Index::save`] does, dropping the index once its blob is encoded: the check
-    /// that the blob loads then does not hold the index twice, which is the peak of a large
-    /// build's memory otherwise (`wikidex build` saves this way).
+    /// Saves as [`Index::save`] does, dropping the index once its sections are encoded: the
+    /// blob is laid out, and checked to load, without the index beside it, which is the peak
+    /// of a large build's memory otherwise (`wikidex build` saves this way).
     ///
     /// # Errors
     /// As [`Index::save`].
     #[cfg(feature = "fs")]
     pub fn save_into(self, path: &Path) -> Result<()> {
-        let bytes = self.to_bytes()?;
+        let parts = crate::blob::encode_parts(&self.data)?;
         drop(self);
-        save_checked(path, &bytes)
+        save_checked(path, &parts.assemble())
     }
 }
 

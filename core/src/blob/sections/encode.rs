@@ -3,12 +3,13 @@
 
 use serde::Serialize;
 
-use super::head::{chunks_of, gaps, stub, Head, Stubs};
+use super::head::{chunks_of, gaps, stub, Head, Stubs, StubsOf};
 use super::{tag, Section, BLOCK_BYTES, PAGE_BLOCK_BYTES, TAG_LEN};
 use crate::blob::{IndexData, HEADER_LEN};
 use crate::data::error::{Error, Result};
 use crate::lane::semantic::{VectorSection, VectorValues};
 use crate::postings::{block_range, front_coded};
+use crate::text::page::Page;
 
 /// Cuts `0..n` into blocks of about `block` bytes by each item's size; the first item of each
 /// block.
@@ -39,6 +40,25 @@ pub(super) fn section<T: Serialize + ?Sized>(value: &T) -> Result<Vec<u8>> {
 
 /// Encodes an index as a blob. Same input, same bytes.
 pub(crate) fn encode(data: &IndexData) -> Result<Vec<u8>> {
+    Ok(encode_parts(data)?.assemble())
+}
+
+/// A blob's head and its sections' bodies, encoded and not yet laid one after another: the
+/// index they came from can be dropped before [`Parts::assemble`] copies them into the blob.
+pub(crate) struct Parts {
+    head: Vec<u8>,
+    bodies: Vec<Vec<u8>>,
+}
+
+impl Parts {
+    /// The blob.
+    pub(crate) fn assemble(self) -> Vec<u8> {
+        assemble(&self.head, &self.bodies)
+    }
+}
+
+/// [`encode`] up to the blob's parts.
+pub(crate) fn encode_parts(data: &IndexData) -> Result<Parts> {
     let lexical = &data.lexical;
     let n_terms = lexical.term_count();
     let positions = data.positions.as_ref();
@@ -127,7 +147,8 @@ pub(crate) fn encode(data: &IndexData) -> Result<Vec<u8>> {
     let head = Head {
         config: data.config.clone(),
         languages: data.languages.clone(),
-        pages: Stubs(data.pages.iter().map(stub).collect()),
+        // Written from the pages by `encode_head` (`StubsOf`).
+        pages: Stubs(Vec::new()),
         chunk_counts: {
             let mut counts = vec![0u32; data.pages.len()];
             for c in &data.chunks {
@@ -153,8 +174,10 @@ pub(crate) fn encode(data: &IndexData) -> Result<Vec<u8>> {
         dict_bounds,
         key: [0; 32],
     };
-    let head_bytes = encode_head(&head)?;
-    Ok(assemble(&head_bytes, &bodies))
+    Ok(Parts {
+        head: encode_head(&head, &data.pages)?,
+        bodies,
+    })
 }
 
 /// Encodes the head: its postcard bytes, deflated a field at a time, each field in deflate
@@ -162,7 +185,7 @@ pub(crate) fn encode(data: &IndexData) -> Result<Vec<u8>> {
 /// one run, whose blocks mixed the page stubs, the chunk lengths and the list of sections; as
 /// little as zopfli's 7.5 KB, at no cost in time). It inflates as one stream, to the postcard
 /// bytes of `head`, so a reader sees no difference.
-fn encode_head(head: &Head) -> Result<Vec<u8>> {
+fn encode_head(head: &Head, pages: &[Page]) -> Result<Vec<u8>> {
     #[derive(Serialize)]
     struct Gaps<'a>(#[serde(with = "gaps")] &'a Vec<u32>);
     #[derive(Serialize)]
@@ -175,7 +198,7 @@ fn encode_head(head: &Head) -> Result<Vec<u8>> {
     let Head {
         config,
         languages,
-        pages,
+        pages: _,
         chunk_counts,
         chunks: _,
         chunk_numbers,
@@ -195,7 +218,7 @@ fn encode_head(head: &Head) -> Result<Vec<u8>> {
     let fields = [
         field(config)?,
         field(languages)?,
-        field(pages)?,
+        field(&StubsOf(pages))?,
         field(chunk_counts)?,
         field(chunk_numbers)?,
         field(page_modified)?,
@@ -211,7 +234,11 @@ fn encode_head(head: &Head) -> Result<Vec<u8>> {
     ];
     // The fields one after another are the head's encoding (each field's own attribute is
     // copied above); checked in debug builds, the tests'.
-    debug_assert!(field(head).is_ok_and(|whole| whole == fields.concat()));
+    debug_assert!(field(&Head {
+        pages: Stubs(pages.iter().map(stub).collect()),
+        ..head.clone()
+    })
+    .is_ok_and(|whole| whole == fields.concat()));
     deflate_fields(&fields)
 }
 

@@ -93,27 +93,36 @@ struct StubsLayout {
     others: Vec<Page>,
 }
 
+/// The layout of `stubs`, each taken as it comes: only the keys and the stubs with more than
+/// a key are kept.
+fn layout(stubs: impl Iterator<Item = Page>) -> StubsLayout {
+    let (mut keys, mut gaps, mut others) = (Vec::new(), Vec::new(), Vec::new());
+    let mut last = 0;
+    for (p, mut page) in stubs.enumerate() {
+        keys.push(std::mem::take(&mut page.key));
+        if page != Page::default() {
+            gaps.push((p - last) as u32);
+            others.push(page);
+            last = p;
+        }
+    }
+    StubsLayout { keys, gaps, others }
+}
+
 impl Serialize for Stubs {
     fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
-        let (mut gaps, mut others) = (Vec::new(), Vec::new());
-        let mut last = 0;
-        for (p, page) in self.0.iter().enumerate() {
-            let keyless = Page {
-                key: String::new(),
-                ..page.clone()
-            };
-            if keyless != Page::default() {
-                gaps.push((p - last) as u32);
-                others.push(keyless);
-                last = p;
-            }
-        }
-        StubsLayout {
-            keys: self.0.iter().map(|p| p.key.clone()).collect(),
-            gaps,
-            others,
-        }
-        .serialize(s)
+        layout(self.0.iter().cloned()).serialize(s)
+    }
+}
+
+/// The [`stub`]s of `pages`, serialized as [`Stubs`] serializes them, each made as it is
+/// written: the encoder does not hold every page's stub at once (half a gigabyte at a million
+/// pages).
+pub(crate) struct StubsOf<'a>(pub &'a [Page]);
+
+impl Serialize for StubsOf<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        layout(self.0.iter().map(stub)).serialize(s)
     }
 }
 
