@@ -273,7 +273,8 @@ bench: release models
 		(cd bindings-py && VIRTUAL_ENV=$(CURDIR)/.venv "$$PY" -m maturin develop --release --quiet) && \
 		"$$PY" bench/compare_python.py $(DATA)/cacm $(DATA)/cranfield --repeats 5 --rounds 3
 	$(MAKE) --no-print-directory node-deps
-	cd bindings-node && npx napi build --platform --release --js native.js --dts index.d.ts
+	cd bindings-node && NAPI_REAL_CARGO="$(CARGO)" CARGO=$(CURDIR)/scripts/napi-cargo.sh \
+		npx napi build --platform --release --js native.js --dts index.d.ts
 	node --expose-gc bench/compare_node.mjs $(DATA)/cacm $(DATA)/cranfield --repeats 5
 	$(MAKE) --no-print-directory site chromium && node bench/compare_browser.mjs $(DATA)/cacm
 	node bench/docs-sites/compare.mjs
