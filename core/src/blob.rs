@@ -112,7 +112,9 @@ pub(crate) fn encode(data: &IndexData) -> Result<Vec<u8>> {
     sections::encode(data)
 }
 
-/// [`encode`] up to the blob's parts, which make the blob once the index is dropped.
+/// [`encode`] up to the blob's parts, which make the blob once the index is dropped
+/// ([`Index::save_into`](crate::Index::save_into)).
+#[cfg(feature = "fs")]
 pub(crate) fn encode_parts(data: &IndexData) -> Result<sections::Parts> {
     sections::encode_parts(data)
 }

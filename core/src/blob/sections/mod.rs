@@ -45,7 +45,9 @@ mod encode;
 mod head;
 
 pub(crate) use decode::{decode, decode_head, decode_section, head_end, Loaded};
-pub(crate) use encode::{empty_like, encode, encode_parts, Parts};
+pub(crate) use encode::{empty_like, encode};
+#[cfg(feature = "fs")]
+pub(crate) use encode::{encode_parts, Parts};
 pub(crate) use head::Head;
 
 /// About how many bytes of encoded data a block of postings or positions holds (a term larger
