@@ -313,15 +313,12 @@ impl<'a> Matcher<'a> {
                 .surface_term_at(&norm)
                 .or_else(|| index.analyzer.term(text).and_then(|t| lexical.lookup(&t)))
         };
-        term.is_some_and(|t| self.terms.contains(&t) || self.prefixed(index, text))
+        term.is_some_and(|t| self.terms.contains(&t) || self.starts_with_prefix(&norm))
     }
 
     /// Whether a token's normalized text starts with one of the prefixes.
-    fn prefixed(&self, index: &Index, text: &str) -> bool {
-        !self.prefixes.is_empty() && {
-            let norm = index.analyzer.normalize(text);
-            self.prefixes.iter().any(|p| norm.starts_with(p))
-        }
+    fn starts_with_prefix(&self, norm: &str) -> bool {
+        self.prefixes.iter().any(|p| norm.starts_with(p))
     }
 }
 
@@ -420,7 +417,10 @@ fn snippet<'a>(
                 next += 1;
             }
             match wanted.get(next) {
-                Some(&(o, exact)) if o == i && (exact || matcher.prefixed(index, t)) => {
+                Some(&(o, exact))
+                    if o == i
+                        && (exact || matcher.starts_with_prefix(&index.analyzer.normalize(t))) =>
+                {
                     add_match(matched, start, start + t.len());
                 }
                 _ => {}
