@@ -43,6 +43,43 @@ impl PartialEq for Positions {
     }
 }
 
+/// Calls `f(posting, value)` for each indexed token of `chunks` (their terms' numbers mapped
+/// to `index`'s by `position`), in the order [`Positions`] stores the values of each list: a
+/// token's position, or its distance from the term's position before it in the chunk. A
+/// term's postings are in chunk order, the order the chunks come in, and a chunk's positions
+/// ascend; the same position twice counts once.
+fn each_value(
+    index: &LexicalIndex,
+    position: &[u32],
+    chunks: &[ChunkTerms],
+    mut f: impl FnMut(usize, u32),
+) {
+    let n_terms = index.term_count();
+    // Per term: its next posting, and the chunk and position it was last seen at.
+    let mut next: Vec<usize> = (0..n_terms).map(|t| index.posting_range(t).start).collect();
+    let mut last: Vec<(u32, u32)> = vec![(u32::MAX, 0); n_terms];
+    for (c, (terms, positions)) in (0u32..).zip(chunks) {
+        for (&n, &p) in terms.iter().zip(positions) {
+            let Some(&t) = position.get(n as usize).filter(|&&t| t != u32::MAX) else {
+                continue;
+            };
+            let t = t as usize;
+            let (seen_in, before) = last[t];
+            let value = if seen_in == c {
+                if p <= before {
+                    continue;
+                }
+                p - before
+            } else {
+                next[t] += 1;
+                p
+            };
+            last[t] = (c, p);
+            f(next[t] - 1, value);
+        }
+    }
+}
+
 /// The bytes `v` takes as an unsigned LEB128 varint.
 fn varint_len(v: u32) -> u32 {
     (32 - v.leading_zeros()).max(1).div_ceil(7)
@@ -129,64 +166,32 @@ impl Positions {
         position: &[u32],
         chunks: &[ChunkTerms],
     ) -> Positions {
-        let n_terms = index.term_count();
         let n_postings = index.all_tfs().len();
-        // Per posting: its list's length in bytes, then where the next byte of it goes.
+        // Per posting: its list's length in bytes, then where it starts.
         let mut at = vec![0u32; n_postings + 1];
-        for write in [false, true] {
-            // Per term: its next posting, and the chunk and position it was last seen at.
-            let mut next: Vec<u32> = (0..n_terms)
-                .map(|t| index.posting_range(t).start as u32)
-                .collect();
-            let mut last: Vec<(u32, u32)> = vec![(u32::MAX, 0); n_terms];
-            let mut data = if write {
-                vec![0u8; at[n_postings] as usize]
-            } else {
-                Vec::new()
-            };
-            for (c, (terms, positions)) in (0u32..).zip(chunks) {
-                for (&n, &p) in terms.iter().zip(positions) {
-                    let Some(&t) = position.get(n as usize).filter(|&&t| t != u32::MAX) else {
-                        continue;
-                    };
-                    let (seen_in, before) = last[t as usize];
-                    let (posting, value) = if seen_in == c {
-                        // A chunk's positions ascend: the same position twice is one.
-                        if p <= before {
-                            continue;
-                        }
-                        (next[t as usize] - 1, p - before)
-                    } else {
-                        next[t as usize] += 1;
-                        (next[t as usize] - 1, p)
-                    };
-                    last[t as usize] = (c, p);
-                    let slot = &mut at[posting as usize];
-                    if write {
-                        *slot += put_varint_at(&mut data, *slot as usize, value);
-                    } else {
-                        *slot += varint_len(value);
-                    }
-                }
-            }
-            if write {
-                let mut positions = Positions {
-                    data,
-                    starts: Vec::new(),
-                };
-                // The lists come from the same analysis as the postings: they agree.
-                let _ = positions.index(index);
-                return positions;
-            }
-            // Lengths to starts: each posting's list starts where the ones before end.
-            let mut total = 0u32;
-            for slot in &mut at {
-                let len = *slot;
-                *slot = total;
-                total += len;
-            }
+        each_value(index, position, chunks, |posting, v| {
+            at[posting] += varint_len(v)
+        });
+        let mut total = 0u32;
+        for slot in &mut at {
+            let len = *slot;
+            *slot = total;
+            total += len;
         }
-        unreachable!("the second pass returns")
+        let mut data = vec![0u8; total as usize];
+        // Each posting's slot moves to the end of its list as the list is written.
+        each_value(index, position, chunks, |posting, v| {
+            at[posting] += put_varint_at(&mut data, at[posting] as usize, v);
+        });
+        // List `i` now ends where `i + 1` starts: shifted by one, the ends are the starts.
+        at.rotate_right(1);
+        at[0] = 0;
+        let positions = Positions { data, starts: at };
+        debug_assert!({
+            let mut checked = positions.clone();
+            checked.index(index).is_ok() && checked.starts == positions.starts
+        });
+        positions
     }
 
     /// Checks the lists against `index`'s term frequencies and derives where each starts (run
