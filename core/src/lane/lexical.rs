@@ -55,15 +55,21 @@ pub(crate) struct PageFields {
     tail_at: Vec<u32>,
 }
 
-/// Where the text of `page`'s chunks starts in their positions: after the key, the title and
-/// the summary, each followed by [`FIELD_GAP`] (what [`PageFields::new`] records before it).
-pub(crate) fn text_position(page: &Page) -> u32 {
-    let fields = [
+/// The fields of `page` its chunks index before their text, in order: key, title, summary.
+fn head_fields(page: &Page) -> impl Iterator<Item = &str> {
+    [
         Some(page.key.as_str()),
         Some(page.title.as_str()),
         page.summary.as_deref(),
-    ];
-    fields.into_iter().flatten().fold(0u32, |at, field| {
+    ]
+    .into_iter()
+    .flatten()
+}
+
+/// Where the text of `page`'s chunks starts in their positions: after the key, the title and
+/// the summary, each followed by [`FIELD_GAP`] (what [`PageFields::new`] records before it).
+pub(crate) fn text_position(page: &Page) -> u32 {
+    head_fields(page).fold(0u32, |at, field| {
         let tokens = u32::try_from(crate::text::analyze::tokens(field).count()).unwrap_or(u32::MAX);
         at.saturating_add(tokens).saturating_add(FIELD_GAP)
     })
@@ -86,10 +92,8 @@ impl PageFields {
             analyzer.terms_at_recording(text, at, terms, pos, vocabulary);
             *at = at.saturating_add(FIELD_GAP);
         };
-        field(&page.key, &mut head, &mut head_at, &mut at);
-        field(&page.title, &mut head, &mut head_at, &mut at);
-        if let Some(s) = &page.summary {
-            field(s, &mut head, &mut head_at, &mut at);
+        for f in head_fields(page) {
+            field(f, &mut head, &mut head_at, &mut at);
         }
         let (mut tail, mut tail_at, mut tail_end) = (Vec::new(), Vec::new(), 0u32);
         for t in &page.tags {
