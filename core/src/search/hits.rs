@@ -158,11 +158,10 @@ impl<'a> HitContext<'a> {
         let p: &Page = &index.data.pages[page_index as usize];
         let record = &index.data.chunks[c as usize];
         let snippet = self.opts.snippets.then(|| {
-            let base = (record.start as usize).saturating_sub(p.body_start as usize);
             let matcher = self
                 .matcher
                 .get_or_init(|| Matcher::new(index, self.qterms, self.typos, self.positions));
-            snippet(index, self.unit, matcher, c, p.body(), base)
+            snippet(index, self.unit, matcher, c)
         });
         let page_id = p.id();
         let (line_start, line_end) =
@@ -377,23 +376,16 @@ fn add_match(matched: &mut Vec<(usize, usize)>, start: usize, end: usize) {
 
 /// About [`SNIPPET_CHARS`] characters of chunk `c`'s text around the densest run of query
 /// terms (and the terms typo tolerance took them for), with their offsets in the index's
-/// unit. The chunk's text starts `base` bytes into `body`.
-fn snippet<'a>(
-    index: &'a Index,
-    unit: OffsetUnit,
-    matcher: &Matcher<'a>,
-    c: u32,
-    body: &str,
-    base: usize,
-) -> Snippet {
+/// unit; its offset counts from the start of the page's body.
+fn snippet<'a>(index: &'a Index, unit: OffsetUnit, matcher: &Matcher<'a>, c: u32) -> Snippet {
+    let record = &index.data.chunks[c as usize];
+    let page = &index.data.pages[record.page as usize];
     let text = index.chunk_text(c);
     let mut scratch = matcher.scratch.borrow_mut();
     let (words, matched, wanted, list) = &mut *scratch;
     matched.clear();
     if let Some((positions, prefixed)) = &matcher.by_position {
         let lexical = &index.data.lexical;
-        let record = &index.data.chunks[c as usize];
-        let page = &index.data.pages[record.page as usize];
         let first = first_position(page, record.start as usize, text);
         wanted.clear();
         let exact = matcher.terms.iter().map(|&t| (t, true));
@@ -508,7 +500,10 @@ fn snippet<'a>(
         })
         .collect();
     Snippet {
-        offset: unit.convert_u32(body, base + from),
+        offset: unit.convert_u32(
+            page.body(),
+            (record.start as usize).saturating_sub(page.body_start as usize) + from,
+        ),
         text: out,
         highlights,
     }
