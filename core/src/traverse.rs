@@ -12,7 +12,7 @@ use crate::graph::{
     is_relation, ChunkRef, EdgeRecord, Target, MAX_DEPTH, MAX_HOPS, MAX_NODES, MAX_POINTERS,
 };
 use crate::index::{Caller, Index};
-use crate::search::{AlwaysMode, SearchOptions, SearchResults};
+use crate::search::{AlwaysMode, Found, SearchOptions};
 use crate::text::page::{self, Page, Scope, UsageMode};
 
 /// One edge as the public API returns it.
@@ -392,7 +392,7 @@ impl Index {
         query: &str,
         opts: &EvidenceOptions,
         model: Option<&dyn Embedder>,
-    ) -> Result<(Evidence, SearchResults)> {
+    ) -> Result<(Evidence, Found<&Index>)> {
         if !(1..=20).contains(&opts.seeds) {
             return Err(Error::invalid_argument("seeds must be within 1..=20"));
         }
@@ -407,7 +407,8 @@ impl Index {
             model,
             ..Caller::default()
         };
-        let results = self.search_checked(query, &search, None, caller)?;
+        let found = Found::search(self, query, &search, None, caller)?;
+        let results = found.results();
         let seeds: Vec<&str> = results.hits.iter().map(|h| h.page_id.as_str()).collect();
         let graph = self.neighbors(&seeds, &opts.traverse)?;
         let mut chunks: Vec<SupportingChunk> = Vec::new();
@@ -442,7 +443,7 @@ impl Index {
             graph,
             chunks,
         };
-        Ok((evidence, results))
+        Ok((evidence, found))
     }
 
     fn page_position(&self, key: &str, scope: Option<&Scope>) -> Result<u32> {

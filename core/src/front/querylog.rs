@@ -18,13 +18,15 @@
 //! `time_ms` or `ms` (the fields are absent, not zero).
 
 use std::collections::{BTreeMap, HashMap};
+use std::ops::Deref;
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use crate::cite::{CitationStatus, Verification};
-use crate::search::{SearchOptions, SearchResults};
+use crate::index::Index;
+use crate::search::{Found, SearchOptions};
 use crate::text::chunk;
 
 /// Hits whose chunk ids an entry keeps.
@@ -85,10 +87,10 @@ pub struct LogEntry {
 
 impl LogEntry {
     /// The entry of a search.
-    pub fn search(
+    pub fn search<I: Deref<Target = Index>>(
         origin: &str,
         opts: &SearchOptions,
-        results: &SearchResults,
+        found: &Found<I>,
         clock: Stopwatch,
     ) -> LogEntry {
         let mut filters = serde_json::Map::new();
@@ -117,21 +119,15 @@ impl LogEntry {
             time_ms: clock.started_ms,
             origin: origin.to_string(),
             kind: LogKind::Search,
-            query: Some(results.query.clone()),
+            query: Some(found.query().to_string()),
             filters: Value::Object(filters),
-            results: results.hits.iter().filter(|h| !h.always).count(),
-            top: results
-                .hits
-                .iter()
-                .filter(|h| !h.always)
-                .take(LOGGED_TOP)
-                .map(|h| h.chunk.clone())
-                .collect(),
+            results: found.ranked_chunk_ids().len(),
+            top: found.ranked_chunk_ids().take(LOGGED_TOP).collect(),
             lanes: {
                 // Inserted one by one: `collect` into a map sorts first (a copy of std's sort
                 // in the browser module for this one type).
                 let mut lanes = BTreeMap::new();
-                for l in &results.lanes {
+                for l in found.lanes() {
                     lanes.insert(
                         l.lane.name().to_string(),
                         l.status.kind().name().to_string(),
@@ -184,9 +180,14 @@ pub(crate) struct LogSink {
 
 impl LogSink {
     /// Records a search that started at `clock`.
-    pub(crate) fn search(&self, opts: &SearchOptions, results: &SearchResults, clock: Stopwatch) {
+    pub(crate) fn search<I: Deref<Target = Index>>(
+        &self,
+        opts: &SearchOptions,
+        found: &Found<I>,
+        clock: Stopwatch,
+    ) {
         self.log
-            .record(&LogEntry::search(&self.origin, opts, results, clock));
+            .record(&LogEntry::search(&self.origin, opts, found, clock));
     }
 
     /// Records a citation check that started at `clock`.

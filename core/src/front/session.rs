@@ -39,7 +39,7 @@ use crate::lane::fusion::FusionConfig;
 use crate::lane::semantic::VectorEncoding;
 use crate::lane::{Lane, LaneStatus};
 use crate::lint::LintReport;
-use crate::search::{Ranked, SearchOptions, SearchResults};
+use crate::search::{Found, Ranked, SearchOptions, SearchResults};
 use crate::text::page::Scope;
 use crate::traverse::{Evidence, EvidenceOptions};
 
@@ -375,15 +375,50 @@ impl Session {
     /// # Errors
     /// As [`Index::search`].
     pub fn search(&self, query: &str, opts: &SearchOptions) -> Result<SearchResults> {
+        self.found(query, opts, Found::results)
+            .map(|(_, results)| results)
+    }
+
+    /// [`Session::search`] with its hits made when they are read ([`Found`]): the ranking,
+    /// and what making a hit needs, over the current index (a later write does not change
+    /// them). The search is logged as [`Session::search`] logs it, its time the ranking's.
+    ///
+    /// # Errors
+    /// As [`Index::search`].
+    ///
+    /// # Example
+    /// ```
+    /// # use wikidex::{IndexBuilder, SearchOptions, Session};
+    /// # let mut b = IndexBuilder::new(Default::default())?;
+    /// # b.add_file("global/revenue.md", b"Revenue is recognized monthly.")?;
+    /// let session = Session::from_build(b.build()?);
+    /// let found = session.find("revenue", &SearchOptions::default())?;
+    /// assert_eq!(found.hits_len(), 1);
+    /// let top = found.hit(0).unwrap(); // made now, with its snippet
+    /// assert_eq!(top.key, "revenue");
+    /// assert_eq!(found.results().hits, [top]);
+    /// # Ok::<(), wikidex::Error>(())
+    /// ```
+    pub fn find(&self, query: &str, opts: &SearchOptions) -> Result<Found> {
+        self.found(query, opts, |_| ()).map(|(found, ())| found)
+    }
+
+    /// Ranks `query`, runs `then` on what was found, and logs the search (its time with
+    /// `then`'s).
+    fn found<R>(
+        &self,
+        query: &str,
+        opts: &SearchOptions,
+        then: impl FnOnce(&Found) -> R,
+    ) -> Result<(Found, R)> {
         let state = self.state();
         let clock = Stopwatch::start();
-        let results = self
-            .index()
-            .search_checked(query, opts, None, state.caller())?;
+        let found = Found::search(self.index(), query, opts, None, state.caller())?;
+        let out = then(&found);
         if let Some(log) = &state.log {
-            log.search(opts, &results, clock);
+            log.search(opts, &found, clock);
         }
-        Ok(results)
+        Ok((found, out))
     }
 
     /// Whether a search with `opts` may take long: when the session's model embeds the query
@@ -444,11 +479,10 @@ impl Session {
     pub fn query_with_evidence(&self, query: &str, opts: &EvidenceOptions) -> Result<Evidence> {
         let state = self.state();
         let clock = Stopwatch::start();
-        let (evidence, results) = self
-            .index()
-            .evidence_for(query, opts, state.model.as_deref())?;
+        let index = self.index();
+        let (evidence, found) = index.evidence_for(query, opts, state.model.as_deref())?;
         if let Some(log) = &state.log {
-            log.search(&SearchOptions::default(), &results, clock);
+            log.search(&SearchOptions::default(), &found, clock);
         }
         Ok(evidence)
     }

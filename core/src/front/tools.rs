@@ -35,7 +35,7 @@ use crate::data::error::{Error, Result};
 use crate::data::offset::OffsetUnit;
 use crate::front::querylog::{LogSink, Stopwatch};
 use crate::index::{Caller, Index};
-use crate::search::{AlwaysMode, SearchOptions, MAX_LIMIT};
+use crate::search::{AlwaysMode, Found, SearchOptions, MAX_LIMIT};
 use crate::text::page::Scope;
 use crate::traverse::TraverseOptions;
 
@@ -394,9 +394,10 @@ impl Tools {
             ..SearchOptions::default()
         };
         let clock = Stopwatch::start();
-        let results = index.search_checked(&a.query, &opts, None, caller)?;
+        let found = Found::search(index, &a.query, &opts, None, caller)?;
+        let results = found.results();
         if let Some(log) = log {
-            log.search(&opts, &results, clock);
+            log.search(&opts, &found, clock);
         }
         let block = index.prompt_block(&results);
         let hit = |h: &crate::search::Hit| json!({"page_id": h.page_id, "chunk": h.chunk, "score": h.score, "title": h.title, "summary": h.summary, "path": h.path, "lines": [h.line_start, h.line_end], "headings": h.headings});

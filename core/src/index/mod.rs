@@ -33,6 +33,9 @@ pub(crate) struct Unfiltered {
     pub(crate) chunks: Vec<bool>,
     /// Every chunk is rankable in a search without filters (no lane needs to check a mask).
     pub(crate) all: bool,
+    /// The pages marked `usage_mode: always`, visible or not (a search keeps those its
+    /// filters let through), so a search does not read every page's record to find them.
+    pub(crate) always: Vec<usize>,
 }
 
 /// Every wiki and raw chunk's content terms, as term → chunk positions (wiki chunks first,

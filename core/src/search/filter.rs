@@ -83,7 +83,15 @@ impl Index {
             let pages = self.visible_pages(&SearchOptions::default());
             let chunks = self.chunk_mask(&pages);
             let all = chunks.iter().all(|&ok| ok);
-            Unfiltered { pages, chunks, all }
+            let always = (0..self.data.pages.len())
+                .filter(|&i| self.data.pages[i].usage_mode == UsageMode::Always)
+                .collect();
+            Unfiltered {
+                pages,
+                chunks,
+                all,
+                always,
+            }
         })
     }
 

@@ -1,11 +1,12 @@
 //! Hits made from ranked chunks: the page fields, the lane ranks, explanations, dates and
 //! snippets with their highlights.
 
-use super::{
-    Explanation, Highlight, Hit, LaneHit, LaneReport, SearchOptions, Snippet, SNIPPET_CHARS,
-};
+#[cfg(doc)]
+use super::SearchOptions;
+use super::{Explanation, Highlight, Hit, LaneHit, LaneReport, Snippet, SNIPPET_CHARS};
 use std::cell::{OnceCell, RefCell};
 use std::collections::HashMap;
+use std::sync::OnceLock;
 
 use crate::data::offset::OffsetUnit;
 use crate::index::Index;
@@ -25,12 +26,18 @@ pub(super) struct HitContext<'a> {
     pub(super) qterms: &'a [QueryTerm<'a>],
     pub(super) typos: &'a [Expansion],
     pub(super) reports: &'a [LaneReport],
-    pub(super) opts: &'a SearchOptions,
+    /// Whether hits carry a snippet ([`SearchOptions::snippets`]).
+    pub(super) snippets: bool,
+    /// Whether hits carry an explanation ([`SearchOptions::explain`]).
+    pub(super) explain: bool,
     /// The term positions of the whole index, which snippets match by; `None` for an index
     /// without them or one loaded in parts ([`crate::RangedIndex`]: only its phrase terms'
     /// positions are loaded), whose snippets match each word.
     pub(super) positions: Option<&'a Positions>,
-    /// Made on the first snippet (see [`Matcher`]).
+    /// What the search's snippets match, made on its first snippet and kept by its
+    /// [`Found`](super::Found) for the hits it makes later.
+    pub(super) match_terms: &'a OnceLock<MatchTerms>,
+    /// Made on this context's first snippet.
     pub(super) matcher: OnceCell<Matcher<'a>>,
 }
 
@@ -61,7 +68,7 @@ impl<'a> HitContext<'a> {
             })
             .collect();
         let mut hit = self.base(f.chunk, f.score, lanes);
-        if self.opts.explain {
+        if self.explain {
             // The lexical lane's own chunk of this page, so the terms add up to its score.
             let chunk = fusion::lane_rank(f, Lane::Lexical).map_or(f.chunk, |r| r.chunk);
             hit.explain = Some(Explanation {
@@ -157,10 +164,13 @@ impl<'a> HitContext<'a> {
         let page_index = index.chunk_page[c as usize];
         let p: &Page = &index.data.pages[page_index as usize];
         let record = &index.data.chunks[c as usize];
-        let snippet = self.opts.snippets.then(|| {
-            let matcher = self
-                .matcher
-                .get_or_init(|| Matcher::new(index, self.qterms, self.typos, self.positions));
+        let snippet = self.snippets.then(|| {
+            let matcher = self.matcher.get_or_init(|| {
+                let what = self.match_terms.get_or_init(|| {
+                    MatchTerms::new(index, self.qterms, self.typos, self.positions.is_some())
+                });
+                Matcher::new(what, self.positions)
+            });
             snippet(index, self.unit, matcher, c)
         });
         let page_id = p.id();
@@ -217,15 +227,66 @@ fn hit_date(page: &Page, modified: Option<&Option<i64>>) -> Option<String> {
 /// positions in the chunk, and for the prefixes the positions of the terms a word starting
 /// with one may have ([`LexicalIndex::terms_of_prefix`]), each such word then checked. Else
 /// (no positions, or a prefix that more than [`PREFIX_TERMS`] terms start with) it looks up
-/// each word of the chunk, remembering each word's answer for the search's other hits.
+/// each word of the chunk ([`Matcher`]).
 ///
 /// [`LexicalIndex::terms_of_prefix`]: crate::postings::LexicalIndex
-pub(super) struct Matcher<'a> {
+pub(super) struct MatchTerms {
     /// Few (a query's terms), so a scan beats a set.
     terms: Vec<usize>,
-    prefixes: Vec<&'a str>,
-    /// The index's positions and the terms the prefixes' words may have (none of `terms`).
-    by_position: Option<(&'a Positions, Vec<usize>)>,
+    prefixes: Vec<String>,
+    /// With positions to match by: the terms the prefixes' words may have (none of `terms`).
+    prefixed: Option<Vec<usize>>,
+}
+
+impl MatchTerms {
+    pub(super) fn new(
+        index: &Index,
+        qterms: &[QueryTerm<'_>],
+        typos: &[Expansion],
+        by_positions: bool,
+    ) -> Self {
+        let lexical = &index.data.lexical;
+        // A query term the index lacks is in no chunk: nothing to match.
+        let terms: Vec<usize> = qterms
+            .iter()
+            .filter_map(|q| lexical.lookup(&q.term))
+            .chain(typos.iter().map(|e| e.term))
+            .collect();
+        let prefixes: Vec<String> = (0..qterms.len())
+            .flat_map(|i| token::prefixes(lexical.lookup(&qterms[i].term), i, qterms))
+            .map(str::to_string)
+            .collect();
+        let prefixed = by_positions
+            .then(|| {
+                let mut prefixed = Vec::new();
+                for p in &prefixes {
+                    prefixed.extend(lexical.terms_of_prefix(p, PREFIX_TERMS)?);
+                }
+                prefixed.sort_unstable();
+                prefixed.dedup();
+                prefixed.retain(|t| !terms.contains(t));
+                Some(prefixed)
+            })
+            .flatten();
+        MatchTerms {
+            terms,
+            prefixes,
+            prefixed,
+        }
+    }
+
+    /// Whether a token's normalized text starts with one of the prefixes.
+    fn starts_with_prefix(&self, norm: &str) -> bool {
+        self.prefixes.iter().any(|p| norm.starts_with(p.as_str()))
+    }
+}
+
+/// A snippet maker over [`MatchTerms`]: the index's positions when it matches by them, else
+/// each word's answer remembered for the other hits it makes.
+pub(super) struct Matcher<'a> {
+    what: &'a MatchTerms,
+    /// The index's positions and the terms the prefixes' words may have.
+    by_position: Option<(&'a Positions, &'a [usize])>,
     /// (raw token text, is a CJK token) → whether it matches.
     seen: RefCell<HashMap<(&'a str, bool), bool, BuildHash>>,
     /// A snippet's cut points, matches and wanted token ordinals, kept between hits for their
@@ -243,8 +304,9 @@ type Scratch<'a> = (
     Vec<u32>,
 );
 
-/// Distinct words a search's snippets meet, about, to size [`Matcher::seen`] once rather than
-/// grow it from empty (ten hits of a few hundred words).
+/// Distinct words a search's snippets meet, about, to size [`Matcher::seen`] once (on its
+/// first word: a snippet matched by term positions never fills it) rather than grow it from
+/// empty (ten hits of a few hundred words).
 const SEEN_WORDS: usize = 1024;
 
 /// The most terms a snippet looks up the positions of for one prefix (each a binary search in
@@ -252,40 +314,11 @@ const SEEN_WORDS: usize = 1024;
 const PREFIX_TERMS: usize = 64;
 
 impl<'a> Matcher<'a> {
-    fn new(
-        index: &'a Index,
-        qterms: &'a [QueryTerm<'a>],
-        typos: &'a [Expansion],
-        positions: Option<&'a Positions>,
-    ) -> Self {
-        let lexical = &index.data.lexical;
-        // A query term the index lacks is in no chunk: nothing to match.
-        let terms: Vec<usize> = qterms
-            .iter()
-            .filter_map(|q| lexical.lookup(&q.term))
-            .chain(typos.iter().map(|e| e.term))
-            .collect();
-        let prefixes: Vec<&str> = (0..qterms.len())
-            .flat_map(|i| token::prefixes(lexical.lookup(&qterms[i].term), i, qterms))
-            .collect();
-        let by_position = positions.and_then(|positions| {
-            let mut prefixed = Vec::new();
-            for p in &prefixes {
-                prefixed.extend(lexical.terms_of_prefix(p, PREFIX_TERMS)?);
-            }
-            prefixed.sort_unstable();
-            prefixed.dedup();
-            prefixed.retain(|t| !terms.contains(t));
-            Some((positions, prefixed))
-        });
+    fn new(what: &'a MatchTerms, positions: Option<&'a Positions>) -> Self {
         Matcher {
-            terms,
-            prefixes,
-            by_position,
-            seen: RefCell::new(HashMap::with_capacity_and_hasher(
-                SEEN_WORDS,
-                BuildHash::default(),
-            )),
+            what,
+            by_position: positions.zip(what.prefixed.as_deref()),
+            seen: RefCell::default(),
             scratch: RefCell::default(),
         }
     }
@@ -296,7 +329,11 @@ impl<'a> Matcher<'a> {
             return m;
         }
         let m = self.decide(index, text, cjk);
-        self.seen.borrow_mut().insert((text, cjk), m);
+        let mut seen = self.seen.borrow_mut();
+        if seen.capacity() == 0 {
+            seen.reserve(SEEN_WORDS);
+        }
+        seen.insert((text, cjk), m);
         m
     }
 
@@ -312,12 +349,7 @@ impl<'a> Matcher<'a> {
                 .surface_term_at(&norm)
                 .or_else(|| index.analyzer.term(text).and_then(|t| lexical.lookup(&t)))
         };
-        term.is_some_and(|t| self.terms.contains(&t) || self.starts_with_prefix(&norm))
-    }
-
-    /// Whether a token's normalized text starts with one of the prefixes.
-    fn starts_with_prefix(&self, norm: &str) -> bool {
-        self.prefixes.iter().any(|p| norm.starts_with(p))
+        term.is_some_and(|t| self.what.terms.contains(&t) || self.what.starts_with_prefix(&norm))
     }
 }
 
@@ -388,7 +420,7 @@ fn snippet<'a>(index: &'a Index, unit: OffsetUnit, matcher: &Matcher<'a>, c: u32
         let lexical = &index.data.lexical;
         let first = first_position(page, record.start as usize, text);
         wanted.clear();
-        let exact = matcher.terms.iter().map(|&t| (t, true));
+        let exact = matcher.what.terms.iter().map(|&t| (t, true));
         for (t, exact) in exact.chain(prefixed.iter().map(|&t| (t, false))) {
             if positions.of_chunk(lexical, t, c, list) {
                 wanted.extend(
@@ -411,7 +443,10 @@ fn snippet<'a>(index: &'a Index, unit: OffsetUnit, matcher: &Matcher<'a>, c: u32
             match wanted.get(next) {
                 Some(&(o, exact))
                     if o == i
-                        && (exact || matcher.starts_with_prefix(&index.analyzer.normalize(t))) =>
+                        && (exact
+                            || matcher
+                                .what
+                                .starts_with_prefix(&index.analyzer.normalize(t))) =>
                 {
                     add_match(matched, start, start + t.len());
                 }

@@ -2,11 +2,13 @@
 //! pages, add snippets and explanations.
 
 mod filter;
+mod found;
 mod hits;
 mod options;
 pub mod ranged;
 mod results;
 
+pub use found::Found;
 pub use options::{
     AlwaysMode, SearchOptions, DEFAULT_LIMIT, MAX_CANDIDATES, MAX_LIMIT, MAX_RANK_THREADS,
     SNIPPET_CHARS,
@@ -16,7 +18,6 @@ pub use results::{
     SearchResults, Snippet,
 };
 
-use hits::HitContext;
 use std::borrow::Cow;
 use std::collections::HashSet;
 
@@ -25,11 +26,9 @@ use crate::embed::Embedder;
 use crate::index::{Caller, Index};
 use crate::lane::evidence;
 use crate::lane::fusion::{self, Fused, LaneRanking};
-use crate::lane::phrase::NO_POSITIONS;
 use crate::lane::typo::{self, Expansion};
 use crate::lane::{semantic, token, Lane, LaneStatus, NOT_REQUESTED, NO_QUERY_TERMS};
 use crate::text::analyze::{self, QueryTerm};
-use crate::text::page::UsageMode;
 
 /// What a search asks before it reads parts of the index a [`crate::RangedIndex`] may not have
 /// loaded yet; an error from either stops the search.
@@ -169,64 +168,7 @@ impl Index {
         reads: Option<&Reads<'_>>,
         caller: Caller<'_>,
     ) -> Result<SearchResults> {
-        let r = self.ranking(query, opts, reads, caller.model)?;
-        let always_pages: Vec<usize> = (0..self.data.pages.len())
-            .filter(|&i| r.page_ok[i] && self.data.pages[i].usage_mode == UsageMode::Always)
-            .collect();
-        if let Some(reads) = reads {
-            let shown: Vec<usize> = r
-                .picked
-                .iter()
-                .map(|f| self.chunk_page[f.chunk as usize] as usize)
-                .chain(always_pages.iter().copied())
-                .collect();
-            (reads.pages)(&shown)?;
-        }
-        let facets = opts
-            .facets
-            .then(|| self.facets(&r.qterms, &r.typos, &r.mask));
-        let terms: Vec<String> = r.qterms.iter().map(|q| q.term.to_string()).collect();
-        let held = r.phrases.as_ref().and_then(Phrases::first);
-        let ctx = HitContext {
-            index: self,
-            unit: caller.unit,
-            qterms: &r.qterms,
-            typos: &r.typos,
-            reports: &r.reports,
-            opts,
-            positions: self.data.positions.as_ref().filter(|_| reads.is_none()),
-            matcher: Default::default(),
-        };
-        let phrases = r.phrases.as_ref().map(|p| PhraseReport {
-            phrases: p.texts.iter().map(|t| t.trim().to_string()).collect(),
-            matched: held.map_or(0, |h| {
-                r.picked.iter().take_while(|f| h[f.chunk as usize]).count()
-            }),
-            reason: p.held.is_none().then(|| NO_POSITIONS.to_string()),
-        });
-        let mut hits: Vec<Hit> = r.picked.iter().map(|f| ctx.hit(f)).collect();
-        let always: Vec<Hit> = always_pages.iter().map(|&i| ctx.always_hit(i)).collect();
-        // `picked` holds at most `limit` ranked hits and no `always` page, so inlining the
-        // `always` pages never costs the caller a result.
-        let always = match opts.always {
-            AlwaysMode::Separate => always,
-            AlwaysMode::First => {
-                let mut all = always;
-                all.append(&mut hits);
-                hits = all;
-                Vec::new()
-            }
-        };
-        Ok(SearchResults {
-            query: r.query.to_string(),
-            truncated: r.truncated,
-            terms,
-            lanes: r.reports,
-            hits,
-            always,
-            facets,
-            phrases,
-        })
+        Ok(Found::search(self, query, opts, reads, caller)?.results())
     }
 
     /// Ranks without hydrating hits: the same order as [`Index::search`]'s ranked hits (without

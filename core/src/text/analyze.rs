@@ -455,6 +455,17 @@ pub struct QueryTerm<'q> {
     pub count: u32,
 }
 
+impl QueryTerm<'_> {
+    /// The term with its texts owned, to outlive the query it came from.
+    pub fn into_owned(self) -> QueryTerm<'static> {
+        QueryTerm {
+            term: Cow::Owned(self.term.into_owned()),
+            word: Cow::Owned(self.word.into_owned()),
+            count: self.count,
+        }
+    }
+}
+
 /// The hasher of the analyzer's and the index's word maps: rustc-hash's Fx, which takes a word
 /// eight bytes at a time (FNV-1a, before it, took one: a search's snippets spent a fifth of
 /// their time hashing words). The words come from the index's own text, so flooding

@@ -1721,3 +1721,78 @@ fn a_docs_index_keys_pages_by_path_in_builds_and_writes() {
         "guide/install.md"
     );
 }
+
+#[test]
+fn a_found_search_makes_each_hit_as_the_whole_results_do_and_keeps_its_index() {
+    let session = Session::new(build_dir(&ktx_dir()).0);
+    let queries = [
+        "churn rate",
+        "pii handling customer data",
+        "\"churn rate\" dashboard",
+    ];
+    for query in queries {
+        for always in [AlwaysMode::Separate, AlwaysMode::First] {
+            for (explain, chunks) in [(false, false), (true, false), (false, true)] {
+                let opts = SearchOptions {
+                    always,
+                    explain,
+                    chunks,
+                    facets: true,
+                    limit: Some(5),
+                    ..Default::default()
+                };
+                let whole = session.search(query, &opts).unwrap();
+                let found = session.find(query, &opts).unwrap();
+                assert_eq!(found.results(), whole, "{query} {always:?}");
+                assert_eq!(found.hits_len(), whole.hits.len());
+                assert_eq!(found.always_len(), whole.always.len());
+                // Each hit alone, last first: a hit does not depend on those made before it.
+                for i in (0..whole.hits.len()).rev() {
+                    assert_eq!(
+                        found.hit(i).as_ref(),
+                        Some(&whole.hits[i]),
+                        "{query} hit {i}"
+                    );
+                }
+                for i in (0..whole.always.len()).rev() {
+                    assert_eq!(found.always_hit(i).as_ref(), Some(&whole.always[i]));
+                }
+                assert_eq!(found.hit(whole.hits.len()), None);
+                assert_eq!(found.always_hit(whole.always.len()), None);
+                let head = found.head();
+                assert!(head.hits.is_empty() && head.always.is_empty());
+                assert_eq!(
+                    SearchResults {
+                        hits: whole.hits.clone(),
+                        always: whole.always.clone(),
+                        ..head
+                    },
+                    whole
+                );
+            }
+        }
+    }
+    // A write after the search leaves its hits as they were.
+    let opts = SearchOptions::default();
+    let found = session.find("churn rate", &opts).unwrap();
+    let before = found.results();
+    let key = &before.hits[0].key;
+    let page = found
+        .index()
+        .page(key, Some(&before.hits[0].scope))
+        .unwrap();
+    let path = page.path.clone();
+    session
+        .upsert_page(
+            &path,
+            "# Gone\n\nNothing here now.\n",
+            &WriteOptions::default(),
+        )
+        .unwrap();
+    assert_ne!(
+        session.search("churn rate", &opts).unwrap().hits,
+        before.hits
+    );
+    assert_eq!(found.results(), before);
+    assert_eq!(found.hit(0).as_ref(), Some(&before.hits[0]));
+}
