@@ -9,6 +9,7 @@
 //! Vectors cross as numpy float32 arrays: the values are copied once, as one block, while the
 //! GIL is held (another thread may write the array once it is released).
 
+mod found;
 mod ranking;
 
 use std::collections::HashMap;
@@ -376,18 +377,19 @@ impl NativeIndex {
     }
 
     #[pyo3(signature = (query, options=None, query_vector=None))]
-    fn search(
+    fn find(
         &self,
         py: Python<'_>,
         query: &str,
         options: Option<&str>,
         query_vector: Option<&Bound<'_, PyAny>>,
-    ) -> PyResult<String> {
+    ) -> PyResult<found::Found> {
         let vector = crate::query_vector(py, query_vector)?;
         run(py, || {
             let opts = search_options(options, vector)?;
-            to_json(&self.session.search(query, &opts)?)
+            self.session.find(query, &opts)
         })
+        .map(found::Found::new)
     }
 
     /// The ranked pages only (`Index::rank`): `(page id, fused score)` per hit, no records.
@@ -867,6 +869,7 @@ fn _wikidex(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<NativeIndex>()?;
     m.add_class::<Model>()?;
     m.add_class::<ranking::Ranking>()?;
+    m.add_class::<found::Found>()?;
     m.add_function(wrap_pyfunction!(parse_headers, m)?)?;
     m.add_function(wrap_pyfunction!(default_model, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

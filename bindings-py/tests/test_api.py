@@ -54,6 +54,20 @@ def test_records_are_frozen_and_convert_to_dicts(example):
     assert page.body[page.chunks[0].start : page.chunks[0].end].strip()
 
 
+def test_search_records_are_made_when_read_from_the_index_as_it_was_searched():
+    index = small()
+    r = index.search("outage pipeline", always="first")
+    unread = index.search("outage pipeline", always="first")
+    # The results read after a write show the index they searched.
+    index.upsert_page("global/oncall.md", "---\ntitle: Gone\n---\nNothing here.")
+    assert index.search("outage pipeline").hits == ()
+    first = r.hits[0]
+    assert first.page_id == "oncall" and first.title == "On-call" and "outage" in first.snippet.text
+    assert unread == r and unread.to_dict() == r.to_dict()
+    again = pickle.loads(pickle.dumps(r))
+    assert type(again) is wikidex.SearchResults and again == r and repr(again) == repr(r)
+
+
 def test_search_results_render_as_an_html_table_with_marked_snippets(example):
     html = example.search("nightly job crash", limit=3)._repr_html_()
     assert html.count("<tr>") == 5  # header, the always page (its own list, shown first), 3 hits

@@ -92,12 +92,30 @@ class Record(Mapping):
     """A read-only record from the core: ``r.title`` or ``r["title"]``; ``to_dict()`` gives
     plain dicts and lists (the core's JSON, field for field)."""
 
-    __slots__ = ("_data",)
+    __slots__ = ("_data", "_load")
 
     def __init__(self, data: Dict[str, Any]):
         # Nested values are wrapped when first read, so a record of 100 hits costs nothing
         # for the fields nobody looks at.
         object.__setattr__(self, "_data", dict(data))
+        object.__setattr__(self, "_load", None)
+
+    @classmethod
+    def _later(cls, load: Callable[[], Dict[str, Any]]) -> Any:
+        """A record whose fields ``load`` gives when one is first read (a search's records
+        are made in the core only when read)."""
+        record = cls.__new__(cls)
+        object.__setattr__(record, "_data", None)
+        object.__setattr__(record, "_load", load)
+        return record
+
+    def _fields(self) -> Dict[str, Any]:
+        data = self._data
+        if data is None:
+            data = self._load()
+            object.__setattr__(self, "_data", data)
+            object.__setattr__(self, "_load", None)
+        return data
 
     def __getattr__(self, name: str) -> Any:
         try:
@@ -109,27 +127,28 @@ class Record(Mapping):
         raise AttributeError(f"{type(self).__name__} is read-only")
 
     def __getitem__(self, key: str) -> Any:
-        value = self._data[key]
+        data = self._fields()
+        value = data[key]
         if isinstance(value, (dict, list)):
             value = _freeze(value)
-            self._data[key] = value
+            data[key] = value
         return value
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self._data)
+        return iter(self._fields())
 
     def __len__(self) -> int:
-        return len(self._data)
+        return len(self._fields())
 
     def __hash__(self) -> int:
         return hash(json.dumps(self.to_dict(), sort_keys=True))
 
     def __dir__(self) -> Iterable[str]:
-        return list(self._data)
+        return list(self._fields())
 
     def to_dict(self) -> Dict[str, Any]:
         """The record as plain dicts and lists."""
-        return {k: _thaw(v) for k, v in self._data.items()}
+        return {k: _thaw(v) for k, v in self._fields().items()}
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, Record):
@@ -139,7 +158,7 @@ class Record(Mapping):
         return NotImplemented
 
     def __repr__(self) -> str:
-        fields = ", ".join(f"{k}={_short(self[k])}" for k in self._data)
+        fields = ", ".join(f"{k}={_short(self[k])}" for k in self._fields())
         return f"{type(self).__name__}({fields})"
 
     def __reduce__(self):
@@ -162,9 +181,20 @@ class SearchResults(Record):
     phrase: ``{phrases, matched, reason}``, the first ``matched`` hits holding every phrase;
     ``reason`` says why phrases were searched as words, for an index without positions; else
     ``None``).
-    In a notebook it shows as a table of hits with their lane ranks and snippets."""
+    In a notebook it shows as a table of hits with their lane ranks and snippets.
+
+    The search itself only ranks: the records (each hit with its snippet) are made in the
+    core when a field of the results is first read, so a caller that keeps only some results,
+    or reads none, does not pay for the others. They are made from the index as it was
+    searched: a later write does not change them."""
 
     __slots__ = ()
+
+    @classmethod
+    def _of(cls, found: Any) -> "SearchResults":
+        """The results that the core's ``Found`` (``NativeIndex.find``) holds."""
+        results: SearchResults = cls._later(lambda: json.loads(found.results()))
+        return results
 
     def __repr__(self) -> str:
         lines = [f"SearchResults(query={self.query!r}, {len(self.hits)} hits)"]
@@ -294,11 +324,27 @@ def _cached_options(
     scope: Optional[str],
     chunks: bool,
     typos: bool = True,
+    usage_modes: Union[str, Sequence[str], None] = None,
+    explain: bool = False,
+    always: Optional[str] = None,
+    snippets: bool = True,
+    facets: bool = False,
+    since: Optional[str] = None,
+    until: Optional[str] = None,
 ) -> Optional[str]:
-    """:func:`_search_options` for hashable arguments, made once: :meth:`Index.rank` is
-    called per query in evaluation loops, where building the JSON cost a fifth of the call."""
+    """:func:`_search_options` for hashable arguments, made once: :meth:`Index.search` and
+    :meth:`Index.rank` are called per query in loops, where building the JSON cost a fifth
+    of a ranking."""
     return _search_options(
-        "", limit, lanes, tags, types, scope, chunks, typos=None if typos else False
+        "", limit, lanes, tags, types, scope, chunks,
+        usage_modes=_strings("usage_modes", usage_modes),
+        explain=explain or None,
+        always=always,
+        snippets=None if snippets else False,
+        facets=facets or None,
+        since=since,
+        until=until,
+        typos=None if typos else False,
     )
 
 
@@ -589,18 +635,24 @@ class Index:
         of the text one edit away (two for 9 letters or more; the first letter fixed), below
         exact matches, in the lexical and token lanes; ``typos=False`` matches every word
         exactly."""
-        opts = _search_options(
-            query, limit, lanes, tags, types, scope, chunks,
-            usage_modes=_strings("usage_modes", usage_modes),
-            explain=explain or None,
-            always=always,
-            snippets=None if snippets else False,
-            facets=facets or None,
-            since=since,
-            until=until,
-            typos=None if typos else False,
-        )
-        return SearchResults(json.loads(self._native.search(query, opts, _array(query_vector))))
+        if not isinstance(query, str):
+            raise TypeError(f"query must be a str, got {type(query).__name__}")
+        flags = (bool(typos), usage_modes, bool(explain), always, bool(snippets), bool(facets), since, until)
+        try:
+            opts = _cached_options(limit, lanes, tags, types, scope, chunks, *flags)
+        except TypeError:  # lists (unhashable), or a wrong type: said by the uncached call
+            opts = _search_options(
+                query, limit, lanes, tags, types, scope, chunks,
+                usage_modes=_strings("usage_modes", usage_modes),
+                explain=explain or None,
+                always=always,
+                snippets=None if snippets else False,
+                facets=facets or None,
+                since=since,
+                until=until,
+                typos=None if typos else False,
+            )
+        return SearchResults._of(self._native.find(query, opts, _array(query_vector)))
 
     def rank(
         self,

@@ -12,7 +12,7 @@ import numpy
 import numpy.typing
 from typing_extensions import NotRequired
 
-__all__ = ["HEADER_LEN", "Model", "NativeIndex", "Ranking", "default_model", "parse_headers", "__version__"]
+__all__ = ["HEADER_LEN", "Found", "Model", "NativeIndex", "Ranking", "default_model", "parse_headers", "__version__"]
 
 __version__: str
 #: Bytes of a blob's header (magic, version, flags, length, checksum).
@@ -21,6 +21,14 @@ HEADER_LEN: int
 _Path = Union[str, PathLike[str]]
 _Progress = Callable[[str, int, int], None]
 _F32 = numpy.typing.NDArray[numpy.float32]
+
+@final
+class Found:
+    """A search ranked (``NativeIndex.find``), its hits made when read: the package's
+    ``SearchResults`` reads it."""
+
+    def results(self) -> str:
+        """The SearchResults (JSON), every hit made now."""
 
 @final
 class Model:
@@ -173,9 +181,9 @@ class NativeIndex:
         """Number of pages."""
     def chunk_count(self) -> int:
         """Number of chunks."""
-    def search(self, query: str, options: Optional[str] = None, query_vector: Optional[_F32] = None) -> str:
-        """SearchResults (JSON) for `query` with SearchOptions (JSON) and a 1-D float32 query
-        vector."""
+    def find(self, query: str, options: Optional[str] = None, query_vector: Optional[_F32] = None) -> Found:
+        """The search for `query` with SearchOptions (JSON) and a 1-D float32 query vector,
+        ranked; its hits are made when read (``Found.results``)."""
     def rank(
         self, query: str, options: Optional[str] = None, query_vector: Optional[_F32] = None
     ) -> Ranking:
