@@ -641,17 +641,7 @@ class Index:
         try:
             opts = _cached_options(limit, lanes, tags, types, scope, chunks, *flags)
         except TypeError:  # lists (unhashable), or a wrong type: said by the uncached call
-            opts = _search_options(
-                query, limit, lanes, tags, types, scope, chunks,
-                usage_modes=_strings("usage_modes", usage_modes),
-                explain=explain or None,
-                always=always,
-                snippets=None if snippets else False,
-                facets=facets or None,
-                since=since,
-                until=until,
-                typos=None if typos else False,
-            )
+            opts = _cached_options.__wrapped__(limit, lanes, tags, types, scope, chunks, *flags)
         return SearchResults._of(self._native.find(query, opts, _array(query_vector)))
 
     def rank(
