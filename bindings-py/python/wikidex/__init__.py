@@ -98,26 +98,20 @@ class Record(Mapping):
         # Nested values are wrapped when first read, so a record of 100 hits costs nothing
         # for the fields nobody looks at.
         object.__setattr__(self, "_data", dict(data))
-        object.__setattr__(self, "_load", None)
 
     @classmethod
     def _later(cls, load: Callable[[], Dict[str, Any]]) -> Any:
         """A record whose fields ``load`` gives when one is first read (a search's records
-        are made in the core only when read)."""
+        are made in the core only when read): its ``_data`` slot stays unset until then."""
         record = cls.__new__(cls)
-        object.__setattr__(record, "_data", None)
         object.__setattr__(record, "_load", load)
         return record
 
-    def _fields(self) -> Dict[str, Any]:
-        data = self._data
-        if data is None:
+    def __getattr__(self, name: str) -> Any:
+        if name == "_data":  # only a record from _later, on its first read
             data = self._load()
             object.__setattr__(self, "_data", data)
-            object.__setattr__(self, "_load", None)
-        return data
-
-    def __getattr__(self, name: str) -> Any:
+            return data
         try:
             return self[name]
         except KeyError:
@@ -127,28 +121,27 @@ class Record(Mapping):
         raise AttributeError(f"{type(self).__name__} is read-only")
 
     def __getitem__(self, key: str) -> Any:
-        data = self._fields()
-        value = data[key]
+        value = self._data[key]
         if isinstance(value, (dict, list)):
             value = _freeze(value)
-            data[key] = value
+            self._data[key] = value
         return value
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self._fields())
+        return iter(self._data)
 
     def __len__(self) -> int:
-        return len(self._fields())
+        return len(self._data)
 
     def __hash__(self) -> int:
         return hash(json.dumps(self.to_dict(), sort_keys=True))
 
     def __dir__(self) -> Iterable[str]:
-        return list(self._fields())
+        return list(self._data)
 
     def to_dict(self) -> Dict[str, Any]:
         """The record as plain dicts and lists."""
-        return {k: _thaw(v) for k, v in self._fields().items()}
+        return {k: _thaw(v) for k, v in self._data.items()}
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, Record):
@@ -158,7 +151,7 @@ class Record(Mapping):
         return NotImplemented
 
     def __repr__(self) -> str:
-        fields = ", ".join(f"{k}={_short(self[k])}" for k in self._fields())
+        fields = ", ".join(f"{k}={_short(self[k])}" for k in self._data)
         return f"{type(self).__name__}({fields})"
 
     def __reduce__(self):
@@ -346,6 +339,17 @@ def _cached_options(
         until=until,
         typos=None if typos else False,
     )
+
+
+def _options_for(query: Any, *args: Any) -> Optional[str]:
+    """The options of :meth:`Index.search` and :meth:`Index.rank` (``args`` as
+    :func:`_cached_options` takes them): cached when every argument is hashable."""
+    if not isinstance(query, str):
+        raise TypeError(f"query must be a str, got {type(query).__name__}")
+    try:
+        return _cached_options(*args)
+    except TypeError:  # lists (unhashable), or a wrong type: said by the uncached call
+        return _cached_options.__wrapped__(*args)
 
 
 VectorLike = Union["np.ndarray", Sequence[float]]
@@ -635,13 +639,10 @@ class Index:
         of the text one edit away (two for 9 letters or more; the first letter fixed), below
         exact matches, in the lexical and token lanes; ``typos=False`` matches every word
         exactly."""
-        if not isinstance(query, str):
-            raise TypeError(f"query must be a str, got {type(query).__name__}")
-        flags = (bool(typos), usage_modes, bool(explain), always, bool(snippets), bool(facets), since, until)
-        try:
-            opts = _cached_options(limit, lanes, tags, types, scope, chunks, *flags)
-        except TypeError:  # lists (unhashable), or a wrong type: said by the uncached call
-            opts = _cached_options.__wrapped__(limit, lanes, tags, types, scope, chunks, *flags)
+        opts = _options_for(
+            query, limit, lanes, tags, types, scope, chunks,
+            bool(typos), usage_modes, bool(explain), always, bool(snippets), bool(facets), since, until,
+        )
         return SearchResults._of(self._native.find(query, opts, _array(query_vector)))
 
     def rank(
@@ -662,14 +663,7 @@ class Index:
         :class:`Ranking` (a sequence of those tuples, made as they are read; ``.ids`` and
         ``.scores`` give the columns). For evaluation and pipelines that only need ids; much
         cheaper per call. ``typos`` as in :meth:`search`."""
-        try:
-            opts = _cached_options(limit, lanes, tags, types, scope, chunks, bool(typos))
-        except TypeError:  # lists of lanes, tags or types (unhashable), or a wrong type
-            if not isinstance(query, str):
-                raise TypeError(f"query must be a str, got {type(query).__name__}") from None
-            opts = _search_options(
-                query, limit, lanes, tags, types, scope, chunks, typos=None if typos else False
-            )
+        opts = _options_for(query, limit, lanes, tags, types, scope, chunks, bool(typos))
         return self._native.rank(query, opts, None if query_vector is None else _array(query_vector))
 
     def rank_many(
