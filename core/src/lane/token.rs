@@ -16,7 +16,7 @@
 
 use super::lexical::LexicalIndex;
 use super::typo::{self, Expansion};
-use super::{top_keys, Mask};
+use super::{grow, top_keys, with_reused, Cursor, Leaders, Mask, PRUNE_TOKEN_FROM, WINDOW};
 use crate::text::analyze::QueryTerm;
 
 /// How many dictionary terms one query word may expand to as a prefix.
@@ -34,7 +34,9 @@ pub fn long_enough_for_prefix(word: &str) -> bool {
 }
 
 /// The `n` best chunks by term overlap with the query's terms (exactly, as prefixes of the
-/// term or of the unstemmed word it came from, or as the terms `typos` takes them for).
+/// term or of the unstemmed word it came from, or as the terms `typos` takes them for). From
+/// [`PRUNE_TOKEN_FROM`] chunks on, the chunks that cannot make the best `n` are skipped
+/// ([`search_pruned`]); the answer is the same.
 pub(crate) fn search(
     index: &LexicalIndex,
     query: &[QueryTerm<'_>],
@@ -43,66 +45,261 @@ pub(crate) fn search(
     groups: Option<(&[u32], usize)>,
     n: usize,
 ) -> Vec<(u32, f32)> {
-    let units = query.len();
-    if units == 0 {
+    if query.is_empty() {
         return Vec::new();
     }
-    let mut acc = vec![0f32; index.chunk_count()];
-    let mut touched: Vec<u32> = Vec::new();
-    // Per query unit: the best credit each chunk got (exact 1.0 beats prefix 0.5).
-    let mut credit = vec![0f32; index.chunk_count()];
-    let mut credited: Vec<u32> = Vec::new();
-    // Occurrences of matched terms per chunk, for ties.
-    let mut occurrences = vec![0u32; index.chunk_count()];
-    for i in 0..query.len() {
-        term_credits(index, query, typos, i, |t, w| {
-            give(
-                index.postings_of(t),
-                w,
-                mask,
-                &mut credit,
-                &mut credited,
-                &mut occurrences,
-            );
-        });
-        for c in credited.drain(..) {
-            let ci = c as usize;
-            if acc[ci] == 0.0 {
-                touched.push(c);
+    if index.chunk_count() >= PRUNE_TOKEN_FROM {
+        search_pruned(index, query, typos, mask, groups, n)
+    } else {
+        search_every(index, query, typos, mask, groups, n)
+    }
+}
+
+/// [`search`] by crediting every posting of the query's terms, a query unit at a time, into
+/// one score per chunk, then keeping the best.
+fn search_every(
+    index: &LexicalIndex,
+    query: &[QueryTerm<'_>],
+    typos: &[Expansion],
+    mask: Mask<'_>,
+    groups: Option<(&[u32], usize)>,
+    n: usize,
+) -> Vec<(u32, f32)> {
+    let units = query.len();
+    thread_local! {
+        static SCRATCH: std::cell::RefCell<Scratch> = std::cell::RefCell::new(Scratch::default());
+    }
+    with_reused(&SCRATCH, |sc| {
+        let chunks = index.chunk_count();
+        grow(&mut sc.acc, chunks);
+        grow(&mut sc.credit, chunks);
+        grow(&mut sc.occurrences, chunks);
+        grow(&mut sc.best, groups.map_or(0, |(_, n)| n));
+        let Scratch {
+            acc,
+            credit,
+            occurrences,
+            best,
+            touched,
+            credited,
+            seen,
+        } = sc;
+        touched.clear();
+        for i in 0..query.len() {
+            term_credits(index, query, typos, i, |t, w| {
+                give(index.postings_of(t), w, mask, credit, credited, occurrences);
+            });
+            for c in credited.drain(..) {
+                let ci = c as usize;
+                if acc[ci] == 0.0 {
+                    touched.push(c);
+                }
+                acc[ci] += credit[ci];
+                credit[ci] = 0.0;
             }
-            acc[ci] += credit[ci];
-            credit[ci] = 0.0;
+        }
+        // One integer key per chunk orders it the way the lane ranks: score (a positive
+        // float, so its bits order like its value) descending, then more occurrences, then
+        // shorter chunk, then lower index. Making it resets the chunk's buffers.
+        let mut key = |c: u32| {
+            let ci = c as usize;
+            let score = std::mem::replace(&mut acc[ci], 0.0) / units as f32;
+            let occurrences = std::mem::replace(&mut occurrences[ci], 0);
+            (u128::from(score.to_bits()) << 96)
+                | (u128::from(occurrences) << 64)
+                | (u128::from(!index.length(c).unwrap_or(0)) << 32)
+                | u128::from(!c)
+        };
+        let keys = match groups {
+            None => top_keys(touched.iter().map(|&c| key(c)), n),
+            Some((groups, _)) => {
+                seen.clear();
+                for &c in touched.iter() {
+                    let g = groups[c as usize] as usize;
+                    if best[g] == 0 {
+                        seen.push(g);
+                    }
+                    best[g] = best[g].max(key(c));
+                }
+                top_keys(seen.iter().map(|&g| std::mem::replace(&mut best[g], 0)), n)
+            }
+        };
+        debug_assert!(acc.iter().all(|&x| x == 0.0), "score buffer left dirty");
+        debug_assert!(
+            occurrences.iter().all(|&x| x == 0),
+            "occurrences left dirty"
+        );
+        debug_assert!(best.iter().all(|&x| x == 0), "group buffer left dirty");
+        keys.into_iter()
+            .map(|k| (!(k as u32), f32::from_bits((k >> 96) as u32)))
+            .collect()
+    })
+}
+
+/// [`search`] a window of chunks at a time, skipping chunks that cannot make the best `n`
+/// (MaxScore, as the lexical lane's pruned search): each query unit can add its best credit
+/// at most; once `n` candidates are held, the units whose bounds together stay below the `n`th
+/// best score cannot make a chunk on their own, so only the others propose chunks, and those
+/// are looked up in the rest only while they can still reach that score (a tie can still win
+/// on occurrences, so reaching is enough). A chunk that can is credited exactly as
+/// [`search_every`] credits it, so both give the same chunks with the same scores.
+fn search_pruned(
+    index: &LexicalIndex,
+    query: &[QueryTerm<'_>],
+    typos: &[Expansion],
+    mask: Mask<'_>,
+    groups: Option<(&[u32], usize)>,
+    n: usize,
+) -> Vec<(u32, f32)> {
+    struct List<'a> {
+        cursor: Cursor<'a>,
+        tfs: &'a [u32],
+        credit: f32,
+    }
+    if n == 0 {
+        return Vec::new();
+    }
+    // Each unit's terms, in the order `term_credits` gives them (a term it gives twice is
+    // listed twice, as `search_every` counts its occurrences twice).
+    let mut units: Vec<Vec<List<'_>>> = (0..query.len())
+        .map(|i| {
+            let mut lists = Vec::new();
+            term_credits(index, query, typos, i, |t, credit| {
+                let (chunks, tfs) = index.postings_of(t);
+                lists.push(List {
+                    cursor: Cursor { chunks, at: 0 },
+                    tfs,
+                    credit,
+                });
+            });
+            lists
+        })
+        .collect();
+    let count = units.len() as f32;
+    let bound = |u: &[List<'_>]| f64::from(u.iter().map(|l| l.credit).fold(0.0, f32::max));
+    let postings = |u: &[List<'_>]| u.iter().map(|l| l.cursor.chunks.len()).sum::<usize>();
+    // The units by bound ascending, the longest lists first among equals; `below[i]`, what the
+    // first `i` of them add at most, raised by a margin above any rounding.
+    let mut order: Vec<usize> = (0..units.len()).collect();
+    order.sort_by(|&a, &b| {
+        bound(&units[a])
+            .total_cmp(&bound(&units[b]))
+            .then(postings(&units[b]).cmp(&postings(&units[a])))
+    });
+    let margin = 1.0 + 1e-6 * (units.len() as f64 + 1.0);
+    let below: Vec<f64> = std::iter::once(0.0)
+        .chain(order.iter().scan(0.0, |sum, &i| {
+            *sum += bound(&units[i]);
+            Some(*sum * margin)
+        }))
+        .collect();
+    // The credit sum a chunk must reach: the `n`th best score times the units.
+    let floor_of = |best: &Leaders<u128>| {
+        best.floor().map_or(f64::NEG_INFINITY, |k| {
+            f64::from(f32::from_bits((k >> 96) as u32)) * f64::from(count)
+        })
+    };
+    let mut best = Leaders::new(n);
+    let mut first = 0;
+    let mut scan: Vec<Vec<usize>> = units.iter().map(|u| vec![0; u.len()]).collect();
+    let mut sums = [0f32; WINDOW as usize];
+    let mut hit = [0u64; WINDOW as usize / 64];
+    // What unit `u` credits chunk `c` (its best term there), and the occurrences there of all
+    // its terms, moving their cursors to `c`.
+    let credit = |u: &mut [List<'_>], c: u32| {
+        let (mut credit, mut occurrences) = (0f32, 0u32);
+        for l in u {
+            if l.cursor.seek(c) {
+                credit = credit.max(l.credit);
+                occurrences = occurrences.saturating_add(l.tfs[l.cursor.at]);
+            }
+        }
+        (credit, occurrences)
+    };
+    while let Some(start) = order[first..]
+        .iter()
+        .flat_map(|&u| {
+            units[u]
+                .iter()
+                .zip(&scan[u])
+                .filter_map(|(l, &at)| l.cursor.chunks.get(at).copied())
+        })
+        .min()
+    {
+        let end = start.saturating_add(WINDOW);
+        // The essential units' credits in the window, each of a unit's terms counted (more
+        // than its best alone: a bound).
+        for &u in &order[first..] {
+            for (l, scan) in units[u].iter().zip(&mut scan[u]) {
+                let chunks = &l.cursor.chunks[*scan..];
+                let to = chunks.partition_point(|&c| c < end);
+                for &c in &chunks[..to] {
+                    let at = (c - start) as usize;
+                    sums[at] += l.credit;
+                    hit[at / 64] |= 1 << (at % 64);
+                }
+                *scan += to;
+            }
+        }
+        let mut floor = floor_of(&best);
+        for (w, word) in hit.iter_mut().enumerate() {
+            while *word != 0 {
+                let at = w * 64 + word.trailing_zeros() as usize;
+                *word &= *word - 1;
+                let c = start + at as u32;
+                let mut sure = f64::from(std::mem::take(&mut sums[at]));
+                if !mask[c as usize] {
+                    continue;
+                }
+                let mut open = sure * margin + below[first] >= floor;
+                for j in (0..first).rev() {
+                    if !open {
+                        break;
+                    }
+                    sure += f64::from(credit(&mut units[order[j]], c).0);
+                    open = sure * margin + below[j] >= floor;
+                }
+                if open {
+                    // The exact credit, each unit's added in the query's order, and the
+                    // occurrences, as `search_every` makes them.
+                    let (mut acc, mut occurrences) = (0f32, 0u32);
+                    for u in units.iter_mut() {
+                        let (credit, occ) = credit(u, c);
+                        acc += credit;
+                        occurrences = occurrences.saturating_add(occ);
+                    }
+                    let score = acc / count;
+                    let key = (u128::from(score.to_bits()) << 96)
+                        | (u128::from(occurrences) << 64)
+                        | (u128::from(!index.length(c).unwrap_or(0)) << 32)
+                        | u128::from(!c);
+                    best.offer(key, groups.map_or(c, |(g, _)| g[c as usize]));
+                    floor = floor_of(&best);
+                }
+            }
+        }
+        while first < order.len() && below[first + 1] < floor {
+            first += 1;
         }
     }
-    // One integer key per chunk orders it the way the lane ranks: score (a positive float, so
-    // its bits order like its value) descending, then more occurrences, then shorter chunk,
-    // then lower index.
-    let key = |c: u32| {
-        let score = acc[c as usize] / units as f32;
-        (u128::from(score.to_bits()) << 96)
-            | (u128::from(occurrences[c as usize]) << 64)
-            | (u128::from(!index.length(c).unwrap_or(0)) << 32)
-            | u128::from(!c)
-    };
-    let keys: Vec<u128> = match groups {
-        None => touched.iter().map(|&c| key(c)).collect(),
-        Some((groups, n_groups)) => {
-            let mut best = vec![0u128; n_groups];
-            let mut seen = Vec::new();
-            for &c in &touched {
-                let g = groups[c as usize] as usize;
-                if best[g] == 0 {
-                    seen.push(g);
-                }
-                best[g] = best[g].max(key(c));
-            }
-            seen.into_iter().map(|g| best[g]).collect()
-        }
-    };
-    top_keys(keys, n)
+    best.into_sorted()
         .into_iter()
         .map(|k| (!(k as u32), f32::from_bits((k >> 96) as u32)))
         .collect()
+}
+
+/// Per-thread buffers reused across queries ([`with_reused`]): per chunk, its score, the
+/// credit of the query unit being added and its matched occurrences; per page, its best key.
+/// All zero between uses.
+#[derive(Default)]
+struct Scratch {
+    acc: Vec<f32>,
+    credit: Vec<f32>,
+    occurrences: Vec<u32>,
+    best: Vec<u128>,
+    touched: Vec<u32>,
+    credited: Vec<u32>,
+    seen: Vec<usize>,
 }
 
 /// Every chunk `mask` lets through that this lane would give credit: one holding a query
@@ -265,6 +462,53 @@ mod tests {
         assert_eq!(hits, [(1, 1.0)]);
         assert!(long_enough_for_prefix("晴") && long_enough_for_prefix("re"));
         assert!(!long_enough_for_prefix("r") && !long_enough_for_prefix(""));
+    }
+
+    proptest::proptest! {
+        /// Skipping chunks that cannot make the best `n` finds the chunks, scores and order
+        /// that crediting every posting finds: with prefixes (`ab` and `abc` both begin
+        /// `abcd`), words the index lacks, typo matches, a mask and pages.
+        #[test]
+        fn pruned_search_finds_what_crediting_every_posting_finds(
+            docs in proptest::collection::vec(proptest::collection::vec(0usize..10, 1..12), 1..150),
+            query in proptest::collection::vec(0usize..12, 1..6),
+            typos in proptest::collection::vec((0usize..6, 0usize..10, 1u8..3, proptest::bool::ANY), 0..4),
+            hidden in proptest::collection::vec(proptest::bool::ANY, 150),
+            pages in proptest::collection::vec(0u32..50, 150),
+            n in 0usize..12,
+        ) {
+            const WORDS: [&str; 12] =
+                ["a", "ab", "abc", "abcd", "b", "bc", "bcd", "c", "cd", "d", "zz", "abz"];
+            let texts: Vec<String> = docs
+                .iter()
+                .map(|d| d.iter().map(|&w| WORDS[w * w / 10]).collect::<Vec<_>>().join(" "))
+                .collect();
+            let i = idx(&texts.iter().map(String::as_str).collect::<Vec<_>>());
+            let words: Vec<&str> = query.iter().map(|&w| WORDS[w]).collect();
+            let query = q(&words);
+            let typos: Vec<Expansion> = typos
+                .iter()
+                .filter(|&&(u, t, _, _)| u < query.len() && t < i.term_count())
+                .map(|&(query, term, edits, prefix)| Expansion { query, term, edits, prefix })
+                .collect();
+            let mask: Vec<bool> = hidden[..texts.len()].iter().map(|h| !h).collect();
+            let scattered: Vec<u32> = pages[..texts.len()].to_vec();
+            let n_groups = scattered.iter().max().map_or(0, |&g| g as usize + 1);
+            let mut together = scattered.clone();
+            together.sort_unstable();
+            let all = vec![true; texts.len()];
+            for mask in [&all, &mask] {
+                for group in [None, Some(&together), Some(&scattered)] {
+                    let groups = group.map(|g| (&g[..], n_groups));
+                    let every = search_every(&i, &query, &typos, mask, groups, n);
+                    let pruned = search_pruned(&i, &query, &typos, mask, groups, n);
+                    let bits = |v: &[(u32, f32)]| -> Vec<(u32, u32)> {
+                        v.iter().map(|&(c, x)| (c, x.to_bits())).collect()
+                    };
+                    proptest::prop_assert_eq!(bits(&every), bits(&pruned));
+                }
+            }
+        }
     }
 
     #[test]
