@@ -264,7 +264,8 @@ eval: release models
 ## (single thread), wikidex vs onnxruntime (embedding CACM, same model and threads), the
 ## Python binding vs bm25s in one Python process, and the Node binding vs Orama in one Node
 ## process (the addon built in release; `make node` puts the dev build back), the browser
-## against Pagefind on CACM and this book, and on two real projects' docs (bench/docs-sites).
+## against Pagefind on CACM and this book, and on two real projects' docs (bench/docs-sites), then
+## the growth of build, blob, load and query with size, tantivy side by side (bench/growth.sh).
 bench: release models
 	$(CARGO) bench -p wikidex --bench cacm --bench scan
 	PY=$$(scripts/py-env.sh) && "$$PY" bench/compare_bm25s.py $(DATA)/cacm $(DATA)/cranfield --repeats 5 --rounds 5
@@ -280,6 +281,7 @@ bench: release models
 	node bench/docs-sites/compare.mjs
 	node bench/compare_model_wasm.mjs --data $(DATA)/cacm
 	python3 bench/sync_cacm.py $(DATA)/cacm --wikidex target/release/wikidex
+	bench/growth.sh 10000 100000
 
 ## make fuzz: each fuzz target (fuzz/) for FUZZ_RUNS executions or FUZZ_TIME seconds, whichever
 ## comes first, one at a time; per input at most 10 s and 2 GiB; with fuzz/dict/<target>.dict

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Growth of a build without vectors: for each size, a synthetic corpus from CACM and Cranfield
 # (../shared/tools/make_corpus.py), `wikidex build --beir --no-embed`, then a process that loads
-# the blob and answers one query; wall time and peak RSS from /usr/bin/time -v.
+# the blob and answers one query; wall time and peak RSS from /usr/bin/time -v. Then, for each
+# size, the queries of CACM and Cranfield asked of wikidex and of tantivy 0.27 side by side in
+# one process (bench/tantivy, its own cargo project, built here on first use).
 #
 #   bench/growth.sh [SIZES...]        # default: 10000 100000 (1000000 needs ~6 GB and ~5 min)
 #
@@ -45,4 +47,13 @@ for n in "${sizes[@]}"; do
     bytes=$(stat -c %s "$dir/index.wdx")
     read -r ls lmb < <(measure "$bin" search "$dir/index.wdx" "boundary layer transition" --lanes lexical)
     printf "| %s | %s s | %s MB | %.1f MB | %s s | %s MB |\n" "$n" "$bs" "$bmb" "$(awk "BEGIN { print $bytes / 1000000 }")" "$ls" "$lmb"
+done
+
+# Queries, wikidex against tantivy (the tantivy index is built once, next to the blob).
+(cd "$root" && CARGO_TARGET_DIR="$root/target" cargo build --release --quiet --manifest-path bench/tantivy/Cargo.toml)
+echo
+echo "| chunks | queries | wikidex lexical | tantivy | tantivy / wikidex | wikidex lexical + token | wikidex lexical, with hits | top-10 overlap |"
+echo "|---|---|---|---|---|---|---|---|"
+for n in "${sizes[@]}"; do
+    "$root/target/release/wikidex-bench-tantivy" "$work/c$n" "$work/c$n/index.wdx" "$data" 3
 done
