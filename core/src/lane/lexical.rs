@@ -8,7 +8,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{grow, top_keys, with_reused, Cursor, Leaders, Mask, PRUNE_LEXICAL_FROM, WINDOW};
+use super::prune::{self, Cursor, Parts, PRUNE_LEXICAL_FROM};
+use super::{grow, top_keys, with_reused, Mask};
 pub use crate::data::config::Bm25Params;
 pub use crate::postings::LexicalIndex;
 pub use crate::text::analyze::BuildHash;
@@ -300,14 +301,11 @@ impl Bm25Scorer {
         })
     }
 
-    /// [`Bm25Scorer::search`] chunk by chunk, skipping what cannot make the best `n`
-    /// (MaxScore, Turtle and Flood 1995). The query's lists are taken in order of what each
-    /// can add at most (its weight times its largest impact); once `n` candidates are held,
-    /// the lists whose bounds together stay below the `n`th best score cannot make a chunk
-    /// on their own, so only the others propose chunks, and those are looked up in them (a
-    /// galloping search) only while the chunk can still beat the `n`th. A chunk that can is
-    /// scored exactly as [`Bm25Scorer::search_every`] scores it (the same products, summed in
-    /// the query's order), so both give the same chunks with the same scores, bit for bit.
+    /// [`Bm25Scorer::search`] skipping the chunks that cannot make the best `n`
+    /// ([`prune::search`]): each term is a unit that adds at most its weight times its
+    /// largest impact. A chunk that may enter is scored as [`Bm25Scorer::search_every`]
+    /// scores it (the same products, summed in the query's order), so both give the same
+    /// chunks with the same scores, bit for bit.
     fn search_pruned(
         &self,
         index: &LexicalIndex,
@@ -316,121 +314,30 @@ impl Bm25Scorer {
         groups: Option<(&[u32], usize)>,
         n: usize,
     ) -> Vec<(u32, f32)> {
-        struct List<'a> {
-            cursor: Cursor<'a>,
-            impacts: &'a [f32],
-            weight: f32,
-        }
-        impl List<'_> {
-            /// What the list adds to chunk `c`'s score, moving its cursor there.
-            fn seek(&mut self, c: u32) -> f32 {
-                if self.cursor.seek(c) {
-                    self.weight * self.impacts[self.cursor.at]
-                } else {
-                    0.0
-                }
-            }
-        }
-        if n == 0 {
-            return Vec::new();
-        }
-        let mut lists: Vec<List<'_>> = terms
-            .iter()
-            .map(|&(t, weight)| {
-                let at = index.posting_range(t);
-                List {
-                    cursor: Cursor {
-                        chunks: index.posting_chunks(at.clone()),
-                        at: 0,
-                    },
-                    impacts: &self.impacts[at],
-                    weight,
-                }
-            })
-            .collect();
-        let bound = |&(t, weight): &(usize, f32)| f64::from(weight * self.most[t]);
-        // The lists by bound ascending; `below[i]`, what the first `i` of them add at most. The
-        // bounds are summed in f64 and the sums raised by a margin far above what rounding an
-        // f32 score of as many terms can add, so no chunk that could enter is skipped.
-        let mut order: Vec<usize> = (0..terms.len()).collect();
-        order.sort_by(|&a, &b| bound(&terms[a]).total_cmp(&bound(&terms[b])));
-        let margin = 1.0 + 1e-6 * (terms.len() as f64 + 1.0);
-        let below: Vec<f64> = std::iter::once(0.0)
-            .chain(order.iter().scan(0.0, |sum, &i| {
-                *sum += bound(&terms[i]);
-                Some(*sum * margin)
-            }))
-            .collect();
-        let mut best = Leaders::new(n);
-        let floor_of = |best: &Leaders<u64>| {
-            best.floor().map_or(f64::NEG_INFINITY, |k| {
-                f64::from(f32::from_bits((k >> 32) as u32))
-            })
+        let ranges: Vec<_> = terms.iter().map(|&(t, _)| index.posting_range(t)).collect();
+        let query = Terms {
+            impacts: ranges.iter().map(|at| &self.impacts[at.clone()]).collect(),
+            weights: terms.iter().map(|&(_, w)| w).collect(),
         };
-        // Lists `order[..first]` are not essential: together they cannot lift a chunk to the
-        // `n`th best score.
-        let mut first = 0;
-        // Chunks are taken a window at a time: the essential lists add their part of each
-        // chunk's score in it term at a time (`sums`, `hit`), then the chunks they touched are
-        // judged in order. `scan` is where each list's window pass stands; `at` (its cursor)
-        // only moves for the chunks judged.
-        let mut scan = vec![0usize; lists.len()];
-        let mut sums = [0f32; WINDOW as usize];
-        let mut hit = [0u64; WINDOW as usize / 64];
-        while let Some(start) = order[first..]
-            .iter()
-            .filter_map(|&i| lists[i].cursor.chunks.get(scan[i]).copied())
-            .min()
-        {
-            let end = start.saturating_add(WINDOW);
-            for &i in &order[first..] {
-                let l = &lists[i];
-                let from = scan[i];
-                let chunks = &l.cursor.chunks[from..];
-                let to = from + chunks.partition_point(|&c| c < end);
-                for (&c, &impact) in l.cursor.chunks[from..to].iter().zip(&l.impacts[from..to]) {
-                    let at = (c - start) as usize;
-                    sums[at] += l.weight * impact;
-                    hit[at / 64] |= 1 << (at % 64);
-                }
-                scan[i] = to;
-            }
-            let mut floor = floor_of(&best);
-            for (w, word) in hit.iter_mut().enumerate() {
-                while *word != 0 {
-                    let at = w * 64 + word.trailing_zeros() as usize;
-                    *word &= *word - 1;
-                    let c = start + at as u32;
-                    let mut sure = f64::from(std::mem::take(&mut sums[at]));
-                    if mask.is_some_and(|m| !m[c as usize]) {
-                        continue;
-                    }
-                    let mut open = sure * margin + below[first] >= floor;
-                    for j in (0..first).rev() {
-                        if !open {
-                            break;
-                        }
-                        sure += f64::from(lists[order[j]].seek(c));
-                        open = sure * margin + below[j] >= floor;
-                    }
-                    if open {
-                        // The exact score, each list's part added in the query's order, as
-                        // the term-at-a-time sum makes it.
-                        let score = lists.iter_mut().fold(0.0f32, |s, l| s + l.seek(c));
-                        let key = (u64::from(score.to_bits()) << 32) | u64::from(!c);
-                        best.offer(key, groups.map_or(c, |(g, _)| g[c as usize]));
-                        floor = floor_of(&best);
-                    }
-                }
-            }
-            while first < order.len() && below[first + 1] < floor {
-                first += 1;
-            }
-        }
-        best.into_sorted()
+        let units = ranges
             .into_iter()
-            .map(|k| (!(k as u32), f32::from_bits((k >> 32) as u32)))
-            .collect()
+            .map(|at| vec![Cursor::new(index.posting_chunks(at))])
+            .collect();
+        let bounds: Vec<f64> = terms
+            .iter()
+            .map(|&(t, w)| f64::from(w * self.most[t]))
+            .collect();
+        prune::search(
+            &query,
+            units,
+            &bounds,
+            |c| mask.is_none_or(|m| m[c as usize]),
+            |c| groups.map_or(c, |(g, _)| g[c as usize]),
+            n,
+        )
+        .into_iter()
+        .map(|k| (!(k as u32), f32::from_bits((k >> 32) as u32)))
+        .collect()
     }
 
     /// Each query term's contribution to chunk `c`'s score (terms absent from it included
@@ -489,6 +396,44 @@ impl Bm25Scorer {
                 }
             })
             .collect()
+    }
+}
+
+/// A lexical query as [`prune::search`] scores it: per term (a unit of one list), its
+/// postings' impacts and its weight.
+struct Terms<'a> {
+    impacts: Vec<&'a [f32]>,
+    weights: Vec<f32>,
+}
+
+impl prune::Scored for Terms<'_> {
+    type Key = u64;
+
+    fn parts(&self, u: usize, _: usize) -> Parts<'_> {
+        Parts::Each(self.impacts[u], self.weights[u])
+    }
+
+    fn part(&self, u: usize, lists: &mut [Cursor<'_>], c: u32) -> f32 {
+        let list = &mut lists[0];
+        if list.seek(c) {
+            self.weights[u] * self.impacts[u][list.at]
+        } else {
+            0.0
+        }
+    }
+
+    /// The score as the term-at-a-time sum makes it (each term's part added in the query's
+    /// order), then the chunk index (lower first).
+    fn key(&self, units: &mut [Vec<Cursor<'_>>], c: u32) -> u64 {
+        let score = units
+            .iter_mut()
+            .enumerate()
+            .fold(0.0f32, |s, (u, lists)| s + self.part(u, lists, c));
+        (u64::from(score.to_bits()) << 32) | u64::from(!c)
+    }
+
+    fn reach(&self, key: u64) -> f64 {
+        f64::from(f32::from_bits((key >> 32) as u32))
     }
 }
 

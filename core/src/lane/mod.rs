@@ -11,6 +11,7 @@ pub mod evidence;
 pub mod fusion;
 pub mod lexical;
 pub mod phrase;
+pub(crate) mod prune;
 pub mod semantic;
 pub mod token;
 pub mod typo;
@@ -133,95 +134,6 @@ pub(crate) fn with_reused<S: Default + 'static, R>(
     let out = f(&mut value);
     slot.with(|s| *s.borrow_mut() = value);
     out
-}
-
-/// From this many chunks on, the lexical lane finds a query's best chunks by skipping those
-/// that cannot make them (MaxScore: [`lexical`]'s `search_pruned`), rather than by scoring
-/// every posting of the query's terms into one score per chunk, which is faster while those
-/// scores stay in the processor's cache. Measured on synthetic corpora (CACM's and
-/// Cranfield's queries, 10 hits): scoring every posting was faster at 100k chunks (0.6x the
-/// time of pruning for whole queries), pruning at 300k (0.85x) and 1.1M (0.6x).
-pub(crate) const PRUNE_LEXICAL_FROM: usize = 1 << 18;
-
-/// The same for the token lane ([`token`]'s `search_pruned`), whose every-posting pass keeps
-/// three numbers a chunk: even at 30k chunks both ways took the same time, at 100k pruning
-/// took half.
-pub(crate) const PRUNE_TOKEN_FROM: usize = 1 << 16;
-
-/// Chunks a pruned search scores together, term at a time (in the tests, few enough that
-/// their small indexes span several windows).
-pub(crate) const WINDOW: u32 = if cfg!(test) { 64 } else { 4096 };
-
-/// The best `n` keys offered, at most one per group (a page, or the chunk itself), for the
-/// lanes' pruned searches. Offers are rare once the floor is set (only chunks that may beat it
-/// are scored), so a list searched from end to end serves.
-pub(crate) struct Leaders<K> {
-    n: usize,
-    /// Each held key with its group.
-    held: Vec<(K, u32)>,
-    /// The smallest key held, once `n` are.
-    floor: Option<K>,
-}
-
-impl<K: Ord + Copy> Leaders<K> {
-    pub(crate) fn new(n: usize) -> Leaders<K> {
-        Leaders {
-            n,
-            held: Vec::with_capacity(n),
-            floor: None,
-        }
-    }
-
-    /// The key a chunk must beat to enter (the `n`th best), or nothing while fewer are held.
-    pub(crate) fn floor(&self) -> Option<K> {
-        self.floor
-    }
-
-    /// Holds `key` for `group` if it is among the best `n` groups' best keys.
-    pub(crate) fn offer(&mut self, key: K, group: u32) {
-        if self.floor.is_some_and(|f| key <= f) {
-            return;
-        }
-        if let Some(e) = self.held.iter_mut().find(|e| e.1 == group) {
-            e.0 = e.0.max(key);
-        } else if self.held.len() < self.n {
-            self.held.push((key, group));
-        } else if let Some(low) = self.held.iter_mut().min_by_key(|e| e.0) {
-            *low = (key, group);
-        }
-        if self.held.len() == self.n {
-            self.floor = self.held.iter().map(|e| e.0).min();
-        }
-    }
-
-    /// The keys held, largest first.
-    pub(crate) fn into_sorted(self) -> Vec<K> {
-        let mut keys: Vec<K> = self.held.into_iter().map(|e| e.0).collect();
-        keys.sort_unstable_by(|a, b| b.cmp(a));
-        keys
-    }
-}
-
-/// A cursor over one term's postings, for the pruned searches.
-pub(crate) struct Cursor<'a> {
-    pub chunks: &'a [u32],
-    pub at: usize,
-}
-
-impl Cursor<'_> {
-    /// Moves to the first posting at or after chunk `c` (galloping, then a binary search)
-    /// and tells whether it is `c`'s.
-    pub(crate) fn seek(&mut self, c: u32) -> bool {
-        let (mut lo, mut hi, mut step) = (self.at, self.at, 1);
-        while hi < self.chunks.len() && self.chunks[hi] < c {
-            lo = hi + 1;
-            hi += step;
-            step *= 2;
-        }
-        let hi = hi.min(self.chunks.len());
-        self.at = lo + self.chunks[lo..hi].partition_point(|&x| x < c);
-        self.chunks.get(self.at) == Some(&c)
-    }
 }
 
 /// Grows `v` to at least `n` entries, new ones the default (zero).

@@ -15,8 +15,9 @@
 //! then to the lower chunk index.
 
 use super::lexical::LexicalIndex;
+use super::prune::{self, Cursor, Parts, PRUNE_TOKEN_FROM};
 use super::typo::{self, Expansion};
-use super::{grow, top_keys, with_reused, Cursor, Leaders, Mask, PRUNE_TOKEN_FROM, WINDOW};
+use super::{grow, top_keys, with_reused, Mask};
 use crate::text::analyze::QueryTerm;
 
 /// How many dictionary terms one query word may expand to as a prefix.
@@ -136,12 +137,8 @@ fn search_every(
     })
 }
 
-/// [`search`] a window of chunks at a time, skipping chunks that cannot make the best `n`
-/// (MaxScore, as the lexical lane's pruned search): each query unit can add its best credit
-/// at most; once `n` candidates are held, the units whose bounds together stay below the `n`th
-/// best score cannot make a chunk on their own, so only the others propose chunks, and those
-/// are looked up in the rest only while they can still reach that score (a tie can still win
-/// on occurrences, so reaching is enough). A chunk that can is credited exactly as
+/// [`search`] skipping the chunks that cannot make the best `n` ([`prune::search`]): each
+/// query unit adds at most its best credit. A chunk that may enter is credited exactly as
 /// [`search_every`] credits it, so both give the same chunks with the same scores.
 fn search_pruned(
     index: &LexicalIndex,
@@ -151,141 +148,97 @@ fn search_pruned(
     groups: Option<(&[u32], usize)>,
     n: usize,
 ) -> Vec<(u32, f32)> {
-    struct List<'a> {
-        cursor: Cursor<'a>,
-        tfs: &'a [u32],
-        credit: f32,
-    }
-    if n == 0 {
-        return Vec::new();
-    }
     // Each unit's terms, in the order `term_credits` gives them (a term it gives twice is
     // listed twice, as `search_every` counts its occurrences twice).
-    let mut units: Vec<Vec<List<'_>>> = (0..query.len())
-        .map(|i| {
-            let mut lists = Vec::new();
-            term_credits(index, query, typos, i, |t, credit| {
-                let (chunks, tfs) = index.postings_of(t);
-                lists.push(List {
-                    cursor: Cursor { chunks, at: 0 },
-                    tfs,
-                    credit,
-                });
-            });
-            lists
-        })
-        .collect();
-    let count = units.len() as f32;
-    let bound = |u: &[List<'_>]| f64::from(u.iter().map(|l| l.credit).fold(0.0, f32::max));
-    let postings = |u: &[List<'_>]| u.iter().map(|l| l.cursor.chunks.len()).sum::<usize>();
-    // The units by bound ascending, the longest lists first among equals; `below[i]`, what the
-    // first `i` of them add at most, raised by a margin above any rounding.
-    let mut order: Vec<usize> = (0..units.len()).collect();
-    order.sort_by(|&a, &b| {
-        bound(&units[a])
-            .total_cmp(&bound(&units[b]))
-            .then(postings(&units[b]).cmp(&postings(&units[a])))
-    });
-    let margin = 1.0 + 1e-6 * (units.len() as f64 + 1.0);
-    let below: Vec<f64> = std::iter::once(0.0)
-        .chain(order.iter().scan(0.0, |sum, &i| {
-            *sum += bound(&units[i]);
-            Some(*sum * margin)
-        }))
-        .collect();
-    // The credit sum a chunk must reach: the `n`th best score times the units.
-    let floor_of = |best: &Leaders<u128>| {
-        best.floor().map_or(f64::NEG_INFINITY, |k| {
-            f64::from(f32::from_bits((k >> 96) as u32)) * f64::from(count)
-        })
+    let mut units = Vec::with_capacity(query.len());
+    let mut units_of = Units {
+        index,
+        terms: Vec::with_capacity(query.len()),
+        count: query.len() as f32,
     };
-    let mut best = Leaders::new(n);
-    let mut first = 0;
-    let mut scan: Vec<Vec<usize>> = units.iter().map(|u| vec![0; u.len()]).collect();
-    let mut sums = [0f32; WINDOW as usize];
-    let mut hit = [0u64; WINDOW as usize / 64];
-    // What unit `u` credits chunk `c` (its best term there), and the occurrences there of all
-    // its terms, moving their cursors to `c`.
-    let credit = |u: &mut [List<'_>], c: u32| {
+    for i in 0..query.len() {
+        let (mut lists, mut terms) = (Vec::new(), Vec::new());
+        term_credits(index, query, typos, i, |t, credit| {
+            let (chunks, tfs) = index.postings_of(t);
+            lists.push(Cursor::new(chunks));
+            terms.push((credit, tfs));
+        });
+        units.push(lists);
+        units_of.terms.push(terms);
+    }
+    let bounds: Vec<f64> = units_of
+        .terms
+        .iter()
+        .map(|terms| f64::from(terms.iter().map(|t| t.0).fold(0.0, f32::max)))
+        .collect();
+    prune::search(
+        &units_of,
+        units,
+        &bounds,
+        |c| mask[c as usize],
+        |c| groups.map_or(c, |(g, _)| g[c as usize]),
+        n,
+    )
+    .into_iter()
+    .map(|k| (!(k as u32), f32::from_bits((k >> 96) as u32)))
+    .collect()
+}
+
+/// A token-lane query as [`prune::search`] scores it: per unit (a query word), each of its
+/// terms' credit and frequencies (parallel to the unit's lists).
+struct Units<'a> {
+    index: &'a LexicalIndex,
+    terms: Vec<Vec<(f32, &'a [u32])>>,
+    /// Units in the query.
+    count: f32,
+}
+
+impl Units<'_> {
+    /// What unit `u` credits chunk `c` (its best term there), and the occurrences there of
+    /// all its terms, moving their cursors to `c`.
+    fn credit(&self, u: usize, lists: &mut [Cursor<'_>], c: u32) -> (f32, u32) {
         let (mut credit, mut occurrences) = (0f32, 0u32);
-        for l in u {
-            if l.cursor.seek(c) {
-                credit = credit.max(l.credit);
-                occurrences = occurrences.saturating_add(l.tfs[l.cursor.at]);
+        for (list, &(value, tfs)) in lists.iter_mut().zip(&self.terms[u]) {
+            if list.seek(c) {
+                credit = credit.max(value);
+                occurrences = occurrences.saturating_add(tfs[list.at]);
             }
         }
         (credit, occurrences)
-    };
-    while let Some(start) = order[first..]
-        .iter()
-        .flat_map(|&u| {
-            units[u]
-                .iter()
-                .zip(&scan[u])
-                .filter_map(|(l, &at)| l.cursor.chunks.get(at).copied())
-        })
-        .min()
-    {
-        let end = start.saturating_add(WINDOW);
-        // The essential units' credits in the window, each of a unit's terms counted (more
-        // than its best alone: a bound).
-        for &u in &order[first..] {
-            for (l, scan) in units[u].iter().zip(&mut scan[u]) {
-                let chunks = &l.cursor.chunks[*scan..];
-                let to = chunks.partition_point(|&c| c < end);
-                for &c in &chunks[..to] {
-                    let at = (c - start) as usize;
-                    sums[at] += l.credit;
-                    hit[at / 64] |= 1 << (at % 64);
-                }
-                *scan += to;
-            }
-        }
-        let mut floor = floor_of(&best);
-        for (w, word) in hit.iter_mut().enumerate() {
-            while *word != 0 {
-                let at = w * 64 + word.trailing_zeros() as usize;
-                *word &= *word - 1;
-                let c = start + at as u32;
-                let mut sure = f64::from(std::mem::take(&mut sums[at]));
-                if !mask[c as usize] {
-                    continue;
-                }
-                let mut open = sure * margin + below[first] >= floor;
-                for j in (0..first).rev() {
-                    if !open {
-                        break;
-                    }
-                    sure += f64::from(credit(&mut units[order[j]], c).0);
-                    open = sure * margin + below[j] >= floor;
-                }
-                if open {
-                    // The exact credit, each unit's added in the query's order, and the
-                    // occurrences, as `search_every` makes them.
-                    let (mut acc, mut occurrences) = (0f32, 0u32);
-                    for u in units.iter_mut() {
-                        let (credit, occ) = credit(u, c);
-                        acc += credit;
-                        occurrences = occurrences.saturating_add(occ);
-                    }
-                    let score = acc / count;
-                    let key = (u128::from(score.to_bits()) << 96)
-                        | (u128::from(occurrences) << 64)
-                        | (u128::from(!index.length(c).unwrap_or(0)) << 32)
-                        | u128::from(!c);
-                    best.offer(key, groups.map_or(c, |(g, _)| g[c as usize]));
-                    floor = floor_of(&best);
-                }
-            }
-        }
-        while first < order.len() && below[first + 1] < floor {
-            first += 1;
-        }
     }
-    best.into_sorted()
-        .into_iter()
-        .map(|k| (!(k as u32), f32::from_bits((k >> 96) as u32)))
-        .collect()
+}
+
+impl prune::Scored for Units<'_> {
+    type Key = u128;
+
+    fn parts(&self, u: usize, l: usize) -> Parts<'_> {
+        Parts::All(self.terms[u][l].0)
+    }
+
+    fn part(&self, u: usize, lists: &mut [Cursor<'_>], c: u32) -> f32 {
+        self.credit(u, lists, c).0
+    }
+
+    /// The key [`search_every`] makes: the credits added in the query's order over the
+    /// units, then the occurrences, the chunk's length and index.
+    fn key(&self, units: &mut [Vec<Cursor<'_>>], c: u32) -> u128 {
+        let (mut acc, mut occurrences) = (0f32, 0u32);
+        for (u, lists) in units.iter_mut().enumerate() {
+            let (credit, occ) = self.credit(u, lists, c);
+            acc += credit;
+            occurrences = occurrences.saturating_add(occ);
+        }
+        let score = acc / self.count;
+        (u128::from(score.to_bits()) << 96)
+            | (u128::from(occurrences) << 64)
+            | (u128::from(!self.index.length(c).unwrap_or(0)) << 32)
+            | u128::from(!c)
+    }
+
+    /// A score times the units: the credits it stands for.
+    fn reach(&self, key: u128) -> f64 {
+        f64::from(f32::from_bits((key >> 96) as u32)) * f64::from(self.count)
+    }
 }
 
 /// Per-thread buffers reused across queries ([`with_reused`]): per chunk, its score, the
