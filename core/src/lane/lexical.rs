@@ -557,14 +557,10 @@ mod tests {
                 })
                 .collect();
             let mask: Vec<bool> = hidden[..texts.len()].iter().map(|h| !h).collect();
-            // Pages as an index has them (each one's chunks together) and scattered.
-            let scattered: Vec<u32> = pages[..texts.len()].to_vec();
-            let n_groups = scattered.iter().max().map_or(0, |&g| g as usize + 1);
-            let mut together = scattered.clone();
-            together.sort_unstable();
+            let (groupings, n_groups) = prune::test_groupings(&pages[..texts.len()]);
             for mask in [None, Some(&mask[..])] {
-                for group in [None, Some(&together), Some(&scattered)] {
-                    let groups = group.map(|g| (&g[..], n_groups));
+                for group in &groupings {
+                    let groups = group.as_ref().map(|g| (&g[..], n_groups));
                     let total = terms.iter().map(|&(t, _)| i.postings_of(t).0.len()).sum();
                     let every = s.search_every(&i, &terms, mask, groups, n, total);
                     let pruned = s.search_pruned(&i, &terms, mask, groups, n);

@@ -233,3 +233,14 @@ pub(crate) fn search<S: Scored>(
     }
     best.into_sorted()
 }
+
+/// The groupings the lanes' tests of [`search`] try for chunks given `pages`: none, each
+/// page's chunks together (as an index lays them out), and scattered; with the number of
+/// pages.
+#[cfg(test)]
+pub(crate) fn test_groupings(pages: &[u32]) -> ([Option<Vec<u32>>; 3], usize) {
+    let n_groups = pages.iter().max().map_or(0, |&g| g as usize + 1);
+    let mut together = pages.to_vec();
+    together.sort_unstable();
+    ([None, Some(together), Some(pages.to_vec())], n_groups)
+}

@@ -445,14 +445,11 @@ mod tests {
                 .map(|&(query, term, edits, prefix)| Expansion { query, term, edits, prefix })
                 .collect();
             let mask: Vec<bool> = hidden[..texts.len()].iter().map(|h| !h).collect();
-            let scattered: Vec<u32> = pages[..texts.len()].to_vec();
-            let n_groups = scattered.iter().max().map_or(0, |&g| g as usize + 1);
-            let mut together = scattered.clone();
-            together.sort_unstable();
+            let (groupings, n_groups) = prune::test_groupings(&pages[..texts.len()]);
             let all = vec![true; texts.len()];
             for mask in [&all, &mask] {
-                for group in [None, Some(&together), Some(&scattered)] {
-                    let groups = group.map(|g| (&g[..], n_groups));
+                for group in &groupings {
+                    let groups = group.as_ref().map(|g| (&g[..], n_groups));
                     let every = search_every(&i, &query, &typos, mask, groups, n);
                     let pruned = search_pruned(&i, &query, &typos, mask, groups, n);
                     let bits = |v: &[(u32, f32)]| -> Vec<(u32, u32)> {
