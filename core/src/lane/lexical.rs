@@ -160,12 +160,13 @@ impl Bm25Scorer {
                 continue;
             }
             let idf = idf(index, chunks.len());
-            let from = impacts.len();
+            let mut largest = 0f32;
             impacts.extend(chunks.iter().zip(tfs).map(|(&c, &tf)| {
-                let tf = tf as f32;
-                impact(params, idf, tf, norms[c as usize])
+                let x = impact(params, idf, tf as f32, norms[c as usize]);
+                largest = largest.max(x);
+                x
             }));
-            most.push(impacts[from..].iter().copied().fold(0.0, f32::max));
+            most.push(largest);
         }
         Bm25Scorer {
             params,
@@ -219,15 +220,11 @@ impl Bm25Scorer {
         groups: Option<(&[u32], usize)>,
         n: usize,
     ) -> Vec<(u32, f32)> {
-        let found = terms;
-        let total: usize = found
-            .iter()
-            .map(|&(t, _)| index.postings_of(t).0.len())
-            .sum();
         if index.chunk_count() >= PRUNE_LEXICAL_FROM {
-            return self.search_pruned(index, terms, mask, groups, n);
+            self.search_pruned(index, terms, mask, groups, n)
+        } else {
+            self.search_every(index, terms, mask, groups, n)
         }
-        self.search_every(index, terms, mask, groups, n, total)
     }
 
     /// [`Bm25Scorer::search`] by scoring every posting of the query's terms, a term at a time
@@ -240,8 +237,11 @@ impl Bm25Scorer {
         mask: Option<Mask<'_>>,
         groups: Option<(&[u32], usize)>,
         n: usize,
-        total: usize,
     ) -> Vec<(u32, f32)> {
+        let total: usize = found
+            .iter()
+            .map(|&(t, _)| index.postings_of(t).0.len())
+            .sum();
         let n_groups = groups.map_or(0, |(_, n)| n);
         with_scratch(index.chunk_count(), n_groups, total, |sc| {
             let Scratch {
@@ -270,12 +270,8 @@ impl Bm25Scorer {
                     acc[ci] += weight * impact;
                 }
             }
-            // Scores are positive, so their bit patterns order like the values: pack score and
-            // inverted chunk index into one integer key.
-            let mut key = |c: u32| {
-                let score = std::mem::replace(&mut acc[c as usize], 0.0);
-                (u64::from(score.to_bits()) << 32) | u64::from(!c)
-            };
+            // Making a chunk's key resets its score.
+            let mut key = |c: u32| chunk_key(std::mem::replace(&mut acc[c as usize], 0.0), c);
             let keys = match groups {
                 None => top_keys(touched[..len].iter().map(|&c| key(c)), n),
                 Some((groups, _)) => {
@@ -295,9 +291,7 @@ impl Bm25Scorer {
                     )
                 }
             };
-            keys.into_iter()
-                .map(|k| (!(k as u32), f32::from_bits((k >> 32) as u32)))
-                .collect()
+            keys.into_iter().map(from_key).collect()
         })
     }
 
@@ -336,7 +330,7 @@ impl Bm25Scorer {
             n,
         )
         .into_iter()
-        .map(|k| (!(k as u32), f32::from_bits((k >> 32) as u32)))
+        .map(from_key)
         .collect()
     }
 
@@ -399,6 +393,18 @@ impl Bm25Scorer {
     }
 }
 
+/// Chunk `c` with `score` as one integer that orders as the lane ranks: scores are positive,
+/// so their bits order like their values; then the inverted index, so the lower chunk wins a
+/// tie.
+fn chunk_key(score: f32, c: u32) -> u64 {
+    (u64::from(score.to_bits()) << 32) | u64::from(!c)
+}
+
+/// The chunk and score of a [`chunk_key`].
+fn from_key(key: u64) -> (u32, f32) {
+    (!(key as u32), f32::from_bits((key >> 32) as u32))
+}
+
 /// A lexical query as [`prune::search`] scores it: per term (a unit of one list), its
 /// postings' impacts and its weight.
 struct Terms<'a> {
@@ -429,11 +435,11 @@ impl prune::Scored for Terms<'_> {
             .iter_mut()
             .enumerate()
             .fold(0.0f32, |s, (u, lists)| s + self.part(u, lists, c));
-        (u64::from(score.to_bits()) << 32) | u64::from(!c)
+        chunk_key(score, c)
     }
 
     fn reach(&self, key: u64) -> f64 {
-        f64::from(f32::from_bits((key >> 32) as u32))
+        f64::from(from_key(key).1)
     }
 }
 
@@ -561,8 +567,7 @@ mod tests {
             for mask in [None, Some(&mask[..])] {
                 for group in &groupings {
                     let groups = group.as_ref().map(|g| (&g[..], n_groups));
-                    let total = terms.iter().map(|&(t, _)| i.postings_of(t).0.len()).sum();
-                    let every = s.search_every(&i, &terms, mask, groups, n, total);
+                    let every = s.search_every(&i, &terms, mask, groups, n);
                     let pruned = s.search_pruned(&i, &terms, mask, groups, n);
                     let bits = |v: &[(u32, f32)]| -> Vec<(u32, u32)> {
                         v.iter().map(|&(c, x)| (c, x.to_bits())).collect()

@@ -99,17 +99,11 @@ fn search_every(
                 credit[ci] = 0.0;
             }
         }
-        // One integer key per chunk orders it the way the lane ranks: score (a positive
-        // float, so its bits order like its value) descending, then more occurrences, then
-        // shorter chunk, then lower index. Making it resets the chunk's buffers.
+        // Making a chunk's key resets its buffers.
         let mut key = |c: u32| {
             let ci = c as usize;
             let score = std::mem::replace(&mut acc[ci], 0.0) / units as f32;
-            let occurrences = std::mem::replace(&mut occurrences[ci], 0);
-            (u128::from(score.to_bits()) << 96)
-                | (u128::from(occurrences) << 64)
-                | (u128::from(!index.length(c).unwrap_or(0)) << 32)
-                | u128::from(!c)
+            chunk_key(index, score, std::mem::replace(&mut occurrences[ci], 0), c)
         };
         let keys = match groups {
             None => top_keys(touched.iter().map(|&c| key(c)), n),
@@ -131,9 +125,7 @@ fn search_every(
             "occurrences left dirty"
         );
         debug_assert!(best.iter().all(|&x| x == 0), "group buffer left dirty");
-        keys.into_iter()
-            .map(|k| (!(k as u32), f32::from_bits((k >> 96) as u32)))
-            .collect()
+        keys.into_iter().map(from_key).collect()
     })
 }
 
@@ -154,7 +146,6 @@ fn search_pruned(
     let mut units_of = Units {
         index,
         terms: Vec::with_capacity(query.len()),
-        count: query.len() as f32,
     };
     for i in 0..query.len() {
         let (mut lists, mut terms) = (Vec::new(), Vec::new());
@@ -180,8 +171,23 @@ fn search_pruned(
         n,
     )
     .into_iter()
-    .map(|k| (!(k as u32), f32::from_bits((k >> 96) as u32)))
+    .map(from_key)
     .collect()
+}
+
+/// Chunk `c` with `score` and its matched `occurrences` as one integer that orders as the lane
+/// ranks: score descending (a positive float, so its bits order like its value), then more
+/// occurrences, then the shorter chunk, then the lower index.
+fn chunk_key(index: &LexicalIndex, score: f32, occurrences: u32, c: u32) -> u128 {
+    (u128::from(score.to_bits()) << 96)
+        | (u128::from(occurrences) << 64)
+        | (u128::from(!index.length(c).unwrap_or(0)) << 32)
+        | u128::from(!c)
+}
+
+/// The chunk and score of a [`chunk_key`].
+fn from_key(key: u128) -> (u32, f32) {
+    (!(key as u32), f32::from_bits((key >> 96) as u32))
 }
 
 /// A token-lane query as [`prune::search`] scores it: per unit (a query word), each of its
@@ -189,8 +195,6 @@ fn search_pruned(
 struct Units<'a> {
     index: &'a LexicalIndex,
     terms: Vec<Vec<(f32, &'a [u32])>>,
-    /// Units in the query.
-    count: f32,
 }
 
 impl Units<'_> {
@@ -228,16 +232,12 @@ impl prune::Scored for Units<'_> {
             acc += credit;
             occurrences = occurrences.saturating_add(occ);
         }
-        let score = acc / self.count;
-        (u128::from(score.to_bits()) << 96)
-            | (u128::from(occurrences) << 64)
-            | (u128::from(!self.index.length(c).unwrap_or(0)) << 32)
-            | u128::from(!c)
+        chunk_key(self.index, acc / self.terms.len() as f32, occurrences, c)
     }
 
     /// A score times the units: the credits it stands for.
     fn reach(&self, key: u128) -> f64 {
-        f64::from(f32::from_bits((key >> 96) as u32)) * f64::from(self.count)
+        f64::from(from_key(key).1) * self.terms.len() as f64
     }
 }
 
