@@ -152,3 +152,32 @@ def test_cacm_embedded_in_shards_on_ray_keeps_every_vector(ray_cluster, model):
     assert built.to_bytes() == single.to_bytes()
     assert _rankings(built, queries) == _rankings(single, queries)
     assert _rankings(built, queries, lanes=["semantic"]) == _rankings(single, queries, lanes=["semantic"])
+
+
+def test_cacm_from_a_ray_dataset_gives_the_single_index(ray_cluster):
+    import ray.data
+
+    files, queries = _cacm()
+    files = dict(sorted(files.items())[:600])
+    single = wikidex.Index.build(files, model=False)
+    rows = [{"path": path, "text": text} for path, text in files.items()]
+    stages = []
+    built = distributed.build(
+        ray.data.from_items(rows),
+        model=False,
+        shards=3,
+        progress=lambda s, d, t: stages.append((s, d, t)),
+    )
+    assert built.to_bytes() == single.to_bytes()
+    assert _rankings(built, queries) == _rankings(single, queries)
+    assert ("shards", 3, 3) in stages
+    assert stages[-1][0] == "pages"
+
+
+def test_a_ray_dataset_needs_path_and_text_columns_of_str(ray_cluster):
+    import ray.data
+
+    with pytest.raises(ValueError, match="lacks text"):
+        distributed.build(ray.data.from_items([{"path": "a.md", "body": "x"}]), model=False)
+    with pytest.raises(TypeError, match="str paths and texts"):
+        distributed.build(ray.data.from_items([{"path": "a.md", "text": 7}]), model=False)

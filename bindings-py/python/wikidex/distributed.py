@@ -1,5 +1,7 @@
 """Builds an index on a Ray cluster: the files are dealt into shards, each shard is built (and
 embedded, the long part) by a Ray task, and the shards are merged into one index on the caller.
+The files may also come as a Ray Dataset (columns ``path`` and ``text``): each of its blocks is
+a shard, built where Ray Data runs it.
 
 >>> import ray, wikidex
 >>> from wikidex import distributed
@@ -13,18 +15,21 @@ statistics, the link graph and the semantic floor again over all the pages. What
 workers is the shards' work: parsing, chunking and above all embedding. The merge reads every
 page again on the caller, without embedding.
 
-Needs ``ray`` (``pip install "wikidex[ray]"``).
+Needs ``ray`` (``pip install "wikidex[ray]"``; a Dataset needs Ray Data: ``ray[data]``).
 """
 
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Mapping
-from typing import Any, Iterable, List, Literal, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, Iterable, List, Literal, Optional, Sequence, Tuple, Union
 
 from . import Index, Model, Progress, _build_args, _wikidex
 
 Files = Union[Mapping[str, str], Iterable[Tuple[str, str]]]
+# A ray.data.Dataset with the columns path and text (Ray Data is imported by its user only).
+Dataset = Any
 
 __all__ = ["build", "deal"]
 
@@ -59,8 +64,59 @@ def _build_shard(
     return Index.build(dict(files), config, strict=strict, vectors=vectors, model=model)
 
 
+def _build_block(
+    batch: Dict[str, Any],
+    config: Optional[Mapping[str, Any]],
+    strict: bool,
+    vectors: str,
+    model: Union[Model, Literal[False]],
+) -> Dict[str, List[bytes]]:
+    """One block of a Dataset (a batch of its ``path`` and ``text`` columns) built into a
+    shard where Ray Data runs it; the shard crosses back as its blob bytes."""
+    files = {}
+    for path, text in zip(batch["path"], batch["text"]):
+        if not isinstance(path, str) or not isinstance(text, str):
+            raise TypeError(
+                "a Dataset of files must hold str paths and texts, got "
+                f"{type(path).__name__} and {type(text).__name__}"
+            )
+        files[path] = text
+    if not files:
+        return {"blob": []}
+    shard = Index.build(files, config, strict=strict, vectors=vectors, model=model)
+    return {"blob": [shard.to_bytes()]}
+
+
+def _dataset(files: Any) -> Any:
+    """``files`` when it is a Ray Dataset (checked without importing Ray Data: a Dataset can
+    only exist once ``ray.data`` is imported), else ``None``. A Dataset without the columns
+    ``path`` and ``text`` is a ValueError, one whose columns are not strings a TypeError."""
+    data = sys.modules.get("ray.data")
+    dataset_type = getattr(data, "Dataset", None)
+    if dataset_type is None or not isinstance(files, dataset_type):
+        return None
+    # Ray Data's own dependency.
+    import pyarrow  # type: ignore[import-untyped,import-not-found,unused-ignore]
+
+    schema = files.schema()
+    columns = dict(zip(schema.names, schema.types)) if schema is not None else {}
+    missing = [c for c in ("path", "text") if c not in columns]
+    if missing:
+        raise ValueError(
+            f"a Dataset of files needs the columns path and text; it lacks {', '.join(missing)} "
+            f"(it has: {', '.join(columns) or 'none'})"
+        )
+    for name in ("path", "text"):
+        kind = columns[name]
+        # A column of Python objects is not typed here: each shard's task checks its values.
+        strings = pyarrow.types.is_string(kind) or pyarrow.types.is_large_string(kind)
+        if isinstance(kind, pyarrow.DataType) and not strings:
+            raise TypeError(f"a Dataset of files must hold str paths and texts; {name} is {kind}")
+    return files
+
+
 def build(
-    files: Files,
+    files: Union[Files, Dataset],
     *,
     model: Union[Model, Literal[False], None] = None,
     config: Optional[Mapping[str, Any]] = None,
@@ -71,48 +127,83 @@ def build(
     progress: Union[bool, Progress, None] = None,
 ) -> Index:
     """Builds the index of ``files`` (a mapping of path to text, or ``(path, text)`` pairs, as
-    :meth:`wikidex.Index.build` takes) on the Ray cluster this process is connected to (a
-    local one, started by ``ray.init()`` when none is; ``ray.init(address=...)`` or
-    ``RAY_ADDRESS`` first for a real cluster).
+    :meth:`wikidex.Index.build` takes, or a ``ray.data.Dataset`` with the columns ``path`` and
+    ``text``) on the Ray cluster this process is connected to (a local one, started by
+    ``ray.init()`` when none is; ``ray.init(address=...)`` or ``RAY_ADDRESS`` first for a real
+    cluster). The result is the index one :meth:`wikidex.Index.build` of the same files gives.
 
     ``model`` (a :class:`wikidex.Model`) embeds every chunk; each worker loads it from the same
     folder, so on a cluster the folder must be at that path on every node (a model package
     installed in every node's environment is). ``model=None`` (the default) takes the default
     model as :meth:`wikidex.Index.build` does, chosen here by the languages of all the files
     (read once on this process before they are dealt out), so every shard embeds with the
-    model one build would take. ``model=False`` builds without vectors.
+    model one build would take (for a Dataset, its rows are read once on this process for
+    that). ``model=False`` builds without vectors.
 
     ``shards`` is how many Ray tasks build parts of the files (default: the cluster's CPUs
     divided by ``num_cpus``, the CPUs each task reserves; give a model's ``threads`` as
-    ``num_cpus`` to stop tasks from crowding a node). ``config``, ``strict`` and ``vectors`` are
-    as in :meth:`wikidex.Index.build`. ``progress`` shows a bar (or calls ``callable(stage,
-    done, total)``) for the stage ``shards``, then the merge's ``pages``.
+    ``num_cpus`` to stop tasks from crowding a node); a Dataset is repartitioned into that
+    many blocks, each a shard (an empty block builds none). ``config``, ``strict`` and
+    ``vectors`` are as in :meth:`wikidex.Index.build`. ``progress`` shows a bar (or calls
+    ``callable(stage, done, total)``) for the stage ``shards``, then the merge's ``pages``.
 
     :raises ImportError: when ``ray`` is not installed.
-    :raises TypeError: for a model that is not a :class:`wikidex.Model`, ``False`` or ``None``.
+    :raises TypeError: for a model that is not a :class:`wikidex.Model`, ``False`` or
+        ``None``; for a Dataset whose ``path`` or ``text`` column is not of strings.
+    :raises ValueError: for a Dataset without the columns ``path`` and ``text``.
     """
     try:
         import ray
     except ImportError as e:
         raise ImportError('wikidex.distributed needs Ray: pip install "wikidex[ray]"') from e
     options, report, _, candidates = _build_args(config, strict, vectors, progress, model)
+    dataset = _dataset(files)
     if not ray.is_initialized():
         ray.init()
     if shards is None:
         cpus = ray.cluster_resources().get("CPU", 1)
         shards = max(1, int(cpus // num_cpus))
-    parts = deal(files, shards)
+    parts = deal(files, shards) if dataset is None else []
     # The merge below resolves `model=None` again over all the pages, to the same folder, and
     # so keeps the shards' vectors (and says in its report which model and why).
     shard_model: Union[Model, Literal[False]] = False if model is None else model
     if candidates is not None:  # model=None: the default model, by every page's language
-        pairs = [pair for part in parts for pair in part]
+        if dataset is None:
+            pairs = [pair for part in parts for pair in part]
+        else:
+            pairs = [(row["path"], row["text"]) for row in dataset.iter_rows()]
         found = _wikidex.default_model(pairs, options, candidates)
         if found is not None:
             shard_model = Model(found[0], onnx=os.path.relpath(found[1], found[0]))
-    task = ray.remote(num_cpus=num_cpus)(_build_shard)
     config = dict(config) if config is not None else None
-    pending = [task.remote(part, config, strict, vectors, shard_model) for part in parts]
+    if dataset is None:
+        built = _run_tasks(parts, config, strict, vectors, shard_model, num_cpus, report)
+    else:
+        built = _run_dataset(dataset, shards, config, strict, vectors, shard_model, num_cpus, report)
+    return Index.merge(
+        built,
+        config,
+        strict=strict,
+        vectors=vectors,
+        progress=report,
+        model=model,
+    )
+
+
+def _run_tasks(
+    parts: List[List[Tuple[str, str]]],
+    config: Optional[Dict[str, Any]],
+    strict: bool,
+    vectors: str,
+    model: Union[Model, Literal[False]],
+    num_cpus: float,
+    report: Optional[Progress],
+) -> List[Index]:
+    """The shards of ``parts``, each built by a Ray task, in the parts' order."""
+    import ray
+
+    task = ray.remote(num_cpus=num_cpus)(_build_shard)
+    pending = [task.remote(part, config, strict, vectors, model) for part in parts]
     order = {ref: i for i, ref in enumerate(pending)}
     built: List[Optional[Index]] = [None] * len(pending)
     if report is not None:
@@ -123,12 +214,34 @@ def build(
             built[order[ref]] = ray.get(ref)
         if report is not None:
             report("shards", len(built) - len(pending), len(built))
-    return Index.merge(
-        [b for b in built if b is not None],
-        config,
-        strict=strict,
-        vectors=vectors,
-        progress=report,
-        model=model,
-    )
+    return [b for b in built if b is not None]
 
+
+def _run_dataset(
+    dataset: Any,
+    shards: int,
+    config: Optional[Dict[str, Any]],
+    strict: bool,
+    vectors: str,
+    model: Union[Model, Literal[False]],
+    num_cpus: float,
+    report: Optional[Progress],
+) -> List[Index]:
+    """The shards of a Dataset: its ``shards`` blocks each built where Ray Data runs it."""
+    blobs = dataset.repartition(shards).map_batches(
+        _build_block,
+        batch_size=None,
+        batch_format="numpy",
+        num_cpus=num_cpus,
+        fn_kwargs={"config": config, "strict": strict, "vectors": vectors, "model": model},
+    )
+    built: List[Index] = []
+    if report is not None:
+        report("shards", 0, shards)
+    for row in blobs.iter_rows():
+        built.append(Index.from_bytes(row["blob"]))
+        if report is not None:
+            report("shards", len(built), max(shards, len(built)))
+    if report is not None and len(built) < shards:  # empty blocks built nothing
+        report("shards", len(built), len(built))
+    return built
