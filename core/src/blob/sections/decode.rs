@@ -257,26 +257,32 @@ fn check_page_block(
     Ok(())
 }
 
+/// A whole load inflates its sections on up to this many threads, one for each this many
+/// bytes of sections at least: a small blob is read on the calling thread. The tests load
+/// every blob on all the cores.
+#[cfg(not(test))]
+const BYTES_PER_THREAD: usize = 1 << 20;
+#[cfg(test)]
+const BYTES_PER_THREAD: usize = 1;
+
 /// Decodes a whole blob (`bytes` from its first byte to its last) into the index's data, before
-/// the checks and derivations every load makes ([`crate::blob::decode`] goes on with them). Each
-/// section is checked as [`decode_section`] checks it, with one [`Inflater`] for them all;
-/// the dictionary shards are joined without copying their words, and the lexical index's
-/// look-up maps are left to [`crate::blob::finish`] (made once).
+/// the checks and derivations every load makes ([`crate::blob::decode`] goes on with them).
+/// Each section is checked as [`decode_section`] checks it. The sections are shared out over
+/// the cores in runs of about equal bytes, each run inflated with one [`Inflater`] and its page
+/// blocks gathered into one list (the runs' lists then joined into the largest, so few pages
+/// are moved twice). An error is the one of the first bad section in the blob's order,
+/// whatever the threads. The dictionary shards are joined without copying their
+/// words, and the lexical index's look-up maps are left to [`crate::blob::finish`] (made once).
 ///
 /// # Errors
 /// [`Error::Corrupt`] for any part cut short, changed or inconsistent.
 pub(crate) fn decode(bytes: &[u8]) -> Result<IndexData> {
     let head = decode_head(bytes)?;
     let parts = head.parts();
-    let mut at = usize::try_from(head_end(bytes)?).unwrap_or(usize::MAX);
-    let inflater = &mut Inflater::new();
-    let mut shards: Vec<Dictionary> = Vec::with_capacity(head.dict_blocks.len());
-    let mut postings: Vec<PostingBlock> = Vec::with_capacity(head.term_blocks.len());
-    let mut positions: Vec<Vec<u8>> = Vec::with_capacity(head.term_blocks.len());
-    let mut pages: Vec<Page> = Vec::with_capacity(head.pages.len());
-    let mut spans: Vec<(u32, u32)> = Vec::with_capacity(head.chunks.len());
-    let (mut graph, mut raw, mut values) = (None, None, None);
-    for (i, (s, &part)) in head.sections.iter().zip(&parts).enumerate() {
+    let start = usize::try_from(head_end(bytes)?).unwrap_or(usize::MAX);
+    let mut at = start;
+    let mut bodies: Vec<(usize, &[u8])> = Vec::with_capacity(head.sections.len());
+    for (i, s) in head.sections.iter().enumerate() {
         let end = at.saturating_add(s.len as usize);
         let Some(section) = bytes.get(at..end) else {
             return Err(Error::corrupt(format!(
@@ -284,19 +290,7 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<IndexData> {
             )));
         };
         at = end;
-        let body = checked_body(&head, i, section)?;
-        match decode_part(&head, &head.pages, part, i, body, inflater)? {
-            Loaded::Dictionary(d) => shards.push(d),
-            Loaded::Postings(p) => postings.push(p),
-            Loaded::Positions(p) => positions.push(p),
-            Loaded::Pages(mut p, mut s) => {
-                pages.append(&mut p);
-                spans.append(&mut s);
-            }
-            Loaded::Graph(g) => graph = Some(g),
-            Loaded::Raw(r) => raw = Some(r),
-            Loaded::Vectors(v) => values = Some(v),
-        }
+        bodies.push((i, section));
     }
     if at != bytes.len() {
         return Err(Error::corrupt(format!(
@@ -304,6 +298,71 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<IndexData> {
             bytes.len() - at
         )));
     }
+    let threads = crate::data::parallel::cores().min((at - start) / BYTES_PER_THREAD);
+    let jobs = runs_of(&bodies, threads.max(1));
+    let decoded = crate::data::parallel::map(&jobs, jobs.len(), |job| {
+        let inflater = &mut Inflater::new();
+        let mut out = Vec::new();
+        // The run's page blocks go into lists of the size the head gives them.
+        let ranges = job.iter().filter_map(|&(i, _)| match parts[i] {
+            Part::Pages(b) => Some(head.page_range(b)),
+            _ => None,
+        });
+        let (n_pages, n_chunks) = ranges.fold((0, 0), |(p, c), r| {
+            (p + r.len(), c + head.chunk_range(r).len())
+        });
+        let (mut pages, mut spans) = (Vec::with_capacity(n_pages), Vec::with_capacity(n_chunks));
+        for &(i, section) in *job {
+            let body = checked_body(&head, i, section).map_err(|e| (i, e))?;
+            match decode_part(&head, &head.pages, parts[i], i, body, inflater) {
+                Ok(Loaded::Pages(mut p, mut s)) => {
+                    pages.append(&mut p);
+                    spans.append(&mut s);
+                }
+                Ok(loaded) => out.push(loaded),
+                Err(e) => return Err((i, e)),
+            }
+        }
+        if !pages.is_empty() {
+            out.push(Loaded::Pages(pages, spans));
+        }
+        Ok(out)
+    });
+    let mut shards: Vec<Dictionary> = Vec::with_capacity(head.dict_blocks.len());
+    let mut postings: Vec<PostingBlock> = Vec::with_capacity(head.term_blocks.len());
+    let mut positions: Vec<Vec<u8>> = Vec::with_capacity(head.term_blocks.len());
+    let (mut pages, mut spans) = (Vec::new(), Vec::new());
+    let (mut graph, mut raw, mut values) = (None, None, None);
+    let mut first_error: Option<(usize, Error)> = None;
+    for job in decoded {
+        match job {
+            Ok(loaded) => {
+                for loaded in loaded {
+                    match loaded {
+                        Loaded::Dictionary(d) => shards.push(d),
+                        Loaded::Postings(p) => postings.push(p),
+                        Loaded::Positions(p) => positions.push(p),
+                        Loaded::Pages(p, s) => {
+                            pages.push(p);
+                            spans.push(s);
+                        }
+                        Loaded::Graph(g) => graph = Some(g),
+                        Loaded::Raw(r) => raw = Some(r),
+                        Loaded::Vectors(v) => values = Some(v),
+                    }
+                }
+            }
+            Err((i, e)) => {
+                if first_error.as_ref().is_none_or(|(j, _)| i < *j) {
+                    first_error = Some((i, e));
+                }
+            }
+        }
+    }
+    if let Some((_, e)) = first_error {
+        return Err(e);
+    }
+    let (pages, spans) = (concat(pages), concat(spans));
     let dictionary = if head.sharded() {
         Dictionary::concat(
             head.dictionary.lengths().to_vec(),
@@ -342,6 +401,46 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<IndexData> {
         page_modified: head.page_modified,
         positions,
     })
+}
+
+/// `parts` one after another, in the largest part's allocation (grown in place where the
+/// allocator can): only the other parts' items are moved.
+fn concat<T>(mut parts: Vec<Vec<T>>) -> Vec<T> {
+    let Some(largest) = (0..parts.len()).max_by_key(|&k| parts[k].len()) else {
+        return Vec::new();
+    };
+    let total = parts.iter().map(Vec::len).sum::<usize>();
+    let mut out = std::mem::take(&mut parts[largest]);
+    out.reserve_exact(total - out.len());
+    let before: Vec<T> = parts[..largest]
+        .iter_mut()
+        .flat_map(std::mem::take)
+        .collect();
+    out.splice(0..0, before);
+    for part in &mut parts[largest + 1..] {
+        out.append(part);
+    }
+    out
+}
+
+/// `sections` cut into `n` runs (fewer when there are fewer sections) of about equal bytes,
+/// in order.
+fn runs_of<'a, 'b>(sections: &'b [(usize, &'a [u8])], n: usize) -> Vec<&'b [(usize, &'a [u8])]> {
+    let total: usize = sections.iter().map(|(_, s)| s.len()).sum();
+    let mut runs = Vec::with_capacity(n);
+    let (mut first, mut filled) = (0, 0);
+    for (k, (_, s)) in sections.iter().enumerate() {
+        filled += s.len();
+        // The run ends once it holds its share of the bytes so far.
+        if runs.len() + 1 < n && filled * n >= total * (runs.len() + 1) {
+            runs.push(&sections[first..=k]);
+            first = k + 1;
+        }
+    }
+    if first < sections.len() || runs.is_empty() {
+        runs.push(&sections[first..]);
+    }
+    runs
 }
 
 #[cfg(test)]
@@ -436,6 +535,93 @@ mod tests {
             let deflated = deflate_fields(&fields).unwrap();
             let inflated = miniz_oxide::inflate::decompress_to_vec(&deflated).unwrap();
             assert_eq!(inflated, fields.concat());
+        }
+    }
+
+    #[test]
+    fn runs_hold_every_section_in_order_in_shares_of_about_equal_bytes() {
+        let bytes = [0u8; 100];
+        let sizes = [10, 90, 5, 5, 40, 40, 1, 0, 30, 25];
+        let sections: Vec<(usize, &[u8])> = sizes
+            .iter()
+            .enumerate()
+            .map(|(i, &n)| (i, &bytes[..n]))
+            .collect();
+        for n in 1..=12 {
+            let runs = runs_of(&sections, n);
+            assert!(
+                !runs.is_empty() && runs.len() <= n,
+                "{n} runs: {}",
+                runs.len()
+            );
+            let order: Vec<usize> = runs.iter().flat_map(|r| r.iter().map(|s| s.0)).collect();
+            assert_eq!(order, (0..sizes.len()).collect::<Vec<_>>());
+        }
+        // A run ends once the bytes so far reach its share of the 246: two runs cut after
+        // 150 bytes, three after 100 and 190.
+        let lens = |n| -> Vec<usize> { runs_of(&sections, n).iter().map(|r| r.len()).collect() };
+        assert_eq!(lens(2), [5, 5]);
+        assert_eq!(lens(3), [2, 4, 4]);
+        assert_eq!(runs_of(&[], 4).len(), 1);
+    }
+
+    #[test]
+    fn lists_joined_into_the_largest_keep_their_order() {
+        let lists = |lens: &[usize]| -> Vec<Vec<usize>> {
+            let mut next = 0;
+            lens.iter()
+                .map(|&n| {
+                    next += n;
+                    (next - n..next).collect()
+                })
+                .collect()
+        };
+        for lens in [
+            &[][..],
+            &[0],
+            &[3],
+            &[2, 5],
+            &[5, 2],
+            &[1, 4, 2],
+            &[0, 0, 3, 0],
+            &[3, 3],
+        ] {
+            let total: usize = lens.iter().sum();
+            assert_eq!(
+                concat(lists(lens)),
+                (0..total).collect::<Vec<_>>(),
+                "{lens:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_whole_load_names_the_first_bad_section_whichever_thread_reads_it() {
+        let blob = small();
+        let head = decode_head(&blob).unwrap();
+        let parts = head.parts();
+        let n = head.sections.len();
+        let page = parts
+            .iter()
+            .position(|p| matches!(p, Part::Pages(_)))
+            .unwrap();
+        assert!(0 < page && page + 1 < n, "pages between other sections");
+        let mut starts = vec![head_end(&blob).unwrap() as usize];
+        for s in &head.sections {
+            starts.push(starts.last().unwrap() + s.len as usize);
+        }
+        // A byte changed in two sections, one of them a page block (read by its own thread):
+        // the error names the first of the two in the blob.
+        for (a, b) in [(1, page), (page, n - 1), (1, n - 1)] {
+            let mut bad = blob.clone();
+            bad[starts[a] + TAG_LEN] ^= 0x55;
+            bad[starts[b] + TAG_LEN] ^= 0x55;
+            let e = crate::blob::decode(&bad).unwrap_err();
+            assert_eq!(e.code(), "corrupt_index");
+            assert!(
+                e.to_string().contains(&format!("section {a} checksum")),
+                "{e}"
+            );
         }
     }
 
