@@ -60,8 +60,8 @@ test: check-tools models wasm lint wasm-check
 	$(CARGO) test --doc -p wikidex -p wikidex-cli
 	$(MAKE) --no-print-directory test-mcp
 	$(MAKE) --no-print-directory test-python
-	$(MAKE) --no-print-directory test-node
-	$(MAKE) --no-print-directory test-wasm
+	$(MAKE) --no-print-directory test-node WASM_BUILT=1
+	$(MAKE) --no-print-directory test-wasm WASM_BUILT=1
 
 ## make book: the book (docs/) as a docs site with search, made as a user of wikidex makes one:
 ## MkDocs builds it (examples/docs-site/mkdocs.yml: the built-in theme, overrides/ adding the
@@ -132,9 +132,13 @@ test-node: node dist-models wasm
 ## and bindings-wasm/pkg-full (the lexical build plus the model runner: the semantic lane in
 ## the browser). scripts/wasm-build.sh: the wasm32 toolchain, wasm-bindgen-cli of the crate's
 ## version, each installed only when missing; prints the sizes. WASM_MODULES="lexical search"
-## leaves the full module out (its cold build is about 8 CPU minutes).
+## leaves the full module out (its cold build is about 8 CPU minutes). WASM_BUILT=1 skips it:
+## make test passes that to the suites it runs after building the modules once (cargo would
+## build the lexical and search modules again each time: they are one crate with other
+## features, and cargo keeps one fingerprint for its cdylib).
 wasm: check-tools
-	CARGO="$(CARGO)" scripts/wasm-build.sh
+	@if [ -n "$(WASM_BUILT)" ]; then echo "make wasm: built earlier in this run (WASM_BUILT)"; \
+	else CARGO="$(CARGO)" scripts/wasm-build.sh; fi
 
 ## make wasm-size: what the browser module is made of: twiggy's largest items and what nothing
 ## reaches, then code and data per crate, raw and gzipped (scripts/wasm-size.sh; installs the
