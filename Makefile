@@ -235,13 +235,14 @@ lint: check-tools node-deps
 fmt:
 	$(CARGO) fmt --all
 
-## make wasm-check: the core builds for wasm32-unknown-unknown without the model runner (the
-## full browser module, `make wasm`, builds it with the runner). Toolchain from
-## scripts/wasm-toolchain.sh: rustup's target, else Debian's rustc-web (1.85: enough without
-## `embed`; tract needs 1.91, so the full module needs rustup's).
+## make wasm-check: the core compiles for wasm32-unknown-unknown without default features
+## (`cargo check`: make wasm builds the modules, with code, from nearly the same features; a
+## build here took 75 s cold against 43 s). Toolchain from scripts/wasm-toolchain.sh: rustup's
+## target, else Debian's rustc-web (1.85: enough without `embed`; tract needs 1.91, so the full
+## module needs rustup's).
 wasm-check: check-tools
 	WASM_CARGO=$$(CARGO="$(CARGO)" scripts/wasm-toolchain.sh) && \
-	env $$WASM_CARGO build -p wikidex --no-default-features --target wasm32-unknown-unknown
+	env $$WASM_CARGO check -p wikidex --no-default-features --target wasm32-unknown-unknown
 
 ## make eval: nDCG@10, MAP and recall@100 per lane and fused, with each model of EVAL_MODELS
 ## present in MODELS_DIR: on CACM and Cranfield, then on the multilingual check set
