@@ -23,7 +23,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Mapping
-from typing import Any, Dict, Iterable, List, Literal, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, Iterable, List, Literal, NamedTuple, Optional, Sequence, Tuple, Union
 
 from . import Index, Model, Progress, _build_args, _wikidex
 
@@ -53,24 +53,26 @@ def deal(files: Files, shards: int) -> List[List[Tuple[str, str]]]:
     return [part for part in (listed[s::shards] for s in range(shards)) if part]
 
 
-def _build_shard(
-    files: Sequence[Tuple[str, str]],
-    config: Optional[Mapping[str, Any]],
-    strict: bool,
-    vectors: str,
-    model: Union[Model, Literal[False]],
-) -> Index:
+class _Shard(NamedTuple):
+    """How each shard is built (sent to every task): :meth:`wikidex.Index.build`'s options."""
+
+    config: Optional[Dict[str, Any]]
+    strict: bool
+    vectors: str
+    model: Union[Model, Literal[False]]
+
+    def build(self, files: Dict[str, str]) -> Index:
+        return Index.build(
+            files, self.config, strict=self.strict, vectors=self.vectors, model=self.model
+        )
+
+
+def _build_shard(files: Sequence[Tuple[str, str]], shard: _Shard) -> Index:
     """One shard, built where Ray runs it (the index crosses back as its blob bytes)."""
-    return Index.build(dict(files), config, strict=strict, vectors=vectors, model=model)
+    return shard.build(dict(files))
 
 
-def _build_block(
-    batch: Dict[str, Any],
-    config: Optional[Mapping[str, Any]],
-    strict: bool,
-    vectors: str,
-    model: Union[Model, Literal[False]],
-) -> Dict[str, List[bytes]]:
+def _build_block(batch: Dict[str, Any], shard: _Shard) -> Dict[str, List[bytes]]:
     """One block of a Dataset (a batch of its ``path`` and ``text`` columns) built into a
     shard where Ray Data runs it; the shard crosses back as its blob bytes."""
     files = {}
@@ -83,8 +85,7 @@ def _build_block(
         files[path] = text
     if not files:
         return {"blob": []}
-    shard = Index.build(files, config, strict=strict, vectors=vectors, model=model)
-    return {"blob": [shard.to_bytes()]}
+    return {"blob": [shard.build(files).to_bytes()]}
 
 
 def _dataset(files: Any) -> Any:
@@ -175,11 +176,11 @@ def build(
         found = _wikidex.default_model(pairs, options, candidates)
         if found is not None:
             shard_model = Model(found[0], onnx=os.path.relpath(found[1], found[0]))
-    config = dict(config) if config is not None else None
+    shard = _Shard(dict(config) if config is not None else None, strict, vectors, shard_model)
     if dataset is None:
-        built = _run_tasks(parts, config, strict, vectors, shard_model, num_cpus, report)
+        built = _run_tasks(parts, shard, num_cpus, report)
     else:
-        built = _run_dataset(dataset, shards, config, strict, vectors, shard_model, num_cpus, report)
+        built = _run_dataset(dataset, shards, shard, num_cpus, report)
     return Index.merge(
         built,
         config,
@@ -191,19 +192,13 @@ def build(
 
 
 def _run_tasks(
-    parts: List[List[Tuple[str, str]]],
-    config: Optional[Dict[str, Any]],
-    strict: bool,
-    vectors: str,
-    model: Union[Model, Literal[False]],
-    num_cpus: float,
-    report: Optional[Progress],
+    parts: List[List[Tuple[str, str]]], shard: _Shard, num_cpus: float, report: Optional[Progress]
 ) -> List[Index]:
     """The shards of ``parts``, each built by a Ray task, in the parts' order."""
     import ray
 
     task = ray.remote(num_cpus=num_cpus)(_build_shard)
-    pending = [task.remote(part, config, strict, vectors, model) for part in parts]
+    pending = [task.remote(part, shard) for part in parts]
     order = {ref: i for i, ref in enumerate(pending)}
     built: List[Optional[Index]] = [None] * len(pending)
     if report is not None:
@@ -218,14 +213,7 @@ def _run_tasks(
 
 
 def _run_dataset(
-    dataset: Any,
-    shards: int,
-    config: Optional[Dict[str, Any]],
-    strict: bool,
-    vectors: str,
-    model: Union[Model, Literal[False]],
-    num_cpus: float,
-    report: Optional[Progress],
+    dataset: Any, shards: int, shard: _Shard, num_cpus: float, report: Optional[Progress]
 ) -> List[Index]:
     """The shards of a Dataset: its ``shards`` blocks each built where Ray Data runs it."""
     blobs = dataset.repartition(shards).map_batches(
@@ -233,7 +221,7 @@ def _run_dataset(
         batch_size=None,
         batch_format="numpy",
         num_cpus=num_cpus,
-        fn_kwargs={"config": config, "strict": strict, "vectors": vectors, "model": model},
+        fn_kwargs={"shard": shard},
     )
     built: List[Index] = []
     if report is not None:
