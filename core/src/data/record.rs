@@ -147,6 +147,16 @@ impl LanguageMix {
         }
     }
 
+    /// This mix with the pages of `other` put in: the mix of both sets of pages.
+    pub(crate) fn plus(&self, other: &LanguageMix) -> LanguageMix {
+        let languages = other
+            .languages
+            .iter()
+            .flat_map(|l| std::iter::repeat_n(Some(l.language.as_str()), l.pages));
+        let undetected = std::iter::repeat_n(None, other.undetected);
+        self.changed(std::iter::empty(), languages.chain(undetected))
+    }
+
     /// Pages whose language was detected.
     pub fn detected(&self) -> usize {
         self.languages

@@ -59,6 +59,12 @@ pub struct IndexBuilder {
     /// The languages of `pages`, once asked for ([`IndexBuilder::languages`]); dropped when a
     /// page is added.
     languages: Option<LanguageMix>,
+    /// The languages of the pages that came with indexes ([`IndexBuilder::add_index`]): each
+    /// index's own mix, less its pages dropped since as duplicates. A merge does not detect
+    /// them again.
+    indexed_languages: LanguageMix,
+    /// The slots of `pages` holding a page counted in `indexed_languages`.
+    indexed: HashSet<(Scope, String)>,
 }
 
 /// What a build on a previous index can take from it (see [`IndexBuilder::previous`]).
@@ -110,6 +116,8 @@ impl IndexBuilder {
             reusable: Vec::new(),
             modified: HashMap::new(),
             file_times: true,
+            indexed_languages: LanguageMix::default(),
+            indexed: HashSet::new(),
             languages: None,
         })
     }
@@ -174,12 +182,14 @@ impl IndexBuilder {
     /// In strict mode, [`Error::DuplicateKey`] for a page in two indexes.
     pub fn add_index(&mut self, index: &Index) -> Result<()> {
         let data = &index.data;
+        // Its pages' languages, as its build detected them (kept current by page writes).
+        self.indexed_languages = self.indexed_languages.plus(&data.languages);
         for (i, page) in data.pages.iter().enumerate() {
             let time = data.page_modified.get(i).copied().flatten();
             if let Some(t) = time.filter(|_| self.file_times) {
                 self.modified.insert(page.path.clone(), t);
             }
-            self.insert_page(page.clone())?;
+            self.insert_page(page.clone(), true)?;
         }
         for doc in &data.raw.docs {
             self.add_raw(doc.clone())?;
@@ -258,7 +268,7 @@ impl IndexBuilder {
                     return match stored {
                         Stored::Page(p) => {
                             let p = Page::clone(p);
-                            self.insert_page(p)
+                            self.insert_page(p, false)
                         }
                         Stored::Raw(d) => {
                             let d = d.clone();
@@ -316,38 +326,52 @@ impl IndexBuilder {
     /// [`Error::DuplicateKey`].
     pub fn add_page(&mut self, page: Page) -> Result<()> {
         check_page(&page, true)?;
-        self.insert_page(page)
+        self.insert_page(page, false)
     }
 
-    fn insert_page(&mut self, page: Page) -> Result<()> {
+    /// Adds `page`, keeping the one with the smaller path of two with the same key in one
+    /// scope. `indexed`: it came with an index, its language counted in `indexed_languages`.
+    fn insert_page(&mut self, page: Page, indexed: bool) -> Result<()> {
         self.languages = None;
         if let Some(prev) = &mut self.previous {
             prev.seen.insert(page.path.clone());
         }
         let slot = (page.scope.clone(), page.key.clone());
-        if let Some(first) = self.pages.get(&slot) {
-            let (kept, dropped) = if first.path <= page.path {
-                (first.path.clone(), page)
-            } else {
-                let old = self.pages.insert(slot, page);
-                let Some(old) = old else { return Ok(()) };
-                (
-                    self.pages[&(old.scope.clone(), old.key.clone())]
-                        .path
-                        .clone(),
-                    old,
-                )
+        let Some(first) = self.pages.get(&slot) else {
+            self.set_indexed(&slot, indexed);
+            self.pages.insert(slot, page);
+            return Ok(());
+        };
+        let (kept, dropped, dropped_indexed) = if first.path <= page.path {
+            (first.path.clone(), page, indexed)
+        } else {
+            let kept = page.path.clone();
+            let was_indexed = self.indexed.contains(&slot);
+            self.set_indexed(&slot, indexed);
+            let Some(old) = self.pages.insert(slot, page) else {
+                return Ok(());
             };
-            let err = Error::DuplicateKey {
-                key: dropped.key.clone(),
-                scope: dropped.scope.to_string(),
-                first: kept,
-                second: dropped.path.clone(),
-            };
-            return self.skip_at(dropped.path, err);
+            (kept, old, was_indexed)
+        };
+        if dropped_indexed {
+            let code = crate::text::language::detect_page(&dropped);
+            self.indexed_languages = self.indexed_languages.changed([code], []);
         }
-        self.pages.insert(slot, page);
-        Ok(())
+        let err = Error::DuplicateKey {
+            key: dropped.key.clone(),
+            scope: dropped.scope.to_string(),
+            first: kept,
+            second: dropped.path.clone(),
+        };
+        self.skip_at(dropped.path, err)
+    }
+
+    fn set_indexed(&mut self, slot: &(Scope, String), indexed: bool) {
+        if indexed {
+            self.indexed.insert(slot.clone());
+        } else {
+            self.indexed.remove(slot);
+        }
     }
 
     fn add_raw(&mut self, doc: RawDoc) -> Result<()> {
@@ -481,7 +505,7 @@ impl IndexBuilder {
                     // BEIR ids are kept verbatim (`MED-10`), not normalized.
                     let page = page_from_record(at, id, title, body);
                     match check_page(&page, false) {
-                        Ok(()) => self.insert_page(page)?,
+                        Ok(()) => self.insert_page(page, false)?,
                         // An id the page contract refuses (a `/` in it) skips its line only.
                         Err(e) => self.skip_at(
                             "corpus.jsonl".to_string(),
@@ -518,7 +542,7 @@ impl IndexBuilder {
             String::new(),
             text.into(),
         );
-        self.insert_page(page).unwrap();
+        self.insert_page(page, false).unwrap();
     }
 
     fn skip(&mut self, err: Error) -> Result<()> {
@@ -556,9 +580,16 @@ impl IndexBuilder {
     /// and kept for the build (until another page is added), so a caller can choose by them
     /// (the default model: [`crate::build`]) without the pages being read twice.
     pub fn languages(&mut self) -> &LanguageMix {
-        let pages = &self.pages;
-        self.languages
-            .get_or_insert_with(|| crate::text::language::mix(pages.values()))
+        let (pages, indexed) = (&self.pages, &self.indexed);
+        let known = &self.indexed_languages;
+        self.languages.get_or_insert_with(|| {
+            // The pages of indexes are counted in `known`; only the others are read.
+            let rest = pages
+                .iter()
+                .filter(|(slot, _)| !indexed.contains(*slot))
+                .map(|(_, page)| page);
+            known.plus(&crate::text::language::mix(rest))
+        })
     }
 
     /// Builds the index.

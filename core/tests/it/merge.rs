@@ -159,6 +159,46 @@ fn a_merge_keeps_file_times_and_drops_a_duplicate_key_as_one_build_does() {
     assert_eq!(report.build.skipped[0].path, "team/revenue.md");
 }
 
+/// A merge counts each shard's pages in the languages its build detected, and takes out a
+/// page it drops as a duplicate key, whichever shard comes first: the mix (and so the
+/// analysis language and the bytes) is one build's.
+#[test]
+fn a_merge_counts_the_shards_languages_less_the_duplicates_it_drops() {
+    let english = "The nightly build failed because the database ran out of disk space, and \
+                   the backups were moved to a larger volume the next morning.";
+    let german = "Die Datenbank wird jede Nacht gesichert, und die Sicherungen werden dreißig \
+                  Tage lang aufbewahrt, bevor sie gelöscht werden.";
+    let french = "La base de données est sauvegardée chaque nuit, et les sauvegardes sont \
+                  conservées pendant trente jours avant d'être supprimées.";
+    let first = vec![
+        ("a/backups.md".to_string(), english.as_bytes().to_vec()),
+        ("a/nightly.md".to_string(), german.as_bytes().to_vec()),
+    ];
+    // `backups` again, in French, at a larger path: one build keeps the English page.
+    let second = vec![
+        ("b/backups.md".to_string(), french.as_bytes().to_vec()),
+        ("b/retention.md".to_string(), french.as_bytes().to_vec()),
+    ];
+    let options = options(VectorEncoding::F32);
+    let all: Vec<_> = first.iter().chain(&second).cloned().collect();
+    let (one, _) = run(Source::Files(all), &options, None);
+    assert_eq!(
+        (one.languages().pages("eng"), one.languages().pages("deu")),
+        (1, 1)
+    );
+    assert_eq!(one.languages().pages("fra"), 1);
+    let shard = |files: &[(String, Vec<u8>)]| {
+        Arc::new(run(Source::Files(files.to_vec()), &options, None).0)
+    };
+    for order in [[&first, &second], [&second, &first]] {
+        let shards = order.iter().map(|f| shard(f)).collect();
+        let (merged, report) = run(Source::Indexes(shards), &options, None);
+        assert_eq!(merged.languages(), one.languages());
+        assert_eq!(report.build.languages, *one.languages());
+        assert_eq!(merged.to_bytes().unwrap(), one.to_bytes().unwrap());
+    }
+}
+
 /// A page write takes the stored int8 vectors as they are stored: writing a page and writing
 /// it back gives the blob it started from (quantized values decoded and quantized again would
 /// drift on every write).
