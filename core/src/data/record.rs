@@ -149,12 +149,21 @@ impl LanguageMix {
 
     /// This mix with the pages of `other` put in: the mix of both sets of pages.
     pub(crate) fn plus(&self, other: &LanguageMix) -> LanguageMix {
-        let languages = other
+        self.changed(std::iter::empty(), other.each())
+    }
+
+    /// This mix with the pages of `other` (some of its pages) taken out.
+    pub(crate) fn minus(&self, other: &LanguageMix) -> LanguageMix {
+        self.changed(other.each(), std::iter::empty())
+    }
+
+    /// A language (or `None`, undetected) for each page counted.
+    fn each(&self) -> impl Iterator<Item = Option<&str>> {
+        let languages = self
             .languages
             .iter()
             .flat_map(|l| std::iter::repeat_n(Some(l.language.as_str()), l.pages));
-        let undetected = std::iter::repeat_n(None, other.undetected);
-        self.changed(std::iter::empty(), languages.chain(undetected))
+        languages.chain(std::iter::repeat_n(None, self.undetected))
     }
 
     /// Pages whose language was detected.

@@ -59,9 +59,10 @@ pub struct IndexBuilder {
     /// The languages of `pages`, once asked for ([`IndexBuilder::languages`]); dropped when a
     /// page is added.
     languages: Option<LanguageMix>,
-    /// The languages of the pages that came with indexes ([`IndexBuilder::add_index`]): each
-    /// index's own mix, less its pages dropped since as duplicates. A merge does not detect
-    /// them again.
+    /// The languages of the pages that came with indexes ([`IndexBuilder::add_index`], and
+    /// [`IndexBuilder::previous`]'s, whose pages not taken unchanged [`IndexBuilder::languages`]
+    /// takes out): each index's own mix, less its pages dropped since as duplicates. A merge
+    /// or a sync does not detect them again.
     indexed_languages: LanguageMix,
     /// The slots of `pages` holding a page counted in `indexed_languages`.
     indexed: HashSet<(Scope, String)>,
@@ -76,6 +77,9 @@ struct Previous {
     numbers: chunk::PriorChunks,
     /// Paths given to this build, and how each compared.
     seen: HashSet<String>,
+    /// Paths of the pages taken unchanged (their languages counted in the builder's
+    /// `indexed_languages`, which holds `previous`'s whole mix).
+    reused: HashSet<String>,
     added: Vec<String>,
     changed: Vec<String>,
     unchanged: usize,
@@ -131,6 +135,8 @@ impl IndexBuilder {
     /// - every passage `previous` embedded keeps its vector when this builder's embedder has
     ///   the same fingerprint, so only new or edited chunks are embedded; the vectors keep
     ///   `previous`'s encoding;
+    /// - the pages' languages are `previous`'s counts: only the files changed, added or
+    ///   removed are detected;
     /// - [`IndexBuilder::sync_with_progress`] reports the files added, changed and removed.
     ///
     /// The index built is the one a build from scratch gives for the same files (byte for
@@ -153,10 +159,12 @@ impl IndexBuilder {
             self.encoding = v.encoding();
         }
         self.reusable.extend(Known::copied(data));
+        self.indexed_languages = self.indexed_languages.plus(&data.languages);
         self.previous = Some(Previous {
             files,
             numbers: previous.prior_chunks(),
             seen: HashSet::new(),
+            reused: HashSet::new(),
             added: Vec::new(),
             changed: Vec::new(),
             unchanged: 0,
@@ -268,7 +276,8 @@ impl IndexBuilder {
                     return match stored {
                         Stored::Page(p) => {
                             let p = Page::clone(p);
-                            self.insert_page(p, false)
+                            prev.reused.insert(path.to_string());
+                            self.insert_page(p, true)
                         }
                         Stored::Raw(d) => {
                             let d = d.clone();
@@ -581,14 +590,24 @@ impl IndexBuilder {
     /// (the default model: [`crate::build`]) without the pages being read twice.
     pub fn languages(&mut self) -> &LanguageMix {
         let (pages, indexed) = (&self.pages, &self.indexed);
-        let known = &self.indexed_languages;
+        let (known, previous) = (&self.indexed_languages, &self.previous);
         self.languages.get_or_insert_with(|| {
-            // The pages of indexes are counted in `known`; only the others are read.
+            // The pages of indexes are counted in `known`, with every page of `previous`:
+            // those of its pages not taken unchanged come out, and only the pages not from an
+            // index are read.
+            let gone = previous.iter().flat_map(|p| {
+                p.files.iter().filter_map(|(path, stored)| match stored {
+                    Stored::Page(page) if !p.reused.contains(path) => Some(page.as_ref()),
+                    _ => None,
+                })
+            });
             let rest = pages
                 .iter()
                 .filter(|(slot, _)| !indexed.contains(*slot))
                 .map(|(_, page)| page);
-            known.plus(&crate::text::language::mix(rest))
+            let gone = crate::text::language::mix(gone);
+            let rest = crate::text::language::mix(rest);
+            known.minus(&gone).plus(&rest)
         })
     }
 

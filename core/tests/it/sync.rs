@@ -142,6 +142,40 @@ fn sync_reports_changes_and_equals_a_fresh_build() {
     std::fs::remove_dir_all(&root).unwrap();
 }
 
+/// A sync counts the previous index's pages in the languages it stored, less those changed,
+/// removed or dropped as a duplicate key since: the mix (and the bytes) of a fresh build.
+#[test]
+fn sync_counts_languages_as_a_fresh_build_does() {
+    let english = "The nightly build failed because the database ran out of disk space, and the \
+                   backups were moved to a larger volume the next morning.";
+    let german = "Die Datenbank wird jede Nacht gesichert, und die Sicherungen werden dreißig \
+                  Tage lang aufbewahrt, bevor sie gelöscht werden.";
+    let french = "La base de données est sauvegardée chaque nuit, et les sauvegardes sont \
+                  conservées pendant trente jours avant d'être supprimées.";
+    let root = temp_dir("sync-languages");
+    write(&root, "global/alpha.md", english);
+    write(&root, "global/beta.md", german);
+    write(&root, "global/gamma.md", french);
+    write(&root, "global/zeta.md", german);
+    let (first, _) = build(&root, None, None);
+    let first = Index::from_bytes(&first.to_bytes().unwrap()).unwrap();
+    assert_eq!(first.languages().pages("deu"), 2);
+    // alpha changes language, gamma goes, delta comes, and a/zeta.md (a smaller path) drops
+    // the unchanged global/zeta.md as a duplicate key.
+    write(&root, "global/alpha.md", german);
+    std::fs::remove_file(root.join("global/gamma.md")).unwrap();
+    write(&root, "global/delta.md", french);
+    write(&root, "a/zeta.md", english);
+    let (synced, report) = build(&root, Some(&first), None);
+    assert_eq!(report.unchanged, 2);
+    let (fresh, _) = build(&root, None, None);
+    assert_eq!(synced.languages(), fresh.languages());
+    let counts = ["eng", "deu", "fra"].map(|c| fresh.languages().pages(c));
+    assert_eq!(counts, [1, 2, 1]);
+    assert_eq!(synced.to_bytes().unwrap(), fresh.to_bytes().unwrap());
+    std::fs::remove_dir_all(&root).unwrap();
+}
+
 #[test]
 fn sync_embeds_only_new_passages_of_the_same_model() {
     let root = wiki("embed");
