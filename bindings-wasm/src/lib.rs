@@ -249,6 +249,29 @@ fn files(v: &JsValue) -> CoreResult<Vec<(String, Vec<u8>)>> {
     Ok(files)
 }
 
+/// The indexes of `Index.merge`'s array. Each shard's `copy()` (its index shared, not copied)
+/// is the object Rust takes over, so the caller's shards stay usable.
+#[cfg(feature = "write")]
+fn indexes(v: &JsValue) -> CoreResult<Vec<std::sync::Arc<wikidex::Index>>> {
+    use wasm_bindgen::convert::TryFromJsValue;
+    if !Array::is_array(v) {
+        return Err(invalid("shards must be an array of Index".into()));
+    }
+    let not_an_index = |i: u32| invalid(format!("shards[{i}] is not an Index"));
+    let mut out = Vec::new();
+    for (i, shard) in v.unchecked_ref::<Array>().iter().enumerate() {
+        let i = i as u32;
+        let copy = js_sys::Reflect::get(&shard, &JsValue::from_str("copy"))
+            .ok()
+            .and_then(|f| f.dyn_into::<js_sys::Function>().ok())
+            .and_then(|f| f.call0(&shard).ok())
+            .ok_or_else(|| not_an_index(i))?;
+        let shard = JsIndex::try_from_js_value(copy).map_err(|_| not_an_index(i))?;
+        out.push(shard.session.index());
+    }
+    Ok(out)
+}
+
 /// A built or loaded index: the core's `Session` (the current snapshot, the model, the query
 /// log, the agent tools, the build report).
 #[cfg(feature = "index")]
@@ -278,6 +301,30 @@ impl JsIndex {
             let opts: BuildOptions = crate::options("build options", &absent_if_none(options))?;
             Session::build(
                 Source::Files(crate::files(&files)?),
+                &opts,
+                None,
+                &mut |_, _, _| std::ops::ControlFlow::Continue(()),
+            )
+        })()
+        .or_throw()?;
+        Ok(wrap(session))
+    }
+
+    /// Merges shards (indexes built each from part of a wiki's files, with the same options)
+    /// into the index of all their pages: pages as the shards indexed them, the lexical index
+    /// and the graph made again over all of them. With the shards' options the result is the
+    /// index one `build` of all the files gives, byte for byte. The shards stay usable. No
+    /// vector is kept: a browser build embeds nothing (`setVectors`, or a `Model` attached,
+    /// after). `options` as in `build`.
+    #[cfg(feature = "write")]
+    pub fn merge(
+        #[wasm_bindgen(unchecked_param_type = "Index[]")] shards: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "BuildOptions")] options: Option<JsValue>,
+    ) -> Result<JsIndex, JsValue> {
+        let session = (|| {
+            let opts: BuildOptions = crate::options("build options", &absent_if_none(options))?;
+            Session::build(
+                Source::Indexes(crate::indexes(&shards)?),
                 &opts,
                 None,
                 &mut |_, _, _| std::ops::ControlFlow::Continue(()),

@@ -3,6 +3,8 @@
 // would abort the module), blobs round-trip, offsets count UTF-16 units.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
+import { readdirSync, readFileSync } from 'node:fs'
+import { join, sep } from 'node:path'
 import { Index, parseHeaders, version } from './wasm.mjs'
 
 const FILES = {
@@ -96,6 +98,27 @@ test('lint, neighbors, pointers and the citation checks answer', () => {
   assert.ok(Array.isArray(index.uncitedSupport('Something nobody said.').uncited))
   assert.deepEqual(parseHeaders('nothing here'), [])
   assert.equal(typeof version(), 'string')
+})
+
+test('shards merged give the blob one build gives, and stay usable', () => {
+  const wiki = new URL('../../examples/wiki/', import.meta.url).pathname
+  const files = {}
+  for (const rel of readdirSync(wiki, { recursive: true }).filter((p) => p.endsWith('.md'))) {
+    files[rel.split(sep).join('/')] = readFileSync(join(wiki, rel), 'utf8')
+  }
+  const paths = Object.keys(files).sort()
+  assert.ok(paths.some((p) => p.startsWith('raw/')) && paths.some((p) => p.startsWith('user/')))
+  const shards = [0, 1, 2].map((s) =>
+    Index.build(Object.fromEntries(paths.filter((_, i) => i % 3 === s).map((p) => [p, files[p]]))))
+  const merged = Index.merge(shards)
+  assert.deepEqual(merged.toBytes(), Index.build(files).toBytes())
+  // The shards were not handed over: each still answers.
+  assert.equal(shards.reduce((n, s) => n + s.pageIds().length, 0), merged.pageIds().length)
+  assert.deepEqual(Index.merge([]).pageIds(), [])
+  throwsCode(() => Index.merge(shards[0]), 'invalid_argument')
+  throwsCode(() => Index.merge([shards[0], 'not an index']), 'invalid_argument')
+  throwsCode(() => Index.merge([{ copy: () => 'not an index' }]), 'invalid_argument')
+  throwsCode(() => Index.merge(shards, { config: { langauge: 'german' } }), 'invalid_argument')
 })
 
 test('pageIds lists every page by id, and pageRecord reads each', () => {
