@@ -281,7 +281,7 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<IndexData> {
     let parts = head.parts();
     let start = usize::try_from(head_end(bytes)?).unwrap_or(usize::MAX);
     let mut at = start;
-    let mut bodies: Vec<(usize, &[u8])> = Vec::with_capacity(head.sections.len());
+    let mut bodies: Vec<&[u8]> = Vec::with_capacity(head.sections.len());
     for (i, s) in head.sections.iter().enumerate() {
         let end = at.saturating_add(s.len as usize);
         let Some(section) = bytes.get(at..end) else {
@@ -290,7 +290,7 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<IndexData> {
             )));
         };
         at = end;
-        bodies.push((i, section));
+        bodies.push(section);
     }
     if at != bytes.len() {
         return Err(Error::corrupt(format!(
@@ -299,12 +299,13 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<IndexData> {
         )));
     }
     let threads = crate::data::parallel::cores().min((at - start) / BYTES_PER_THREAD);
-    let jobs = runs_of(&bodies, threads.max(1));
+    let sizes: Vec<usize> = bodies.iter().map(|b| b.len()).collect();
+    let jobs = runs_of(&sizes, threads.max(1));
     let decoded = crate::data::parallel::map(&jobs, jobs.len(), |job| {
         let inflater = &mut Inflater::new();
         let mut out = Vec::new();
         // The run's page blocks go into lists of the size the head gives them.
-        let ranges = job.iter().filter_map(|&(i, _)| match parts[i] {
+        let ranges = job.clone().filter_map(|i| match parts[i] {
             Part::Pages(b) => Some(head.page_range(b)),
             _ => None,
         });
@@ -312,55 +313,43 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<IndexData> {
             (p + r.len(), c + head.chunk_range(r).len())
         });
         let (mut pages, mut spans) = (Vec::with_capacity(n_pages), Vec::with_capacity(n_chunks));
-        for &(i, section) in *job {
-            let body = checked_body(&head, i, section).map_err(|e| (i, e))?;
-            match decode_part(&head, &head.pages, parts[i], i, body, inflater) {
-                Ok(Loaded::Pages(mut p, mut s)) => {
+        for i in job.clone() {
+            let body = checked_body(&head, i, bodies[i])?;
+            match decode_part(&head, &head.pages, parts[i], i, body, inflater)? {
+                Loaded::Pages(mut p, mut s) => {
                     pages.append(&mut p);
                     spans.append(&mut s);
                 }
-                Ok(loaded) => out.push(loaded),
-                Err(e) => return Err((i, e)),
+                loaded => out.push(loaded),
             }
         }
         if !pages.is_empty() {
             out.push(Loaded::Pages(pages, spans));
         }
-        Ok(out)
+        Ok::<_, Error>(out)
     });
     let mut shards: Vec<Dictionary> = Vec::with_capacity(head.dict_blocks.len());
     let mut postings: Vec<PostingBlock> = Vec::with_capacity(head.term_blocks.len());
     let mut positions: Vec<Vec<u8>> = Vec::with_capacity(head.term_blocks.len());
     let (mut pages, mut spans) = (Vec::new(), Vec::new());
     let (mut graph, mut raw, mut values) = (None, None, None);
-    let mut first_error: Option<(usize, Error)> = None;
+    // The runs are in the blob's order and each stops at its first bad section: the first
+    // error met is the blob's first.
     for job in decoded {
-        match job {
-            Ok(loaded) => {
-                for loaded in loaded {
-                    match loaded {
-                        Loaded::Dictionary(d) => shards.push(d),
-                        Loaded::Postings(p) => postings.push(p),
-                        Loaded::Positions(p) => positions.push(p),
-                        Loaded::Pages(p, s) => {
-                            pages.push(p);
-                            spans.push(s);
-                        }
-                        Loaded::Graph(g) => graph = Some(g),
-                        Loaded::Raw(r) => raw = Some(r),
-                        Loaded::Vectors(v) => values = Some(v),
-                    }
+        for loaded in job? {
+            match loaded {
+                Loaded::Dictionary(d) => shards.push(d),
+                Loaded::Postings(p) => postings.push(p),
+                Loaded::Positions(p) => positions.push(p),
+                Loaded::Pages(p, s) => {
+                    pages.push(p);
+                    spans.push(s);
                 }
-            }
-            Err((i, e)) => {
-                if first_error.as_ref().is_none_or(|(j, _)| i < *j) {
-                    first_error = Some((i, e));
-                }
+                Loaded::Graph(g) => graph = Some(g),
+                Loaded::Raw(r) => raw = Some(r),
+                Loaded::Vectors(v) => values = Some(v),
             }
         }
-    }
-    if let Some((_, e)) = first_error {
-        return Err(e);
     }
     let (pages, spans) = (concat(pages), concat(spans));
     let dictionary = if head.sharded() {
@@ -423,22 +412,22 @@ fn concat<T>(mut parts: Vec<Vec<T>>) -> Vec<T> {
     out
 }
 
-/// `sections` cut into `n` runs (fewer when there are fewer sections) of about equal bytes,
-/// in order.
-fn runs_of<'a, 'b>(sections: &'b [(usize, &'a [u8])], n: usize) -> Vec<&'b [(usize, &'a [u8])]> {
-    let total: usize = sections.iter().map(|(_, s)| s.len()).sum();
+/// The sections of `sizes` bytes cut into `n` runs (fewer when there are fewer sections) of
+/// about equal bytes, in order.
+fn runs_of(sizes: &[usize], n: usize) -> Vec<std::ops::Range<usize>> {
+    let total: usize = sizes.iter().sum();
     let mut runs = Vec::with_capacity(n);
     let (mut first, mut filled) = (0, 0);
-    for (k, (_, s)) in sections.iter().enumerate() {
-        filled += s.len();
+    for (k, size) in sizes.iter().enumerate() {
+        filled += size;
         // The run ends once it holds its share of the bytes so far.
         if runs.len() + 1 < n && filled * n >= total * (runs.len() + 1) {
-            runs.push(&sections[first..=k]);
+            runs.push(first..k + 1);
             first = k + 1;
         }
     }
-    if first < sections.len() || runs.is_empty() {
-        runs.push(&sections[first..]);
+    if first < sizes.len() || runs.is_empty() {
+        runs.push(first..sizes.len());
     }
     runs
 }
@@ -540,26 +529,20 @@ mod tests {
 
     #[test]
     fn runs_hold_every_section_in_order_in_shares_of_about_equal_bytes() {
-        let bytes = [0u8; 100];
         let sizes = [10, 90, 5, 5, 40, 40, 1, 0, 30, 25];
-        let sections: Vec<(usize, &[u8])> = sizes
-            .iter()
-            .enumerate()
-            .map(|(i, &n)| (i, &bytes[..n]))
-            .collect();
         for n in 1..=12 {
-            let runs = runs_of(&sections, n);
+            let runs = runs_of(&sizes, n);
             assert!(
                 !runs.is_empty() && runs.len() <= n,
                 "{n} runs: {}",
                 runs.len()
             );
-            let order: Vec<usize> = runs.iter().flat_map(|r| r.iter().map(|s| s.0)).collect();
+            let order: Vec<usize> = runs.iter().flat_map(Clone::clone).collect();
             assert_eq!(order, (0..sizes.len()).collect::<Vec<_>>());
         }
         // A run ends once the bytes so far reach its share of the 246: two runs cut after
         // 150 bytes, three after 100 and 190.
-        let lens = |n| -> Vec<usize> { runs_of(&sections, n).iter().map(|r| r.len()).collect() };
+        let lens = |n| -> Vec<usize> { runs_of(&sizes, n).iter().map(|r| r.len()).collect() };
         assert_eq!(lens(2), [5, 5]);
         assert_eq!(lens(3), [2, 4, 4]);
         assert_eq!(runs_of(&[], 4).len(), 1);
