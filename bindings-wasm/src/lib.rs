@@ -249,6 +249,22 @@ fn files(v: &JsValue) -> CoreResult<Vec<(String, Vec<u8>)>> {
     Ok(files)
 }
 
+/// The index `Index.build` and `Index.merge` give: `source` built with `options`.
+#[cfg(feature = "write")]
+fn built(
+    options: Option<JsValue>,
+    source: impl FnOnce() -> CoreResult<Source>,
+) -> Result<JsIndex, JsValue> {
+    let session = (|| {
+        let opts: BuildOptions = crate::options("build options", &absent_if_none(options))?;
+        Session::build(source()?, &opts, None, &mut |_, _, _| {
+            std::ops::ControlFlow::Continue(())
+        })
+    })()
+    .or_throw()?;
+    Ok(wrap(session))
+}
+
 /// The indexes of `Index.merge`'s array. Each shard's `copy()` (its index shared, not copied)
 /// is the object Rust takes over, so the caller's shards stay usable.
 #[cfg(feature = "write")]
@@ -297,17 +313,7 @@ impl JsIndex {
         #[wasm_bindgen(unchecked_param_type = "Record<string, string>")] files: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "BuildOptions")] options: Option<JsValue>,
     ) -> Result<JsIndex, JsValue> {
-        let session = (|| {
-            let opts: BuildOptions = crate::options("build options", &absent_if_none(options))?;
-            Session::build(
-                Source::Files(crate::files(&files)?),
-                &opts,
-                None,
-                &mut |_, _, _| std::ops::ControlFlow::Continue(()),
-            )
-        })()
-        .or_throw()?;
-        Ok(wrap(session))
+        crate::built(options, || Ok(Source::Files(crate::files(&files)?)))
     }
 
     /// Merges shards (indexes built each from part of a wiki's files, with the same options)
@@ -321,17 +327,7 @@ impl JsIndex {
         #[wasm_bindgen(unchecked_param_type = "Index[]")] shards: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "BuildOptions")] options: Option<JsValue>,
     ) -> Result<JsIndex, JsValue> {
-        let session = (|| {
-            let opts: BuildOptions = crate::options("build options", &absent_if_none(options))?;
-            Session::build(
-                Source::Indexes(crate::indexes(&shards)?),
-                &opts,
-                None,
-                &mut |_, _, _| std::ops::ControlFlow::Continue(()),
-            )
-        })()
-        .or_throw()?;
-        Ok(wrap(session))
+        crate::built(options, || Ok(Source::Indexes(crate::indexes(&shards)?)))
     }
 
     /// Loads an index from its blob bytes.
