@@ -41,16 +41,24 @@ def deal(files: Files, shards: int) -> List[List[Tuple[str, str]]]:
     if isinstance(shards, bool) or not isinstance(shards, int) or shards < 1:
         raise ValueError(f"shards must be a positive int, got {shards!r}")
     pairs = files.items() if isinstance(files, Mapping) else files
+    listed = sorted(_checked(pairs))
+    return [part for part in (listed[s::shards] for s in range(shards)) if part]
+
+
+def _checked(pairs: Iterable[Any]) -> List[Tuple[str, str]]:
+    """``pairs`` as a list, each checked to be a ``(path, text)`` tuple of two strs."""
     listed = []
     for pair in pairs:
         if not isinstance(pair, tuple) or len(pair) != 2:
             raise TypeError("files must be a mapping of path to text or (path, text) pairs")
         path, text = pair
         if not isinstance(path, str) or not isinstance(text, str):
-            raise TypeError("files must map str paths to str texts")
+            raise TypeError(
+                "files must map str paths to str texts, got "
+                f"{type(path).__name__} and {type(text).__name__}"
+            )
         listed.append((path, text))
-    listed.sort()
-    return [part for part in (listed[s::shards] for s in range(shards)) if part]
+    return listed
 
 
 class _Shard(NamedTuple):
@@ -75,14 +83,7 @@ def _build_shard(files: Sequence[Tuple[str, str]], shard: _Shard) -> Index:
 def _build_block(batch: Dict[str, Any], shard: _Shard) -> Dict[str, List[bytes]]:
     """One block of a Dataset (a batch of its ``path`` and ``text`` columns) built into a
     shard where Ray Data runs it; the shard crosses back as its blob bytes."""
-    files = {}
-    for path, text in zip(batch["path"], batch["text"]):
-        if not isinstance(path, str) or not isinstance(text, str):
-            raise TypeError(
-                "a Dataset of files must hold str paths and texts, got "
-                f"{type(path).__name__} and {type(text).__name__}"
-            )
-        files[path] = text
+    files = dict(_checked(zip(batch["path"], batch["text"])))
     if not files:
         return {"blob": []}
     return {"blob": [shard.build(files).to_bytes()]}
@@ -172,6 +173,8 @@ def build(
         if dataset is None:
             pairs = [pair for part in parts for pair in part]
         else:
+            # Read once: the shards' blocks come from the same materialized rows.
+            dataset = dataset.materialize()
             pairs = [(row["path"], row["text"]) for row in dataset.iter_rows()]
         found = _wikidex.default_model(pairs, options, candidates)
         if found is not None:
