@@ -49,6 +49,11 @@ demo: release models
 		| $(BIN) verify $(DEMO)/wiki.wdx --answer - --cite raw/slack_2024_03_12::chunk_0,made_up::chunk_0; \
 		test $$? -eq 1
 
+# The doc tests' packages, with workspace-hack so that they resolve the workspace's features and
+# reuse its units (alone these two resolve syn without wasm-bindgen's features, and cargo then
+# compiled every proc macro, and all that they build, a second time: 7 minutes of a cold run).
+DOC_PACKAGES := -p wikidex -p wikidex-cli -p workspace-hack
+
 ## make test: every test suite (Rust unit, integration, CLI, doc tests, cross-language vectors,
 ## the fuzz corpora replayed, the benches compiled and run once as tests, the browser module's
 ## vectors in Node and in headless Chromium, the book (make book, in test-wasm) and a real
@@ -57,7 +62,7 @@ demo: release models
 ## core build.
 test: check-tools models wasm lint wasm-check
 	$(CARGO) test --workspace --all-targets
-	$(CARGO) test --doc -p wikidex -p wikidex-cli
+	$(CARGO) test --doc $(DOC_PACKAGES)
 	$(MAKE) --no-print-directory test-mcp
 	$(MAKE) --no-print-directory test-python
 	$(MAKE) --no-print-directory test-node WASM_BUILT=1
@@ -214,7 +219,9 @@ test-mcp:
 		WIKIDEX_BIN=$(CURDIR)/target/debug/wikidex "$$PY" -m pytest -q tests/mcp
 
 ## make lint: the version the same in every manifest (scripts/version.py: Cargo.toml's
-## [workspace.package] version is the one to bump); formatting and clippy with warnings as errors; the records written once
+## [workspace.package] version is the one to bump); formatting and clippy with warnings as errors
+## (the browser binding's model code with the workspace: alone, `-p wikidex-wasm --features
+## model` checked tract again with other features, 3 minutes of a cold run); the records written once
 ## (types/records.d.ts): each JavaScript surface's declarations hold them verbatim, the Python
 ## stubs' TypedDicts match them (scripts/records.py), and tsc compiles them on both surfaces
 ## (types/check.ts, with TypeScript from node-deps).
@@ -224,12 +231,13 @@ lint: check-tools node-deps
 	bindings-node/node_modules/.bin/tsc --noEmit --strict --types node --typeRoots bindings-node/node_modules/@types \
 		--target es2022 --module nodenext --moduleResolution nodenext types/check.ts
 	$(CARGO) fmt --all -- --check
-	$(CARGO) clippy --workspace --all-targets -- -D warnings
+	$(CARGO) clippy --workspace --all-targets --features wikidex-wasm/model -- -D warnings
 	$(CARGO) clippy -p wikidex --no-default-features -- -D warnings
-	$(CARGO) clippy -p wikidex-wasm --features model -- -D warnings
 	$(CARGO) clippy -p wikidex-wasm --no-default-features -- -D warnings
 	python3 scripts/shared-units.py wikidex-py --features extension-module
 	python3 scripts/shared-units.py wikidex-node
+	python3 scripts/shared-units.py -- test --doc $(DOC_PACKAGES)
+	python3 scripts/shared-units.py -- build -p wikidex-cli -p workspace-hack
 	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --no-deps -p wikidex
 
 fmt:

@@ -7,7 +7,10 @@ compiled again, with everything above it: tract and the core twice over, minutes
 gigabytes of target/. This script asks cargo for both unit graphs (`--unit-graph`, no compiling)
 and lists every unit of the binding's build that the workspace build does not have.
 
-usage: scripts/shared-units.py PACKAGE [CARGO ARGS...]   (exit 1 when a unit is not shared)
+usage: scripts/shared-units.py PACKAGE [CARGO ARGS...]   (`cargo build -p PACKAGE --lib ARGS`)
+       scripts/shared-units.py -- CARGO COMMAND...         (that command: `test --doc -p wikidex`)
+exit 1 when a unit is not shared. A command's doc tests are its own and not compared (rustdoc
+compiles them; they are not units another build could share).
 """
 import json
 import os
@@ -36,18 +39,25 @@ def units(args):
 
 
 def main():
-    package, extra = sys.argv[1], sys.argv[2:]
+    if sys.argv[1] == "--":
+        command = sys.argv[2:]
+        label = "cargo " + " ".join(command)
+    else:
+        package, extra = sys.argv[1], sys.argv[2:]
+        command = ["build", "-p", package, "--lib", *extra]
+        label = package
     workspace = units(["test", "--workspace", "--all-targets", "--no-run"])
-    binding = units(["build", "-p", package, "--lib", *extra])
-    rebuilt = sorted({key for key, name in binding.items()
-                      if key not in workspace and name.split("@")[0] not in OWN})
+    own = units(command)
+    rebuilt = sorted({key for key, name in own.items()
+                      if key not in workspace and name.split("@")[0] not in OWN
+                      and key[2] != "doctest"})
     for name, target, mode, features, _, _ in rebuilt:
-        print(f"rebuilt for {package}: {name} {target} ({mode}) features={list(features)}")
+        print(f"rebuilt for {label}: {name} {target} ({mode}) features={list(features)}")
     if rebuilt:
-        print(f"{len(rebuilt)} of {len(binding)} units of {package}'s build differ from the "
-              "workspace build: give the package the workspace's features (see CONTRIBUTING.md)")
+        print(f"{len(rebuilt)} of {len(own)} units of {label} differ from the "
+              "workspace build: give the command the workspace's features (see CONTRIBUTING.md)")
         return 1
-    print(f"{package}: all {len(binding)} units shared with the workspace build")
+    print(f"{label}: all {len(own)} units shared with the workspace build")
     return 0
 
 
