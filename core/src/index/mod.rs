@@ -207,6 +207,10 @@ pub struct Index {
     /// The trie typo tolerance walks, made from the lexical index's words on first use (a
     /// write makes a new `Index`, so it is never stale).
     pub(crate) typo: std::sync::OnceLock<crate::lane::typo::Dictionary>,
+    /// The vectors' binary codes, made by the first semantic search
+    /// ([`crate::lane::codes::Codes::of`]: none for a small section; a write makes a new
+    /// `Index`, so they are never stale).
+    pub(crate) codes: std::sync::OnceLock<Option<crate::lane::codes::Codes>>,
 }
 
 impl Index {
@@ -255,6 +259,7 @@ impl Index {
             unfiltered: std::sync::OnceLock::new(),
             support: std::sync::OnceLock::new(),
             typo: std::sync::OnceLock::new(),
+            codes: std::sync::OnceLock::new(),
         }
     }
 

@@ -150,7 +150,10 @@ pub(crate) fn calibrate_floor(data: &mut IndexData, embedder: &dyn Embedder) -> 
         .filter(|v| v.len() == section.dim as usize)
         .filter_map(|mut v| {
             crate::embed::normalize(&mut v);
-            section.search(&v, None, None, 1).first().map(|&(_, s)| s)
+            section
+                .search(&v, None, None, 1, None)
+                .first()
+                .map(|&(_, s)| s)
         })
         .collect();
     let (low, high) = best

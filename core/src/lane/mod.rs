@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 
 pub use crate::data::config::Lane;
 
+pub(crate) mod codes;
 pub mod evidence;
 pub mod fusion;
 pub mod lexical;

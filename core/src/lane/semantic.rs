@@ -1,15 +1,22 @@
-//! The semantic lane: exact cosine similarity between the query embedding and every chunk's
+//! The semantic lane: cosine similarity between the query embedding and every chunk's
 //! embedding, over the vector section of the blob.
 //!
-//! Vectors are unit length, so cosine is a dot product. The scan is one pass over contiguous
-//! rows with independent accumulators (which the compiler turns into SIMD), feeding a bounded
-//! heap of the best keys: its cost is reading the vectors once, at memory bandwidth.
+//! Vectors are unit length, so cosine is a dot product. Below 50,000 vectors
+//! (`codes::CODES_FROM`) the scan is exact: one pass over contiguous rows with independent
+//! accumulators (which the compiler turns into SIMD), feeding a bounded heap of the best keys;
+//! its cost is reading the vectors once, at memory bandwidth. From there on the rows are first
+//! ranked by their binary codes (the crate's `lane::codes`) and only the nearest are scored,
+//! exactly.
+
+use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 
+use super::codes::{self, Codes};
 use super::{top_keys, Mask};
 use crate::data::error::{Error, Result};
 use crate::embed::Prompts;
+use crate::text::analyze::BuildHash;
 
 /// How vectors are stored.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -349,47 +356,89 @@ impl VectorSection {
                 self.dim
             )));
         }
-        Ok(self.search(query, None, None, n))
+        Ok(self.search(query, None, None, n, None))
+    }
+
+    /// Row `i` as floats into `out` (`dim` long; dequantized for int8).
+    pub(crate) fn row_into(&self, i: usize, out: &mut [f32]) {
+        let dim = self.dim as usize;
+        match &self.values {
+            VectorValues::F32(v) => out.copy_from_slice(&v[i * dim..(i + 1) * dim]),
+            VectorValues::Int8 { values, scales } => {
+                for (o, &q) in out.iter_mut().zip(&values[i * dim..(i + 1) * dim]) {
+                    *o = f32::from(q) * scales[i];
+                }
+            }
+        }
+    }
+
+    /// The cosine of row `i` with `query`, as the exact scan computes it.
+    fn score(&self, i: usize, query: &[f32]) -> f32 {
+        let dim = self.dim as usize;
+        match &self.values {
+            VectorValues::F32(v) => dot(&v[i * dim..(i + 1) * dim], query),
+            VectorValues::Int8 { values, scales } => {
+                dot_i8(&values[i * dim..(i + 1) * dim], query) * scales[i]
+            }
+        }
     }
 
     /// The `n` best chunks by cosine with `query` (a unit vector of `dim` values), among the
     /// chunks `mask` allows; with `groups`, the best chunk of each of the `n` best groups
-    /// (pages). Ties go to the lower chunk index.
+    /// (pages). Ties go to the lower chunk index. With `codes` (the section's, see
+    /// [`crate::lane::codes`]) only the chunks with the [`codes::depth`] nearest codes are
+    /// scored; without, every chunk.
     pub(crate) fn search(
         &self,
         query: &[f32],
         mask: Option<Mask<'_>>,
         groups: Option<(&[u32], usize)>,
         n: usize,
+        codes: Option<&Codes>,
     ) -> Vec<(u32, f32)> {
         let dim = self.dim as usize;
-        let keys = match &self.values {
-            VectorValues::F32(values) => {
-                let scores = values.chunks_exact(dim).map(|row| dot(row, query));
-                top_scores(scores, mask, groups, n)
+        let keys = match (codes, &self.values) {
+            (Some(codes), _) => {
+                let rows = codes.nearest(query, mask, codes::depth(n, self.len()));
+                let keys = rows.iter().map(|&c| key(c, self.score(c as usize, query)));
+                match groups {
+                    None => top_keys(keys, n),
+                    // A few thousand rows: their groups in a map, not a slot for every group.
+                    Some((groups, _)) => {
+                        let mut best: HashMap<u32, u64, BuildHash> = HashMap::default();
+                        for k in keys {
+                            let g = best.entry(groups[unkey(k).0 as usize]).or_insert(0);
+                            *g = (*g).max(k);
+                        }
+                        top_keys(best.into_values(), n)
+                    }
+                }
             }
-            VectorValues::Int8 { values, scales } => {
+            (None, VectorValues::F32(values)) => {
+                let scores = values.chunks_exact(dim).map(|row| dot(row, query));
+                top_scores(scores.enumerate(), mask, groups, n)
+            }
+            (None, VectorValues::Int8 { values, scales }) => {
                 let scores = (values.chunks_exact(dim).zip(scales))
                     .map(|(row, &scale)| dot_i8(row, query) * scale);
-                top_scores(scores, mask, groups, n)
+                top_scores(scores.enumerate(), mask, groups, n)
             }
         };
         keys.into_iter().map(unkey).collect()
     }
 }
 
-/// The keys of the `n` best scores (chunk order in, one score per chunk), or of the best chunk
-/// of the `n` best groups.
+/// The keys of the `n` best scores (one `(chunk, score)` per chunk, in chunk order), or of the
+/// best chunk of the `n` best groups.
 #[inline]
 fn top_scores(
-    scores: impl Iterator<Item = f32>,
+    scores: impl Iterator<Item = (usize, f32)>,
     mask: Option<Mask<'_>>,
     groups: Option<(&[u32], usize)>,
     n: usize,
 ) -> Vec<u64> {
     let allowed = |c: usize| mask.is_none_or(|m| m[c]);
     let keyed = scores
-        .enumerate()
         .filter(|&(c, _)| allowed(c))
         .map(|(c, s)| (c, key(c as u32, s)));
     match groups {
@@ -519,17 +568,102 @@ mod tests {
         for enc in [VectorEncoding::F32, VectorEncoding::Int8] {
             let s = section(&v, enc);
             let q = [1.0, 0.0, 0.0];
-            let ids: Vec<u32> = s.search(&q, None, None, 10).iter().map(|h| h.0).collect();
+            let ids: Vec<u32> = s
+                .search(&q, None, None, 10, None)
+                .iter()
+                .map(|h| h.0)
+                .collect();
             assert_eq!(ids, [0, 1, 2, 3], "{enc:?}");
             let mask = [false, true, true, true];
-            let top = s.search(&q, Some(&mask), None, 2);
+            let top = s.search(&q, Some(&mask), None, 2, None);
             assert_eq!(top[0].0, 1);
             assert!((top[0].1 - 0.8).abs() < 0.01);
             // Chunks 0 and 1 are one page, 2 and 3 another: one hit per page, its best chunk.
             let groups = [0u32, 0, 1, 1];
-            let pages = s.search(&q, None, Some((&groups, 2)), 10);
+            let pages = s.search(&q, None, Some((&groups, 2)), 10, None);
             assert_eq!(pages.iter().map(|h| h.0).collect::<Vec<_>>(), [0, 2]);
         }
+    }
+
+    /// Unit vectors in clusters around a shared direction, as a model's are (xorshift).
+    fn clustered(n: usize, dim: usize) -> Vec<Vec<f32>> {
+        let mut state = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state >> 40) as f32 / (1u64 << 24) as f32 - 0.5
+        };
+        let centers: Vec<Vec<f32>> = (0..40)
+            .map(|_| (0..dim).map(|_| next()).collect())
+            .collect();
+        (0..n)
+            .map(|i| {
+                let c = &centers[i % centers.len()];
+                (0..dim).map(|d| 0.3 + c[d] + 0.5 * next()).collect()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_codes_path_scores_its_rows_exactly_and_finds_the_exact_best() {
+        let n = 12_000;
+        let vs = clustered(n, 48);
+        let groups: Vec<u32> = (0..n as u32).map(|c| c / 3).collect();
+        let mask: Vec<bool> = (0..n).map(|c| c % 5 != 0).collect();
+        for encoding in [VectorEncoding::F32, VectorEncoding::Int8] {
+            let s = section(&vs, encoding);
+            let codes = Codes::new(&s);
+            let (mut found, mut asked) = (0, 0);
+            for q in (0..n).step_by(997) {
+                let query = s.vector(q).unwrap();
+                let scores: HashMap<u32, f32> =
+                    s.search(&query, None, None, n, None).into_iter().collect();
+                for (mask, groups) in [
+                    (None, None),
+                    (Some(&mask[..]), None),
+                    (None, Some((&groups[..], n / 3))),
+                ] {
+                    let exact = s.search(&query, mask, groups, 10, None);
+                    let near = s.search(&query, mask, groups, 10, Some(&codes));
+                    assert_eq!(near.len(), 10);
+                    // Every row the codes path gives is one the exact scan allows, with its
+                    // exact score; the best is the exact best.
+                    for &(c, score) in &near {
+                        assert!(mask.is_none_or(|m| m[c as usize]));
+                        assert_eq!(score, scores[&c]);
+                    }
+                    assert_eq!(near[0], exact[0], "{encoding:?} query {q}");
+                    if let Some((g, _)) = groups {
+                        let mut pages: Vec<u32> = near.iter().map(|h| g[h.0 as usize]).collect();
+                        pages.dedup();
+                        assert_eq!(pages.len(), 10, "one chunk a page");
+                    }
+                    found += near.iter().filter(|h| exact.contains(h)).count();
+                    asked += exact.len();
+                }
+            }
+            // 2,048 of 12,000 rows rescored: nearly all of the exact top 10.
+            assert!(
+                found as f64 >= 0.95 * asked as f64,
+                "{encoding:?}: {found} of {asked}"
+            );
+            // With every row rescored the codes path is the exact scan.
+            let all = Codes::new(&section(&vs[..2000], encoding));
+            let small = section(&vs[..2000], encoding);
+            let query = small.vector(7).unwrap();
+            assert_eq!(
+                small.search(&query, None, None, 50, Some(&all)),
+                small.search(&query, None, None, 50, None)
+            );
+        }
+    }
+
+    #[test]
+    fn only_large_sections_get_codes() {
+        let vs = clustered(crate::lane::codes::CODES_FROM, 4);
+        assert!(Codes::of(&section(&vs[..vs.len() - 1], VectorEncoding::Int8)).is_none());
+        assert!(Codes::of(&section(&vs, VectorEncoding::Int8)).is_some());
     }
 
     #[test]

@@ -24,6 +24,7 @@ use std::collections::HashSet;
 use crate::data::error::{Error, Result};
 use crate::embed::Embedder;
 use crate::index::{Caller, Index};
+use crate::lane::codes::Codes;
 use crate::lane::evidence;
 use crate::lane::fusion::{self, Fused, LaneRanking};
 use crate::lane::typo::{self, Expansion};
@@ -540,8 +541,10 @@ impl Index {
         match self.query_vector(query, opts.query_vector.as_deref(), model) {
             Ok(Some(q)) => {
                 let paged = groups.map(|g| (g, self.data.pages.len()));
+                let codes = self.codes.get_or_init(|| Codes::of(section));
                 let ranked = held_first(held, groups, candidates, |first| {
-                    Ok::<_, Error>(section.search(&q, first.or(filter), paged, candidates))
+                    let mask = first.or(filter);
+                    Ok::<_, Error>(section.search(&q, mask, paged, candidates, codes.as_ref()))
                 })?;
                 // Words the index does not know, and no closer to anything here than
                 // nonsense is: no evidence at all, so no hits (the content-gap signal).

@@ -324,6 +324,7 @@ impl RangedIndex {
                         values,
                         ..meta.clone()
                     });
+                    self.index.codes = std::sync::OnceLock::new();
                 }
             }
         }
