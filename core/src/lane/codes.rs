@@ -161,29 +161,12 @@ impl Codes {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::lane::semantic::tests::clustered;
     use crate::lane::semantic::VectorEncoding;
-
-    /// Deterministic unit vectors around a shared direction (as a model's are).
-    fn vectors(n: usize, dim: usize) -> Vec<Vec<f32>> {
-        let mut state = 0x2545_F491_4F6C_DD1Du64;
-        let mut next = move || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            (state >> 40) as f32 / (1u64 << 24) as f32 - 0.5
-        };
-        (0..n)
-            .map(|_| {
-                (0..dim)
-                    .map(|d| next() + if d % 3 == 0 { 0.4 } else { 0.0 })
-                    .collect()
-            })
-            .collect()
-    }
 
     #[test]
     fn nearest_codes_hold_the_exact_best_and_honour_the_mask() {
-        let vs = vectors(3000, 70);
+        let vs = clustered(3000, 70);
         for encoding in [VectorEncoding::F32, VectorEncoding::Int8] {
             let section = VectorSection::new("m", "f", 70, &vs, encoding).unwrap();
             let codes = Codes::new(&section);

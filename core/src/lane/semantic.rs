@@ -529,7 +529,7 @@ pub(crate) const NO_VECTORS: &str =
 pub(crate) const NO_QUERY_VECTOR: &str = "no embedder attached and no query vector given";
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     fn section(vectors: &[Vec<f32>], encoding: VectorEncoding) -> VectorSection {
@@ -586,7 +586,7 @@ mod tests {
     }
 
     /// Unit vectors in clusters around a shared direction, as a model's are (xorshift).
-    fn clustered(n: usize, dim: usize) -> Vec<Vec<f32>> {
+    pub(crate) fn clustered(n: usize, dim: usize) -> Vec<Vec<f32>> {
         let mut state = 0x9E37_79B9_7F4A_7C15u64;
         let mut next = move || {
             state ^= state << 13;
