@@ -208,9 +208,9 @@ pub struct Index {
     /// write makes a new `Index`, so it is never stale).
     pub(crate) typo: std::sync::OnceLock<crate::lane::typo::Dictionary>,
     /// The vectors' binary codes, made by the first semantic search
-    /// ([`crate::lane::codes::Codes::of`]: none for a small section; a write makes a new
+    /// ([`crate::lane::semantic::codes::Codes::of`]: none for a small section; a write makes a new
     /// `Index`, so they are never stale).
-    pub(crate) codes: std::sync::OnceLock<Option<crate::lane::codes::Codes>>,
+    pub(crate) codes: std::sync::OnceLock<Option<crate::lane::semantic::codes::Codes>>,
 }
 
 impl Index {

@@ -7,7 +7,6 @@ use serde::{Deserialize, Serialize};
 
 pub use crate::data::config::Lane;
 
-pub(crate) mod codes;
 pub mod evidence;
 pub mod fusion;
 pub mod lexical;

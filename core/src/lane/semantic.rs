@@ -5,18 +5,20 @@
 //! (`codes::CODES_FROM`) the scan is exact: one pass over contiguous rows with independent
 //! accumulators (which the compiler turns into SIMD), feeding a bounded heap of the best keys;
 //! its cost is reading the vectors once, at memory bandwidth. From there on the rows are first
-//! ranked by their binary codes (the crate's `lane::codes`) and only the nearest are scored,
+//! ranked by their binary codes (`semantic::codes`) and only the nearest are scored,
 //! exactly.
+
+pub(crate) mod codes;
 
 use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::codes::{self, Codes};
 use super::{top_keys, Mask};
 use crate::data::error::{Error, Result};
 use crate::embed::Prompts;
 use crate::text::analyze::BuildHash;
+use codes::Codes;
 
 /// How vectors are stored.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -386,7 +388,7 @@ impl VectorSection {
     /// The `n` best chunks by cosine with `query` (a unit vector of `dim` values), among the
     /// chunks `mask` allows; with `groups`, the best chunk of each of the `n` best groups
     /// (pages). Ties go to the lower chunk index. With `codes` (the section's, see
-    /// [`crate::lane::codes`]) only the chunks with the [`codes::depth`] nearest codes are
+    /// [`codes`]) only the chunks with the [`codes::depth`] nearest codes are
     /// scored; without, every chunk.
     pub(crate) fn search(
         &self,
@@ -661,7 +663,7 @@ pub(crate) mod tests {
 
     #[test]
     fn only_large_sections_get_codes() {
-        let vs = clustered(crate::lane::codes::CODES_FROM, 4);
+        let vs = clustered(codes::CODES_FROM, 4);
         assert!(Codes::of(&section(&vs[..vs.len() - 1], VectorEncoding::Int8)).is_none());
         assert!(Codes::of(&section(&vs, VectorEncoding::Int8)).is_some());
     }

@@ -10,9 +10,9 @@
 
 use std::ops::Range;
 
-use super::semantic::VectorSection;
-use super::Mask;
+use super::VectorSection;
 use crate::data::parallel;
+use crate::lane::Mask;
 
 /// Sections of at least this many vectors are searched through their codes; smaller ones are
 /// scanned exactly (at 384 dimensions an exact int8 scan of this many takes about 5 ms on one
