@@ -221,7 +221,9 @@ test-mcp:
 ## make lint: the version the same in every manifest (scripts/version.py: Cargo.toml's
 ## [workspace.package] version is the one to bump); formatting and clippy with warnings as errors
 ## (the browser binding's model code with the workspace: alone, `-p wikidex-wasm --features
-## model` checked tract again with other features, 3 minutes of a cold run); the records written once
+## model` checked tract again with other features, 3 minutes of a cold run; the commands of one
+## package take `-p workspace-hack`, which holds the proc macros' features to the workspace's:
+## without it each compiled syn and every macro again, a minute each); the records written once
 ## (types/records.d.ts): each JavaScript surface's declarations hold them verbatim, the Python
 ## stubs' TypedDicts match them (scripts/records.py), and tsc compiles them on both surfaces
 ## (types/check.ts, with TypeScript from node-deps).
@@ -232,13 +234,13 @@ lint: check-tools node-deps
 		--target es2022 --module nodenext --moduleResolution nodenext types/check.ts
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --workspace --all-targets --features wikidex-wasm/model -- -D warnings
-	$(CARGO) clippy -p wikidex --no-default-features -- -D warnings
-	$(CARGO) clippy -p wikidex-wasm --no-default-features -- -D warnings
+	$(CARGO) clippy -p wikidex --no-default-features -p workspace-hack -- -D warnings
+	$(CARGO) clippy -p wikidex-wasm --no-default-features -p workspace-hack -- -D warnings
 	python3 scripts/shared-units.py wikidex-py --features extension-module
 	python3 scripts/shared-units.py wikidex-node
 	python3 scripts/shared-units.py -- test --doc $(DOC_PACKAGES)
 	python3 scripts/shared-units.py -- build -p wikidex-cli -p workspace-hack
-	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --no-deps -p wikidex
+	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --no-deps -p wikidex -p workspace-hack
 
 fmt:
 	$(CARGO) fmt --all
