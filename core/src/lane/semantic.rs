@@ -302,21 +302,12 @@ impl VectorSection {
 
     /// Vector `i` as floats (dequantized for int8); `None` for `i` outside the section.
     pub fn vector(&self, i: usize) -> Option<Vec<f32>> {
-        let dim = self.dim as usize;
-        let range = i.checked_mul(dim)?..i.checked_add(1)?.checked_mul(dim)?;
-        match &self.values {
-            VectorValues::F32(v) => v.get(range).map(<[f32]>::to_vec),
-            VectorValues::Int8 { values, scales } => {
-                let scale = *scales.get(i)?;
-                Some(
-                    values
-                        .get(range)?
-                        .iter()
-                        .map(|&q| f32::from(q) * scale)
-                        .collect(),
-                )
-            }
+        if i >= self.len() {
+            return None;
         }
+        let mut out = vec![0f32; self.dim as usize];
+        self.row_into(i, &mut out);
+        Some(out)
     }
 
     /// Checks the section holds exactly one finite vector per chunk.
@@ -398,53 +389,38 @@ impl VectorSection {
         n: usize,
         codes: Option<&Codes>,
     ) -> Vec<(u32, f32)> {
-        let dim = self.dim as usize;
-        let keys = match (codes, &self.values) {
-            (Some(codes), _) => {
+        let allowed = |c: &usize| mask.is_none_or(|m| m[*c]);
+        let scored = |c: usize| (c, self.score(c, query));
+        let keys = match codes {
+            Some(codes) => {
                 let rows = codes.nearest(query, mask, codes::depth(n, self.len()));
-                let keys = rows.iter().map(|&c| key(c, self.score(c as usize, query)));
-                match groups {
-                    None => top_keys(keys, n),
-                    // A few thousand rows: their groups in a map, not a slot for every group.
-                    Some((groups, _)) => {
-                        let mut best: HashMap<u32, u64, BuildHash> = HashMap::default();
-                        for k in keys {
-                            let g = best.entry(groups[unkey(k).0 as usize]).or_insert(0);
-                            *g = (*g).max(k);
-                        }
-                        top_keys(best.into_values(), n)
-                    }
-                }
+                top_scores(rows.into_iter().map(|c| scored(c as usize)), groups, n)
             }
-            (None, VectorValues::F32(values)) => {
-                let scores = values.chunks_exact(dim).map(|row| dot(row, query));
-                top_scores(scores.enumerate(), mask, groups, n)
-            }
-            (None, VectorValues::Int8 { values, scales }) => {
-                let scores = (values.chunks_exact(dim).zip(scales))
-                    .map(|(row, &scale)| dot_i8(row, query) * scale);
-                top_scores(scores.enumerate(), mask, groups, n)
-            }
+            None => top_scores((0..self.len()).filter(allowed).map(scored), groups, n),
         };
         keys.into_iter().map(unkey).collect()
     }
 }
 
-/// The keys of the `n` best scores (one `(chunk, score)` per chunk, in chunk order), or of the
-/// best chunk of the `n` best groups.
-#[inline]
+/// The keys of the `n` best scores (`(chunk, score)` pairs), or of the best chunk of the `n`
+/// best groups: in a slot per group, or in a map when there are far fewer chunks than groups
+/// (the rows the codes chose among a million pages).
 fn top_scores(
     scores: impl Iterator<Item = (usize, f32)>,
-    mask: Option<Mask<'_>>,
     groups: Option<(&[u32], usize)>,
     n: usize,
 ) -> Vec<u64> {
-    let allowed = |c: usize| mask.is_none_or(|m| m[c]);
-    let keyed = scores
-        .filter(|&(c, _)| allowed(c))
-        .map(|(c, s)| (c, key(c as u32, s)));
+    let keyed = scores.map(|(c, s)| (c, key(c as u32, s)));
     match groups {
         None => top_keys(keyed.map(|(_, k)| k), n),
+        Some((groups, n_groups)) if keyed.size_hint().1.is_some_and(|c| c < n_groups / 8) => {
+            let mut best: HashMap<u32, u64, BuildHash> = HashMap::default();
+            for (c, k) in keyed {
+                let g = best.entry(groups[c]).or_insert(0);
+                *g = (*g).max(k);
+            }
+            top_keys(best.into_values(), n)
+        }
         Some((groups, n_groups)) => {
             let mut best = vec![0u64; n_groups];
             for (c, k) in keyed {
