@@ -163,9 +163,14 @@ pub fn check_header(bytes: &[u8]) -> Result<u32> {
     Ok(version)
 }
 
-/// Decodes and validates a whole blob.
+/// Decodes and validates a whole blob, on every core.
 pub(crate) fn decode(bytes: &[u8]) -> Result<IndexData> {
-    finish(sections::decode(bytes)?)
+    decode_on(bytes, crate::data::parallel::cores())
+}
+
+/// [`decode`] on at most `threads` threads.
+pub(crate) fn decode_on(bytes: &[u8], threads: usize) -> Result<IndexData> {
+    finish(sections::decode(bytes, threads)?)
 }
 
 /// The checks and derivations every load makes, whole or in parts ([`crate::RangedIndex`]):

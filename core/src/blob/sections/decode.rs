@@ -276,8 +276,8 @@ const BYTES_PER_THREAD: usize = 1;
 ///
 /// # Errors
 /// [`Error::Corrupt`] for any part cut short, changed or inconsistent.
-pub(crate) fn decode(bytes: &[u8]) -> Result<IndexData> {
-    let head = decode_head(bytes)?;
+pub(crate) fn decode(bytes: &[u8], threads: usize) -> Result<IndexData> {
+    let mut head = decode_head(bytes)?;
     let parts = head.parts();
     let start = usize::try_from(head_end(bytes)?).unwrap_or(usize::MAX);
     let mut at = start;
@@ -298,7 +298,7 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<IndexData> {
             bytes.len() - at
         )));
     }
-    let threads = crate::data::parallel::cores().min((at - start) / BYTES_PER_THREAD);
+    let threads = threads.min((at - start) / BYTES_PER_THREAD);
     let sizes: Vec<usize> = bodies.iter().map(|b| b.len()).collect();
     let jobs = runs_of(&sizes, threads.max(1));
     let decoded = crate::data::parallel::map(&jobs, jobs.len(), |job| {
@@ -330,7 +330,7 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<IndexData> {
     });
     let mut shards: Vec<Dictionary> = Vec::with_capacity(head.dict_blocks.len());
     let mut postings: Vec<PostingBlock> = Vec::with_capacity(head.term_blocks.len());
-    let mut positions: Vec<Vec<u8>> = Vec::with_capacity(head.term_blocks.len());
+    let mut blocks_of_positions: Vec<Vec<u8>> = Vec::with_capacity(head.term_blocks.len());
     let (mut pages, mut spans) = (Vec::new(), Vec::new());
     let (mut graph, mut raw, mut values) = (None, None, None);
     // The runs are in the blob's order and each stops at its first bad section: the first
@@ -340,7 +340,7 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<IndexData> {
             match loaded {
                 Loaded::Dictionary(d) => shards.push(d),
                 Loaded::Postings(p) => postings.push(p),
-                Loaded::Positions(p) => positions.push(p),
+                Loaded::Positions(p) => blocks_of_positions.push(p),
                 Loaded::Pages(p, s) => {
                     pages.push(p);
                     spans.push(s);
@@ -352,6 +352,10 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<IndexData> {
         }
     }
     let (pages, spans) = (concat(pages), concat(spans));
+    // Each part is dropped once what it makes is made, not at the end: a whole load's peak
+    // memory is that of the index it gives, and a large build's (whose save decodes the blob
+    // to check it) is its load's. The stubs stood in for the pages until their blocks came.
+    drop(std::mem::take(&mut head.pages.0));
     let dictionary = if head.sharded() {
         Dictionary::concat(
             head.dictionary.lengths().to_vec(),
@@ -363,12 +367,14 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<IndexData> {
         head.dictionary.clone()
     };
     let lexical = LexicalIndex::from_parts(dictionary, &head.term_blocks, &postings)?;
+    drop(postings);
     let positions = if head.positions {
-        let blocks: Vec<Option<&[u8]>> = positions.iter().map(|p| Some(&p[..])).collect();
+        let blocks: Vec<Option<&[u8]>> = blocks_of_positions.iter().map(|p| Some(&p[..])).collect();
         Some(Positions::from_parts(&lexical, &head.term_blocks, &blocks)?)
     } else {
         None
     };
+    drop(blocks_of_positions);
     let vectors = match (head.vectors, values) {
         (Some(v), Some(values)) => Some(VectorSection { values, ..v }),
         _ => None,
