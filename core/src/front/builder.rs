@@ -46,7 +46,7 @@ pub struct IndexBuilder {
     follow_outside_root: bool,
     embedder: Option<Attached>,
     encoding: VectorEncoding,
-    pages: BTreeMap<(Scope, String), Page>,
+    pages: Pages,
     raw: BTreeMap<String, RawDoc>,
     report: BuildReport,
     previous: Option<Previous>,
@@ -113,7 +113,7 @@ impl IndexBuilder {
             follow_outside_root: false,
             embedder: None,
             encoding: VectorEncoding::F32,
-            pages: BTreeMap::new(),
+            pages: Pages::default(),
             raw: BTreeMap::new(),
             report: BuildReport::default(),
             previous: None,
@@ -653,7 +653,7 @@ impl IndexBuilder {
             report.language_reason = Some(why);
         }
         report.languages = languages.clone();
-        let pages: Vec<Page> = self.pages.into_values().collect();
+        let pages = self.pages.into_sorted();
         let raw = RawSection::build(self.raw.into_values().collect(), &config.chunk)?;
         let no_prior = chunk::PriorChunks::new();
         let prior = self.previous.as_ref().map_or(&no_prior, |p| &p.numbers);
@@ -736,6 +736,46 @@ fn line_of(bytes: &[u8], offset: usize) -> u32 {
 
 /// A page made from a plain record (a BEIR document): no frontmatter, the body is the text.
 #[cfg(any(feature = "fs", test))]
+/// The pages added, by scope and key. The pages lie in a list in the order they came and
+/// the map holds their places: a map of the pages themselves kept each (488 bytes and its
+/// key) in tree nodes about two thirds full, and a large build's memory kept the holes the
+/// nodes left once the pages moved out.
+#[derive(Debug, Default)]
+struct Pages {
+    places: BTreeMap<(Scope, String), usize>,
+    list: Vec<Page>,
+}
+
+impl Pages {
+    fn get(&self, slot: &(Scope, String)) -> Option<&Page> {
+        self.places.get(slot).map(|&i| &self.list[i])
+    }
+
+    /// Puts `page` at `slot`, and gives back the page it replaces there, as a map does.
+    fn insert(&mut self, slot: (Scope, String), page: Page) -> Option<Page> {
+        if let Some(&i) = self.places.get(&slot) {
+            return Some(std::mem::replace(&mut self.list[i], page));
+        }
+        self.places.insert(slot, self.list.len());
+        self.list.push(page);
+        None
+    }
+
+    /// Each slot and its page, in slot order.
+    fn iter(&self) -> impl Iterator<Item = (&(Scope, String), &Page)> {
+        self.places.iter().map(|(slot, &i)| (slot, &self.list[i]))
+    }
+
+    /// The pages in slot order (by scope, then key).
+    fn into_sorted(self) -> Vec<Page> {
+        let mut list: Vec<Option<Page>> = self.list.into_iter().map(Some).collect();
+        self.places
+            .into_values()
+            .filter_map(|i| list[i].take())
+            .collect()
+    }
+}
+
 fn page_from_record(path: String, key: String, title: String, body: String) -> Page {
     Page {
         title: if title.trim().is_empty() {
