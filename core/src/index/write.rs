@@ -14,7 +14,7 @@ use crate::embed::Embedder;
 use crate::graph::GraphSection;
 use crate::index::vectors::{self};
 use crate::index::Index;
-use crate::lane::lexical::{LexicalIndex, PageFields};
+use crate::lane::lexical::{ChunkTerms, LexicalIndex, PageFields};
 use crate::lane::phrase::Positions;
 use crate::text::analyze::Analyzer;
 use crate::text::chunk::{self, ChunkRecord};
@@ -40,7 +40,7 @@ pub(crate) fn assemble(
     let mut chunks = Vec::new();
     let mut numbers: Vec<u32> = Vec::new();
     let mut positional = true;
-    let mut chunk_terms = Vec::new();
+    let mut chunk_terms = ChunkTerms::default();
     let total = pages.len();
     for (pi, page) in pages.iter().enumerate() {
         let first = chunks.len();
@@ -54,7 +54,7 @@ pub(crate) fn assemble(
         let indexed = chunk::indexed_texts(&page.text, body_start, &spans);
         for (&(start, end), indexed) in spans.iter().zip(&indexed) {
             let text = &page.text[start..end];
-            chunk_terms.push(fields.chunk_terms(&analyzer, indexed, &mut vocabulary));
+            fields.chunk_terms(&analyzer, indexed, &mut vocabulary, &mut chunk_terms);
             chunks.push(ChunkRecord {
                 page: pi as u32,
                 start: u32::try_from(start).map_err(|_| Error::invalid_argument("page > 4 GiB"))?,
@@ -79,8 +79,7 @@ pub(crate) fn assemble(
         }
     }
     u32::try_from(chunks.len()).map_err(|_| Error::invalid_argument("more than 4 Gi chunks"))?;
-    let (lexical, position) =
-        LexicalIndex::build_numbered(chunk_terms.iter().map(|c| &c.0), vocabulary);
+    let (lexical, position) = LexicalIndex::build_numbered(chunk_terms.terms(), vocabulary);
     let positions = config
         .positions
         .then(|| Positions::build(&lexical, &position, &chunk_terms));

@@ -81,9 +81,44 @@ pub(crate) fn text_position(page: &Page) -> u32 {
 /// field (Lucene's `position_increment_gap` of 100 for multi-valued text fields).
 pub const FIELD_GAP: u32 = 100;
 
-/// The terms a chunk is indexed under (as [`Vocabulary`] numbers), in order, and the position
-/// of each.
-pub(crate) type ChunkTerms = (Vec<u32>, Vec<u32>);
+/// The terms each chunk is indexed under (as [`Vocabulary`] numbers), in order, and the
+/// position of each: one list of every chunk's in chunk order, each chunk's run ending at its
+/// `ends`. A large build holds two numbers a token and nothing a chunk (a pair of lists a chunk
+/// held about a third more than its tokens, and a heap full of holes once they were freed).
+#[derive(Debug, Default)]
+pub(crate) struct ChunkTerms {
+    terms: Vec<u32>,
+    positions: Vec<u32>,
+    ends: Vec<usize>,
+}
+
+impl ChunkTerms {
+    /// Ends the chunk whose terms and positions were pushed since the last one ended.
+    pub(crate) fn end_chunk(&mut self) {
+        self.ends.push(self.terms.len());
+    }
+
+    /// Adds a chunk: its terms and their positions, in order.
+    #[cfg(test)]
+    pub(crate) fn push(&mut self, terms: &[u32], positions: &[u32]) {
+        self.terms.extend_from_slice(terms);
+        self.positions.extend_from_slice(positions);
+        self.end_chunk();
+    }
+
+    /// Each chunk's terms, in chunk order.
+    pub(crate) fn terms(&self) -> impl Iterator<Item = &[u32]> + Clone {
+        self.chunks().map(|(terms, _)| terms)
+    }
+
+    /// Each chunk's terms and their positions, in chunk order.
+    pub(crate) fn chunks(&self) -> impl Iterator<Item = (&[u32], &[u32])> + Clone {
+        let starts = std::iter::once(0).chain(self.ends.iter().copied());
+        starts
+            .zip(&self.ends)
+            .map(|(start, &end)| (&self.terms[start..end], &self.positions[start..end]))
+    }
+}
 
 impl PageFields {
     /// Analyzes `page`'s fields, numbering their terms in `vocabulary`.
@@ -114,21 +149,24 @@ impl PageFields {
         }
     }
 
-    /// The terms a chunk of the page with text `text` is indexed under, with their positions.
+    /// Adds to `table` a chunk of the page with text `text`: the terms it is indexed under,
+    /// with their positions.
     pub(crate) fn chunk_terms(
         &self,
         analyzer: &Analyzer,
         text: &str,
         vocabulary: &mut Vocabulary,
-    ) -> ChunkTerms {
-        let mut terms = self.head.clone();
-        let mut positions = self.head_at.clone();
+        table: &mut ChunkTerms,
+    ) {
+        let (terms, positions) = (&mut table.terms, &mut table.positions);
+        terms.extend_from_slice(&self.head);
+        positions.extend_from_slice(&self.head_at);
         let mut at = self.text_at;
-        analyzer.terms_at_recording(text, &mut at, &mut terms, &mut positions, vocabulary);
+        analyzer.terms_at_recording(text, &mut at, terms, positions, vocabulary);
         let tail_from = at.saturating_add(FIELD_GAP);
         terms.extend_from_slice(&self.tail);
         positions.extend(self.tail_at.iter().map(|p| p.saturating_add(tail_from)));
-        (terms, positions)
+        table.end_chunk();
     }
 }
 

@@ -51,14 +51,14 @@ impl PartialEq for Positions {
 fn each_value(
     index: &LexicalIndex,
     position: &[u32],
-    chunks: &[ChunkTerms],
+    chunks: &ChunkTerms,
     mut f: impl FnMut(usize, u32),
 ) {
     let n_terms = index.term_count();
     // Per term: its next posting, and the chunk and position it was last seen at.
     let mut next: Vec<usize> = (0..n_terms).map(|t| index.posting_range(t).start).collect();
     let mut last: Vec<(u32, u32)> = vec![(u32::MAX, 0); n_terms];
-    for (c, (terms, positions)) in (0u32..).zip(chunks) {
+    for (c, (terms, positions)) in (0u32..).zip(chunks.chunks()) {
         for (&n, &p) in terms.iter().zip(positions) {
             let Some(&t) = position.get(n as usize).filter(|&&t| t != u32::MAX) else {
                 continue;
@@ -161,11 +161,7 @@ impl Positions {
     /// in chunk order, which is the order the chunks come in, and a chunk's positions ascend.
     /// The first pass sizes each posting's list, the second writes it where the sizes put it,
     /// so the memory is a number per term and per posting, not a triple per token to sort.
-    pub(crate) fn build(
-        index: &LexicalIndex,
-        position: &[u32],
-        chunks: &[ChunkTerms],
-    ) -> Positions {
+    pub(crate) fn build(index: &LexicalIndex, position: &[u32], chunks: &ChunkTerms) -> Positions {
         let n_postings = index.all_tfs().len();
         // Per posting: its list's length in bytes, then where it starts.
         let mut at = vec![0u32; n_postings + 1];
@@ -390,18 +386,17 @@ mod tests {
     /// Whitespace-split documents, one chunk each, positions counting every word.
     fn built(docs: &[&str]) -> (LexicalIndex, Positions) {
         let mut vocabulary = crate::text::analyze::Vocabulary::default();
-        let chunks: Vec<ChunkTerms> = docs
-            .iter()
-            .map(|d| {
-                d.split_whitespace()
-                    .zip(0u32..)
-                    .filter(|(w, _)| *w != "_")
-                    .map(|(w, p)| (vocabulary.number(w), p))
-                    .unzip()
-            })
-            .collect();
-        let (index, position) =
-            LexicalIndex::build_numbered(chunks.iter().map(|c| &c.0), vocabulary);
+        let mut chunks = ChunkTerms::default();
+        for d in docs {
+            let (terms, positions): (Vec<u32>, Vec<u32>) = d
+                .split_whitespace()
+                .zip(0u32..)
+                .filter(|(w, _)| *w != "_")
+                .map(|(w, p)| (vocabulary.number(w), p))
+                .unzip();
+            chunks.push(&terms, &positions);
+        }
+        let (index, position) = LexicalIndex::build_numbered(chunks.terms(), vocabulary);
         let positions = Positions::build(&index, &position, &chunks);
         (index, positions)
     }

@@ -76,68 +76,87 @@ impl LexicalIndex {
         for (word, term) in &surface {
             vocabulary.record(word, term);
         }
-        LexicalIndex::build_numbered(chunks, vocabulary).0
+        LexicalIndex::build_numbered(chunks.iter().map(Vec::as_slice), vocabulary).0
     }
 
     /// Builds the index from each chunk's terms as `vocabulary` numbers them, in chunk order
     /// (see [`crate::text::analyze::Analyzer::terms_at_recording`]), and the words it
     /// recorded. Also returns each number's position in the dictionary (`u32::MAX` for a term
     /// no chunk holds), to map the chunks' terms to the index's.
-    pub(crate) fn build_numbered<I>(
+    ///
+    /// Two passes over the chunks: the first counts each term's chunks, so that the second
+    /// writes every posting in its place in lists laid out once (a list per term, grown as
+    /// postings came, held about a third more than its postings, and left the memory of every
+    /// smaller copy behind).
+    pub(crate) fn build_numbered<'a, I>(
         chunk_terms: I,
         vocabulary: Vocabulary,
     ) -> (LexicalIndex, Vec<u32>)
     where
-        I: IntoIterator,
-        I::Item: AsRef<[u32]>,
+        I: IntoIterator<Item = &'a [u32]> + Clone,
     {
         let (terms, words) = vocabulary.into_parts();
-        let mut lists: Vec<Vec<(u32, u32)>> = vec![Vec::new(); terms.len()];
+        let n = terms.len();
+        // Per number: the chunk it was last seen in, so that a chunk counts once.
+        let mut seen = vec![u32::MAX; n];
+        let mut df = vec![0u32; n];
         let mut lengths = Vec::new();
-        let mut sorted: Vec<u32> = Vec::new();
-        for (chunk, numbers) in (0u32..).zip(chunk_terms) {
-            let numbers = numbers.as_ref();
+        for (chunk, numbers) in (0u32..).zip(chunk_terms.clone()) {
             lengths.push(u32::try_from(numbers.len()).unwrap_or(u32::MAX));
-            // Count each distinct term of the chunk: sort, then take runs.
-            sorted.clear();
-            sorted.extend_from_slice(numbers);
-            crate::data::sort::sort_unstable(&mut sorted);
-            let mut rest = &sorted[..];
-            while let Some(&t) = rest.first() {
-                let run = rest.iter().take_while(|&&u| u == t).count();
-                rest = &rest[run..];
-                if let Some(list) = lists.get_mut(t as usize) {
-                    list.push((chunk, u32::try_from(run).unwrap_or(u32::MAX)));
+            for &t in numbers {
+                if let Some(last) = seen.get_mut(t as usize).filter(|l| **l != chunk) {
+                    *last = chunk;
+                    df[t as usize] += 1;
                 }
             }
         }
         // The dictionary: the terms some chunk holds, sorted.
         let mut order: Vec<u32> = (0u32..)
-            .zip(&lists)
-            .filter(|(_, list)| !list.is_empty())
+            .zip(&df)
+            .filter(|(_, &d)| d > 0)
             .map(|(n, _)| n)
             .collect();
         crate::data::sort::sort_unstable_by(&mut order, |&a, &b| {
             terms[a as usize].cmp(&terms[b as usize])
         });
-        let mut position = vec![u32::MAX; terms.len()];
+        let mut position = vec![u32::MAX; n];
+        // Per number: where its next posting goes.
+        let mut next = vec![0usize; n];
         let mut index = LexicalIndex {
             lengths,
             offsets: Vec::with_capacity(order.len() + 1),
+            terms: Vec::with_capacity(order.len()),
             ..LexicalIndex::default()
         };
         index.offsets.push(0);
+        let mut total = 0usize;
         let mut terms = terms;
-        for (at, &n) in (0u32..).zip(&order) {
-            position[n as usize] = at;
-            index.terms.push(std::mem::take(&mut terms[n as usize]));
-            for (c, tf) in std::mem::take(&mut lists[n as usize]) {
-                index.chunks.push(c);
-                index.tfs.push(tf);
+        for (at, &t) in (0u32..).zip(&order) {
+            position[t as usize] = at;
+            next[t as usize] = total;
+            index.terms.push(std::mem::take(&mut terms[t as usize]));
+            total += df[t as usize] as usize;
+            index.offsets.push(u32::try_from(total).unwrap_or(u32::MAX));
+        }
+        drop(df);
+        (index.chunks, index.tfs) = (vec![0; total], vec![0; total]);
+        seen.fill(u32::MAX);
+        for (chunk, numbers) in (0u32..).zip(chunk_terms) {
+            for &t in numbers {
+                let t = t as usize;
+                let Some(last) = seen.get_mut(t) else {
+                    continue;
+                };
+                if *last == chunk {
+                    // The posting this chunk opened for the term: one more occurrence.
+                    let tf = &mut index.tfs[next[t] - 1];
+                    *tf = tf.saturating_add(1);
+                } else {
+                    *last = chunk;
+                    (index.chunks[next[t]], index.tfs[next[t]]) = (chunk, 1);
+                    next[t] += 1;
+                }
             }
-            index
-                .offsets
-                .push(u32::try_from(index.chunks.len()).unwrap_or(u32::MAX));
         }
         let mut surface: Vec<(String, u32)> = words
             .into_iter()
