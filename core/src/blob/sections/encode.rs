@@ -35,7 +35,11 @@ fn encode_err(e: impl std::fmt::Display) -> Error {
 /// Encodes `value` as a section: its postcard bytes deflated.
 pub(super) fn section<T: Serialize + ?Sized>(value: &T) -> Result<Vec<u8>> {
     let raw = postcard::to_allocvec(value).map_err(encode_err)?;
-    Ok(miniz_oxide::deflate::compress_to_vec(&raw, 9))
+    let mut deflated = miniz_oxide::deflate::compress_to_vec(&raw, 9);
+    // The compressor's buffer grows as it writes: about half as much again as the bytes it
+    // holds, which a large blob's sections all keep until the blob is laid out.
+    deflated.shrink_to_fit();
+    Ok(deflated)
 }
 
 /// Encodes an index as a blob. Same input, same bytes.
