@@ -754,8 +754,6 @@ fn line_of(bytes: &[u8], offset: usize) -> u32 {
     u32::try_from(n + 1).unwrap_or(u32::MAX)
 }
 
-/// A page made from a plain record (a BEIR document): no frontmatter, the body is the text.
-#[cfg(any(feature = "fs", test))]
 /// The pages added, by scope and key. The pages lie in a list in the order they came and
 /// the map holds their places: a map of the pages themselves kept each (488 bytes and its
 /// key) in tree nodes about two thirds full, and a large build's memory kept the holes the
@@ -795,6 +793,8 @@ impl Pages {
     }
 }
 
+/// A page made from a plain record (a BEIR document): no frontmatter, the body is the text.
+#[cfg(any(feature = "fs", test))]
 fn page_from_record(path: String, key: String, title: String, body: String) -> Page {
     Page {
         title: if title.trim().is_empty() {
@@ -1008,6 +1008,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(feature = "fs")]
     fn a_beir_corpus_is_read_a_line_at_a_time_with_its_line_numbers() {
         let dir = std::env::temp_dir().join(format!("wikidex-beir-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
