@@ -771,12 +771,16 @@ impl Pages {
 
     /// Puts `page` at `slot`, and gives back the page it replaces there, as a map does.
     fn insert(&mut self, slot: (Scope, String), page: Page) -> Option<Page> {
-        if let Some(&i) = self.places.get(&slot) {
-            return Some(std::mem::replace(&mut self.list[i], page));
+        match self.places.entry(slot) {
+            std::collections::btree_map::Entry::Occupied(place) => {
+                Some(std::mem::replace(&mut self.list[*place.get()], page))
+            }
+            std::collections::btree_map::Entry::Vacant(place) => {
+                place.insert(self.list.len());
+                self.list.push(page);
+                None
+            }
         }
-        self.places.insert(slot, self.list.len());
-        self.list.push(page);
-        None
     }
 
     /// Each slot and its page, in slot order.
