@@ -247,6 +247,30 @@ impl NativeIndex {
         )
     }
 
+    /// Builds from the files `files` (relative paths, as `folder_files` lists them) of the
+    /// wiki folder `root`: one part of a folder built in parts (the core's
+    /// `Source::FolderFiles`).
+    #[staticmethod]
+    #[pyo3(signature = (root, files, options=None, progress=None, model=None, candidates=None))]
+    fn build_folder_files(
+        py: Python<'_>,
+        root: PathBuf,
+        files: Vec<String>,
+        options: Option<&str>,
+        progress: Option<Py<PyAny>>,
+        model: Option<PyRef<'_, Model>>,
+        candidates: Option<Vec<PathBuf>>,
+    ) -> PyResult<NativeIndex> {
+        build(
+            py,
+            Source::FolderFiles(root, files),
+            options,
+            progress,
+            model.as_deref(),
+            candidates,
+        )
+    }
+
     /// Builds from a wiki folder.
     #[staticmethod]
     #[pyo3(signature = (path, options=None, progress=None, model=None, candidates=None))]
@@ -836,25 +860,48 @@ impl Model {
     }
 }
 
-/// The model folder and ONNX file a build of `files` (`(path, text)` pairs) with `options`
-/// takes by default among `candidates` (the core's `default_model`), else `None`.
+/// What `default_model` reads: `(path, text)` pairs, or a wiki folder.
+#[derive(FromPyObject)]
+enum Files {
+    Pairs(Vec<(String, String)>),
+    Folder(PathBuf),
+}
+
+/// The model folder and ONNX file a build of `files` (`(path, text)` pairs, or a wiki folder)
+/// with `options` takes by default among `candidates` (the core's `default_model`), else
+/// `None`.
 #[pyfunction]
 #[pyo3(signature = (files, options, candidates))]
 fn default_model(
     py: Python<'_>,
-    files: Vec<(String, String)>,
+    files: Files,
     options: Option<&str>,
     candidates: Vec<PathBuf>,
 ) -> PyResult<Option<(PathBuf, PathBuf)>> {
     run(py, || {
         let options: BuildOptions = from_json("build options", options)?;
-        let files = files
-            .into_iter()
-            .map(|(p, t)| (p, t.into_bytes()))
-            .collect();
-        let found =
-            wikidex::default_model(Source::Files(files), &options, &candidates, Surface::Python)?;
+        let source = match files {
+            Files::Pairs(files) => Source::Files(
+                files
+                    .into_iter()
+                    .map(|(p, t)| (p, t.into_bytes()))
+                    .collect(),
+            ),
+            Files::Folder(root) => Source::Folder(root),
+        };
+        let found = wikidex::default_model(source, &options, &candidates, Surface::Python)?;
         Ok(found.map(|f| (f.dir, f.onnx)))
+    })
+}
+
+/// The files a build of the wiki folder `root` with `options` reads (relative paths, sorted;
+/// the core's `folder_files`).
+#[pyfunction]
+#[pyo3(signature = (root, options=None))]
+fn folder_files(py: Python<'_>, root: PathBuf, options: Option<&str>) -> PyResult<Vec<String>> {
+    run(py, || {
+        let options: BuildOptions = from_json("build options", options)?;
+        wikidex::folder_files(&root, options.follow_outside_root)
     })
 }
 
@@ -872,6 +919,7 @@ fn _wikidex(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<found::Found>()?;
     m.add_function(wrap_pyfunction!(parse_headers, m)?)?;
     m.add_function(wrap_pyfunction!(default_model, m)?)?;
+    m.add_function(wrap_pyfunction!(folder_files, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("HEADER_LEN", wikidex::blob::HEADER_LEN)?;
     Ok(())

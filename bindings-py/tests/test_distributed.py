@@ -154,6 +154,42 @@ def test_cacm_embedded_in_shards_on_ray_keeps_every_vector(ray_cluster, model):
     assert _rankings(built, queries, lanes=["semantic"]) == _rankings(single, queries, lanes=["semantic"])
 
 
+def test_a_folder_in_shards_on_ray_gives_the_folders_index(ray_cluster, tmp_path):
+    files, queries = _cacm()
+    folder = tmp_path / "wiki"
+    for i, (path, text) in enumerate(sorted(files.items())[:500]):
+        (folder / f"part{i % 7}").mkdir(parents=True, exist_ok=True)
+        page = folder / f"part{i % 7}" / path
+        page.write_text(text)
+        os.utime(page, (1_700_000_000 + i, 1_700_000_000 + i))
+    (folder / ".hidden.md").write_text("# Hidden\n\nNot a page of the wiki.\n")
+    single = wikidex.Index.build(folder, model=False)
+    stages = []
+    built = distributed.build(
+        folder, model=False, shards=3, progress=lambda s, d, t: stages.append((s, d, t))
+    )
+    assert built.to_bytes() == single.to_bytes()
+    assert _rankings(built, queries) == _rankings(single, queries)
+    assert ("shards", 3, 3) in stages
+    assert built.build_report().pages == 500
+
+
+def test_a_folder_that_cannot_be_read_fails_before_anything_runs(ray_cluster, tmp_path):
+    with pytest.raises(wikidex.WikidexIOError):
+        distributed.build(tmp_path / "missing", model=False)
+    (tmp_path / "page.md").write_text("# A page\n")
+    with pytest.raises(wikidex.InvalidArgumentError, match="not a folder"):
+        distributed.build(str(tmp_path / "page.md"), model=False)
+
+
+def test_a_folders_default_model_is_chosen_from_its_files(ray_cluster, monkeypatch):
+    monkeypatch.setenv("WIKIDEX_MODEL", str(MODEL))
+    single = wikidex.Index.build(WIKI)
+    built = distributed.build(WIKI, shards=2)
+    assert built.to_bytes() == single.to_bytes()
+    assert "WIKIDEX_MODEL" in built.build_report().model_reason
+
+
 def test_cacm_from_a_ray_dataset_gives_the_single_index(ray_cluster):
     import ray.data
 

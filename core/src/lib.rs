@@ -94,7 +94,7 @@ pub use front::session::Session;
 pub use front::shared::SharedIndex;
 pub use front::tools::{ToolDef, ToolLimits, ToolResult, Tools};
 #[cfg(feature = "fs")]
-pub use front::walk::folder_stamp;
+pub use front::walk::{folder_files, folder_stamp};
 pub use index::write::{DeleteReport, RenameReport, UpsertReport, WriteOptions};
 pub use index::{Chunk, ChunkSpan, Index, PageRecord};
 pub use lane::fusion::FusionConfig;

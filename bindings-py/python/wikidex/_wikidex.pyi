@@ -12,7 +12,7 @@ import numpy
 import numpy.typing
 from typing_extensions import NotRequired
 
-__all__ = ["HEADER_LEN", "Found", "Model", "NativeIndex", "Ranking", "default_model", "parse_headers", "__version__"]
+__all__ = ["HEADER_LEN", "Found", "Model", "NativeIndex", "Ranking", "default_model", "folder_files", "parse_headers", "__version__"]
 
 __version__: str
 #: Bytes of a blob's header (magic, version, flags, length, checksum).
@@ -129,6 +129,18 @@ class NativeIndex:
         asks for the default model by the core's rule ($WIKIDEX_MODEL, else the first usable
         candidate, else none, said in the build report's `semantic_off`); neither: no model."""
     @staticmethod
+    def build_folder_files(
+        root: _Path,
+        files: Sequence[str],
+        options: Optional[str] = None,
+        progress: Optional[_Progress] = None,
+        model: Optional[Model] = None,
+        candidates: Optional[Sequence[_Path]] = None,
+    ) -> NativeIndex:
+        """Builds from the files `files` (relative paths, as `folder_files` lists them) of the
+        wiki folder `root`: one part of a folder built in parts; `model` and `candidates` as
+        in `build_files`. A path the folder's walk does not list is skipped and reported."""
+    @staticmethod
     def build_dir(
         path: _Path,
         options: Optional[str] = None,
@@ -241,11 +253,17 @@ def parse_headers(text: str) -> str:
     """The citation headers in `text` (JSON list)."""
 
 def default_model(
-    files: Sequence[Tuple[str, str]], options: Optional[str], candidates: Sequence[_Path]
+    files: Union[Sequence[Tuple[str, str]], _Path],
+    options: Optional[str],
+    candidates: Sequence[_Path],
 ) -> Optional[Tuple[PurePath, PurePath]]:
-    """The model folder and ONNX file a build of `files` with `options` (BuildOptions JSON)
-    takes by default among `candidates`: $WIKIDEX_MODEL, else by the pages' languages; else
-    None."""
+    """The model folder and ONNX file a build of `files` (`(path, text)` pairs, or a wiki
+    folder) with `options` (BuildOptions JSON) takes by default among `candidates`:
+    $WIKIDEX_MODEL, else by the pages' languages; else None."""
+
+def folder_files(root: _Path, options: Optional[str] = None) -> List[str]:
+    """The files a build of the wiki folder `root` with `options` (BuildOptions JSON) reads:
+    paths relative to it, sorted."""
 
 # -- records ---------------------------------------------------------------------------------
 # The JSON the methods above return as strings (what `json.loads` gives, and

@@ -1,7 +1,8 @@
 """Builds an index on a Ray cluster: the files are dealt into shards, each shard is built (and
 embedded, the long part) by a Ray task, and the shards are merged into one index on the caller.
-The files may also come as a Ray Dataset (columns ``path`` and ``text``): each of its blocks is
-a shard, built where Ray Data runs it.
+The files may also come as a wiki folder (each task reads its part of the folder, which must
+be at the same path on every node), or as a Ray Dataset (columns ``path`` and ``text``): each
+of its blocks is a shard, built where Ray Data runs it.
 
 >>> import ray, wikidex
 >>> from wikidex import distributed
@@ -9,7 +10,8 @@ a shard, built where Ray Data runs it.
 >>> model = wikidex.Model("/path/to/all-MiniLM-L6-v2")   # doctest: +SKIP
 >>> index = distributed.build(files, model=model)        # doctest: +SKIP
 
-The index is the one :meth:`wikidex.Index.build` gives for the same files, byte for byte: the
+The index is the one :meth:`wikidex.Index.build` gives for the same files (or folder), byte for
+byte: the
 merge (:meth:`wikidex.Index.merge`) keeps every vector the shards made and makes the lexical
 statistics, the link graph and the semantic floor again over all the pages. What scales with
 workers is the shards' work: parsing, chunking and above all embedding. The merge reads every
@@ -23,7 +25,10 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Mapping
-from typing import Any, Dict, Iterable, List, Literal, NamedTuple, Optional, Sequence, Tuple, Union
+from typing import (
+    Any, Callable, Dict, Iterable, List, Literal, NamedTuple, Optional, Sequence, Tuple, TypeVar,
+    Union, cast,
+)
 
 from . import Index, Model, Progress, _build_args, _wikidex
 
@@ -33,15 +38,21 @@ Dataset = Any
 
 __all__ = ["build", "deal"]
 
+_T = TypeVar("_T")
+
 
 def deal(files: Files, shards: int) -> List[List[Tuple[str, str]]]:
     """``files`` (a mapping of path to text, or ``(path, text)`` pairs) dealt into ``shards``
     lists in turn, in sorted path order: each shard holds pages from all over the wiki, so
     shards take about as long as each other. Empty shards are left out."""
+    pairs = files.items() if isinstance(files, Mapping) else files
+    return _dealt(sorted(_checked(pairs)), shards)
+
+
+def _dealt(listed: List[_T], shards: int) -> List[List[_T]]:
+    """``listed`` dealt into ``shards`` lists in turn, empty ones left out."""
     if isinstance(shards, bool) or not isinstance(shards, int) or shards < 1:
         raise ValueError(f"shards must be a positive int, got {shards!r}")
-    pairs = files.items() if isinstance(files, Mapping) else files
-    listed = sorted(_checked(pairs))
     return [part for part in (listed[s::shards] for s in range(shards)) if part]
 
 
@@ -74,10 +85,23 @@ class _Shard(NamedTuple):
             files, self.config, strict=self.strict, vectors=self.vectors, model=self.model
         )
 
+    def build_part(self, root: str, files: Sequence[str]) -> Index:
+        """The files ``files`` (as :func:`_wikidex.folder_files` lists them) of the folder
+        ``root``, read where the task runs, with their modification times."""
+        options, _, given, _ = _build_args(self.config, self.strict, self.vectors, None, self.model)
+        return Index(
+            _wikidex.NativeIndex.build_folder_files(root, list(files), options, None, given, None)
+        )
+
 
 def _build_shard(files: Sequence[Tuple[str, str]], shard: _Shard) -> Index:
     """One shard, built where Ray runs it (the index crosses back as its blob bytes)."""
     return shard.build(dict(files))
+
+
+def _build_folder_part(root: str, files: Sequence[str], shard: _Shard) -> Index:
+    """One part of a wiki folder, read and built where Ray runs it."""
+    return shard.build_part(root, files)
 
 
 def _build_block(batch: Dict[str, Any], shard: _Shard) -> Dict[str, List[bytes]]:
@@ -118,7 +142,7 @@ def _dataset(files: Any) -> Any:
 
 
 def build(
-    files: Union[Files, Dataset],
+    files: Union[Files, str, "os.PathLike[str]", Dataset],
     *,
     model: Union[Model, Literal[False], None] = None,
     config: Optional[Mapping[str, Any]] = None,
@@ -129,10 +153,16 @@ def build(
     progress: Union[bool, Progress, None] = None,
 ) -> Index:
     """Builds the index of ``files`` (a mapping of path to text, or ``(path, text)`` pairs, as
-    :meth:`wikidex.Index.build` takes, or a ``ray.data.Dataset`` with the columns ``path`` and
-    ``text``) on the Ray cluster this process is connected to (a local one, started by
-    ``ray.init()`` when none is; ``ray.init(address=...)`` or ``RAY_ADDRESS`` first for a real
-    cluster). The result is the index one :meth:`wikidex.Index.build` of the same files gives.
+    :meth:`wikidex.Index.build` takes, a wiki folder's path, or a ``ray.data.Dataset`` with the
+    columns ``path`` and ``text``) on the Ray cluster this process is connected to (a local
+    one, started by ``ray.init()`` when none is; ``ray.init(address=...)`` or ``RAY_ADDRESS``
+    first for a real cluster). The result is the index one :meth:`wikidex.Index.build` of the
+    same files (or folder) gives.
+
+    A folder is listed here (the files :meth:`wikidex.Index.build` would read) and its files
+    dealt out by path; each task reads its own from the folder, so on a cluster the folder
+    must be at the same path on every node (a shared file system), and the pages keep their
+    files' modification times as a build of the folder records them.
 
     ``model`` (a :class:`wikidex.Model`) embeds every chunk; each worker loads it from the same
     folder, so on a cluster the folder must be at that path on every node (a model package
@@ -140,7 +170,7 @@ def build(
     model as :meth:`wikidex.Index.build` does, chosen here by the languages of all the files
     (read once on this process before they are dealt out), so every shard embeds with the
     model one build would take (for a Dataset, its rows are read once on this process for
-    that). ``model=False`` builds without vectors.
+    that, and for a folder, its files). ``model=False`` builds without vectors.
 
     ``shards`` is how many Ray tasks build parts of the files (default: the cluster's CPUs
     divided by ``num_cpus``, the CPUs each task reserves; give a model's ``threads`` as
@@ -153,6 +183,8 @@ def build(
     :raises TypeError: for a model that is not a :class:`wikidex.Model`, ``False`` or
         ``None``; for a Dataset whose ``path`` or ``text`` column is not of strings.
     :raises ValueError: for a Dataset without the columns ``path`` and ``text``.
+    :raises wikidex.WikidexIOError: for a folder that cannot be read (``InvalidArgumentError``
+        for a path that is not a folder).
     """
     try:
         import ray
@@ -160,17 +192,24 @@ def build(
         raise ImportError('wikidex.distributed needs Ray: pip install "wikidex[ray]"') from e
     options, report, _, candidates = _build_args(config, strict, vectors, progress, model)
     dataset = _dataset(files)
+    folder = os.fspath(files) if isinstance(files, (str, os.PathLike)) else None
+    # Listed before Ray starts: a folder that cannot be read fails at once.
+    names = _wikidex.folder_files(folder, options) if folder is not None else []
     if not ray.is_initialized():
         ray.init()
     if shards is None:
         cpus = ray.cluster_resources().get("CPU", 1)
         shards = max(1, int(cpus // num_cpus))
-    parts = deal(files, shards) if dataset is None else []
+    parts = deal(cast(Files, files), shards) if dataset is None and folder is None else []
+    folder_parts = _dealt(names, shards) if folder is not None else []
     # The merge below resolves `model=None` again over all the pages, to the same folder, and
     # so keeps the shards' vectors (and says in its report which model and why).
     shard_model: Union[Model, Literal[False]] = False if model is None else model
     if candidates is not None:  # model=None: the default model, by every page's language
-        if dataset is None:
+        pairs: Any
+        if folder is not None:
+            pairs = folder  # read once here, by core, for the pages' languages
+        elif dataset is None:
             pairs = [pair for part in parts for pair in part]
         else:
             # Read once: the shards' blocks come from the same materialized rows.
@@ -180,8 +219,11 @@ def build(
         if found is not None:
             shard_model = Model(found[0], onnx=os.path.relpath(found[1], found[0]))
     shard = _Shard(dict(config) if config is not None else None, strict, vectors, shard_model)
-    if dataset is None:
-        built = _run_tasks(parts, shard, num_cpus, report)
+    if folder is not None:
+        tasks = [(folder, part) for part in folder_parts]
+        built = _run_tasks(_build_folder_part, tasks, shard, num_cpus, report)
+    elif dataset is None:
+        built = _run_tasks(_build_shard, [(part,) for part in parts], shard, num_cpus, report)
     else:
         built = _run_dataset(dataset, shards, shard, num_cpus, report)
     return Index.merge(
@@ -195,13 +237,17 @@ def build(
 
 
 def _run_tasks(
-    parts: List[List[Tuple[str, str]]], shard: _Shard, num_cpus: float, report: Optional[Progress]
+    build: Callable[..., Index],
+    tasks: List[Tuple[Any, ...]],
+    shard: _Shard,
+    num_cpus: float,
+    report: Optional[Progress],
 ) -> List[Index]:
-    """The shards of ``parts``, each built by a Ray task, in the parts' order."""
+    """The shards ``build(*task, shard)`` makes, each in a Ray task, in the tasks' order."""
     import ray
 
-    task = ray.remote(num_cpus=num_cpus)(_build_shard)
-    pending = [task.remote(part, shard) for part in parts]
+    task = ray.remote(num_cpus=num_cpus)(build)
+    pending = [task.remote(*args, shard) for args in tasks]
     order = {ref: i for i, ref in enumerate(pending)}
     built: List[Optional[Index]] = [None] * len(pending)
     if report is not None:

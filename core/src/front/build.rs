@@ -36,6 +36,12 @@ pub enum Source {
     /// A wiki folder ([`IndexBuilder::add_dir`]).
     #[cfg(feature = "fs")]
     Folder(std::path::PathBuf),
+    /// These files of a wiki folder (paths relative to it, as [`crate::folder_files`] lists
+    /// them): one machine's part of a folder built on several
+    /// ([`IndexBuilder::add_dir_files`]). Merged, the parts give the index of the whole folder,
+    /// modification times included.
+    #[cfg(feature = "fs")]
+    FolderFiles(std::path::PathBuf, Vec<String>),
     /// A BEIR collection's `corpus.jsonl` ([`IndexBuilder::add_beir_corpus`]).
     #[cfg(feature = "fs")]
     Beir(std::path::PathBuf),
@@ -269,6 +275,8 @@ fn builder_for(
         Source::Files(files) => builder.add_files(files)?,
         #[cfg(feature = "fs")]
         Source::Folder(dir) => builder.add_dir(&dir)?,
+        #[cfg(feature = "fs")]
+        Source::FolderFiles(dir, files) => builder.add_dir_files(&dir, &files)?,
         #[cfg(feature = "fs")]
         Source::Beir(corpus) => builder.add_beir_corpus(&corpus)?,
         Source::Indexes(shards) => {

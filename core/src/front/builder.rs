@@ -443,6 +443,39 @@ impl IndexBuilder {
         self.add_listing(files)
     }
 
+    /// Adds the files `files` of the wiki folder `root` (paths relative to it, as
+    /// [`crate::folder_files`] lists them), as [`IndexBuilder::add_dir`] adds them, with their
+    /// modification times: one part of a folder built in parts and merged
+    /// ([`IndexBuilder::add_index`]). The folder is walked again, so a file is read only if the
+    /// walk lists it (the same checks as [`IndexBuilder::add_dir`]); a path it does not list
+    /// (removed since, or not a wiki file) is skipped and reported with code
+    /// `invalid_argument`. What the walk left out of the folder is not reported: it belongs to
+    /// no part.
+    ///
+    /// # Errors
+    /// [`Error::Io`] if `root` cannot be read; in strict mode, the first unusable page, file
+    /// that cannot be read, or path not listed.
+    #[cfg(feature = "fs")]
+    pub fn add_dir_files(&mut self, root: &Path, files: &[String]) -> Result<()> {
+        let mut listing = wiki_files(root, self.follow_outside_root)?;
+        let wanted: HashSet<&str> = files.iter().map(String::as_str).collect();
+        listing
+            .files
+            .retain(|(rel, _)| wanted.contains(rel.as_str()));
+        listing.skipped.clear();
+        let listed: HashSet<&str> = listing.files.iter().map(|(rel, _)| rel.as_str()).collect();
+        let mut unlisted: Vec<&str> = wanted.into_iter().filter(|r| !listed.contains(r)).collect();
+        crate::data::sort::sort(&mut unlisted);
+        for rel in unlisted {
+            let reason = format!(
+                "{rel} is not a Markdown file or raw document of {}",
+                root.display()
+            );
+            self.skip_at(rel.to_string(), Error::invalid_argument(reason))?;
+        }
+        self.add_listing(listing)
+    }
+
     /// Reads and adds the files a walk of the wiki's folder listed, each checked again on the
     /// handle read ([`crate::front::file::read_listed`]).
     #[cfg(feature = "fs")]

@@ -72,6 +72,18 @@ pub fn folder_stamp(
     Ok(*h.finalize().as_bytes())
 }
 
+/// The files [`crate::IndexBuilder::add_dir`] reads under `root`: paths relative to it
+/// (`/`-separated), sorted. A build on several machines deals them out, each machine building
+/// its part of the folder ([`crate::Source::FolderFiles`]); the entries the walk leaves out
+/// (unreadable folders, links outside the root unless `follow_outside_root`) are not listed.
+///
+/// # Errors
+/// [`Error::Io`] if `root` cannot be read; [`Error::InvalidArgument`] if it is not a folder.
+pub fn folder_files(root: &Path, follow_outside_root: bool) -> Result<Vec<String>> {
+    let listing = wiki_files(root, follow_outside_root)?;
+    Ok(listing.files.into_iter().map(|(rel, _)| rel).collect())
+}
+
 /// Markdown files (and raw documents) under `root`, as (relative `/` path, full path), sorted
 /// by relative path.
 pub(crate) fn wiki_files(root: &Path, follow_outside_root: bool) -> Result<Listing> {

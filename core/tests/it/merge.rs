@@ -159,6 +159,86 @@ fn a_merge_keeps_file_times_and_drops_a_duplicate_key_as_one_build_does() {
     assert_eq!(report.build.skipped[0].path, "team/revenue.md");
 }
 
+/// A folder built in parts (`folder_files` dealt out, each part `Source::FolderFiles`, as
+/// `wikidex.distributed` builds a folder on a cluster) and merged is the folder's own index,
+/// file times included, with every vector each part made.
+#[test]
+fn a_folder_built_in_parts_and_merged_is_the_folders_index() {
+    let root = temp_dir("merge-folder");
+    for (i, (rel, full)) in markdown_files(&example_wiki()).into_iter().enumerate() {
+        let text = std::fs::read_to_string(full).unwrap();
+        write_at(&root, &rel, &text, 1_700_000_000 + 1000 * i as u64);
+    }
+    let options = options(VectorEncoding::Int8);
+    let (one, _) = run(
+        Source::Folder(root.clone()),
+        &options,
+        Some(Counting::new("v1")),
+    );
+    let files = wikidex::folder_files(&root, false).unwrap();
+    assert_eq!(files, {
+        let mut sorted = files.clone();
+        sorted.sort();
+        sorted
+    });
+    assert!(files.iter().any(|p| p.starts_with("raw/")));
+    let parts: Vec<Arc<Index>> = (0..3)
+        .map(|s| {
+            let part: Vec<String> = files.iter().skip(s).step_by(3).cloned().collect();
+            let source = Source::FolderFiles(root.clone(), part);
+            let (shard, _) = run(source, &options, Some(Counting::new("v1")));
+            Arc::new(Index::from_bytes(&shard.to_bytes().unwrap()).unwrap())
+        })
+        .collect();
+    let again = Counting::new("v1");
+    let (merged, _) = run(Source::Indexes(parts), &options, Some(Arc::clone(&again)));
+    assert_eq!(merged.to_bytes().unwrap(), one.to_bytes().unwrap());
+    assert_eq!(again.embedded(), 0, "the merge embedded nothing again");
+}
+
+/// A part names only files of the folder: one the walk does not list (gone since, or not a
+/// wiki file) is skipped and reported, and fails a strict build; a hidden file is not read.
+#[test]
+fn a_folder_part_reports_the_paths_the_walk_does_not_list() {
+    let root = temp_dir("merge-folder-part");
+    write_at(&root, "a.md", "# A\n\nAlpha.", 1_700_000_000);
+    write_at(&root, ".hidden/b.md", "# B\n\nBeta.", 1_700_000_000);
+    let part = vec!["gone.md".to_string(), "a.md".into(), ".hidden/b.md".into()];
+    let (index, report) = run(
+        Source::FolderFiles(root.clone(), part.clone()),
+        &options(VectorEncoding::F32),
+        None,
+    );
+    assert_eq!(index.pages().len(), 1);
+    let skipped: Vec<(&str, &str)> = report
+        .build
+        .skipped
+        .iter()
+        .map(|s| (s.path.as_str(), s.code.as_str()))
+        .collect();
+    assert_eq!(
+        skipped,
+        [
+            (".hidden/b.md", "invalid_argument"),
+            ("gone.md", "invalid_argument")
+        ]
+    );
+    let strict = BuildOptions {
+        strict: true,
+        ..options(VectorEncoding::F32)
+    };
+    let err = build(
+        Source::FolderFiles(root, part),
+        &strict,
+        ModelChoice::Off,
+        None,
+        &mut |_, _, _| ControlFlow::Continue(()),
+    )
+    .unwrap_err();
+    assert_eq!(err.code(), "invalid_argument");
+    assert!(err.to_string().contains(".hidden/b.md"), "{err}");
+}
+
 /// A merge counts each shard's pages in the languages its build detected, and takes out a
 /// page it drops as a duplicate key, whichever shard comes first: the mix (and so the
 /// analysis language and the bytes) is one build's.
