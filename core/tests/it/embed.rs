@@ -469,6 +469,36 @@ fn a_failing_model_fails_its_lane_not_the_search() {
     assert_eq!(r.hits[0].key, "revenue");
 }
 
+/// An embedder whose vectors hold a value that is not a number.
+struct NotANumber;
+
+impl Embedder for NotANumber {
+    fn model_id(&self) -> &str {
+        "toy"
+    }
+    fn fingerprint(&self) -> &str {
+        "toy-1"
+    }
+    fn dim(&self) -> usize {
+        3
+    }
+    fn embed(&self, texts: &[&str]) -> wikidex::Result<Vec<Vec<f32>>> {
+        Ok(texts.iter().map(|_| vec![1.0, f32::NAN, 0.0]).collect())
+    }
+}
+
+#[test]
+fn a_model_giving_a_value_that_is_not_finite_fails_the_build() {
+    let mut b = IndexBuilder::new(Default::default()).unwrap();
+    for (p, t) in WIKI {
+        b.add_file(p, t.as_bytes()).unwrap();
+    }
+    b.embedder(Arc::new(NotANumber));
+    let err = b.build().unwrap_err();
+    assert_eq!(err.code(), "model");
+    assert!(err.to_string().contains("not finite"), "{err}");
+}
+
 #[test]
 fn a_session_keeps_its_model_only_while_the_vectors_are_that_model_s() {
     let mut b = IndexBuilder::new(Default::default()).unwrap();
