@@ -73,25 +73,26 @@ def _checked(pairs: Iterable[Any]) -> List[Tuple[str, str]]:
 
 
 class _Shard(NamedTuple):
-    """How each shard is built (sent to every task): :meth:`wikidex.Index.build`'s options."""
+    """How each shard is built (sent to every task): the build options' JSON, made once on the
+    caller, and the model that embeds (``None``: no vectors)."""
 
-    config: Optional[Dict[str, Any]]
-    strict: bool
-    vectors: str
-    model: Union[Model, Literal[False]]
+    options: str
+    model: Optional[Model]
 
     def build(self, files: Dict[str, str]) -> Index:
-        return Index.build(
-            files, self.config, strict=self.strict, vectors=self.vectors, model=self.model
+        """The shard of ``files`` (path to text, checked by :func:`_checked`)."""
+        native = _wikidex.NativeIndex.build_files(
+            list(files.items()), self.options, None, self.model
         )
+        return Index(native)
 
     def build_part(self, root: str, files: Sequence[str]) -> Index:
         """The files ``files`` (as :func:`_wikidex.folder_files` lists them) of the folder
         ``root``, read where the task runs, with their modification times."""
-        options, _, given, _ = _build_args(self.config, self.strict, self.vectors, None, self.model)
-        return Index(
-            _wikidex.NativeIndex.build_folder_files(root, list(files), options, None, given, None)
+        native = _wikidex.NativeIndex.build_folder_files(
+            root, list(files), self.options, None, self.model
         )
+        return Index(native)
 
 
 def _build_shard(files: Sequence[Tuple[str, str]], shard: _Shard) -> Index:
@@ -200,17 +201,23 @@ def build(
     if shards is None:
         cpus = ray.cluster_resources().get("CPU", 1)
         shards = max(1, int(cpus // num_cpus))
-    parts = deal(cast(Files, files), shards) if dataset is None and folder is None else []
-    folder_parts = _dealt(names, shards) if folder is not None else []
+    # Each task: a function Ray runs, and its arguments before the shard.
+    build_one: Callable[..., Index] = _build_shard
+    tasks: List[Tuple[Any, ...]] = []
+    if folder is not None:
+        build_one = _build_folder_part
+        tasks = [(folder, part) for part in _dealt(names, shards)]
+    elif dataset is None:
+        tasks = [(part,) for part in deal(cast(Files, files), shards)]
     # The merge below resolves `model=None` again over all the pages, to the same folder, and
     # so keeps the shards' vectors (and says in its report which model and why).
-    shard_model: Union[Model, Literal[False]] = False if model is None else model
+    shard_model = model if isinstance(model, Model) else None
     if candidates is not None:  # model=None: the default model, by every page's language
         pairs: Any
         if folder is not None:
             pairs = folder  # read once here, by core, for the pages' languages
         elif dataset is None:
-            pairs = [pair for part in parts for pair in part]
+            pairs = [pair for (part,) in tasks for pair in part]
         else:
             # Read once: the shards' blocks come from the same materialized rows.
             dataset = dataset.materialize()
@@ -218,12 +225,9 @@ def build(
         found = _wikidex.default_model(pairs, options, candidates)
         if found is not None:
             shard_model = Model(found[0], onnx=os.path.relpath(found[1], found[0]))
-    shard = _Shard(dict(config) if config is not None else None, strict, vectors, shard_model)
-    if folder is not None:
-        tasks = [(folder, part) for part in folder_parts]
-        built = _run_tasks(_build_folder_part, tasks, shard, num_cpus, report)
-    elif dataset is None:
-        built = _run_tasks(_build_shard, [(part,) for part in parts], shard, num_cpus, report)
+    shard = _Shard(options, shard_model)
+    if dataset is None:
+        built = _run_tasks(build_one, tasks, shard, num_cpus, report)
     else:
         built = _run_dataset(dataset, shards, shard, num_cpus, report)
     return Index.merge(

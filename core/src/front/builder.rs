@@ -458,13 +458,13 @@ impl IndexBuilder {
     #[cfg(feature = "fs")]
     pub fn add_dir_files(&mut self, root: &Path, files: &[String]) -> Result<()> {
         let mut listing = wiki_files(root, self.follow_outside_root)?;
-        let wanted: HashSet<&str> = files.iter().map(String::as_str).collect();
+        listing.skipped.clear();
+        // What the walk lists comes out of `unlisted`; what is left, it did not list.
+        let mut unlisted: HashSet<&str> = files.iter().map(String::as_str).collect();
         listing
             .files
-            .retain(|(rel, _)| wanted.contains(rel.as_str()));
-        listing.skipped.clear();
-        let listed: HashSet<&str> = listing.files.iter().map(|(rel, _)| rel.as_str()).collect();
-        let mut unlisted: Vec<&str> = wanted.into_iter().filter(|r| !listed.contains(r)).collect();
+            .retain(|(rel, _)| unlisted.remove(rel.as_str()));
+        let mut unlisted: Vec<&str> = unlisted.into_iter().collect();
         crate::data::sort::sort(&mut unlisted);
         for rel in unlisted {
             let reason = format!(
