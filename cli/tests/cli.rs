@@ -1758,3 +1758,57 @@ fn merge_of_shards_built_apart_is_the_blob_of_one_build() {
     );
     assert!(!out.exists());
 }
+
+#[test]
+fn a_search_read_in_parts_prints_what_a_whole_load_prints() {
+    // Without `--log` or `--prompt` (and without a model to run), `search` reads only the
+    // parts of the blob it needs; with `--log` it loads the whole index into a session. The
+    // two must print the same, in JSON and in text.
+    let dir = temp("parts");
+    let blob = dir.join("wiki.wdx");
+    let r = build(&repo().join("examples/wiki"), &blob, &["--no-embed"]);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let b = blob.to_str().unwrap();
+    let log = dir.join("log.jsonl");
+    let l = log.to_str().unwrap();
+    let cases: [&[&str]; 7] = [
+        &["revenue churn"],
+        &["revenue", "--json", "--explain", "--facets"],
+        &["incdent postmortem", "--json", "--chunks", "--limit", "3"],
+        &["revenue", "--scope", "alice", "--json", "--always-first"],
+        &["revenue", "--tag", "finance", "--json", "--no-typos"],
+        &["\"net revenue\"", "--lanes", "lexical,token", "--explain"],
+        &[
+            "on-call",
+            "--type",
+            "runbook",
+            "--json",
+            "--since",
+            "2020-01-01",
+        ],
+    ];
+    for case in cases {
+        let mut args = vec!["search", b];
+        args.extend_from_slice(case);
+        let parts = wikidex(&args);
+        assert!(
+            parts.status.success(),
+            "{case:?}: {}",
+            String::from_utf8_lossy(&parts.stderr)
+        );
+        args.extend_from_slice(&["--log", l]);
+        let whole = wikidex(&args);
+        assert!(
+            whole.status.success(),
+            "{case:?}: {}",
+            String::from_utf8_lossy(&whole.stderr)
+        );
+        assert_eq!(stdout(&parts), stdout(&whole), "{case:?}");
+        assert!(!stdout(&parts).is_empty(), "{case:?}");
+    }
+    // An unknown scope is refused on both paths.
+    assert_eq!(
+        error_code(&["search", b, "revenue", "--scope", "nobody", "--json"]),
+        "invalid_argument"
+    );
+}

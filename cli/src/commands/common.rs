@@ -37,19 +37,7 @@ pub(crate) fn read_stdin(what: &str, limit: usize) -> Result<String, Error> {
 /// (a misspelled user name would otherwise quietly search as that empty scope, which sees
 /// only the global pages).
 pub(crate) fn scope_arg(index: &Index, scope: Option<&str>) -> Result<Option<Scope>, Error> {
-    let Some(s) = scope else { return Ok(None) };
-    let scope = Scope::parse(s)?;
-    if scope != Scope::Global && !index.pages().iter().any(|p| p.scope == scope) {
-        let mut known: Vec<String> = index.pages().iter().map(|p| p.scope.to_string()).collect();
-        known.dedup();
-        return Err(Error::InvalidArgument {
-            detail: format!(
-                "unknown scope `{scope}`: no page of the index is in it (scopes: {})",
-                known.join(", ")
-            ),
-        });
-    }
-    Ok(Some(scope))
+    scope.map(|s| index.scope_named(s)).transpose()
 }
 
 /// Logs `session`'s searches and citation checks to `path` (JSON Lines), as `origin`.

@@ -2,16 +2,17 @@
 
 use std::process::ExitCode;
 
+use wikidex::file::RangedFile;
 use wikidex::{Error, Index};
 
-use super::common::scope_arg;
 use crate::args::{ChunkArgs, PageArgs};
 use crate::render::{print_json, say};
 
 pub(crate) fn page(a: PageArgs) -> Result<ExitCode, Error> {
-    let index = Index::open(&a.index)?;
-    let scope = scope_arg(&index, a.scope.as_deref())?;
-    let page = index.page_record(&a.key, scope.as_ref())?;
+    // Only the page's part and the graph are read, not the whole blob.
+    let mut file = RangedFile::open(&a.index)?;
+    let scope = a.scope.as_deref().map(|s| file.index().scope_named(s));
+    let page = file.page_record(&a.key, scope.transpose()?.as_ref())?;
     if a.json {
         print_json(&page);
     } else {

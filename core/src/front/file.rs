@@ -15,6 +15,8 @@ use std::path::{Path, PathBuf};
 use crate::data::error::{Error, Result};
 #[cfg(feature = "fs")]
 use crate::index::Index;
+#[cfg(feature = "fs")]
+use crate::{PageRecord, RangedIndex, Scope, SearchOptions, SearchResults};
 
 /// Opens `path` for reading (following links) without blocking, and refuses anything but a
 /// regular file, naming what it is.
@@ -437,4 +439,125 @@ fn save_checked(path: &Path, bytes: &[u8]) -> Result<()> {
         ))
     })?;
     crate::front::file::save_atomic(path, bytes)
+}
+
+/// An index file searched in parts: opening it reads only the blob's head, and each search
+/// (or page record) reads from the open file the sections it needs ([`RangedIndex`]: the dictionary shards and
+/// postings of its terms, then the pages of its hits), which stay loaded for the next. Its
+/// answers are those of [`Index::open`]'s index; a first query of a large index comes long
+/// before a whole load would finish (a million chunks: under half a second, against about
+/// 12 s). The file is read through the handle opened here, so a save that replaces it
+/// meanwhile (by renaming, as [`Index::save`] does) leaves this reader on the blob it opened.
+///
+/// ```no_run
+/// # use wikidex::{file::RangedFile, SearchOptions};
+/// let mut file = RangedFile::open("wiki.wdx".as_ref())?;
+/// let results = file.search("revenue recognition", &SearchOptions::default())?;
+/// # Ok::<(), wikidex::Error>(())
+/// ```
+#[cfg(feature = "fs")]
+#[derive(Debug)]
+pub struct RangedFile {
+    path: PathBuf,
+    file: File,
+    ranged: RangedIndex,
+}
+
+#[cfg(feature = "fs")]
+impl RangedFile {
+    /// Opens the index file at `path` and reads its head. Only a regular file is read, as
+    /// [`Index::open`] reads one.
+    ///
+    /// # Errors
+    /// [`Error::Io`]; [`Error::InvalidArgument`] for a path that is not a regular file; as
+    /// [`RangedIndex::open`]; [`Error::Corrupt`] for a file shorter or longer than its head
+    /// says.
+    pub fn open(path: &Path) -> Result<RangedFile> {
+        let (file, meta) = open_regular(path)?;
+        let mut prefix = Vec::with_capacity(crate::blob::HEADER_LEN);
+        (&file)
+            .take(crate::blob::HEADER_LEN as u64)
+            .read_to_end(&mut prefix)
+            .map_err(|e| Error::io(path, e))?;
+        let head_end = RangedIndex::head_end(&prefix)?;
+        if head_end > meta.len() {
+            return Err(Error::corrupt(
+                "truncated: the head ends past the last byte",
+            ));
+        }
+        let ranged = RangedIndex::open(&read_at(&file, path, 0, head_end)?)?;
+        if ranged.blob_len() != meta.len() {
+            return Err(Error::corrupt(format!(
+                "the file has {} bytes where its head describes {}",
+                meta.len(),
+                ranged.blob_len()
+            )));
+        }
+        Ok(RangedFile {
+            path: path.to_path_buf(),
+            file,
+            ranged,
+        })
+    }
+
+    /// Searches as [`Index::search`] does, reading the parts the search needs first.
+    ///
+    /// # Errors
+    /// [`Error::Io`] if a read fails; [`Error::Corrupt`] for a part that is not what the head
+    /// says; otherwise as [`Index::search`].
+    pub fn search(&mut self, query: &str, opts: &SearchOptions) -> Result<SearchResults> {
+        self.load(|r| r.search(query, opts))
+    }
+
+    /// The page's record, as [`Index::page_record`] gives it, reading its part first.
+    ///
+    /// # Errors
+    /// As [`RangedFile::search`]; otherwise as [`Index::page_record`].
+    pub fn page_record(&mut self, key: &str, scope: Option<&Scope>) -> Result<PageRecord> {
+        self.load(|r| r.page_record(key, scope))
+    }
+
+    /// The index as loaded so far.
+    pub fn index(&self) -> &RangedIndex {
+        &self.ranged
+    }
+
+    /// Runs `op` on the index, reading and handing it the parts it asks for until it asks
+    /// for none.
+    fn load<T>(&mut self, op: impl Fn(&RangedIndex) -> Result<T>) -> Result<T> {
+        loop {
+            let ranges = match op(&self.ranged) {
+                Err(Error::NotLoaded { ranges }) => ranges,
+                other => return other,
+            };
+            let before = self.ranged.loaded_bytes();
+            let parts = ranges
+                .iter()
+                .map(|&[start, end]| {
+                    read_at(&self.file, &self.path, start, end).map(|b| (start, b))
+                })
+                .collect::<Result<Vec<_>>>()?;
+            let parts: Vec<(u64, &[u8])> = parts.iter().map(|(s, b)| (*s, &b[..])).collect();
+            self.ranged.supply_many(&parts)?;
+            if self.ranged.loaded_bytes() == before {
+                return Err(Error::corrupt(
+                    "a search asked again for parts it was given: not an index this build reads",
+                ));
+            }
+        }
+    }
+}
+
+/// Bytes `start..end` of `file` (at `path`, for the error).
+#[cfg(feature = "fs")]
+fn read_at(file: &File, path: &Path, start: u64, end: u64) -> Result<Vec<u8>> {
+    use std::io::{Seek, SeekFrom};
+    let len = usize::try_from(end.saturating_sub(start))
+        .map_err(|_| Error::corrupt("a part larger than memory"))?;
+    let mut bytes = vec![0; len];
+    let mut file = file;
+    file.seek(SeekFrom::Start(start))
+        .and_then(|_| file.read_exact(&mut bytes))
+        .map_err(|e| Error::io(path, e))?;
+    Ok(bytes)
 }

@@ -312,6 +312,31 @@ impl Index {
         &self.data.pages
     }
 
+    /// `scope` parsed (`global`, `user/<name>`), refused unless it is the global scope or
+    /// some page of the index is in it: a filter by a scope no page has is a typo, not an
+    /// empty answer.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] for a malformed scope or one no page is in (naming the
+    /// scopes there are).
+    pub fn scope_named(&self, scope: &str) -> Result<Scope> {
+        let scope = Scope::parse(scope)?;
+        if scope != Scope::Global && !self.data.pages.iter().any(|p| p.scope == scope) {
+            let mut known: Vec<String> = self
+                .data
+                .pages
+                .iter()
+                .map(|p| p.scope.to_string())
+                .collect();
+            known.dedup();
+            return Err(Error::invalid_argument(format!(
+                "unknown scope `{scope}`: no page of the index is in it (scopes: {})",
+                known.join(", ")
+            )));
+        }
+        Ok(scope)
+    }
+
     /// Number of chunks.
     pub fn chunk_count(&self) -> usize {
         self.data.chunks.len()

@@ -469,6 +469,20 @@ impl RangedIndex {
         self.index.page_record_in(key, scope, self.unit)
     }
 
+    /// `scope` parsed and checked as [`Index::scope_named`] does, from the head.
+    ///
+    /// # Errors
+    /// As [`Index::scope_named`].
+    pub fn scope_named(&self, scope: &str) -> Result<Scope> {
+        self.index.scope_named(scope)
+    }
+
+    /// Whether the blob holds vectors (loaded or not): a search of the semantic lane needs
+    /// a query vector, and loads them.
+    pub fn has_vectors(&self) -> bool {
+        self.vectors.is_some()
+    }
+
     /// Number of pages.
     pub fn page_count(&self) -> usize {
         self.index.data.pages.len()

@@ -725,3 +725,66 @@ fn a_prefix_before_the_last_word_answers_as_the_whole_index() {
         assert_eq!(got, want, "{q:?}");
     }
 }
+
+#[test]
+fn a_file_read_in_parts_answers_as_the_whole_index_and_reads_only_what_it_needs() {
+    let dir = crate::blob::temp_dir("ranged-file");
+    let path = dir.join("big.wdx");
+    let index = big();
+    index.save(&path).unwrap();
+    let len = std::fs::metadata(&path).unwrap().len();
+    let mut file = wikidex::file::RangedFile::open(&path).unwrap();
+    for opts in option_sets() {
+        for q in QUERIES {
+            assert_eq!(
+                file.search(q, &opts).unwrap(),
+                index.search(q, &opts).unwrap(),
+                "{q:?} {opts:?}"
+            );
+        }
+    }
+    assert!(
+        file.index().loaded_bytes() < len,
+        "{} of {len}",
+        file.index().loaded_bytes()
+    );
+    // A save replaces the file by renaming: the reader stays on the blob it opened.
+    let mut fresh = wikidex::file::RangedFile::open(&path).unwrap();
+    example().save(&path).unwrap();
+    let opts = SearchOptions::default();
+    assert_eq!(
+        fresh.search("kalomi sazeru", &opts).unwrap(),
+        index.search("kalomi sazeru", &opts).unwrap()
+    );
+}
+
+#[test]
+fn a_file_cut_short_or_grown_or_not_an_index_is_refused_when_opened() {
+    let dir = crate::blob::temp_dir("ranged-file-bad");
+    let path = dir.join("i.wdx");
+    let blob = big().to_bytes().unwrap();
+    let head = RangedIndex::head_end(&blob).unwrap() as usize;
+    let open = |bytes: &[u8]| {
+        std::fs::write(&path, bytes).unwrap();
+        wikidex::file::RangedFile::open(&path).unwrap_err()
+    };
+    for bytes in [
+        &blob[..blob.len() - 1],
+        &blob[..head - 1],
+        &blob[..head],
+        &[&blob[..], b"x"].concat(),
+    ] {
+        assert_eq!(open(bytes).code(), "corrupt_index", "{} bytes", bytes.len());
+    }
+    assert_eq!(open(b"# a page, not an index\n").code(), "not_an_index");
+    assert_eq!(
+        wikidex::file::RangedFile::open(&dir).unwrap_err().code(),
+        "invalid_argument"
+    );
+    assert_eq!(
+        wikidex::file::RangedFile::open(&dir.join("missing.wdx"))
+            .unwrap_err()
+            .code(),
+        "io"
+    );
+}
