@@ -11,6 +11,8 @@ use crate::data::error::{Error, Result};
 use crate::embed::{Embedder, PromptKind, Prompts};
 use crate::index::Index;
 use crate::lane::semantic::{Row, VectorEncoding, VectorSection};
+use crate::text::chunk::ChunkRecord;
+use crate::text::page::Page;
 
 /// Texts handed to an embedder per call while building (it sorts and batches them itself).
 const EMBED_GROUP: usize = 256;
@@ -35,31 +37,32 @@ impl std::fmt::Debug for Attached {
 /// conceptual queries).
 pub(crate) fn passages(data: &IndexData) -> Vec<String> {
     crate::text::chunk::indexed_table(&data.pages, &data.chunks)
-        .into_iter()
+        .iter()
         .zip(&data.chunks)
-        .map(|((page, text), rec)| {
-            let head = text.trim_start().trim_start_matches('#').trim_start();
-            let mut trail: Vec<String> = crate::text::chunk::heading_path(
-                &page.text,
-                page.body_start as usize,
-                rec.start as usize,
-            );
-            if trail.last().is_some_and(|h| head.starts_with(h.as_str())) {
-                trail.pop();
-            }
-            if !page.title.is_empty()
-                && !head.starts_with(page.title.as_str())
-                && trail.first() != Some(&page.title)
-            {
-                trail.insert(0, page.title.clone());
-            }
-            if trail.is_empty() {
-                text.into_owned()
-            } else {
-                format!("{}\n{text}", trail.join(" > "))
-            }
-        })
+        .map(|(indexed, rec)| passage(indexed, rec))
         .collect()
+}
+
+/// One chunk's passage ([`passages`]), from its page and indexed text
+/// ([`crate::text::chunk::indexed_table`]) and its record.
+fn passage((page, text): &(&Page, Cow<'_, str>), rec: &ChunkRecord) -> String {
+    let head = text.trim_start().trim_start_matches('#').trim_start();
+    let mut trail: Vec<String> =
+        crate::text::chunk::heading_path(&page.text, page.body_start as usize, rec.start as usize);
+    if trail.last().is_some_and(|h| head.starts_with(h.as_str())) {
+        trail.pop();
+    }
+    if !page.title.is_empty()
+        && !head.starts_with(page.title.as_str())
+        && trail.first() != Some(&page.title)
+    {
+        trail.insert(0, page.title.clone());
+    }
+    if trail.is_empty() {
+        text.to_string()
+    } else {
+        format!("{}\n{text}", trail.join(" > "))
+    }
 }
 
 /// Embeds every chunk of `data` after the passage prompt of `prompts` (in groups, reporting
@@ -75,16 +78,21 @@ pub(crate) fn embed_chunks(
     progress: &mut dyn FnMut(usize, usize) -> ControlFlow<()>,
 ) -> Result<usize> {
     let dim = embedder.dim();
-    let passages = passages(data);
-    let stored: Vec<Option<Row<'_>>> = passages
-        .iter()
-        .map(|p| known.iter().find_map(|k| k.row(p, encoding)))
+    // Each passage is made when it is looked up and again when it is embedded, never all at
+    // once: a million chunks' passages take about as much memory as their pages' text.
+    let table = crate::text::chunk::indexed_table(&data.pages, &data.chunks);
+    let passage = |c: usize| passage(&table[c], &data.chunks[c]);
+    let mut lengths = Vec::with_capacity(table.len());
+    let stored: Vec<Option<Row<'_>>> = (0..table.len())
+        .map(|c| {
+            let p = passage(c);
+            lengths.push(p.len());
+            known.iter().find_map(|k| k.row(&p, encoding))
+        })
         .collect();
-    let mut todo: Vec<usize> = (0..passages.len())
-        .filter(|&c| stored[c].is_none())
-        .collect();
+    let mut todo: Vec<usize> = (0..table.len()).filter(|&c| stored[c].is_none()).collect();
     // Similar lengths together, so the embedder's batches pad little.
-    crate::data::sort::sort_by_key(&mut todo, |&c| passages[c].len());
+    crate::data::sort::sort_by_key(&mut todo, |&c| lengths[c]);
     let total = todo.len();
     let cancelled = || Error::Cancelled {
         stage: crate::data::record::BuildStage::Embeddings.as_str().into(),
@@ -95,12 +103,13 @@ pub(crate) fn embed_chunks(
     // Each group's vectors are stored as they come, in `encoding`: a large build holds
     // 388 bytes a 384-d chunk in int8, not the 1.5 KB of its f32 vector, until the end.
     // `fresh[c]` is chunk `c`'s group and row there.
-    let mut fresh: Vec<(usize, usize)> = vec![(0, 0); passages.len()];
+    let mut fresh: Vec<(usize, usize)> = vec![(0, 0); table.len()];
     let mut groups: Vec<VectorSection> = Vec::new();
     for (g, group) in todo.chunks(EMBED_GROUP).enumerate() {
-        let prompted: Vec<_> = group
+        let passages: Vec<String> = group.iter().map(|&c| passage(c)).collect();
+        let prompted: Vec<_> = passages
             .iter()
-            .map(|&c| prompts.apply(PromptKind::Passage, &passages[c]))
+            .map(|p| prompts.apply(PromptKind::Passage, p))
             .collect();
         let texts: Vec<&str> = prompted.iter().map(|t| t.as_ref()).collect();
         let out = embedder.embed(&texts)?;
