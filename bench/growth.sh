@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Growth of a build without vectors: for each size, a synthetic corpus from CACM and Cranfield
-# (../shared/tools/make_corpus.py), `wikidex build --beir --no-embed`, then a process that loads
-# the blob and answers one query; wall time and peak RSS from /usr/bin/time -v. Then, for each
+# (../shared/tools/make_corpus.py), `wikidex build --beir --no-embed`, then a process that answers
+# one query reading only the parts of the blob it needs (`wikidex search`), and one that loads the
+# whole blob first (`--log`, which searches through a session, as Python, Node and MCP do); wall
+# time and peak RSS from /usr/bin/time -v. Then, for each
 # size, the queries of CACM and Cranfield asked of wikidex and of tantivy 0.27 side by side in
 # one process (bench/tantivy, its own cargo project, built here on first use).
 #
@@ -35,8 +37,8 @@ measure() {
     rm -f "$log"
 }
 
-echo "| pages | build | build peak RSS | blob | load + 1 query | its peak RSS |"
-echo "|---|---|---|---|---|---|"
+echo "| pages | build | build peak RSS | blob | 1 query, in parts | its peak RSS | whole load + 1 query | its peak RSS |"
+echo "|---|---|---|---|---|---|---|---|"
 sizes=("$@")
 [ ${#sizes[@]} -gt 0 ] || sizes=(10000 100000)
 for n in "${sizes[@]}"; do
@@ -45,8 +47,9 @@ for n in "${sizes[@]}"; do
     [ -s "$dir/corpus.jsonl" ] || python3 "$tool" "$data" "$n" "$dir/corpus.jsonl" > /dev/null
     read -r bs bmb < <(measure "$bin" build --beir "$dir" --no-embed -o "$dir/index.wdx")
     bytes=$(stat -c %s "$dir/index.wdx")
-    read -r ls lmb < <(measure "$bin" search "$dir/index.wdx" "boundary layer transition" --lanes lexical)
-    printf "| %s | %s s | %s MB | %.1f MB | %s s | %s MB |\n" "$n" "$bs" "$bmb" "$(awk "BEGIN { print $bytes / 1000000 }")" "$ls" "$lmb"
+    read -r ps pmb < <(measure "$bin" search "$dir/index.wdx" "boundary layer transition" --lanes lexical)
+    read -r ls lmb < <(measure "$bin" search "$dir/index.wdx" "boundary layer transition" --lanes lexical --log "$dir/queries.jsonl")
+    printf "| %s | %s s | %s MB | %.1f MB | %s s | %s MB | %s s | %s MB |\n" "$n" "$bs" "$bmb" "$(awk "BEGIN { print $bytes / 1000000 }")" "$ps" "$pmb" "$ls" "$lmb"
 done
 
 # Queries, wikidex against tantivy (the tantivy index is built once, next to the blob).
