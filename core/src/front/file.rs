@@ -442,12 +442,13 @@ fn save_checked(path: &Path, bytes: &[u8]) -> Result<()> {
 }
 
 /// An index file searched in parts: opening it reads only the blob's head, and each search
-/// (or page record) reads from the open file the sections it needs ([`RangedIndex`]: the dictionary shards and
-/// postings of its terms, then the pages of its hits), which stay loaded for the next. Its
-/// answers are those of [`Index::open`]'s index; a first query of a large index comes long
-/// before a whole load would finish (a million chunks: under half a second, against about
-/// 12 s). The file is read through the handle opened here, so a save that replaces it
-/// meanwhile (by renaming, as [`Index::save`] does) leaves this reader on the blob it opened.
+/// (or page record) reads from the open file the sections it needs ([`RangedIndex`]: the
+/// dictionary shards and postings of its terms, then the pages of its hits), which stay loaded
+/// for the next. Its answers are those of [`Index::open`]'s index; a first query of a large
+/// index comes long before a whole load would finish (a million chunks: under a second,
+/// against about 12 s). The file is read through the handle opened here, so a save that
+/// replaces it meanwhile (by renaming, as [`Index::save`] does) leaves this reader on the blob
+/// it opened.
 ///
 /// ```no_run
 /// # use wikidex::{file::RangedFile, SearchOptions};
