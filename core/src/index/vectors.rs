@@ -81,11 +81,11 @@ pub(crate) fn embed_chunks(
     // Each passage is made when it is looked up and again when it is embedded, never all at
     // once: a million chunks' passages take about as much memory as their pages' text.
     let table = crate::text::chunk::indexed_table(&data.pages, &data.chunks);
-    let passage = |c: usize| passage(&table[c], &data.chunks[c]);
+    let passage_of = |c: usize| passage(&table[c], &data.chunks[c]);
     let mut lengths = Vec::with_capacity(table.len());
     let stored: Vec<Option<Row<'_>>> = (0..table.len())
         .map(|c| {
-            let p = passage(c);
+            let p = passage_of(c);
             lengths.push(p.len());
             known.iter().find_map(|k| k.row(&p, encoding))
         })
@@ -106,7 +106,7 @@ pub(crate) fn embed_chunks(
     let mut fresh: Vec<(usize, usize)> = vec![(0, 0); table.len()];
     let mut groups: Vec<VectorSection> = Vec::new();
     for (g, group) in todo.chunks(EMBED_GROUP).enumerate() {
-        let passages: Vec<String> = group.iter().map(|&c| passage(c)).collect();
+        let passages: Vec<String> = group.iter().map(|&c| passage_of(c)).collect();
         let prompted: Vec<_> = passages
             .iter()
             .map(|p| prompts.apply(PromptKind::Passage, p))
