@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use clap::Args;
 use wikidex::embed::{discover, semantic_off, Found, Surface, MODEL_ENV, MODEL_NAMES};
-use wikidex::{Error, ModelChoice, OnnxEmbedder, OnnxOptions, Session};
+use wikidex::{Embedder, Error, ModelChoice, OnnxEmbedder, OnnxOptions, Session};
 
 #[derive(Args, Clone, Default)]
 pub struct ModelArgs {
@@ -145,48 +145,67 @@ impl ModelArgs {
         }
     }
 
-    /// For `search`: attaches the model the index's vectors were made with. A model named on
-    /// the command line must match (else `model_mismatch`); else the folder named by the
-    /// stored model id under models/ (e.g. models/multilingual-e5-small), else the default
-    /// folder is used when it holds the same model, else the semantic lane reports itself
-    /// skipped. Returns a note for
-    /// the user when the lane cannot run.
-    pub fn attach_for_search(&self, session: &Session) -> Result<Option<String>, Error> {
-        let index = session.index();
-        let Some(v) = index.vectors() else {
-            return Ok(None);
+    /// For `search`: the model the index's vectors were made with (`stored`: their model id;
+    /// `None`: no vectors, no model), which `check` takes. A model named on the command line
+    /// must pass (else its error, `model_mismatch`); else the folder named by the stored
+    /// model id under models/ (e.g. models/multilingual-e5-small), else the default folder
+    /// is used when it holds the same model. When none can run the lane: no model, and a note
+    /// for the user (the lane then reports itself skipped).
+    pub fn for_search(
+        &self,
+        stored: Option<&str>,
+        check: impl Fn(&dyn Embedder) -> Result<(), Error>,
+    ) -> Result<(Option<Arc<dyn Embedder>>, Option<String>), Error> {
+        let Some(stored) = stored else {
+            return Ok((None, None));
         };
-        let stored = v.model_id.clone();
         if self.explicit() {
-            session.set_model(Some(Arc::new(self.load()?)))?;
-            return Ok(None);
+            let model = self.load()?;
+            check(&model)?;
+            return Ok((Some(Arc::new(model)), None));
         }
-        let dir = match self.stored_dir(&stored) {
+        let dir = match self.stored_dir(stored) {
             Some(dir) => Some(dir),
             None => self.found()?.map(|f| f.dir),
         };
         let Some(dir) = dir else {
-            return Ok(Some(format!(
-                "the index's vectors are from {stored}; pass --model DIR to embed the query"
-            )));
+            return Ok((
+                None,
+                Some(format!(
+                    "the index's vectors are from {stored}; pass --model DIR to embed the query"
+                )),
+            ));
         };
         // `all-MiniLM-L6-v2/model-int8` was made from `model-int8.onnx` in that folder.
         let file = match &self.onnx {
-            None => wikidex::embed::model_file_for_id(&dir, &stored),
+            None => wikidex::embed::model_file_for_id(&dir, stored),
             Some(f) if f.components().count() > 1 || f.is_absolute() => f.clone(),
             Some(f) => dir.join(f),
         };
         if !file.is_file() {
-            return Ok(Some(format!(
-                "the index's vectors are from {stored}, not found in {}; pass --model DIR",
-                dir.display()
-            )));
+            return Ok((
+                None,
+                Some(format!(
+                    "the index's vectors are from {stored}, not found in {}; pass --model DIR",
+                    dir.display()
+                )),
+            ));
         }
-        match session.set_model(Some(Arc::new(self.load_file(&dir, &file)?))) {
-            Ok(()) => Ok(None),
-            Err(e @ Error::ModelMismatch { .. }) => Ok(Some(e.to_string())),
+        let model = self.load_file(&dir, &file)?;
+        match check(&model) {
+            Ok(()) => Ok((Some(Arc::new(model)), None)),
+            Err(e @ Error::ModelMismatch { .. }) => Ok((None, Some(e.to_string()))),
             Err(e) => Err(e),
         }
+    }
+
+    /// [`ModelArgs::for_search`] for a session: attaches the model, and returns the note.
+    pub fn attach_for_search(&self, session: &Session) -> Result<Option<String>, Error> {
+        let index = session.index();
+        let stored = index.vectors().map(|v| v.model_id.as_str());
+        let (model, note) = self.for_search(stored, |m| index.check_model(m))?;
+        session.set_model(model)?;
+        Ok(note)
     }
 }
 

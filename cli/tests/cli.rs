@@ -1761,8 +1761,7 @@ fn merge_of_shards_built_apart_is_the_blob_of_one_build() {
 
 #[test]
 fn a_search_read_in_parts_prints_what_a_whole_load_prints() {
-    // Without `--log` or `--prompt` (and without a model to run), `search` reads only the
-    // parts of the blob it needs; with `--log` it loads the whole index into a session. The
+    // Without `--log` or `--prompt`, `search` reads only the parts of the blob it needs; with `--log` it loads the whole index into a session. The
     // two must print the same, in JSON and in text.
     let dir = temp("parts");
     let blob = dir.join("wiki.wdx");
@@ -1770,7 +1769,6 @@ fn a_search_read_in_parts_prints_what_a_whole_load_prints() {
     assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
     let b = blob.to_str().unwrap();
     let log = dir.join("log.jsonl");
-    let l = log.to_str().unwrap();
     let cases: [&[&str]; 7] = [
         &["revenue churn"],
         &["revenue", "--json", "--explain", "--facets"],
@@ -1787,7 +1785,19 @@ fn a_search_read_in_parts_prints_what_a_whole_load_prints() {
             "2020-01-01",
         ],
     ];
-    for case in cases {
+    same_in_parts(&blob, &log, &cases);
+    // An unknown scope is refused on both paths.
+    assert_eq!(
+        error_code(&["search", b, "revenue", "--scope", "nobody", "--json"]),
+        "invalid_argument"
+    );
+}
+
+/// Runs `search BLOB` with each case's arguments read in parts, then with `--log` (a whole
+/// load into a session), and checks that both succeed and print the same.
+fn same_in_parts(blob: &Path, log: &Path, cases: &[&[&str]]) {
+    let (b, l) = (blob.to_str().unwrap(), log.to_str().unwrap());
+    for &case in cases {
         let mut args = vec!["search", b];
         args.extend_from_slice(case);
         let parts = wikidex(&args);
@@ -1804,11 +1814,49 @@ fn a_search_read_in_parts_prints_what_a_whole_load_prints() {
             String::from_utf8_lossy(&whole.stderr)
         );
         assert_eq!(stdout(&parts), stdout(&whole), "{case:?}");
+        assert_eq!(
+            String::from_utf8_lossy(&parts.stderr),
+            String::from_utf8_lossy(&whole.stderr),
+            "{case:?}"
+        );
         assert!(!stdout(&parts).is_empty(), "{case:?}");
     }
-    // An unknown scope is refused on both paths.
-    assert_eq!(
-        error_code(&["search", b, "revenue", "--scope", "nobody", "--json"]),
-        "invalid_argument"
-    );
+}
+
+#[test]
+fn a_semantic_search_read_in_parts_prints_what_a_whole_load_prints() {
+    // A blob with vectors: the model (found by the id stored in the blob) embeds the query,
+    // and the search reads the vectors' section with the other parts it needs.
+    let blob = built_example();
+    let log = blob.with_file_name("log.jsonl");
+    let cases: [&[&str]; 4] = [
+        &["why did the nightly job crash", "--json", "--explain"],
+        &["who to page for an outage", "--lanes", "semantic", "--json"],
+        &["revenue", "--explain", "-n", "3"],
+        &["xqzvbnm plorkish", "--json"],
+    ];
+    same_in_parts(&blob, &log, &cases);
+    let r = wikidex(&[
+        "search",
+        blob.to_str().unwrap(),
+        "who to page for an outage",
+        "--json",
+    ]);
+    assert_eq!(json(&r)["lanes"][1]["status"], "ok");
+    // Another model named on the command line is refused on both paths.
+    let e5 = repo().join("models/multilingual-e5-small");
+    if e5.join("tokenizer.json").is_file() {
+        for extra in [&[][..], &["--log", log.to_str().unwrap()][..]] {
+            let mut args = vec![
+                "search",
+                blob.to_str().unwrap(),
+                "outage",
+                "--json",
+                "--model",
+                e5.to_str().unwrap(),
+            ];
+            args.extend_from_slice(extra);
+            assert_eq!(error_code(&args), "model_mismatch", "{extra:?}");
+        }
+    }
 }

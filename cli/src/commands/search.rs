@@ -16,28 +16,31 @@ const MAX_STDIN_QUERY_BYTES: usize = 1 << 20;
 pub(crate) fn search(a: SearchArgs) -> Result<ExitCode, Error> {
     // A search that keeps no log and makes no prompt block reads only the parts of the blob it
     // needs (a million-chunk index answers in under a second, where a whole load takes about
-    // 12 s), unless it needs the model: the semantic lane of a blob with vectors.
+    // 12 s): the semantic lane reads the vectors' section, not the rest.
     if !a.prompt && a.log.is_none() {
         let mut file = RangedFile::open(&a.index)?;
         let lanes = a.lanes.as_deref().map(Lane::parse_list).transpose()?;
-        if !(wants(lanes.as_deref(), Lane::Semantic) && file.index().has_vectors()) {
-            let scope = a.scope.as_deref().map(|s| file.index().scope_named(s));
-            let opts = options(&a, lanes, scope.transpose()?)?;
-            let results = file.search(&query(&a)?, &opts)?;
-            print(&results, &a);
-            return Ok(ExitCode::SUCCESS);
+        // A lane that is not asked for costs nothing: the model loads only for the semantic lane.
+        if wants(lanes.as_deref(), Lane::Semantic) {
+            let index = file.index();
+            let (model, note) = a
+                .model
+                .for_search(index.vectors_model_id(), |m| index.check_model(m))?;
+            file.set_model(model)?;
+            note_lane(note, &a);
         }
+        let scope = a.scope.as_deref().map(|s| file.index().scope_named(s));
+        let opts = options(&a, lanes, scope.transpose()?)?;
+        let results = file.search(&query(&a)?, &opts)?;
+        print(&results, &a);
+        return Ok(ExitCode::SUCCESS);
     }
     let session = Session::open(&a.index)?;
     let log = attach_log(&session, a.log.as_deref(), "cli")?;
     let lanes = a.lanes.as_deref().map(Lane::parse_list).transpose()?;
     // A lane that is not asked for costs nothing: the model loads only for the semantic lane.
     if wants(lanes.as_deref(), Lane::Semantic) {
-        if let Some(note) = a.model.attach_for_search(&session)? {
-            if !a.json {
-                esay!("note: {note}");
-            }
-        }
+        note_lane(a.model.attach_for_search(&session)?, &a);
     }
     let scope = scope_arg(&session.index(), a.scope.as_deref())?;
     let opts = options(&a, lanes, scope)?;
@@ -107,6 +110,13 @@ fn print(results: &SearchResults, a: &SearchArgs) {
         print_json(results);
     } else {
         print_results(results, a.explain);
+    }
+}
+
+/// Says on stderr why the semantic lane cannot run (not with `--json`, whose lane statuses say).
+fn note_lane(note: Option<String>, a: &SearchArgs) {
+    if let (Some(note), false) = (note, a.json) {
+        esay!("note: {note}");
     }
 }
 

@@ -16,7 +16,9 @@ use crate::data::error::{Error, Result};
 #[cfg(feature = "fs")]
 use crate::index::Index;
 #[cfg(feature = "fs")]
-use crate::{PageRecord, RangedIndex, Scope, SearchOptions, SearchResults};
+use crate::{Embedder, PageRecord, RangedIndex, Scope, SearchOptions, SearchResults};
+#[cfg(feature = "fs")]
+use std::sync::Arc;
 
 /// Opens `path` for reading (following links) without blocking, and refuses anything but a
 /// regular file, naming what it is.
@@ -457,11 +459,23 @@ fn save_checked(path: &Path, bytes: &[u8]) -> Result<()> {
 /// # Ok::<(), wikidex::Error>(())
 /// ```
 #[cfg(feature = "fs")]
-#[derive(Debug)]
 pub struct RangedFile {
     path: PathBuf,
     file: File,
     ranged: RangedIndex,
+    /// The model that embeds queries for the semantic lane ([`RangedFile::set_model`]).
+    model: Option<Arc<dyn Embedder>>,
+}
+
+#[cfg(feature = "fs")]
+impl std::fmt::Debug for RangedFile {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RangedFile")
+            .field("path", &self.path)
+            .field("ranged", &self.ranged)
+            .field("model", &self.model.as_ref().map(|m| m.model_id()))
+            .finish_non_exhaustive()
+    }
 }
 
 #[cfg(feature = "fs")]
@@ -498,16 +512,35 @@ impl RangedFile {
             path: path.to_path_buf(),
             file,
             ranged,
+            model: None,
         })
     }
 
-    /// Searches as [`Index::search`] does, reading the parts the search needs first.
+    /// Sets the model that embeds queries for the semantic lane, as
+    /// [`crate::Session::set_model`] does: a search of a blob with vectors then reads their
+    /// section (and no other part a search of the other lanes would not read).
+    ///
+    /// # Errors
+    /// [`Error::ModelMismatch`] when the blob's vectors are another model's.
+    pub fn set_model(&mut self, model: Option<Arc<dyn Embedder>>) -> Result<()> {
+        if let Some(m) = &model {
+            self.ranged.check_model(m.as_ref())?;
+        }
+        self.model = model;
+        Ok(())
+    }
+
+    /// Searches as [`Index::search`] does (with the model, if one is set: as a
+    /// [`crate::Session`] holding it searches), reading the parts the search needs first.
     ///
     /// # Errors
     /// [`Error::Io`] if a read fails; [`Error::Corrupt`] for a part that is not what the head
     /// says; otherwise as [`Index::search`].
     pub fn search(&mut self, query: &str, opts: &SearchOptions) -> Result<SearchResults> {
-        self.load(|r| r.search(query, opts))
+        // Each round of reads runs the search again: the model embeds the query once.
+        let model = self.model.clone().map(Remembered::new);
+        let model = model.as_ref().map(|m| m as &dyn Embedder);
+        self.load(|r| r.search_with_model(query, opts, model))
     }
 
     /// The page's record, as [`Index::page_record`] gives it, reading its part first.
@@ -546,6 +579,51 @@ impl RangedFile {
                 ));
             }
         }
+    }
+}
+
+/// A model that remembers its last answer, so a search that runs again once the parts it
+/// asked for are read embeds its query once.
+#[cfg(feature = "fs")]
+struct Remembered {
+    model: Arc<dyn Embedder>,
+    last: std::sync::Mutex<Option<(Vec<String>, Vec<Vec<f32>>)>>,
+}
+
+#[cfg(feature = "fs")]
+impl Remembered {
+    fn new(model: Arc<dyn Embedder>) -> Remembered {
+        Remembered {
+            model,
+            last: std::sync::Mutex::new(None),
+        }
+    }
+}
+
+#[cfg(feature = "fs")]
+impl Embedder for Remembered {
+    fn model_id(&self) -> &str {
+        self.model.model_id()
+    }
+    fn fingerprint(&self) -> &str {
+        self.model.fingerprint()
+    }
+    fn dim(&self) -> usize {
+        self.model.dim()
+    }
+    fn prompts(&self) -> &crate::Prompts {
+        self.model.prompts()
+    }
+    fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
+        let mut last = self.last.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((t, v)) = last.as_ref() {
+            if t.iter().map(String::as_str).eq(texts.iter().copied()) {
+                return Ok(v.clone());
+            }
+        }
+        let v = self.model.embed(texts)?;
+        *last = Some((texts.iter().map(|t| t.to_string()).collect(), v.clone()));
+        Ok(v)
     }
 }
 

@@ -38,6 +38,7 @@
 
 use crate::blob::{self, Head, Loaded, Part, HEADER_LEN};
 use crate::data::error::{Error, Result};
+use crate::embed::Embedder;
 use crate::index::{Index, PageRecord};
 use crate::lane::lexical::Bm25Scorer;
 use crate::lane::phrase::Positions;
@@ -341,6 +342,27 @@ impl RangedIndex {
     /// otherwise as
     /// [`Index::search`].
     pub fn search(&self, query: &str, opts: &SearchOptions) -> Result<SearchResults> {
+        self.search_with_model(query, opts, None)
+    }
+
+    /// [`RangedIndex::search`] with `model` to embed the query for the semantic lane, as a
+    /// [`crate::Session`] holding that model searches: the same answers, the vectors' values
+    /// read with the postings of the query's terms when the semantic lane is asked for. The
+    /// model runs in every round that reaches the semantic lane (a caller that retries
+    /// gives one that remembers its last answer: [`crate::file::RangedFile`] does).
+    ///
+    /// # Errors
+    /// As [`RangedIndex::search`].
+    pub fn search_with_model(
+        &self,
+        query: &str,
+        opts: &SearchOptions,
+        model: Option<&dyn Embedder>,
+    ) -> Result<SearchResults> {
+        let semantic = opts
+            .lanes
+            .as_ref()
+            .is_none_or(|l| l.contains(&crate::Lane::Semantic));
         let words = |qterms: &[QueryTerm<'_>]| self.words_read(qterms, opts.typos);
         let terms = |analyzed: &Analyzed<'_>| {
             let (postings, positions) = self.index.terms_read(analyzed);
@@ -355,7 +377,10 @@ impl RangedIndex {
                         .map(|&t| Part::Positions(self.head.term_block(self.global_term(t)))),
                 );
             }
-            if self.vectors.is_some() && opts.query_vector.is_some() {
+            if self.vectors.is_some()
+                && semantic
+                && (opts.query_vector.is_some() || model.is_some())
+            {
                 need.push(Part::Vectors);
             }
             self.require(&need)
@@ -373,7 +398,7 @@ impl RangedIndex {
             pages: &pages,
         };
         let caller = crate::index::Caller {
-            model: None,
+            model,
             unit: self.unit,
         };
         self.index.search_checked(query, opts, Some(&reads), caller)
@@ -481,6 +506,20 @@ impl RangedIndex {
     /// a query vector, and loads them.
     pub fn has_vectors(&self) -> bool {
         self.vectors.is_some()
+    }
+
+    /// The id of the model the blob's vectors were made with (`all-MiniLM-L6-v2`), from the
+    /// head; `None` without vectors.
+    pub fn vectors_model_id(&self) -> Option<&str> {
+        self.vectors.as_ref().map(|v| v.model_id.as_str())
+    }
+
+    /// Checks that `model` can embed queries for this index, as [`Index::check_model`].
+    ///
+    /// # Errors
+    /// As [`Index::check_model`].
+    pub fn check_model(&self, model: &dyn Embedder) -> Result<()> {
+        self.index.check_model(model)
     }
 
     /// Number of pages.

@@ -788,3 +788,122 @@ fn a_file_cut_short_or_grown_or_not_an_index_is_refused_when_opened() {
         "io"
     );
 }
+
+/// A toy model of four dimensions (a text's length and three letter counts) that counts the
+/// texts it embeds.
+#[derive(Default)]
+struct Letters {
+    embedded: std::sync::atomic::AtomicUsize,
+}
+
+impl wikidex::Embedder for Letters {
+    fn model_id(&self) -> &str {
+        "letters"
+    }
+    fn fingerprint(&self) -> &str {
+        "letters-1"
+    }
+    fn dim(&self) -> usize {
+        4
+    }
+    fn embed(&self, texts: &[&str]) -> wikidex::Result<Vec<Vec<f32>>> {
+        self.embedded
+            .fetch_add(texts.len(), std::sync::atomic::Ordering::Relaxed);
+        Ok(texts.iter().map(|t| letters(t)).collect())
+    }
+}
+
+fn letters(t: &str) -> Vec<f32> {
+    let mut v: Vec<f32> = [t.len() % 17, t.matches('a').count(), t.matches('o').count()]
+        .iter()
+        .map(|&n| n as f32)
+        .chain([1.0])
+        .collect();
+    let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+    v.iter_mut().for_each(|x| *x /= norm);
+    v
+}
+
+#[test]
+fn a_file_read_in_parts_with_a_model_answers_as_a_session_and_embeds_each_query_once() {
+    use std::sync::atomic::Ordering;
+    use std::sync::Arc;
+    let dir = crate::blob::temp_dir("ranged-file-model");
+    let path = dir.join("vectors.wdx");
+    let index = big();
+    let rows: Vec<Vec<f32>> = (0..index.chunk_count())
+        .map(|c| letters(&format!("chunk {c} {}", "a".repeat(c % 13))))
+        .collect();
+    index
+        .with_vectors("letters", "letters-1", &rows, wikidex::VectorEncoding::Int8)
+        .unwrap()
+        .save(&path)
+        .unwrap();
+    let model = Arc::new(Letters::default());
+    let session = wikidex::Session::open(&path).unwrap();
+    session.set_model(Some(model.clone())).unwrap();
+
+    // The other lanes alone read no vector and run no model.
+    let mut file = wikidex::file::RangedFile::open(&path).unwrap();
+    file.set_model(Some(model.clone())).unwrap();
+    let lexical = SearchOptions {
+        lanes: Some(vec![wikidex::Lane::Lexical, wikidex::Lane::Token]),
+        ..Default::default()
+    };
+    let before = model.embedded.load(Ordering::Relaxed);
+    assert_eq!(
+        file.search("kalomi sazeru", &lexical).unwrap(),
+        session.search("kalomi sazeru", &lexical).unwrap()
+    );
+    assert_eq!(model.embedded.load(Ordering::Relaxed), before);
+    let without_vectors = file.index().loaded_bytes();
+
+    let semantic = SearchOptions {
+        lanes: Some(vec![wikidex::Lane::Semantic]),
+        ..Default::default()
+    };
+    let mut sets = option_sets();
+    sets.push(semantic);
+    for opts in sets {
+        for q in QUERIES {
+            let want = session.search(q, &opts).unwrap();
+            let before = model.embedded.load(Ordering::Relaxed);
+            assert_eq!(file.search(q, &opts).unwrap(), want, "{q:?} {opts:?}");
+            // A fresh file reads in rounds; its model still embeds the query once.
+            let mut fresh = wikidex::file::RangedFile::open(&path).unwrap();
+            fresh.set_model(Some(model.clone())).unwrap();
+            assert_eq!(
+                fresh.search(q, &opts).unwrap(),
+                want,
+                "{q:?} {opts:?} (fresh)"
+            );
+            let runs = model.embedded.load(Ordering::Relaxed) - before;
+            assert!(
+                runs <= 2,
+                "{q:?} {opts:?}: the model ran {runs} times for two searches"
+            );
+        }
+    }
+    assert!(file.index().loaded_bytes() > without_vectors);
+    assert!(file.index().loaded_bytes() < std::fs::metadata(&path).unwrap().len());
+
+    // Another model's vectors are refused, as a session refuses them.
+    struct Other;
+    impl wikidex::Embedder for Other {
+        fn model_id(&self) -> &str {
+            "other"
+        }
+        fn fingerprint(&self) -> &str {
+            "other-1"
+        }
+        fn dim(&self) -> usize {
+            4
+        }
+        fn embed(&self, texts: &[&str]) -> wikidex::Result<Vec<Vec<f32>>> {
+            Ok(texts.iter().map(|t| letters(t)).collect())
+        }
+    }
+    let err = file.set_model(Some(Arc::new(Other))).unwrap_err();
+    assert_eq!(err.code(), "model_mismatch");
+    assert_eq!(file.index().vectors_model_id(), Some("letters"));
+}
