@@ -64,10 +64,39 @@ pub enum VectorValues {
     /// `chunks x dim` bytes and one scale per chunk: value = byte x scale.
     Int8 {
         /// The quantized values.
+        #[serde(deserialize_with = "i8_values")]
         values: Vec<i8>,
         /// One scale per row.
         scales: Vec<f32>,
     },
+}
+
+/// Int8 values as the blob holds them (postcard writes a sequence of `i8` as its length, then
+/// one byte each: the encoding of a byte string), read as a byte string: one pass over the
+/// bytes rather than a call for each value, which was a sixth of reading a million rows. A
+/// format that gives a sequence instead (JSON's array) is read as one.
+fn i8_values<'de, D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Vec<i8>, D::Error> {
+    struct Values;
+    impl<'de> serde::de::Visitor<'de> for Values {
+        type Value = Vec<i8>;
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("int8 values")
+        }
+        fn visit_bytes<E: serde::de::Error>(self, v: &[u8]) -> std::result::Result<Vec<i8>, E> {
+            Ok(v.iter().map(|&b| b as i8).collect())
+        }
+        fn visit_seq<A: serde::de::SeqAccess<'de>>(
+            self,
+            mut seq: A,
+        ) -> std::result::Result<Vec<i8>, A::Error> {
+            let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(1 << 20));
+            while let Some(v) = seq.next_element()? {
+                out.push(v);
+            }
+            Ok(out)
+        }
+    }
+    d.deserialize_bytes(Values)
 }
 
 /// One vector of a section being made ([`VectorSection::from_rows`]).
@@ -512,6 +541,29 @@ pub(crate) mod tests {
 
     fn section(vectors: &[Vec<f32>], encoding: VectorEncoding) -> VectorSection {
         VectorSection::new("m", "fp", vectors[0].len(), vectors, encoding).unwrap()
+    }
+
+    #[test]
+    fn int8_values_read_as_bytes_are_the_values_written_as_a_sequence() {
+        let values = VectorValues::Int8 {
+            values: (-128i8..=127).chain([0, -1, 1]).collect(),
+            scales: vec![0.5, 2.0],
+        };
+        // postcard writes them as a sequence: a length, then one byte each.
+        let bytes = postcard::to_allocvec(&values).unwrap();
+        assert_eq!(
+            &bytes[..4],
+            [1, 131, 2, 128],
+            "the variant, the length 259, -128"
+        );
+        assert_eq!(
+            postcard::from_bytes::<VectorValues>(&bytes).unwrap(),
+            values
+        );
+        let json = serde_json::to_string(&values).unwrap();
+        assert_eq!(serde_json::from_str::<VectorValues>(&json).unwrap(), values);
+        // A length past the bytes there are is an error, not a panic.
+        assert!(postcard::from_bytes::<VectorValues>(&bytes[..100]).is_err());
     }
 
     #[test]
