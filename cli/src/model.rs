@@ -155,7 +155,7 @@ impl ModelArgs {
         &self,
         stored: Option<&str>,
         check: impl Fn(&dyn Embedder) -> Result<(), Error>,
-    ) -> Result<(Option<Arc<dyn Embedder>>, Option<String>), Error> {
+    ) -> Result<SearchModel, Error> {
         let Some(stored) = stored else {
             return Ok((None, None));
         };
@@ -208,6 +208,10 @@ impl ModelArgs {
         Ok(note)
     }
 }
+
+/// What `search` runs the semantic lane with ([`ModelArgs::for_search`]): the model, and a
+/// note for the user when there is none to run.
+pub type SearchModel = (Option<Arc<dyn Embedder>>, Option<String>);
 
 /// Where the CLI looks for `models/`: the current folder, then, in a development build (the
 /// tests, `make site`), the checkout it was built from. A release binary is shipped: it knows

@@ -587,8 +587,13 @@ impl RangedFile {
 #[cfg(feature = "fs")]
 struct Remembered {
     model: Arc<dyn Embedder>,
-    last: std::sync::Mutex<Option<(Vec<String>, Vec<Vec<f32>>)>>,
+    /// The texts last embedded, and their vectors.
+    last: std::sync::Mutex<Option<Embedded>>,
 }
+
+/// Texts and the vectors a model gave them.
+#[cfg(feature = "fs")]
+type Embedded = (Vec<String>, Vec<Vec<f32>>);
 
 #[cfg(feature = "fs")]
 impl Remembered {
