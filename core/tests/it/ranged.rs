@@ -789,19 +789,30 @@ fn a_file_cut_short_or_grown_or_not_an_index_is_refused_when_opened() {
     );
 }
 
-/// A toy model of four dimensions (a text's length and three letter counts) that counts the
-/// texts it embeds.
-#[derive(Default)]
+/// A toy model of four dimensions (a text's length and three letter counts), named `name`
+/// (its fingerprint `{name}-1`), that counts the texts it embeds.
 struct Letters {
+    name: &'static str,
+    fingerprint: String,
     embedded: std::sync::atomic::AtomicUsize,
+}
+
+impl Letters {
+    fn new(name: &'static str) -> Letters {
+        Letters {
+            name,
+            fingerprint: format!("{name}-1"),
+            embedded: Default::default(),
+        }
+    }
 }
 
 impl wikidex::Embedder for Letters {
     fn model_id(&self) -> &str {
-        "letters"
+        self.name
     }
     fn fingerprint(&self) -> &str {
-        "letters-1"
+        &self.fingerprint
     }
     fn dim(&self) -> usize {
         4
@@ -839,7 +850,7 @@ fn a_file_read_in_parts_with_a_model_answers_as_a_session_and_embeds_each_query_
         .unwrap()
         .save(&path)
         .unwrap();
-    let model = Arc::new(Letters::default());
+    let model = Arc::new(Letters::new("letters"));
     let session = wikidex::Session::open(&path).unwrap();
     session.set_model(Some(model.clone())).unwrap();
 
@@ -888,22 +899,9 @@ fn a_file_read_in_parts_with_a_model_answers_as_a_session_and_embeds_each_query_
     assert!(file.index().loaded_bytes() < std::fs::metadata(&path).unwrap().len());
 
     // Another model's vectors are refused, as a session refuses them.
-    struct Other;
-    impl wikidex::Embedder for Other {
-        fn model_id(&self) -> &str {
-            "other"
-        }
-        fn fingerprint(&self) -> &str {
-            "other-1"
-        }
-        fn dim(&self) -> usize {
-            4
-        }
-        fn embed(&self, texts: &[&str]) -> wikidex::Result<Vec<Vec<f32>>> {
-            Ok(texts.iter().map(|t| letters(t)).collect())
-        }
-    }
-    let err = file.set_model(Some(Arc::new(Other))).unwrap_err();
+    let err = file
+        .set_model(Some(Arc::new(Letters::new("other"))))
+        .unwrap_err();
     assert_eq!(err.code(), "model_mismatch");
     assert_eq!(file.index().vectors_model_id(), Some("letters"));
 }
