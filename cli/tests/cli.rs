@@ -1761,8 +1761,9 @@ fn merge_of_shards_built_apart_is_the_blob_of_one_build() {
 
 #[test]
 fn a_search_read_in_parts_prints_what_a_whole_load_prints() {
-    // Without `--log` or `--prompt`, `search` reads only the parts of the blob it needs; with `--log` it loads the whole index into a session. The
-    // two must print the same, in JSON and in text.
+    // Without `--log` or `--prompt`, `search` reads only the parts of the blob it needs; with
+    // `--log` it loads the whole index into a session. The two must print the same, in JSON
+    // and in text.
     let dir = temp("parts");
     let blob = dir.join("wiki.wdx");
     let r = build(&repo().join("examples/wiki"), &blob, &["--no-embed"]);

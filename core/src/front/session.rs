@@ -427,12 +427,8 @@ impl Session {
     /// hop to a thread pool and back costs, so a binding runs it on the caller's thread.
     pub fn search_may_block(&self, opts: &SearchOptions) -> bool {
         let state = self.state();
-        let embeds = state.model.is_some()
-            && opts.query_vector.is_none()
-            && opts
-                .lanes
-                .as_ref()
-                .is_none_or(|lanes| lanes.contains(&Lane::Semantic));
+        let embeds =
+            state.model.is_some() && opts.query_vector.is_none() && opts.wants(Lane::Semantic);
         embeds || state.log.is_some()
     }
 

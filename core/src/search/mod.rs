@@ -362,7 +362,6 @@ impl Index {
         // (When every page is one chunk, grouping is the identity and is skipped.)
         let groups = (!opts.chunks && self.chunk_page.len() != self.data.pages.len())
             .then_some(&self.chunk_page[..]);
-        let wanted = |lane: Lane| opts.lanes.as_ref().is_none_or(|l| l.contains(&lane));
         let phrases = (!quoted.is_empty()).then(|| Phrases {
             held: self.data.positions.as_ref().map(|p| {
                 let ids: Vec<Vec<(Option<usize>, u32)>> = quoted
@@ -379,7 +378,7 @@ impl Index {
         let mut reports = Vec::new();
         let no_terms = qterms.is_empty() && opts.query_vector.is_none();
         for lane in Lane::ALL {
-            let (status, ranked) = if !wanted(lane) {
+            let (status, ranked) = if !opts.wants(lane) {
                 (LaneStatus::skipped(NOT_REQUESTED), Vec::new())
             } else if no_terms {
                 (LaneStatus::skipped(NO_QUERY_TERMS), Vec::new())

@@ -102,6 +102,11 @@ impl Default for SearchOptions {
 }
 
 impl SearchOptions {
+    /// Whether `lane` is asked for (`lanes` unset: every lane is).
+    pub(crate) fn wants(&self, lane: Lane) -> bool {
+        self.lanes.as_ref().is_none_or(|l| l.contains(&lane))
+    }
+
     /// Whether any filter is set (tags, types, scope, usage modes).
     pub(super) fn has_filters(&self) -> bool {
         !self.tags.is_empty()

@@ -359,10 +359,6 @@ impl RangedIndex {
         opts: &SearchOptions,
         model: Option<&dyn Embedder>,
     ) -> Result<SearchResults> {
-        let semantic = opts
-            .lanes
-            .as_ref()
-            .is_none_or(|l| l.contains(&crate::Lane::Semantic));
         let words = |qterms: &[QueryTerm<'_>]| self.words_read(qterms, opts.typos);
         let terms = |analyzed: &Analyzed<'_>| {
             let (postings, positions) = self.index.terms_read(analyzed);
@@ -378,7 +374,7 @@ impl RangedIndex {
                 );
             }
             if self.vectors.is_some()
-                && semantic
+                && opts.wants(crate::Lane::Semantic)
                 && (opts.query_vector.is_some() || model.is_some())
             {
                 need.push(Part::Vectors);
@@ -500,12 +496,6 @@ impl RangedIndex {
     /// As [`Index::scope_named`].
     pub fn scope_named(&self, scope: &str) -> Result<Scope> {
         self.index.scope_named(scope)
-    }
-
-    /// Whether the blob holds vectors (loaded or not): a search of the semantic lane needs
-    /// a query vector, and loads them.
-    pub fn has_vectors(&self) -> bool {
-        self.vectors.is_some()
     }
 
     /// The id of the model the blob's vectors were made with (`all-MiniLM-L6-v2`), from the
