@@ -165,12 +165,21 @@ pub fn check_header(bytes: &[u8]) -> Result<u32> {
 
 /// Decodes and validates a whole blob, on every core.
 pub(crate) fn decode(bytes: &[u8]) -> Result<IndexData> {
-    decode_on(bytes, crate::data::parallel::cores())
+    let threads = crate::data::parallel::cores();
+    finish(sections::decode(bytes, threads, sections::Keep::Index)?)
 }
 
-/// [`decode`] on at most `threads` threads.
-pub(crate) fn decode_on(bytes: &[u8], threads: usize) -> Result<IndexData> {
-    finish(sections::decode(bytes, threads)?)
+/// Checks that `bytes` load: whatever a load refuses, this refuses, with the same error (a
+/// blob with several faults may be refused for another of them). It decodes on the calling
+/// thread and keeps no page and no vector beside the blob, checking each page block and the
+/// vectors' values alone and dropping them (a save's check, beside the blob it saves).
+///
+/// # Errors
+/// As [`decode`].
+pub(crate) fn check(bytes: &[u8]) -> Result<()> {
+    let mut data = sections::decode(bytes, 1, sections::Keep::Checks)?;
+    data.lexical.derive_lengths(data.chunks.len());
+    validate(&data)
 }
 
 /// The checks and derivations every load makes, whole or in parts ([`crate::RangedIndex`]):
@@ -191,17 +200,9 @@ pub(crate) fn finish(mut data: IndexData) -> Result<IndexData> {
 fn validate(data: &IndexData) -> Result<()> {
     data.config.validate_stored()?;
     data.languages.validate(data.pages.len())?;
-    crate::text::chunk::validate_chunk_table(&data.chunks, data.pages.len(), |p| {
-        data.pages.get(p).map(|p| p.text.as_str())
-    })?;
-    for p in &data.pages {
-        if p.text.get(p.body_start as usize..).is_none() {
-            return Err(Error::corrupt(format!(
-                "page {} body offset is invalid",
-                p.key
-            )));
-        }
-    }
+    // The chunk table's order and the pages' texts need no check here: the head's decoding
+    // checks the order ([`sections::decode_head`]), and each page block's the body offsets and
+    // the chunks' spans in the texts, in both loads.
     crate::text::chunk::validate_numbers(&data.chunks, &data.chunk_numbers)?;
     if !data.page_modified.is_empty() && data.page_modified.len() != data.pages.len() {
         return Err(Error::corrupt(format!(
@@ -213,9 +214,7 @@ fn validate(data: &IndexData) -> Result<()> {
     data.lexical.validate(data.chunks.len())?;
     // The positions need no check here: both loads make them with `Positions::from_parts`,
     // which checks every list against its posting's frequency as it finds where it starts.
-    if let Some(v) = &data.vectors {
-        v.validate(data.chunks.len())?;
-    }
+    // Nor the vectors: their section's decoding checks them against the head's description.
     data.raw.validate()?;
     data.graph
         .validate(data.pages.len(), data.chunks.len(), data.raw.chunks.len())?;
@@ -281,11 +280,18 @@ mod tests {
         b.build().unwrap().0.data
     }
 
-    /// Each of `bad`, encoded as a buggy or hostile writer would, is refused as corrupt.
+    /// Each of `bad`, encoded as a buggy or hostile writer would, is refused as corrupt, by a
+    /// load and with the same error by a save's check.
     fn assert_corrupt(bad: &[IndexData]) {
         for (i, d) in bad.iter().enumerate() {
-            let err = decode(&encode(d).unwrap()).unwrap_err();
+            let blob = encode(d).unwrap();
+            let err = decode(&blob).unwrap_err();
             assert_eq!(err.code(), "corrupt_index", "case {i}");
+            assert_eq!(
+                check(&blob).unwrap_err().to_string(),
+                err.to_string(),
+                "case {i}"
+            );
         }
     }
 

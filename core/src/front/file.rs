@@ -429,13 +429,14 @@ impl Index {
     }
 }
 
-/// Writes `bytes` to `path` atomically once they decode. The check decodes on the calling
-/// thread: a save after a build (or a write) reuses the memory the index it replaces, or the
-/// build's own, gave back. Threads would each take fresh memory (glibc keeps an arena per
-/// thread), and a build of a million pages would peak at 1.4 times the memory.
+/// Writes `bytes` to `path` atomically once they are checked to load ([`crate::blob::check`]:
+/// on the calling thread, keeping no page or vector). A save after a build (or a write)
+/// reuses the memory the index it replaces, or the build's own, gave back. Threads would each
+/// take fresh memory (glibc keeps an arena per thread), and a build of a million pages would
+/// peak at 1.4 times the memory.
 #[cfg(feature = "fs")]
 fn save_checked(path: &Path, bytes: &[u8]) -> Result<()> {
-    crate::blob::decode_on(bytes, 1).map_err(|e| {
+    crate::blob::check(bytes).map_err(|e| {
         Error::corrupt(format!(
             "refusing to save an index that would not load again: {e}"
         ))

@@ -339,11 +339,13 @@ impl VectorSection {
         Some(out)
     }
 
-    /// Checks the section holds exactly one finite vector per chunk.
-    pub(crate) fn validate(&self, chunks: usize) -> Result<()> {
+    /// Checks that `values` (a blob's vector section, which the blob's head describes as
+    /// `self`) are exactly one finite vector of this section's dimension per chunk, and this
+    /// section's floor is one.
+    pub(crate) fn validate_values(&self, values: &VectorValues, chunks: usize) -> Result<()> {
         let dim = self.dim as usize;
         let expected = dim.checked_mul(chunks);
-        let (n_values, scales_ok) = match &self.values {
+        let (n_values, scales_ok) = match values {
             VectorValues::F32(v) => (v.len(), v.iter().all(|x| x.is_finite())),
             VectorValues::Int8 { values, scales } => (
                 values.len(),
@@ -716,7 +718,10 @@ pub(crate) mod tests {
         let e = VectorSection::new("m", "f", 1, &[vec![f32::NAN]], VectorEncoding::F32);
         assert_eq!(e.unwrap_err().code(), "invalid_argument");
         let s = section(&[vec![1.0, 0.0]], VectorEncoding::Int8);
-        assert!(s.validate(1).is_ok());
-        assert_eq!(s.validate(2).unwrap_err().code(), "corrupt_index");
+        assert!(s.validate_values(&s.values, 1).is_ok());
+        assert_eq!(
+            s.validate_values(&s.values, 2).unwrap_err().code(),
+            "corrupt_index"
+        );
     }
 }

@@ -173,7 +173,7 @@ impl RangedIndex {
     /// `section` checked against the rest of the index, for the parts whose decoding cannot
     /// check it alone: the graph against the pages, the chunks and the raw layer (`raw_chunks`:
     /// how many raw chunks there are, set when the raw layer comes, which lies before the graph
-    /// in the blob), the vectors against the chunk table.
+    /// in the blob).
     fn checked(&self, section: Loaded, raw_chunks: &mut usize) -> Result<Loaded> {
         Ok(match section {
             Loaded::Raw(r) => {
@@ -189,18 +189,6 @@ impl RangedIndex {
                 )?;
                 Loaded::Graph(g)
             }
-            Loaded::Vectors(values) => match &self.vectors {
-                // Checked as the section they make, and taken back out of it: not copied.
-                Some(meta) => {
-                    let whole = VectorSection {
-                        values,
-                        ..meta.clone()
-                    };
-                    whole.validate(self.head.chunks.len())?;
-                    Loaded::Vectors(whole.values)
-                }
-                None => Loaded::Vectors(values),
-            },
             other => other,
         })
     }

@@ -83,6 +83,18 @@ fn from_postcard<'a, T: Deserialize<'a>>(raw: &'a [u8], what: impl Fn() -> Strin
         }
     })
 }
+/// What a whole decode ([`decode`]) keeps of the sections it has checked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Keep {
+    /// Everything: the index.
+    Index,
+    /// What the checks across sections read (the head, the dictionary, the postings and
+    /// positions, the raw layer and the graph), not the pages (their stubs stand for them) or
+    /// the vectors' values (`vectors` is `None`): each page block and the values are checked
+    /// alone, as a load in parts checks them, and dropped. A save's check holds that much less.
+    Checks,
+}
+
 /// A decoded section.
 pub(crate) enum Loaded {
     Dictionary(Dictionary),
@@ -146,7 +158,14 @@ fn decode_part(
         }
         Part::Graph => Loaded::Graph(inflate_decode(inflater, bytes, what)?),
         Part::Raw => Loaded::Raw(inflate_decode(inflater, bytes, what)?),
-        Part::Vectors => Loaded::Vectors(inflate_decode(inflater, bytes, what)?),
+        Part::Vectors => {
+            let values = inflate_decode(inflater, bytes, what)?;
+            // The head lists this part only with its description of the vectors.
+            if let Some(meta) = &head.vectors {
+                meta.validate_values(&values, head.chunks.len())?;
+            }
+            Loaded::Vectors(values)
+        }
     })
 }
 
@@ -274,9 +293,12 @@ const BYTES_PER_THREAD: usize = 1;
 /// whatever the threads. The dictionary shards are joined without copying their
 /// words, and the lexical index's look-up maps are left to [`crate::blob::finish`] (made once).
 ///
+/// With [`Keep::Checks`], the pages and the vectors' values are checked and dropped section by
+/// section instead.
+///
 /// # Errors
 /// [`Error::Corrupt`] for any part cut short, changed or inconsistent.
-pub(crate) fn decode(bytes: &[u8], threads: usize) -> Result<IndexData> {
+pub(crate) fn decode(bytes: &[u8], threads: usize, keep: Keep) -> Result<IndexData> {
     let mut head = decode_head(bytes)?;
     let parts = head.parts();
     let start = usize::try_from(head_end(bytes)?).unwrap_or(usize::MAX);
@@ -315,12 +337,17 @@ pub(crate) fn decode(bytes: &[u8], threads: usize) -> Result<IndexData> {
         let (mut pages, mut spans) = (Vec::with_capacity(n_pages), Vec::with_capacity(n_chunks));
         for i in job.clone() {
             let body = checked_body(&head, i, bodies[i])?;
-            match decode_part(&head, &head.pages, parts[i], i, body, inflater)? {
-                Loaded::Pages(mut p, mut s) => {
+            match (
+                decode_part(&head, &head.pages, parts[i], i, body, inflater)?,
+                keep,
+            ) {
+                (Loaded::Pages(mut p, mut s), Keep::Index) => {
                     pages.append(&mut p);
                     spans.append(&mut s);
                 }
-                loaded => out.push(loaded),
+                // Checked against the head as they were decoded.
+                (Loaded::Pages(..) | Loaded::Vectors(_), Keep::Checks) => {}
+                (loaded, _) => out.push(loaded),
             }
         }
         if !pages.is_empty() {
@@ -351,11 +378,18 @@ pub(crate) fn decode(bytes: &[u8], threads: usize) -> Result<IndexData> {
             }
         }
     }
-    let (pages, spans) = (concat(pages), concat(spans));
-    // Each part is dropped once what it makes is made, not at the end: a whole load's peak
-    // memory is that of the index it gives, and a large build's (whose save decodes the blob
-    // to check it) is its load's. The stubs stood in for the pages until their blocks came.
-    drop(std::mem::take(&mut head.pages.0));
+    let (pages, spans) = match keep {
+        Keep::Index => {
+            let (pages, spans) = (concat(pages), concat(spans));
+            // Each part is dropped once what it makes is made, not at the end: a whole load's
+            // peak memory is that of the index it gives. The stubs stood in for the pages
+            // until their blocks came.
+            drop(std::mem::take(&mut head.pages.0));
+            (pages, spans)
+        }
+        // The stubs stand for the pages (as many), whose spans the page blocks' checks read.
+        Keep::Checks => (std::mem::take(&mut head.pages.0), Vec::new()),
+    };
     let dictionary = if head.sharded() {
         Dictionary::concat(
             head.dictionary.lengths().to_vec(),
@@ -478,9 +512,11 @@ mod tests {
     }
 
     /// Loads `blob` whole and in parts, searching and reading a page; errors are fine, a panic
-    /// fails the test.
+    /// fails the test. A save's check refuses what the whole load refuses, with its error.
     fn exercise(blob: &[u8]) {
-        let _ = crate::blob::decode(blob);
+        let whole = crate::blob::decode(blob).map(|_| ());
+        let error = |r: Result<()>| r.map_err(|e| e.to_string());
+        assert_eq!(error(crate::blob::check(blob)), error(whole));
         let Ok(end) = head_end(blob) else { return };
         let Some(head) = blob.get(..end as usize) else {
             return;

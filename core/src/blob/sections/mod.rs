@@ -44,7 +44,7 @@ mod decode;
 mod encode;
 mod head;
 
-pub(crate) use decode::{decode, decode_head, decode_section, head_end, Loaded};
+pub(crate) use decode::{decode, decode_head, decode_section, head_end, Keep, Loaded};
 pub(crate) use encode::{empty_like, encode};
 #[cfg(feature = "fs")]
 pub(crate) use encode::{encode_parts, Parts};
@@ -119,7 +119,13 @@ mod fixtures {
             .unwrap();
         b.add_file("user/ann/a.md", b"alphabet soup").unwrap();
         b.add_file("raw/r.md", b"raw text").unwrap();
-        let (index, _) = b.build().unwrap();
+        let (mut index, _) = b.build().unwrap();
+        // Int8 vectors of two values a chunk, so that every kind of part is in it.
+        let vectors: Vec<[f32; 2]> = (0..index.data.chunks.len())
+            .map(|i| [1.0, i as f32])
+            .collect();
+        let int8 = crate::VectorEncoding::Int8;
+        index.data.vectors = Some(crate::VectorSection::new("m", "f", 2, &vectors, int8).unwrap());
         index.to_bytes().unwrap()
     }
 }
