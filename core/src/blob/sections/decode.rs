@@ -547,6 +547,18 @@ mod tests {
     }
 
     #[test]
+    fn a_section_is_its_postcard_bytes_deflated_at_once_though_written_in_pieces() {
+        // Bytes that do not compress, text that does, and numbers postcard writes one by one,
+        // each longer than a piece.
+        let noise = crate::blob::inflate::noise(7, 300_000);
+        let text: String = (0..40_000).map(|i| format!("word{} ", i % 977)).collect();
+        let value = (noise, text, (0..70_000u32).collect::<Vec<_>>());
+        let raw = postcard::to_allocvec(&value).unwrap();
+        let whole = miniz_oxide::deflate::compress_to_vec(&raw, 9);
+        assert_eq!(section(&value).unwrap(), whole);
+    }
+
+    #[test]
     fn fields_deflated_apart_inflate_to_their_concatenation() {
         // Empty fields, small ones, and one larger than the first output buffer that does not
         // compress (pseudo-random bytes), so the buffer grows mid-field.

@@ -32,14 +32,119 @@ fn encode_err(e: impl std::fmt::Display) -> Error {
     }
 }
 
-/// Encodes `value` as a section: its postcard bytes deflated.
+/// Encodes `value` as a section: its postcard bytes deflated. The bytes are deflated as
+/// postcard makes them, not laid out whole first, into a buffer as long as they are: a large
+/// section (a million chunks' int8 vectors, 430 MB) is held once, deflated, beside the index,
+/// not also as its postcard bytes and the copies of a growing buffer.
 pub(super) fn section<T: Serialize + ?Sized>(value: &T) -> Result<Vec<u8>> {
-    let raw = postcard::to_allocvec(value).map_err(encode_err)?;
-    let mut deflated = miniz_oxide::deflate::compress_to_vec(&raw, 9);
-    // The compressor's buffer grows as it writes: about half as much again as the bytes it
-    // holds, which a large blob's sections all keep until the blob is laid out.
-    deflated.shrink_to_fit();
-    Ok(deflated)
+    let len = postcard::serialize_with_flavor(value, Counted(0)).map_err(encode_err)?;
+    postcard::serialize_with_flavor(value, Deflater::new(len)).map_err(encode_err)
+}
+
+/// A postcard flavor that counts the bytes.
+struct Counted(usize);
+
+impl postcard::ser_flavors::Flavor for Counted {
+    type Output = usize;
+
+    fn try_push(&mut self, _: u8) -> postcard::Result<()> {
+        self.0 += 1;
+        Ok(())
+    }
+
+    fn try_extend(&mut self, data: &[u8]) -> postcard::Result<()> {
+        self.0 += data.len();
+        Ok(())
+    }
+
+    fn finalize(self) -> postcard::Result<usize> {
+        Ok(self.0)
+    }
+}
+
+/// One deflate stream (level 9) written a piece at a time: bytes gathered into pieces of
+/// [`Deflater::PIECE`] for the compressor, whose output goes into one buffer. Written in
+/// pieces or at once, the same bytes deflate to the same stream. Also a postcard flavor
+/// (its output the stream, finished).
+struct Deflater {
+    compressor: Box<miniz_oxide::deflate::core::CompressorOxide>,
+    pending: Vec<u8>,
+    out: Vec<u8>,
+}
+
+impl Deflater {
+    const PIECE: usize = 1 << 16;
+
+    /// A deflater for about `len` bytes: its buffer has room for them deflated however
+    /// little they compress (stored blocks add 5 bytes to each 64 KiB at most).
+    fn new(len: usize) -> Deflater {
+        use miniz_oxide::deflate::core::{create_comp_flags_from_zip_params, CompressorOxide};
+        Deflater {
+            compressor: Box::new(CompressorOxide::new(create_comp_flags_from_zip_params(
+                9, 0, 0,
+            ))),
+            pending: Vec::with_capacity(Deflater::PIECE.min(len)),
+            out: Vec::with_capacity(len + len / 4096 + 64),
+        }
+    }
+
+    fn write(&mut self, mut bytes: &[u8]) -> Result<()> {
+        while !bytes.is_empty() {
+            let room = Deflater::PIECE - self.pending.len();
+            let (now, later) = bytes.split_at(room.min(bytes.len()));
+            self.pending.extend_from_slice(now);
+            bytes = later;
+            if self.pending.len() == Deflater::PIECE {
+                self.deflate(miniz_oxide::deflate::core::TDEFLFlush::None)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Deflates the bytes pending, then flushes as `flush` says (`Full`: the next bytes start
+    /// a block with codes of their own; `Finish`: the stream ends).
+    fn deflate(&mut self, flush: miniz_oxide::deflate::core::TDEFLFlush) -> Result<()> {
+        use miniz_oxide::deflate::core::{compress_to_output, TDEFLStatus};
+        let out = &mut self.out;
+        let (status, read) =
+            compress_to_output(&mut self.compressor, &self.pending, flush, |bytes| {
+                out.extend_from_slice(bytes);
+                true
+            });
+        match status {
+            TDEFLStatus::Okay | TDEFLStatus::Done if read == self.pending.len() => {
+                self.pending.clear();
+                Ok(())
+            }
+            _ => Err(encode_err("deflate stopped")),
+        }
+    }
+
+    /// The stream, ended.
+    fn finish(mut self) -> Result<Vec<u8>> {
+        self.deflate(miniz_oxide::deflate::core::TDEFLFlush::Finish)?;
+        self.out.shrink_to_fit();
+        Ok(self.out)
+    }
+}
+
+impl postcard::ser_flavors::Flavor for Deflater {
+    type Output = Vec<u8>;
+
+    fn try_push(&mut self, byte: u8) -> postcard::Result<()> {
+        self.try_extend(&[byte])
+    }
+
+    fn try_extend(&mut self, bytes: &[u8]) -> postcard::Result<()> {
+        // postcard's errors have no room for another cause; `section` reports it as encoding.
+        self.write(bytes)
+            .map_err(|_| postcard::Error::SerializeBufferFull)
+    }
+
+    fn finalize(self) -> postcard::Result<Vec<u8>> {
+        self.finish()
+            .map_err(|_| postcard::Error::SerializeBufferFull)
+    }
 }
 
 /// Encodes an index as a blob. Same input, same bytes.
@@ -249,38 +354,17 @@ fn encode_head(head: &Head, pages: &[Page]) -> Result<Vec<u8>> {
 /// One deflate stream of `fields` one after another, a full flush after each: each field
 /// starts a new block, with codes of its own.
 pub(super) fn deflate_fields(fields: &[Vec<u8>]) -> Result<Vec<u8>> {
-    use miniz_oxide::deflate::core::{
-        compress, create_comp_flags_from_zip_params, CompressorOxide, TDEFLFlush, TDEFLStatus,
+    use miniz_oxide::deflate::core::TDEFLFlush;
+    let mut deflater = Deflater::new(fields.iter().map(Vec::len).sum());
+    let Some((last, before)) = fields.split_last() else {
+        return deflater.finish();
     };
-    let mut compressor = CompressorOxide::new(create_comp_flags_from_zip_params(9, 0, 0));
-    let mut out = vec![0u8; fields.iter().map(Vec::len).sum::<usize>() / 2 + 64];
-    let mut at = 0;
-    for (i, field) in fields.iter().enumerate() {
-        let flush = if i + 1 == fields.len() {
-            TDEFLFlush::Finish
-        } else {
-            TDEFLFlush::Full
-        };
-        let mut input = &field[..];
-        loop {
-            let (status, read, wrote) = compress(&mut compressor, input, &mut out[at..], flush);
-            at += wrote;
-            input = &input[read..];
-            match status {
-                TDEFLStatus::Done => break,
-                TDEFLStatus::Okay if input.is_empty() && flush != TDEFLFlush::Finish => break,
-                TDEFLStatus::Okay => {
-                    // More to write than room for it.
-                    if out.len() - at < 64 || (read == 0 && wrote == 0) {
-                        out.resize(out.len() * 2, 0);
-                    }
-                }
-                _ => return Err(encode_err("deflate stopped")),
-            }
-        }
+    for field in before {
+        deflater.write(field)?;
+        deflater.deflate(TDEFLFlush::Full)?;
     }
-    out.truncate(at);
-    Ok(out)
+    deflater.write(last)?;
+    deflater.finish()
 }
 
 /// A blob: the header, the head, then each section's tag (keyed with the head's hash) and its
