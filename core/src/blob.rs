@@ -113,10 +113,11 @@ pub(crate) fn encode(data: &IndexData) -> Result<Vec<u8>> {
 }
 
 /// [`encode`] up to the blob's parts, which make the blob once the index is dropped
-/// ([`Index::save_into`](crate::Index::save_into)).
+/// ([`Index::save_into`](crate::Index::save_into)); the index is dropped a part at a time as
+/// its sections are made.
 #[cfg(feature = "fs")]
-pub(crate) fn encode_parts(data: &IndexData) -> Result<sections::Parts> {
-    sections::encode_parts(data)
+pub(crate) fn encode_parts(data: IndexData) -> Result<sections::Parts> {
+    sections::encode_parts(std::borrow::Cow::Owned(data))
 }
 
 /// Appends the header of a blob whose head is `head`, then the head.
@@ -176,6 +177,7 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<IndexData> {
 ///
 /// # Errors
 /// As [`decode`].
+#[cfg_attr(not(feature = "fs"), allow(dead_code))] // Saving is a file's.
 pub(crate) fn check(bytes: &[u8]) -> Result<()> {
     let mut data = sections::decode(bytes, 1, sections::Keep::Checks)?;
     data.lexical.derive_lengths(data.chunks.len());
@@ -292,6 +294,18 @@ mod tests {
                 err.to_string(),
                 "case {i}"
             );
+        }
+    }
+
+    #[cfg(feature = "fs")]
+    #[test]
+    fn an_index_given_to_its_save_encodes_as_one_lent() {
+        // Given, its lexical index and positions go once their sections are made.
+        let chunks = built().chunks.len();
+        for d in [built(), with_vectors(3, 3 * chunks)] {
+            assert!(d.positions.is_some());
+            let lent = encode(&d).unwrap();
+            assert_eq!(encode_parts(d).unwrap().assemble(), lent);
         }
     }
 

@@ -46,7 +46,8 @@
 //! # Ok::<(), wikidex::Error>(())
 //! ```
 #![deny(missing_docs)]
-#![forbid(unsafe_code)]
+// One `unsafe` block: `data::memory::give_back` (glibc's `malloc_trim`).
+#![deny(unsafe_code)]
 
 // The folders are the layers, bottom-up; each imports only from its own layer or the ones
 // below (`tests/it/layers.rs` reads the folders and keeps it so).

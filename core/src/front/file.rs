@@ -417,15 +417,22 @@ impl Index {
 
     /// Saves as [`Index::save`] does, dropping the index once its sections are encoded: the
     /// blob is laid out, and checked to load, without the index beside it, which is the peak
-    /// of a large build's memory otherwise (`wikidex build` saves this way).
+    /// of a large build's memory otherwise (`wikidex build` saves this way). The memory freed
+    /// before (by the build that made the index), once the index is dropped and once its
+    /// sections are laid out is given back to the system (glibc keeps it otherwise, and the
+    /// large arrays made next are mapped on top of it).
     ///
     /// # Errors
     /// As [`Index::save`].
     #[cfg(feature = "fs")]
     pub fn save_into(self, path: &Path) -> Result<()> {
-        let parts = crate::blob::encode_parts(&self.data)?;
-        drop(self);
-        save_checked(path, &parts.assemble())
+        use crate::data::memory::give_back;
+        give_back();
+        let parts = crate::blob::encode_parts(self.into_data())?;
+        give_back();
+        let blob = parts.assemble();
+        give_back();
+        save_checked(path, &blob)
     }
 }
 

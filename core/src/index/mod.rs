@@ -263,6 +263,12 @@ impl Index {
         }
     }
 
+    /// The index's data; what the index made from it (look-up maps, codes) is dropped now.
+    #[cfg(feature = "fs")]
+    pub(crate) fn into_data(self) -> IndexData {
+        self.data
+    }
+
     /// Loads an index from blob bytes.
     ///
     /// # Errors

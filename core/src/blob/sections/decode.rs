@@ -85,6 +85,7 @@ fn from_postcard<'a, T: Deserialize<'a>>(raw: &'a [u8], what: impl Fn() -> Strin
 }
 /// What a whole decode ([`decode`]) keeps of the sections it has checked.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(not(feature = "fs"), allow(dead_code))] // `Checks` is a save's.
 pub(crate) enum Keep {
     /// Everything: the index.
     Index,
