@@ -9,6 +9,7 @@
 //! Vectors cross as numpy float32 arrays: the values are copied once, as one block, while the
 //! GIL is held (another thread may write the array once it is released).
 
+mod file;
 mod found;
 mod ranking;
 
@@ -917,6 +918,7 @@ fn _wikidex(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Model>()?;
     m.add_class::<ranking::Ranking>()?;
     m.add_class::<found::Found>()?;
+    m.add_class::<file::NativeIndexFile>()?;
     m.add_function(wrap_pyfunction!(parse_headers, m)?)?;
     m.add_function(wrap_pyfunction!(default_model, m)?)?;
     m.add_function(wrap_pyfunction!(folder_files, m)?)?;

@@ -51,6 +51,7 @@ __version__ = _wikidex.__version__
 
 __all__ = [
     "Index",
+    "IndexFile",
     "Model",
     "Ranking",
     "Record",
@@ -837,6 +838,83 @@ class Index:
         """The agent tools' limits: hits per search, drill-down calls per turn, characters
         of a result's text."""
         self._native.set_tool_limits(json.dumps({"max_results": max_results, "max_drilldowns": max_drilldowns, "max_chars": max_chars}))
+
+
+class IndexFile:
+    """An index file searched in parts: :meth:`open` reads only the blob's head, and each
+    :meth:`search` or :meth:`page_record` reads from the open file the parts it needs (the
+    dictionary shards and postings of the query's words, the vectors' section for the
+    semantic lane, then the pages of the hits), which stay loaded for the next. The answers
+    are those of :meth:`Index.open`'s index; a first search of a large index comes long before
+    a whole load would finish (a million chunks: 0.4 s, against 7 s). For
+    searching and reading pages only: walk links, check answers or write pages with
+    :class:`Index`.
+
+    The file stays open; a save that replaces it meanwhile (by renaming, as
+    :meth:`Index.save` does) leaves this reader on the blob it opened. Calls from several
+    threads take turns."""
+
+    __slots__ = ("_native",)
+
+    def __init__(self, native: "_wikidex.NativeIndexFile"):
+        if not isinstance(native, _wikidex.NativeIndexFile):
+            raise TypeError("use IndexFile.open")
+        self._native = native
+
+    @classmethod
+    def open(cls, path: Union[str, os.PathLike]) -> "IndexFile":
+        """Opens the index file at ``path`` and reads its head."""
+        return cls(_wikidex.NativeIndexFile.open(os.fspath(path)))
+
+    def search(
+        self,
+        query: str,
+        *,
+        limit: Optional[int] = None,
+        lanes: Union[str, Sequence[str], None] = None,
+        tags: Union[str, Sequence[str], None] = None,
+        types: Union[str, Sequence[str], None] = None,
+        scope: Optional[str] = None,
+        usage_modes: Union[str, Sequence[str], None] = None,
+        explain: bool = False,
+        chunks: bool = False,
+        always: Optional[str] = None,
+        snippets: bool = True,
+        query_vector: Optional[VectorLike] = None,
+        facets: bool = False,
+        since: Optional[str] = None,
+        until: Optional[str] = None,
+        typos: bool = True,
+    ) -> SearchResults:
+        """Searches as :meth:`Index.search` does, with the same arguments and answers,
+        reading the parts of the file the search needs first. The semantic lane runs with an
+        attached :class:`Model` (:meth:`attach_model`) or a ``query_vector``."""
+        opts = _options_for(
+            query, limit, lanes, tags, types, scope, chunks,
+            bool(typos), usage_modes, bool(explain), always, bool(snippets), bool(facets), since, until,
+        )
+        return SearchResults(json.loads(self._native.search(query, opts, _array(query_vector))))
+
+    def page_record(self, key: str, scope: Optional[str] = None) -> Record:
+        """A page, as :meth:`Index.page_record` gives it, reading its part of the file first."""
+        return Record(json.loads(self._native.page_record(key, scope)))
+
+    def attach_model(self, model: Model) -> None:
+        """Attaches the model that embeds queries, as :meth:`Index.attach_model` does: a
+        search of a file with vectors then reads their section. Raises :class:`ModelError`
+        (``model_mismatch``) when the file holds vectors of another model."""
+        if not isinstance(model, Model):
+            raise TypeError(f"model must be a wikidex.Model, got {type(model).__name__}")
+        self._native.attach_model(model)
+
+    @property
+    def loaded(self) -> Tuple[int, int]:
+        """``(bytes read so far, the file's length)``."""
+        return self._native.loaded()
+
+    def __repr__(self) -> str:
+        read, length = self.loaded
+        return f"IndexFile({read} of {length} bytes read)"
 
 
 def parse_headers(text: str) -> tuple:

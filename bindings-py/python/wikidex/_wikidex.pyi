@@ -12,7 +12,7 @@ import numpy
 import numpy.typing
 from typing_extensions import NotRequired
 
-__all__ = ["HEADER_LEN", "Found", "Model", "NativeIndex", "Ranking", "default_model", "folder_files", "parse_headers", "__version__"]
+__all__ = ["HEADER_LEN", "Found", "Model", "NativeIndex", "NativeIndexFile", "Ranking", "default_model", "folder_files", "parse_headers", "__version__"]
 
 __version__: str
 #: Bytes of a blob's header (magic, version, flags, length, checksum).
@@ -29,6 +29,20 @@ class Found:
 
     def results(self) -> str:
         """The SearchResults (JSON), every hit made now."""
+
+@final
+class NativeIndexFile:
+    """An index file searched in parts (the core's ``RangedFile``): the package's
+    ``IndexFile`` wraps it."""
+
+    @staticmethod
+    def open(path: _Path) -> NativeIndexFile: ...
+    def search(self, query: str, options: Optional[str] = None, query_vector: Optional[_F32] = None) -> str:
+        """The whole SearchResults (JSON)."""
+    def page_record(self, key: str, scope: Optional[str] = None) -> str: ...
+    def attach_model(self, model: Model) -> None: ...
+    def loaded(self) -> Tuple[int, int]:
+        """``(bytes read so far, the blob's length)``."""
 
 @final
 class Model:

@@ -559,6 +559,12 @@ impl RangedFile {
         self.load(|r| r.page_record(key, scope))
     }
 
+    /// Sets how the records this file's searches and pages return count offsets (default
+    /// [`crate::OffsetUnit::Byte`]), as [`RangedIndex::set_offset_unit`] does.
+    pub fn set_offset_unit(&mut self, unit: crate::OffsetUnit) {
+        self.ranged.set_offset_unit(unit);
+    }
+
     /// The index as loaded so far.
     pub fn index(&self) -> &RangedIndex {
         &self.ranged
