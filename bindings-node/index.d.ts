@@ -577,6 +577,43 @@ export declare class Index {
 export type JsIndex = Index
 
 /**
+ * An index file searched in parts: `open` reads only the blob's head, and each `search` or
+ * `pageRecord` reads from the open file the parts it needs (the dictionary shards and
+ * postings of the query's words, the vectors' section for the semantic lane, then the pages
+ * of the hits), which stay loaded for the next. Its answers are those of `Index.open`'s
+ * index. For searching and reading pages only. Calls take turns.
+ */
+export declare class IndexFile {
+  /** Opens an index file and reads its head, on the thread pool. */
+  static open(path: string): Promise<IndexFile>
+  /** `open` on the calling thread. */
+  static openSync(path: string): IndexFile
+  /**
+   * Searches as `Index.search` does, with the same options and answers, reading the parts
+   * of the file it needs first, on the thread pool (reading is file I/O).
+   */
+  search(query: string, options?: SearchOptions): Promise<SearchResults>
+  /** `search` on the calling thread. */
+  searchSync(query: string, options?: SearchOptions): SearchResults
+  /**
+   * A page's whole record, as `Index.pageRecord` gives it, reading its part of the file
+   * first, on the thread pool.
+   */
+  pageRecord(key: string, scope?: string | undefined | null): Promise<PageRecord>
+  /** `pageRecord` on the calling thread. */
+  pageRecordSync(key: string, scope?: string | undefined | null): PageRecord
+  /**
+   * Attaches the model that embeds queries, as `Index.attachModel` does: a search of a
+   * file with vectors then reads their section. `model_mismatch` when the file holds
+   * vectors of another model.
+   */
+  attachModel(model: Model): void
+  /** `[bytes read so far, the file's length]`. */
+  get loaded(): [number, number]
+}
+export type JsIndexFile = IndexFile
+
+/**
  * An ONNX sentence model (all-MiniLM-L6-v2 or any sentence-transformers export) with its
  * `tokenizer.json`, run in process.
  */

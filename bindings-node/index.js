@@ -85,6 +85,7 @@ for (const name of ['build', 'buildSync', 'merge', 'mergeSync']) {
 
 module.exports = {
   Index: guardClass(native.Index),
+  IndexFile: guardClass(native.IndexFile),
   Model: guardClass(native.Model),
   parseHeaders: guard(native.parseHeaders),
   version: guard(native.version),

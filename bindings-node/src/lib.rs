@@ -12,6 +12,7 @@
 //!   pool (`Work`); a `...Sync` twin runs on the calling thread for scripts that want it.
 
 mod error;
+mod file;
 
 use std::collections::HashMap;
 use std::ops::ControlFlow;

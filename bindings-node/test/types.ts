@@ -1,6 +1,6 @@
 // Type-checked (not run) by `make test-node` with `tsc --noEmit --strict`: the generated
 // index.d.ts describes the API as the tests and examples use it.
-import { Index, Model, parseHeaders, type SearchResults, type Hit, type WikidexError } from '../index.js'
+import { Index, IndexFile, Model, parseHeaders, type SearchResults, type Hit, type WikidexError } from '../index.js'
 
 async function main(): Promise<void> {
   const index: Index = await Index.build('examples/wiki', {
@@ -27,6 +27,11 @@ async function main(): Promise<void> {
   const blob: Buffer = index.toBytes()
   await (await Index.fromBytes(blob)).save('/tmp/x.wdx')
   index.saveSync('/tmp/x.wdx')
+  const file: IndexFile = await IndexFile.open('/tmp/x.wdx')
+  file.attachModel(model)
+  const found: SearchResults = await file.search('outage', { limit: 3 })
+  const [read, length]: [number, number] = file.loaded
+  console.log(found.hits.length, read / length, file.pageRecordSync('revenue').body, (await file.pageRecord('a')).title)
   const synced: Index = await Index.sync('examples/wiki', '/tmp/x.wdx', { model, file_times: false })
   const record = synced.syncRecord()
   if (record) console.log(record.written, record.added.length, record.build.pages)

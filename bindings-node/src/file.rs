@@ -1,0 +1,132 @@
+//! `IndexFile`: an index file searched in parts, the core's `RangedFile` (opening reads the
+//! blob's head; each search or page reads the parts it needs, which stay loaded), shared with
+//! the tasks on the thread pool.
+
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use napi::bindgen_prelude::AsyncTask;
+use napi::Env;
+use napi_derive::napi;
+use serde_json::Value;
+use wikidex::file::RangedFile;
+use wikidex::{Embedder, OffsetUnit, SearchOptions};
+
+use crate::error::OrThrow;
+use crate::{json, record, CoreResult, JsModel, Json, JsonWork, Work};
+
+/// An index file searched in parts: `open` reads only the blob's head, and each `search` or
+/// `pageRecord` reads from the open file the parts it needs (the dictionary shards and
+/// postings of the query's words, the vectors' section for the semantic lane, then the pages
+/// of the hits), which stay loaded for the next. Its answers are those of `Index.open`'s
+/// index. For searching and reading pages only. Calls take turns.
+#[napi(js_name = "IndexFile")]
+pub struct JsIndexFile {
+    file: Arc<Mutex<RangedFile>>,
+}
+
+/// Work that resolves to an index file.
+pub type FileWork = Work<RangedFile, JsIndexFile>;
+
+fn wrap_file(mut file: RangedFile) -> napi::Result<JsIndexFile> {
+    file.set_offset_unit(OffsetUnit::Utf16);
+    Ok(JsIndexFile {
+        file: Arc::new(Mutex::new(file)),
+    })
+}
+
+/// The file; a call that panicked cannot have left it half-changed (a part is loaded whole
+/// or not at all), so a poisoned lock is taken as it is.
+fn lock(file: &Mutex<RangedFile>) -> MutexGuard<'_, RangedFile> {
+    file.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+#[napi]
+impl JsIndexFile {
+    /// Opens an index file and reads its head, on the thread pool.
+    #[napi(configurable = true, ts_return_type = "Promise<IndexFile>")]
+    pub fn open(path: String) -> AsyncTask<FileWork> {
+        Work::task(move || RangedFile::open(path.as_ref()), wrap_file)
+    }
+
+    /// `open` on the calling thread.
+    #[napi(configurable = true)]
+    pub fn open_sync(env: Env, path: String) -> napi::Result<JsIndexFile> {
+        wrap_file(RangedFile::open(path.as_ref()).or_throw(&env)?)
+    }
+
+    /// Searches as `Index.search` does, with the same options and answers, reading the parts
+    /// of the file it needs first, on the thread pool (reading is file I/O).
+    #[napi(
+        ts_args_type = "query: string, options?: SearchOptions",
+        ts_return_type = "Promise<SearchResults>"
+    )]
+    pub fn search(&self, query: String, options: Option<Value>) -> AsyncTask<JsonWork> {
+        let opts: CoreResult<SearchOptions> = crate::options("search options", options);
+        let file = Arc::clone(&self.file);
+        Work::task(move || record(&lock(&file).search(&query, &opts?)?), json)
+    }
+
+    /// `search` on the calling thread.
+    #[napi(
+        ts_args_type = "query: string, options?: SearchOptions",
+        ts_return_type = "SearchResults"
+    )]
+    pub fn search_sync(
+        &self,
+        env: Env,
+        query: String,
+        options: Option<Value>,
+    ) -> napi::Result<Json> {
+        (|| {
+            let opts: SearchOptions = crate::options("search options", options)?;
+            record(&lock(&self.file).search(&query, &opts)?)
+        })()
+        .or_throw(&env)
+    }
+
+    /// A page's whole record, as `Index.pageRecord` gives it, reading its part of the file
+    /// first, on the thread pool.
+    #[napi(ts_return_type = "Promise<PageRecord>")]
+    pub fn page_record(&self, key: String, scope: Option<String>) -> AsyncTask<JsonWork> {
+        let file = Arc::clone(&self.file);
+        Work::task(
+            move || {
+                let s = crate::scope(scope.as_deref())?;
+                record(&lock(&file).page_record(&key, s.as_ref())?)
+            },
+            json,
+        )
+    }
+
+    /// `pageRecord` on the calling thread.
+    #[napi(ts_return_type = "PageRecord")]
+    pub fn page_record_sync(
+        &self,
+        env: Env,
+        key: String,
+        scope: Option<String>,
+    ) -> napi::Result<Json> {
+        (|| {
+            let s = crate::scope(scope.as_deref())?;
+            record(&lock(&self.file).page_record(&key, s.as_ref())?)
+        })()
+        .or_throw(&env)
+    }
+
+    /// Attaches the model that embeds queries, as `Index.attachModel` does: a search of a
+    /// file with vectors then reads their section. `model_mismatch` when the file holds
+    /// vectors of another model.
+    #[napi(ts_args_type = "model: Model")]
+    pub fn attach_model(&self, env: Env, model: &JsModel) -> napi::Result<()> {
+        let embedder = Arc::clone(&model.inner) as Arc<dyn Embedder>;
+        lock(&self.file).set_model(Some(embedder)).or_throw(&env)
+    }
+
+    /// `[bytes read so far, the file's length]`.
+    #[napi(getter, ts_return_type = "[number, number]")]
+    pub fn loaded(&self) -> Vec<f64> {
+        let file = lock(&self.file);
+        let index = file.index();
+        vec![index.loaded_bytes() as f64, index.blob_len() as f64]
+    }
+}
