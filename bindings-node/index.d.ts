@@ -581,7 +581,7 @@ export type JsIndex = Index
  * `pageRecord` reads from the open file the parts it needs (the dictionary shards and
  * postings of the query's words, the vectors' section for the semantic lane, then the pages
  * of the hits), which stay loaded for the next. Its answers are those of `Index.open`'s
- * index. For searching and reading pages only. Calls take turns.
+ * index. For searching and reading pages only. Searches and pages take turns on the pool.
  */
 export declare class IndexFile {
   /** Opens an index file and reads its head, on the thread pool. */
@@ -605,10 +605,13 @@ export declare class IndexFile {
   /**
    * Attaches the model that embeds queries, as `Index.attachModel` does: a search of a
    * file with vectors then reads their section. `model_mismatch` when the file holds
-   * vectors of another model.
+   * vectors of another model. It waits for a search in progress on the pool.
    */
   attachModel(model: Model): void
-  /** `[bytes read so far, the file's length]`. */
+  /**
+   * `[bytes read so far, the file's length]` (the bytes read when the last search or page
+   * that finished had read).
+   */
   get loaded(): [number, number]
 }
 export type JsIndexFile = IndexFile

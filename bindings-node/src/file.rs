@@ -2,6 +2,7 @@
 //! blob's head; each search or page reads the parts it needs, which stay loaded), shared with
 //! the tasks on the thread pool.
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use napi::bindgen_prelude::AsyncTask;
@@ -18,10 +19,14 @@ use crate::{json, record, CoreResult, JsModel, Json, JsonWork, Work};
 /// `pageRecord` reads from the open file the parts it needs (the dictionary shards and
 /// postings of the query's words, the vectors' section for the semantic lane, then the pages
 /// of the hits), which stay loaded for the next. Its answers are those of `Index.open`'s
-/// index. For searching and reading pages only. Calls take turns.
+/// index. For searching and reading pages only. Searches and pages take turns on the pool.
 #[napi(js_name = "IndexFile")]
 pub struct JsIndexFile {
     file: Arc<Mutex<RangedFile>>,
+    /// Bytes read so far, set by each call once it has read: `loaded` does not wait for a
+    /// search in progress.
+    read: Arc<AtomicU64>,
+    length: u64,
 }
 
 /// Work that resolves to an index file.
@@ -30,6 +35,8 @@ pub type FileWork = Work<RangedFile, JsIndexFile>;
 fn wrap_file(mut file: RangedFile) -> napi::Result<JsIndexFile> {
     file.set_offset_unit(OffsetUnit::Utf16);
     Ok(JsIndexFile {
+        read: Arc::new(AtomicU64::new(file.index().loaded_bytes())),
+        length: file.index().blob_len(),
         file: Arc::new(Mutex::new(file)),
     })
 }
@@ -38,6 +45,18 @@ fn wrap_file(mut file: RangedFile) -> napi::Result<JsIndexFile> {
 /// or not at all), so a poisoned lock is taken as it is.
 fn lock(file: &Mutex<RangedFile>) -> MutexGuard<'_, RangedFile> {
     file.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// `op` on the file, then how many bytes it has read, into `read`.
+fn reading<T>(
+    file: &Mutex<RangedFile>,
+    read: &AtomicU64,
+    op: impl FnOnce(&mut RangedFile) -> CoreResult<T>,
+) -> CoreResult<T> {
+    let mut file = lock(file);
+    let out = op(&mut file);
+    read.store(file.index().loaded_bytes(), Ordering::Relaxed);
+    out
 }
 
 #[napi]
@@ -62,8 +81,14 @@ impl JsIndexFile {
     )]
     pub fn search(&self, query: String, options: Option<Value>) -> AsyncTask<JsonWork> {
         let opts: CoreResult<SearchOptions> = crate::options("search options", options);
-        let file = Arc::clone(&self.file);
-        Work::task(move || record(&lock(&file).search(&query, &opts?)?), json)
+        let (file, read) = (Arc::clone(&self.file), Arc::clone(&self.read));
+        Work::task(
+            move || {
+                let opts = opts?;
+                record(&reading(&file, &read, |f| f.search(&query, &opts))?)
+            },
+            json,
+        )
     }
 
     /// `search` on the calling thread.
@@ -79,7 +104,9 @@ impl JsIndexFile {
     ) -> napi::Result<Json> {
         (|| {
             let opts: SearchOptions = crate::options("search options", options)?;
-            record(&lock(&self.file).search(&query, &opts)?)
+            record(&reading(&self.file, &self.read, |f| {
+                f.search(&query, &opts)
+            })?)
         })()
         .or_throw(&env)
     }
@@ -88,11 +115,11 @@ impl JsIndexFile {
     /// first, on the thread pool.
     #[napi(ts_return_type = "Promise<PageRecord>")]
     pub fn page_record(&self, key: String, scope: Option<String>) -> AsyncTask<JsonWork> {
-        let file = Arc::clone(&self.file);
+        let (file, read) = (Arc::clone(&self.file), Arc::clone(&self.read));
         Work::task(
             move || {
                 let s = crate::scope(scope.as_deref())?;
-                record(&lock(&file).page_record(&key, s.as_ref())?)
+                record(&reading(&file, &read, |f| f.page_record(&key, s.as_ref()))?)
             },
             json,
         )
@@ -108,25 +135,26 @@ impl JsIndexFile {
     ) -> napi::Result<Json> {
         (|| {
             let s = crate::scope(scope.as_deref())?;
-            record(&lock(&self.file).page_record(&key, s.as_ref())?)
+            record(&reading(&self.file, &self.read, |f| {
+                f.page_record(&key, s.as_ref())
+            })?)
         })()
         .or_throw(&env)
     }
 
     /// Attaches the model that embeds queries, as `Index.attachModel` does: a search of a
     /// file with vectors then reads their section. `model_mismatch` when the file holds
-    /// vectors of another model.
+    /// vectors of another model. It waits for a search in progress on the pool.
     #[napi(ts_args_type = "model: Model")]
     pub fn attach_model(&self, env: Env, model: &JsModel) -> napi::Result<()> {
         let embedder = Arc::clone(&model.inner) as Arc<dyn Embedder>;
         lock(&self.file).set_model(Some(embedder)).or_throw(&env)
     }
 
-    /// `[bytes read so far, the file's length]`.
+    /// `[bytes read so far, the file's length]` (the bytes read when the last search or page
+    /// that finished had read).
     #[napi(getter, ts_return_type = "[number, number]")]
     pub fn loaded(&self) -> Vec<f64> {
-        let file = lock(&self.file);
-        let index = file.index();
-        vec![index.loaded_bytes() as f64, index.blob_len() as f64]
+        vec![self.read.load(Ordering::Relaxed) as f64, self.length as f64]
     }
 }

@@ -65,9 +65,12 @@ impl NativeIndexFile {
         run(py, || self.file().set_model(Some(embedder)))
     }
 
-    /// `(bytes read so far, the blob's length)`.
-    fn loaded(&self) -> (u64, u64) {
-        let file = self.file();
-        (file.index().loaded_bytes(), file.index().blob_len())
+    /// `(bytes read so far, the blob's length)`, without the GIL: it waits for a search in
+    /// progress on another thread.
+    fn loaded(&self, py: Python<'_>) -> (u64, u64) {
+        py.detach(|| {
+            let file = self.file();
+            (file.index().loaded_bytes(), file.index().blob_len())
+        })
     }
 }

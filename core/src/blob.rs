@@ -113,8 +113,8 @@ pub(crate) fn encode(data: &IndexData) -> Result<Vec<u8>> {
 }
 
 /// [`encode`] up to the blob's parts, which make the blob once the index is dropped
-/// ([`Index::save_into`](crate::Index::save_into)); the index is dropped a part at a time as
-/// its sections are made.
+/// ([`Index::save_into`](crate::Index::save_into)); its lexical index and positions are
+/// dropped once their sections are made, the rest once every section is.
 #[cfg(feature = "fs")]
 pub(crate) fn encode_parts(data: IndexData) -> Result<sections::Parts> {
     sections::encode_parts(std::borrow::Cow::Owned(data))
@@ -170,10 +170,10 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<IndexData> {
     finish(sections::decode(bytes, threads, sections::Keep::Index)?)
 }
 
-/// Checks that `bytes` load: whatever a load refuses, this refuses, with the same error (a
-/// blob with several faults may be refused for another of them). It decodes on the calling
-/// thread and keeps no page and no vector beside the blob, checking each page block and the
-/// vectors' values alone and dropping them (a save's check, beside the blob it saves).
+/// Checks that `bytes` load: whatever a load refuses, this refuses, with the same error. It
+/// decodes on the calling thread and keeps no page and no vector beside the blob, checking
+/// each page block and the vectors' values alone and dropping them (a save's check, beside
+/// the blob it saves).
 ///
 /// # Errors
 /// As [`decode`].

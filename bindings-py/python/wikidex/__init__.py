@@ -852,7 +852,7 @@ class IndexFile:
 
     The file stays open; a save that replaces it meanwhile (by renaming, as
     :meth:`Index.save` does) leaves this reader on the blob it opened. Calls from several
-    threads take turns."""
+    threads take turns (one that waits holds no GIL)."""
 
     __slots__ = ("_native",)
 

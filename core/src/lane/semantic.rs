@@ -340,8 +340,8 @@ impl VectorSection {
     }
 
     /// Checks that `values` (a blob's vector section, which the blob's head describes as
-    /// `self`) are exactly one finite vector of this section's dimension per chunk, and this
-    /// section's floor is one.
+    /// `self`) are exactly one finite vector of this section's dimension per chunk, and that
+    /// this section's floor is in `0..=1`.
     pub(crate) fn validate_values(&self, values: &VectorValues, chunks: usize) -> Result<()> {
         let dim = self.dim as usize;
         let expected = dim.checked_mul(chunks);
