@@ -577,8 +577,8 @@ export declare class Index {
 export type JsIndex = Index
 
 /**
- * An index file searched in parts: `open` reads only the blob's head, and each `search` or
- * `pageRecord` reads from the open file the parts it needs (the dictionary shards and
+ * An index file searched in parts: `open` reads only the blob's head, and each `search`,
+ * `pageRecord` or `chunk` reads from the open file the parts it needs (the dictionary shards and
  * postings of the query's words, the vectors' section for the semantic lane, then the pages
  * of the hits), which stay loaded for the next. Its answers are those of `Index.open`'s
  * index. For searching and reading pages only. Searches and pages take turns on the pool.
@@ -602,6 +602,13 @@ export declare class IndexFile {
   pageRecord(key: string, scope?: string | undefined | null): Promise<PageRecord>
   /** `pageRecord` on the calling thread. */
   pageRecordSync(key: string, scope?: string | undefined | null): PageRecord
+  /**
+   * A chunk by id, as `Index.chunk` gives it, reading its page's part of the file (or the
+   * raw layer) first, on the thread pool.
+   */
+  chunk(id: string): Promise<Chunk>
+  /** `chunk` on the calling thread. */
+  chunkSync(id: string): Chunk
   /**
    * Attaches the model that embeds queries, as `Index.attachModel` does: a search of a
    * file with vectors then reads their section. `model_mismatch` when the file holds

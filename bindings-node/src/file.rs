@@ -15,8 +15,8 @@ use wikidex::{Embedder, OffsetUnit, SearchOptions};
 use crate::error::OrThrow;
 use crate::{json, record, CoreResult, JsModel, Json, JsonWork, Work};
 
-/// An index file searched in parts: `open` reads only the blob's head, and each `search` or
-/// `pageRecord` reads from the open file the parts it needs (the dictionary shards and
+/// An index file searched in parts: `open` reads only the blob's head, and each `search`,
+/// `pageRecord` or `chunk` reads from the open file the parts it needs (the dictionary shards and
 /// postings of the query's words, the vectors' section for the semantic lane, then the pages
 /// of the hits), which stay loaded for the next. Its answers are those of `Index.open`'s
 /// index. For searching and reading pages only. Searches and pages take turns on the pool.
@@ -140,6 +140,23 @@ impl JsIndexFile {
             })?)
         })()
         .or_throw(&env)
+    }
+
+    /// A chunk by id, as `Index.chunk` gives it, reading its page's part of the file (or the
+    /// raw layer) first, on the thread pool.
+    #[napi(ts_return_type = "Promise<Chunk>")]
+    pub fn chunk(&self, id: String) -> AsyncTask<JsonWork> {
+        let (file, read) = (Arc::clone(&self.file), Arc::clone(&self.read));
+        Work::task(
+            move || record(&reading(&file, &read, |f| f.chunk(&id))?),
+            json,
+        )
+    }
+
+    /// `chunk` on the calling thread.
+    #[napi(ts_return_type = "Chunk")]
+    pub fn chunk_sync(&self, env: Env, id: String) -> napi::Result<Json> {
+        (|| record(&reading(&self.file, &self.read, |f| f.chunk(&id))?))().or_throw(&env)
     }
 
     /// Attaches the model that embeds queries, as `Index.attachModel` does: a search of a

@@ -50,6 +50,10 @@ test('a first search reads part of the file, and pages come as the whole index g
   const key = hits[0].key
   assert.deepEqual(await file.pageRecord(key), whole.pageRecord(key))
   assert.deepEqual(IndexFile.openSync(PATH).pageRecordSync(key), whole.pageRecord(key))
+  for (const id of ['raw/slack_2024_03_12::chunk_0', hits[0].chunk]) {
+    assert.deepEqual(await IndexFile.openSync(PATH).chunk(id), whole.chunk(id))
+    assert.deepEqual(IndexFile.openSync(PATH).chunkSync(id), whole.chunk(id))
+  }
 })
 
 test('what open refuses the file refuses, by code', async () => {
@@ -72,6 +76,7 @@ test('what open refuses the file refuses, by code', async () => {
   assert.equal(await code(() => IndexFile.open(cut)), 'corrupt_index')
   const file = IndexFile.openSync(PATH)
   assert.equal(await code(() => file.pageRecord('no-such-page')), 'unknown_page')
+  assert.equal(await code(() => file.chunk('no-such-page::chunk_0')), 'unknown_chunk')
   assert.equal(await code(() => file.search('q', { limit: 'ten' })), 'invalid_argument')
   assert.equal(await code(() => file.searchSync(3)), 'invalid_argument')
 })

@@ -32,6 +32,7 @@ async function main(): Promise<void> {
   const found: SearchResults = await file.search('outage', { limit: 3 })
   const [read, length]: [number, number] = file.loaded
   console.log(found.hits.length, read / length, file.pageRecordSync('revenue').body, (await file.pageRecord('a')).title)
+  console.log((await file.chunk('a::chunk_0')).text, file.chunkSync('a::chunk_0').key)
   const synced: Index = await Index.sync('examples/wiki', '/tmp/x.wdx', { model, file_times: false })
   const record = synced.syncRecord()
   if (record) console.log(record.written, record.added.length, record.build.pages)

@@ -60,6 +60,10 @@ impl NativeIndexFile {
         })
     }
 
+    fn chunk(&self, py: Python<'_>, id: &str) -> PyResult<String> {
+        run(py, || to_json(&self.file().chunk(id)?))
+    }
+
     fn attach_model(&self, py: Python<'_>, model: PyRef<'_, Model>) -> PyResult<()> {
         let embedder = Arc::clone(&model.inner) as Arc<dyn Embedder>;
         run(py, || self.file().set_model(Some(embedder)))

@@ -49,6 +49,8 @@ def test_a_first_search_reads_part_of_the_file_and_pages_come_as_the_whole_index
     assert head < read < length, "the query's parts and its hit's page, not the whole file"
     key = hits[0].key
     assert file.page_record(key).to_dict() == whole.page_record(key).to_dict()
+    for chunk in ["raw/slack_2024_03_12::chunk_0", hits[0].chunk]:
+        assert wikidex.IndexFile.open(path).chunk(chunk).to_dict() == whole.chunk(chunk).to_dict()
     assert repr(file) == f"IndexFile({file.loaded[0]} of {length} bytes read)"
 
 
@@ -70,6 +72,9 @@ def test_what_open_refuses_the_file_refuses(tmp_path, saved):
     file = wikidex.IndexFile.open(path)
     with pytest.raises(wikidex.NotFoundError):
         file.page_record("no-such-page")
+    with pytest.raises(wikidex.NotFoundError) as info:
+        file.chunk("no-such-page::chunk_0")
+    assert info.value.code == "unknown_chunk"
     with pytest.raises(TypeError):
         file.search(3)  # type: ignore[arg-type]
     with pytest.raises(TypeError):

@@ -842,7 +842,7 @@ class Index:
 
 class IndexFile:
     """An index file searched in parts: :meth:`open` reads only the blob's head, and each
-    :meth:`search` or :meth:`page_record` reads from the open file the parts it needs (the
+    :meth:`search`, :meth:`page_record` or :meth:`chunk` reads from the open file the parts it needs (the
     dictionary shards and postings of the query's words, the vectors' section for the
     semantic lane, then the pages of the hits), which stay loaded for the next. The answers
     are those of :meth:`Index.open`'s index; a first search of a large index comes long before
@@ -898,6 +898,11 @@ class IndexFile:
     def page_record(self, key: str, scope: Optional[str] = None) -> Record:
         """A page, as :meth:`Index.page_record` gives it, reading its part of the file first."""
         return Record(json.loads(self._native.page_record(key, scope)))
+
+    def chunk(self, id: str) -> Record:
+        """A chunk by id, as :meth:`Index.chunk` gives it, reading its page's part of the
+        file (or the raw layer) first."""
+        return Record(json.loads(self._native.chunk(id)))
 
     def attach_model(self, model: Model) -> None:
         """Attaches the model that embeds queries, as :meth:`Index.attach_model` does: a

@@ -1,9 +1,10 @@
-//! `wikidex page` and `wikidex chunk`: one page by key, one chunk by id.
+//! `wikidex page` and `wikidex chunk`: one page by key, one chunk by id, each read from the
+//! blob in parts (its page's part, the graph and the raw layer), not loaded whole.
 
 use std::process::ExitCode;
 
 use wikidex::file::RangedFile;
-use wikidex::{Error, Index};
+use wikidex::Error;
 
 use crate::args::{ChunkArgs, PageArgs};
 use crate::render::{print_json, say};
@@ -52,8 +53,8 @@ pub(crate) fn page(a: PageArgs) -> Result<ExitCode, Error> {
 }
 
 pub(crate) fn chunk(a: ChunkArgs) -> Result<ExitCode, Error> {
-    let index = Index::open(&a.index)?;
-    let chunk = index.chunk(&a.id)?;
+    // Only the chunk's page part (and the raw layer) is read, not the whole blob.
+    let chunk = RangedFile::open(&a.index)?.chunk(&a.id)?;
     if a.json {
         print_json(&chunk);
     } else {

@@ -559,6 +559,15 @@ impl RangedFile {
         self.load(|r| r.page_record(key, scope))
     }
 
+    /// The chunk `id`, as [`Index::chunk`] gives it, reading its page's part (or the raw
+    /// layer) first.
+    ///
+    /// # Errors
+    /// As [`RangedFile::search`]; otherwise as [`Index::chunk`].
+    pub fn chunk(&mut self, id: &str) -> Result<crate::Chunk> {
+        self.load(|r| r.chunk(id))
+    }
+
     /// Sets how the records this file's searches and pages return count offsets (default
     /// [`crate::OffsetUnit::Byte`]), as [`RangedIndex::set_offset_unit`] does.
     pub fn set_offset_unit(&mut self, unit: crate::OffsetUnit) {

@@ -213,6 +213,20 @@ pub struct Index {
     pub(crate) codes: std::sync::OnceLock<Option<crate::lane::semantic::codes::Codes>>,
 }
 
+/// The raw layer's look-ups: each raw document's position by id, and the position of each one's
+/// first raw chunk (one extra entry at the end).
+pub(crate) fn raw_lookup(raw: &crate::text::raw::RawSection) -> (HashMap<String, u32>, Vec<u32>) {
+    let mut raw_first = vec![0u32; raw.docs.len() + 1];
+    for (i, c) in raw.chunks.iter().enumerate().rev() {
+        raw_first[c.page as usize] = i as u32;
+    }
+    raw_first[raw.docs.len()] = raw.chunks.len() as u32;
+    let raw_ids = (raw.docs.iter().enumerate())
+        .map(|(i, d)| (d.id.clone(), i as u32))
+        .collect();
+    (raw_ids, raw_first)
+}
+
 impl Index {
     pub(crate) fn from_data(data: IndexData) -> Index {
         let analyzer = Analyzer::new(data.config.language());
@@ -223,18 +237,7 @@ impl Index {
             first_chunk[c.page as usize] = i as u32;
         }
         first_chunk[data.pages.len()] = data.chunks.len() as u32;
-        let mut raw_first = vec![0u32; data.raw.docs.len() + 1];
-        for (i, c) in data.raw.chunks.iter().enumerate().rev() {
-            raw_first[c.page as usize] = i as u32;
-        }
-        raw_first[data.raw.docs.len()] = data.raw.chunks.len() as u32;
-        let raw_ids = data
-            .raw
-            .docs
-            .iter()
-            .enumerate()
-            .map(|(i, d)| (d.id.clone(), i as u32))
-            .collect();
+        let (raw_ids, raw_first) = raw_lookup(&data.raw);
         let page_dates = data
             .pages
             .iter()

@@ -307,7 +307,10 @@ impl RangedIndex {
                     });
                 }
                 Loaded::Graph(g) => data.graph = g,
-                Loaded::Raw(r) => data.raw = r,
+                Loaded::Raw(r) => {
+                    (self.index.raw_ids, self.index.raw_first) = crate::index::raw_lookup(&r);
+                    self.index.data.raw = r;
+                }
                 Loaded::Vectors(values) => {
                     data.vectors = self.vectors.as_ref().map(|meta| VectorSection {
                         values,
@@ -476,6 +479,22 @@ impl RangedIndex {
         }
         self.require(&need)?;
         self.index.page_record_in(key, scope, self.unit)
+    }
+
+    /// The chunk `id` (of a page, or of a raw document), as [`Index::chunk`] gives it.
+    ///
+    /// # Errors
+    /// [`Error::NotLoaded`] for the raw layer and the part of the page the id names until they
+    /// are loaded; otherwise as [`Index::chunk`].
+    pub fn chunk(&self, id: &str) -> Result<crate::Chunk> {
+        let mut need = vec![Part::Raw];
+        let page = crate::text::chunk::parse_chunk_id(id).and_then(|(key, _)| {
+            let p = *self.index.page_ids().get(key)?;
+            Some(Part::Pages(self.head.page_block(p as usize)))
+        });
+        need.extend(page);
+        self.require(&need)?;
+        self.index.chunk_in(id, self.unit)
     }
 
     /// `scope` parsed and checked as [`Index::scope_named`] does, from the head.

@@ -759,6 +759,51 @@ fn a_file_read_in_parts_answers_as_the_whole_index_and_reads_only_what_it_needs(
 }
 
 #[test]
+fn a_chunk_read_in_parts_is_the_whole_index_chunk_and_reads_only_its_page() {
+    let dir = crate::blob::temp_dir("ranged-chunk");
+    let path = dir.join("example.wdx");
+    let index = example();
+    index.save(&path).unwrap();
+    let mut ids: Vec<String> = index
+        .pages()
+        .iter()
+        .flat_map(|p| index.page_record(&p.id(), None).unwrap().chunks)
+        .map(|c| c.id)
+        .collect();
+    let raw: Vec<String> = (index.raw_documents().iter())
+        .map(|d| format!("{}::chunk_0", d.id))
+        .collect();
+    assert!(!raw.is_empty() && ids.len() > index.pages().len());
+    ids.extend(raw);
+    let len = std::fs::metadata(&path).unwrap().len();
+    for id in &ids {
+        // Each from a fresh file: only the head, the raw layer and the id's page are read.
+        let mut file = wikidex::file::RangedFile::open(&path).unwrap();
+        assert_eq!(file.chunk(id).unwrap(), index.chunk(id).unwrap(), "{id}");
+        assert!(file.index().loaded_bytes() < len, "{id}");
+    }
+    let mut file = wikidex::file::RangedFile::open(&path).unwrap();
+    file.set_offset_unit(wikidex::OffsetUnit::Utf16);
+    let session = wikidex::Session::open(&path).unwrap();
+    session.set_offset_unit(wikidex::OffsetUnit::Utf16);
+    for id in &ids {
+        assert_eq!(file.chunk(id).unwrap(), session.chunk(id).unwrap(), "{id}");
+    }
+    for id in [
+        "revenue::chunk_99",
+        "no_such_page::chunk_0",
+        "raw/nope::chunk_0",
+        "revenue",
+    ] {
+        assert_eq!(
+            file.chunk(id).unwrap_err().to_string(),
+            index.chunk(id).unwrap_err().to_string(),
+            "{id}"
+        );
+    }
+}
+
+#[test]
 fn a_file_cut_short_or_grown_or_not_an_index_is_refused_when_opened() {
     let dir = crate::blob::temp_dir("ranged-file-bad");
     let path = dir.join("i.wdx");
