@@ -39,29 +39,9 @@ fn encode_err(e: impl std::fmt::Display) -> Error {
 /// section (a million chunks' int8 vectors, 430 MB) is held once, deflated, beside the index,
 /// not also as its postcard bytes and the copies of a growing buffer.
 pub(super) fn section<T: Serialize + ?Sized>(value: &T) -> Result<Vec<u8>> {
-    let len = postcard::serialize_with_flavor(value, Counted(0)).map_err(encode_err)?;
+    let size = postcard::ser_flavors::Size::default();
+    let len = postcard::serialize_with_flavor(value, size).map_err(encode_err)?;
     postcard::serialize_with_flavor(value, Deflater::new(len)).map_err(encode_err)
-}
-
-/// A postcard flavor that counts the bytes.
-struct Counted(usize);
-
-impl postcard::ser_flavors::Flavor for Counted {
-    type Output = usize;
-
-    fn try_push(&mut self, _: u8) -> postcard::Result<()> {
-        self.0 += 1;
-        Ok(())
-    }
-
-    fn try_extend(&mut self, data: &[u8]) -> postcard::Result<()> {
-        self.0 += data.len();
-        Ok(())
-    }
-
-    fn finalize(self) -> postcard::Result<usize> {
-        Ok(self.0)
-    }
 }
 
 /// One deflate stream (level 9) written a piece at a time: bytes gathered into pieces of
