@@ -7,8 +7,8 @@ use std::ops::ControlFlow;
 use std::path::Path;
 use std::sync::Arc;
 
-use crate::data::config::Config;
 use crate::data::config::Language;
+use crate::data::config::{ChunkConfig, Config};
 use crate::data::error::{Error, Result};
 use crate::data::record::{BuildReport, BuildStage, LanguageMix, Skipped, SyncReport, Warning};
 use crate::embed::Embedder;
@@ -18,10 +18,10 @@ use crate::front::file::Listed;
 #[cfg(feature = "fs")]
 use crate::front::walk::{files_under, wiki_files, Listing, Unlisted};
 use crate::index::vectors::{self, Attached, Known};
-use crate::index::write::assemble;
+use crate::index::write::{assemble, Cuts};
 use crate::index::Index;
 use crate::lane::semantic::VectorEncoding;
-use crate::text::chunk;
+use crate::text::chunk::{self, ChunkRecord};
 use crate::text::page::{self, Page, Scope};
 use crate::text::raw::{self, RawDoc, RawSection};
 
@@ -75,6 +75,10 @@ struct Previous {
     files: HashMap<String, Stored>,
     /// Page id → its chunks' hashes and id numbers, so edits keep chunk ids.
     numbers: chunk::PriorChunks,
+    /// Page path → its chunks, and the chunk sizes they were cut with: an unchanged page
+    /// is not cut again ([`crate::index::write::Cuts`]).
+    cuts: HashMap<String, Vec<ChunkRecord>>,
+    chunk_sizes: ChunkConfig,
     /// Paths given to this build, and how each compared.
     seen: HashSet<String>,
     /// Paths of the pages taken unchanged (their languages counted in the builder's
@@ -160,9 +164,16 @@ impl IndexBuilder {
         }
         self.reusable.extend(Known::copied(data));
         self.indexed_languages = self.indexed_languages.plus(&data.languages);
+        let cuts = previous
+            .cuts()
+            .into_iter()
+            .map(|(path, (_, chunks))| (path.to_string(), chunks.to_vec()))
+            .collect();
         self.previous = Some(Previous {
             files,
             numbers: previous.prior_chunks(),
+            cuts,
+            chunk_sizes: data.config.chunk,
             seen: HashSet::new(),
             reused: HashSet::new(),
             added: Vec::new(),
@@ -710,7 +721,22 @@ impl IndexBuilder {
         let raw = RawSection::build(self.raw.into_values().collect(), &config.chunk)?;
         let no_prior = chunk::PriorChunks::new();
         let prior = self.previous.as_ref().map_or(&no_prior, |p| &p.numbers);
-        let mut data = assemble(config, languages, pages, raw, prior, &mut |d, t| {
+        let cuts: Cuts<'_> = self
+            .previous
+            .iter()
+            .filter(|p| p.chunk_sizes == config.chunk)
+            .flat_map(|p| {
+                p.cuts
+                    .iter()
+                    .filter_map(|(path, chunks)| match p.files.get(path)? {
+                        Stored::Page(page) => {
+                            Some((path.as_str(), (page.text.as_str(), &chunks[..])))
+                        }
+                        Stored::Raw(_) => None,
+                    })
+            })
+            .collect();
+        let mut data = assemble(config, languages, pages, raw, prior, &cuts, &mut |d, t| {
             progress(BuildStage::Pages, d, t)
         })?;
         data.set_page_modified(|p| modified.get(&p.path).copied());

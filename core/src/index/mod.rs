@@ -628,6 +628,19 @@ impl Index {
         out
     }
 
+    /// How this index cut its pages ([`crate::index::write::Cuts`]).
+    pub(crate) fn cuts(&self) -> crate::index::write::Cuts<'_> {
+        self.data
+            .pages
+            .iter()
+            .zip(self.first_chunk.windows(2))
+            .map(|(p, w)| {
+                let chunks = &self.data.chunks[w[0] as usize..w[1] as usize];
+                (p.path.as_str(), (p.text.as_str(), chunks))
+            })
+            .collect()
+    }
+
     pub(crate) fn chunk_text(&self, c: u32) -> &str {
         let rec = &self.data.chunks[c as usize];
         let page = &self.data.pages[rec.page as usize];

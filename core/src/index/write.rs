@@ -14,24 +14,33 @@ use crate::embed::Embedder;
 use crate::graph::GraphSection;
 use crate::index::vectors::{self};
 use crate::index::Index;
-use crate::lane::lexical::{ChunkTerms, LexicalIndex, PageFields};
+use crate::lane::lexical::{BuildHash, ChunkTerms, LexicalIndex, PageFields};
 use crate::lane::phrase::Positions;
 use crate::text::analyze::Analyzer;
 use crate::text::chunk::{self, ChunkRecord};
 use crate::text::page::{self, Page, Scope};
 use crate::text::raw::{self, RawSection};
 
+/// How an index that a write or a sync starts from cut its pages: page path → the text it
+/// cut and the page's chunks. Splitting is a third of making an index's derived data again,
+/// and the same text with the same chunk sizes is cut the same way, so [`assemble`] takes
+/// the chunks of a page whose text is unchanged from here. Only cuts made with the chunk
+/// sizes of the index being made may be given.
+pub(crate) type Cuts<'a> = HashMap<&'a str, (&'a str, &'a [ChunkRecord])>;
+
 /// Chunks and analyzes `pages` (already in canonical order) into index data, with
 /// `languages` their mix ([`crate::text::language::mix`], which the caller may need before:
 /// a build chooses its analysis language and model by it). The only place derived data is
 /// made, so a build and an upsert give the same bytes for the same pages and
-/// the same `prior` chunks (the numbers of the chunk ids: [`chunk::carry_numbers`]).
+/// the same `prior` chunks (the numbers of the chunk ids: [`chunk::carry_numbers`]); a page
+/// `cuts` holds with its text keeps its chunks' spans and hashes.
 pub(crate) fn assemble(
     config: Config,
     languages: LanguageMix,
     pages: Vec<Page>,
     raw: RawSection,
     prior: &chunk::PriorChunks,
+    cuts: &Cuts<'_>,
     progress: &mut dyn FnMut(usize, usize) -> ControlFlow<()>,
 ) -> Result<IndexData> {
     u32::try_from(pages.len()).map_err(|_| Error::invalid_argument("more than 4 Gi pages"))?;
@@ -47,19 +56,32 @@ pub(crate) fn assemble(
         let body_start = page.body_start as usize;
         let body = page.body();
         let fields = PageFields::new(&analyzer, page, &mut vocabulary);
-        let spans: Vec<(usize, usize)> = chunk::split(body, &config.chunk)
-            .into_iter()
-            .map(|span| (body_start + span.start, body_start + span.end))
-            .collect();
+        let cut = cuts
+            .get(page.path.as_str())
+            .filter(|(text, _)| *text == page.text)
+            .map(|(_, cut)| *cut);
+        let spans: Vec<(usize, usize)> = match cut {
+            Some(cut) => cut
+                .iter()
+                .map(|c| (c.start as usize, c.end as usize))
+                .collect(),
+            None => chunk::split(body, &config.chunk)
+                .into_iter()
+                .map(|span| (body_start + span.start, body_start + span.end))
+                .collect(),
+        };
         let indexed = chunk::indexed_texts(&page.text, body_start, &spans);
-        for (&(start, end), indexed) in spans.iter().zip(&indexed) {
-            let text = &page.text[start..end];
+        for (at, (&(start, end), indexed)) in spans.iter().zip(&indexed).enumerate() {
             fields.chunk_terms(&analyzer, indexed, &mut vocabulary, &mut chunk_terms);
+            let hash = match cut {
+                Some(cut) => cut[at].hash.clone(),
+                None => chunk::content_hash(&page.text[start..end]),
+            };
             chunks.push(ChunkRecord {
                 page: pi as u32,
                 start: u32::try_from(start).map_err(|_| Error::invalid_argument("page > 4 GiB"))?,
                 end: u32::try_from(end).map_err(|_| Error::invalid_argument("page > 4 GiB"))?,
-                hash: chunk::content_hash(text),
+                hash,
             });
         }
         let hashes: Vec<&str> = chunks[first..].iter().map(|c| c.hash.as_str()).collect();
@@ -386,7 +408,8 @@ impl Index {
     /// the pages the write removed or changed taken out and the new ones detected, so a write
     /// detects only the pages it touched.
     fn languages_after(&self, pages: &[Page]) -> crate::data::record::LanguageMix {
-        let mut before: HashMap<(&str, &str), usize> = HashMap::new();
+        // Fx: keys hold whole page texts, which SipHash took a twentieth of a write to hash.
+        let mut before: HashMap<(&str, &str), usize, BuildHash> = HashMap::default();
         for p in &self.data.pages {
             *before
                 .entry((p.path.as_str(), p.text.as_str()))
@@ -423,7 +446,8 @@ impl Index {
         let raw = self.data.raw.clone();
         let prior = self.prior_chunks();
         let languages = self.languages_after(&pages);
-        let mut data = assemble(config, languages, pages, raw, &prior, &mut |_, _| {
+        let cuts = self.cuts();
+        let mut data = assemble(config, languages, pages, raw, &prior, &cuts, &mut |_, _| {
             ControlFlow::Continue(())
         })?;
         // A page keeps its file's time while its text is the one read from the file.

@@ -256,3 +256,30 @@ fn a_file_that_keeps_failing_is_not_a_change() {
     assert_eq!(report.build.skipped[0].path, "global/bad.md");
     std::fs::remove_dir_all(&root).unwrap();
 }
+
+/// A sync takes an unchanged page's chunks from the previous index only when it was cut
+/// with the same chunk sizes: with other sizes, every page is cut again, as a fresh build
+/// with those sizes cuts it.
+#[test]
+fn a_sync_with_other_chunk_sizes_cuts_every_page_again() {
+    let root = wiki("sizes");
+    let long: Vec<String> = (0..60).map(|i| format!("word{i}")).collect();
+    write(&root, "global/long.md", &format!("{}.", long.join(" ")));
+    let (first, _) = build(&root, None, None);
+    let small = || {
+        let mut config = wikidex::Config::default();
+        config.chunk.max_tokens = 16;
+        config.chunk.overlap_tokens = 0;
+        IndexBuilder::new(config).unwrap()
+    };
+    let done = |mut b: IndexBuilder| {
+        b.add_dir(&root).unwrap();
+        b.build().unwrap().0
+    };
+    let mut synced = small();
+    synced.previous(&first);
+    let (synced, fresh) = (done(synced), done(small()));
+    assert!(synced.chunk_count() > first.chunk_count());
+    assert_eq!(synced.to_bytes().unwrap(), fresh.to_bytes().unwrap());
+    std::fs::remove_dir_all(&root).unwrap();
+}
