@@ -5,7 +5,6 @@
 pub mod config;
 pub mod date;
 pub mod error;
-#[cfg(feature = "fs")]
 pub(crate) mod memory;
 pub mod offset;
 pub mod options;

@@ -3,6 +3,7 @@
 
 use std::collections::HashMap;
 use std::ops::ControlFlow;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use serde::{Deserialize, Serialize};
 
@@ -16,7 +17,7 @@ use crate::index::vectors::{self};
 use crate::index::Index;
 use crate::lane::lexical::{BuildHash, ChunkTerms, LexicalIndex, PageFields};
 use crate::lane::phrase::Positions;
-use crate::text::analyze::Analyzer;
+use crate::text::analyze::{Analyzer, Vocabulary};
 use crate::text::chunk::{self, ChunkRecord};
 use crate::text::page::{self, Page, Scope};
 use crate::text::raw::{self, RawSection};
@@ -45,61 +46,38 @@ pub(crate) fn assemble(
 ) -> Result<IndexData> {
     u32::try_from(pages.len()).map_err(|_| Error::invalid_argument("more than 4 Gi pages"))?;
     let analyzer = Analyzer::new(config.language());
-    let mut vocabulary = crate::text::analyze::Vocabulary::default();
-    let mut chunks = Vec::new();
-    let mut numbers: Vec<u32> = Vec::new();
-    let mut positional = true;
-    let mut chunk_terms = ChunkTerms::default();
-    let total = pages.len();
-    for (pi, page) in pages.iter().enumerate() {
-        let first = chunks.len();
-        let body_start = page.body_start as usize;
-        let body = page.body();
-        let fields = PageFields::new(&analyzer, page, &mut vocabulary);
-        let cut = cuts
-            .get(page.path.as_str())
-            .filter(|(text, _)| *text == page.text)
-            .map(|(_, cut)| *cut);
-        let spans: Vec<(usize, usize)> = match cut {
-            Some(cut) => cut
-                .iter()
-                .map(|c| (c.start as usize, c.end as usize))
-                .collect(),
-            None => chunk::split(body, &config.chunk)
-                .into_iter()
-                .map(|span| (body_start + span.start, body_start + span.end))
-                .collect(),
-        };
-        let indexed = chunk::indexed_texts(&page.text, body_start, &spans);
-        for (at, (&(start, end), indexed)) in spans.iter().zip(&indexed).enumerate() {
-            fields.chunk_terms(&analyzer, indexed, &mut vocabulary, &mut chunk_terms);
-            let hash = match cut {
-                Some(cut) => cut[at].hash.clone(),
-                None => chunk::content_hash(&page.text[start..end]),
-            };
-            chunks.push(ChunkRecord {
-                page: pi as u32,
-                start: u32::try_from(start).map_err(|_| Error::invalid_argument("page > 4 GiB"))?,
-                end: u32::try_from(end).map_err(|_| Error::invalid_argument("page > 4 GiB"))?,
-                hash,
-            });
-        }
-        let hashes: Vec<&str> = chunks[first..].iter().map(|c| c.hash.as_str()).collect();
-        let page_numbers = match prior.get(&page.id()) {
-            Some(old) => {
-                let old: Vec<(&str, u32)> = old.iter().map(|(h, n)| (h.as_str(), *n)).collect();
-                chunk::carry_numbers(&hashes, &old)
-            }
-            None => (0..hashes.len() as u32).collect(),
-        };
-        positional &= page_numbers.iter().zip(0u32..).all(|(&n, at)| n == at);
-        numbers.extend(page_numbers);
-        if progress(pi + 1, total).is_break() {
-            return Err(Error::Cancelled {
-                stage: BuildStage::Pages.as_str().into(),
-            });
-        }
+    let threads = crate::data::parallel::cores().min(pages.len() / PAGES_PER_THREAD);
+    let shared = Shared {
+        config: &config,
+        analyzer: &analyzer,
+        pages: &pages,
+        prior,
+        cuts,
+    };
+    let analyzed = shared.analyze(threads, progress)?;
+    // The other threads' arenas keep what they freed: a million-page build peaked 0.16 GB
+    // higher with them.
+    if threads > 1 {
+        crate::data::memory::give_back();
     }
+    made(config, languages, pages, raw, analyzed)
+}
+
+/// The index data of `pages`, [`Shared::analyze`]d into `analyzed`.
+fn made(
+    config: Config,
+    languages: LanguageMix,
+    pages: Vec<Page>,
+    raw: RawSection,
+    analyzed: Analyzed,
+) -> Result<IndexData> {
+    let Analyzed {
+        vocabulary,
+        chunks,
+        mut numbers,
+        positional,
+        terms: chunk_terms,
+    } = analyzed;
     u32::try_from(chunks.len()).map_err(|_| Error::invalid_argument("more than 4 Gi chunks"))?;
     let (lexical, position) = LexicalIndex::build_numbered(chunk_terms.terms(), vocabulary);
     let positions = config
@@ -124,6 +102,198 @@ pub(crate) fn assemble(
         page_modified: Vec::new(),
         positions,
     })
+}
+
+/// Fewest pages a thread of [`assemble`] analyzes: a smaller wiki is analyzed on the calling
+/// thread.
+const PAGES_PER_THREAD: usize = 2048;
+
+/// The error of an analysis asked to stop.
+fn cancelled() -> Error {
+    Error::Cancelled {
+        stage: BuildStage::Pages.as_str().into(),
+    }
+}
+
+/// What every thread of [`assemble`]'s analysis reads.
+#[derive(Clone, Copy)]
+struct Shared<'a> {
+    config: &'a Config,
+    analyzer: &'a Analyzer,
+    pages: &'a [Page],
+    prior: &'a chunk::PriorChunks,
+    cuts: &'a Cuts<'a>,
+}
+
+/// A run of pages cut into chunks and analyzed: the chunks, their id numbers (and whether each
+/// is its position in its page), their terms, and the vocabulary that numbers those.
+struct Analyzed {
+    vocabulary: Vocabulary,
+    chunks: Vec<ChunkRecord>,
+    numbers: Vec<u32>,
+    positional: bool,
+    terms: ChunkTerms,
+}
+
+impl Analyzed {
+    /// Puts the run `next` (the pages after these) after this one.
+    fn absorb(&mut self, next: Analyzed) {
+        let remap = self.vocabulary.absorb(next.vocabulary);
+        self.terms.append(next.terms, &remap);
+        self.chunks.extend(next.chunks);
+        self.numbers.extend(next.numbers);
+        self.positional &= next.positional;
+    }
+}
+
+impl Shared<'_> {
+    /// Every page analyzed, in contiguous runs over up to `threads` threads (on the calling
+    /// thread with one, and always on wasm), each run with a vocabulary of its own, then the
+    /// runs put together in page order: the terms and their numbers are those of one pass
+    /// (the dictionary is sorted, so how terms were numbered on the way leaves no trace).
+    /// `progress` is called on the calling thread only, with the pages done on all of them;
+    /// when it asks to stop, every thread stops at its next page.
+    fn analyze(
+        self,
+        threads: usize,
+        progress: &mut dyn FnMut(usize, usize) -> ControlFlow<()>,
+    ) -> Result<Analyzed> {
+        let total = self.pages.len();
+        let threads = if cfg!(target_family = "wasm") {
+            1
+        } else {
+            threads.clamp(1, total.max(1))
+        };
+        if threads == 1 {
+            let mut done = 0;
+            return self.analyze_run(0..total, &mut || {
+                done += 1;
+                progress(done, total)
+            });
+        }
+        let size = total.div_ceil(threads);
+        let done = AtomicUsize::new(0);
+        let stop = AtomicBool::new(false);
+        let (done, stop) = (&done, &stop);
+        let (first, others) = std::thread::scope(|s| {
+            let others: Vec<_> = (size..total)
+                .step_by(size)
+                .map(|from| {
+                    s.spawn(move || {
+                        self.analyze_run(from..(from + size).min(total), &mut || {
+                            done.fetch_add(1, Ordering::Relaxed);
+                            if stop.load(Ordering::Relaxed) {
+                                ControlFlow::Break(())
+                            } else {
+                                ControlFlow::Continue(())
+                            }
+                        })
+                    })
+                })
+                .collect();
+            let first = self.analyze_run(0..size, &mut || {
+                let flow = progress(done.fetch_add(1, Ordering::Relaxed) + 1, total);
+                if flow.is_break() {
+                    stop.store(true, Ordering::Relaxed);
+                }
+                flow
+            });
+            if first.is_err() {
+                stop.store(true, Ordering::Relaxed);
+            }
+            let others: Vec<Result<Analyzed>> = others
+                .into_iter()
+                .map(|run| run.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+                .collect();
+            (first, others)
+        });
+        // The first error in page order, as one pass would meet it.
+        let mut all = first?;
+        for run in others {
+            all.absorb(run?);
+        }
+        if progress(total, total).is_break() {
+            return Err(cancelled());
+        }
+        Ok(all)
+    }
+
+    /// Cuts the pages `range` into chunks and analyzes them; `tick` after each page, which
+    /// stops the run when it breaks.
+    fn analyze_run(
+        self,
+        range: std::ops::Range<usize>,
+        tick: &mut dyn FnMut() -> ControlFlow<()>,
+    ) -> Result<Analyzed> {
+        let Shared {
+            config,
+            analyzer,
+            pages,
+            prior,
+            cuts,
+        } = self;
+        let mut out = Analyzed {
+            vocabulary: Vocabulary::default(),
+            chunks: Vec::new(),
+            numbers: Vec::new(),
+            positional: true,
+            terms: ChunkTerms::default(),
+        };
+        for (pi, page) in range.clone().zip(&pages[range]) {
+            let first = out.chunks.len();
+            let body_start = page.body_start as usize;
+            let body = page.body();
+            let fields = PageFields::new(analyzer, page, &mut out.vocabulary);
+            let cut = cuts
+                .get(page.path.as_str())
+                .filter(|(text, _)| *text == page.text)
+                .map(|(_, cut)| *cut);
+            let spans: Vec<(usize, usize)> = match cut {
+                Some(cut) => cut
+                    .iter()
+                    .map(|c| (c.start as usize, c.end as usize))
+                    .collect(),
+                None => chunk::split(body, &config.chunk)
+                    .into_iter()
+                    .map(|span| (body_start + span.start, body_start + span.end))
+                    .collect(),
+            };
+            let indexed = chunk::indexed_texts(&page.text, body_start, &spans);
+            for (at, (&(start, end), indexed)) in spans.iter().zip(&indexed).enumerate() {
+                fields.chunk_terms(analyzer, indexed, &mut out.vocabulary, &mut out.terms);
+                let hash = match cut {
+                    Some(cut) => cut[at].hash.clone(),
+                    None => chunk::content_hash(&page.text[start..end]),
+                };
+                let offset = |o: usize| {
+                    u32::try_from(o).map_err(|_| Error::invalid_argument("page > 4 GiB"))
+                };
+                out.chunks.push(ChunkRecord {
+                    page: pi as u32,
+                    start: offset(start)?,
+                    end: offset(end)?,
+                    hash,
+                });
+            }
+            let hashes: Vec<&str> = out.chunks[first..]
+                .iter()
+                .map(|c| c.hash.as_str())
+                .collect();
+            let page_numbers = match prior.get(&page.id()) {
+                Some(old) => {
+                    let old: Vec<(&str, u32)> = old.iter().map(|(h, n)| (h.as_str(), *n)).collect();
+                    chunk::carry_numbers(&hashes, &old)
+                }
+                None => (0..hashes.len() as u32).collect(),
+            };
+            out.positional &= page_numbers.iter().zip(0u32..).all(|(&n, at)| n == at);
+            out.numbers.extend(page_numbers);
+            if tick().is_break() {
+                return Err(cancelled());
+            }
+        }
+        Ok(out)
+    }
 }
 
 /// What [`Index::upsert_page`] did.
@@ -183,7 +353,7 @@ impl Index {
     ///
     /// Cost: the whole index is re-analyzed, O(total text), though only the pages that
     /// changed are cut into chunks again; fine for wikis, slow for collections of hundreds of
-    /// thousands of pages (about 1.8 s at 100k pages on two cores).
+    /// thousands of pages (about 1.5 s at 100k pages on two cores).
     ///
     /// # Errors
     /// [`Error::InvalidPage`] if the page cannot be parsed; [`Error::DanglingLinks`] with the
@@ -486,5 +656,97 @@ impl Index {
             data.vectors = data.vectors.take().map(|s| s.with_floor(old.floor));
         }
         Ok(Index::from_data(data))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Pages of every kind the analysis meets: summaries, tags, links, CJK, a table, a page
+    /// long enough for several chunks.
+    fn pages(n: usize) -> Vec<Page> {
+        let mut pages: Vec<Page> = (0..n)
+            .map(|i| {
+                let body = match i % 4 {
+                    0 => format!("Revenue {i} is recognized monthly. See [[page-{}]].", i + 1),
+                    1 => format!("自然言語処理 {i} と検索。Running runners ran."),
+                    2 => format!("| a | b |\n|---|---|\n| churn {i} | lost |\n"),
+                    _ => (0..120).map(|w| format!("word{} ", (w * i) % 37)).collect(),
+                };
+                let text = format!(
+                    "---\nsummary: Page {i} in summary\ntags: [t{}]\n---\n{body}",
+                    i % 3
+                );
+                page::parse_with(&format!("global/page-{i}.md"), &text, page::Keys::FileName)
+                    .unwrap()
+                    .page
+            })
+            .collect();
+        crate::data::sort::sort_by(&mut pages, |a, b| {
+            (&a.scope, &a.key).cmp(&(&b.scope, &b.key))
+        });
+        pages
+    }
+
+    fn analyzed_on(
+        threads: usize,
+        pages: &[Page],
+        progress: &mut dyn FnMut(usize, usize) -> ControlFlow<()>,
+    ) -> Result<IndexData> {
+        let mut config = Config::default();
+        config.chunk.max_tokens = 16;
+        config.chunk.overlap_tokens = 0;
+        let analyzer = Analyzer::new(config.language());
+        let shared = Shared {
+            config: &config,
+            analyzer: &analyzer,
+            pages,
+            prior: &chunk::PriorChunks::new(),
+            cuts: &Cuts::new(),
+        };
+        let analyzed = shared.analyze(threads, progress)?;
+        made(
+            config.clone(),
+            LanguageMix::default(),
+            pages.to_vec(),
+            RawSection::default(),
+            analyzed,
+        )
+    }
+
+    #[test]
+    fn analysis_on_several_threads_makes_the_index_one_thread_makes() {
+        let pages = pages(41);
+        let go = &mut |_, _| ControlFlow::Continue(());
+        let one = analyzed_on(1, &pages, go).unwrap();
+        assert!(one.chunks.len() > pages.len());
+        let none = analyzed_on(3, &[], go).unwrap();
+        assert!(none.chunks.is_empty());
+        for threads in [2, 3, 7, 41, 100] {
+            let many = analyzed_on(threads, &pages, go).unwrap();
+            assert!(many == one, "{threads} threads");
+            assert_eq!(
+                crate::blob::encode(&many).unwrap(),
+                crate::blob::encode(&one).unwrap()
+            );
+        }
+    }
+
+    #[test]
+    fn progress_counts_every_page_and_a_stop_stops_every_thread() {
+        let pages = pages(30);
+        for threads in [1, 3] {
+            let mut seen = Vec::new();
+            analyzed_on(threads, &pages, &mut |d, t| {
+                seen.push((d, t));
+                ControlFlow::Continue(())
+            })
+            .unwrap();
+            assert_eq!(seen.last(), Some(&(30, 30)), "{threads} threads");
+            assert!(seen.windows(2).all(|w| w[0].0 <= w[1].0));
+            let err = analyzed_on(threads, &pages, &mut |_, _| ControlFlow::Break(())).unwrap_err();
+            assert_eq!(err.code(), "cancelled");
+        }
     }
 }

@@ -85,25 +85,64 @@ pub const FIELD_GAP: u32 = 100;
 /// position of each: one list of every chunk's in chunk order, each chunk's run ending at its
 /// `ends`. A large build holds two numbers a token and nothing a chunk (a pair of lists a chunk
 /// held about a third more than its tokens, and a heap full of holes once they were freed).
+/// Pages analyzed apart, on several threads, each give such lists: they are kept as they are,
+/// one after the other ([`ChunkTerms::append`]), not copied into one.
 #[derive(Debug, Default)]
 pub(crate) struct ChunkTerms {
+    runs: Vec<TermRun>,
+}
+
+/// The lists of [`ChunkTerms`] for a run of chunks.
+#[derive(Debug, Default)]
+struct TermRun {
     terms: Vec<u32>,
     positions: Vec<u32>,
     ends: Vec<usize>,
 }
 
+impl TermRun {
+    fn chunks(&self) -> impl Iterator<Item = (&[u32], &[u32])> + Clone {
+        let starts = std::iter::once(0).chain(self.ends.iter().copied());
+        starts
+            .zip(&self.ends)
+            .map(|(start, &end)| (&self.terms[start..end], &self.positions[start..end]))
+    }
+}
+
 impl ChunkTerms {
+    /// The run the next chunk goes in.
+    fn last(&mut self) -> &mut TermRun {
+        if self.runs.is_empty() {
+            self.runs.push(TermRun::default());
+        }
+        let last = self.runs.len() - 1;
+        &mut self.runs[last]
+    }
+
     /// Ends the chunk whose terms and positions were pushed since the last one ended.
     pub(crate) fn end_chunk(&mut self) {
-        self.ends.push(self.terms.len());
+        let run = self.last();
+        run.ends.push(run.terms.len());
     }
 
     /// Adds a chunk: its terms and their positions, in order.
     #[cfg(test)]
     pub(crate) fn push(&mut self, terms: &[u32], positions: &[u32]) {
-        self.terms.extend_from_slice(terms);
-        self.positions.extend_from_slice(positions);
+        let run = self.last();
+        run.terms.extend_from_slice(terms);
+        run.positions.extend_from_slice(positions);
         self.end_chunk();
+    }
+
+    /// Puts the chunks of `next` after these, its term numbers `n` made `remap[n]` (the
+    /// numbers of the vocabulary they now belong to: [`Vocabulary::absorb`]).
+    pub(crate) fn append(&mut self, next: ChunkTerms, remap: &[u32]) {
+        for mut run in next.runs {
+            for t in &mut run.terms {
+                *t = remap[*t as usize];
+            }
+            self.runs.push(run);
+        }
     }
 
     /// Each chunk's terms, in chunk order.
@@ -113,10 +152,7 @@ impl ChunkTerms {
 
     /// Each chunk's terms and their positions, in chunk order.
     pub(crate) fn chunks(&self) -> impl Iterator<Item = (&[u32], &[u32])> + Clone {
-        let starts = std::iter::once(0).chain(self.ends.iter().copied());
-        starts
-            .zip(&self.ends)
-            .map(|(start, &end)| (&self.terms[start..end], &self.positions[start..end]))
+        self.runs.iter().flat_map(TermRun::chunks)
     }
 }
 
@@ -158,7 +194,8 @@ impl PageFields {
         vocabulary: &mut Vocabulary,
         table: &mut ChunkTerms,
     ) {
-        let (terms, positions) = (&mut table.terms, &mut table.positions);
+        let run = table.last();
+        let (terms, positions) = (&mut run.terms, &mut run.positions);
         terms.extend_from_slice(&self.head);
         positions.extend_from_slice(&self.head_at);
         let mut at = self.text_at;

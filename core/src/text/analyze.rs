@@ -522,6 +522,17 @@ impl Vocabulary {
         self.words.len()
     }
 
+    /// Takes in the terms and words of `other`, a vocabulary of other text, and gives the
+    /// number each of its terms has here (indexed by its number there).
+    pub(crate) fn absorb(&mut self, other: Vocabulary) -> Vec<u32> {
+        let remap: Vec<u32> = other.terms.iter().map(|t| self.number(t)).collect();
+        for (word, n) in other.words {
+            // A word has the same term in any text (its stem), so one already here agrees.
+            self.words.entry(word).or_insert(remap[n as usize]);
+        }
+        remap
+    }
+
     /// The terms (indexed by their numbers) and the recorded words with their terms' numbers.
     pub(crate) fn into_parts(
         self,
