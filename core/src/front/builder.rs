@@ -7,8 +7,8 @@ use std::ops::ControlFlow;
 use std::path::Path;
 use std::sync::Arc;
 
+use crate::data::config::Config;
 use crate::data::config::Language;
-use crate::data::config::{ChunkConfig, Config};
 use crate::data::error::{Error, Result};
 use crate::data::record::{BuildReport, BuildStage, LanguageMix, Skipped, SyncReport, Warning};
 use crate::embed::Embedder;
@@ -18,7 +18,7 @@ use crate::front::file::Listed;
 #[cfg(feature = "fs")]
 use crate::front::walk::{files_under, wiki_files, Listing, Unlisted};
 use crate::index::vectors::{self, Attached, Known};
-use crate::index::write::{assemble, Cuts};
+use crate::index::write::{assemble, Cut, Cuts};
 use crate::index::Index;
 use crate::lane::semantic::VectorEncoding;
 use crate::text::chunk::{self, ChunkRecord};
@@ -75,10 +75,9 @@ struct Previous {
     files: HashMap<String, Stored>,
     /// Page id → its chunks' hashes and id numbers, so edits keep chunk ids.
     numbers: chunk::PriorChunks,
-    /// Page path → its chunks, and the chunk sizes they were cut with: an unchanged page
-    /// is not cut again ([`crate::index::write::Cuts`]).
+    /// Page path → its chunks, when the previous index was cut with this builder's chunk
+    /// sizes: an unchanged page is not cut again ([`crate::index::write::Cuts`]).
     cuts: HashMap<String, Vec<ChunkRecord>>,
-    chunk_sizes: ChunkConfig,
     /// Paths given to this build, and how each compared.
     seen: HashSet<String>,
     /// Paths of the pages taken unchanged (their languages counted in the builder's
@@ -164,16 +163,19 @@ impl IndexBuilder {
         }
         self.reusable.extend(Known::copied(data));
         self.indexed_languages = self.indexed_languages.plus(&data.languages);
-        let cuts = previous
-            .cuts()
-            .into_iter()
-            .map(|(path, (_, chunks))| (path.to_string(), chunks.to_vec()))
-            .collect();
+        let cuts = if data.config.chunk == self.config.chunk {
+            previous
+                .cuts()
+                .into_iter()
+                .map(|(path, cut)| (path.to_string(), cut.chunks.to_vec()))
+                .collect()
+        } else {
+            HashMap::new()
+        };
         self.previous = Some(Previous {
             files,
             numbers: previous.prior_chunks(),
             cuts,
-            chunk_sizes: data.config.chunk,
             seen: HashSet::new(),
             reused: HashSet::new(),
             added: Vec::new(),
@@ -724,13 +726,17 @@ impl IndexBuilder {
         let cuts: Cuts<'_> = self
             .previous
             .iter()
-            .filter(|p| p.chunk_sizes == config.chunk)
             .flat_map(|p| {
                 p.cuts
                     .iter()
                     .filter_map(|(path, chunks)| match p.files.get(path)? {
                         Stored::Page(page) => {
-                            Some((path.as_str(), (page.text.as_str(), &chunks[..])))
+                            let cut = Cut {
+                                text: &page.text,
+                                body_start: page.body_start,
+                                chunks,
+                            };
+                            Some((path.as_str(), cut))
                         }
                         Stored::Raw(_) => None,
                     })
@@ -1169,6 +1175,30 @@ mod tests {
         let (index, _) = index.delete_page("c", None, None).unwrap();
         let (fresh, _) = build(&[("global/a.md", "alpha")]);
         assert_eq!(index.to_bytes().unwrap(), fresh.to_bytes().unwrap());
+    }
+
+    /// A page given whole may say its body starts elsewhere than its parse would: a build on
+    /// a previous index cuts it as a fresh build does, not as the previous index's page with
+    /// the same path and text was cut.
+    #[test]
+    fn a_page_with_another_body_start_is_cut_again() {
+        let text = "---\ntitle: A title\n---\nRevenue is recognized monthly.";
+        let (first, _) = build(&[("global/a.md", text)]);
+        assert!(first.pages()[0].body_start > 0);
+        let page = Page {
+            body_start: 0,
+            ..first.pages()[0].clone()
+        };
+        let built = |previous: Option<&Index>| {
+            let mut b = IndexBuilder::new(Config::default()).unwrap();
+            if let Some(p) = previous {
+                b.previous(p);
+            }
+            b.add_page(page.clone()).unwrap();
+            b.build().unwrap().0.to_bytes().unwrap()
+        };
+        assert_eq!(built(Some(&first)), built(None));
+        assert_ne!(built(None), first.to_bytes().unwrap());
     }
 
     #[test]

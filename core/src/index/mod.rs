@@ -635,8 +635,12 @@ impl Index {
             .iter()
             .zip(self.first_chunk.windows(2))
             .map(|(p, w)| {
-                let chunks = &self.data.chunks[w[0] as usize..w[1] as usize];
-                (p.path.as_str(), (p.text.as_str(), chunks))
+                let cut = crate::index::write::Cut {
+                    text: &p.text,
+                    body_start: p.body_start,
+                    chunks: &self.data.chunks[w[0] as usize..w[1] as usize],
+                };
+                (p.path.as_str(), cut)
             })
             .collect()
     }

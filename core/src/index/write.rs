@@ -22,12 +22,20 @@ use crate::text::chunk::{self, ChunkRecord};
 use crate::text::page::{self, Page, Scope};
 use crate::text::raw::{self, RawSection};
 
-/// How an index that a write or a sync starts from cut its pages: page path → the text it
-/// cut and the page's chunks. Splitting is a third of making an index's derived data again,
-/// and the same text with the same chunk sizes is cut the same way, so [`assemble`] takes
-/// the chunks of a page whose text is unchanged from here. Only cuts made with the chunk
-/// sizes of the index being made may be given.
-pub(crate) type Cuts<'a> = HashMap<&'a str, (&'a str, &'a [ChunkRecord])>;
+/// How an index that a write or a sync starts from cut its pages: page path → the cut.
+/// Splitting is a third of making an index's derived data again, and a page is cut by its
+/// body (its text from `body_start`) and the chunk sizes alone, so [`assemble`] takes the
+/// chunks of a page whose text and body start are those cut from here. Only cuts made with
+/// the chunk sizes of the index being made may be given.
+pub(crate) type Cuts<'a> = HashMap<&'a str, Cut<'a>>;
+
+/// A page as it was cut ([`Cuts`]): its text, where its body started, and its chunks.
+#[derive(Clone, Copy)]
+pub(crate) struct Cut<'a> {
+    pub(crate) text: &'a str,
+    pub(crate) body_start: u32,
+    pub(crate) chunks: &'a [ChunkRecord],
+}
 
 /// Chunks and analyzes `pages` (already in canonical order) into index data, with
 /// `languages` their mix ([`crate::text::language::mix`], which the caller may need before:
@@ -115,6 +123,18 @@ fn cancelled() -> Error {
     }
 }
 
+/// Tells the other threads of an analysis to stop when the calling thread's run panics (a
+/// progress callback may), so that the scope does not wait for all their pages.
+struct StopOnPanic<'a>(&'a AtomicBool);
+
+impl Drop for StopOnPanic<'_> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            self.0.store(true, Ordering::Relaxed);
+        }
+    }
+}
+
 /// What every thread of [`assemble`]'s analysis reads.
 #[derive(Clone, Copy)]
 struct Shared<'a> {
@@ -151,8 +171,9 @@ impl Shared<'_> {
     /// thread with one, and always on wasm), each run with a vocabulary of its own, then the
     /// runs put together in page order: the terms and their numbers are those of one pass
     /// (the dictionary is sorted, so how terms were numbered on the way leaves no trace).
-    /// `progress` is called on the calling thread only, with the pages done on all of them;
-    /// when it asks to stop, every thread stops at its next page.
+    /// `progress` is called on the calling thread only, with the pages done on all of them
+    /// (after each page of its own run, then every 10 ms until the others end); when it asks
+    /// to stop, every thread stops at its next page and the analysis is cancelled.
     fn analyze(
         self,
         threads: usize,
@@ -191,15 +212,26 @@ impl Shared<'_> {
                     })
                 })
                 .collect();
-            let first = self.analyze_run(0..size, &mut || {
-                let flow = progress(done.fetch_add(1, Ordering::Relaxed) + 1, total);
+            let mut report = |pages: usize| {
+                let flow = progress(pages, total);
                 if flow.is_break() {
                     stop.store(true, Ordering::Relaxed);
                 }
                 flow
-            });
+            };
+            let first = {
+                let _guard = StopOnPanic(stop);
+                self.analyze_run(0..size, &mut || {
+                    report(done.fetch_add(1, Ordering::Relaxed) + 1)
+                })
+            };
             if first.is_err() {
                 stop.store(true, Ordering::Relaxed);
+            }
+            // Reporting (and so listening for a stop) until the other runs end too.
+            while !stop.load(Ordering::Relaxed) && others.iter().any(|h| !h.is_finished()) {
+                std::thread::sleep(std::time::Duration::from_millis(10));
+                let _ = report(done.load(Ordering::Relaxed));
             }
             let others: Vec<Result<Analyzed>> = others
                 .into_iter()
@@ -209,6 +241,9 @@ impl Shared<'_> {
         });
         // The first error in page order, as one pass would meet it.
         let mut all = first?;
+        if stop.load(Ordering::Relaxed) {
+            return Err(cancelled());
+        }
         for run in others {
             all.absorb(run?);
         }
@@ -246,8 +281,8 @@ impl Shared<'_> {
             let fields = PageFields::new(analyzer, page, &mut out.vocabulary);
             let cut = cuts
                 .get(page.path.as_str())
-                .filter(|(text, _)| *text == page.text)
-                .map(|(_, cut)| *cut);
+                .filter(|c| c.body_start == page.body_start && c.text == page.text)
+                .map(|c| c.chunks);
             let spans: Vec<(usize, usize)> = match cut {
                 Some(cut) => cut
                     .iter()
@@ -689,29 +724,47 @@ mod tests {
         pages
     }
 
-    fn analyzed_on(
-        threads: usize,
-        pages: &[Page],
-        progress: &mut dyn FnMut(usize, usize) -> ControlFlow<()>,
-    ) -> Result<IndexData> {
+    fn config() -> Config {
         let mut config = Config::default();
         config.chunk.max_tokens = 16;
         config.chunk.overlap_tokens = 0;
+        config
+    }
+
+    /// [`Shared::analyze`] on `threads` threads, with chunk numbers from `prior` and chunks
+    /// from `cuts`, then the index data made.
+    fn analyzed_with(
+        threads: usize,
+        pages: &[Page],
+        prior: &chunk::PriorChunks,
+        cuts: &Cuts<'_>,
+        progress: &mut dyn FnMut(usize, usize) -> ControlFlow<()>,
+    ) -> Result<IndexData> {
+        let config = config();
         let analyzer = Analyzer::new(config.language());
         let shared = Shared {
             config: &config,
             analyzer: &analyzer,
             pages,
-            prior: &chunk::PriorChunks::new(),
-            cuts: &Cuts::new(),
+            prior,
+            cuts,
         };
         let analyzed = shared.analyze(threads, progress)?;
-        made(
-            config.clone(),
-            LanguageMix::default(),
-            pages.to_vec(),
-            RawSection::default(),
-            analyzed,
+        let (languages, raw) = (LanguageMix::default(), RawSection::default());
+        made(config.clone(), languages, pages.to_vec(), raw, analyzed)
+    }
+
+    fn analyzed_on(
+        threads: usize,
+        pages: &[Page],
+        progress: &mut dyn FnMut(usize, usize) -> ControlFlow<()>,
+    ) -> Result<IndexData> {
+        analyzed_with(
+            threads,
+            pages,
+            &chunk::PriorChunks::new(),
+            &Cuts::new(),
+            progress,
         )
     }
 
@@ -730,6 +783,51 @@ mod tests {
                 crate::blob::encode(&many).unwrap(),
                 crate::blob::encode(&one).unwrap()
             );
+        }
+    }
+
+    /// With chunk numbers carried from a previous index (not every chunk numbered by its
+    /// position) and every page's chunks taken from its cut, the threads still make what one
+    /// thread makes, and what cutting every page makes.
+    #[test]
+    fn several_threads_carry_numbers_and_take_cuts_as_one_does() {
+        let pages = pages(23);
+        let go = &mut |_, _| ControlFlow::Continue(());
+        let fresh = analyzed_on(1, &pages, go).unwrap();
+        // Page 3 (long) had its chunks numbered backwards.
+        let id = pages[3].id();
+        let page = fresh.chunks.iter().filter(|c| c.page == 3);
+        let hashes: Vec<String> = page.map(|c| c.hash.clone()).collect();
+        assert!(hashes.len() > 1);
+        let numbered = hashes
+            .iter()
+            .rev()
+            .zip(0u32..)
+            .map(|(h, n)| (h.clone(), n + 7));
+        let prior = chunk::PriorChunks::from([(id, numbered.collect())]);
+        let mut cuts = Cuts::new();
+        for (i, p) in pages.iter().enumerate() {
+            let first = fresh
+                .chunks
+                .iter()
+                .position(|c| c.page as usize == i)
+                .unwrap();
+            let n = fresh.chunks[first..]
+                .iter()
+                .take_while(|c| c.page as usize == i)
+                .count();
+            let cut = Cut {
+                text: &p.text,
+                body_start: p.body_start,
+                chunks: &fresh.chunks[first..first + n],
+            };
+            cuts.insert(p.path.as_str(), cut);
+        }
+        let one = analyzed_with(1, &pages, &prior, &Cuts::new(), go).unwrap();
+        assert!(!one.chunk_numbers.is_empty());
+        for threads in [1, 2, 3, 5] {
+            let many = analyzed_with(threads, &pages, &prior, &cuts, go).unwrap();
+            assert!(many == one, "{threads} threads");
         }
     }
 
