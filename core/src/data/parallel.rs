@@ -6,6 +6,16 @@ pub(crate) fn cores() -> usize {
     std::thread::available_parallelism().map_or(1, usize::from)
 }
 
+/// How many of `threads` work on `items` items: no more than there are items, at least one,
+/// and one on wasm (no threads there).
+pub(crate) fn usable(threads: usize, items: usize) -> usize {
+    if cfg!(target_family = "wasm") {
+        1
+    } else {
+        threads.min(items).max(1)
+    }
+}
+
 /// `f` of each of `items`, in their order, the items shared out in contiguous runs over
 /// `threads` threads, no more than there are items (on the calling thread when that makes
 /// one, and always on wasm). A panic in a thread goes on on the caller's.
@@ -14,11 +24,7 @@ pub(crate) fn map<T: Sync, R: Send>(
     threads: usize,
     f: impl Fn(&T) -> R + Sync,
 ) -> Vec<R> {
-    let threads = if cfg!(target_family = "wasm") {
-        1
-    } else {
-        threads.min(items.len()).max(1)
-    };
+    let threads = usable(threads, items.len());
     if threads == 1 {
         return items.iter().map(f).collect();
     }

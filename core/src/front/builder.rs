@@ -75,9 +75,6 @@ struct Previous {
     files: HashMap<String, Stored>,
     /// Page id → its chunks' hashes and id numbers, so edits keep chunk ids.
     numbers: chunk::PriorChunks,
-    /// Page path → its chunks, when the previous index was cut with this builder's chunk
-    /// sizes: an unchanged page is not cut again ([`crate::index::write::Cuts`]).
-    cuts: HashMap<String, Vec<ChunkRecord>>,
     /// Paths given to this build, and how each compared.
     seen: HashSet<String>,
     /// Paths of the pages taken unchanged (their languages counted in the builder's
@@ -90,14 +87,16 @@ struct Previous {
 
 #[derive(Debug)]
 enum Stored {
-    Page(Box<Page>),
+    /// A page, with its chunks when the previous index cut it with this builder's chunk
+    /// sizes: an unchanged page is not cut again ([`crate::index::write::Cuts`]).
+    Page(Box<Page>, Option<Vec<ChunkRecord>>),
     Raw(RawDoc),
 }
 
 impl Stored {
     fn text(&self) -> &str {
         match self {
-            Stored::Page(p) => &p.text,
+            Stored::Page(p, _) => &p.text,
             Stored::Raw(d) => &d.text,
         }
     }
@@ -147,10 +146,12 @@ impl IndexBuilder {
     /// warnings reported are those of the files parsed, not of the files taken unchanged.
     pub fn previous(&mut self, previous: &Index) -> &mut IndexBuilder {
         let data = &previous.data;
-        let mut files: HashMap<String, Stored> = data
-            .pages
-            .iter()
-            .map(|p| (p.path.clone(), Stored::Page(Box::new(p.clone()))))
+        let same_sizes = data.config.chunk == self.config.chunk;
+        let mut files: HashMap<String, Stored> = (data.pages.iter().enumerate())
+            .map(|(i, p)| {
+                let chunks = same_sizes.then(|| previous.page_chunks(i).to_vec());
+                (p.path.clone(), Stored::Page(Box::new(p.clone()), chunks))
+            })
             .collect();
         files.extend(
             data.raw
@@ -163,19 +164,9 @@ impl IndexBuilder {
         }
         self.reusable.extend(Known::copied(data));
         self.indexed_languages = self.indexed_languages.plus(&data.languages);
-        let cuts = if data.config.chunk == self.config.chunk {
-            previous
-                .cuts()
-                .into_iter()
-                .map(|(path, cut)| (path.to_string(), cut.chunks.to_vec()))
-                .collect()
-        } else {
-            HashMap::new()
-        };
         self.previous = Some(Previous {
             files,
             numbers: previous.prior_chunks(),
-            cuts,
             seen: HashSet::new(),
             reused: HashSet::new(),
             added: Vec::new(),
@@ -287,7 +278,7 @@ impl IndexBuilder {
                 Some(stored) if stored.text().as_bytes() == bytes => {
                     prev.unchanged += 1;
                     return match stored {
-                        Stored::Page(p) => {
+                        Stored::Page(p, _) => {
                             let p = Page::clone(p);
                             prev.reused.insert(path.to_string());
                             self.insert_page(p, true)
@@ -663,7 +654,7 @@ impl IndexBuilder {
             // index are read.
             let gone = previous.iter().flat_map(|p| {
                 p.files.iter().filter_map(|(path, stored)| match stored {
-                    Stored::Page(page) if !p.reused.contains(path) => Some(page.as_ref()),
+                    Stored::Page(page, _) if !p.reused.contains(path) => Some(page.as_ref()),
                     _ => None,
                 })
             });
@@ -723,23 +714,10 @@ impl IndexBuilder {
         let raw = RawSection::build(self.raw.into_values().collect(), &config.chunk)?;
         let no_prior = chunk::PriorChunks::new();
         let prior = self.previous.as_ref().map_or(&no_prior, |p| &p.numbers);
-        let cuts: Cuts<'_> = self
-            .previous
-            .iter()
-            .flat_map(|p| {
-                p.cuts
-                    .iter()
-                    .filter_map(|(path, chunks)| match p.files.get(path)? {
-                        Stored::Page(page) => {
-                            let cut = Cut {
-                                text: &page.text,
-                                body_start: page.body_start,
-                                chunks,
-                            };
-                            Some((path.as_str(), cut))
-                        }
-                        Stored::Raw(_) => None,
-                    })
+        let cuts: Cuts<'_> = (self.previous.iter().flat_map(|p| &p.files))
+            .filter_map(|(path, stored)| match stored {
+                Stored::Page(page, Some(chunks)) => Some((path.as_str(), Cut { page, chunks })),
+                _ => None,
             })
             .collect();
         let mut data = assemble(config, languages, pages, raw, prior, &cuts, &mut |d, t| {

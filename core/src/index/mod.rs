@@ -628,19 +628,20 @@ impl Index {
         out
     }
 
+    /// The chunks of page `p` (its position in [`Index::pages`]).
+    pub(crate) fn page_chunks(&self, p: usize) -> &[ChunkRecord] {
+        &self.data.chunks[self.first_chunk[p] as usize..self.first_chunk[p + 1] as usize]
+    }
+
     /// How this index cut its pages ([`crate::index::write::Cuts`]).
     pub(crate) fn cuts(&self) -> crate::index::write::Cuts<'_> {
-        self.data
-            .pages
-            .iter()
-            .zip(self.first_chunk.windows(2))
-            .map(|(p, w)| {
-                let cut = crate::index::write::Cut {
-                    text: &p.text,
-                    body_start: p.body_start,
-                    chunks: &self.data.chunks[w[0] as usize..w[1] as usize],
-                };
-                (p.path.as_str(), cut)
+        (self.data.pages.iter().enumerate())
+            .map(|(i, page)| {
+                let chunks = self.page_chunks(i);
+                (
+                    page.path.as_str(),
+                    crate::index::write::Cut { page, chunks },
+                )
             })
             .collect()
     }

@@ -29,11 +29,10 @@ use crate::text::raw::{self, RawSection};
 /// the chunk sizes of the index being made may be given.
 pub(crate) type Cuts<'a> = HashMap<&'a str, Cut<'a>>;
 
-/// A page as it was cut ([`Cuts`]): its text, where its body started, and its chunks.
+/// A page as it was cut ([`Cuts`]), and its chunks.
 #[derive(Clone, Copy)]
 pub(crate) struct Cut<'a> {
-    pub(crate) text: &'a str,
-    pub(crate) body_start: u32,
+    pub(crate) page: &'a Page,
     pub(crate) chunks: &'a [ChunkRecord],
 }
 
@@ -180,11 +179,7 @@ impl Shared<'_> {
         progress: &mut dyn FnMut(usize, usize) -> ControlFlow<()>,
     ) -> Result<Analyzed> {
         let total = self.pages.len();
-        let threads = if cfg!(target_family = "wasm") {
-            1
-        } else {
-            threads.clamp(1, total.max(1))
-        };
+        let threads = crate::data::parallel::usable(threads, total);
         if threads == 1 {
             let mut done = 0;
             return self.analyze_run(0..total, &mut || {
@@ -281,7 +276,7 @@ impl Shared<'_> {
             let fields = PageFields::new(analyzer, page, &mut out.vocabulary);
             let cut = cuts
                 .get(page.path.as_str())
-                .filter(|c| c.body_start == page.body_start && c.text == page.text)
+                .filter(|c| c.page.body_start == page.body_start && c.page.text == page.text)
                 .map(|c| c.chunks);
             let spans: Vec<(usize, usize)> = match cut {
                 Some(cut) => cut
@@ -605,9 +600,9 @@ impl Index {
     }
 
     fn chunks_of_id(&self, id: &str) -> usize {
-        self.page_ids().get(id).map_or(0, |&p| {
-            (self.first_chunk[p as usize + 1] - self.first_chunk[p as usize]) as usize
-        })
+        self.page_ids()
+            .get(id)
+            .map_or(0, |&p| self.page_chunks(p as usize).len())
     }
 
     /// The language mix of `pages`, this index's pages after a write: this index's mix with
@@ -817,8 +812,7 @@ mod tests {
                 .take_while(|c| c.page as usize == i)
                 .count();
             let cut = Cut {
-                text: &p.text,
-                body_start: p.body_start,
+                page: p,
                 chunks: &fresh.chunks[first..first + n],
             };
             cuts.insert(p.path.as_str(), cut);
