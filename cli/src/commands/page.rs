@@ -53,7 +53,7 @@ pub(crate) fn page(a: PageArgs) -> Result<ExitCode, Error> {
 }
 
 pub(crate) fn chunk(a: ChunkArgs) -> Result<ExitCode, Error> {
-    // Only the chunk's page part (and the raw layer) is read, not the whole blob.
+    // Only the chunk's page part (or the raw layer) is read, not the whole blob.
     let chunk = RangedFile::open(&a.index)?.chunk(&a.id)?;
     if a.json {
         print_json(&chunk);

@@ -487,13 +487,16 @@ impl RangedIndex {
     /// [`Error::NotLoaded`] for the raw layer and the part of the page the id names until they
     /// are loaded; otherwise as [`Index::chunk`].
     pub fn chunk(&self, id: &str) -> Result<crate::Chunk> {
-        let mut need = vec![Part::Raw];
-        let page = crate::text::chunk::parse_chunk_id(id).and_then(|(key, _)| {
+        // Every raw document's id begins with `raw/` and no page's does: a page's chunk needs
+        // its page's part, not the raw layer.
+        let need = crate::text::chunk::parse_chunk_id(id).and_then(|(key, _)| {
+            if key.starts_with(crate::text::raw::RAW_PREFIX) {
+                return Some(Part::Raw);
+            }
             let p = *self.index.page_ids().get(key)?;
             Some(Part::Pages(self.head.page_block(p as usize)))
         });
-        need.extend(page);
-        self.require(&need)?;
+        self.require(need.as_slice())?;
         self.index.chunk_in(id, self.unit)
     }
 
