@@ -56,12 +56,13 @@ DOC_PACKAGES := -p wikidex -p wikidex-cli -p workspace-hack
 
 ## make test: every test suite (Rust unit, integration, CLI, doc tests, cross-language vectors,
 ## the fuzz corpora replayed, the benches compiled and run once as tests, the browser module's
-## vectors in Node and in headless Chromium, the book (make book, in test-wasm) and a real
+## vectors in Node and in headless Chromium, the patched whatlang's own tests (vendor/), the book (make book, in test-wasm) and a real
 ## docs project searched in Chromium, every code block of the READMEs and the book), after the
 ## wasm modules (the CLI carries the search module: cli/build.rs), the linters and the wasm32
 ## core build.
 test: check-tools models wasm lint wasm-check
 	$(CARGO) test --workspace --all-targets
+	$(CARGO) test --manifest-path vendor/whatlang/Cargo.toml --target-dir target --lib
 	$(CARGO) test --doc $(DOC_PACKAGES)
 	$(MAKE) --no-print-directory test-mcp
 	$(MAKE) --no-print-directory test-python
