@@ -28,6 +28,16 @@ fn cut(n: usize, block: usize, size: impl Fn(usize) -> usize) -> Vec<u32> {
     firsts
 }
 
+/// The sections `make(0..n)` gives, in that order, made on every core (the blocks of pages,
+/// of the dictionary, of postings and of positions): each is serialized and deflated on its
+/// own, so the bytes do not depend on the threads.
+fn made_apart(n: usize, make: impl Fn(usize) -> Result<Vec<u8>> + Sync) -> Result<Vec<Vec<u8>>> {
+    let blocks: Vec<usize> = (0..n).collect();
+    crate::data::parallel::map(&blocks, crate::data::parallel::cores(), |&i| make(i))
+        .into_iter()
+        .collect()
+}
+
 fn encode_err(e: impl std::fmt::Display) -> Error {
     Error::Encode {
         detail: e.to_string(),
@@ -172,13 +182,16 @@ pub(crate) fn encode_parts(mut data: Cow<'_, IndexData>) -> Result<Parts> {
         let page = &data.pages[p];
         page.text.len() + page.title.len() + 64
     });
-    for i in 0..page_blocks.len() {
+    let page_sections = made_apart(page_blocks.len(), |i| {
         let pages = block_range(&page_blocks, i, data.pages.len());
         let spans: Vec<(u32, u32)> = data.chunks[chunks_of(&data.chunks, pages.clone())]
             .iter()
             .map(|c| (c.start, c.end))
             .collect();
-        push(section(&(&data.pages[pages], spans))?)?;
+        section(&(&data.pages[pages], spans))
+    })?;
+    for bytes in page_sections {
+        push(bytes)?;
     }
     push(section(&data.raw)?)?;
     push(section(&data.graph)?)?;
@@ -274,7 +287,7 @@ fn lexical_sections(
         .iter()
         .map(|&b| block_bounds[b as usize].clone())
         .collect();
-    for j in 0..dict_blocks.len() {
+    let shards = made_apart(dict_blocks.len(), |j| {
         let blocks = block_range(&dict_blocks, j, term_blocks.len());
         let first = terms_of(blocks.start).start;
         let last = blocks.end.checked_sub(1).map_or(first, |b| terms_of(b).end);
@@ -284,16 +297,20 @@ fn lexical_sections(
                 .get(j)
                 .map_or(others.len(), |b| others.partition_point(|w| w < b)),
         };
-        push(section(
-            &dictionary.shard(first..last, words_from(j)..words_from(j + 1)),
-        )?)?;
-    }
-    for i in 0..term_blocks.len() {
-        push(section(&lexical.posting_block(terms_of(i)))?)?;
+        section(&dictionary.shard(first..last, words_from(j)..words_from(j + 1)))
+    })?;
+    let postings = made_apart(term_blocks.len(), |i| {
+        section(&lexical.posting_block(terms_of(i)))
+    })?;
+    for bytes in shards.into_iter().chain(postings) {
+        push(bytes)?;
     }
     if let Some(p) = positions {
-        for i in 0..term_blocks.len() {
-            push(section(&p.block(lexical, terms_of(i)))?)?;
+        let blocks = made_apart(term_blocks.len(), |i| {
+            section(&p.block(lexical, terms_of(i)))
+        })?;
+        for bytes in blocks {
+            push(bytes)?;
         }
     }
     Ok(LexicalHead {
