@@ -13,7 +13,7 @@ use crate::index::{Caller, Index};
 use crate::lane::fusion::Fused;
 use crate::lane::phrase::NO_POSITIONS;
 use crate::lane::typo::Expansion;
-use crate::text::analyze::QueryTerm;
+use crate::text::analyze::QueryTerms;
 
 /// The answer to a search, ranked, with each hit (its page's fields, lane ranks, snippet and
 /// explanation) made when it is read: [`Found::hit`] makes one, [`Found::results`] all of
@@ -35,7 +35,7 @@ pub struct Found<I: Deref<Target = Index> = Arc<Index>> {
     by_positions: bool,
     query: String,
     truncated: bool,
-    qterms: Vec<QueryTerm<'static>>,
+    qterms: QueryTerms,
     typos: Vec<Expansion>,
     reports: Vec<LaneReport>,
     /// The ranked chunks, best first (no `always` page among them).
@@ -89,7 +89,7 @@ impl<I: Deref<Target = Index>> Found<I> {
             by_positions: reads.is_none(),
             query: r.query.to_string(),
             truncated: r.truncated,
-            qterms: r.qterms.into_iter().map(QueryTerm::into_owned).collect(),
+            qterms: QueryTerms::new(&r.qterms),
             typos: r.typos,
             reports: r.reports,
             picked: r.picked,
@@ -167,7 +167,7 @@ impl<I: Deref<Target = Index>> Found<I> {
         SearchResults {
             query: self.query.clone(),
             truncated: self.truncated,
-            terms: self.qterms.iter().map(|q| q.term.to_string()).collect(),
+            terms: self.qterms.terms().map(str::to_string).collect(),
             lanes: self.reports.clone(),
             hits: Vec::new(),
             always: Vec::new(),
@@ -198,7 +198,7 @@ impl<I: Deref<Target = Index>> Found<I> {
         HitContext {
             index: &self.index,
             unit: self.unit,
-            qterms: &self.qterms,
+            qterms: self.qterms.get(),
             typos: &self.typos,
             reports: &self.reports,
             snippets: self.snippets,

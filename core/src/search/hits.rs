@@ -23,7 +23,7 @@ pub(super) struct HitContext<'a> {
     pub(super) index: &'a Index,
     /// The unit of the offsets in the hits.
     pub(super) unit: OffsetUnit,
-    pub(super) qterms: &'a [QueryTerm<'a>],
+    pub(super) qterms: Vec<QueryTerm<'a>>,
     pub(super) typos: &'a [Expansion],
     pub(super) reports: &'a [LaneReport],
     /// Whether hits carry a snippet ([`SearchOptions::snippets`]).
@@ -167,7 +167,7 @@ impl<'a> HitContext<'a> {
         let snippet = self.snippets.then(|| {
             let matcher = self.matcher.get_or_init(|| {
                 let what = self.match_terms.get_or_init(|| {
-                    MatchTerms::new(index, self.qterms, self.typos, self.positions.is_some())
+                    MatchTerms::new(index, &self.qterms, self.typos, self.positions.is_some())
                 });
                 Matcher::new(what, self.positions)
             });

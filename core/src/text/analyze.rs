@@ -455,14 +455,61 @@ pub struct QueryTerm<'q> {
     pub count: u32,
 }
 
-impl QueryTerm<'_> {
-    /// The term with its texts owned, to outlive the query it came from.
-    pub fn into_owned(self) -> QueryTerm<'static> {
-        QueryTerm {
-            term: Cow::Owned(self.term.into_owned()),
-            word: Cow::Owned(self.word.into_owned()),
-            count: self.count,
+/// A query's terms owned, to outlive the query and the analysis they came from, their texts in
+/// one buffer: a search keeps them for its hits, and two allocations a term (and as many
+/// frees) were an eighth of a search that only ranks.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct QueryTerms {
+    text: String,
+    /// Each term's `term` and `word` ends in `text` (each starts where the one before ends),
+    /// and its count.
+    ends: Vec<(u32, u32, u32)>,
+}
+
+impl QueryTerms {
+    /// `terms`, owned.
+    pub(crate) fn new(terms: &[QueryTerm<'_>]) -> QueryTerms {
+        let mut owned = QueryTerms {
+            text: String::with_capacity(terms.iter().map(|q| q.term.len() + q.word.len()).sum()),
+            ends: Vec::with_capacity(terms.len()),
+        };
+        // A query is cut to `Config::max_query_chars` characters, far below 4 GiB.
+        let end = |text: &String| u32::try_from(text.len()).unwrap_or(u32::MAX);
+        for q in terms {
+            owned.text.push_str(&q.term);
+            let term = end(&owned.text);
+            owned.text.push_str(&q.word);
+            owned.ends.push((term, end(&owned.text), q.count));
         }
+        owned
+    }
+
+    /// The terms, borrowing their texts.
+    pub(crate) fn get(&self) -> Vec<QueryTerm<'_>> {
+        let mut start = 0;
+        self.ends
+            .iter()
+            .map(|&(term, word, count)| {
+                let (t, w) = (term as usize, word as usize);
+                let q = QueryTerm {
+                    term: Cow::Borrowed(&self.text[start..t]),
+                    word: Cow::Borrowed(&self.text[t..w]),
+                    count,
+                };
+                start = w;
+                q
+            })
+            .collect()
+    }
+
+    /// Each term's index term, in order.
+    pub(crate) fn terms(&self) -> impl ExactSizeIterator<Item = &str> + '_ {
+        let mut start = 0;
+        self.ends.iter().map(move |&(term, word, _)| {
+            let t = &self.text[start..term as usize];
+            start = word as usize;
+            t
+        })
     }
 }
 
@@ -806,6 +853,39 @@ mod tests {
         );
         assert!(matches!(lowercase("plain"), Cow::Borrowed("plain")));
         assert_eq!(lowercase_chars("MiXeD"), "mixed");
+    }
+
+    #[test]
+    fn query_terms_owned_in_one_buffer_are_the_terms() {
+        let analyzer = Analyzer::new(Language::English);
+        for query in [
+            "running runners ran quickly",
+            "自然言語処理 and Rust语言",
+            "a the of",
+            "",
+            "Straße STRASSE café cafe\u{301} repeat repeat repeat",
+        ] {
+            let terms = analyzer.query(query);
+            let owned = QueryTerms::new(&terms);
+            assert_eq!(owned.get(), terms, "{query:?}");
+            assert!(owned.terms().eq(terms.iter().map(|q| q.term.as_ref())));
+        }
+        // Words and terms of any length, empty ones included.
+        let odd = [
+            ("", "x", 1),
+            ("ab", "", 2),
+            ("", "", 3),
+            ("términ", "語", 4),
+        ];
+        let terms: Vec<QueryTerm<'_>> = odd
+            .iter()
+            .map(|&(term, word, count)| QueryTerm {
+                term: term.into(),
+                word: word.into(),
+                count,
+            })
+            .collect();
+        assert_eq!(QueryTerms::new(&terms).get(), terms);
     }
 
     #[test]
