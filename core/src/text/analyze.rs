@@ -463,7 +463,7 @@ pub(crate) struct QueryTerms {
     text: String,
     /// Each term's `term` and `word` ends in `text` (each starts where the one before ends),
     /// and its count.
-    ends: Vec<(u32, u32, u32)>,
+    ends: Vec<(usize, usize, u32)>,
 }
 
 impl QueryTerms {
@@ -473,13 +473,11 @@ impl QueryTerms {
             text: String::with_capacity(terms.iter().map(|q| q.term.len() + q.word.len()).sum()),
             ends: Vec::with_capacity(terms.len()),
         };
-        // A query is cut to `Config::max_query_chars` characters, far below 4 GiB.
-        let end = |text: &String| u32::try_from(text.len()).unwrap_or(u32::MAX);
         for q in terms {
             owned.text.push_str(&q.term);
-            let term = end(&owned.text);
+            let term = owned.text.len();
             owned.text.push_str(&q.word);
-            owned.ends.push((term, end(&owned.text), q.count));
+            owned.ends.push((term, owned.text.len(), q.count));
         }
         owned
     }
@@ -490,13 +488,12 @@ impl QueryTerms {
         self.ends
             .iter()
             .map(|&(term, word, count)| {
-                let (t, w) = (term as usize, word as usize);
                 let q = QueryTerm {
-                    term: Cow::Borrowed(&self.text[start..t]),
-                    word: Cow::Borrowed(&self.text[t..w]),
+                    term: Cow::Borrowed(&self.text[start..term]),
+                    word: Cow::Borrowed(&self.text[term..word]),
                     count,
                 };
-                start = w;
+                start = word;
                 q
             })
             .collect()
@@ -506,8 +503,8 @@ impl QueryTerms {
     pub(crate) fn terms(&self) -> impl ExactSizeIterator<Item = &str> + '_ {
         let mut start = 0;
         self.ends.iter().map(move |&(term, word, _)| {
-            let t = &self.text[start..term as usize];
-            start = word as usize;
+            let t = &self.text[start..term];
+            start = word;
             t
         })
     }

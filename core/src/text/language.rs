@@ -8,7 +8,7 @@
 //! Chinese or Japanese character counts as [`CJK_WEIGHT`] letters, about a word) or whose
 //! best guess is not clearly ahead of the next ([`MIN_CONFIDENCE`]) is not guessed at: it is
 //! counted as undetected. Only the first [`MAX_PROSE_CHARS`] characters of prose are read,
-//! so a long page costs no more than a short one (35-65 µs a page on CACM's and Cranfield's
+//! so a long page costs no more than a short one (30-55 µs a page on CACM's and Cranfield's
 //! abstracts: whatlang scores every language of the script, from its trigram profiles turned
 //! inside out in the workspace's copy, `vendor/whatlang`).
 //!

@@ -30,13 +30,18 @@ fn cut(n: usize, block: usize, size: impl Fn(usize) -> usize) -> Vec<u32> {
 
 /// The sections `make(0..n)` gives, in that order, made on every core (the blocks of pages,
 /// of the dictionary, of postings and of positions): each is serialized and deflated on its
-/// own, so the bytes do not depend on the threads.
+/// own, so the bytes do not depend on the threads. A block is about 2 KB, tens of
+/// microseconds of work, so a thread takes at least [`BLOCKS_PER_THREAD`] of them.
 fn made_apart(n: usize, make: impl Fn(usize) -> Result<Vec<u8>> + Sync) -> Result<Vec<Vec<u8>>> {
     let blocks: Vec<usize> = (0..n).collect();
-    crate::data::parallel::map(&blocks, crate::data::parallel::cores(), |&i| make(i))
+    let threads = crate::data::parallel::cores().min(n / BLOCKS_PER_THREAD);
+    crate::data::parallel::map(&blocks, threads, |&i| make(i))
         .into_iter()
         .collect()
 }
+
+/// Fewest blocks a thread of [`made_apart`] takes.
+const BLOCKS_PER_THREAD: usize = 16;
 
 fn encode_err(e: impl std::fmt::Display) -> Error {
     Error::Encode {
