@@ -6,6 +6,12 @@ pub(crate) fn cores() -> usize {
     std::thread::available_parallelism().map_or(1, usize::from)
 }
 
+/// Threads for `items` items of which each thread should take at least `fewest` (fewer are not
+/// worth a thread's start): the cores, fewer when there are not enough items, at least one.
+pub(crate) fn threads_for(items: usize, fewest: usize) -> usize {
+    cores().min(items / fewest.max(1)).max(1)
+}
+
 /// How many of `threads` work on `items` items: no more than there are items, at least one,
 /// and one on wasm (no threads there).
 pub(crate) fn usable(threads: usize, items: usize) -> usize {
@@ -57,5 +63,14 @@ mod tests {
             );
         }
         assert!(super::map(&[] as &[u32], 4, |&i| i).is_empty());
+    }
+
+    #[test]
+    fn a_thread_takes_at_least_its_share_of_items() {
+        assert_eq!(super::threads_for(0, 16), 1);
+        assert_eq!(super::threads_for(31, 16), 1);
+        assert_eq!(super::threads_for(32, 16), super::cores().min(2));
+        assert_eq!(super::threads_for(1 << 20, 16), super::cores());
+        assert_eq!(super::threads_for(5, 0), super::cores().min(5));
     }
 }

@@ -53,7 +53,7 @@ pub(crate) fn assemble(
 ) -> Result<IndexData> {
     u32::try_from(pages.len()).map_err(|_| Error::invalid_argument("more than 4 Gi pages"))?;
     let analyzer = Analyzer::new(config.language());
-    let threads = crate::data::parallel::cores().min(pages.len() / PAGES_PER_THREAD);
+    let threads = crate::data::parallel::threads_for(pages.len(), PAGES_PER_THREAD);
     let shared = Shared {
         config: &config,
         analyzer: &analyzer,

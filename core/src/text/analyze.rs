@@ -482,31 +482,30 @@ impl QueryTerms {
         owned
     }
 
+    /// Each term's index term, word and count, in order.
+    fn iter(&self) -> impl ExactSizeIterator<Item = (&str, &str, u32)> + '_ {
+        let mut start = 0;
+        self.ends.iter().map(move |&(term, word, count)| {
+            let texts = (&self.text[start..term], &self.text[term..word]);
+            start = word;
+            (texts.0, texts.1, count)
+        })
+    }
+
     /// The terms, borrowing their texts.
     pub(crate) fn get(&self) -> Vec<QueryTerm<'_>> {
-        let mut start = 0;
-        self.ends
-            .iter()
-            .map(|&(term, word, count)| {
-                let q = QueryTerm {
-                    term: Cow::Borrowed(&self.text[start..term]),
-                    word: Cow::Borrowed(&self.text[term..word]),
-                    count,
-                };
-                start = word;
-                q
+        self.iter()
+            .map(|(term, word, count)| QueryTerm {
+                term: Cow::Borrowed(term),
+                word: Cow::Borrowed(word),
+                count,
             })
             .collect()
     }
 
     /// Each term's index term, in order.
     pub(crate) fn terms(&self) -> impl ExactSizeIterator<Item = &str> + '_ {
-        let mut start = 0;
-        self.ends.iter().map(move |&(term, word, _)| {
-            let t = &self.text[start..term];
-            start = word;
-            t
-        })
+        self.iter().map(|(term, _, _)| term)
     }
 }
 

@@ -63,7 +63,7 @@ pub fn detect_page(page: &Page) -> Option<&'static str> {
 pub fn mix<'a>(pages: impl IntoIterator<Item = &'a Page>) -> LanguageMix {
     let pages: Vec<&Page> = pages.into_iter().collect();
     // A share too small is not worth a thread.
-    let threads = crate::data::parallel::cores().min(pages.len() / 256);
+    let threads = crate::data::parallel::threads_for(pages.len(), 256);
     LanguageMix::count(crate::data::parallel::map(&pages, threads, |p| {
         detect_page(p)
     }))

@@ -34,7 +34,7 @@ fn cut(n: usize, block: usize, size: impl Fn(usize) -> usize) -> Vec<u32> {
 /// microseconds of work, so a thread takes at least [`BLOCKS_PER_THREAD`] of them.
 fn made_apart(n: usize, make: impl Fn(usize) -> Result<Vec<u8>> + Sync) -> Result<Vec<Vec<u8>>> {
     let blocks: Vec<usize> = (0..n).collect();
-    let threads = crate::data::parallel::cores().min(n / BLOCKS_PER_THREAD);
+    let threads = crate::data::parallel::threads_for(n, BLOCKS_PER_THREAD);
     crate::data::parallel::map(&blocks, threads, |&i| make(i))
         .into_iter()
         .collect()
@@ -195,9 +195,7 @@ pub(crate) fn encode_parts(mut data: Cow<'_, IndexData>) -> Result<Parts> {
             .collect();
         section(&(&data.pages[pages], spans))
     })?;
-    for bytes in page_sections {
-        push(bytes)?;
-    }
+    page_sections.into_iter().try_for_each(&mut push)?;
     push(section(&data.raw)?)?;
     push(section(&data.graph)?)?;
     if let Some(v) = &data.vectors {
@@ -307,16 +305,16 @@ fn lexical_sections(
     let postings = made_apart(term_blocks.len(), |i| {
         section(&lexical.posting_block(terms_of(i)))
     })?;
-    for bytes in shards.into_iter().chain(postings) {
-        push(bytes)?;
-    }
+    shards
+        .into_iter()
+        .chain(postings)
+        .try_for_each(&mut *push)?;
     if let Some(p) = positions {
-        let blocks = made_apart(term_blocks.len(), |i| {
+        made_apart(term_blocks.len(), |i| {
             section(&p.block(lexical, terms_of(i)))
-        })?;
-        for bytes in blocks {
-            push(bytes)?;
-        }
+        })?
+        .into_iter()
+        .try_for_each(&mut *push)?;
     }
     Ok(LexicalHead {
         n_terms: u32::try_from(n_terms).map_err(|_| encode_err("over 4 billion terms"))?,
