@@ -202,54 +202,70 @@ fn visible_scopes(scope: &Scope) -> Vec<Scope> {
     }
 }
 
-/// Chunk id → chunk position, for the chunk tables of one index.
+/// Chunk id → chunk position, for the chunk tables of one index; the maps are made on the
+/// first look-up (only a relation that names a chunk needs one).
 struct ChunkIds<'a> {
-    pages: HashMap<String, (u32, u32)>,
-    raw: HashMap<&'a str, (u32, u32)>,
+    pages: &'a [Page],
+    chunks: &'a [ChunkRecord],
+    raw: &'a RawSection,
     /// The number in each wiki chunk's id (empty: its position in its page).
     numbers: &'a [u32],
+    maps: std::cell::OnceCell<IdMaps<'a>>,
+}
+
+/// Page id and raw document id → the first of its chunks and their number.
+struct IdMaps<'a> {
+    pages: HashMap<String, (u32, u32)>,
+    raw: HashMap<&'a str, (u32, u32)>,
 }
 
 impl<'a> ChunkIds<'a> {
     fn new(
-        pages: &[Page],
-        chunks: &[ChunkRecord],
+        pages: &'a [Page],
+        chunks: &'a [ChunkRecord],
         numbers: &'a [u32],
         raw: &'a RawSection,
     ) -> ChunkIds<'a> {
-        let spans = |table: &[ChunkRecord]| {
-            let mut out: HashMap<u32, (u32, u32)> = HashMap::new();
-            for (i, c) in table.iter().enumerate() {
-                let e = out.entry(c.page).or_insert((i as u32, 0));
-                e.1 += 1;
-            }
-            out
-        };
-        let wiki = spans(chunks);
-        let raw_spans = spans(&raw.chunks);
         ChunkIds {
-            pages: pages
-                .iter()
-                .enumerate()
-                .filter_map(|(i, p)| Some((p.id(), *wiki.get(&(i as u32))?)))
-                .collect(),
-            raw: raw
-                .docs
-                .iter()
-                .enumerate()
-                .filter_map(|(i, d)| Some((d.id.as_str(), *raw_spans.get(&(i as u32))?)))
-                .collect(),
+            pages,
+            chunks,
+            raw,
             numbers,
+            maps: std::cell::OnceCell::new(),
         }
+    }
+
+    fn maps(&self) -> &IdMaps<'a> {
+        self.maps.get_or_init(|| {
+            let spans = |table: &[ChunkRecord]| {
+                let mut out: HashMap<u32, (u32, u32)> = HashMap::new();
+                for (i, c) in table.iter().enumerate() {
+                    let e = out.entry(c.page).or_insert((i as u32, 0));
+                    e.1 += 1;
+                }
+                out
+            };
+            let wiki = spans(self.chunks);
+            let raw_spans = spans(&self.raw.chunks);
+            IdMaps {
+                pages: (self.pages.iter().enumerate())
+                    .filter_map(|(i, p)| Some((p.id(), *wiki.get(&(i as u32))?)))
+                    .collect(),
+                raw: (self.raw.docs.iter().enumerate())
+                    .filter_map(|(i, d)| Some((d.id.as_str(), *raw_spans.get(&(i as u32))?)))
+                    .collect(),
+            }
+        })
     }
 
     fn find(&self, id: &str) -> Option<ChunkRef> {
         let (doc, ordinal) = chunk::parse_chunk_id(id)?;
         let ordinal = u32::try_from(ordinal).ok()?;
-        if let Some(&(first, n)) = self.raw.get(doc) {
+        let maps = self.maps();
+        if let Some(&(first, n)) = maps.raw.get(doc) {
             return (ordinal < n).then_some(ChunkRef::Raw(first + ordinal));
         }
-        let &(first, n) = self.pages.get(doc)?;
+        let &(first, n) = maps.pages.get(doc)?;
         crate::text::chunk::find_number(self.numbers, first, n, ordinal).map(ChunkRef::Wiki)
     }
 }
@@ -278,29 +294,125 @@ impl GraphSection {
         }
         let mut edges = Vec::new();
         for (i, p) in pages.iter().enumerate() {
-            let from = i as u32;
             let (first, end) = page_chunks[i];
-            let own = &chunks[first..end];
-            // Running maximum of the chunks' ends: the first chunk that can hold an offset is
-            // found by binary search, so locating every link of a page is O(links · log).
-            let mut reach = Vec::with_capacity(own.len());
-            let mut max_end = 0usize;
-            for c in own {
-                max_end = max_end.max(c.end.max(c.start + 1) as usize);
-                reach.push(max_end);
-            }
-            let chunk_of = |offset: usize| -> Option<ChunkRef> {
-                let from_here = reach.partition_point(|&e| e <= offset);
-                own.iter()
-                    .enumerate()
-                    .skip(from_here)
-                    .take_while(|(_, c)| c.start as usize <= offset)
-                    .find(|(_, c)| {
-                        (c.start as usize..c.end.max(c.start + 1) as usize).contains(&offset)
-                    })
-                    .map(|(c, _)| ChunkRef::Wiki((first + c) as u32))
+            let own = Own {
+                first,
+                chunks: &chunks[first..end],
             };
-            page_edges(p, from, &names, pages, &ids, &chunk_of, &mut edges);
+            page_edges(p, i as u32, &names, pages, &ids, &own, &mut edges);
+        }
+        let incoming = incoming_of(&edges);
+        GraphSection { edges, incoming }
+    }
+
+    /// The graph [`GraphSection::build`] derives from `splice.pages`, made from `splice.old`:
+    /// the pages put in and the kept pages whose edges the change may alter get theirs
+    /// derived again; every other page's edges are its old ones, renumbered. A kept page's
+    /// edges may change when a key it writes (a ref, link or relation target, or its own key
+    /// for a redirect edge) is a name of a page taken out or put in (its key, a
+    /// `redirect_from` claim, an alias) in a scope it sees, when such a key is claimed by a
+    /// redirect and resolves elsewhere now, or when a relation names a chunk of such a page.
+    pub(crate) fn spliced(splice: &GraphSplice<'_>) -> GraphSection {
+        let GraphSplice {
+            old,
+            old_pages,
+            pages,
+            from,
+            kept_chunks,
+            chunks,
+            numbers,
+            raw,
+        } = *splice;
+        let names = Names::new(pages);
+        let old_names = std::cell::OnceCell::new();
+        let ids = ChunkIds::new(pages, chunks, numbers, raw);
+        let mut kept_pages = vec![u32::MAX; old_pages.len()];
+        for (i, j) in (0u32..).zip(from) {
+            if let Some(j) = *j {
+                kept_pages[j] = i;
+            }
+        }
+        // The names and ids of the pages taken out and put in.
+        let changed = (old_pages.iter().zip(&kept_pages))
+            .filter(|(_, &to)| to == u32::MAX)
+            .map(|(p, _)| p)
+            .chain(
+                from.iter()
+                    .zip(pages)
+                    .filter(|(j, _)| j.is_none())
+                    .map(|(_, p)| p),
+            );
+        let (mut touched, mut changed_ids) = (Vec::new(), HashSet::new());
+        for p in changed {
+            changed_ids.insert(p.id());
+            touched.push((&p.scope, p.key.clone()));
+            touched.extend(p.redirect_from.iter().map(|r| (&p.scope, r.clone())));
+            touched.extend(
+                (p.aliases.iter().map(|a| page::normalize_key(a)))
+                    .filter(|a| !a.is_empty())
+                    .map(|a| (&p.scope, a)),
+            );
+        }
+        let claimed: HashSet<&str> = (old_pages.iter().chain(pages))
+            .flat_map(|p| p.redirect_from.iter().map(String::as_str))
+            .collect();
+        // Each old page's edges, as a range of the old edges.
+        let mut old_edges = vec![(0usize, 0usize); old_pages.len()];
+        for (at, e) in old.edges.iter().enumerate() {
+            if let Some(slot) = old_edges.get_mut(e.from as usize) {
+                *slot = (if slot.1 == 0 { at } else { slot.0 }, at + 1);
+            }
+        }
+        let mut first = 0usize;
+        let mut edges = Vec::with_capacity(old.edges.len());
+        for (i, (p, j)) in (0u32..).zip(pages.iter().zip(from)) {
+            let end = first + chunks[first..].partition_point(|c| c.page == i);
+            let own = Own {
+                first,
+                chunks: &chunks[first..end],
+            };
+            first = end;
+            if let Some(j) = *j {
+                let may_change = || {
+                    let scopes = visible_scopes(&p.scope);
+                    let touches = |k: &str| {
+                        touched
+                            .iter()
+                            .any(|(s, name)| name == k && scopes.contains(s))
+                    };
+                    let resolves_elsewhere = |k: &str| {
+                        let before = old_names
+                            .get_or_init(|| Names::new(old_pages))
+                            .resolve(old_pages, &p.scope, k)
+                            .page
+                            .map(|q| kept_pages[q as usize]);
+                        before != names.resolve(pages, &p.scope, k).page
+                    };
+                    let written = (p.refs.iter().chain(&p.links))
+                        .chain(p.relations.iter().map(|r| &r.target))
+                        .chain([&p.key]);
+                    written
+                        .map(String::as_str)
+                        .any(|k| touches(k) || (claimed.contains(k) && resolves_elsewhere(k)))
+                        || p.relations.iter().any(|r| {
+                            (r.chunk.as_deref())
+                                .and_then(chunk::parse_chunk_id)
+                                .is_some_and(|(doc, _)| changed_ids.contains(doc))
+                        })
+                };
+                let (start, end) = old_edges[j];
+                if !may_change() {
+                    let moved: Option<Vec<EdgeRecord>> = old.edges[start..end]
+                        .iter()
+                        .map(|e| renumbered(e, i, &kept_pages, kept_chunks))
+                        .collect();
+                    if let Some(moved) = moved {
+                        edges.extend(moved);
+                        continue;
+                    }
+                }
+            }
+            page_edges(p, i, &names, pages, &ids, &own, &mut edges);
         }
         let incoming = incoming_of(&edges);
         GraphSection { edges, incoming }
@@ -373,6 +485,73 @@ fn incoming_of(edges: &[EdgeRecord]) -> Vec<u32> {
     incoming.into_iter().map(|(_, i)| i).collect()
 }
 
+/// What [`GraphSection::spliced`] makes a graph of: the pages before and after a change,
+/// for each page after the page before it is (`None`: put in), each old chunk's position
+/// after (`u32::MAX`: taken out), and the chunk table (with its id numbers) and raw layer
+/// after.
+#[derive(Clone, Copy)]
+pub(crate) struct GraphSplice<'a> {
+    pub(crate) old: &'a GraphSection,
+    pub(crate) old_pages: &'a [Page],
+    pub(crate) pages: &'a [Page],
+    pub(crate) from: &'a [Option<usize>],
+    pub(crate) kept_chunks: &'a [u32],
+    pub(crate) chunks: &'a [ChunkRecord],
+    pub(crate) numbers: &'a [u32],
+    pub(crate) raw: &'a RawSection,
+}
+
+/// Edge `e` as page `from`'s after a change that moved its target and chunk as `pages` and
+/// `chunks` say; `None` when either was taken out.
+fn renumbered(e: &EdgeRecord, from: u32, pages: &[u32], chunks: &[u32]) -> Option<EdgeRecord> {
+    let kept = |at: &[u32], n: u32| at.get(n as usize).copied().filter(|&n| n != u32::MAX);
+    let to = match &e.to {
+        Target::Page(q) => Target::Page(kept(pages, *q)?),
+        other => other.clone(),
+    };
+    let chunk = match e.chunk {
+        Some(ChunkRef::Wiki(c)) => Some(ChunkRef::Wiki(kept(chunks, c)?)),
+        other => other,
+    };
+    Some(EdgeRecord {
+        from,
+        to,
+        chunk,
+        ..e.clone()
+    })
+}
+
+/// A page's chunks: the first's position in the chunk table, and the chunks.
+struct Own<'a> {
+    first: usize,
+    chunks: &'a [ChunkRecord],
+}
+
+impl Own<'_> {
+    /// The chunk holding byte `offset` of the page, found by binary search over the running
+    /// maximum of the chunks' ends `reach` (so locating every link of a page is
+    /// O(links · log)).
+    fn chunk_of(&self, reach: &[usize], offset: usize) -> Option<ChunkRef> {
+        let from_here = reach.partition_point(|&e| e <= offset);
+        (self.chunks.iter().enumerate())
+            .skip(from_here)
+            .take_while(|(_, c)| c.start as usize <= offset)
+            .find(|(_, c)| (c.start as usize..c.end.max(c.start + 1) as usize).contains(&offset))
+            .map(|(c, _)| ChunkRef::Wiki((self.first + c) as u32))
+    }
+
+    /// The running maximum of the chunks' ends.
+    fn reach(&self) -> Vec<usize> {
+        let mut max_end = 0usize;
+        (self.chunks.iter())
+            .map(|c| {
+                max_end = max_end.max(c.end.max(c.start + 1) as usize);
+                max_end
+            })
+            .collect()
+    }
+}
+
 /// The outgoing edges of one page, appended to `out` (see the module docs for the order).
 fn page_edges(
     p: &Page,
@@ -380,9 +559,11 @@ fn page_edges(
     names: &Names,
     pages: &[Page],
     ids: &ChunkIds<'_>,
-    chunk_of: &dyn Fn(usize) -> Option<ChunkRef>,
+    own: &Own<'_>,
     out: &mut Vec<EdgeRecord>,
 ) {
+    let reach = own.reach();
+    let chunk_of = |offset: usize| own.chunk_of(&reach, offset);
     let body = p.body();
     let body_start = p.body_start as usize;
     let mut first_span: HashMap<String, page::LinkSpan> = HashMap::new();

@@ -4,6 +4,7 @@
 //! A snapshot never changes once made: [`Index::search`], traversal, citation checks and lint
 //! read it, and a write (in the front, `index.rs`) builds the next snapshot beside it.
 
+mod splice;
 pub mod vectors;
 pub mod write;
 
@@ -631,19 +632,6 @@ impl Index {
     /// The chunks of page `p` (its position in [`Index::pages`]).
     pub(crate) fn page_chunks(&self, p: usize) -> &[ChunkRecord] {
         &self.data.chunks[self.first_chunk[p] as usize..self.first_chunk[p + 1] as usize]
-    }
-
-    /// How this index cut its pages ([`crate::index::write::Cuts`]).
-    pub(crate) fn cuts(&self) -> crate::index::write::Cuts<'_> {
-        (self.data.pages.iter().enumerate())
-            .map(|(i, page)| {
-                let chunks = self.page_chunks(i);
-                (
-                    page.path.as_str(),
-                    crate::index::write::Cut { page, chunks },
-                )
-            })
-            .collect()
     }
 
     pub(crate) fn chunk_text(&self, c: u32) -> &str {

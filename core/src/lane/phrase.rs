@@ -190,6 +190,26 @@ impl Positions {
         positions
     }
 
+    /// Positions with no list yet, to which [`Positions::push_list`] adds them in posting
+    /// order.
+    pub(crate) fn with_capacity(bytes: usize, postings: usize) -> Positions {
+        let mut starts = Vec::with_capacity(postings + 1);
+        starts.push(0);
+        Positions {
+            data: Vec::with_capacity(bytes),
+            starts,
+        }
+    }
+
+    /// Adds the next posting's list: posting `j`'s of `from`, as it is (an index
+    /// [`LexicalIndex::spliced`] from others keeps each list).
+    pub(crate) fn push_list(&mut self, from: &Positions, j: usize) {
+        let (start, end) = (from.starts[j] as usize, from.starts[j + 1] as usize);
+        self.data.extend_from_slice(&from.data[start..end]);
+        self.starts
+            .push(u32::try_from(self.data.len()).unwrap_or(u32::MAX));
+    }
+
     /// Checks the lists against `index`'s term frequencies and derives where each starts (run
     /// on every load, and after a build).
     ///

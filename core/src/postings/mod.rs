@@ -10,10 +10,12 @@ use crate::data::error::{Error, Result};
 use crate::text::analyze::{Surface, Vocabulary};
 
 pub(crate) mod dictionary;
+pub(crate) mod splice;
 pub(crate) mod stored;
 mod words;
 
 pub(crate) use dictionary::{front_coded, Dictionary};
+pub(crate) use splice::{Source, Splice};
 pub(crate) use stored::{block_range, PostingBlock};
 use words::WordTable;
 

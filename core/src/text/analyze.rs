@@ -553,6 +553,16 @@ impl Vocabulary {
         self.words.insert(word.to_string(), n);
     }
 
+    /// Whether the normalized word `word` was recorded.
+    pub(crate) fn has_word(&self, word: &str) -> bool {
+        self.words.contains_key(word)
+    }
+
+    /// Every recorded word with its term, in no particular order.
+    pub(crate) fn words(&self) -> impl Iterator<Item = (&str, &str)> + '_ {
+        (self.words.iter()).map(|(w, &n)| (w.as_str(), self.terms[n as usize].as_str()))
+    }
+
     /// The term of a normalized word, if it was recorded.
     #[cfg(test)]
     pub(crate) fn word_term(&self, word: &str) -> Option<&str> {

@@ -1,0 +1,477 @@
+//! A write's next index made from this one in proportion to the pages it changes: only the
+//! pages it puts in are cut and analyzed; every other page keeps its chunks, postings and
+//! positions, taken from this index as they are. The data is what [`super::write::assemble`]
+//! makes from the same pages (a test holds every write to that), so a write and a build
+//! still give the same bytes.
+
+use std::collections::{HashMap, HashSet};
+
+use crate::blob::IndexData;
+use crate::data::error::{Error, Result};
+use crate::data::record::LanguageMix;
+use crate::graph::{GraphSection, GraphSplice};
+use crate::index::write::{Analyzed, Change, Cuts, Shared};
+use crate::index::Index;
+use crate::lane::lexical::{ChunkTerms, PageFields};
+use crate::lane::phrase::Positions;
+use crate::postings::{LexicalIndex, Source, Splice};
+use crate::text::analyze::{BuildHash, Vocabulary};
+use crate::text::chunk::{self, PriorChunks};
+use crate::text::page::Page;
+
+impl Index {
+    /// The index data of `pages`, this index's pages after `change`, with `languages` their
+    /// mix: the pages put in are cut (their chunks numbered after the chunks of the page of the
+    /// same id here, as a build does) and analyzed alone, then spliced in. Costs the analysis
+    /// of the pages changed, a pass over the postings, positions and chunks, and the graph made
+    /// again; see [`Index::gone_words`] for the one check that may read further.
+    pub(crate) fn spliced(
+        &self,
+        pages: Vec<Page>,
+        change: &Change,
+        languages: LanguageMix,
+    ) -> Result<IndexData> {
+        let old = &self.data;
+        let from = kept_from(old.pages.len(), pages.len(), change)?;
+        // The pages put in, cut and analyzed.
+        let mut prior = PriorChunks::new();
+        for &a in &change.added {
+            let page = &pages[a];
+            let before =
+                (old.pages).binary_search_by(|p| (&p.scope, &p.key).cmp(&(&page.scope, &page.key)));
+            if let Ok(j) = before {
+                let first = self.first_chunk[j];
+                let numbered = (first..).zip(self.page_chunks(j));
+                prior.insert(
+                    page.id(),
+                    numbered
+                        .map(|(c, rec)| (rec.hash.clone(), self.chunk_number(c)))
+                        .collect(),
+                );
+            }
+        }
+        let shared = Shared {
+            config: &old.config,
+            analyzer: &self.analyzer,
+            pages: &pages,
+            prior: &prior,
+            cuts: &Cuts::new(),
+        };
+        let mut added = Analyzed::new();
+        for &a in &change.added {
+            shared.analyze_page(a, &pages[a], &mut added)?;
+        }
+        // The chunk table: each kept page's chunks, each added page's new ones, in page order.
+        let total = old.chunks.len() + added.chunks.len();
+        let (mut chunks, mut numbers) = (Vec::with_capacity(total), Vec::with_capacity(total));
+        let mut kept_chunks = vec![u32::MAX; old.chunks.len()];
+        let mut added_chunks = Vec::with_capacity(added.chunks.len());
+        let mut positional = true;
+        let mut new_chunks = std::mem::take(&mut added.chunks)
+            .into_iter()
+            .zip(std::mem::take(&mut added.numbers))
+            .peekable();
+        for (i, from) in (0u32..).zip(&from) {
+            let first = chunks.len();
+            match *from {
+                Some(j) => {
+                    for c in self.first_chunk[j]..self.first_chunk[j + 1] {
+                        kept_chunks[c as usize] = chunk_number(chunks.len())?;
+                        let mut rec = old.chunks[c as usize].clone();
+                        rec.page = i;
+                        chunks.push(rec);
+                        numbers.push(self.chunk_number(c));
+                    }
+                }
+                None => {
+                    while let Some((rec, n)) = new_chunks.next_if(|(rec, _)| rec.page == i) {
+                        added_chunks.push(chunk_number(chunks.len())?);
+                        chunks.push(rec);
+                        numbers.push(n);
+                    }
+                }
+            }
+            positional &= (numbers[first..].iter())
+                .zip(0u32..)
+                .all(|(&n, at)| n == at);
+        }
+        chunk_number(chunks.len())?;
+        if positional {
+            numbers.clear();
+        }
+        // The words of the text put in, and this index's surface words no text after holds.
+        let words: Vec<(String, String)> = (added.vocabulary.words())
+            .map(|(w, t)| (w.to_string(), t.to_string()))
+            .collect();
+        let gone = self.gone_words(change, &kept_chunks, &added.vocabulary);
+        let (added_lexical, position) =
+            LexicalIndex::build_numbered(added.terms.terms(), added.vocabulary);
+        let mut positions = match (&old.positions, old.config.positions) {
+            (Some(kept), true) => {
+                let added = Positions::build(&added_lexical, &position, &added.terms);
+                let out = Positions::with_capacity(
+                    kept.stored_bytes() + added.stored_bytes(),
+                    old.lexical.all_tfs().len() + added_lexical.all_tfs().len(),
+                );
+                Some((kept, added, out))
+            }
+            (None, false) => None,
+            _ => return Err(Error::corrupt("positions and their setting disagree")),
+        };
+        drop(added.terms);
+        let splice = Splice {
+            kept: &old.lexical,
+            kept_chunks: &kept_chunks,
+            added: &added_lexical,
+            added_chunks: &added_chunks,
+            chunks: chunks.len(),
+            gone: &gone,
+            words,
+        };
+        let lexical = LexicalIndex::spliced(splice, |source| {
+            if let Some((kept, added, out)) = &mut positions {
+                match source {
+                    Source::Kept(j) => out.push_list(kept, j),
+                    Source::Added(j) => out.push_list(added, j),
+                }
+            }
+        });
+        let positions = positions.map(|(_, _, out)| out);
+        let graph = GraphSection::spliced(&GraphSplice {
+            old: &old.graph,
+            old_pages: &old.pages,
+            pages: &pages,
+            from: &from,
+            kept_chunks: &kept_chunks,
+            chunks: &chunks,
+            numbers: &numbers,
+            raw: &old.raw,
+        });
+        Ok(IndexData {
+            config: old.config.clone(),
+            languages,
+            pages,
+            chunks,
+            lexical,
+            vectors: None,
+            graph,
+            raw: old.raw.clone(),
+            chunk_numbers: numbers,
+            page_modified: Vec::new(),
+            positions,
+        })
+    }
+
+    /// The surface words of this index that no page after `change` holds: words of the pages
+    /// it takes out that neither the text put in (`added`) nor any kept page records. (Every
+    /// page has a chunk, an empty one for an empty body, so a word a page records is held by
+    /// its term's postings there.)
+    ///
+    /// A word is looked for in the kept pages whose chunks hold its term, one after another
+    /// until one records it; so a word only the removed pages held, of a term many pages
+    /// hold, costs the analysis of those pages (at most what a write analyzed before it was
+    /// spliced).
+    fn gone_words(
+        &self,
+        change: &Change,
+        kept_chunks: &[u32],
+        added: &Vocabulary,
+    ) -> HashSet<String, BuildHash> {
+        let mut read: HashMap<usize, Vocabulary> = HashMap::new();
+        let mut candidates: HashMap<String, String, BuildHash> = HashMap::default();
+        for &j in &change.removed {
+            let v = self.page_words(j);
+            for (w, t) in v.words().filter(|(w, _)| !added.has_word(w)) {
+                candidates.insert(w.to_string(), t.to_string());
+            }
+        }
+        let mut gone = HashSet::default();
+        for (word, term) in candidates {
+            let Some(t) = self.data.lexical.lookup(&term) else {
+                // Not a surface word of this index.
+                continue;
+            };
+            let mut holders: Vec<usize> = (self.data.lexical.postings_of(t).0.iter())
+                .filter(|&&c| kept_chunks[c as usize] != u32::MAX)
+                .map(|&c| self.chunk_page[c as usize] as usize)
+                .collect();
+            holders.dedup();
+            let held = holders.into_iter().any(|j| {
+                read.entry(j)
+                    .or_insert_with(|| self.page_words(j))
+                    .has_word(&word)
+            });
+            if !held {
+                gone.insert(word);
+            }
+        }
+        gone
+    }
+
+    /// The words page `j`'s analysis records: its fields' and its chunks' (as indexed).
+    fn page_words(&self, j: usize) -> Vocabulary {
+        let page = &self.data.pages[j];
+        let mut words = Vocabulary::default();
+        let fields = PageFields::new(&self.analyzer, page, &mut words);
+        let spans: Vec<(usize, usize)> = (self.page_chunks(j).iter())
+            .map(|c| (c.start as usize, c.end as usize))
+            .collect();
+        let mut terms = ChunkTerms::default();
+        for text in chunk::indexed_texts(&page.text, page.body_start as usize, &spans) {
+            fields.chunk_terms(&self.analyzer, &text, &mut words, &mut terms);
+        }
+        words
+    }
+}
+
+/// For each of `after` pages, the page before `change` it is (`None`: put in), with `before`
+/// pages before it.
+fn kept_from(before: usize, after: usize, change: &Change) -> Result<Vec<Option<usize>>> {
+    let mismatch = || Error::invalid_argument("a change that does not fit its pages");
+    if before + change.added.len() != after + change.removed.len() {
+        return Err(mismatch());
+    }
+    let (mut removed, mut added) = (
+        change.removed.iter().peekable(),
+        change.added.iter().peekable(),
+    );
+    let mut j = 0usize;
+    let mut out = Vec::with_capacity(after);
+    for i in 0..after {
+        if added.next_if_eq(&&i).is_some() {
+            out.push(None);
+            continue;
+        }
+        while removed.next_if_eq(&&j).is_some() {
+            j += 1;
+        }
+        out.push(Some(j));
+        j += 1;
+    }
+    // What is left to take out is the pages after the last kept one.
+    if added.next().is_some() || !removed.copied().eq(j..before) {
+        return Err(mismatch());
+    }
+    Ok(out)
+}
+
+/// A chunk's position as the chunk table stores it.
+fn chunk_number(at: usize) -> Result<u32> {
+    u32::try_from(at).map_err(|_| Error::invalid_argument("more than 4 Gi chunks"))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::ops::ControlFlow;
+
+    use super::*;
+    use crate::data::config::Config;
+    use crate::index::write::{assemble, WriteOptions};
+    use crate::text::page::{self, Keys};
+
+    /// Words whose forms share terms (`run`, `runs`, `runners`…), CJK, and forms that only
+    /// one text holds, so that a write takes out words whose term other pages keep.
+    const WORDS: &[&str] = &[
+        "run",
+        "runs",
+        "running",
+        "runner",
+        "runners",
+        "ran",
+        "compute",
+        "computer",
+        "computing",
+        "computation",
+        "revenue",
+        "revenues",
+        "churn",
+        "churned",
+        "the",
+        "of",
+        "自然言語処理",
+        "検索",
+        "Café",
+        "cafe",
+    ];
+
+    /// A small generator, so that the sequence of writes is the same on every run.
+    struct Lcg(u64);
+
+    impl Lcg {
+        fn below(&mut self, n: usize) -> usize {
+            self.0 = self
+                .0
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            ((self.0 >> 33) as usize) % n
+        }
+    }
+
+    /// A page text: some words of [`WORDS`], a form of its own (`uniqN`, `uniqNs`), now and
+    /// then a link, a table, or no body at all.
+    fn text(rng: &mut Lcg, n: usize) -> String {
+        let summary = format!(
+            "{} {}",
+            WORDS[rng.below(WORDS.len())],
+            WORDS[rng.below(WORDS.len())]
+        );
+        let body = match rng.below(6) {
+            0 => String::new(),
+            1 => format!("| a | b |\n|---|---|\n| churn {n} | lost |\n| runners | ran |\n"),
+            _ => {
+                let mut words: Vec<String> = (0..rng.below(60))
+                    .map(|_| WORDS[rng.below(WORDS.len())].to_string())
+                    .collect();
+                words.push(format!("uniq{n}{}", ["", "s", "ing"][rng.below(3)]));
+                if rng.below(3) == 0 {
+                    words.push(format!("[[page-{}]]", rng.below(12)));
+                }
+                words.join(" ")
+            }
+        };
+        // Names and edges that writes make resolve elsewhere: refs, aliases, redirect
+        // claims, relations naming another page's chunk.
+        let mut front = format!("summary: {summary}\ntags: [t{}]\n", rng.below(3));
+        let other = rng.below(12);
+        match rng.below(5) {
+            0 => front.push_str(&format!("refs: [page-{other}, alias-{}]\n", rng.below(6))),
+            1 => front.push_str(&format!("aliases: [alias-{}]\n", rng.below(6))),
+            2 => front.push_str(&format!("redirect_from: [page-{other}]\n")),
+            3 => front.push_str(&format!(
+                "relations:\n  - {{target: page-{other}, type: causes, chunk: page-{}::chunk_{}}}\n",
+                rng.below(40),
+                rng.below(3)
+            )),
+            _ => {}
+        }
+        format!("---\n{front}---\n{body}")
+    }
+
+    /// The data a build of `pages` makes with `config` and the chunk numbers of `prior`.
+    fn assembled(config: &Config, prior: &PriorChunks, pages: &[Page]) -> IndexData {
+        let go = &mut |_, _| ControlFlow::Continue(());
+        let languages = crate::text::language::mix(pages);
+        let raw = crate::text::raw::RawSection::default();
+        let pages = pages.to_vec();
+        assemble(
+            config.clone(),
+            languages,
+            pages,
+            raw,
+            prior,
+            &Cuts::new(),
+            go,
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn every_write_makes_the_data_a_build_of_its_pages_makes() {
+        let mut config = Config::default();
+        config.chunk.max_tokens = 16;
+        config.chunk.overlap_tokens = 0;
+        let mut rng = Lcg(7);
+        let mut pages: Vec<Page> = (0..10)
+            .map(|i| {
+                let path = format!("global/page-{i}.md");
+                page::parse_with(&path, &text(&mut rng, i), Keys::FileName)
+                    .unwrap()
+                    .page
+            })
+            .collect();
+        crate::data::sort::sort_by(&mut pages, |a, b| {
+            (&a.scope, &a.key).cmp(&(&b.scope, &b.key))
+        });
+        let mut index = Index::from_data(assembled(&config, &PriorChunks::new(), &pages));
+        let opts = WriteOptions {
+            allow_dangling: true,
+        };
+        let (mut gone, mut renamed) = (0, 0);
+        for n in 10..200 {
+            let keys: Vec<String> = index.pages().iter().map(|p| p.key.clone()).collect();
+            let next = match rng.below(5) {
+                0 | 1 if !keys.is_empty() => {
+                    // A page edited: new text, or the old one with a word more or less.
+                    let key = &keys[rng.below(keys.len())];
+                    let old = index.page(key, None).unwrap().text.clone();
+                    let text = match rng.below(3) {
+                        0 => text(&mut rng, n),
+                        1 => format!("{old} runners"),
+                        _ => old.replacen("run", "", 1),
+                    };
+                    index
+                        .upsert_page(&format!("global/{key}.md"), &text, &opts, None)
+                        .unwrap()
+                        .0
+                }
+                2 if keys.len() > 2 => {
+                    gone += 1;
+                    let key = &keys[rng.below(keys.len())];
+                    index.delete_page(key, None, None).unwrap().0
+                }
+                3 if !keys.is_empty() => {
+                    renamed += 1;
+                    let key = &keys[rng.below(keys.len())];
+                    let to = format!("moved-{n}");
+                    index.rename_page(key, None, &to, None).unwrap().0
+                }
+                _ => {
+                    let scope = ["global", "user/alice"][rng.below(2)];
+                    let path = format!("{scope}/page-{}.md", rng.below(40));
+                    index
+                        .upsert_page(&path, &text(&mut rng, n), &opts, None)
+                        .unwrap()
+                        .0
+                }
+            };
+            let built = assembled(&config, &index.prior_chunks(), next.pages());
+            assert_eq!(next.data, built, "write {n}");
+            index = next;
+        }
+        assert!(
+            gone > 20 && renamed > 20,
+            "{gone} deletes, {renamed} renames"
+        );
+        assert!(index
+            .data
+            .lexical
+            .typo_words()
+            .iter()
+            .any(|w| w == "runners"));
+        // The writes met every kind of edge.
+        let kinds: HashSet<&str> = (index.data.graph.edges.iter())
+            .map(|e| e.kind.as_str())
+            .collect();
+        for kind in ["ref", "link", "causes", "redirect"] {
+            assert!(kinds.contains(kind), "{kinds:?}");
+        }
+    }
+
+    #[test]
+    fn a_change_that_does_not_fit_its_pages_is_refused() {
+        let change = |removed: &[usize], added: &[usize]| Change {
+            removed: removed.to_vec(),
+            added: added.to_vec(),
+        };
+        assert_eq!(
+            kept_from(3, 3, &change(&[1], &[1])).unwrap(),
+            [Some(0), None, Some(2)]
+        );
+        assert_eq!(
+            kept_from(3, 2, &change(&[0], &[])).unwrap(),
+            [Some(1), Some(2)]
+        );
+        assert_eq!(
+            kept_from(3, 3, &change(&[0], &[2])).unwrap(),
+            [Some(1), Some(2), None]
+        );
+        assert_eq!(
+            kept_from(2, 3, &change(&[], &[0])).unwrap(),
+            [None, Some(0), Some(1)]
+        );
+        assert!(kept_from(3, 3, &change(&[], &[])).is_ok());
+        assert!(kept_from(3, 3, &change(&[1], &[])).is_err());
+        assert!(kept_from(3, 4, &change(&[], &[7])).is_err());
+        assert!(kept_from(3, 2, &change(&[5], &[])).is_err());
+    }
+}
