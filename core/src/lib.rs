@@ -124,7 +124,7 @@ pub use traverse::{
 const _: () = {
     const fn assert_send_sync<T: Send + Sync>() {}
     assert_send_sync::<Index>();
-    assert_send_sync::<IndexBuilder>();
+    assert_send_sync::<IndexBuilder<'static>>();
     assert_send_sync::<SharedIndex>();
     assert_send_sync::<Session>();
 };

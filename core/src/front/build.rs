@@ -248,11 +248,11 @@ pub(crate) fn build_chosen(
 }
 
 /// A builder with `options`, on `previous`, holding the files of `source` (and of `options.raw`).
-fn builder_for(
+fn builder_for<'p>(
     source: Source,
     options: &BuildOptions,
-    previous: Option<&Index>,
-) -> Result<IndexBuilder> {
+    previous: Option<&'p Index>,
+) -> Result<IndexBuilder<'p>> {
     let mut builder = IndexBuilder::new(options.config.clone())?;
     builder.strict(options.strict);
     builder.follow_links_outside_root(options.follow_outside_root);

@@ -18,7 +18,7 @@ use crate::front::file::Listed;
 #[cfg(feature = "fs")]
 use crate::front::walk::{files_under, wiki_files, Listing, Unlisted};
 use crate::index::vectors::{self, Attached, Known};
-use crate::index::write::{assemble, Cut, Cuts};
+use crate::index::write::{assemble, Change, Cut, Cuts, PAGES_PER_THREAD};
 use crate::index::Index;
 use crate::lane::semantic::VectorEncoding;
 use crate::text::chunk::{self, ChunkRecord};
@@ -40,7 +40,7 @@ use crate::text::raw::{self, RawDoc, RawSection};
 /// # Ok::<(), wikidex::Error>(())
 /// ```
 #[derive(Debug)]
-pub struct IndexBuilder {
+pub struct IndexBuilder<'p> {
     config: Config,
     strict: bool,
     follow_outside_root: bool,
@@ -49,7 +49,7 @@ pub struct IndexBuilder {
     pages: Pages,
     raw: BTreeMap<String, RawDoc>,
     report: BuildReport,
-    previous: Option<Previous>,
+    previous: Option<Previous<'p>>,
     /// Vectors of indexes built on ([`IndexBuilder::previous`], [`IndexBuilder::add_index`])
     /// that the build takes instead of embedding a passage again.
     reusable: Vec<Known<'static>>,
@@ -70,7 +70,10 @@ pub struct IndexBuilder {
 
 /// What a build on a previous index can take from it (see [`IndexBuilder::previous`]).
 #[derive(Debug)]
-struct Previous {
+struct Previous<'p> {
+    /// The index itself, which a build whose settings and raw layer are its own splices the
+    /// changed pages into ([`Index::spliced`]).
+    index: &'p Index,
     /// Path → the page or raw document indexed from it, with the file's verbatim text.
     files: HashMap<String, Stored>,
     /// Page id → its chunks' hashes and id numbers, so edits keep chunk ids.
@@ -102,12 +105,12 @@ impl Stored {
     }
 }
 
-impl IndexBuilder {
+impl<'p> IndexBuilder<'p> {
     /// A builder with `config`.
     ///
     /// # Errors
     /// [`Error::InvalidArgument`] if a config value is out of range.
-    pub fn new(config: Config) -> Result<IndexBuilder> {
+    pub fn new(config: Config) -> Result<Self> {
         config.validate()?;
         Ok(IndexBuilder {
             config,
@@ -139,12 +142,17 @@ impl IndexBuilder {
     ///   `previous`'s encoding;
     /// - the pages' languages are `previous`'s counts: only the files changed, added or
     ///   removed are detected;
+    /// - when fewer than 2,048 pages changed and `previous` has this build's configuration and
+    ///   raw documents, only the changed pages are cut and analyzed, and spliced into
+    ///   `previous`'s postings, positions and graph, as [`Index::upsert_page`] does (so the
+    ///   builder borrows `previous` until it builds); otherwise each unchanged page keeps its
+    ///   chunks (when `previous` has this builder's chunk sizes) and the index is made again;
     /// - [`IndexBuilder::sync_with_progress`] reports the files added, changed and removed.
     ///
     /// The index built is the one a build from scratch gives for the same files (byte for
     /// byte, apart from the vectors of reused passages, which are the stored ones). The
     /// warnings reported are those of the files parsed, not of the files taken unchanged.
-    pub fn previous(&mut self, previous: &Index) -> &mut IndexBuilder {
+    pub fn previous(&mut self, previous: &'p Index) -> &mut Self {
         let data = &previous.data;
         let same_sizes = data.config.chunk == self.config.chunk;
         let mut files: HashMap<String, Stored> = (data.pages.iter().enumerate())
@@ -165,6 +173,7 @@ impl IndexBuilder {
         self.reusable.extend(Known::copied(data));
         self.indexed_languages = self.indexed_languages.plus(&data.languages);
         self.previous = Some(Previous {
+            index: previous,
             files,
             numbers: previous.prior_chunks(),
             seen: HashSet::new(),
@@ -212,7 +221,7 @@ impl IndexBuilder {
 
     /// In strict mode the first page that cannot be used fails the build instead of being
     /// skipped and reported.
-    pub fn strict(&mut self, strict: bool) -> &mut IndexBuilder {
+    pub fn strict(&mut self, strict: bool) -> &mut Self {
         self.strict = strict;
         self
     }
@@ -230,20 +239,20 @@ impl IndexBuilder {
     /// (`SearchOptions::since`/`until`). Off, the blob depends only on the files' paths and
     /// texts, so a fresh checkout of the same wiki (where every file is new) gives the same
     /// bytes.
-    pub fn file_times(&mut self, record: bool) -> &mut IndexBuilder {
+    pub fn file_times(&mut self, record: bool) -> &mut Self {
         self.file_times = record;
         self
     }
 
     /// Embeds every chunk with `embedder` at build time (the semantic lane). A
     /// [`crate::Session`] over the built index then embeds queries with it.
-    pub fn embedder(&mut self, embedder: Arc<dyn Embedder>) -> &mut IndexBuilder {
+    pub fn embedder(&mut self, embedder: Arc<dyn Embedder>) -> &mut Self {
         self.embedder = Some(Attached(embedder));
         self
     }
 
     /// How to store the vectors (default [`VectorEncoding::F32`]).
-    pub fn vector_encoding(&mut self, encoding: VectorEncoding) -> &mut IndexBuilder {
+    pub fn vector_encoding(&mut self, encoding: VectorEncoding) -> &mut Self {
         self.encoding = encoding;
         self
     }
@@ -712,17 +721,34 @@ impl IndexBuilder {
         report.languages = languages.clone();
         let pages = self.pages.into_sorted();
         let raw = RawSection::build(self.raw.into_values().collect(), &config.chunk)?;
-        let no_prior = chunk::PriorChunks::new();
-        let prior = self.previous.as_ref().map_or(&no_prior, |p| &p.numbers);
-        let cuts: Cuts<'_> = (self.previous.iter().flat_map(|p| &p.files))
-            .filter_map(|(path, stored)| match stored {
-                Stored::Page(page, Some(chunks)) => Some((path.as_str(), Cut { page, chunks })),
-                _ => None,
-            })
-            .collect();
-        let mut data = assemble(config, languages, pages, raw, prior, &cuts, &mut |d, t| {
-            progress(BuildStage::Pages, d, t)
-        })?;
+        // On an index with these settings and this raw layer, fewer pages changed than one
+        // thread analyzes: the changed ones are spliced into it, as a write does.
+        let splice = (self.previous.as_ref())
+            .filter(|p| p.index.data.config == config && p.index.data.raw == raw)
+            .map(|p| (p.index, Change::between(&p.index.data.pages, &pages)))
+            .filter(|(_, change)| change.added.len() < PAGES_PER_THREAD);
+        let mut data = if let Some((index, change)) = splice {
+            let total = pages.len();
+            let data = index.spliced(pages, &change, languages)?;
+            if progress(BuildStage::Pages, total, total).is_break() {
+                return Err(Error::Cancelled {
+                    stage: BuildStage::Pages.as_str().into(),
+                });
+            }
+            data
+        } else {
+            let no_prior = chunk::PriorChunks::new();
+            let prior = self.previous.as_ref().map_or(&no_prior, |p| &p.numbers);
+            let cuts: Cuts<'_> = (self.previous.iter().flat_map(|p| &p.files))
+                .filter_map(|(path, stored)| match stored {
+                    Stored::Page(page, Some(chunks)) => Some((path.as_str(), Cut { page, chunks })),
+                    _ => None,
+                })
+                .collect();
+            assemble(config, languages, pages, raw, prior, &cuts, &mut |d, t| {
+                progress(BuildStage::Pages, d, t)
+            })?
+        };
         data.set_page_modified(|p| modified.get(&p.path).copied());
         let previous = self.previous;
         let mut embedded = 0;

@@ -38,6 +38,35 @@ pub(crate) struct Change {
     pub(crate) added: Vec<usize>,
 }
 
+impl Change {
+    /// The change from `before` to `after`, each in canonical order (by scope and key): a
+    /// page of `after` equal to the page of `before` with its scope and key is kept, every
+    /// other page of either is taken out or put in.
+    pub(crate) fn between(before: &[Page], after: &[Page]) -> Change {
+        let mut change = Change::default();
+        let (mut j, mut i) = (0usize, 0usize);
+        while j < before.len() || i < after.len() {
+            let order = match (before.get(j), after.get(i)) {
+                (Some(b), Some(a)) => (&b.scope, &b.key).cmp(&(&a.scope, &a.key)),
+                (Some(_), None) => std::cmp::Ordering::Less,
+                _ => std::cmp::Ordering::Greater,
+            };
+            match order {
+                std::cmp::Ordering::Less => change.removed.push(j),
+                std::cmp::Ordering::Greater => change.added.push(i),
+                std::cmp::Ordering::Equal if before[j] == after[i] => {}
+                std::cmp::Ordering::Equal => {
+                    change.removed.push(j);
+                    change.added.push(i);
+                }
+            }
+            j += usize::from(order != std::cmp::Ordering::Greater);
+            i += usize::from(order != std::cmp::Ordering::Less);
+        }
+        change
+    }
+}
+
 /// A page as it was cut ([`Cuts`]), and its chunks.
 #[derive(Clone, Copy)]
 pub(crate) struct Cut<'a> {
@@ -122,7 +151,7 @@ fn made(
 
 /// Fewest pages a thread of [`assemble`] analyzes: a smaller wiki is analyzed on the calling
 /// thread.
-const PAGES_PER_THREAD: usize = 2048;
+pub(crate) const PAGES_PER_THREAD: usize = 2048;
 
 /// The error of an analysis asked to stop.
 fn cancelled() -> Error {
@@ -769,6 +798,37 @@ mod tests {
             &Cuts::new(),
             progress,
         )
+    }
+
+    #[test]
+    fn a_change_keeps_the_equal_pages_and_takes_out_or_puts_in_the_others() {
+        let page = |key: &str, text: &str| {
+            page::parse_with(&format!("global/{key}.md"), text, page::Keys::FileName)
+                .unwrap()
+                .page
+        };
+        let before = [
+            page("a", "A."),
+            page("b", "B."),
+            page("c", "C."),
+            page("e", "E."),
+        ];
+        let mut moved = page("e", "E.");
+        moved.body_start = 1;
+        let after = [
+            page("a", "A."),
+            page("b", "B, edited."),
+            page("d", "D."),
+            moved,
+        ];
+        let change = Change::between(&before, &after);
+        // b edited, c gone, d new, e the same text with another body start.
+        assert_eq!(change.removed, [1, 2, 3]);
+        assert_eq!(change.added, [1, 2, 3]);
+        let same = Change::between(&before, &before);
+        assert!(same.removed.is_empty() && same.added.is_empty());
+        let none = Change::between(&[], &after[..2]);
+        assert_eq!((none.removed.len(), none.added), (0, vec![0, 1]));
     }
 
     #[test]
