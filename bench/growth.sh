@@ -5,7 +5,8 @@
 # whole blob first (`--log`, which searches through a session, as Python, Node and MCP do); wall
 # time and peak RSS from /usr/bin/time -v. Then, for each
 # size, the queries of CACM and Cranfield asked of wikidex and of tantivy 0.27 side by side in
-# one process (bench/tantivy, its own cargo project, built here on first use).
+# one process (bench/tantivy, its own cargo project, built here on first use), and an upsert of
+# one page in each.
 #
 #   bench/growth.sh [SIZES...]        # default: 10000 100000 (1000000 needs ~6 GB and ~5 min)
 #
@@ -54,9 +55,14 @@ done
 
 # Queries, wikidex against tantivy (the tantivy index is built once, next to the blob).
 (cd "$root" && CARGO_TARGET_DIR="$root/target" cargo build --release --quiet --manifest-path bench/tantivy/Cargo.toml)
+for n in "${sizes[@]}"; do
+    "$root/target/release/wikidex-bench-tantivy" "$work/c$n" "$work/c$n/index.wdx" "$data" 3 > "$work/c$n/tantivy.md"
+done
 echo
 echo "| chunks | queries | wikidex lexical | tantivy | tantivy / wikidex | wikidex lexical + token | wikidex lexical, with hits | top-10 overlap |"
 echo "|---|---|---|---|---|---|---|---|"
-for n in "${sizes[@]}"; do
-    "$root/target/release/wikidex-bench-tantivy" "$work/c$n" "$work/c$n/index.wdx" "$data" 3
-done
+for n in "${sizes[@]}"; do grep -v '^| upsert |' "$work/c$n/tantivy.md"; done
+echo
+echo "| chunks | wikidex upsert of one page | tantivy delete, add, commit, reload | wikidex / tantivy |"
+echo "|---|---|---|---|"
+for n in "${sizes[@]}"; do grep '^| upsert |' "$work/c$n/tantivy.md" | sed 's/^| upsert //'; done

@@ -16,7 +16,8 @@
 //! tantivy, their ratio, wikidex's default lanes (lexical and token: the blob has no vectors)
 //! and its lexical search with hits (snippets), and how many of tantivy's top 10 wikidex's
 //! lexical top 10 holds too (a synthetic corpus repeats each document's words in many pages
-//! that then tie, so this is low there).
+//! that then tie, so this is low there). Then an upsert of one page in each (see
+//! [`upserts`]).
 
 use std::path::Path;
 use std::time::Instant;
@@ -30,7 +31,7 @@ use tantivy::tokenizer::{
     Language, LowerCaser, RemoveLongFilter, SimpleTokenizer, Stemmer, StopWordFilter, TextAnalyzer,
 };
 use tantivy::{doc, Index as Tantivy, IndexWriter, TantivyDocument, Term};
-use wikidex::{Index, Lane, SearchOptions};
+use wikidex::{Index, Lane, SearchOptions, WriteOptions};
 
 const ANALYZER: &str = "en";
 
@@ -233,5 +234,59 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         );
         std::hint::black_box(sink);
     }
+    drop(searcher);
+    upserts(&ours, &blob.with_extension("tantivy"), rounds)
+}
+
+/// One page replaced by its text with a line more (another page each round): wikidex makes
+/// the next snapshot ([`Index::upsert_page`]: the page cut and analyzed, the rest taken from
+/// the index), tantivy deletes the document by its id, adds it again, commits and reloads its
+/// reader so that a search sees it. tantivy writes into a copy of its index, so that the
+/// index the queries read stays one segment. The best round of each is kept; prints one row,
+/// starting `| upsert |`, which `bench/growth.sh` puts in a table of its own.
+fn upserts(ours: &Index, theirs: &Path, rounds: usize) -> Result<(), Box<dyn std::error::Error>> {
+    let copy = std::env::temp_dir().join(format!("wikidex-bench-tantivy-{}", std::process::id()));
+    std::fs::create_dir_all(&copy)?;
+    for entry in std::fs::read_dir(theirs)? {
+        let entry = entry?;
+        if entry.file_type()?.is_file() {
+            std::fs::copy(entry.path(), copy.join(entry.file_name()))?;
+        }
+    }
+    let index = Tantivy::open_in_dir(&copy)?;
+    index.tokenizers().register(ANALYZER, analyzer());
+    let (id, text) = (
+        index.schema().get_field("id")?,
+        index.schema().get_field("text")?,
+    );
+    let reader = index.reader()?;
+    let mut writer: IndexWriter = index.writer(50_000_000)?;
+    let opts = WriteOptions {
+        allow_dangling: true,
+    };
+    let (mut mine, mut their) = (f64::MAX, f64::MAX);
+    for round in 0..rounds {
+        let page = &ours.pages()[(round * 7919) % ours.pages().len()];
+        let edited = format!("{}\n\nOne line more, round {round}.\n", page.text);
+        let started = Instant::now();
+        let next = ours.upsert_page(&page.path, &edited, &opts, None)?;
+        mine = mine.min(started.elapsed().as_secs_f64());
+        drop(next);
+        let started = Instant::now();
+        writer.delete_term(Term::from_field_text(id, &page.key));
+        writer.add_document(doc!(id => page.key.clone(), text => edited))?;
+        writer.commit()?;
+        reader.reload()?;
+        their = their.min(started.elapsed().as_secs_f64());
+    }
+    drop(writer);
+    std::fs::remove_dir_all(&copy)?;
+    println!(
+        "| upsert | {} | {:.1} ms | {:.1} ms | {:.0}x |",
+        ours.chunk_count(),
+        mine * 1e3,
+        their * 1e3,
+        mine / their
+    );
     Ok(())
 }
