@@ -342,16 +342,20 @@ impl GraphSection {
                     .filter(|(j, _)| j.is_none())
                     .map(|(_, p)| p),
             );
-        let (mut touched, mut changed_ids) = (Vec::new(), HashSet::new());
+        // Name → the scopes it names a changed page in.
+        let mut touched: HashMap<String, Vec<&Scope>> = HashMap::new();
+        let mut changed_ids = HashSet::new();
         for p in changed {
             changed_ids.insert(p.id());
-            touched.push((&p.scope, p.key.clone()));
-            touched.extend(p.redirect_from.iter().map(|r| (&p.scope, r.clone())));
-            touched.extend(
-                (p.aliases.iter().map(|a| page::normalize_key(a)))
-                    .filter(|a| !a.is_empty())
-                    .map(|a| (&p.scope, a)),
-            );
+            let aliases =
+                (p.aliases.iter().map(|a| page::normalize_key(a))).filter(|a| !a.is_empty());
+            for name in [p.key.clone()]
+                .into_iter()
+                .chain(p.redirect_from.iter().cloned())
+                .chain(aliases)
+            {
+                touched.entry(name).or_default().push(&p.scope);
+            }
         }
         let claimed: HashSet<&str> = (old_pages.iter().chain(pages))
             .flat_map(|p| p.redirect_from.iter().map(String::as_str))
@@ -377,8 +381,8 @@ impl GraphSection {
                     let scopes = visible_scopes(&p.scope);
                     let touches = |k: &str| {
                         touched
-                            .iter()
-                            .any(|(s, name)| name == k && scopes.contains(s))
+                            .get(k)
+                            .is_some_and(|names| names.iter().any(|&s| scopes.contains(s)))
                     };
                     let resolves_elsewhere = |k: &str| {
                         let before = old_names

@@ -240,7 +240,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 
 /// One page replaced by its text with a line more (another page each round): wikidex makes
 /// the next snapshot ([`Index::upsert_page`]: the page cut and analyzed, the rest taken from
-/// the index), tantivy deletes the document by its id, adds it again, commits and reloads its
+/// the index) and frees one (as a session frees the snapshot a write replaced), tantivy deletes the document by its id, adds it again, commits and reloads its
 /// reader so that a search sees it. tantivy writes into a copy of its index, so that the
 /// index the queries read stays one segment. The best round of each is kept; prints one row,
 /// starting `| upsert |`, which `bench/growth.sh` puts in a table of its own.
@@ -268,10 +268,10 @@ fn upserts(ours: &Index, theirs: &Path, rounds: usize) -> Result<(), Box<dyn std
     for round in 0..rounds {
         let page = &ours.pages()[(round * 7919) % ours.pages().len()];
         let edited = format!("{}\n\nOne line more, round {round}.\n", page.text);
+        // Freeing a snapshot is part of a write (a session frees the one it replaced).
         let started = Instant::now();
-        let next = ours.upsert_page(&page.path, &edited, &opts, None)?;
+        drop(ours.upsert_page(&page.path, &edited, &opts, None)?);
         mine = mine.min(started.elapsed().as_secs_f64());
-        drop(next);
         let started = Instant::now();
         writer.delete_term(Term::from_field_text(id, &page.key));
         writer.add_document(doc!(id => page.key.clone(), text => edited))?;

@@ -18,7 +18,7 @@ use crate::front::file::Listed;
 #[cfg(feature = "fs")]
 use crate::front::walk::{files_under, wiki_files, Listing, Unlisted};
 use crate::index::vectors::{self, Attached, Known};
-use crate::index::write::{assemble, Change, Cut, Cuts, PAGES_PER_THREAD};
+use crate::index::write::{assemble, cancelled, Change, Cut, Cuts, PAGES_PER_THREAD};
 use crate::index::Index;
 use crate::lane::semantic::VectorEncoding;
 use crate::text::chunk::{self, ChunkRecord};
@@ -142,7 +142,8 @@ impl<'p> IndexBuilder<'p> {
     ///   `previous`'s encoding;
     /// - the pages' languages are `previous`'s counts: only the files changed, added or
     ///   removed are detected;
-    /// - when fewer than 2,048 pages changed and `previous` has this build's configuration and
+    /// - when fewer than 2,048 pages changed (added, edited or removed; an edited page counts
+    ///   twice) and `previous` has this build's configuration and
     ///   raw documents, only the changed pages are cut and analyzed, and spliced into
     ///   `previous`'s postings, positions and graph, as [`Index::upsert_page`] does (so the
     ///   builder borrows `previous` until it builds); otherwise each unchanged page keeps its
@@ -726,14 +727,12 @@ impl<'p> IndexBuilder<'p> {
         let splice = (self.previous.as_ref())
             .filter(|p| p.index.data.config == config && p.index.data.raw == raw)
             .map(|p| (p.index, Change::between(&p.index.data.pages, &pages)))
-            .filter(|(_, change)| change.added.len() < PAGES_PER_THREAD);
+            .filter(|(_, change)| change.added.len() + change.removed.len() < PAGES_PER_THREAD);
         let mut data = if let Some((index, change)) = splice {
             let total = pages.len();
             let data = index.spliced(pages, &change, languages)?;
             if progress(BuildStage::Pages, total, total).is_break() {
-                return Err(Error::Cancelled {
-                    stage: BuildStage::Pages.as_str().into(),
-                });
+                return Err(cancelled());
             }
             data
         } else {

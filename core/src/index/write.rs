@@ -1,5 +1,6 @@
 //! Writes: each makes the next [`Index`] from this one (a page added, replaced, removed or
-//! renamed), through [`assemble`], the one place derived data is made.
+//! renamed), splicing the pages it changes into this one (`Index::spliced`), which gives the
+//! data [`assemble`] makes from the same pages.
 
 use std::collections::HashMap;
 use std::ops::ControlFlow;
@@ -76,10 +77,11 @@ pub(crate) struct Cut<'a> {
 
 /// Chunks and analyzes `pages` (already in canonical order) into index data, with
 /// `languages` their mix ([`crate::text::language::mix`], which the caller may need before:
-/// a build chooses its analysis language and model by it). The only place derived data is
-/// made, so a build and an upsert give the same bytes for the same pages and
-/// the same `prior` chunks (the numbers of the chunk ids: [`chunk::carry_numbers`]); a page
-/// `cuts` holds with its text keeps its chunks' spans and hashes.
+/// a build chooses its analysis language and model by it). A build makes its data here, and
+/// a write or a small sync splices into data made here (`Index::spliced`, held to this by
+/// tests), so they give the same bytes for the same pages and the same `prior` chunks (the
+/// numbers of the chunk ids: [`chunk::carry_numbers`]); a page `cuts` holds with its text
+/// keeps its chunks' spans and hashes.
 pub(crate) fn assemble(
     config: Config,
     languages: LanguageMix,
@@ -154,7 +156,7 @@ fn made(
 pub(crate) const PAGES_PER_THREAD: usize = 2048;
 
 /// The error of an analysis asked to stop.
-fn cancelled() -> Error {
+pub(crate) fn cancelled() -> Error {
     Error::Cancelled {
         stage: BuildStage::Pages.as_str().into(),
     }
@@ -327,7 +329,6 @@ impl Shared<'_> {
         let first = out.chunks.len();
         let body_start = page.body_start as usize;
         let body = page.body();
-        let fields = PageFields::new(analyzer, page, &mut out.vocabulary);
         let cut = cuts
             .get(page.path.as_str())
             .filter(|c| c.page.body_start == page.body_start && c.page.text == page.text)
@@ -342,9 +343,8 @@ impl Shared<'_> {
                 .map(|span| (body_start + span.start, body_start + span.end))
                 .collect(),
         };
-        let indexed = chunk::indexed_texts(&page.text, body_start, &spans);
-        for (at, (&(start, end), indexed)) in spans.iter().zip(&indexed).enumerate() {
-            fields.chunk_terms(analyzer, indexed, &mut out.vocabulary, &mut out.terms);
+        analyze_chunks(analyzer, page, &spans, &mut out.vocabulary, &mut out.terms);
+        for (at, &(start, end)) in spans.iter().enumerate() {
             let hash = match cut {
                 Some(cut) => cut[at].hash.clone(),
                 None => chunk::content_hash(&page.text[start..end]),
@@ -372,6 +372,22 @@ impl Shared<'_> {
         out.positional &= page_numbers.iter().zip(0u32..).all(|(&n, at)| n == at);
         out.numbers.extend(page_numbers);
         Ok(())
+    }
+}
+
+/// Analyzes the chunks `spans` (byte spans of its text) of `page` as the index holds them:
+/// each chunk's indexed text with the page's fields, into `terms`, its terms numbered and its
+/// words recorded in `vocabulary`.
+pub(crate) fn analyze_chunks(
+    analyzer: &Analyzer,
+    page: &Page,
+    spans: &[(usize, usize)],
+    vocabulary: &mut Vocabulary,
+    terms: &mut ChunkTerms,
+) {
+    let fields = PageFields::new(analyzer, page, vocabulary);
+    for text in chunk::indexed_texts(&page.text, page.body_start as usize, spans) {
+        fields.chunk_terms(analyzer, &text, vocabulary, terms);
     }
 }
 
