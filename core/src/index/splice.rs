@@ -182,33 +182,62 @@ impl Index {
     ) -> HashSet<String, BuildHash> {
         let threads = parallel::threads_for(change.removed.len(), PAGES_A_THREAD);
         let removed = parallel::map(&change.removed, threads, |&j| self.page_words(j));
-        let mut words: Vec<String> = Vec::new();
-        // Kept page → the words to look for there (positions in `words`).
-        let mut look: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
-        let mut seen: HashSet<&str, BuildHash> = HashSet::default();
         let lexical = &self.data.lexical;
+        // The words to look for, each with the position of its term.
+        let mut words: Vec<(String, usize)> = Vec::new();
+        let mut seen: HashSet<&str, BuildHash> = HashSet::default();
         for (word, term) in removed.iter().flat_map(Vocabulary::words) {
             if added.has_word(word) || !seen.insert(word) {
                 continue;
             }
             // A word whose term the index lacks is not one of its surface words.
-            let Some(t) = lexical.lookup(term) else {
-                continue;
-            };
-            let at = words.len();
-            words.push(word.to_string());
-            let mut last = None;
-            for &c in lexical.postings_of(t).0 {
-                let page = self.chunk_page[c as usize] as usize;
-                if kept_chunks[c as usize] != u32::MAX && last != Some(page) {
-                    look.entry(page).or_default().push(at);
-                    last = Some(page);
-                }
+            if let Some(t) = lexical.lookup(term) {
+                words.push((word.to_string(), t));
             }
         }
+        // The kept pages whose chunks hold term `t`, in order.
+        let holders = |t: usize| {
+            let chunks = lexical.postings_of(t).0.iter();
+            let kept = chunks.filter(|&&c| kept_chunks[c as usize] != u32::MAX);
+            let mut last = None;
+            kept.map(|&c| self.chunk_page[c as usize] as usize)
+                .filter(move |&p| last.replace(p) != Some(p))
+        };
+        // First in the first page that may hold each (where a word mostly is), then in the
+        // others for the words not found there.
         let mut held = vec![false; words.len()];
+        let firsts =
+            (words.iter().enumerate()).filter_map(|(w, &(_, t))| Some((holders(t).next()?, w)));
+        self.look_for(&words, firsts, &mut held);
+        let rest: Vec<(usize, usize)> = (words.iter().enumerate())
+            .filter(|(w, _)| !held[*w])
+            .flat_map(|(w, &(_, t))| holders(t).skip(1).map(move |p| (p, w)))
+            .collect();
+        self.look_for(&words, rest, &mut held);
+        (words.into_iter().zip(held))
+            .filter(|(_, held)| !held)
+            .map(|((word, _), _)| word)
+            .collect()
+    }
+
+    /// Marks `held` each of `words` that one of its `(page, word)` pairs finds recorded there:
+    /// the pages in order, [`GONE_BATCH`] at a time on every core, each page analyzed once for
+    /// all its words; it stops when every word is found.
+    fn look_for(
+        &self,
+        words: &[(String, usize)],
+        pairs: impl IntoIterator<Item = (usize, usize)>,
+        held: &mut [bool],
+    ) {
+        let mut look: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+        for (page, w) in pairs {
+            look.entry(page).or_default().push(w);
+        }
         let look: Vec<(usize, Vec<usize>)> = look.into_iter().collect();
         for batch in look.chunks(GONE_BATCH) {
+            if held.iter().all(|&h| h) {
+                break;
+            }
             let todo: Vec<&(usize, Vec<usize>)> = (batch.iter())
                 .filter(|(_, at)| at.iter().any(|&w| !held[w]))
                 .collect();
@@ -216,20 +245,13 @@ impl Index {
             let found = parallel::map(&todo, threads, |(page, at)| {
                 let recorded = self.page_words(*page);
                 (at.iter().copied())
-                    .filter(|&w| recorded.has_word(&words[w]))
+                    .filter(|&w| recorded.has_word(&words[w].0))
                     .collect::<Vec<usize>>()
             });
             for w in found.into_iter().flatten() {
                 held[w] = true;
             }
-            if held.iter().all(|&h| h) {
-                break;
-            }
         }
-        (words.into_iter().zip(held))
-            .filter(|(_, held)| !held)
-            .map(|(word, _)| word)
-            .collect()
     }
 
     /// The words page `j`'s analysis records: its fields' and its chunks' (as indexed).
