@@ -449,7 +449,7 @@ impl Index {
     /// Cost: only the page is cut and analyzed; every other page's chunks, postings,
     /// positions and edges are taken from `self` as they are. What still
     /// grows with the index is copying those into the new snapshot and the BM25 weights made
-    /// again: about 0.2 s at 100k pages on two cores, where analyzing every page took 1.6 s.
+    /// again: about 0.25 s at 100k pages on two cores, where analyzing every page took 1.4-1.9 s.
     ///
     /// # Errors
     /// [`Error::InvalidPage`] if the page cannot be parsed; [`Error::DanglingLinks`] with the
