@@ -75,7 +75,7 @@ struct Previous<'p> {
     /// changed pages into ([`Index::spliced`]).
     index: &'p Index,
     /// Path → the page or raw document indexed from it, with the file's verbatim text.
-    files: HashMap<String, Stored>,
+    files: HashMap<&'p str, Stored<'p>>,
     /// Page id → its chunks' hashes and id numbers, so edits keep chunk ids.
     numbers: chunk::PriorChunks,
     /// Paths given to this build, and how each compared.
@@ -88,16 +88,17 @@ struct Previous<'p> {
     unchanged: usize,
 }
 
-#[derive(Debug)]
-enum Stored {
+/// A page or raw document of the index a build is on (borrowed from it).
+#[derive(Debug, Clone, Copy)]
+enum Stored<'p> {
     /// A page, with its chunks when the previous index cut it with this builder's chunk
     /// sizes: an unchanged page is not cut again ([`crate::index::write::Cuts`]).
-    Page(Box<Page>, Option<Vec<ChunkRecord>>),
-    Raw(RawDoc),
+    Page(&'p Page, Option<&'p [ChunkRecord]>),
+    Raw(&'p RawDoc),
 }
 
-impl Stored {
-    fn text(&self) -> &str {
+impl<'p> Stored<'p> {
+    fn text(&self) -> &'p str {
         match self {
             Stored::Page(p, _) => &p.text,
             Stored::Raw(d) => &d.text,
@@ -156,18 +157,13 @@ impl<'p> IndexBuilder<'p> {
     pub fn previous(&mut self, previous: &'p Index) -> &mut Self {
         let data = &previous.data;
         let same_sizes = data.config.chunk == self.config.chunk;
-        let mut files: HashMap<String, Stored> = (data.pages.iter().enumerate())
+        let mut files: HashMap<&str, Stored<'p>> = (data.pages.iter().enumerate())
             .map(|(i, p)| {
-                let chunks = same_sizes.then(|| previous.page_chunks(i).to_vec());
-                (p.path.clone(), Stored::Page(Box::new(p.clone()), chunks))
+                let chunks = same_sizes.then(|| previous.page_chunks(i));
+                (p.path.as_str(), Stored::Page(p, chunks))
             })
             .collect();
-        files.extend(
-            data.raw
-                .docs
-                .iter()
-                .map(|d| (d.path.clone(), Stored::Raw(d.clone()))),
-        );
+        files.extend((data.raw.docs.iter()).map(|d| (d.path.as_str(), Stored::Raw(d))));
         if let Some(v) = &data.vectors {
             self.encoding = v.encoding();
         }
@@ -284,19 +280,15 @@ impl<'p> IndexBuilder<'p> {
     pub fn add_file(&mut self, path: &str, bytes: &[u8]) -> Result<()> {
         if let Some(prev) = &mut self.previous {
             prev.seen.insert(path.to_string());
-            match prev.files.get(path) {
+            match prev.files.get(path).copied() {
                 Some(stored) if stored.text().as_bytes() == bytes => {
                     prev.unchanged += 1;
                     return match stored {
                         Stored::Page(p, _) => {
-                            let p = Page::clone(p);
                             prev.reused.insert(path.to_string());
-                            self.insert_page(p, true)
+                            self.insert_page(p.clone(), true)
                         }
-                        Stored::Raw(d) => {
-                            let d = d.clone();
-                            self.add_raw(d)
-                        }
+                        Stored::Raw(d) => self.add_raw(d.clone()),
                     };
                 }
                 Some(_) => prev.changed.push(path.to_string()),
@@ -664,7 +656,7 @@ impl<'p> IndexBuilder<'p> {
             // index are read.
             let gone = previous.iter().flat_map(|p| {
                 p.files.iter().filter_map(|(path, stored)| match stored {
-                    Stored::Page(page, _) if !p.reused.contains(path) => Some(page.as_ref()),
+                    Stored::Page(page, _) if !p.reused.contains(*path) => Some(*page),
                     _ => None,
                 })
             });
@@ -740,7 +732,7 @@ impl<'p> IndexBuilder<'p> {
             let prior = self.previous.as_ref().map_or(&no_prior, |p| &p.numbers);
             let cuts: Cuts<'_> = (self.previous.iter().flat_map(|p| &p.files))
                 .filter_map(|(path, stored)| match stored {
-                    Stored::Page(page, Some(chunks)) => Some((path.as_str(), Cut { page, chunks })),
+                    Stored::Page(page, Some(chunks)) => Some((*path, Cut { page, chunks })),
                     _ => None,
                 })
                 .collect();
@@ -781,7 +773,8 @@ impl<'p> IndexBuilder<'p> {
                 let mut removed: Vec<String> = p
                     .files
                     .into_keys()
-                    .filter(|path| !p.seen.contains(path))
+                    .filter(|path| !p.seen.contains(*path))
+                    .map(str::to_string)
                     .collect();
                 crate::data::sort::sort(&mut removed);
                 // A new file that failed to parse is in `build.skipped` only: it was not

@@ -169,11 +169,12 @@ impl Index {
     /// page has a chunk, an empty one for an empty body, so a word a page records is held by
     /// its term's postings there.)
     ///
-    /// A word is looked for in the kept pages whose chunks hold its term, in page order, a
-    /// batch of pages at a time on every core, until each word is found or the pages run out.
+    /// A word is looked for in the first kept page whose chunks hold its term (where most
+    /// words are found), then, if it is not there, in the term's other kept pages, each round
+    /// in page order a batch of pages at a time over up to eight threads ([`Index::look_for`]).
     /// So a word only the removed pages held, of a term many pages hold, costs the analysis
-    /// of those pages: at most what a write analyzed before it was spliced, with the memory
-    /// of one batch.
+    /// of those pages (a page read in both rounds counts twice), and a list of them; the
+    /// analyses held at once are those of one batch.
     fn gone_words(
         &self,
         change: &Change,
@@ -221,7 +222,8 @@ impl Index {
     }
 
     /// Marks `held` each of `words` that one of its `(page, word)` pairs finds recorded there:
-    /// the pages in order, [`GONE_BATCH`] at a time on every core, each page analyzed once for
+    /// the pages in order, [`GONE_BATCH`] at a time over up to eight threads (at least
+    /// [`PAGES_A_THREAD`] pages a thread), each page analyzed once for
     /// all its words; it stops when every word is found.
     fn look_for(
         &self,
