@@ -404,6 +404,14 @@ mod tests {
         format!("---\n{front}---\n{body}")
     }
 
+    /// Chunks of 16 tokens at most, so that pages have several.
+    fn config() -> Config {
+        let mut config = Config::default();
+        config.chunk.max_tokens = 16;
+        config.chunk.overlap_tokens = 0;
+        config
+    }
+
     /// The data a build of `pages` makes with `config` and the chunk numbers of `prior`.
     fn assembled(config: &Config, prior: &PriorChunks, pages: &[Page]) -> IndexData {
         let go = &mut |_, _| ControlFlow::Continue(());
@@ -424,9 +432,7 @@ mod tests {
 
     #[test]
     fn every_write_makes_the_data_a_build_of_its_pages_makes() {
-        let mut config = Config::default();
-        config.chunk.max_tokens = 16;
-        config.chunk.overlap_tokens = 0;
+        let config = config();
         let mut rng = Lcg(7);
         let mut pages: Vec<Page> = (0..10)
             .map(|i| {
@@ -506,9 +512,7 @@ mod tests {
 
     #[test]
     fn many_changes_at_once_make_the_data_a_build_makes() {
-        let mut config = Config::default();
-        config.chunk.max_tokens = 16;
-        config.chunk.overlap_tokens = 0;
+        let config = config();
         let mut rng = Lcg(11);
         let scopes = ["global", "user/alice", "user/bob"];
         let new_page = |rng: &mut Lcg, n: usize| {

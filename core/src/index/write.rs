@@ -505,7 +505,9 @@ impl Index {
             return Err(Error::DanglingLinks { page: id, missing });
         }
         let next = self.rebuilt(pages, &change, model)?;
-        let chunks = next.chunks_of_id(&id);
+        // The page is at `at` in the new snapshot too (a look-up by id would make the
+        // snapshot's table of every page id).
+        let chunks = next.page_chunks(at).len();
         let report = UpsertReport {
             page_id: id,
             replaced,
@@ -675,12 +677,6 @@ impl Index {
                 .filter(|e| matches!(e.to, crate::graph::Target::Missing(_)))
                 .count()
         })
-    }
-
-    fn chunks_of_id(&self, id: &str) -> usize {
-        self.page_ids()
-            .get(id)
-            .map_or(0, |&p| self.page_chunks(p as usize).len())
     }
 
     /// The language mix of `pages`, this index's pages after `change`: this index's mix with
