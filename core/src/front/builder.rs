@@ -76,8 +76,6 @@ struct Previous<'p> {
     index: &'p Index,
     /// Path → the page or raw document indexed from it, with the file's verbatim text.
     files: HashMap<&'p str, Stored<'p>>,
-    /// Page id → its chunks' hashes and id numbers, so edits keep chunk ids.
-    numbers: chunk::PriorChunks,
     /// Paths given to this build, and how each compared.
     seen: HashSet<String>,
     /// Paths of the pages taken unchanged (their languages counted in the builder's
@@ -172,7 +170,6 @@ impl<'p> IndexBuilder<'p> {
         self.previous = Some(Previous {
             index: previous,
             files,
-            numbers: previous.prior_chunks(),
             seen: HashSet::new(),
             reused: HashSet::new(),
             added: Vec::new(),
@@ -728,15 +725,16 @@ impl<'p> IndexBuilder<'p> {
             }
             data
         } else {
-            let no_prior = chunk::PriorChunks::new();
-            let prior = self.previous.as_ref().map_or(&no_prior, |p| &p.numbers);
+            // Page id → its chunks' hashes and id numbers, so edits keep chunk ids.
+            let prior = (self.previous.as_ref())
+                .map_or_else(chunk::PriorChunks::new, |p| p.index.prior_chunks());
             let cuts: Cuts<'_> = (self.previous.iter().flat_map(|p| &p.files))
                 .filter_map(|(path, stored)| match stored {
                     Stored::Page(page, Some(chunks)) => Some((*path, Cut { page, chunks })),
                     _ => None,
                 })
                 .collect();
-            assemble(config, languages, pages, raw, prior, &cuts, &mut |d, t| {
+            assemble(config, languages, pages, raw, &prior, &cuts, &mut |d, t| {
                 progress(BuildStage::Pages, d, t)
             })?
         };

@@ -619,14 +619,17 @@ impl Index {
     /// Page id → the content hash and id number of each of its chunks, in order (see
     /// [`crate::text::chunk::PriorChunks`]).
     pub(crate) fn prior_chunks(&self) -> crate::text::chunk::PriorChunks {
-        let mut out = crate::text::chunk::PriorChunks::new();
-        for (c, rec) in self.data.chunks.iter().enumerate() {
-            let page = &self.data.pages[rec.page as usize];
-            out.entry(page.id())
-                .or_default()
-                .push((rec.hash.clone(), self.chunk_number(c as u32)));
-        }
-        out
+        (self.data.pages.iter().enumerate())
+            .map(|(p, page)| (page.id(), self.numbered_chunks(p)))
+            .collect()
+    }
+
+    /// The content hash and id number of each chunk of page `p`, in order.
+    pub(crate) fn numbered_chunks(&self, p: usize) -> Vec<(String, u32)> {
+        (self.first_chunk[p]..)
+            .zip(self.page_chunks(p))
+            .map(|(c, rec)| (rec.hash.clone(), self.chunk_number(c)))
+            .collect()
     }
 
     /// The chunks of page `p` (its position in [`Index::pages`]).

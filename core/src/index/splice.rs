@@ -11,7 +11,7 @@ use crate::data::error::{Error, Result};
 use crate::data::parallel;
 use crate::data::record::LanguageMix;
 use crate::graph::{GraphSection, GraphSplice};
-use crate::index::write::{analyze_chunks, Analyzed, Change, Cuts, Shared};
+use crate::index::write::{analyze_chunks, slot, Analyzed, Change, Cuts, Shared};
 use crate::index::Index;
 use crate::lane::lexical::ChunkTerms;
 use crate::lane::phrase::Positions;
@@ -38,18 +38,8 @@ impl Index {
         // The pages put in, cut and analyzed.
         let mut prior = PriorChunks::new();
         for &a in &change.added {
-            let page = &pages[a];
-            let before =
-                (old.pages).binary_search_by(|p| (&p.scope, &p.key).cmp(&(&page.scope, &page.key)));
-            if let Ok(j) = before {
-                let first = self.first_chunk[j];
-                let numbered = (first..).zip(self.page_chunks(j));
-                prior.insert(
-                    page.id(),
-                    numbered
-                        .map(|(c, rec)| (rec.hash.clone(), self.chunk_number(c)))
-                        .collect(),
-                );
+            if let Ok(j) = slot(&old.pages, &pages[a]) {
+                prior.insert(pages[a].id(), self.numbered_chunks(j));
             }
         }
         let shared = Shared {

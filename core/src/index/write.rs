@@ -2,6 +2,7 @@
 //! renamed), splicing the pages it changes into this one (`Index::spliced`), which gives the
 //! data [`assemble`] makes from the same pages.
 
+use std::cmp::Ordering as Order;
 use std::collections::HashMap;
 use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -48,24 +49,35 @@ impl Change {
         let (mut j, mut i) = (0usize, 0usize);
         while j < before.len() || i < after.len() {
             let order = match (before.get(j), after.get(i)) {
-                (Some(b), Some(a)) => (&b.scope, &b.key).cmp(&(&a.scope, &a.key)),
-                (Some(_), None) => std::cmp::Ordering::Less,
-                _ => std::cmp::Ordering::Greater,
+                (Some(b), Some(a)) => canonical(b, a),
+                (Some(_), None) => Order::Less,
+                _ => Order::Greater,
             };
             match order {
-                std::cmp::Ordering::Less => change.removed.push(j),
-                std::cmp::Ordering::Greater => change.added.push(i),
-                std::cmp::Ordering::Equal if before[j] == after[i] => {}
-                std::cmp::Ordering::Equal => {
+                Order::Less => change.removed.push(j),
+                Order::Greater => change.added.push(i),
+                Order::Equal if before[j] == after[i] => {}
+                Order::Equal => {
                     change.removed.push(j);
                     change.added.push(i);
                 }
             }
-            j += usize::from(order != std::cmp::Ordering::Greater);
-            i += usize::from(order != std::cmp::Ordering::Less);
+            j += usize::from(order != Order::Greater);
+            i += usize::from(order != Order::Less);
         }
         change
     }
+}
+
+/// The canonical order of pages: by scope, then key.
+fn canonical(a: &Page, b: &Page) -> Order {
+    (&a.scope, &a.key).cmp(&(&b.scope, &b.key))
+}
+
+/// Where `page`'s scope and key are in `pages` (canonical order): `Ok` at the page that has
+/// them, `Err` where a page with them goes.
+pub(crate) fn slot(pages: &[Page], page: &Page) -> std::result::Result<usize, usize> {
+    pages.binary_search_by(|p| canonical(p, page))
 }
 
 /// A page as it was cut ([`Cuts`]), and its chunks.
@@ -485,17 +497,16 @@ impl Index {
         let page = parsed.page;
         let id = page.id();
         let mut pages = self.data.pages.clone();
-        let (at, replaced) =
-            match pages.binary_search_by(|p| (&p.scope, &p.key).cmp(&(&page.scope, &page.key))) {
-                Ok(i) => {
-                    pages[i] = page;
-                    (i, true)
-                }
-                Err(i) => {
-                    pages.insert(i, page);
-                    (i, false)
-                }
-            };
+        let (at, replaced) = match slot(&pages, &page) {
+            Ok(i) => {
+                pages[i] = page;
+                (i, true)
+            }
+            Err(i) => {
+                pages.insert(i, page);
+                (i, false)
+            }
+        };
         let change = Change {
             removed: if replaced { vec![at] } else { Vec::new() },
             added: vec![at],
@@ -622,9 +633,7 @@ impl Index {
         let to = renamed.id();
         let mut pages = self.data.pages.clone();
         pages.remove(i);
-        let at = pages
-            .binary_search_by(|p| (&p.scope, &p.key).cmp(&(&renamed.scope, &renamed.key)))
-            .unwrap_or_else(|e| e);
+        let at = slot(&pages, &renamed).unwrap_or_else(|e| e);
         pages.insert(at, renamed);
         let change = Change {
             removed: vec![i],
