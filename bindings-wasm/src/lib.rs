@@ -380,7 +380,7 @@ impl JsIndex {
             .index()
             .pages()
             .iter()
-            .map(wikidex::Page::id)
+            .map(|p| p.id())
             .collect()
     }
 

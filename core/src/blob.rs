@@ -51,6 +51,7 @@ use crate::postings::LexicalIndex;
 use crate::text::chunk::ChunkRecord;
 use crate::text::page::Page;
 use crate::text::raw::RawSection;
+use std::sync::Arc;
 
 mod inflate;
 mod sections;
@@ -73,7 +74,7 @@ pub(crate) struct IndexData {
     pub config: Config,
     /// The languages of the pages ([`crate::language::mix`]), made with the derived data.
     pub languages: LanguageMix,
-    pub pages: Vec<Page>,
+    pub pages: Vec<Arc<Page>>,
     /// Stored without the content hashes, which a load derives from the page texts.
     pub chunks: Vec<ChunkRecord>,
     pub lexical: LexicalIndex,
@@ -100,7 +101,7 @@ impl IndexData {
     /// Sets [`IndexData::page_modified`] from `modified(page)`, stored empty when no page has
     /// a time (the canonical form).
     pub(crate) fn set_page_modified(&mut self, modified: impl Fn(&Page) -> Option<i64>) {
-        self.page_modified = self.pages.iter().map(modified).collect();
+        self.page_modified = self.pages.iter().map(|p| modified(p)).collect();
         if self.page_modified.iter().all(Option::is_none) {
             self.page_modified.clear();
         }

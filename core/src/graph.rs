@@ -31,6 +31,7 @@
 //! confidence). A node's confidence is the product along its best path from a seed.
 
 use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 use unicode_segmentation::UnicodeSegmentation;
@@ -125,7 +126,7 @@ pub(crate) struct Resolved {
 pub const MAX_HOPS: usize = 16;
 
 impl Names {
-    pub(crate) fn new(pages: &[Page]) -> Names {
+    pub(crate) fn new(pages: &[Arc<Page>]) -> Names {
         let mut n = Names::default();
         for (i, p) in pages.iter().enumerate() {
             let i = i as u32;
@@ -160,7 +161,7 @@ impl Names {
     }
 
     /// Resolves `key` as written on a page in `scope` (see the module docs).
-    pub(crate) fn resolve(&self, pages: &[Page], scope: &Scope, key: &str) -> Resolved {
+    pub(crate) fn resolve(&self, pages: &[Arc<Page>], scope: &Scope, key: &str) -> Resolved {
         let scopes = visible_scopes(scope);
         let mut cur = key.to_string();
         let mut seen = vec![cur.clone()];
@@ -205,7 +206,7 @@ fn visible_scopes(scope: &Scope) -> Vec<Scope> {
 /// Chunk id → chunk position, for the chunk tables of one index; the maps are made on the
 /// first look-up (only a relation that names a chunk needs one).
 struct ChunkIds<'a> {
-    pages: &'a [Page],
+    pages: &'a [Arc<Page>],
     chunks: &'a [ChunkRecord],
     raw: &'a RawSection,
     /// The number in each wiki chunk's id (empty: its position in its page).
@@ -221,7 +222,7 @@ struct IdMaps<'a> {
 
 impl<'a> ChunkIds<'a> {
     fn new(
-        pages: &'a [Page],
+        pages: &'a [Arc<Page>],
         chunks: &'a [ChunkRecord],
         numbers: &'a [u32],
         raw: &'a RawSection,
@@ -274,7 +275,7 @@ impl GraphSection {
     /// Derives the graph from pages, their chunk table (with its id numbers) and the raw
     /// layer.
     pub(crate) fn build(
-        pages: &[Page],
+        pages: &[Arc<Page>],
         chunks: &[ChunkRecord],
         numbers: &[u32],
         raw: &RawSection,
@@ -460,7 +461,7 @@ impl GraphSection {
 
 /// The refs, links and relation targets of `pages[at]` that resolve to no page visible in its
 /// scope, sorted and deduplicated.
-pub(crate) fn missing_targets(pages: &[Page], at: usize) -> Vec<String> {
+pub(crate) fn missing_targets(pages: &[Arc<Page>], at: usize) -> Vec<String> {
     let names = Names::new(pages);
     let p = &pages[at];
     let mut missing: Vec<String> = p
@@ -496,8 +497,8 @@ fn incoming_of(edges: &[EdgeRecord]) -> Vec<u32> {
 #[derive(Clone, Copy)]
 pub(crate) struct GraphSplice<'a> {
     pub(crate) old: &'a GraphSection,
-    pub(crate) old_pages: &'a [Page],
-    pub(crate) pages: &'a [Page],
+    pub(crate) old_pages: &'a [Arc<Page>],
+    pub(crate) pages: &'a [Arc<Page>],
     pub(crate) from: &'a [Option<usize>],
     pub(crate) kept_chunks: &'a [u32],
     pub(crate) chunks: &'a [ChunkRecord],
@@ -561,7 +562,7 @@ fn page_edges(
     p: &Page,
     from: u32,
     names: &Names,
-    pages: &[Page],
+    pages: &[Arc<Page>],
     ids: &ChunkIds<'_>,
     own: &Own<'_>,
     out: &mut Vec<EdgeRecord>,

@@ -91,7 +91,7 @@ struct Previous<'p> {
 enum Stored<'p> {
     /// A page, with its chunks when the previous index cut it with this builder's chunk
     /// sizes: an unchanged page is not cut again ([`crate::index::write::Cuts`]).
-    Page(&'p Page, Option<&'p [ChunkRecord]>),
+    Page(&'p Arc<Page>, Option<&'p [ChunkRecord]>),
     Raw(&'p RawDoc),
 }
 
@@ -134,8 +134,8 @@ impl<'p> IndexBuilder<'p> {
     /// that only what changed is redone:
     /// - a file given to [`IndexBuilder::add_file`] (or read by [`IndexBuilder::add_dir`])
     ///   whose bytes are the text `previous` indexed at the same path is taken from it
-    ///   without parsing (the blob keeps every file's text verbatim, so the comparison is
-    ///   exact; no separate hash is needed);
+    ///   without parsing, the page itself shared with `previous` (the blob keeps every
+    ///   file's text verbatim, so the comparison is exact; no separate hash is needed);
     /// - every passage `previous` embedded keeps its vector when this builder's embedder has
     ///   the same fingerprint, so only new or edited chunks are embedded; the vectors keep
     ///   `previous`'s encoding;
@@ -204,7 +204,7 @@ impl<'p> IndexBuilder<'p> {
             if let Some(t) = time.filter(|_| self.file_times) {
                 self.modified.insert(page.path.clone(), t);
             }
-            self.insert_page(page.clone(), true)?;
+            self.insert_page(Arc::clone(page), true)?;
         }
         for doc in &data.raw.docs {
             self.add_raw(doc.clone())?;
@@ -283,7 +283,7 @@ impl<'p> IndexBuilder<'p> {
                     return match stored {
                         Stored::Page(p, _) => {
                             prev.reused.insert(path.to_string());
-                            self.insert_page(p.clone(), true)
+                            self.insert_page(Arc::clone(p), true)
                         }
                         Stored::Raw(d) => self.add_raw(d.clone()),
                     };
@@ -338,12 +338,12 @@ impl<'p> IndexBuilder<'p> {
     /// [`Error::DuplicateKey`].
     pub fn add_page(&mut self, page: Page) -> Result<()> {
         check_page(&page, true)?;
-        self.insert_page(page, false)
+        self.insert_page(Arc::new(page), false)
     }
 
     /// Adds `page`, keeping the one with the smaller path of two with the same key in one
     /// scope. `indexed`: it came with an index, its language counted in `indexed_languages`.
-    fn insert_page(&mut self, page: Page, indexed: bool) -> Result<()> {
+    fn insert_page(&mut self, page: Arc<Page>, indexed: bool) -> Result<()> {
         self.languages = None;
         if let Some(prev) = &mut self.previous {
             prev.seen.insert(page.path.clone());
@@ -375,7 +375,7 @@ impl<'p> IndexBuilder<'p> {
             first: kept,
             second: dropped.path.clone(),
         };
-        self.skip_at(dropped.path, err)
+        self.skip_at(dropped.path.clone(), err)
     }
 
     fn set_indexed(&mut self, slot: &(Scope, String), indexed: bool) {
@@ -570,7 +570,7 @@ impl<'p> IndexBuilder<'p> {
                     // BEIR ids are kept verbatim (`MED-10`), not normalized.
                     let page = page_from_record(at, id, title, body);
                     match check_page(&page, false) {
-                        Ok(()) => self.insert_page(page, false)?,
+                        Ok(()) => self.insert_page(Arc::new(page), false)?,
                         // An id the page contract refuses (a `/` in it) skips its line only.
                         Err(e) => self.skip_at(
                             "corpus.jsonl".to_string(),
@@ -607,7 +607,7 @@ impl<'p> IndexBuilder<'p> {
             String::new(),
             text.into(),
         );
-        self.insert_page(page, false).unwrap();
+        self.insert_page(Arc::new(page), false).unwrap();
     }
 
     fn skip(&mut self, err: Error) -> Result<()> {
@@ -653,7 +653,7 @@ impl<'p> IndexBuilder<'p> {
             // index are read.
             let gone = previous.iter().flat_map(|p| {
                 p.files.iter().filter_map(|(path, stored)| match stored {
-                    Stored::Page(page, _) if !p.reused.contains(*path) => Some(*page),
+                    Stored::Page(page, _) if !p.reused.contains(*path) => Some(Arc::as_ref(page)),
                     _ => None,
                 })
             });
@@ -820,16 +820,16 @@ fn line_of(bytes: &[u8], offset: usize) -> u32 {
 #[derive(Debug, Default)]
 struct Pages {
     places: BTreeMap<(Scope, String), usize>,
-    list: Vec<Page>,
+    list: Vec<Arc<Page>>,
 }
 
 impl Pages {
     fn get(&self, slot: &(Scope, String)) -> Option<&Page> {
-        self.places.get(slot).map(|&i| &self.list[i])
+        self.places.get(slot).map(|&i| &*self.list[i])
     }
 
     /// Puts `page` at `slot`, and gives back the page it replaces there, as a map does.
-    fn insert(&mut self, slot: (Scope, String), page: Page) -> Option<Page> {
+    fn insert(&mut self, slot: (Scope, String), page: Arc<Page>) -> Option<Arc<Page>> {
         match self.places.entry(slot) {
             std::collections::btree_map::Entry::Occupied(place) => {
                 Some(std::mem::replace(&mut self.list[*place.get()], page))
@@ -844,12 +844,12 @@ impl Pages {
 
     /// Each slot and its page, in slot order.
     fn iter(&self) -> impl Iterator<Item = (&(Scope, String), &Page)> {
-        self.places.iter().map(|(slot, &i)| (slot, &self.list[i]))
+        self.places.iter().map(|(slot, &i)| (slot, &*self.list[i]))
     }
 
     /// The pages in slot order (by scope, then key).
-    fn into_sorted(self) -> Vec<Page> {
-        let mut list: Vec<Option<Page>> = self.list.into_iter().map(Some).collect();
+    fn into_sorted(self) -> Vec<Arc<Page>> {
+        let mut list: Vec<Option<Arc<Page>>> = self.list.into_iter().map(Some).collect();
         let mut sorted = Vec::with_capacity(self.places.len());
         sorted.extend(self.places.into_values().filter_map(|i| list[i].take()));
         sorted
@@ -1181,7 +1181,7 @@ mod tests {
         assert!(first.pages()[0].body_start > 0);
         let page = Page {
             body_start: 0,
-            ..first.pages()[0].clone()
+            ..Page::clone(&first.pages()[0])
         };
         let built = |previous: Option<&Index>| {
             let mut b = IndexBuilder::new(Config::default()).unwrap();

@@ -744,7 +744,7 @@ pub fn write(
         progress,
     )?;
     let report = sync.build;
-    links.add_overrides(index.pages());
+    links.add_overrides(index.pages().iter().map(|p| &**p));
     let bytes = index.to_bytes()?;
     let mut tags: Vec<String> = index
         .pages()

@@ -9,6 +9,7 @@ pub mod vectors;
 pub mod write;
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
@@ -21,7 +22,7 @@ use crate::graph::Names;
 use crate::lane::fusion::FusionConfig;
 use crate::lane::lexical::Bm25Scorer;
 use crate::text::analyze::Analyzer;
-use crate::text::chunk::{self, ChunkRecord};
+use crate::text::chunk::{self, ChunkHash, ChunkRecord};
 use crate::text::page::{self, Page, Scope};
 use crate::text::raw::RawDoc;
 
@@ -317,8 +318,9 @@ impl Index {
         Ok(Index::from_data(data))
     }
 
-    /// Every page, in canonical order (scope, then key).
-    pub fn pages(&self) -> &[Page] {
+    /// Every page, in canonical order (scope, then key). Each is shared with the snapshots a
+    /// write makes from this one.
+    pub fn pages(&self) -> &[Arc<Page>] {
         &self.data.pages
     }
 
@@ -360,7 +362,7 @@ impl Index {
     /// [`Error::UnknownPage`].
     pub fn page(&self, key: &str, scope: Option<&Scope>) -> Result<&Page> {
         self.page_index(key, scope)
-            .map(|i| &self.data.pages[i as usize])
+            .map(|i| &*self.data.pages[i as usize])
             .ok_or_else(|| Error::UnknownPage {
                 key: key.to_string(),
             })
@@ -417,7 +419,7 @@ impl Index {
     pub fn page_by_id(&self, id: &str) -> Option<&Page> {
         self.page_ids()
             .get(id)
-            .map(|&i| &self.data.pages[i as usize])
+            .map(|&i| &*self.data.pages[i as usize])
     }
 
     /// The chunk with this id, with its text (offsets in bytes).
@@ -472,7 +474,7 @@ impl Index {
             path: page.path.clone(),
             start,
             end,
-            hash: rec.hash.clone(),
+            hash: rec.hash.to_string(),
             text: self.chunk_text(c).to_string(),
             raw: false,
         }
@@ -522,13 +524,13 @@ impl Index {
                 let (start, end) = body_span(page, rec, unit);
                 ChunkSpan {
                     id: self.chunk_id(c),
-                    hash: rec.hash.clone(),
+                    hash: rec.hash.to_string(),
                     start,
                     end,
                 }
             })
             .collect();
-        let page = page.clone();
+        let page = Page::clone(page);
         Ok(PageRecord {
             id: page.id(),
             body: page.body().to_string(),
@@ -585,7 +587,7 @@ impl Index {
             path: doc.path.clone(),
             start: unit.convert_u32(&doc.text, rec.start as usize),
             end: unit.convert_u32(&doc.text, rec.end as usize),
-            hash: rec.hash.clone(),
+            hash: rec.hash.to_string(),
             text: doc.text[rec.start as usize..rec.end as usize].to_string(),
             raw: true,
         }
@@ -625,10 +627,10 @@ impl Index {
     }
 
     /// The content hash and id number of each chunk of page `p`, in order.
-    pub(crate) fn numbered_chunks(&self, p: usize) -> Vec<(String, u32)> {
+    pub(crate) fn numbered_chunks(&self, p: usize) -> Vec<(ChunkHash, u32)> {
         (self.first_chunk[p]..)
             .zip(self.page_chunks(p))
-            .map(|(c, rec)| (rec.hash.clone(), self.chunk_number(c)))
+            .map(|(c, rec)| (rec.hash, self.chunk_number(c)))
             .collect()
     }
 

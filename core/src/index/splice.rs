@@ -5,6 +5,7 @@
 //! still give the same bytes.
 
 use std::collections::{BTreeMap, HashSet};
+use std::sync::Arc;
 
 use crate::blob::IndexData;
 use crate::data::error::{Error, Result};
@@ -29,7 +30,7 @@ impl Index {
     /// [`Index::gone_words`] for the one check that may read further.
     pub(crate) fn spliced(
         &self,
-        pages: Vec<Page>,
+        pages: Vec<Arc<Page>>,
         change: &Change,
         languages: LanguageMix,
     ) -> Result<IndexData> {
@@ -69,7 +70,7 @@ impl Index {
                 Some(j) => {
                     for c in self.first_chunk[j]..self.first_chunk[j + 1] {
                         kept_chunks[c as usize] = chunk_number(chunks.len())?;
-                        let mut rec = old.chunks[c as usize].clone();
+                        let mut rec = old.chunks[c as usize];
                         rec.page = i;
                         chunks.push(rec);
                         numbers.push(self.chunk_number(c));
@@ -403,9 +404,9 @@ mod tests {
     }
 
     /// The data a build of `pages` makes with `config` and the chunk numbers of `prior`.
-    fn assembled(config: &Config, prior: &PriorChunks, pages: &[Page]) -> IndexData {
+    fn assembled(config: &Config, prior: &PriorChunks, pages: &[Arc<Page>]) -> IndexData {
         let go = &mut |_, _| ControlFlow::Continue(());
-        let languages = crate::text::language::mix(pages);
+        let languages = crate::text::language::mix(pages.iter().map(|p| &**p));
         let raw = crate::text::raw::RawSection::default();
         let pages = pages.to_vec();
         assemble(
@@ -424,13 +425,14 @@ mod tests {
     fn every_write_makes_the_data_a_build_of_its_pages_makes() {
         let config = config();
         let mut rng = Lcg(7);
-        let mut pages: Vec<Page> = (0..10)
+        let mut pages: Vec<Arc<Page>> = (0..10)
             .map(|i| {
                 let path = format!("global/page-{i}.md");
                 page::parse_with(&path, &text(&mut rng, i), Keys::FileName)
                     .unwrap()
                     .page
             })
+            .map(Arc::new)
             .collect();
         crate::data::sort::sort_by(&mut pages, |a, b| {
             (&a.scope, &a.key).cmp(&(&b.scope, &b.key))
@@ -515,23 +517,23 @@ mod tests {
         let mut sizes = Vec::new();
         for step in 0..40 {
             // Some pages kept, some edited, some taken out; some new ones.
-            let mut next: Vec<Page> = Vec::new();
+            let mut next: Vec<Arc<Page>> = Vec::new();
             for p in index.pages() {
                 match rng.below(6) {
                     0 => {}
                     1 => {
                         let edited = text(&mut rng, step * 100 + 99);
-                        next.push(
+                        next.push(Arc::new(
                             page::parse_with(&p.path, &edited, Keys::FileName)
                                 .unwrap()
                                 .page,
-                        );
+                        ));
                     }
                     _ => next.push(p.clone()),
                 }
             }
             for k in 0..rng.below(12) {
-                next.push(new_page(&mut rng, step * 100 + k));
+                next.push(Arc::new(new_page(&mut rng, step * 100 + k)));
             }
             crate::data::sort::sort_by(&mut next, |a, b| {
                 (&a.scope, &a.key).cmp(&(&b.scope, &b.key))
@@ -539,7 +541,7 @@ mod tests {
             next.dedup_by(|a, b| (&a.scope, &a.key) == (&b.scope, &b.key));
             let change = Change::between(index.pages(), &next);
             sizes.push(change.removed.len() + change.added.len());
-            let languages = crate::text::language::mix(&next);
+            let languages = crate::text::language::mix(next.iter().map(|p| &**p));
             let data = index.spliced(next.clone(), &change, languages).unwrap();
             assert_eq!(
                 data,

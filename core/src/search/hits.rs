@@ -194,7 +194,7 @@ impl<'a> HitContext<'a> {
             kind: p.kind.clone(),
             tags: p.tags.clone(),
             score,
-            chunk_hash: record.hash.clone(),
+            chunk_hash: record.hash.to_string(),
             snippet,
             lanes,
             always: p.usage_mode == UsageMode::Always,

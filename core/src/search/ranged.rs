@@ -534,11 +534,7 @@ impl RangedIndex {
 
     /// Every page's id (`key`, or `user/<name>/<key>`), in the blob's order, from the head.
     pub fn page_ids(&self) -> Vec<String> {
-        self.index
-            .pages()
-            .iter()
-            .map(crate::text::page::Page::id)
-            .collect()
+        self.index.pages().iter().map(|p| p.id()).collect()
     }
 
     /// The byte ranges not loaded yet (all of them: a whole load in parts), joined as

@@ -28,7 +28,7 @@ pub struct Span {
 }
 
 /// One chunk's row in the chunk table; its page and ordinal come from the table's order.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub(crate) struct ChunkRecord {
     /// Index of the page in the page list.
     pub page: u32,
@@ -37,14 +37,69 @@ pub(crate) struct ChunkRecord {
     /// Byte span end (exclusive).
     pub end: u32,
     /// Content hash of the chunk text.
-    pub hash: String,
+    pub hash: ChunkHash,
+}
+
+/// A chunk's content hash: the first 128 bits of the BLAKE3 hash of its text. It reads and
+/// writes as [`content_hash`] spells it (32 lowercase hex digits), and is held as bytes, so a
+/// chunk table is copied and freed without a string a chunk.
+#[derive(Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub(crate) struct ChunkHash([u8; 16]);
+
+impl ChunkHash {
+    /// The hash of `text`.
+    pub(crate) fn of(text: &str) -> ChunkHash {
+        let mut out = [0; 16];
+        out.copy_from_slice(&blake3::hash(text.as_bytes()).as_bytes()[..16]);
+        ChunkHash(out)
+    }
+
+    /// The hash spelled by `hex` (32 hex digits), if it spells one.
+    fn parse(hex: &str) -> Option<ChunkHash> {
+        let digits = hex.as_bytes();
+        if digits.len() != 32 {
+            return None;
+        }
+        let digit = |b: u8| char::from(b).to_digit(16).map(|d| d as u8);
+        let mut out = [0; 16];
+        for (o, pair) in out.iter_mut().zip(digits.chunks_exact(2)) {
+            *o = digit(pair[0])? << 4 | digit(pair[1])?;
+        }
+        Some(ChunkHash(out))
+    }
+}
+
+impl std::fmt::Display for ChunkHash {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.iter().try_for_each(|b| write!(f, "{b:02x}"))
+    }
+}
+
+impl std::fmt::Debug for ChunkHash {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Display::fmt(self, f)
+    }
+}
+
+impl Serialize for ChunkHash {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for ChunkHash {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<ChunkHash, D::Error> {
+        let hex = <std::borrow::Cow<'de, str>>::deserialize(d)?;
+        ChunkHash::parse(&hex)
+            .ok_or_else(|| serde::de::Error::custom("a chunk hash is 32 hex digits"))
+    }
 }
 
 /// Sets each chunk's content hash from the text it cuts (a blob stores none), for a
 /// chunk table [`validate_chunk_table`] has accepted against these texts.
 pub(crate) fn derive_hashes<'a>(chunks: &mut [ChunkRecord], text: impl Fn(usize) -> &'a str) {
     for c in chunks {
-        c.hash = content_hash(&text(c.page as usize)[c.start as usize..c.end as usize]);
+        c.hash = ChunkHash::of(&text(c.page as usize)[c.start as usize..c.end as usize]);
     }
 }
 
@@ -84,7 +139,7 @@ pub(crate) fn validate_chunk_table<'a>(
 
 /// Page id → the content hash and id number of each of its chunks, in order: what an index
 /// gives the next build of its pages so that edits keep chunk ids ([`carry_numbers`]).
-pub(crate) type PriorChunks = std::collections::HashMap<String, Vec<(String, u32)>>;
+pub(crate) type PriorChunks = std::collections::HashMap<String, Vec<(ChunkHash, u32)>>;
 
 /// Checks a chunk table's id numbers: none (every number is the chunk's position in its
 /// page), or one per chunk and no two alike within a page.
@@ -141,9 +196,9 @@ pub fn chunk_id(page_id: &str, n: usize) -> String {
 /// - any other new chunk takes a number above every old one, in order.
 ///
 /// With no old chunks the numbers are the positions `0, 1, 2, ...`.
-pub(crate) fn carry_numbers(new: &[&str], old: &[(&str, u32)]) -> Vec<u32> {
+pub(crate) fn carry_numbers<H: Eq + std::hash::Hash>(new: &[H], old: &[(H, u32)]) -> Vec<u32> {
     use std::collections::{HashMap, VecDeque};
-    let mut at: HashMap<&str, VecDeque<usize>> = HashMap::new();
+    let mut at: HashMap<&H, VecDeque<usize>> = HashMap::new();
     for (j, (hash, _)) in old.iter().enumerate() {
         at.entry(hash).or_default().push_back(j);
     }
@@ -214,14 +269,7 @@ pub fn parse_chunk_id(id: &str) -> Option<(&str, usize)> {
 
 /// The content hash of a chunk's text: the first 128 bits of its BLAKE3 hash, in hex.
 pub fn content_hash(text: &str) -> String {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
-    let hash = blake3::hash(text.as_bytes());
-    let mut out = String::with_capacity(32);
-    for &b in &hash.as_bytes()[..16] {
-        out.push(HEX[usize::from(b >> 4)] as char);
-        out.push(HEX[usize::from(b & 0xF)] as char);
-    }
-    out
+    ChunkHash::of(text).to_string()
 }
 
 /// Splits `text` into chunk spans (byte offsets into `text`). Never returns an empty list.
@@ -605,12 +653,12 @@ pub(crate) fn table_header(text: &str, from: usize, at: usize) -> Option<String>
 /// Every chunk of a checked chunk table (each page's chunks together, in page order) as it is
 /// indexed and embedded ([`indexed_texts`]), in table order, with its page.
 pub(crate) fn indexed_table<'a>(
-    pages: &'a [crate::text::page::Page],
+    pages: &'a [std::sync::Arc<crate::text::page::Page>],
     chunks: &[ChunkRecord],
 ) -> Vec<(&'a crate::text::page::Page, std::borrow::Cow<'a, str>)> {
     let mut out = Vec::with_capacity(chunks.len());
     for group in chunks.chunk_by(|a, b| a.page == b.page) {
-        let page = &pages[group[0].page as usize];
+        let page = &*pages[group[0].page as usize];
         let spans: Vec<(usize, usize)> = group
             .iter()
             .map(|c| (c.start as usize, c.end as usize))

@@ -115,7 +115,7 @@ impl RawSection {
                     page: u32::try_from(di).map_err(|_| too_big())?,
                     start: u32::try_from(span.start).map_err(|_| too_big())?,
                     end: u32::try_from(span.end).map_err(|_| too_big())?,
-                    hash: chunk::content_hash(text),
+                    hash: chunk::ChunkHash::of(text),
                 });
             }
         }

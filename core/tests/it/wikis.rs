@@ -439,7 +439,7 @@ fn ktx_builds_six_pages_and_skips_the_broken_one() {
     let (index, report) = ktx();
     assert_eq!(report.pages, 6);
     assert_eq!(index.pages().len(), 6);
-    let ids: BTreeSet<String> = index.pages().iter().map(Page::id).collect();
+    let ids: BTreeSet<String> = index.pages().iter().map(|p| p.id()).collect();
     let expected: BTreeSet<String> = KTX_PAGES
         .iter()
         .map(|(user, key, ..)| match user {

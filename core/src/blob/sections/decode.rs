@@ -2,6 +2,8 @@
 //! load); each section checked against its tag before it is inflated, and what it holds
 //! checked against the head.
 
+use std::sync::Arc;
+
 use serde::Deserialize;
 
 use super::head::{is_stub_of, Head};
@@ -102,7 +104,7 @@ pub(crate) enum Loaded {
     Postings(PostingBlock),
     Positions(Vec<u8>),
     /// The pages of a block, and the spans of their chunks.
-    Pages(Vec<Page>, Vec<(u32, u32)>),
+    Pages(Vec<Arc<Page>>, Vec<(u32, u32)>),
     Graph(GraphSection),
     Raw(RawSection),
     Vectors(VectorValues),
@@ -115,7 +117,7 @@ pub(crate) enum Loaded {
 /// [`Error::Corrupt`] for bytes that are not that section.
 pub(crate) fn decode_section(
     head: &Head,
-    stubs: &[Page],
+    stubs: &[impl std::borrow::Borrow<Page>],
     parts: &[Part],
     i: usize,
     bytes: &[u8],
@@ -130,7 +132,7 @@ pub(crate) fn decode_section(
 /// Decodes section `i`, a `part`, from its deflated bytes.
 fn decode_part(
     head: &Head,
-    stubs: &[Page],
+    stubs: &[impl std::borrow::Borrow<Page>],
     part: Part,
     i: usize,
     bytes: &[u8],
@@ -155,7 +157,7 @@ fn decode_part(
             let (pages, spans): (Vec<Page>, Vec<(u32, u32)>) =
                 inflate_decode(inflater, bytes, what)?;
             check_page_block(head, stubs, b, &pages, &spans)?;
-            Loaded::Pages(pages, spans)
+            Loaded::Pages(pages.into_iter().map(Arc::new).collect(), spans)
         }
         Part::Graph => Loaded::Graph(inflate_decode(inflater, bytes, what)?),
         Part::Raw => Loaded::Raw(inflate_decode(inflater, bytes, what)?),
@@ -231,7 +233,7 @@ fn check_shard(head: &Head, j: usize, d: &Dictionary) -> Result<()> {
 /// their chunks, inside its page's text.
 fn check_page_block(
     head: &Head,
-    stubs: &[Page],
+    stubs: &[impl std::borrow::Borrow<Page>],
     b: usize,
     pages: &[Page],
     spans: &[(u32, u32)],
@@ -245,7 +247,7 @@ fn check_page_block(
         )));
     }
     for (page, p) in pages.iter().zip(range.clone()) {
-        if !stubs.get(p).is_some_and(|s| is_stub_of(s, page)) {
+        if !stubs.get(p).is_some_and(|s| is_stub_of(s.borrow(), page)) {
             return Err(Error::corrupt(format!(
                 "page {} differs from its entry in the head",
                 page.key

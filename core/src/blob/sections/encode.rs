@@ -2,6 +2,7 @@
 //! a time, every section tagged with the head's hash.
 
 use std::borrow::Cow;
+use std::sync::Arc;
 
 use serde::Serialize;
 
@@ -332,7 +333,7 @@ fn lexical_sections(
 /// one run, whose blocks mixed the page stubs, the chunk lengths and the list of sections; as
 /// little as zopfli's 7.5 KB, at no cost in time). It inflates as one stream, to the postcard
 /// bytes of `head`, so a reader sees no difference.
-fn encode_head(head: &Head, pages: &[Page]) -> Result<Vec<u8>> {
+fn encode_head(head: &Head, pages: &[Arc<Page>]) -> Result<Vec<u8>> {
     #[derive(Serialize)]
     struct Gaps<'a>(#[serde(with = "gaps")] &'a Vec<u32>);
     #[derive(Serialize)]
@@ -382,7 +383,7 @@ fn encode_head(head: &Head, pages: &[Page]) -> Result<Vec<u8>> {
     // The fields one after another are the head's encoding (each field's own attribute is
     // copied above); checked in debug builds, the tests'.
     debug_assert!(field(&Head {
-        pages: Stubs(pages.iter().map(stub).collect()),
+        pages: Stubs(pages.iter().map(|p| Arc::new(stub(p))).collect()),
         ..head.clone()
     })
     .is_ok_and(|whole| whole == fields.concat()));
