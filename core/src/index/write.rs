@@ -57,7 +57,7 @@ impl Change {
             match order {
                 Order::Less => change.removed.push(j),
                 Order::Greater => change.added.push(i),
-                Order::Equal if before[j] == after[i] => {}
+                Order::Equal if Arc::ptr_eq(&before[j], &after[i]) || before[j] == after[i] => {}
                 Order::Equal => {
                     change.removed.push(j);
                     change.added.push(i);

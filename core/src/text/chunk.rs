@@ -852,6 +852,26 @@ mod tests {
     }
 
     #[test]
+    fn a_chunk_hash_is_the_first_half_of_blake3_in_hex_and_reads_back() {
+        // BLAKE3 of the empty text: af1349b9f5f9a1a6a0404dea36dcc9499bcb25c9adc1...
+        let empty = ChunkHash::of("");
+        assert_eq!(empty.to_string(), "af1349b9f5f9a1a6a0404dea36dcc949");
+        assert_eq!(content_hash(""), empty.to_string());
+        let json = serde_json::to_string(&empty).unwrap();
+        assert_eq!(json, "\"af1349b9f5f9a1a6a0404dea36dcc949\"");
+        assert_eq!(serde_json::from_str::<ChunkHash>(&json).unwrap(), empty);
+        for bad in [
+            "",
+            "af13",
+            "xf1349b9f5f9a1a6a0404dea36dcc949",
+            "é1349b9f5f9a1a6a0404dea36dcc94",
+        ] {
+            let err = serde_json::from_str::<ChunkHash>(&format!("\"{bad}\"")).unwrap_err();
+            assert!(err.to_string().contains("32 hex digits"), "{bad}: {err}");
+        }
+    }
+
+    #[test]
     fn carry_numbers_keeps_the_ids_of_chunks_an_edit_did_not_touch() {
         // No old chunks: positions.
         assert_eq!(carry_numbers(&["a", "b", "c"], &[]), vec![0, 1, 2]);

@@ -196,7 +196,10 @@ fn a_graph_tract_checks_differently_runs_in_release_and_is_a_coded_error_in_debu
             assert!(err.to_string().contains("model run failed"), "{err}");
         }
         Ok(got) => {
-            assert!(!cfg!(debug_assertions), "tract now runs it with its checks on");
+            assert!(
+                !cfg!(debug_assertions),
+                "tract now runs it with its checks on"
+            );
             let ours = fp32().embed(&texts).unwrap();
             for (a, b) in got.iter().zip(&ours) {
                 assert!(dot(a, b) > 0.99, "{}", dot(a, b));
