@@ -273,7 +273,11 @@ const PAGES_A_THREAD: usize = 64;
 
 /// For each of `after` pages, the page before `change` it is (`None`: put in), with `before`
 /// pages before it.
-fn kept_from(before: usize, after: usize, change: &Change) -> Result<Vec<Option<usize>>> {
+pub(super) fn kept_from(
+    before: usize,
+    after: usize,
+    change: &Change,
+) -> Result<Vec<Option<usize>>> {
     let mismatch = || Error::invalid_argument("a change that does not fit its pages");
     if before + change.added.len() != after + change.removed.len() {
         return Err(mismatch());

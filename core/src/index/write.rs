@@ -684,6 +684,35 @@ impl Index {
         })
     }
 
+    /// The file time of each of `pages`, this index's pages after `change` (empty when none
+    /// has one): a page keeps its file's time while its text is the one read from the file,
+    /// so a kept page keeps its own, and a page put in the one of the page it replaces at its
+    /// path when their texts are equal.
+    fn times_after(&self, pages: &[Arc<Page>], change: &Change) -> Result<Vec<Option<i64>>> {
+        let before = &self.data.page_modified;
+        if before.is_empty() {
+            return Ok(Vec::new());
+        }
+        let replaced: HashMap<&str, usize> = (change.removed.iter())
+            .map(|&j| (self.data.pages[j].path.as_str(), j))
+            .collect();
+        let from = super::splice::kept_from(self.data.pages.len(), pages.len(), change)?;
+        let times: Vec<Option<i64>> = (pages.iter().zip(from))
+            .map(|(p, from)| {
+                let j = from.or_else(|| {
+                    let j = *replaced.get(p.path.as_str())?;
+                    (self.data.pages[j].text == p.text).then_some(j)
+                })?;
+                before[j]
+            })
+            .collect();
+        Ok(if times.iter().all(Option::is_none) {
+            Vec::new()
+        } else {
+            times
+        })
+    }
+
     /// The language mix of `pages`, this index's pages after `change`: this index's mix with
     /// the pages it took out taken out and the ones it put in detected.
     fn languages_after(
@@ -709,20 +738,7 @@ impl Index {
     ) -> Result<Index> {
         let languages = self.languages_after(&pages, change);
         let mut data = self.spliced(pages, change, languages)?;
-        // A page keeps its file's time while its text is the one read from the file.
-        let times: HashMap<&str, (&str, i64)> = self
-            .data
-            .pages
-            .iter()
-            .zip(&self.data.page_modified)
-            .filter_map(|(p, t)| Some((p.path.as_str(), (p.text.as_str(), (*t)?))))
-            .collect();
-        data.set_page_modified(|p| {
-            times
-                .get(p.path.as_str())
-                .filter(|(text, _)| *text == p.text)
-                .map(|&(_, t)| t)
-        });
+        data.page_modified = self.times_after(&data.pages, change)?;
         if let Some(old) = &self.data.vectors {
             let known = vectors::Known::of(&self.data);
             if let Some(m) = model {

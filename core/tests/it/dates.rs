@@ -141,6 +141,15 @@ fn a_page_without_a_frontmatter_date_is_dated_by_its_file_modification_time() {
         search(&edited, "2025-01-01"),
         [("bad".to_string(), mtime.clone())]
     );
+    // The text read from its file, written again, keeps the file's time; a renamed page is
+    // not at its file's path, and loses it.
+    let bad = edited.page("bad", None).unwrap();
+    let (same, _) = edited
+        .upsert_page(&bad.path, &bad.text, &Default::default(), None)
+        .unwrap();
+    assert_eq!(search(&same, "2025-01-01"), search(&edited, "2025-01-01"));
+    let (renamed, _) = same.rename_page("bad", None, "worse", None).unwrap();
+    assert!(search(&renamed, "2025-01-01").is_empty());
     // Pages given as text have none either.
     let mut b = IndexBuilder::new(Default::default()).unwrap();
     for (p, t) in WIKI {
