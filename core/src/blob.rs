@@ -82,7 +82,7 @@ pub(crate) struct IndexData {
     /// Forward and backward adjacency of the pages.
     pub graph: GraphSection,
     /// Raw source documents and their chunks.
-    pub raw: RawSection,
+    pub raw: Arc<RawSection>,
     /// The number in each chunk's id (`{page_id}::chunk_{n}`), in chunk table order; empty
     /// when every chunk's number is its position in its page (any index built from scratch).
     /// Edits keep the numbers of the chunks they did not touch
@@ -242,7 +242,7 @@ mod tests {
             lexical: LexicalIndex::build(Vec::<Vec<String>>::new(), Default::default()),
             vectors: None,
             graph: GraphSection::default(),
-            raw: RawSection::default(),
+            raw: Default::default(),
             chunk_numbers: Vec::new(),
             page_modified: Vec::new(),
             positions: None,
@@ -335,10 +335,10 @@ mod tests {
         d.graph.edges[last].chunk = Some(crate::graph::ChunkRef::Raw(7));
         bad.push(d);
         let mut d = ok.clone();
-        d.raw.chunks[0].end = 999;
+        Arc::make_mut(&mut d.raw).chunks[0].end = 999;
         bad.push(d);
         let mut d = ok.clone();
-        d.raw.docs[0].id = "nope".into();
+        Arc::make_mut(&mut d.raw).docs[0].id = "nope".into();
         bad.push(d);
         assert_corrupt(&bad);
     }

@@ -714,7 +714,7 @@ impl<'p> IndexBuilder<'p> {
         // On an index with these settings and this raw layer, fewer pages changed than one
         // thread analyzes: the changed ones are spliced into it, as a write does.
         let splice = (self.previous.as_ref())
-            .filter(|p| p.index.data.config == config && p.index.data.raw == raw)
+            .filter(|p| p.index.data.config == config && *p.index.data.raw == raw)
             .map(|p| (p.index, Change::between(&p.index.data.pages, &pages)))
             .filter(|(_, change)| change.added.len() + change.removed.len() < PAGES_PER_THREAD);
         let mut data = if let Some((index, change)) = splice {

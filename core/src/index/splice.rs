@@ -35,7 +35,7 @@ impl Index {
         languages: LanguageMix,
     ) -> Result<IndexData> {
         let old = &self.data;
-        let from = kept_from(old.pages.len(), pages.len(), change)?;
+        let from = change.kept_from(old.pages.len(), pages.len())?;
         // The pages put in, cut and analyzed.
         let mut prior = PriorChunks::new();
         for &a in &change.added {
@@ -148,7 +148,7 @@ impl Index {
             lexical,
             vectors: None,
             graph,
-            raw: old.raw.clone(),
+            raw: Arc::clone(&old.raw),
             chunk_numbers: numbers,
             page_modified: Vec::new(),
             positions,
@@ -270,41 +270,6 @@ const GONE_BATCH: usize = 512;
 
 /// Fewest pages a thread of [`Index::gone_words`] analyzes.
 const PAGES_A_THREAD: usize = 64;
-
-/// For each of `after` pages, the page before `change` it is (`None`: put in), with `before`
-/// pages before it.
-pub(super) fn kept_from(
-    before: usize,
-    after: usize,
-    change: &Change,
-) -> Result<Vec<Option<usize>>> {
-    let mismatch = || Error::invalid_argument("a change that does not fit its pages");
-    if before + change.added.len() != after + change.removed.len() {
-        return Err(mismatch());
-    }
-    let (mut removed, mut added) = (
-        change.removed.iter().peekable(),
-        change.added.iter().peekable(),
-    );
-    let mut j = 0usize;
-    let mut out = Vec::with_capacity(after);
-    for i in 0..after {
-        if added.next_if_eq(&&i).is_some() {
-            out.push(None);
-            continue;
-        }
-        while removed.next_if_eq(&&j).is_some() {
-            j += 1;
-        }
-        out.push(Some(j));
-        j += 1;
-    }
-    // What is left to take out is the pages after the last kept one.
-    if added.next().is_some() || !removed.copied().eq(j..before) {
-        return Err(mismatch());
-    }
-    Ok(out)
-}
 
 /// A chunk's position as the chunk table stores it.
 fn chunk_number(at: usize) -> Result<u32> {
@@ -559,33 +524,5 @@ mod tests {
             }
         }
         assert!(sizes.iter().filter(|&&s| s > 5).count() > 20, "{sizes:?}");
-    }
-
-    #[test]
-    fn a_change_that_does_not_fit_its_pages_is_refused() {
-        let change = |removed: &[usize], added: &[usize]| Change {
-            removed: removed.to_vec(),
-            added: added.to_vec(),
-        };
-        assert_eq!(
-            kept_from(3, 3, &change(&[1], &[1])).unwrap(),
-            [Some(0), None, Some(2)]
-        );
-        assert_eq!(
-            kept_from(3, 2, &change(&[0], &[])).unwrap(),
-            [Some(1), Some(2)]
-        );
-        assert_eq!(
-            kept_from(3, 3, &change(&[0], &[2])).unwrap(),
-            [Some(1), Some(2), None]
-        );
-        assert_eq!(
-            kept_from(2, 3, &change(&[], &[0])).unwrap(),
-            [None, Some(0), Some(1)]
-        );
-        assert!(kept_from(3, 3, &change(&[], &[])).is_ok());
-        assert!(kept_from(3, 3, &change(&[1], &[])).is_err());
-        assert!(kept_from(3, 4, &change(&[], &[7])).is_err());
-        assert!(kept_from(3, 2, &change(&[5], &[])).is_err());
     }
 }

@@ -68,6 +68,35 @@ impl Change {
         }
         change
     }
+
+    /// For each of `after` pages, the page before this change it is (`None`: put in), with
+    /// `before` pages before it.
+    pub(crate) fn kept_from(&self, before: usize, after: usize) -> Result<Vec<Option<usize>>> {
+        let mismatch = || Error::invalid_argument("a change that does not fit its pages");
+        if before + self.added.len() != after + self.removed.len() {
+            return Err(mismatch());
+        }
+        let (mut removed, mut added) =
+            (self.removed.iter().peekable(), self.added.iter().peekable());
+        let mut j = 0usize;
+        let mut out = Vec::with_capacity(after);
+        for i in 0..after {
+            if added.next_if_eq(&&i).is_some() {
+                out.push(None);
+                continue;
+            }
+            while removed.next_if_eq(&&j).is_some() {
+                j += 1;
+            }
+            out.push(Some(j));
+            j += 1;
+        }
+        // What is left to take out is the pages after the last kept one.
+        if added.next().is_some() || !removed.copied().eq(j..before) {
+            return Err(mismatch());
+        }
+        Ok(out)
+    }
 }
 
 /// The canonical order of pages: by scope, then key.
@@ -157,7 +186,7 @@ fn made(
         lexical,
         vectors: None,
         graph,
-        raw,
+        raw: Arc::new(raw),
         chunk_numbers: numbers,
         page_modified: Vec::new(),
         positions,
@@ -696,7 +725,7 @@ impl Index {
         let replaced: HashMap<&str, usize> = (change.removed.iter())
             .map(|&j| (self.data.pages[j].path.as_str(), j))
             .collect();
-        let from = super::splice::kept_from(self.data.pages.len(), pages.len(), change)?;
+        let from = change.kept_from(self.data.pages.len(), pages.len())?;
         let times: Vec<Option<i64>> = (pages.iter().zip(from))
             .map(|(p, from)| {
                 let j = from.or_else(|| {
@@ -836,6 +865,34 @@ mod tests {
             &Cuts::new(),
             progress,
         )
+    }
+
+    #[test]
+    fn a_change_that_does_not_fit_its_pages_is_refused() {
+        let change = |removed: &[usize], added: &[usize]| Change {
+            removed: removed.to_vec(),
+            added: added.to_vec(),
+        };
+        assert_eq!(
+            change(&[1], &[1]).kept_from(3, 3).unwrap(),
+            [Some(0), None, Some(2)]
+        );
+        assert_eq!(
+            change(&[0], &[]).kept_from(3, 2).unwrap(),
+            [Some(1), Some(2)]
+        );
+        assert_eq!(
+            change(&[0], &[2]).kept_from(3, 3).unwrap(),
+            [Some(1), Some(2), None]
+        );
+        assert_eq!(
+            change(&[], &[0]).kept_from(2, 3).unwrap(),
+            [None, Some(0), Some(1)]
+        );
+        assert!(change(&[], &[]).kept_from(3, 3).is_ok());
+        assert!(change(&[1], &[]).kept_from(3, 3).is_err());
+        assert!(change(&[], &[7]).kept_from(3, 4).is_err());
+        assert!(change(&[5], &[]).kept_from(3, 2).is_err());
     }
 
     #[test]

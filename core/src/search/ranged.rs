@@ -309,7 +309,7 @@ impl RangedIndex {
                 Loaded::Graph(g) => data.graph = g,
                 Loaded::Raw(r) => {
                     (self.index.raw_ids, self.index.raw_first) = crate::index::raw_lookup(&r);
-                    self.index.data.raw = r;
+                    self.index.data.raw = std::sync::Arc::new(r);
                 }
                 Loaded::Vectors(values) => {
                     data.vectors = self.vectors.as_ref().map(|meta| VectorSection {

@@ -428,7 +428,7 @@ pub(crate) fn decode(bytes: &[u8], threads: usize, keep: Keep) -> Result<IndexDa
         lexical,
         vectors,
         graph: graph.unwrap_or_default(),
-        raw: raw.unwrap_or_default(),
+        raw: Arc::new(raw.unwrap_or_default()),
         chunk_numbers: head.chunk_numbers,
         page_modified: head.page_modified,
         positions,
