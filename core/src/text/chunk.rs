@@ -89,7 +89,7 @@ impl Serialize for ChunkHash {
 
 impl<'de> Deserialize<'de> for ChunkHash {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<ChunkHash, D::Error> {
-        let hex = <std::borrow::Cow<'de, str>>::deserialize(d)?;
+        let hex = String::deserialize(d)?;
         ChunkHash::parse(&hex)
             .ok_or_else(|| serde::de::Error::custom("a chunk hash is 32 hex digits"))
     }

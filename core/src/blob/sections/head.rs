@@ -136,32 +136,34 @@ impl<'de> Deserialize<'de> for Stubs {
                 "a position for each page stub, or a page stub for each position",
             ));
         }
-        // Each stub is made in its own allocation, as the index holds its pages.
-        let mut pages: Vec<Arc<Page>> = keys
-            .into_iter()
-            .map(|key| {
+        // Where each of `others` goes, checked before any stub is made.
+        let mut places = Vec::with_capacity(gaps.len());
+        for gap in gaps {
+            let p = match places.last() {
+                None => Some(gap as usize),
+                Some(_) if gap == 0 => None,
+                Some(&a) => usize::checked_add(a, gap as usize),
+            };
+            match p.filter(|&p| p < keys.len()) {
+                Some(p) => places.push(p),
+                None => {
+                    return Err(crate::data::error::decode_error(
+                        "a page stub out of order or past the last key",
+                    ))
+                }
+            }
+        }
+        // Each stub in an allocation of its own, as the index holds its pages.
+        let mut others = places.into_iter().zip(others).peekable();
+        let pages: Vec<Arc<Page>> = (keys.into_iter().enumerate())
+            .map(|(p, key)| {
+                let stub = others.next_if(|(at, _)| *at == p).map(|(_, stub)| stub);
                 Arc::new(Page {
                     key,
-                    ..Page::default()
+                    ..stub.unwrap_or_default()
                 })
             })
             .collect();
-        let mut at: Option<usize> = None;
-        for (gap, stub) in gaps.into_iter().zip(others) {
-            let p = match at {
-                None => Some(gap as usize),
-                Some(_) if gap == 0 => None,
-                Some(a) => a.checked_add(gap as usize),
-            };
-            let Some(page) = p.and_then(|p| pages.get_mut(p)) else {
-                return Err(crate::data::error::decode_error(
-                    "a page stub out of order or past the last key",
-                ));
-            };
-            let key = std::mem::take(&mut Arc::make_mut(page).key);
-            *page = Arc::new(Page { key, ..stub });
-            at = p;
-        }
         Ok(Stubs(pages))
     }
 }
