@@ -98,10 +98,10 @@ pub(crate) struct IndexData {
 }
 
 impl IndexData {
-    /// Sets [`IndexData::page_modified`] from `modified(page)`, stored empty when no page has
-    /// a time (the canonical form).
-    pub(crate) fn set_page_modified(&mut self, modified: impl Fn(&Page) -> Option<i64>) {
-        self.page_modified = self.pages.iter().map(|p| modified(p)).collect();
+    /// Sets [`IndexData::page_modified`] to `times` (one per page), stored empty when no page
+    /// has a time (the canonical form).
+    pub(crate) fn set_page_modified(&mut self, times: Vec<Option<i64>>) {
+        self.page_modified = times;
         if self.page_modified.iter().all(Option::is_none) {
             self.page_modified.clear();
         }

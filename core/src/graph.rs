@@ -317,15 +317,15 @@ impl GraphSection {
         let GraphSplice {
             old,
             old_pages,
+            old_names,
             pages,
+            names,
             from,
             kept_chunks,
             chunks,
             numbers,
             raw,
         } = *splice;
-        let names = Names::new(pages);
-        let old_names = std::cell::OnceCell::new();
         let ids = ChunkIds::new(pages, chunks, numbers, raw);
         let mut kept_pages = vec![u32::MAX; old_pages.len()];
         for (i, j) in (0u32..).zip(from) {
@@ -417,7 +417,7 @@ impl GraphSection {
                     }
                 }
             }
-            page_edges(p, i, &names, pages, &ids, &own, &mut edges);
+            page_edges(p, i, names, pages, &ids, &own, &mut edges);
         }
         let incoming = incoming_of(&edges);
         GraphSection { edges, incoming }
@@ -460,9 +460,8 @@ impl GraphSection {
 }
 
 /// The refs, links and relation targets of `pages[at]` that resolve to no page visible in its
-/// scope, sorted and deduplicated.
-pub(crate) fn missing_targets(pages: &[Arc<Page>], at: usize) -> Vec<String> {
-    let names = Names::new(pages);
+/// scope (`names` those of `pages`), sorted and deduplicated.
+pub(crate) fn missing_targets(names: &Names, pages: &[Arc<Page>], at: usize) -> Vec<String> {
     let p = &pages[at];
     let mut missing: Vec<String> = p
         .refs
@@ -498,7 +497,11 @@ fn incoming_of(edges: &[EdgeRecord]) -> Vec<u32> {
 pub(crate) struct GraphSplice<'a> {
     pub(crate) old: &'a GraphSection,
     pub(crate) old_pages: &'a [Arc<Page>],
+    /// The names of `old_pages`, made when first needed and kept with the index they are of.
+    pub(crate) old_names: &'a std::sync::OnceLock<Names>,
     pub(crate) pages: &'a [Arc<Page>],
+    /// The names of `pages`.
+    pub(crate) names: &'a Names,
     pub(crate) from: &'a [Option<usize>],
     pub(crate) kept_chunks: &'a [u32],
     pub(crate) chunks: &'a [ChunkRecord],

@@ -719,7 +719,8 @@ impl<'p> IndexBuilder<'p> {
             .filter(|(_, change)| change.added.len() + change.removed.len() < PAGES_PER_THREAD);
         let mut data = if let Some((index, change)) = splice {
             let total = pages.len();
-            let data = index.spliced(pages, &change, languages)?;
+            let names = crate::graph::Names::new(&pages);
+            let data = index.spliced(pages, &names, &change, languages)?;
             if progress(BuildStage::Pages, total, total).is_break() {
                 return Err(cancelled());
             }
@@ -738,7 +739,8 @@ impl<'p> IndexBuilder<'p> {
                 progress(BuildStage::Pages, d, t)
             })?
         };
-        data.set_page_modified(|p| modified.get(&p.path).copied());
+        let times = (data.pages.iter()).map(|p| modified.get(&p.path).copied());
+        data.set_page_modified(times.collect());
         let previous = self.previous;
         let mut embedded = 0;
         if let Some(e) = &self.embedder {

@@ -192,7 +192,8 @@ pub struct Index {
     /// a browser's first search does not wait for them; a write makes a new `Index`, so they
     /// are never stale).
     page_ids: std::sync::OnceLock<HashMap<String, u32>>,
-    /// Keys, redirects and aliases, for link resolution, made on first use.
+    /// Keys, redirects and aliases, for link resolution: made on first use, or kept from the
+    /// write that made this snapshot.
     names: std::sync::OnceLock<Names>,
     /// Raw document id → position.
     pub(crate) raw_ids: HashMap<String, u32>,

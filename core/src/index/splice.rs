@@ -11,7 +11,7 @@ use crate::blob::IndexData;
 use crate::data::error::{Error, Result};
 use crate::data::parallel;
 use crate::data::record::LanguageMix;
-use crate::graph::{GraphSection, GraphSplice};
+use crate::graph::{GraphSection, GraphSplice, Names};
 use crate::index::write::{analyze_chunks, slot, Analyzed, Change, Cuts, Shared};
 use crate::index::Index;
 use crate::lane::lexical::ChunkTerms;
@@ -31,6 +31,7 @@ impl Index {
     pub(crate) fn spliced(
         &self,
         pages: Vec<Arc<Page>>,
+        names: &Names,
         change: &Change,
         languages: LanguageMix,
     ) -> Result<IndexData> {
@@ -133,7 +134,9 @@ impl Index {
         let graph = GraphSection::spliced(&GraphSplice {
             old: &old.graph,
             old_pages: &old.pages,
+            old_names: &self.names,
             pages: &pages,
+            names,
             from: &from,
             kept_chunks: &kept_chunks,
             chunks: &chunks,
@@ -511,7 +514,8 @@ mod tests {
             let change = Change::between(index.pages(), &next);
             sizes.push(change.removed.len() + change.added.len());
             let languages = crate::text::language::mix(next.iter().map(|p| &**p));
-            let data = index.spliced(next.clone(), &change, languages).unwrap();
+            let names = Names::new(&next);
+            let data = (index.spliced(next.clone(), &names, &change, languages)).unwrap();
             assert_eq!(
                 data,
                 assembled(&config, &index.prior_chunks(), &next),

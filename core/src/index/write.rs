@@ -15,7 +15,7 @@ use crate::data::config::Config;
 use crate::data::error::{Error, Result};
 use crate::data::record::{BuildStage, LanguageMix};
 use crate::embed::Embedder;
-use crate::graph::GraphSection;
+use crate::graph::{GraphSection, Names};
 use crate::index::vectors::{self};
 use crate::index::Index;
 use crate::lane::lexical::{ChunkTerms, LexicalIndex, PageFields};
@@ -536,11 +536,12 @@ impl Index {
             removed: if replaced { vec![at] } else { Vec::new() },
             added: vec![at],
         };
-        let missing = crate::graph::missing_targets(&pages, at);
+        let names = Names::new(&pages);
+        let missing = crate::graph::missing_targets(&names, &pages, at);
         if !missing.is_empty() && !opts.allow_dangling {
             return Err(Error::DanglingLinks { page: id, missing });
         }
-        let next = self.rebuilt(pages, &change, model)?;
+        let next = self.rebuilt(pages, names, &change, model)?;
         // The page is at `at` in the new snapshot too (a look-up by id would make the
         // snapshot's table of every page id).
         let chunks = next.page_chunks(at).len();
@@ -591,7 +592,8 @@ impl Index {
             removed: vec![i],
             added: Vec::new(),
         };
-        let next = self.rebuilt(pages, &change, model)?;
+        let names = Names::new(&pages);
+        let next = self.rebuilt(pages, names, &change, model)?;
         let broken = dependents
             .into_iter()
             .zip(missing_before)
@@ -664,7 +666,8 @@ impl Index {
             removed: vec![i],
             added: vec![at],
         };
-        let next = self.rebuilt(pages, &change, model)?;
+        let names = Names::new(&pages);
+        let next = self.rebuilt(pages, names, &change, model)?;
         Ok((
             next,
             RenameReport {
@@ -713,8 +716,8 @@ impl Index {
         })
     }
 
-    /// The file time of each of `pages`, this index's pages after `change` (empty when none
-    /// has one): a page keeps its file's time while its text is the one read from the file,
+    /// The file time of each of `pages`, this index's pages after `change` (none when this
+    /// index has none): a page keeps its file's time while its text is the one read from the file,
     /// so a kept page keeps its own, and a page put in the one of the page it replaces at its
     /// path when their texts are equal.
     fn times_after(&self, pages: &[Arc<Page>], change: &Change) -> Result<Vec<Option<i64>>> {
@@ -726,7 +729,7 @@ impl Index {
             .map(|&j| (self.data.pages[j].path.as_str(), j))
             .collect();
         let from = change.kept_from(self.data.pages.len(), pages.len())?;
-        let times: Vec<Option<i64>> = (pages.iter().zip(from))
+        Ok((pages.iter().zip(from))
             .map(|(p, from)| {
                 let j = from.or_else(|| {
                     let j = *replaced.get(p.path.as_str())?;
@@ -734,12 +737,7 @@ impl Index {
                 })?;
                 before[j]
             })
-            .collect();
-        Ok(if times.iter().all(Option::is_none) {
-            Vec::new()
-        } else {
-            times
-        })
+            .collect())
     }
 
     /// The language mix of `pages`, this index's pages after `change`: this index's mix with
@@ -756,18 +754,20 @@ impl Index {
         )
     }
 
-    /// The next snapshot: `pages`, this index's after `change`, spliced into this one
-    /// ([`Index::spliced`]); stored vectors are kept for unchanged passages and new ones
-    /// embedded with `model`.
+    /// The next snapshot: `pages` (with their `names`), this index's after `change`, spliced
+    /// into this one ([`Index::spliced`]); stored vectors are kept for unchanged passages and
+    /// new ones embedded with `model`. The snapshot keeps `names` for the next write.
     fn rebuilt(
         &self,
         pages: Vec<Arc<Page>>,
+        names: Names,
         change: &Change,
         model: Option<&dyn Embedder>,
     ) -> Result<Index> {
         let languages = self.languages_after(&pages, change);
-        let mut data = self.spliced(pages, change, languages)?;
-        data.page_modified = self.times_after(&data.pages, change)?;
+        let mut data = self.spliced(pages, &names, change, languages)?;
+        let times = self.times_after(&data.pages, change)?;
+        data.set_page_modified(times);
         if let Some(old) = &self.data.vectors {
             let known = vectors::Known::of(&self.data);
             if let Some(m) = model {
@@ -788,7 +788,9 @@ impl Index {
             // `wikidex sync` and any build measure it again).
             data.vectors = data.vectors.take().map(|s| s.with_floor(old.floor));
         }
-        Ok(Index::from_data(data))
+        let next = Index::from_data(data);
+        next.names.get_or_init(|| names);
+        Ok(next)
     }
 }
 
