@@ -101,10 +101,10 @@ pub(crate) struct GraphSection {
     pub incoming: Vec<u32>,
 }
 
-/// The name tables keys resolve through.
+/// The name tables keys resolve through, besides the pages' own keys (found in the pages,
+/// which are in canonical order, by binary search).
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Names {
-    exact: HashMap<(Scope, String), u32>,
     redirect: HashMap<(Scope, String), u32>,
     alias: HashMap<(Scope, String), u32>,
 }
@@ -126,11 +126,17 @@ pub(crate) struct Resolved {
 pub const MAX_HOPS: usize = 16;
 
 impl Names {
+    /// The names of `pages`, in canonical order.
     pub(crate) fn new(pages: &[Arc<Page>]) -> Names {
+        debug_assert!(
+            pages
+                .windows(2)
+                .all(|w| (&w[0].scope, &w[0].key) < (&w[1].scope, &w[1].key)),
+            "pages out of canonical order"
+        );
         let mut n = Names::default();
         for (i, p) in pages.iter().enumerate() {
             let i = i as u32;
-            n.exact.entry((p.scope.clone(), p.key.clone())).or_insert(i);
             for r in &p.redirect_from {
                 n.redirect.entry((p.scope.clone(), r.clone())).or_insert(i);
             }
@@ -145,14 +151,26 @@ impl Names {
     }
 
     fn lookup(map: &HashMap<(Scope, String), u32>, scopes: &[Scope], key: &str) -> Option<u32> {
+        if map.is_empty() {
+            return None;
+        }
         scopes
             .iter()
             .find_map(|s| map.get(&(s.clone(), key.to_string())).copied())
     }
 
-    /// The page with exactly this key, seen from `scope`.
-    pub(crate) fn exact(&self, scope: &Scope, key: &str) -> Option<u32> {
-        Self::lookup(&self.exact, &visible_scopes(scope), key)
+    /// The first of `pages` (canonical order) with `key` in the first of `scopes` that has one.
+    fn lookup_key(pages: &[Arc<Page>], scopes: &[Scope], key: &str) -> Option<u32> {
+        scopes.iter().find_map(|s| {
+            let at = pages.partition_point(|p| (&p.scope, p.key.as_str()) < (s, key));
+            let found = pages.get(at).is_some_and(|p| p.scope == *s && p.key == key);
+            found.then(|| u32::try_from(at).unwrap_or(u32::MAX))
+        })
+    }
+
+    /// The page of `pages` (canonical order) with exactly this key, seen from `scope`.
+    pub(crate) fn exact(pages: &[Arc<Page>], scope: &Scope, key: &str) -> Option<u32> {
+        Self::lookup_key(pages, &visible_scopes(scope), key)
     }
 
     /// The page that claims `key` in `redirect_from`, seen from `scope`.
@@ -160,7 +178,8 @@ impl Names {
         Self::lookup(&self.redirect, &visible_scopes(scope), key)
     }
 
-    /// Resolves `key` as written on a page in `scope` (see the module docs).
+    /// Resolves `key` as written on a page in `scope` (see the module docs); `pages` are those
+    /// these names were made of.
     pub(crate) fn resolve(&self, pages: &[Arc<Page>], scope: &Scope, key: &str) -> Resolved {
         let scopes = visible_scopes(scope);
         let mut cur = key.to_string();
@@ -172,7 +191,7 @@ impl Names {
                 let cycle = seen.contains(&next);
                 if cycle || hops.len() >= MAX_HOPS {
                     return Resolved {
-                        page: Self::lookup(&self.exact, &scopes, key),
+                        page: Self::lookup_key(pages, &scopes, key),
                         hops,
                         cycle,
                         too_long: !cycle,
@@ -183,7 +202,7 @@ impl Names {
                 cur = next;
                 continue;
             }
-            let page = Self::lookup(&self.exact, &scopes, &cur)
+            let page = Self::lookup_key(pages, &scopes, &cur)
                 .or_else(|| Self::lookup(&self.alias, &scopes, &cur));
             return Resolved {
                 page,

@@ -24,7 +24,7 @@ use std::collections::{BTreeSet, HashMap};
 use serde::{Deserialize, Serialize};
 
 use crate::data::record::{BuildReport, SKIPPED_OUTSIDE_ROOT};
-use crate::graph::{Target, KIND_REDIRECT};
+use crate::graph::{Names, Target, KIND_REDIRECT};
 use crate::index::Index;
 use crate::text::page::{self, Scope, UsageMode};
 
@@ -335,7 +335,7 @@ impl Index {
             if key.is_empty() || key == p.key || seen.insert(key.clone(), ()).is_some() {
                 continue;
             }
-            let holder = self.names().exact(&p.scope, &key).or_else(|| {
+            let holder = Names::exact(self.pages(), &p.scope, &key).or_else(|| {
                 self.resolve(&key, Some(&p.scope))
                     .ok()
                     .flatten()

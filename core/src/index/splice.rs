@@ -125,8 +125,8 @@ impl Index {
         let lexical = LexicalIndex::spliced(splice, |source| {
             if let Some((kept, added, out)) = &mut positions {
                 match source {
-                    Source::Kept(j) => out.push_list(kept, j),
-                    Source::Added(j) => out.push_list(added, j),
+                    Source::Kept(at) => out.push_lists(kept, at),
+                    Source::Added(at) => out.push_lists(added, at),
                 }
             }
         });

@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 use super::prune::{self, Cursor, Parts, PRUNE_LEXICAL_FROM};
 use super::{grow, top_keys, with_reused, Mask};
 pub use crate::data::config::Bm25Params;
+use crate::data::parallel;
 pub use crate::postings::LexicalIndex;
 pub use crate::text::analyze::BuildHash;
 use crate::text::analyze::{Analyzer, Vocabulary};
@@ -225,23 +226,51 @@ impl Bm25Scorer {
             .iter()
             .map(|&l| (k1 * (1.0 - b + b * f64::from(l) / avgdl)) as f32)
             .collect();
-        let mut impacts = Vec::with_capacity(index.all_tfs().len());
-        let mut most = Vec::with_capacity(index.term_count());
-        for t in 0..index.term_count() {
-            let (chunks, tfs) = index.postings_of(t);
-            if chunks.is_empty() {
-                // A ranged index's terms whose lists are not loaded: no logarithm for them.
-                most.push(0.0);
-                continue;
+        // The terms in runs of about equal postings, one a thread; each run's impacts are
+        // independent of the others'.
+        let postings = index.all_tfs().len();
+        let threads = parallel::threads_for(postings, POSTINGS_A_THREAD);
+        let runs: Vec<std::ops::Range<usize>> = (0..threads)
+            .scan(0, |t, k| {
+                let (start, until) = (*t, (k + 1) * postings / threads);
+                while *t < index.term_count()
+                    && (k + 1 == threads || index.posting_range(*t).start < until)
+                {
+                    *t += 1;
+                }
+                Some(start..*t)
+            })
+            .collect();
+        let scored = parallel::map(&runs, threads, |terms| {
+            let capacity = if terms.start == 0 { postings } else { 0 };
+            let mut impacts = Vec::with_capacity(capacity);
+            let mut most = Vec::with_capacity(terms.len());
+            for t in terms.clone() {
+                let (chunks, tfs) = index.postings_of(t);
+                if chunks.is_empty() {
+                    // A ranged index's terms whose lists are not loaded: no logarithm for them.
+                    most.push(0.0);
+                    continue;
+                }
+                let idf = idf(index, chunks.len());
+                let mut largest = 0f32;
+                impacts.extend(chunks.iter().zip(tfs).map(|(&c, &tf)| {
+                    let x = impact(params, idf, tf as f32, norms[c as usize]);
+                    largest = largest.max(x);
+                    x
+                }));
+                most.push(largest);
             }
-            let idf = idf(index, chunks.len());
-            let mut largest = 0f32;
-            impacts.extend(chunks.iter().zip(tfs).map(|(&c, &tf)| {
-                let x = impact(params, idf, tf as f32, norms[c as usize]);
-                largest = largest.max(x);
-                x
-            }));
-            most.push(largest);
+            (impacts, most)
+        });
+        let (mut impacts, mut most) = (Vec::new(), Vec::with_capacity(index.term_count()));
+        for (run, (i, m)) in scored.into_iter().enumerate() {
+            if run == 0 {
+                impacts = i;
+            } else {
+                impacts.extend_from_slice(&i);
+            }
+            most.extend_from_slice(&m);
         }
         Bm25Scorer {
             params,
@@ -251,6 +280,10 @@ impl Bm25Scorer {
         }
     }
 }
+
+/// Postings whose impacts are worth a thread of their own ([`Bm25Scorer::new`]; in the
+/// tests, few enough that small indexes are shared out).
+const POSTINGS_A_THREAD: usize = if cfg!(test) { 8 } else { 1 << 18 };
 
 /// The inverse document frequency of a term in `df` of `index`'s chunks.
 pub(crate) fn idf(index: &LexicalIndex, df: usize) -> f32 {
@@ -586,6 +619,34 @@ mod tests {
         let ex = s.explain(&i, &q, 0);
         assert!(ex[0].idf > ex[1].idf);
         assert!((ex.iter().map(|e| e.score).sum::<f32>() - hits[0].1).abs() < 1e-5);
+    }
+
+    #[test]
+    fn impacts_shared_out_over_threads_are_each_postings_own() {
+        let docs: Vec<String> = (0..60)
+            .map(|d| {
+                (0..d % 7 + 1)
+                    .map(|w| format!("w{} ", (d * w) % 11))
+                    .collect()
+            })
+            .collect();
+        let i = idx(&docs.iter().map(String::as_str).collect::<Vec<_>>());
+        let threads = crate::data::parallel::threads_for(i.all_tfs().len(), POSTINGS_A_THREAD);
+        assert!(threads > 1 || crate::data::parallel::cores() == 1);
+        let p = Bm25Params::default();
+        let s = Bm25Scorer::new(&i, p);
+        let (mut impacts, mut most) = (Vec::new(), Vec::new());
+        for t in 0..i.term_count() {
+            let (chunks, tfs) = i.postings_of(t);
+            let idf = idf(&i, chunks.len());
+            let each: Vec<f32> = (chunks.iter().zip(tfs))
+                .map(|(&c, &tf)| impact(p, idf, tf as f32, s.norms[c as usize]))
+                .collect();
+            most.push(each.iter().copied().fold(0f32, f32::max));
+            impacts.extend(each);
+        }
+        assert_eq!(s.impacts, impacts);
+        assert_eq!(s.most, most);
     }
 
     #[test]

@@ -190,7 +190,7 @@ impl Positions {
         positions
     }
 
-    /// Positions with no list yet, to which [`Positions::push_list`] adds them in posting
+    /// Positions with no list yet, to which [`Positions::push_lists`] adds them in posting
     /// order.
     pub(crate) fn with_capacity(bytes: usize, postings: usize) -> Positions {
         let mut starts = Vec::with_capacity(postings + 1);
@@ -201,13 +201,14 @@ impl Positions {
         }
     }
 
-    /// Adds the next posting's list: posting `j`'s of `from`, as it is (an index
+    /// Adds the next postings' lists: those of postings `at` of `from`, as they are (an index
     /// [`LexicalIndex::spliced`] from others keeps each list).
-    pub(crate) fn push_list(&mut self, from: &Positions, j: usize) {
-        let (start, end) = (from.starts[j] as usize, from.starts[j + 1] as usize);
-        self.data.extend_from_slice(&from.data[start..end]);
-        self.starts
-            .push(u32::try_from(self.data.len()).unwrap_or(u32::MAX));
+    pub(crate) fn push_lists(&mut self, from: &Positions, at: std::ops::Range<usize>) {
+        let (start, end) = (from.starts[at.start], from.starts[at.end]);
+        let base = self.data.len();
+        (self.data).extend_from_slice(&from.data[start as usize..end as usize]);
+        let moved = |s: u32| u32::try_from(base + (s - start) as usize).unwrap_or(u32::MAX);
+        (self.starts).extend(from.starts[at.start + 1..=at.end].iter().map(|&s| moved(s)));
     }
 
     /// Checks the lists against `index`'s term frequencies and derives where each starts (run

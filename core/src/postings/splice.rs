@@ -4,16 +4,17 @@
 
 use std::cmp::Ordering;
 use std::collections::HashSet;
+use std::ops::Range;
 
 use super::LexicalIndex;
 use crate::text::analyze::BuildHash;
 
-/// Where a posting of a [`LexicalIndex::spliced`] index comes from: its place in the posting
-/// lists of the index it kept chunks of, or of the index of the chunks it added.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Where a run of postings of a [`LexicalIndex::spliced`] index comes from: their places in
+/// the posting lists of the index it kept chunks of, or of the index of the chunks it added.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Source {
-    Kept(usize),
-    Added(usize),
+    Kept(Range<usize>),
+    Added(Range<usize>),
 }
 
 /// What [`LexicalIndex::spliced`] puts together.
@@ -39,8 +40,9 @@ impl LexicalIndex {
     /// The index [`LexicalIndex::build_numbered`] gives for the chunks `splice` describes, made
     /// from the postings of the two indexes: each term's lists merged by chunk number (a list
     /// left empty drops its term), the chunks' lengths carried, the surface words of both
-    /// kept unless gone or their term is. `each` is called with the source of every posting,
-    /// in posting order. Linear in the postings; nothing is analyzed.
+    /// kept unless gone or their term is. `each` is called with the sources of the postings,
+    /// in posting order. Linear in the postings, which are copied a run at a time (the chunks
+    /// a run of kept chunks holds are renumbered by one addition); nothing is analyzed.
     pub(crate) fn spliced(splice: Splice<'_>, mut each: impl FnMut(Source)) -> LexicalIndex {
         let Splice {
             kept,
@@ -74,6 +76,7 @@ impl LexicalIndex {
         for (&to, &length) in added_chunks.iter().zip(&added.lengths) {
             out.lengths[to as usize] = length;
         }
+        let runs = runs(kept_chunks);
         // Per term of `kept`: its position after (`u32::MAX`: no chunk holds it any more).
         let mut kept_at = vec![u32::MAX; kept.terms.len()];
         let (mut i, mut k) = (0usize, 0usize);
@@ -92,38 +95,35 @@ impl LexicalIndex {
                 k += 1;
                 k - 1
             });
-            let mut left = from_kept
-                .map_or(0..0, |t| kept.posting_range(t))
-                .filter_map(|j| {
-                    let to = kept_chunks[kept.chunks[j] as usize];
-                    (to != u32::MAX).then_some((to, kept.tfs[j], Source::Kept(j)))
-                })
-                .peekable();
-            let mut right = from_added
-                .map_or(0..0, |t| added.posting_range(t))
-                .map(|j| {
-                    (
-                        added_chunks[added.chunks[j] as usize],
-                        added.tfs[j],
-                        Source::Added(j),
-                    )
-                })
-                .peekable();
             let start = out.chunks.len();
-            loop {
-                let next = match (left.peek(), right.peek()) {
-                    (Some(a), Some(b)) if a.0 < b.0 => left.next(),
-                    (Some(_), Some(_)) | (None, Some(_)) => right.next(),
-                    (Some(_), None) => left.next(),
-                    (None, None) => break,
-                };
-                let Some((chunk, tf, source)) = next else {
-                    break;
-                };
-                out.chunks.push(chunk);
-                out.tfs.push(tf);
-                each(source);
+            let mut emit = Emit {
+                out: &mut out,
+                kept,
+                added,
+                added_chunks,
+                each: &mut each,
+            };
+            let mut pending = from_added.map_or(0..0, |t| added.posting_range(t));
+            for (mut j, end, shift) in from_kept.map_or_else(Vec::new, |t| {
+                segments(&kept.chunks, kept.posting_range(t), &runs)
+            }) {
+                // The added postings numbered before this segment's last go in where they
+                // fall (chunk numbers after are all different).
+                let last = kept.chunks[end - 1].wrapping_add(shift);
+                while let Some(a) = pending.clone().next() {
+                    let x = added_chunks[added.chunks[a] as usize];
+                    if x > last {
+                        break;
+                    }
+                    let k = j + kept.chunks[j..end].partition_point(|&c| c.wrapping_add(shift) < x);
+                    emit.kept(j..k, shift);
+                    emit.added(a..a + 1);
+                    pending.start += 1;
+                    j = k;
+                }
+                emit.kept(j..end, shift);
             }
+            emit.added(pending);
             if out.chunks.len() == start {
                 continue;
             }
@@ -177,5 +177,80 @@ impl LexicalIndex {
         }
         out.index_terms();
         out
+    }
+}
+
+/// Runs of kept chunks numbered consecutively before and after a splice: `(first, end, to)`
+/// says chunks `first..end` become `to..to + (end - first)`. A write of one page makes two.
+fn runs(kept_chunks: &[u32]) -> Vec<(u32, u32, u32)> {
+    let mut runs: Vec<(u32, u32, u32)> = Vec::new();
+    for (c, &to) in (0u32..).zip(kept_chunks) {
+        if to == u32::MAX {
+            continue;
+        }
+        match runs.last_mut() {
+            Some(run) if run.1 == c && run.2.wrapping_add(c - run.0) == to => run.1 = c + 1,
+            _ => runs.push((c, c + 1, to)),
+        }
+    }
+    runs
+}
+
+/// The postings `range` of `chunks` (ascending) that land in `runs`, as segments
+/// `(start, end, shift)`: postings `start..end`, their chunks renumbered by adding `shift`
+/// (wrapping). Postings of chunks taken out fall between runs and are left out.
+fn segments(
+    chunks: &[u32],
+    range: Range<usize>,
+    runs: &[(u32, u32, u32)],
+) -> Vec<(usize, usize, u32)> {
+    let mut out = Vec::new();
+    let mut j = range.start;
+    while j < range.end {
+        let c = chunks[j];
+        let Some(&(first, end, to)) = runs.get(runs.partition_point(|r| r.1 <= c)) else {
+            break;
+        };
+        if c < first {
+            j += chunks[j..range.end].partition_point(|&x| x < first);
+            continue;
+        }
+        let k = j + chunks[j..range.end].partition_point(|&x| x < end);
+        out.push((j, k, to.wrapping_sub(first)));
+        j = k;
+    }
+    out
+}
+
+/// Writes postings into a [`LexicalIndex::spliced`] index, telling `each` where they came from.
+struct Emit<'a, F> {
+    out: &'a mut LexicalIndex,
+    kept: &'a LexicalIndex,
+    added: &'a LexicalIndex,
+    added_chunks: &'a [u32],
+    each: &'a mut F,
+}
+
+impl<F: FnMut(Source)> Emit<'_, F> {
+    /// Kept postings `at`, their chunks renumbered by adding `shift`.
+    fn kept(&mut self, at: Range<usize>, shift: u32) {
+        if at.is_empty() {
+            return;
+        }
+        let chunks = &self.kept.chunks[at.clone()];
+        (self.out.chunks).extend(chunks.iter().map(|&c| c.wrapping_add(shift)));
+        self.out.tfs.extend_from_slice(&self.kept.tfs[at.clone()]);
+        (self.each)(Source::Kept(at));
+    }
+
+    /// Added postings `at`, their chunks numbered as `added_chunks` says.
+    fn added(&mut self, at: Range<usize>) {
+        if at.is_empty() {
+            return;
+        }
+        let chunks = &self.added.chunks[at.clone()];
+        (self.out.chunks).extend(chunks.iter().map(|&c| self.added_chunks[c as usize]));
+        self.out.tfs.extend_from_slice(&self.added.tfs[at.clone()]);
+        (self.each)(Source::Added(at));
     }
 }
