@@ -782,7 +782,7 @@ impl Index {
                 text.push('\n');
             }
             offered.push(h.chunk.clone());
-            if let Some(&p) = self.page_ids().get(&h.page_id) {
+            if let Some(p) = self.page_of_id(&h.page_id) {
                 let pointers = self.pointers_of(p);
                 if !pointers.is_empty() {
                     let list: Vec<String> = pointers

@@ -37,6 +37,7 @@ use serde::{Deserialize, Serialize};
 use unicode_segmentation::UnicodeSegmentation;
 
 use crate::data::error::{Error, Result};
+use crate::text::analyze::BuildHash;
 use crate::text::chunk;
 use crate::text::chunk::ChunkRecord;
 use crate::text::page::{self, Page, Scope};
@@ -65,9 +66,9 @@ pub(crate) enum Target {
     /// A page, by position in the page list.
     Page(u32),
     /// A named external source (`sl_refs`).
-    External(String),
+    External(Arc<str>),
     /// A key no visible page has.
-    Missing(String),
+    Missing(Arc<str>),
 }
 
 /// A chunk an edge's evidence sits in.
@@ -79,17 +80,18 @@ pub(crate) enum ChunkRef {
     Raw(u32),
 }
 
-/// One stored edge.
+/// One stored edge. Its texts are shared, so a write that renumbers the edges of the pages it
+/// keeps copies no text.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub(crate) struct EdgeRecord {
     pub from: u32,
     pub to: Target,
-    pub kind: String,
+    pub kind: Arc<str>,
     pub confidence: f32,
     /// The key as the page wrote it (differs from the target's key through a redirect or
     /// alias).
-    pub written: String,
-    pub evidence: Option<String>,
+    pub written: Arc<str>,
+    pub evidence: Option<Arc<str>>,
     pub chunk: Option<ChunkRef>,
 }
 
@@ -159,13 +161,11 @@ impl Names {
             .find_map(|s| map.get(&(s.clone(), key.to_string())).copied())
     }
 
-    /// The first of `pages` (canonical order) with `key` in the first of `scopes` that has one.
+    /// The page of `pages` (canonical order) with `key` in the first of `scopes` that has one.
     fn lookup_key(pages: &[Arc<Page>], scopes: &[Scope], key: &str) -> Option<u32> {
-        scopes.iter().find_map(|s| {
-            let at = pages.partition_point(|p| (&p.scope, p.key.as_str()) < (s, key));
-            let found = pages.get(at).is_some_and(|p| p.scope == *s && p.key == key);
-            found.then(|| u32::try_from(at).unwrap_or(u32::MAX))
-        })
+        (scopes.iter())
+            .find_map(|s| page::find(pages, s, key))
+            .map(|at| u32::try_from(at).unwrap_or(u32::MAX))
     }
 
     /// The page of `pages` (canonical order) with exactly this key, seen from `scope`.
@@ -363,8 +363,8 @@ impl GraphSection {
                     .map(|(_, p)| p),
             );
         // Name → the scopes it names a changed page in.
-        let mut touched: HashMap<String, Vec<&Scope>> = HashMap::new();
-        let mut changed_ids = HashSet::new();
+        let mut touched: HashMap<String, Vec<&Scope>, BuildHash> = HashMap::default();
+        let mut changed_ids: HashSet<String, BuildHash> = HashSet::default();
         for p in changed {
             changed_ids.insert(p.id());
             let aliases =
@@ -377,7 +377,7 @@ impl GraphSection {
                 touched.entry(name).or_default().push(&p.scope);
             }
         }
-        let claimed: HashSet<&str> = (old_pages.iter().chain(pages))
+        let claimed: HashSet<&str, BuildHash> = (old_pages.iter().chain(pages))
             .flat_map(|p| p.redirect_from.iter().map(String::as_str))
             .collect();
         // Each old page's edges, as a range of the old edges.
@@ -398,11 +398,11 @@ impl GraphSection {
             first = end;
             if let Some(j) = *j {
                 let may_change = || {
-                    let scopes = visible_scopes(&p.scope);
+                    // The scopes a page sees: its own and the global one.
                     let touches = |k: &str| {
-                        touched
-                            .get(k)
-                            .is_some_and(|names| names.iter().any(|&s| scopes.contains(s)))
+                        touched.get(k).is_some_and(|names| {
+                            (names.iter()).any(|&s| *s == Scope::Global || *s == p.scope)
+                        })
                     };
                     let resolves_elsewhere = |k: &str| {
                         let before = old_names
@@ -426,14 +426,19 @@ impl GraphSection {
                 };
                 let (start, end) = old_edges[j];
                 if !may_change() {
-                    let moved: Option<Vec<EdgeRecord>> = old.edges[start..end]
-                        .iter()
-                        .map(|e| renumbered(e, i, &kept_pages, kept_chunks))
-                        .collect();
-                    if let Some(moved) = moved {
-                        edges.extend(moved);
+                    // Its old edges, unless one points at what was taken out.
+                    let mark = edges.len();
+                    let moved = old.edges[start..end].iter().all(|e| {
+                        let Some(e) = renumbered(e, i, &kept_pages, kept_chunks) else {
+                            return false;
+                        };
+                        edges.push(e);
+                        true
+                    });
+                    if moved {
                         continue;
                     }
+                    edges.truncate(mark);
                 }
             }
             page_edges(p, i, names, pages, &ids, &own, &mut edges);
@@ -602,10 +607,10 @@ fn page_edges(
     } else {
         Sentences::of(body)
     };
-    let located = |key: &str| -> (Option<String>, Option<ChunkRef>) {
+    let located = |key: &str| -> (Option<Arc<str>>, Option<ChunkRef>) {
         match first_span.get(key) {
             Some(s) => (
-                Some(sentences.at(body, s.start)),
+                Some(sentences.at(body, s.start).into()),
                 chunk_of(body_start + s.start),
             ),
             None => (None, None),
@@ -619,16 +624,16 @@ fn page_edges(
         out.push(EdgeRecord {
             from,
             to,
-            kind: kind.to_string(),
+            kind: kind.into(),
             confidence,
-            written: written.to_string(),
+            written: written.into(),
             evidence: ev,
             chunk,
         });
     };
     let target = |key: &str| match names.resolve(pages, &p.scope, key).page {
         Some(t) => Target::Page(t),
-        None => Target::Missing(key.to_string()),
+        None => Target::Missing(key.into()),
     };
     let refs: HashSet<&str> = p.refs.iter().map(String::as_str).collect();
     for r in &p.refs {
@@ -660,13 +665,13 @@ fn page_edges(
             kind,
             confidence,
             &rel.target,
-            rel.evidence.clone().or(sentence),
+            rel.evidence.as_deref().map(Arc::from).or(sentence),
             chunk,
         );
     }
     for s in &p.sl_refs {
         push(
-            Target::External(s.clone()),
+            Target::External(s.as_str().into()),
             KIND_EXTERNAL,
             1.0,
             s,

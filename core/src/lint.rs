@@ -174,10 +174,10 @@ impl Index {
                     Target::Missing(k) => out.push(issue(
                         id.clone(),
                         "dangling_link",
-                        Some(k.clone()),
+                        Some(k.to_string()),
                         format!("`{k}` ({}) resolves to no page", e.kind),
                     )),
-                    Target::Page(t) if e.kind != KIND_REDIRECT && !p.is_archived() => {
+                    Target::Page(t) if *e.kind != *KIND_REDIRECT && !p.is_archived() => {
                         let q = &pages[*t as usize];
                         if q.is_archived() {
                             out.push(issue(
@@ -339,7 +339,7 @@ impl Index {
                 self.resolve(&key, Some(&p.scope))
                     .ok()
                     .flatten()
-                    .and_then(|q| self.page_ids().get(&q.id()).copied())
+                    .and_then(|q| self.page_of_id(&q.id()))
             });
             if let Some(q) = holder.filter(|q| *q != i) {
                 out.push(issue(

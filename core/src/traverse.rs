@@ -301,7 +301,7 @@ impl Index {
                 Some(p) => {
                     // The page came from this index, so its id is known; if it were not, the
                     // seed is reported as unknown rather than read as some other page.
-                    let Some(i) = self.page_ids().get(&p.id()).copied() else {
+                    let Some(i) = self.page_of_id(&p.id()) else {
                         unknown.push((*s).to_string());
                         continue;
                     };
@@ -448,12 +448,9 @@ impl Index {
 
     fn page_position(&self, key: &str, scope: Option<&Scope>) -> Result<u32> {
         let p = self.page(key, scope)?;
-        self.page_ids()
-            .get(&p.id())
-            .copied()
-            .ok_or_else(|| Error::UnknownPage {
-                key: key.to_string(),
-            })
+        self.page_of_id(&p.id()).ok_or_else(|| Error::UnknownPage {
+            key: key.to_string(),
+        })
     }
 
     fn out_range(&self, p: u32) -> std::ops::Range<usize> {
@@ -562,7 +559,7 @@ impl Index {
                 let mut steps = Vec::new();
                 let mut cur = v;
                 while let Some((parent, edge)) = cur.parent {
-                    steps.push((all[edge].kind.as_str(), &pages[cur.page as usize].title));
+                    steps.push((&*all[edge].kind, &pages[cur.page as usize].title));
                     cur = &kept[parent];
                 }
                 let mut line = pages[cur.page as usize].title.clone();
@@ -590,17 +587,17 @@ impl Index {
         let pages = self.pages();
         let (to, target) = match &e.to {
             Target::Page(t) => (pages[*t as usize].id(), "page"),
-            Target::External(n) => (n.clone(), "external"),
-            Target::Missing(k) => (k.clone(), "missing"),
+            Target::External(n) => (n.to_string(), "external"),
+            Target::Missing(k) => (k.to_string(), "missing"),
         };
         GraphEdge {
             from: pages[e.from as usize].id(),
             to,
             target: target.to_string(),
-            kind: e.kind.clone(),
+            kind: e.kind.to_string(),
             confidence: e.confidence,
-            written: e.written.clone(),
-            evidence: e.evidence.clone(),
+            written: e.written.to_string(),
+            evidence: e.evidence.as_deref().map(str::to_string),
             chunk: e.chunk.map(|c| self.chunk_ref_id(c)),
         }
     }

@@ -188,10 +188,6 @@ pub struct Index {
     pub(crate) chunk_page: Vec<u32>,
     /// Per page: index of its first chunk (one extra entry at the end).
     pub(crate) first_chunk: Vec<u32>,
-    /// Page id → page index, made on first use (a search reads neither this nor `names`:
-    /// a browser's first search does not wait for them; a write makes a new `Index`, so they
-    /// are never stale).
-    page_ids: std::sync::OnceLock<HashMap<String, u32>>,
     /// Keys, redirects and aliases, for link resolution: made on first use, or kept from the
     /// write that made this snapshot.
     names: std::sync::OnceLock<Names>,
@@ -258,7 +254,6 @@ impl Index {
             scorer,
             chunk_page,
             first_chunk,
-            page_ids: std::sync::OnceLock::new(),
             names: std::sync::OnceLock::new(),
             raw_ids,
             raw_first,
@@ -369,12 +364,16 @@ impl Index {
             })
     }
 
-    /// Page id → page index.
-    pub(crate) fn page_ids(&self) -> &HashMap<String, u32> {
-        self.page_ids.get_or_init(|| {
-            let pages = self.data.pages.iter().enumerate();
-            pages.map(|(i, p)| (p.id(), i as u32)).collect()
-        })
+    /// The position of the page with this id (`key`, or `user/<name>/<key>`), found by binary
+    /// search in the pages' canonical order. An id a global key and a user page would share is
+    /// the user page's.
+    pub(crate) fn page_of_id(&self, id: &str) -> Option<u32> {
+        let pages = &self.data.pages;
+        let user = (id.strip_prefix("user/"))
+            .and_then(|rest| rest.split_once('/'))
+            .and_then(|(name, key)| page::find(pages, &Scope::User(name.to_string()), key));
+        let at = user.or_else(|| page::find(pages, &Scope::Global, id))?;
+        Some(u32::try_from(at).unwrap_or(u32::MAX))
     }
 
     /// Keys, redirects and aliases, for link resolution.
@@ -385,18 +384,18 @@ impl Index {
     pub(crate) fn page_index(&self, key: &str, scope: Option<&Scope>) -> Option<u32> {
         // A page id (or an un-normalized key, as BEIR ids are) found as given wins over the
         // normalized form.
-        let exact = self.page_ids().get(key).copied();
+        let exact = self.page_of_id(key);
         let key = if exact.is_some() {
             key.to_string()
         } else {
             page::normalize_key(key)
         };
-        if let Some(Scope::User(name)) = scope {
-            if let Some(&i) = self.page_ids().get(&format!("user/{name}/{key}")) {
-                return Some(i);
+        if let Some(user @ Scope::User(_)) = scope {
+            if let Some(i) = page::find(&self.data.pages, user, &key) {
+                return Some(u32::try_from(i).unwrap_or(u32::MAX));
             }
         }
-        if let Some(i) = exact.or_else(|| self.page_ids().get(&key).copied()) {
+        if let Some(i) = exact.or_else(|| self.page_of_id(&key)) {
             let found = &self.data.pages[i as usize].scope;
             let visible = match scope {
                 None => true,
@@ -418,9 +417,7 @@ impl Index {
 
     /// The page with this id (`key` or `user/<name>/<key>`).
     pub fn page_by_id(&self, id: &str) -> Option<&Page> {
-        self.page_ids()
-            .get(id)
-            .map(|&i| &*self.data.pages[i as usize])
+        self.page_of_id(id).map(|i| &*self.data.pages[i as usize])
     }
 
     /// The chunk with this id, with its text (offsets in bytes).
@@ -443,7 +440,7 @@ impl Index {
             }
             return Ok(self.raw_chunk_at((first + ordinal) as u32, unit));
         }
-        let &p = self.page_ids().get(page_id).ok_or_else(unknown)?;
+        let p = self.page_of_id(page_id).ok_or_else(unknown)?;
         let first = self.first_chunk[p as usize];
         let count = self.first_chunk[p as usize + 1] - first;
         let number = u32::try_from(ordinal).map_err(|_| unknown())?;
@@ -504,11 +501,11 @@ impl Index {
             // An old key (a redirect) or an alias, followed as `neighbors` follows it.
             None => match self.resolve(key, scope)? {
                 Some(page) => {
-                    let p = self.page_ids().get(&page.id()).copied().ok_or_else(|| {
-                        Error::UnknownPage {
+                    let p = self
+                        .page_of_id(&page.id())
+                        .ok_or_else(|| Error::UnknownPage {
                             key: key.to_string(),
-                        }
-                    })?;
+                        })?;
                     (p as usize, Some(key.to_string()))
                 }
                 None => {

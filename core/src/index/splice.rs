@@ -466,9 +466,7 @@ mod tests {
             .iter()
             .any(|w| w == "runners"));
         // The writes met every kind of edge.
-        let kinds: HashSet<&str> = (index.data.graph.edges.iter())
-            .map(|e| e.kind.as_str())
-            .collect();
+        let kinds: HashSet<&str> = (index.data.graph.edges.iter()).map(|e| &*e.kind).collect();
         for kind in ["ref", "link", "causes", "redirect"] {
             assert!(kinds.contains(kind), "{kinds:?}");
         }

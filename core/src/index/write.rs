@@ -708,7 +708,7 @@ impl Index {
 
     /// Number of edges of page `id` whose target is missing.
     fn missing_count(&self, id: &str) -> usize {
-        self.page_ids().get(id).map_or(0, |&p| {
+        self.page_of_id(id).map_or(0, |p| {
             self.out_edges(p)
                 .iter()
                 .filter(|e| matches!(e.to, crate::graph::Target::Missing(_)))

@@ -493,7 +493,7 @@ impl RangedIndex {
             if key.starts_with(crate::text::raw::RAW_PREFIX) {
                 return Some(Part::Raw);
             }
-            let p = *self.index.page_ids().get(key)?;
+            let p = self.index.page_of_id(key)?;
             Some(Part::Pages(self.head.page_block(p as usize)))
         });
         self.require(need.as_slice())?;

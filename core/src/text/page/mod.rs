@@ -331,6 +331,16 @@ pub struct ParsedPage {
     pub warnings: Vec<String>,
 }
 
+/// Where the page with `scope` and `key` is in `pages`, which are in canonical order (by
+/// scope, then key): by binary search.
+pub(crate) fn find(pages: &[std::sync::Arc<Page>], scope: &Scope, key: &str) -> Option<usize> {
+    let at = pages.partition_point(|p| (&p.scope, p.key.as_str()) < (scope, key));
+    pages
+        .get(at)
+        .is_some_and(|p| p.scope == *scope && p.key == key)
+        .then_some(at)
+}
+
 /// Normalizes a page key or link target: trims, composes (Unicode NFC, so a decomposed `é`
 /// in a file name matches a composed one in a link), lowercases, and replaces whitespace runs
 /// with `-`. `Project Alpha` and `project alpha` both become `project-alpha`; `mart_account_segments`
