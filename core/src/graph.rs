@@ -390,7 +390,7 @@ impl GraphSection {
         let mut first = 0usize;
         let mut edges = Vec::with_capacity(old.edges.len());
         for (i, (p, j)) in (0u32..).zip(pages.iter().zip(from)) {
-            let end = first + chunks[first..].partition_point(|c| c.page == i);
+            let end = first + chunks[first..].iter().take_while(|c| c.page == i).count();
             let own = Own {
                 first,
                 chunks: &chunks[first..end],
@@ -500,17 +500,29 @@ pub(crate) fn missing_targets(names: &Names, pages: &[Arc<Page>], at: usize) -> 
     missing
 }
 
+/// The positions of the edges with a page target, by target, then position.
 fn incoming_of(edges: &[EdgeRecord]) -> Vec<u32> {
-    let mut incoming: Vec<(u32, u32)> = edges
-        .iter()
-        .enumerate()
-        .filter_map(|(i, e)| match e.to {
-            Target::Page(t) => Some((t, i as u32)),
-            _ => None,
-        })
-        .collect();
-    crate::data::sort::sort_unstable(&mut incoming);
-    incoming.into_iter().map(|(_, i)| i).collect()
+    // A counting sort by target: the edges are taken in order, so each target's stay so.
+    let target = |e: &EdgeRecord| match e.to {
+        Target::Page(t) => Some(t as usize),
+        _ => None,
+    };
+    let targets = edges.iter().filter_map(target).max().map_or(0, |t| t + 1);
+    let mut next = vec![0usize; targets + 1];
+    for t in edges.iter().filter_map(target) {
+        next[t + 1] += 1;
+    }
+    for t in 1..next.len() {
+        next[t] += next[t - 1];
+    }
+    let mut incoming = vec![0u32; next[targets]];
+    for (i, e) in (0u32..).zip(edges) {
+        if let Some(t) = target(e) {
+            incoming[next[t]] = i;
+            next[t] += 1;
+        }
+    }
+    incoming
 }
 
 /// What [`GraphSection::spliced`] makes a graph of: the pages before and after a change,
