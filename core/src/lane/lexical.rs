@@ -6,12 +6,13 @@
 //! over the distinct query terms, each weighted by its count in the query. Each chunk is indexed as key + title + summary + chunk text +
 //! tags, so a page's metadata matches through every one of its chunks.
 
+use std::sync::OnceLock;
+
 use serde::{Deserialize, Serialize};
 
 use super::prune::{self, Cursor, Parts, PRUNE_LEXICAL_FROM};
 use super::{grow, top_keys, with_reused, Mask};
 pub use crate::data::config::Bm25Params;
-use crate::data::parallel;
 pub use crate::postings::LexicalIndex;
 pub use crate::text::analyze::BuildHash;
 use crate::text::analyze::{Analyzer, Vocabulary};
@@ -209,9 +210,11 @@ impl PageFields {
 }
 
 impl Bm25Scorer {
-    /// Precomputes, for `params`, each chunk's length normalization in `index` and each
-    /// posting's impact `idf · tf · (k1 + 1) / (tf + norm)`, so that a query only adds numbers
-    /// (the approach bm25s calls eager scoring). Costs 4 bytes per posting in memory; nothing
+    /// Precomputes, for `params`, each chunk's length normalization in `index`. Each posting's
+    /// impact `idf · tf · (k1 + 1) / (tf + norm)` is computed for a term the first time a
+    /// query reads it, and kept, so that queries only add numbers (the approach bm25s calls
+    /// eager scoring) while making a scorer, at every load and write, costs a pass over the
+    /// chunks rather than the postings. Costs 4 bytes per posting of the terms read; nothing
     /// in the blob.
     pub fn new(index: &LexicalIndex, params: Bm25Params) -> Bm25Scorer {
         let lengths = index.lengths();
@@ -226,64 +229,15 @@ impl Bm25Scorer {
             .iter()
             .map(|&l| (k1 * (1.0 - b + b * f64::from(l) / avgdl)) as f32)
             .collect();
-        // The terms in runs of about equal postings, one a thread; each run's impacts are
-        // independent of the others'.
-        let postings = index.all_tfs().len();
-        let threads = parallel::threads_for(postings, POSTINGS_A_THREAD);
-        let runs: Vec<std::ops::Range<usize>> = (0..threads)
-            .scan(0, |t, k| {
-                let (start, until) = (*t, (k + 1) * postings / threads);
-                while *t < index.term_count()
-                    && (k + 1 == threads || index.posting_range(*t).start < until)
-                {
-                    *t += 1;
-                }
-                Some(start..*t)
-            })
-            .collect();
-        let scored = parallel::map(&runs, threads, |terms| {
-            let capacity = if terms.start == 0 { postings } else { 0 };
-            let mut impacts = Vec::with_capacity(capacity);
-            let mut most = Vec::with_capacity(terms.len());
-            for t in terms.clone() {
-                let (chunks, tfs) = index.postings_of(t);
-                if chunks.is_empty() {
-                    // A ranged index's terms whose lists are not loaded: no logarithm for them.
-                    most.push(0.0);
-                    continue;
-                }
-                let idf = idf(index, chunks.len());
-                let mut largest = 0f32;
-                impacts.extend(chunks.iter().zip(tfs).map(|(&c, &tf)| {
-                    let x = impact(params, idf, tf as f32, norms[c as usize]);
-                    largest = largest.max(x);
-                    x
-                }));
-                most.push(largest);
-            }
-            (impacts, most)
-        });
-        let (mut impacts, mut most) = (Vec::new(), Vec::with_capacity(index.term_count()));
-        for (run, (i, m)) in scored.into_iter().enumerate() {
-            if run == 0 {
-                impacts = i;
-            } else {
-                impacts.extend_from_slice(&i);
-            }
-            most.extend_from_slice(&m);
-        }
         Bm25Scorer {
             params,
             norms,
-            impacts,
-            most,
+            terms: std::iter::repeat_with(OnceLock::new)
+                .take(index.term_count())
+                .collect(),
         }
     }
 }
-
-/// Postings whose impacts are worth a thread of their own ([`Bm25Scorer::new`]; in the
-/// tests, few enough that small indexes are shared out).
-const POSTINGS_A_THREAD: usize = if cfg!(test) { 8 } else { 1 << 18 };
 
 /// The inverse document frequency of a term in `df` of `index`'s chunks.
 pub(crate) fn idf(index: &LexicalIndex, df: usize) -> f32 {
@@ -298,18 +252,46 @@ fn impact(params: Bm25Params, idf: f32, tf: f32, norm: f32) -> f32 {
     idf * tf * (params.k1 + 1.0) / (tf + norm)
 }
 
-/// BM25 with the length normalization of one index precomputed.
+/// BM25 with the length normalization of one index precomputed, and each term's impacts
+/// once a query has read the term.
 #[derive(Debug, Clone)]
 pub struct Bm25Scorer {
     params: Bm25Params,
     norms: Vec<f32>,
-    /// Per posting (parallel to the index's postings): the term's BM25 score in that chunk.
-    impacts: Vec<f32>,
-    /// Per term: its largest impact, what it can add to any chunk's score at most.
-    most: Vec<f32>,
+    /// Per term, made when a query first reads it.
+    terms: Vec<OnceLock<Impacts>>,
+}
+
+/// One term's BM25 score in each chunk that holds it.
+#[derive(Debug, Clone)]
+struct Impacts {
+    /// Per posting (parallel to the term's postings).
+    each: Box<[f32]>,
+    /// The largest: what the term can add to any chunk's score at most.
+    most: f32,
 }
 
 impl Bm25Scorer {
+    /// Term `t`'s impacts in `index` (the index this scorer was made for), made on first use.
+    fn impacts(&self, index: &LexicalIndex, t: usize) -> &Impacts {
+        self.terms[t].get_or_init(|| {
+            let (chunks, tfs) = index.postings_of(t);
+            if chunks.is_empty() {
+                // A ranged index's terms whose lists are not loaded: no logarithm for them.
+                return Impacts {
+                    each: Box::default(),
+                    most: 0.0,
+                };
+            }
+            let idf = idf(index, chunks.len());
+            let each: Box<[f32]> = (chunks.iter().zip(tfs))
+                .map(|(&c, &tf)| impact(self.params, idf, tf as f32, self.norms[c as usize]))
+                .collect();
+            let most = each.iter().copied().fold(0f32, f32::max);
+            Impacts { each, most }
+        })
+    }
+
     /// The `n` best chunks for the query `terms` (dictionary positions, as from
     /// [`LexicalIndex::lookup`], each with its weight) among those `mask` allows (`None`: all),
     /// by score descending then chunk index ascending. With
@@ -364,10 +346,8 @@ impl Bm25Scorer {
             let mut len = 0usize;
             for &(t, weight) in found {
                 let at = index.posting_range(t);
-                let postings = index
-                    .posting_chunks(at.clone())
-                    .iter()
-                    .zip(&self.impacts[at]);
+                let postings =
+                    (index.posting_chunks(at).iter()).zip(&self.impacts(index, t).each[..]);
                 for (&c, &impact) in postings {
                     let ci = c as usize;
                     if mask.is_some_and(|m| !m[ci]) {
@@ -418,7 +398,9 @@ impl Bm25Scorer {
     ) -> Vec<(u32, f32)> {
         let ranges: Vec<_> = terms.iter().map(|&(t, _)| index.posting_range(t)).collect();
         let query = Terms {
-            impacts: ranges.iter().map(|at| &self.impacts[at.clone()]).collect(),
+            impacts: (terms.iter())
+                .map(|&(t, _)| &self.impacts(index, t).each[..])
+                .collect(),
             weights: terms.iter().map(|&(_, w)| w).collect(),
         };
         let units = ranges
@@ -427,7 +409,7 @@ impl Bm25Scorer {
             .collect();
         let bounds: Vec<f64> = terms
             .iter()
-            .map(|&(t, w)| f64::from(w * self.most[t]))
+            .map(|&(t, w)| f64::from(w * self.impacts(index, t).most))
             .collect();
         prune::search(
             &query,
@@ -622,31 +604,22 @@ mod tests {
     }
 
     #[test]
-    fn impacts_shared_out_over_threads_are_each_postings_own() {
-        let docs: Vec<String> = (0..60)
-            .map(|d| {
-                (0..d % 7 + 1)
-                    .map(|w| format!("w{} ", (d * w) % 11))
-                    .collect()
-            })
-            .collect();
-        let i = idx(&docs.iter().map(String::as_str).collect::<Vec<_>>());
-        let threads = crate::data::parallel::threads_for(i.all_tfs().len(), POSTINGS_A_THREAD);
-        assert!(threads > 1 || crate::data::parallel::cores() == 1);
+    fn a_terms_impacts_are_made_when_first_read_and_kept() {
+        let i = idx(&["a b b", "b c", "a a a c d", "d"]);
         let p = Bm25Params::default();
         let s = Bm25Scorer::new(&i, p);
-        let (mut impacts, mut most) = (Vec::new(), Vec::new());
+        assert!(s.terms.iter().all(|t| t.get().is_none()));
         for t in 0..i.term_count() {
             let (chunks, tfs) = i.postings_of(t);
             let idf = idf(&i, chunks.len());
             let each: Vec<f32> = (chunks.iter().zip(tfs))
                 .map(|(&c, &tf)| impact(p, idf, tf as f32, s.norms[c as usize]))
                 .collect();
-            most.push(each.iter().copied().fold(0f32, f32::max));
-            impacts.extend(each);
+            let made = s.impacts(&i, t);
+            assert_eq!(&made.each[..], &each[..]);
+            assert_eq!(made.most, each.iter().copied().fold(0f32, f32::max));
+            assert!(std::ptr::eq(made, s.impacts(&i, t)));
         }
-        assert_eq!(s.impacts, impacts);
-        assert_eq!(s.most, most);
     }
 
     #[test]
