@@ -382,6 +382,25 @@ mod tests {
     }
 
     #[test]
+    fn pages_out_of_order_or_twice_are_corrupt() {
+        let ok = built();
+        assert!(ok.pages[0].key < ok.pages[1].key);
+        let keyed = |key: &str| {
+            let mut d = ok.clone();
+            let mut page = (*d.pages[1]).clone();
+            page.key = key.to_string();
+            d.pages[1] = std::sync::Arc::new(page);
+            d
+        };
+        let bad = [keyed(""), keyed(&ok.pages[0].key)];
+        for d in &bad {
+            let err = decode(&encode(d).unwrap()).unwrap_err().to_string();
+            assert!(err.contains("not in order of scope and key"), "{err}");
+        }
+        assert_corrupt(&bad);
+    }
+
+    #[test]
     fn chunk_numbers_repeated_within_a_page_or_one_short_are_corrupt() {
         let config = Config {
             chunk: crate::data::config::ChunkConfig {

@@ -188,8 +188,8 @@ pub struct Index {
     pub(crate) chunk_page: Vec<u32>,
     /// Per page: index of its first chunk (one extra entry at the end).
     pub(crate) first_chunk: Vec<u32>,
-    /// Keys, redirects and aliases, for link resolution: made on first use, or kept from the
-    /// write that made this snapshot.
+    /// Redirects and aliases, for link resolution (keys are found in the pages): made on first
+    /// use, or kept from the write that made this snapshot.
     names: std::sync::OnceLock<Names>,
     /// Raw document id → position.
     pub(crate) raw_ids: HashMap<String, u32>,
@@ -369,14 +369,15 @@ impl Index {
     /// the user page's.
     pub(crate) fn page_of_id(&self, id: &str) -> Option<u32> {
         let pages = &self.data.pages;
+        // A key holds no `/` (a user's name may).
         let user = (id.strip_prefix("user/"))
-            .and_then(|rest| rest.split_once('/'))
+            .and_then(|rest| rest.rsplit_once('/'))
             .and_then(|(name, key)| page::find(pages, &Scope::User(name.to_string()), key));
         let at = user.or_else(|| page::find(pages, &Scope::Global, id))?;
         Some(u32::try_from(at).unwrap_or(u32::MAX))
     }
 
-    /// Keys, redirects and aliases, for link resolution.
+    /// Redirects and aliases, for link resolution.
     pub(crate) fn names(&self) -> &Names {
         self.names.get_or_init(|| Names::new(&self.data.pages))
     }

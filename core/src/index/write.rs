@@ -542,8 +542,7 @@ impl Index {
             return Err(Error::DanglingLinks { page: id, missing });
         }
         let next = self.rebuilt(pages, names, &change, model)?;
-        // The page is at `at` in the new snapshot too (a look-up by id would make the
-        // snapshot's table of every page id).
+        // The page is at `at` in the new snapshot too.
         let chunks = next.page_chunks(at).len();
         let report = UpsertReport {
             page_id: id,

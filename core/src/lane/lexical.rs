@@ -214,8 +214,8 @@ impl Bm25Scorer {
     /// impact `idf · tf · (k1 + 1) / (tf + norm)` is computed for a term the first time a
     /// query reads it, and kept, so that queries only add numbers (the approach bm25s calls
     /// eager scoring) while making a scorer, at every load and write, costs a pass over the
-    /// chunks rather than the postings. Costs 4 bytes per posting of the terms read; nothing
-    /// in the blob.
+    /// chunks rather than the postings (and a 32-byte slot a term). Costs 4 bytes per posting
+    /// of the terms read; nothing in the blob.
     pub fn new(index: &LexicalIndex, params: Bm25Params) -> Bm25Scorer {
         let lengths = index.lengths();
         let total: u64 = lengths.iter().map(|&l| u64::from(l)).sum();

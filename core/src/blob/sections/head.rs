@@ -355,6 +355,12 @@ impl Head {
     /// trusted with an allocation before that).
     pub(crate) fn validate(&mut self) -> Result<()> {
         self.config.validate_stored()?;
+        // Look-ups by key and by id search the pages by binary search.
+        if (self.pages.windows(2)).any(|w| (&w[0].scope, &w[0].key) >= (&w[1].scope, &w[1].key)) {
+            return Err(Error::corrupt(
+                "pages are not in order of scope and key, each once",
+            ));
+        }
         let n_pages = self.pages.len();
         check_firsts(&self.page_blocks, n_pages, "page")?;
         check_firsts(&self.dict_blocks, self.term_blocks.len(), "dictionary")?;
