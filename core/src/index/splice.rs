@@ -453,6 +453,7 @@ mod tests {
             };
             let built = assembled(&config, &index.prior_chunks(), next.pages());
             assert_eq!(next.data, built, "write {n}");
+            next.data.lexical.assert_tables();
             index = next;
         }
         assert!(
@@ -519,6 +520,7 @@ mod tests {
                 assembled(&config, &index.prior_chunks(), &next),
                 "step {step}"
             );
+            data.lexical.assert_tables();
             index = Index::from_data(data);
             // Writes start from loaded blobs too.
             if step % 4 == 3 {

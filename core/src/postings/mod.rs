@@ -267,6 +267,19 @@ impl LexicalIndex {
         self.lengths.len()
     }
 
+    /// Checks the look-up tables find every term and surface word where it is (the tables are
+    /// derived, so the index's equality leaves them out).
+    #[cfg(test)]
+    pub(crate) fn assert_tables(&self) {
+        for (t, term) in self.terms.iter().enumerate() {
+            assert_eq!(self.lookup(term), Some(t), "term {term}");
+        }
+        for (word, &t) in self.surface_words.iter().zip(&self.surface_terms) {
+            assert_eq!(self.surface_term_at(word), Some(t as usize), "word {word}");
+        }
+        assert_eq!(self.lookup("\u{0}absent"), None);
+    }
+
     /// Number of distinct terms.
     pub fn term_count(&self) -> usize {
         self.terms.len()

@@ -6,6 +6,7 @@ use std::cmp::Ordering;
 use std::collections::HashSet;
 use std::ops::Range;
 
+use super::words::WordTable;
 use super::LexicalIndex;
 use crate::text::analyze::BuildHash;
 
@@ -77,6 +78,9 @@ impl LexicalIndex {
             out.lengths[to as usize] = length;
         }
         let runs = runs(kept_chunks);
+        // Terms and surface words not `kept`'s: while there are none and as many are kept,
+        // the lists are `kept`'s and so are their look-up tables.
+        let (mut new_terms, mut new_words) = (0usize, 0usize);
         // Per term of `kept`: its position after (`u32::MAX`: no chunk holds it any more).
         let mut kept_at = vec![u32::MAX; kept.terms.len()];
         let (mut i, mut k) = (0usize, 0usize);
@@ -133,7 +137,10 @@ impl LexicalIndex {
             }
             let term = match (from_kept, from_added) {
                 (Some(t), _) => &kept.terms[t],
-                (None, Some(t)) => &added.terms[t],
+                (None, Some(t)) => {
+                    new_terms += 1;
+                    &added.terms[t]
+                }
                 (None, None) => unreachable!("every round takes a term"),
             };
             out.terms.push(term.clone());
@@ -159,7 +166,10 @@ impl LexicalIndex {
             let next = match (old.peek(), new.peek()) {
                 (Some(a), Some(b)) => match a.0.cmp(&b.0) {
                     Ordering::Less => old.next(),
-                    Ordering::Greater => new.next(),
+                    Ordering::Greater => {
+                        new_words += 1;
+                        new.next()
+                    }
                     Ordering::Equal => {
                         // The same word has the same term in any text.
                         new.next();
@@ -167,7 +177,10 @@ impl LexicalIndex {
                     }
                 },
                 (Some(_), None) => old.next(),
-                (None, _) => new.next(),
+                (None, _) => {
+                    new_words += usize::from(new.peek().is_some());
+                    new.next()
+                }
             };
             let Some((word, term)) = next else {
                 break;
@@ -175,7 +188,16 @@ impl LexicalIndex {
             out.surface_words.push(word);
             out.surface_terms.push(term);
         }
-        out.index_terms();
+        out.lookup = if new_terms == 0 && out.terms.len() == kept.terms.len() {
+            kept.lookup.clone()
+        } else {
+            WordTable::new(&out.terms)
+        };
+        out.surface = if new_words == 0 && out.surface_words.len() == kept.surface_words.len() {
+            kept.surface.clone()
+        } else {
+            WordTable::new(&out.surface_words)
+        };
         out
     }
 }
