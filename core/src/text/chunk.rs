@@ -95,11 +95,28 @@ impl<'de> Deserialize<'de> for ChunkHash {
     }
 }
 
+/// Chunks whose hashes are worth a thread of their own ([`derive_hashes`]; in the tests, few
+/// enough that small tables are shared out).
+const CHUNKS_A_THREAD: usize = if cfg!(test) { 2 } else { 1 << 14 };
+
 /// Sets each chunk's content hash from the text it cuts (a blob stores none), for a
-/// chunk table [`validate_chunk_table`] has accepted against these texts.
-pub(crate) fn derive_hashes<'a>(chunks: &mut [ChunkRecord], text: impl Fn(usize) -> &'a str) {
-    for c in chunks {
-        c.hash = ChunkHash::of(&text(c.page as usize)[c.start as usize..c.end as usize]);
+/// chunk table [`validate_chunk_table`] has accepted against these texts: every load does,
+/// the chunks shared out over the cores in runs.
+pub(crate) fn derive_hashes<'a>(
+    chunks: &mut [ChunkRecord],
+    text: impl Fn(usize) -> &'a str + Sync,
+) {
+    let threads = crate::data::parallel::threads_for(chunks.len(), CHUNKS_A_THREAD);
+    let run = chunks.len().div_ceil(threads).max(1);
+    let table = &*chunks;
+    let starts: Vec<usize> = (0..table.len()).step_by(run).collect();
+    let hashes = crate::data::parallel::map(&starts, threads, |&s| {
+        (table[s..(s + run).min(table.len())].iter())
+            .map(|c| ChunkHash::of(&text(c.page as usize)[c.start as usize..c.end as usize]))
+            .collect::<Vec<_>>()
+    });
+    for (c, hash) in chunks.iter_mut().zip(hashes.into_iter().flatten()) {
+        c.hash = hash;
     }
 }
 
