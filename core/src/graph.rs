@@ -131,9 +131,7 @@ impl Names {
     /// The names of `pages`, in canonical order.
     pub(crate) fn new(pages: &[Arc<Page>]) -> Names {
         debug_assert!(
-            pages
-                .windows(2)
-                .all(|w| (&w[0].scope, &w[0].key) < (&w[1].scope, &w[1].key)),
+            page::in_canonical_order(pages),
             "pages out of canonical order"
         );
         let mut n = Names::default();
@@ -212,6 +210,11 @@ impl Names {
             };
         }
     }
+}
+
+/// Whether a page in `scope` sees names in scope `other`: one of [`visible_scopes`].
+fn sees(scope: &Scope, other: &Scope) -> bool {
+    *other == Scope::Global || other == scope
 }
 
 /// The scopes a page in `scope` sees, in the order they are searched.
@@ -398,11 +401,9 @@ impl GraphSection {
             first = end;
             if let Some(j) = *j {
                 let may_change = || {
-                    // The scopes a page sees: its own and the global one.
                     let touches = |k: &str| {
-                        touched.get(k).is_some_and(|names| {
-                            (names.iter()).any(|&s| *s == Scope::Global || *s == p.scope)
-                        })
+                        (touched.get(k))
+                            .is_some_and(|names| names.iter().any(|&s| sees(&p.scope, s)))
                     };
                     let resolves_elsewhere = |k: &str| {
                         let before = old_names

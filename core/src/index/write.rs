@@ -50,7 +50,7 @@ impl Change {
         let (mut j, mut i) = (0usize, 0usize);
         while j < before.len() || i < after.len() {
             let order = match (before.get(j), after.get(i)) {
-                (Some(b), Some(a)) => canonical(b, a),
+                (Some(b), Some(a)) => page::canonical(b, a),
                 (Some(_), None) => Order::Less,
                 _ => Order::Greater,
             };
@@ -99,15 +99,10 @@ impl Change {
     }
 }
 
-/// The canonical order of pages: by scope, then key.
-fn canonical(a: &Page, b: &Page) -> Order {
-    (&a.scope, &a.key).cmp(&(&b.scope, &b.key))
-}
-
 /// Where `page`'s scope and key are in `pages` (canonical order): `Ok` at the page that has
 /// them, `Err` where a page with them goes.
 pub(crate) fn slot(pages: &[Arc<Page>], page: &Page) -> std::result::Result<usize, usize> {
-    pages.binary_search_by(|p| canonical(p, page))
+    page::position(pages, &page.scope, &page.key)
 }
 
 /// A page as it was cut ([`Cuts`]), and its chunks.

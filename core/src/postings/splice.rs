@@ -78,9 +78,9 @@ impl LexicalIndex {
             out.lengths[to as usize] = length;
         }
         let runs = runs(kept_chunks);
-        // Terms and surface words not `kept`'s: while there are none and as many are kept,
-        // the lists are `kept`'s and so are their look-up tables.
-        let (mut new_terms, mut new_words) = (0usize, 0usize);
+        // Surface words not `kept`'s: while there are none and as many are kept, the list is
+        // `kept`'s and so is its look-up table.
+        let mut new_words = 0usize;
         // Per term of `kept`: its position after (`u32::MAX`: no chunk holds it any more).
         let mut kept_at = vec![u32::MAX; kept.terms.len()];
         let (mut i, mut k) = (0usize, 0usize);
@@ -108,9 +108,8 @@ impl LexicalIndex {
                 each: &mut each,
             };
             let mut pending = from_added.map_or(0..0, |t| added.posting_range(t));
-            for (mut j, end, shift) in from_kept.map_or_else(Vec::new, |t| {
-                segments(&kept.chunks, kept.posting_range(t), &runs)
-            }) {
+            let kept_range = from_kept.map_or(0..0, |t| kept.posting_range(t));
+            for (mut j, end, shift) in segments(&kept.chunks, kept_range, &runs) {
                 // The added postings numbered before this segment's last go in where they
                 // fall (chunk numbers after are all different).
                 let last = kept.chunks[end - 1].wrapping_add(shift);
@@ -137,10 +136,7 @@ impl LexicalIndex {
             }
             let term = match (from_kept, from_added) {
                 (Some(t), _) => &kept.terms[t],
-                (None, Some(t)) => {
-                    new_terms += 1;
-                    &added.terms[t]
-                }
+                (None, Some(t)) => &added.terms[t],
                 (None, None) => unreachable!("every round takes a term"),
             };
             out.terms.push(term.clone());
@@ -188,7 +184,9 @@ impl LexicalIndex {
             out.surface_words.push(word);
             out.surface_terms.push(term);
         }
-        out.lookup = if new_terms == 0 && out.terms.len() == kept.terms.len() {
+        // Every term kept and as many as before: the terms are `kept`'s, and so is the table.
+        let same_terms = out.terms.len() == kept.terms.len() && !kept_at.contains(&u32::MAX);
+        out.lookup = if same_terms {
             kept.lookup.clone()
         } else {
             WordTable::new(&out.terms)
@@ -221,27 +219,24 @@ fn runs(kept_chunks: &[u32]) -> Vec<(u32, u32, u32)> {
 /// The postings `range` of `chunks` (ascending) that land in `runs`, as segments
 /// `(start, end, shift)`: postings `start..end`, their chunks renumbered by adding `shift`
 /// (wrapping). Postings of chunks taken out fall between runs and are left out.
-fn segments(
-    chunks: &[u32],
+fn segments<'a>(
+    chunks: &'a [u32],
     range: Range<usize>,
-    runs: &[(u32, u32, u32)],
-) -> Vec<(usize, usize, u32)> {
-    let mut out = Vec::new();
+    runs: &'a [(u32, u32, u32)],
+) -> impl Iterator<Item = (usize, usize, u32)> + 'a {
     let mut j = range.start;
-    while j < range.end {
-        let c = chunks[j];
-        let Some(&(first, end, to)) = runs.get(runs.partition_point(|r| r.1 <= c)) else {
-            break;
-        };
+    std::iter::from_fn(move || loop {
+        let c = *chunks.get(j).filter(|_| j < range.end)?;
+        let &(first, end, to) = runs.get(runs.partition_point(|r| r.1 <= c))?;
         if c < first {
             j += chunks[j..range.end].partition_point(|&x| x < first);
             continue;
         }
         let k = j + chunks[j..range.end].partition_point(|&x| x < end);
-        out.push((j, k, to.wrapping_sub(first)));
+        let segment = (j, k, to.wrapping_sub(first));
         j = k;
-    }
-    out
+        return Some(segment);
+    })
 }
 
 /// Writes postings into a [`LexicalIndex::spliced`] index, telling `each` where they came from.

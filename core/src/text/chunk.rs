@@ -107,15 +107,10 @@ pub(crate) fn derive_hashes<'a>(
     text: impl Fn(usize) -> &'a str + Sync,
 ) {
     let threads = crate::data::parallel::threads_for(chunks.len(), CHUNKS_A_THREAD);
-    let run = chunks.len().div_ceil(threads).max(1);
-    let table = &*chunks;
-    let starts: Vec<usize> = (0..table.len()).step_by(run).collect();
-    let hashes = crate::data::parallel::map(&starts, threads, |&s| {
-        (table[s..(s + run).min(table.len())].iter())
-            .map(|c| ChunkHash::of(&text(c.page as usize)[c.start as usize..c.end as usize]))
-            .collect::<Vec<_>>()
+    let hashes = crate::data::parallel::map(chunks, threads, |c| {
+        ChunkHash::of(&text(c.page as usize)[c.start as usize..c.end as usize])
     });
-    for (c, hash) in chunks.iter_mut().zip(hashes.into_iter().flatten()) {
+    for (c, hash) in chunks.iter_mut().zip(hashes) {
         c.hash = hash;
     }
 }

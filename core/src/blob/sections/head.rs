@@ -356,7 +356,7 @@ impl Head {
     pub(crate) fn validate(&mut self) -> Result<()> {
         self.config.validate_stored()?;
         // Look-ups by key and by id search the pages by binary search.
-        if (self.pages.windows(2)).any(|w| (&w[0].scope, &w[0].key) >= (&w[1].scope, &w[1].key)) {
+        if !crate::text::page::in_canonical_order(&self.pages) {
             return Err(Error::corrupt(
                 "pages are not in order of scope and key, each once",
             ));

@@ -331,14 +331,29 @@ pub struct ParsedPage {
     pub warnings: Vec<String>,
 }
 
-/// Where the page with `scope` and `key` is in `pages`, which are in canonical order (by
-/// scope, then key): by binary search.
+/// The canonical order of pages, an index's: by scope, then key.
+pub(crate) fn canonical(a: &Page, b: &Page) -> std::cmp::Ordering {
+    (&a.scope, &a.key).cmp(&(&b.scope, &b.key))
+}
+
+/// Whether `pages` are in canonical order, no scope and key twice.
+pub(crate) fn in_canonical_order(pages: &[std::sync::Arc<Page>]) -> bool {
+    pages.windows(2).all(|w| canonical(&w[0], &w[1]).is_lt())
+}
+
+/// Where the page with `scope` and `key` is in `pages` (canonical order), by binary search:
+/// `Ok` at the page that has them, `Err` where a page with them goes.
+pub(crate) fn position(
+    pages: &[std::sync::Arc<Page>],
+    scope: &Scope,
+    key: &str,
+) -> std::result::Result<usize, usize> {
+    pages.binary_search_by(|p| (&p.scope, p.key.as_str()).cmp(&(scope, key)))
+}
+
+/// The page with `scope` and `key` in `pages` (canonical order), if one has them.
 pub(crate) fn find(pages: &[std::sync::Arc<Page>], scope: &Scope, key: &str) -> Option<usize> {
-    let at = pages.partition_point(|p| (&p.scope, p.key.as_str()) < (scope, key));
-    pages
-        .get(at)
-        .is_some_and(|p| p.scope == *scope && p.key == key)
-        .then_some(at)
+    position(pages, scope, key).ok()
 }
 
 /// Normalizes a page key or link target: trims, composes (Unicode NFC, so a decomposed `é`
