@@ -103,7 +103,7 @@ pub struct Dictionary {
 impl Dictionary {
     /// The trie of `sorted` (sorted and distinct; otherwise searches stay bounded but may miss
     /// words).
-    pub fn new<S: AsRef<str>>(sorted: &[S]) -> Dictionary {
+    pub fn new<'a>(sorted: impl IntoIterator<Item = &'a str>) -> Dictionary {
         let n32 = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
         let mut nodes = vec![Node {
             ch: 0,
@@ -114,9 +114,11 @@ impl Dictionary {
         let mut stack: Vec<usize> = vec![0];
         let mut prev: Vec<char> = Vec::new();
         let mut chars: Vec<char> = Vec::new();
-        for (i, w) in sorted.iter().enumerate() {
+        let mut count = 0usize;
+        for (i, w) in sorted.into_iter().enumerate() {
+            count = i + 1;
             chars.clear();
-            chars.extend(w.as_ref().chars());
+            chars.extend(w.chars());
             let common = prev.iter().zip(&chars).take_while(|(a, b)| a == b).count();
             while stack.len() > common + 1 {
                 if let Some(n) = stack.pop() {
@@ -141,7 +143,7 @@ impl Dictionary {
         }
         Dictionary {
             nodes,
-            words: n32(sorted.len()),
+            words: n32(count),
         }
     }
 
@@ -475,7 +477,7 @@ mod tests {
         let mut words: Vec<String> = words.iter().map(|w| w.to_string()).collect();
         words.sort();
         words.dedup();
-        let d = Dictionary::new(&words);
+        let d = Dictionary::new(words.iter().map(String::as_str));
         (words, d)
     }
 
@@ -548,7 +550,7 @@ mod tests {
                 }
             }
         }
-        let d = Dictionary::new(&words);
+        let d = Dictionary::new(words.iter().map(String::as_str));
         assert_eq!(d.node_count(), 1 + 1 + 12 + 144 + 1728 + 20_736);
         // Five edits allowed: every node is within the bound, so only the budget stops the walk.
         let (near, visits) = d.near_counting("aaaaa", 5, false, usize::MAX);

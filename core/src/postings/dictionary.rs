@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::stored::block_range;
+use super::words::WordList;
 use crate::data::error::{Error, Result};
 
 /// The lexical index's dictionary as a blob's dictionary shards store it ([`crate::blob`]): the terms, their document frequencies, the surface words (as in
@@ -12,11 +13,11 @@ use crate::data::error::{Error, Result};
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub(crate) struct Dictionary {
     #[serde(with = "front_coded")]
-    pub(super) terms: Vec<String>,
+    pub(super) terms: WordList,
     pub(super) dfs: Vec<u32>,
     pub(super) own: Vec<u8>,
     #[serde(with = "front_coded")]
-    pub(super) other_words: Vec<String>,
+    pub(super) other_words: WordList,
     pub(super) other_terms: Vec<u32>,
     pub(super) lengths: Vec<u32>,
 }
@@ -28,12 +29,12 @@ impl Dictionary {
     }
 
     /// The terms, sorted.
-    pub(crate) fn terms(&self) -> &[String] {
+    pub(crate) fn terms(&self) -> &WordList {
         &self.terms
     }
 
     /// The surface words that are not their own term, sorted.
-    pub(crate) fn other_words(&self) -> &[String] {
+    pub(crate) fn other_words(&self) -> &WordList {
         &self.other_words
     }
 
@@ -45,10 +46,10 @@ impl Dictionary {
     /// The chunk lengths alone: what a blob's head keeps of the dictionary.
     pub(crate) fn lengths_only(&self) -> Dictionary {
         Dictionary {
-            terms: Vec::new(),
+            terms: WordList::default(),
             dfs: Vec::new(),
             own: Vec::new(),
-            other_words: Vec::new(),
+            other_words: WordList::default(),
             other_terms: Vec::new(),
             lengths: self.lengths.clone(),
         }
@@ -94,10 +95,10 @@ impl Dictionary {
             }
         }
         Dictionary {
-            terms: self.terms[terms.clone()].to_vec(),
+            terms: self.terms.slice(terms.clone()),
             dfs: self.dfs[terms].to_vec(),
             own,
-            other_words: self.other_words[words.clone()].to_vec(),
+            other_words: self.other_words.slice(words.clone()),
             other_terms: self.other_terms[words].to_vec(),
             lengths: Vec::new(),
         }
@@ -134,21 +135,22 @@ impl Dictionary {
             let i = firsts.partition_point(|&f| f <= t).saturating_sub(1);
             Ok(starts[i].map(|s| s + (t - firsts[i])))
         };
+        let bytes = shards.iter().flatten().map(|d| d.terms.bytes()).sum();
         let mut out = Dictionary {
-            terms: Vec::with_capacity(n),
+            terms: WordList::with_capacity(n, bytes),
             dfs: Vec::with_capacity(n),
             own: vec![0u8; n.div_ceil(8)],
-            other_words: Vec::new(),
+            other_words: WordList::default(),
             other_terms: Vec::new(),
             lengths: lengths.to_vec(),
         };
         for d in shards.iter().flatten() {
             copy_own(&mut out.own, out.terms.len(), d);
-            out.terms.extend_from_slice(&d.terms);
+            out.terms.extend_from(&d.terms, 0..d.terms.len());
             out.dfs.extend_from_slice(&d.dfs);
             for (w, &t) in d.other_words.iter().zip(&d.other_terms) {
                 if let Some(t) = here(t)? {
-                    out.other_words.push(w.clone());
+                    out.other_words.push(w);
                     out.other_terms.push(t);
                 }
             }
@@ -157,7 +159,7 @@ impl Dictionary {
     }
 
     /// The dictionary of every shard, in order, as one: what [`Dictionary::assemble`] makes of
-    /// them all (the same checks), their words moved rather than copied (a whole load).
+    /// them all (the same checks), each shard's words copied at once (a whole load).
     ///
     /// # Errors
     /// As [`Dictionary::assemble`].
@@ -170,11 +172,13 @@ impl Dictionary {
         let bad = |d: &str| Error::corrupt(format!("dictionary shards: {d}"));
         let (_, n) = shard_starts(firsts, n_terms, shards.iter().map(Some))?;
         let words: usize = shards.iter().map(|d| d.other_words.len()).sum();
+        let bytes =
+            |list: fn(&Dictionary) -> &WordList| shards.iter().map(|d| list(d).bytes()).sum();
         let mut out = Dictionary {
-            terms: Vec::with_capacity(n),
+            terms: WordList::with_capacity(n, bytes(|d| &d.terms)),
             dfs: Vec::with_capacity(n),
             own: vec![0u8; n.div_ceil(8)],
-            other_words: Vec::with_capacity(words),
+            other_words: WordList::with_capacity(words, bytes(|d| &d.other_words)),
             other_terms: Vec::with_capacity(words),
             lengths,
         };
@@ -184,9 +188,10 @@ impl Dictionary {
             if d.other_terms.iter().any(|&t| t as usize >= n_terms) {
                 return Err(bad("a surface word's term lies outside the dictionary"));
             }
-            out.terms.extend(d.terms);
+            out.terms.extend_from(&d.terms, 0..d.terms.len());
             out.dfs.extend(d.dfs);
-            out.other_words.extend(d.other_words);
+            out.other_words
+                .extend_from(&d.other_words, 0..d.other_words.len());
             out.other_terms.extend(d.other_terms);
         }
         Ok(out)
@@ -239,16 +244,75 @@ fn copy_own(own: &mut [u8], at: usize, d: &Dictionary) {
 
 /// A sorted list of words stored front-coded: each word as the length of the prefix it shares
 /// with the word before (in bytes) and the rest, which on CACM's dictionary deflates to 40%
-/// fewer bytes than the words whole.
+/// fewer bytes than the words whole. The list is a `Vec<String>` or a [`WordList`]; both give
+/// the same bytes.
 pub(crate) mod front_coded {
     use serde::de::{DeserializeSeed, Error as _, SeqAccess, Visitor};
     use serde::{Deserializer, Serializer};
 
+    use super::WordList;
     use crate::data::error::decode_error;
 
-    pub(crate) fn serialize<S: Serializer>(words: &[String], s: S) -> Result<S::Ok, S::Error> {
+    /// A list of words as front coding writes it.
+    pub(crate) trait Coded {
+        /// The words in order.
+        fn words(&self) -> impl ExactSizeIterator<Item = &str>;
+    }
+
+    /// A list of words as front coding reads it.
+    pub(crate) trait Decoded: Default {
+        /// The last word, `""` for none.
+        fn last_word(&self) -> &str;
+        /// Adds the first `shared` bytes of the last word (a character boundary in it), then
+        /// `rest`.
+        fn push_coded(&mut self, shared: usize, rest: &str);
+    }
+
+    impl<T: Coded> Coded for &T {
+        fn words(&self) -> impl ExactSizeIterator<Item = &str> {
+            (*self).words()
+        }
+    }
+
+    impl Coded for Vec<String> {
+        fn words(&self) -> impl ExactSizeIterator<Item = &str> {
+            self.iter().map(String::as_str)
+        }
+    }
+
+    impl Decoded for Vec<String> {
+        fn last_word(&self) -> &str {
+            self.last().map_or("", String::as_str)
+        }
+
+        fn push_coded(&mut self, shared: usize, rest: &str) {
+            let head = &self.last_word()[..shared];
+            let mut word = String::with_capacity(head.len() + rest.len());
+            word.push_str(head);
+            word.push_str(rest);
+            self.push(word);
+        }
+    }
+
+    impl Coded for WordList {
+        fn words(&self) -> impl ExactSizeIterator<Item = &str> {
+            self.iter()
+        }
+    }
+
+    impl Decoded for WordList {
+        fn last_word(&self) -> &str {
+            self.last().unwrap_or_default()
+        }
+
+        fn push_coded(&mut self, shared: usize, rest: &str) {
+            self.push_after_last(shared, rest);
+        }
+    }
+
+    pub(crate) fn serialize<S: Serializer, L: Coded>(words: &L, s: S) -> Result<S::Ok, S::Error> {
         let mut prev = "";
-        s.collect_seq(words.iter().map(|w| {
+        s.collect_seq(words.words().map(|w| {
             let shared = prev
                 .bytes()
                 .zip(w.bytes())
@@ -264,31 +328,30 @@ pub(crate) mod front_coded {
         }))
     }
 
-    /// Each word is made in one allocation as its entry is read (a sharded head's page keys and
-    /// every dictionary shard come this way: decoding them is on the way to a first result).
-    pub(crate) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
-        d.deserialize_seq(Words)
+    /// Each word is made as its entry is read (a sharded head's page keys and every dictionary
+    /// shard come this way: decoding them is on the way to a first result).
+    pub(crate) fn deserialize<'de, D: Deserializer<'de>, L: Decoded>(d: D) -> Result<L, D::Error> {
+        d.deserialize_seq(Entries(std::marker::PhantomData))
     }
 
-    struct Words;
+    struct Entries<L>(std::marker::PhantomData<L>);
 
-    impl<'de> Visitor<'de> for Words {
-        type Value = Vec<String>;
+    impl<'de, L: Decoded> Visitor<'de> for Entries<L> {
+        type Value = L;
 
         fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
             f.write_str("front-coded words")
         }
 
-        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<String>, A::Error> {
-            // The hint is the decoder's claim; the vector grows past a small start otherwise.
-            let mut words: Vec<String> = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(4096));
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<L, A::Error> {
+            let mut words = L::default();
             // A word may repeat all of the one before, so bytes that ask for a long word again
             // and again would make words far beyond their own size: they may make 64 bytes of
             // words for each of theirs (about two bytes an entry and its rest), or 64 MiB.
             let (mut read, mut made) = (0usize, 0usize);
             loop {
                 let next = Next {
-                    before: words.last().map_or("", String::as_str),
+                    words: &mut words,
                     budget: (64usize << 20)
                         .max(read.saturating_mul(64))
                         .saturating_sub(made),
@@ -297,83 +360,84 @@ pub(crate) mod front_coded {
                     break;
                 };
                 read += rest + 2;
-                made += word.len();
-                words.push(word);
+                made += word;
             }
             Ok(words)
         }
     }
 
-    /// One entry, `(shared, rest)`: the first `shared` bytes of the word `before`, then `rest`;
-    /// at most `budget` bytes. Gives the word and the length of its rest.
-    struct Next<'a> {
-        before: &'a str,
+    /// One entry, `(shared, rest)`: the first `shared` bytes of the last of `words`, then
+    /// `rest`, added to `words`; at most `budget` bytes. Gives the lengths of the word and of
+    /// its rest.
+    struct Next<'a, L> {
+        words: &'a mut L,
         budget: usize,
     }
 
-    impl<'de> DeserializeSeed<'de> for Next<'_> {
-        type Value = (String, usize);
+    impl<'de, L: Decoded> DeserializeSeed<'de> for Next<'_, L> {
+        type Value = (usize, usize);
 
-        fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(String, usize), D::Error> {
+        fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(usize, usize), D::Error> {
             d.deserialize_tuple(2, self)
         }
     }
 
-    impl<'de> Visitor<'de> for Next<'_> {
-        type Value = (String, usize);
+    impl<'de, L: Decoded> Visitor<'de> for Next<'_, L> {
+        type Value = (usize, usize);
 
         fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
             f.write_str("a shared length and the rest of a word")
         }
 
-        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(String, usize), A::Error> {
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(usize, usize), A::Error> {
             let missing = || A::Error::invalid_length(0, &"a shared length and the rest of a word");
             let shared: u32 = seq.next_element()?.ok_or_else(missing)?;
-            let Some(head) = self.before.get(..shared as usize) else {
+            let shared = shared as usize;
+            if self.words.last_word().get(..shared).is_none() {
                 return Err(decode_error(
                     "a front-coded word shares more than the word before",
                 ));
-            };
+            }
             let rest = Rest {
-                head,
+                words: self.words,
+                shared,
                 budget: self.budget,
             };
             seq.next_element_seed(rest)?.ok_or_else(missing)
         }
     }
 
-    /// The rest of a word, appended to the shared part `head` as it is read (borrowed from the
-    /// bytes where the decoder can, so with no copy of its own).
-    struct Rest<'a> {
-        head: &'a str,
+    /// The rest of a word, added with the `shared` bytes before it to `words` as it is read
+    /// (borrowed from the bytes where the decoder can, so with no copy of its own).
+    struct Rest<'a, L> {
+        words: &'a mut L,
+        shared: usize,
         budget: usize,
     }
 
-    impl<'de> DeserializeSeed<'de> for Rest<'_> {
-        type Value = (String, usize);
+    impl<'de, L: Decoded> DeserializeSeed<'de> for Rest<'_, L> {
+        type Value = (usize, usize);
 
-        fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(String, usize), D::Error> {
+        fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(usize, usize), D::Error> {
             d.deserialize_str(self)
         }
     }
 
-    impl<'de> Visitor<'de> for Rest<'_> {
-        type Value = (String, usize);
+    impl<'de, L: Decoded> Visitor<'de> for Rest<'_, L> {
+        type Value = (usize, usize);
 
         fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
             f.write_str("the rest of a word")
         }
 
-        fn visit_str<E: serde::de::Error>(self, rest: &str) -> Result<(String, usize), E> {
-            if self.head.len() + rest.len() > self.budget {
+        fn visit_str<E: serde::de::Error>(self, rest: &str) -> Result<(usize, usize), E> {
+            if self.shared + rest.len() > self.budget {
                 return Err(decode_error(
                     "front-coded words make far more bytes than they take",
                 ));
             }
-            let mut word = String::with_capacity(self.head.len() + rest.len());
-            word.push_str(self.head);
-            word.push_str(rest);
-            Ok((word, rest.len()))
+            self.words.push_coded(self.shared, rest);
+            Ok((self.shared + rest.len(), rest.len()))
         }
     }
 
@@ -402,11 +466,19 @@ pub(crate) mod front_coded {
             );
             let bytes = postcard::to_allocvec(&words).unwrap();
             assert_eq!(postcard::from_bytes::<Words>(&bytes).unwrap(), words);
+            // A word list codes to the same bytes, and decodes from them.
+            #[derive(serde::Serialize, serde::Deserialize, PartialEq, Debug)]
+            struct List(#[serde(with = "super")] super::WordList);
+            let list = List(words.0.iter().map(String::as_str).collect());
+            assert_eq!(postcard::to_allocvec(&list).unwrap(), bytes);
+            assert_eq!(postcard::from_bytes::<List>(&bytes).unwrap(), list);
             // A shared length past the word before is an error, not a panic.
             let bad = postcard::to_allocvec(&vec![(0u32, "ab"), (5u32, "c")]).unwrap();
             assert!(postcard::from_bytes::<Words>(&bad).is_err());
+            assert!(postcard::from_bytes::<List>(&bad).is_err());
             let mid = postcard::to_allocvec(&vec![(0u32, "\u{e9}"), (1u32, "x")]).unwrap();
             assert!(postcard::from_bytes::<Words>(&mid).is_err());
+            assert!(postcard::from_bytes::<List>(&mid).is_err());
             // Entries that repeat a long word again and again are refused before they make
             // far more bytes than they take (200 MiB from 1 MiB here).
             let long = "x".repeat(1 << 20);
@@ -414,6 +486,7 @@ pub(crate) mod front_coded {
             entries.extend(std::iter::repeat_n((1u32 << 20, ""), 200));
             let bytes = postcard::to_allocvec(&entries).unwrap();
             assert!(postcard::from_bytes::<Words>(&bytes).is_err());
+            assert!(postcard::from_bytes::<List>(&bytes).is_err());
         }
     }
 }
@@ -480,7 +553,7 @@ mod tests {
         assert!(Dictionary::concat(vec![], n, &[0], cut(&firsts)).is_err());
         let mut shards = cut(&firsts);
         shards[1].other_terms.push(n as u32);
-        shards[1].other_words.push("zz".into());
+        shards[1].other_words.push("zz");
         assert!(Dictionary::concat(vec![], n, &firsts, shards).is_err());
     }
 }

@@ -4,8 +4,6 @@
 //! [`crate::lane::lexical`]; how a blob stores this index is in [`stored`] (posting blocks)
 //! and [`dictionary`] (dictionary shards); [`words`] finds a word's position.
 
-use serde::{Deserialize, Serialize};
-
 use crate::data::error::{Error, Result};
 use crate::text::analyze::{Surface, Vocabulary};
 
@@ -17,15 +15,15 @@ mod words;
 pub(crate) use dictionary::{front_coded, Dictionary};
 pub(crate) use splice::{Source, Splice};
 pub(crate) use stored::{block_range, PostingBlock};
+pub(crate) use words::WordList;
 use words::WordTable;
 
 /// The inverted index: a sorted term dictionary and, per term, the chunks it occurs in with
 /// their term frequencies (chunk ids ascending).
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default)]
 pub struct LexicalIndex {
-    terms: Vec<String>,
+    terms: WordList,
     /// Term → dictionary position; derived from `terms` on load, never stored.
-    #[serde(skip)]
     lookup: WordTable,
     /// `offsets[t]..offsets[t + 1]` is term `t`'s slice of `chunks` and `tfs`.
     offsets: Vec<u32>,
@@ -35,16 +33,14 @@ pub struct LexicalIndex {
     lengths: Vec<u32>,
     /// Every normalized word of the indexed text (sorted) and the position of its term, so
     /// query analysis can skip stemming for words the index has seen.
-    surface_words: Vec<String>,
+    surface_words: WordList,
     /// Term position of each of `surface_words`.
     surface_terms: Vec<u32>,
     /// Word → position in `surface_words`; derived from them on load, never stored.
-    #[serde(skip)]
     surface: WordTable,
     /// Each term's document frequency when only some terms' postings are loaded (a
     /// [`crate::search::ranged::RangedIndex`]); `None` when every posting is here and a term's
     /// frequency is the length of its list.
-    #[serde(skip)]
     partial_dfs: Option<Vec<u32>>,
 }
 
@@ -127,16 +123,18 @@ impl LexicalIndex {
         let mut index = LexicalIndex {
             lengths,
             offsets: Vec::with_capacity(order.len() + 1),
-            terms: Vec::with_capacity(order.len()),
+            terms: WordList::with_capacity(
+                order.len(),
+                order.iter().map(|&t| terms[t as usize].len()).sum(),
+            ),
             ..LexicalIndex::default()
         };
         index.offsets.push(0);
         let mut total = 0usize;
-        let mut terms = terms;
         for (at, &t) in (0u32..).zip(&order) {
             position[t as usize] = at;
             next[t as usize] = total;
-            index.terms.push(std::mem::take(&mut terms[t as usize]));
+            index.terms.push(&terms[t as usize]);
             total += df[t as usize] as usize;
             index.offsets.push(u32::try_from(total).unwrap_or(u32::MAX));
         }
@@ -168,15 +166,15 @@ impl LexicalIndex {
             })
             .collect();
         crate::data::sort::sort_unstable(&mut surface);
-        (index.surface_words, index.surface_terms) = surface.into_iter().unzip();
+        index.surface_words = surface.iter().map(|(w, _)| w.as_str()).collect();
+        index.surface_terms = surface.iter().map(|&(_, t)| t).collect();
         index.index_terms();
         (index, position)
     }
 
     /// The index term of a normalized word, if the indexed text contains the word.
     pub fn surface_term(&self, word: &str) -> Option<&str> {
-        self.surface_term_at(word)
-            .and_then(|t| self.terms.get(t).map(String::as_str))
+        self.surface_term_at(word).and_then(|t| self.terms.get(t))
     }
 
     /// [`LexicalIndex::surface_term`] as the term's dictionary position.
@@ -214,11 +212,11 @@ impl LexicalIndex {
     /// each surface word's term inside the dictionary.
     fn validate_dictionary(&self) -> Result<()> {
         let bad = |d: &str| Err(Error::corrupt(format!("lexical index: {d}")));
-        if self.terms.windows(2).any(|w| w[0] >= w[1]) {
+        if !self.terms.ascends() {
             return bad("dictionary is not sorted");
         }
         if self.surface_words.len() != self.surface_terms.len()
-            || self.surface_words.windows(2).any(|w| w[0] >= w[1])
+            || !self.surface_words.ascends()
             || self
                 .surface_terms
                 .iter()
@@ -308,7 +306,7 @@ impl LexicalIndex {
 
     /// The sorted, distinct words typo tolerance searches: every normalized word of the indexed
     /// text, or the terms themselves in an index that has no surface words.
-    pub(crate) fn typo_words(&self) -> &[String] {
+    pub(crate) fn typo_words(&self) -> &WordList {
         if self.surface_words.is_empty() {
             &self.terms
         } else {
@@ -331,9 +329,9 @@ impl LexicalIndex {
     /// there are more than `max`.
     pub(crate) fn terms_of_prefix(&self, prefix: &str, max: usize) -> Option<Vec<usize>> {
         let words = self.typo_words();
-        let start = words.partition_point(|w| w.as_str() < prefix);
+        let start = words.partition_point(|w| w < prefix);
         let mut out: Vec<usize> = Vec::new();
-        for (i, w) in words.iter().enumerate().skip(start) {
+        for (i, w) in (start..words.len()).map(|i| (i, &words[i])) {
             if !w.starts_with(prefix) {
                 break;
             }
@@ -351,7 +349,7 @@ impl LexicalIndex {
 
     /// Dictionary positions of the terms starting with `prefix`, at most `max` of them.
     pub fn prefixed(&self, prefix: &str, max: usize) -> std::ops::Range<usize> {
-        let start = self.terms.partition_point(|t| t.as_str() < prefix);
+        let start = self.terms.partition_point(|t| t < prefix);
         let mut end = start;
         while end < self.terms.len() && end - start < max && self.terms[end].starts_with(prefix) {
             end += 1;

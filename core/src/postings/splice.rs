@@ -6,7 +6,7 @@ use std::cmp::Ordering;
 use std::collections::HashSet;
 use std::ops::Range;
 
-use super::words::WordTable;
+use super::words::{WordList, WordTable};
 use super::LexicalIndex;
 use crate::text::analyze::BuildHash;
 
@@ -62,7 +62,7 @@ impl LexicalIndex {
         );
         let mut out = LexicalIndex {
             lengths: vec![0; chunks],
-            terms: Vec::with_capacity(terms),
+            terms: WordList::with_capacity(terms, kept.terms.bytes() + added.terms.bytes()),
             offsets: Vec::with_capacity(terms + 1),
             chunks: Vec::with_capacity(postings),
             tfs: Vec::with_capacity(postings),
@@ -83,6 +83,10 @@ impl LexicalIndex {
         let mut new_words = 0usize;
         // Per term of `kept`: its position after (`u32::MAX`: no chunk holds it any more).
         let mut kept_at = vec![u32::MAX; kept.terms.len()];
+        // The terms after, as they are found: those of a run of `kept`'s terms taken in turn are
+        // copied together when the run ends.
+        let mut kept_run = 0..0;
+        let mut n_terms = 0u32;
         let (mut i, mut k) = (0usize, 0usize);
         loop {
             let order = match (kept.terms.get(i), added.terms.get(k)) {
@@ -130,37 +134,45 @@ impl LexicalIndex {
             if out.chunks.len() == start {
                 continue;
             }
-            let at = u32::try_from(out.terms.len()).unwrap_or(u32::MAX);
-            if let Some(t) = from_kept {
-                kept_at[t] = at;
-            }
-            let term = match (from_kept, from_added) {
-                (Some(t), _) => &kept.terms[t],
-                (None, Some(t)) => &added.terms[t],
+            match (from_kept, from_added) {
+                (Some(t), _) => {
+                    kept_at[t] = n_terms;
+                    if kept_run.end != t {
+                        out.terms.extend_from(&kept.terms, kept_run);
+                        kept_run = t..t;
+                    }
+                    kept_run.end = t + 1;
+                }
+                (None, Some(t)) => {
+                    out.terms
+                        .extend_from(&kept.terms, std::mem::replace(&mut kept_run, 0..0));
+                    out.terms.push(&added.terms[t]);
+                }
                 (None, None) => unreachable!("every round takes a term"),
-            };
-            out.terms.push(term.clone());
+            }
+            n_terms = n_terms.saturating_add(1);
             out.offsets
                 .push(u32::try_from(out.chunks.len()).unwrap_or(u32::MAX));
         }
+        out.terms.extend_from(&kept.terms, kept_run);
         // The surface words: `kept`'s (sorted) and the new ones (sorted here) merged.
-        let mut new: Vec<(String, u32)> = words
-            .into_iter()
+        let mut new: Vec<(&str, u32)> = words
+            .iter()
             .filter_map(|(word, term)| {
-                let at = out.terms.binary_search(&term).ok()?;
-                Some((word, u32::try_from(at).unwrap_or(u32::MAX)))
+                let at = out.terms.binary_search(term).ok()?;
+                Some((word.as_str(), u32::try_from(at).unwrap_or(u32::MAX)))
             })
             .collect();
         crate::data::sort::sort_unstable(&mut new);
         new.dedup_by(|a, b| a.0 == b.0);
         let old = (kept.surface_words.iter().zip(&kept.surface_terms)).filter_map(|(w, &t)| {
             let at = kept_at[t as usize];
-            (at != u32::MAX && !gone.contains(w)).then(|| (w.clone(), at))
+            (at != u32::MAX && !gone.contains(w)).then_some((w, at))
         });
         let (mut old, mut new) = (old.peekable(), new.into_iter().peekable());
         loop {
             let next = match (old.peek(), new.peek()) {
-                (Some(a), Some(b)) => match a.0.cmp(&b.0) {
+                (Some(a), Some(b)) => match a.0.cmp(b.0) {
                     Ordering::Less => old.next(),
                     Ordering::Greater => {
                         new_words += 1;

@@ -9,7 +9,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{Dictionary, LexicalIndex};
+use super::{Dictionary, LexicalIndex, WordList};
 use crate::data::error::{Error, Result};
 /// Where each term's list starts (one more entry than `dfs`) and the chunk ids, from each
 /// term's document frequency and its chunk ids stored as gaps (see [the module](self)).
@@ -43,11 +43,11 @@ pub(crate) fn postings_from(
 /// The surface words (sorted) and their terms, from the terms that are their own word
 /// (bit `t` of `own`) and the other words with their terms (see [the module](self)).
 pub(crate) fn surface_from(
-    terms: &[String],
+    terms: &WordList,
     own: &[u8],
-    other_words: Vec<String>,
+    other_words: &WordList,
     other_terms: Vec<u32>,
-) -> Result<(Vec<String>, Vec<u32>), &'static str> {
+) -> Result<(WordList, Vec<u32>), &'static str> {
     let n = terms.len();
     let is_own = |t: usize| own[t / 8] & (1 << (t % 8)) != 0;
     if own.len() != n.div_ceil(8)
@@ -59,11 +59,11 @@ pub(crate) fn surface_from(
     // Merge the terms that are their own word with the other words, both sorted;
     // `validate` rejects a word listed twice.
     let mut mine = (0..n).filter(|&t| is_own(t)).peekable();
-    let mut other = other_words.into_iter().zip(other_terms).peekable();
-    let (mut surface_words, mut surface_terms) = (Vec::new(), Vec::new());
+    let mut other = other_words.iter().zip(other_terms).peekable();
+    let (mut surface_words, mut surface_terms) = (WordList::default(), Vec::new());
     loop {
-        if let Some(t) = mine.next_if(|&t| other.peek().is_none_or(|(w, _)| terms[t] <= *w)) {
-            surface_words.push(terms[t].clone());
+        if let Some(t) = mine.next_if(|&t| other.peek().is_none_or(|(w, _)| &terms[t] <= *w)) {
+            surface_words.push(&terms[t]);
             surface_terms.push(t as u32);
         } else if let Some((w, t)) = other.next() {
             surface_words.push(w);
@@ -91,10 +91,10 @@ impl LexicalIndex {
         let mut own = vec![0u8; self.terms.len().div_ceil(8)];
         let (mut other_words, mut other_terms) = (Vec::new(), Vec::new());
         for (w, &t) in self.surface_words.iter().zip(&self.surface_terms) {
-            if *w == self.terms[t as usize] {
+            if w == &self.terms[t as usize] {
                 own[t as usize / 8] |= 1 << (t % 8);
             } else {
-                other_words.push(w.as_str());
+                other_words.push(w);
                 other_terms.push(t);
             }
         }
@@ -108,7 +108,7 @@ impl LexicalIndex {
             terms: self.terms.clone(),
             dfs: self.offsets.windows(2).map(|w| w[1] - w[0]).collect(),
             own,
-            other_words: other_words.into_iter().map(str::to_string).collect(),
+            other_words: other_words.into_iter().collect(),
             other_terms,
             lengths: self.lengths.clone(),
         }
@@ -173,7 +173,7 @@ impl LexicalIndex {
         }
         // Taken, not copied: a ranged index makes this again whenever shards arrive.
         let (surface_words, surface_terms) =
-            surface_from(&dict.terms, &dict.own, dict.other_words, dict.other_terms)
+            surface_from(&dict.terms, &dict.own, &dict.other_words, dict.other_terms)
                 .map_err(bad)?;
         let index = LexicalIndex {
             offsets: vec![0; dict.terms.len() + 1],
@@ -294,8 +294,8 @@ mod tests {
         assert_eq!(i.surface_words.len(), 5);
         let (own, other_words, other_terms) = i.surface_exceptions();
         assert_eq!(other_words, ["computers", "computing", "systems"]);
-        let other_words = other_words.into_iter().map(String::from).collect();
-        let (words, terms) = surface_from(&i.terms, &own, other_words, other_terms).unwrap();
+        let other_words = other_words.into_iter().collect();
+        let (words, terms) = surface_from(&i.terms, &own, &other_words, other_terms).unwrap();
         assert_eq!(
             (words, terms),
             (i.surface_words.clone(), i.surface_terms.clone())
@@ -315,9 +315,9 @@ mod tests {
     #[test]
     fn stored_surface_words_that_disagree_with_the_dictionary_are_an_error() {
         let decode = |own: Vec<u8>, other_words: Vec<&str>, other_terms: Vec<u32>| {
-            let terms = ["a", "b"].map(String::from);
-            let other_words = other_words.into_iter().map(String::from).collect();
-            surface_from(&terms, &own, other_words, other_terms)
+            let terms = ["a", "b"].into_iter().collect();
+            let other_words = other_words.into_iter().collect();
+            surface_from(&terms, &own, &other_words, other_terms)
         };
         assert!(decode(vec![0b11], vec!["bb"], vec![1]).is_ok());
         // A bit past the dictionary, a bitmap of the wrong length, and words without terms.

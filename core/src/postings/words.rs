@@ -1,6 +1,170 @@
-//! A word's position in a sorted list of words, found by its hash.
+//! Lists of words held in one string ([`WordList`]), and a word's position in a sorted one,
+//! found by its hash ([`WordTable`]).
+
+use std::ops::Range;
 
 use crate::text::analyze::BuildHash;
+
+/// Words held end to end in one string, each found by where it ends: the dictionary of an
+/// index is two allocations however many terms it has, not one a term, and a write copies
+/// its terms a run at a time (a million terms as `String`s cost a million allocations to
+/// copy into the next snapshot and as many frees when the last was dropped: a sixth of a
+/// write into a million pages).
+#[derive(Clone, Default, PartialEq, Eq)]
+pub(crate) struct WordList {
+    text: String,
+    /// Where each word ends in `text`.
+    ends: Vec<usize>,
+}
+
+impl WordList {
+    /// An empty list with room for `words` words of `bytes` bytes in all.
+    pub(crate) fn with_capacity(words: usize, bytes: usize) -> WordList {
+        WordList {
+            text: String::with_capacity(bytes),
+            ends: Vec::with_capacity(words),
+        }
+    }
+
+    /// Number of words.
+    pub(crate) fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
+
+    /// Bytes of all the words.
+    pub(crate) fn bytes(&self) -> usize {
+        self.text.len()
+    }
+
+    /// Where word `i` starts in `text` (`i` at most the number of words).
+    fn start(&self, i: usize) -> usize {
+        i.checked_sub(1).map_or(0, |j| self.ends[j])
+    }
+
+    /// Word `i`.
+    pub(crate) fn get(&self, i: usize) -> Option<&str> {
+        let end = *self.ends.get(i)?;
+        Some(&self.text[self.start(i)..end])
+    }
+
+    /// The last word.
+    pub(crate) fn last(&self) -> Option<&str> {
+        self.len().checked_sub(1).and_then(|i| self.get(i))
+    }
+
+    /// The words in order.
+    pub(crate) fn iter(&self) -> impl ExactSizeIterator<Item = &str> + Clone + '_ {
+        (0..self.len()).map(|i| &self[i])
+    }
+
+    /// The first word.
+    pub(crate) fn first(&self) -> Option<&str> {
+        self.get(0)
+    }
+
+    /// Adds `word` at the end.
+    pub(crate) fn push(&mut self, word: &str) {
+        self.text.push_str(word);
+        self.ends.push(self.text.len());
+    }
+
+    /// Adds the first `shared` bytes of the last word (none when empty), then `rest`: a
+    /// front-coded word. `shared` is at most the last word's length, on a character boundary.
+    pub(crate) fn push_after_last(&mut self, shared: usize, rest: &str) {
+        let from = self.len().checked_sub(1).map_or(0, |i| self.start(i));
+        self.text.extend_from_within(from..from + shared);
+        self.text.push_str(rest);
+        self.ends.push(self.text.len());
+    }
+
+    /// Adds words `at` of `other` at the end, their bytes copied at once.
+    pub(crate) fn extend_from(&mut self, other: &WordList, at: Range<usize>) {
+        if at.is_empty() {
+            return;
+        }
+        let (from, to) = (other.start(at.start), other.ends[at.end - 1]);
+        let base = self.text.len();
+        self.text.push_str(&other.text[from..to]);
+        (self.ends).extend(other.ends[at].iter().map(|&e| base + (e - from)));
+    }
+
+    /// Words `at`, as a list of their own.
+    pub(crate) fn slice(&self, at: Range<usize>) -> WordList {
+        let mut list = WordList::default();
+        list.extend_from(self, at);
+        list
+    }
+
+    /// Where `word` is in this sorted list, or where it would go ([`slice::binary_search`]).
+    pub(crate) fn binary_search(&self, word: &str) -> Result<usize, usize> {
+        let at = self.partition_point(|w| w < word);
+        if self.get(at) == Some(word) {
+            Ok(at)
+        } else {
+            Err(at)
+        }
+    }
+
+    /// The number of words before the first for which `before` is false, in a list where it
+    /// is true of a first run of words only ([`slice::partition_point`]).
+    pub(crate) fn partition_point(&self, before: impl Fn(&str) -> bool) -> usize {
+        let (mut lo, mut hi) = (0, self.len());
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            if before(&self.text[self.start(mid)..self.ends[mid]]) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        lo
+    }
+
+    /// Whether each word sorts after the one before.
+    pub(crate) fn ascends(&self) -> bool {
+        let mut words = self.iter();
+        let Some(mut prev) = words.next() else {
+            return true;
+        };
+        words.all(|w| {
+            let up = prev < w;
+            prev = w;
+            up
+        })
+    }
+}
+
+impl std::ops::Index<usize> for WordList {
+    type Output = str;
+
+    /// Word `i`.
+    ///
+    /// # Panics
+    /// For `i` past the last word.
+    fn index(&self, i: usize) -> &str {
+        &self.text[self.start(i)..self.ends[i]]
+    }
+}
+
+impl<'a> FromIterator<&'a str> for WordList {
+    fn from_iter<I: IntoIterator<Item = &'a str>>(words: I) -> WordList {
+        let mut list = WordList::default();
+        for w in words {
+            list.push(w);
+        }
+        list
+    }
+}
+
+impl std::fmt::Debug for WordList {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
 
 /// Where each word of a list is in it, found by its hash: a map of the list that holds
 /// positions only, not copies of the words (a load makes one of the terms and one of the
@@ -15,13 +179,13 @@ pub(super) struct WordTable {
 impl WordTable {
     /// The table of `words` (distinct, as a valid dictionary's are; of two equal words the
     /// first is found).
-    pub(super) fn new(words: &[String]) -> WordTable {
+    pub(super) fn new(words: &WordList) -> WordTable {
         if words.is_empty() {
             return WordTable::default();
         }
         let size = (words.len() * 2).next_power_of_two();
         let mut slots = vec![0u32; size];
-        for (i, w) in (1u32..).zip(words) {
+        for (i, w) in (1u32..).zip(words.iter()) {
             let mut s = WordTable::slot(w, size);
             while slots[s] != 0 {
                 s = (s + 1) & (size - 1);
@@ -32,7 +196,7 @@ impl WordTable {
     }
 
     /// The position of `word` in `words` (the list the table was made of).
-    pub(super) fn get(&self, words: &[String], word: &str) -> Option<usize> {
+    pub(super) fn get(&self, words: &WordList, word: &str) -> Option<usize> {
         let size = self.slots.len();
         if size == 0 {
             return None;
@@ -69,7 +233,7 @@ mod tests {
             words in proptest::collection::btree_set("[abcé猫]{0,5}", 0..200),
             absent in proptest::collection::vec("[abcdé猫]{0,6}", 0..50),
         ) {
-            let words: Vec<String> = words.into_iter().collect();
+            let words: WordList = words.iter().map(String::as_str).collect();
             let table = WordTable::new(&words);
             for (i, w) in words.iter().enumerate() {
                 proptest::prop_assert_eq!(table.get(&words, w), Some(i));
@@ -78,12 +242,65 @@ mod tests {
                 proptest::prop_assert_eq!(table.get(&words, w), words.iter().position(|x| x == w));
             }
         }
+
+        /// A word list holds the words it was given, in order, however it was put together:
+        /// word by word, in runs copied from another, or front-coded after the last word; and
+        /// it searches and orders as a sorted `Vec` does.
+        #[test]
+        fn a_word_list_holds_its_words_as_a_vec_does(
+            words in proptest::collection::btree_set("[abé猫]{0,4}", 0..60),
+            cut in 0usize..60,
+            probe in "[abcé猫]{0,4}",
+        ) {
+            let words: Vec<String> = words.into_iter().collect();
+            let list: WordList = words.iter().map(String::as_str).collect();
+            proptest::prop_assert!(list.iter().eq(words.iter().map(String::as_str)));
+            proptest::prop_assert_eq!(list.len(), words.len());
+            proptest::prop_assert_eq!(list.first(), words.first().map(String::as_str));
+            proptest::prop_assert_eq!(list.last(), words.last().map(String::as_str));
+            proptest::prop_assert_eq!(list.get(words.len()), None);
+            proptest::prop_assert!(list.ascends());
+            proptest::prop_assert_eq!(list.binary_search(&probe), words.binary_search(&probe));
+            proptest::prop_assert_eq!(
+                list.partition_point(|w| w <= probe.as_str()),
+                words.partition_point(|w| w.as_str() <= probe.as_str())
+            );
+            // In two runs, the second after a word of its own.
+            let cut = cut.min(words.len());
+            let mut runs = list.slice(0..cut);
+            runs.push("x");
+            runs.extend_from(&list, cut..words.len());
+            runs.extend_from(&list, 0..0);
+            let mut expected = words.clone();
+            expected.insert(cut, "x".into());
+            proptest::prop_assert!(runs.iter().eq(expected.iter().map(String::as_str)));
+            proptest::prop_assert_eq!(&runs[cut], "x");
+            // Front-coded: each word after the bytes it shares with the one before.
+            let mut coded = WordList::default();
+            let mut prev = "";
+            for w in &words {
+                let shared = (0..=prev.len().min(w.len()))
+                    .rev()
+                    .find(|&n| w.is_char_boundary(n) && prev.as_bytes()[..n] == w.as_bytes()[..n])
+                    .unwrap_or(0);
+                coded.push_after_last(shared, &w[shared..]);
+                prev = w;
+            }
+            proptest::prop_assert_eq!(&coded, &list);
+            proptest::prop_assert_eq!(format!("{coded:?}"), format!("{words:?}"));
+            if words.len() > 1 {
+                let mut unsorted = list.slice(1..words.len());
+                unsorted.push(&words[0]);
+                proptest::prop_assert!(!unsorted.ascends());
+            }
+        }
     }
 
     #[test]
     fn an_empty_word_table_finds_nothing() {
-        let table = WordTable::new(&[]);
-        assert_eq!(table.get(&[], ""), None);
-        assert_eq!(table.get(&[], "a"), None);
+        let empty = WordList::default();
+        let table = WordTable::new(&empty);
+        assert_eq!(table.get(&empty, ""), None);
+        assert_eq!(table.get(&empty, "a"), None);
     }
 }

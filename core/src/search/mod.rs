@@ -272,7 +272,7 @@ impl Index {
         let mut typos = if opts.typos {
             let dict = || {
                 self.typo
-                    .get_or_init(|| typo::Dictionary::new(lexical.typo_words()))
+                    .get_or_init(|| typo::Dictionary::new(lexical.typo_words().iter()))
             };
             typo::expand(lexical, dict, &qterms, &known)
         } else {

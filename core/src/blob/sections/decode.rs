@@ -198,7 +198,9 @@ fn checked_body<'a>(head: &Head, i: usize, bytes: &'a [u8]) -> Result<&'a [u8]> 
 fn check_shard(head: &Head, j: usize, d: &Dictionary) -> Result<()> {
     let bad = |what: &str| Err(Error::corrupt(format!("dictionary shard {j}: {what}")));
     let terms = d.terms();
-    if terms.len() != head.shard_terms(j).len() || terms.first() != head.dict_bounds.get(j) {
+    if terms.len() != head.shard_terms(j).len()
+        || terms.first() != head.dict_bounds.get(j).map(String::as_str)
+    {
         return bad("not the terms the head lists");
     }
     if !d.is_shard_shaped() {
@@ -209,18 +211,21 @@ fn check_shard(head: &Head, j: usize, d: &Dictionary) -> Result<()> {
     let blocks = block_range(&head.dict_blocks, j, head.term_blocks.len());
     if blocks.into_iter().any(|b| {
         let t = head.term_blocks[b] as usize - first;
-        terms.get(t) != head.block_bounds.get(b)
+        terms.get(t) != head.block_bounds.get(b).map(String::as_str)
     }) {
         return bad("not the terms the head lists");
     }
     let next = head.dict_bounds.get(j + 1);
-    let inside = |w: &String| next.is_none_or(|n| w < n);
+    let inside = |w: &str| next.is_none_or(|n| w < n.as_str());
     let words = d.other_words();
-    if terms.windows(2).any(|w| w[0] >= w[1])
-        || words.windows(2).any(|w| w[0] >= w[1])
+    if !terms.ascends()
+        || !words.ascends()
         || !terms.last().is_none_or(inside)
         || !words.last().is_none_or(inside)
-        || (j > 0 && words.first().is_some_and(|w| w < &head.dict_bounds[j]))
+        || (j > 0
+            && words
+                .first()
+                .is_some_and(|w| w < head.dict_bounds[j].as_str()))
         || d.other_terms().iter().any(|&t| t >= head.n_terms)
     {
         return bad("words out of order or out of range");

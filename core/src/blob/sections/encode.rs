@@ -269,7 +269,7 @@ fn lexical_sections(
     let (terms, others) = (dictionary.terms(), dictionary.other_words());
     // Each other surface word goes with the shard of the last term at or before it.
     let word_block = |w: &str| {
-        let t = terms.partition_point(|t| t.as_str() <= w).saturating_sub(1);
+        let t = terms.partition_point(|t| t <= w).saturating_sub(1);
         term_blocks
             .partition_point(|&f| f as usize <= t)
             .saturating_sub(1)
@@ -277,7 +277,7 @@ fn lexical_sections(
     let mut block_bytes: Vec<usize> = (0..term_blocks.len())
         .map(|b| terms_of(b).map(|t| terms[t].len() + 4).sum())
         .collect();
-    for w in others {
+    for w in others.iter() {
         if let Some(size) = block_bytes.get_mut(word_block(w)) {
             *size += w.len() + 4;
         }
@@ -285,7 +285,7 @@ fn lexical_sections(
     let dict_blocks = cut(term_blocks.len(), BLOCK_BYTES, |b| block_bytes[b]);
     let block_bounds: Vec<String> = term_blocks
         .iter()
-        .map(|&f| terms[f as usize].clone())
+        .map(|&f| terms[f as usize].to_string())
         .collect();
     let dict_bounds: Vec<String> = dict_blocks
         .iter()
@@ -299,7 +299,7 @@ fn lexical_sections(
             0 => 0,
             j => dict_bounds
                 .get(j)
-                .map_or(others.len(), |b| others.partition_point(|w| w < b)),
+                .map_or(others.len(), |b| others.partition_point(|w| w < b.as_str())),
         };
         section(&dictionary.shard(first..last, words_from(j)..words_from(j + 1)))
     })?;
