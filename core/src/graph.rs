@@ -30,6 +30,7 @@
 //! connected by refs, links or redirects (a plain ref does not raise a relation's stated
 //! confidence). A node's confidence is the product along its best path from a seed.
 
+use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
@@ -37,6 +38,7 @@ use serde::{Deserialize, Serialize};
 use unicode_segmentation::UnicodeSegmentation;
 
 use crate::data::error::{Error, Result};
+use crate::postings::WordList;
 use crate::text::analyze::BuildHash;
 use crate::text::chunk;
 use crate::text::chunk::ChunkRecord;
@@ -61,14 +63,81 @@ pub const MAX_POINTERS: usize = 5;
 const MAX_EVIDENCE_BYTES: usize = 400;
 
 /// Where an edge points.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) enum Target {
     /// A page, by position in the page list.
     Page(u32),
     /// A named external source (`sl_refs`).
-    External(Arc<str>),
+    External(Text),
     /// A key no visible page has.
-    Missing(Arc<str>),
+    Missing(Text),
+}
+
+/// An edge's text (its type, the key written, its evidence, an external source's or a missing
+/// key's name): its number in its graph's [`EdgeTexts`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) struct Text(u32);
+
+/// Most parts [`EdgeTexts`] holds before a write puts them together.
+const MAX_TEXT_PARTS: usize = 16;
+
+/// The texts of a graph's edges, numbered. A load holds them in one part; a write adds the
+/// texts of the edges it derives as a part of its own and shares the parts before with the
+/// snapshot it was made from (so the edges it keeps are renumbered without touching their
+/// texts). Past [`MAX_TEXT_PARTS`] parts, the texts the edges still use are copied into one.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct EdgeTexts {
+    parts: Vec<Arc<WordList>>,
+    /// The number of each part's first text.
+    firsts: Vec<u32>,
+}
+
+impl EdgeTexts {
+    /// Text `t`.
+    ///
+    /// # Panics
+    /// For a text not of these (every text comes from the graph that holds it).
+    pub(crate) fn get(&self, t: Text) -> &str {
+        let part = self.firsts.partition_point(|&f| f <= t.0) - 1;
+        &self.parts[part][(t.0 - self.firsts[part]) as usize]
+    }
+
+    /// Number of texts.
+    fn len(&self) -> u32 {
+        let last = self.parts.last().map_or(0, |p| p.len() as u32);
+        self.firsts.last().map_or(0, |&f| f + last)
+    }
+
+    /// These texts and `part` (numbered after them; see [`NewTexts`]).
+    fn with(&self, part: NewTexts) -> EdgeTexts {
+        debug_assert_eq!(part.first, self.len());
+        let mut out = self.clone();
+        if !part.list.is_empty() {
+            out.firsts.push(part.first);
+            out.parts.push(Arc::new(part.list));
+        }
+        out
+    }
+}
+
+/// Texts being added after `first` texts, for the edges a build or a write derives.
+struct NewTexts {
+    first: u32,
+    list: WordList,
+}
+
+impl NewTexts {
+    fn after(texts: &EdgeTexts) -> NewTexts {
+        NewTexts {
+            first: texts.len(),
+            list: WordList::default(),
+        }
+    }
+
+    fn add(&mut self, text: &str) -> Text {
+        self.list.push(text);
+        Text(self.first + self.list.len() as u32 - 1)
+    }
 }
 
 /// A chunk an edge's evidence sits in.
@@ -80,27 +149,213 @@ pub(crate) enum ChunkRef {
     Raw(u32),
 }
 
-/// One stored edge. Its texts are shared, so a write that renumbers the edges of the pages it
-/// keeps copies no text.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// One edge. Its texts are numbers in its graph's [`EdgeTexts`], so a write that renumbers
+/// the edges of the pages it keeps copies numbers only.
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) struct EdgeRecord {
     pub from: u32,
     pub to: Target,
-    pub kind: Arc<str>,
+    pub kind: Text,
     pub confidence: f32,
     /// The key as the page wrote it (differs from the target's key through a redirect or
     /// alias).
-    pub written: Arc<str>,
-    pub evidence: Option<Arc<str>>,
+    pub written: Text,
+    pub evidence: Option<Text>,
     pub chunk: Option<ChunkRef>,
 }
 
 /// Forward edges (sorted by source page) and, for every page, the edges that reach it.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default)]
 pub(crate) struct GraphSection {
     pub edges: Vec<EdgeRecord>,
     /// Indices into `edges` of every edge with a page target, sorted by (target, index).
     pub incoming: Vec<u32>,
+    /// The edges' texts.
+    pub texts: EdgeTexts,
+}
+
+/// An edge as a blob stores it: its texts written out.
+#[derive(Serialize, Deserialize)]
+struct StoredEdge<'a> {
+    from: u32,
+    #[serde(borrow)]
+    to: StoredTarget<'a>,
+    #[serde(borrow)]
+    kind: Cow<'a, str>,
+    confidence: f32,
+    #[serde(borrow)]
+    written: Cow<'a, str>,
+    #[serde(borrow)]
+    evidence: Option<Cow<'a, str>>,
+    chunk: Option<ChunkRef>,
+}
+
+/// [`Target`] as a blob stores it (and as a page's edges are derived, before their texts
+/// are numbered).
+#[derive(Debug, Hash, PartialEq, Eq, Serialize, Deserialize)]
+enum StoredTarget<'a> {
+    Page(u32),
+    External(#[serde(borrow)] Cow<'a, str>),
+    Missing(#[serde(borrow)] Cow<'a, str>),
+}
+
+impl StoredTarget<'_> {
+    fn owned(&self) -> StoredTarget<'static> {
+        match self {
+            StoredTarget::Page(p) => StoredTarget::Page(*p),
+            StoredTarget::External(n) => StoredTarget::External(Cow::Owned(n.to_string())),
+            StoredTarget::Missing(k) => StoredTarget::Missing(Cow::Owned(k.to_string())),
+        }
+    }
+}
+
+impl GraphSection {
+    /// Text `t` of an edge of this graph.
+    pub(crate) fn text(&self, t: Text) -> &str {
+        self.texts.get(t)
+    }
+
+    /// The number of parts the texts are in, checked against [`MAX_TEXT_PARTS`], and whether
+    /// they are the texts the edges use and no others (as a load and a compaction leave them).
+    #[cfg(test)]
+    pub(crate) fn text_parts(&self) -> (usize, bool) {
+        let parts = self.texts.parts.len();
+        assert!(parts <= MAX_TEXT_PARTS, "{parts} parts");
+        let used = self.edges.iter().map(|e| {
+            let target = matches!(e.to, Target::External(_) | Target::Missing(_));
+            2 + usize::from(target) + usize::from(e.evidence.is_some())
+        });
+        (parts, used.sum::<usize>() == self.texts.len() as usize)
+    }
+
+    /// `e` (an edge of this graph) with its texts written out.
+    fn stored(&self, e: &EdgeRecord) -> StoredEdge<'_> {
+        let text = |t: Text| Cow::Borrowed(self.text(t));
+        StoredEdge {
+            from: e.from,
+            to: self.stored_target(e.to),
+            kind: text(e.kind),
+            confidence: e.confidence,
+            written: text(e.written),
+            evidence: e.evidence.map(text),
+            chunk: e.chunk,
+        }
+    }
+
+    fn stored_target(&self, t: Target) -> StoredTarget<'_> {
+        match t {
+            Target::Page(p) => StoredTarget::Page(p),
+            Target::External(n) => StoredTarget::External(Cow::Borrowed(self.text(n))),
+            Target::Missing(k) => StoredTarget::Missing(Cow::Borrowed(self.text(k))),
+        }
+    }
+}
+
+impl PartialEq for GraphSection {
+    /// The same edges with the same texts, however the texts are numbered.
+    fn eq(&self, other: &Self) -> bool {
+        let same = |a: &EdgeRecord, b: &EdgeRecord| {
+            let (a, b) = (self.stored(a), other.stored(b));
+            (a.from, a.to, a.kind, a.written, a.evidence, a.chunk)
+                == (b.from, b.to, b.kind, b.written, b.evidence, b.chunk)
+                && a.confidence == b.confidence
+        };
+        self.incoming == other.incoming
+            && self.edges.len() == other.edges.len()
+            && self.edges.iter().zip(&other.edges).all(|(a, b)| same(a, b))
+    }
+}
+
+impl Serialize for GraphSection {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        struct Edges<'a>(&'a GraphSection);
+        impl Serialize for Edges<'_> {
+            fn serialize<S: serde::Serializer>(
+                &self,
+                s: S,
+            ) -> std::result::Result<S::Ok, S::Error> {
+                s.collect_seq(self.0.edges.iter().map(|e| self.0.stored(e)))
+            }
+        }
+        let mut out = s.serialize_struct("GraphSection", 2)?;
+        out.serialize_field("edges", &Edges(self))?;
+        out.serialize_field("incoming", &self.incoming)?;
+        out.end()
+    }
+}
+
+impl<'de> Deserialize<'de> for GraphSection {
+    /// Each edge as it is read, its texts added to one part in turn.
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        use serde::de::{DeserializeSeed, Error as _, SeqAccess, Visitor};
+        struct Graph;
+        impl<'de> Visitor<'de> for Graph {
+            type Value = GraphSection;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a graph's edges and backward adjacency")
+            }
+
+            fn visit_seq<A: SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> std::result::Result<GraphSection, A::Error> {
+                let missing = |i| A::Error::invalid_length(i, &"edges and backward adjacency");
+                let (edges, texts) = seq.next_element_seed(Edges)?.ok_or_else(|| missing(0))?;
+                let incoming = seq.next_element()?.ok_or_else(|| missing(1))?;
+                Ok(GraphSection {
+                    edges,
+                    incoming,
+                    texts: EdgeTexts::default().with(texts),
+                })
+            }
+        }
+        struct Edges;
+        impl<'de> DeserializeSeed<'de> for Edges {
+            type Value = (Vec<EdgeRecord>, NewTexts);
+
+            fn deserialize<D: serde::Deserializer<'de>>(
+                self,
+                d: D,
+            ) -> std::result::Result<Self::Value, D::Error> {
+                d.deserialize_seq(self)
+            }
+        }
+        impl<'de> Visitor<'de> for Edges {
+            type Value = (Vec<EdgeRecord>, NewTexts);
+
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a graph's edges")
+            }
+
+            fn visit_seq<A: SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> std::result::Result<Self::Value, A::Error> {
+                // The hint is the decoder's claim; the vector grows past a small start otherwise.
+                let mut edges = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(4096));
+                let mut texts = NewTexts::after(&EdgeTexts::default());
+                while let Some(e) = seq.next_element::<StoredEdge<'_>>()? {
+                    edges.push(EdgeRecord {
+                        from: e.from,
+                        to: match &e.to {
+                            StoredTarget::Page(p) => Target::Page(*p),
+                            StoredTarget::External(n) => Target::External(texts.add(n)),
+                            StoredTarget::Missing(k) => Target::Missing(texts.add(k)),
+                        },
+                        kind: texts.add(&e.kind),
+                        confidence: e.confidence,
+                        written: texts.add(&e.written),
+                        evidence: e.evidence.as_deref().map(|t| texts.add(t)),
+                        chunk: e.chunk,
+                    });
+                }
+                Ok((edges, texts))
+            }
+        }
+        d.deserialize_struct("GraphSection", &["edges", "incoming"], Graph)
+    }
 }
 
 /// The name tables keys resolve through, besides the pages' own keys (found in the pages,
@@ -316,16 +571,41 @@ impl GraphSection {
             }
         }
         let mut edges = Vec::new();
+        let mut texts = NewTexts::after(&EdgeTexts::default());
         for (i, p) in pages.iter().enumerate() {
             let (first, end) = page_chunks[i];
             let own = Own {
                 first,
                 chunks: &chunks[first..end],
             };
-            page_edges(p, i as u32, &names, pages, &ids, &own, &mut edges);
+            let out = &mut (&mut edges, &mut texts);
+            page_edges(p, i as u32, &names, pages, &ids, &own, out);
         }
         let incoming = incoming_of(&edges);
-        GraphSection { edges, incoming }
+        GraphSection {
+            edges,
+            incoming,
+            texts: EdgeTexts::default().with(texts),
+        }
+    }
+
+    /// This graph with its texts in one part, only those its edges use.
+    fn compacted(mut self) -> GraphSection {
+        let old = std::mem::take(&mut self.texts);
+        let mut texts = NewTexts::after(&EdgeTexts::default());
+        let mut add = |t: Text| texts.add(old.get(t));
+        for e in &mut self.edges {
+            e.to = match e.to {
+                Target::External(n) => Target::External(add(n)),
+                Target::Missing(k) => Target::Missing(add(k)),
+                page => page,
+            };
+            e.kind = add(e.kind);
+            e.written = add(e.written);
+            e.evidence = e.evidence.map(&mut add);
+        }
+        self.texts = EdgeTexts::default().with(texts);
+        self
     }
 
     /// The graph [`GraphSection::build`] derives from `splice.pages`, made from `splice.old`:
@@ -392,6 +672,7 @@ impl GraphSection {
         }
         let mut first = 0usize;
         let mut edges = Vec::with_capacity(old.edges.len());
+        let mut texts = NewTexts::after(&old.texts);
         for (i, (p, j)) in (0u32..).zip(pages.iter().zip(from)) {
             let end = first + chunks[first..].iter().take_while(|c| c.page == i).count();
             let own = Own {
@@ -442,10 +723,27 @@ impl GraphSection {
                     edges.truncate(mark);
                 }
             }
-            page_edges(p, i, names, pages, &ids, &own, &mut edges);
+            page_edges(
+                p,
+                i,
+                names,
+                pages,
+                &ids,
+                &own,
+                &mut (&mut edges, &mut texts),
+            );
         }
         let incoming = incoming_of(&edges);
-        GraphSection { edges, incoming }
+        let graph = GraphSection {
+            edges,
+            incoming,
+            texts: old.texts.with(texts),
+        };
+        if graph.texts.parts.len() > MAX_TEXT_PARTS {
+            graph.compacted()
+        } else {
+            graph
+        }
     }
 
     /// Checks every index and the backward adjacency, so traversal cannot panic on a hostile
@@ -471,7 +769,7 @@ impl GraphSection {
                 Some(ChunkRef::Wiki(c)) => (c as usize) < chunks,
                 Some(ChunkRef::Raw(c)) => (c as usize) < raw_chunks,
             };
-            if !chunk_ok || e.kind.is_empty() {
+            if !chunk_ok || self.text(e.kind).is_empty() {
                 return Err(bad("chunk out of range or empty type"));
             }
         }
@@ -550,9 +848,9 @@ pub(crate) struct GraphSplice<'a> {
 /// `chunks` say; `None` when either was taken out.
 fn renumbered(e: &EdgeRecord, from: u32, pages: &[u32], chunks: &[u32]) -> Option<EdgeRecord> {
     let kept = |at: &[u32], n: u32| at.get(n as usize).copied().filter(|&n| n != u32::MAX);
-    let to = match &e.to {
-        Target::Page(q) => Target::Page(kept(pages, *q)?),
-        other => other.clone(),
+    let to = match e.to {
+        Target::Page(q) => Target::Page(kept(pages, q)?),
+        other => other,
     };
     let chunk = match e.chunk {
         Some(ChunkRef::Wiki(c)) => Some(ChunkRef::Wiki(kept(chunks, c)?)),
@@ -562,7 +860,7 @@ fn renumbered(e: &EdgeRecord, from: u32, pages: &[u32], chunks: &[u32]) -> Optio
         from,
         to,
         chunk,
-        ..e.clone()
+        ..*e
     })
 }
 
@@ -605,7 +903,7 @@ fn page_edges(
     pages: &[Arc<Page>],
     ids: &ChunkIds<'_>,
     own: &Own<'_>,
-    out: &mut Vec<EdgeRecord>,
+    (out, texts): &mut (&mut Vec<EdgeRecord>, &mut NewTexts),
 ) {
     let reach = own.reach();
     let chunk_of = |offset: usize| own.chunk_of(&reach, offset);
@@ -620,33 +918,43 @@ fn page_edges(
     } else {
         Sentences::of(body)
     };
-    let located = |key: &str| -> (Option<Arc<str>>, Option<ChunkRef>) {
+    let located = |key: &str| -> (Option<Cow<'_, str>>, Option<ChunkRef>) {
         match first_span.get(key) {
             Some(s) => (
-                Some(sentences.at(body, s.start).into()),
+                Some(Cow::Owned(sentences.at(body, s.start))),
                 chunk_of(body_start + s.start),
             ),
             None => (None, None),
         }
     };
-    let mut seen: HashSet<(Target, String)> = HashSet::new();
-    let mut push = |to: Target, kind: &str, confidence: f32, written: &str, ev, chunk| {
-        if to == Target::Page(from) || !seen.insert((to.clone(), kind.to_string())) {
+    let mut seen: HashSet<(StoredTarget<'static>, String)> = HashSet::new();
+    let mut push = |to: StoredTarget<'_>,
+                    kind: &str,
+                    confidence: f32,
+                    written: &str,
+                    ev: Option<Cow<'_, str>>,
+                    chunk| {
+        if to == StoredTarget::Page(from) || !seen.insert((to.owned(), kind.to_string())) {
             return;
         }
+        let to = match to {
+            StoredTarget::Page(t) => Target::Page(t),
+            StoredTarget::External(n) => Target::External(texts.add(&n)),
+            StoredTarget::Missing(k) => Target::Missing(texts.add(&k)),
+        };
         out.push(EdgeRecord {
             from,
             to,
-            kind: kind.into(),
+            kind: texts.add(kind),
             confidence,
-            written: written.into(),
-            evidence: ev,
+            written: texts.add(written),
+            evidence: ev.map(|e| texts.add(&e)),
             chunk,
         });
     };
     let target = |key: &str| match names.resolve(pages, &p.scope, key).page {
-        Some(t) => Target::Page(t),
-        None => Target::Missing(key.into()),
+        Some(t) => StoredTarget::Page(t),
+        None => StoredTarget::Missing(Cow::Owned(key.to_string())),
     };
     let refs: HashSet<&str> = p.refs.iter().map(String::as_str).collect();
     for r in &p.refs {
@@ -678,13 +986,13 @@ fn page_edges(
             kind,
             confidence,
             &rel.target,
-            rel.evidence.as_deref().map(Arc::from).or(sentence),
+            rel.evidence.as_deref().map(Cow::Borrowed).or(sentence),
             chunk,
         );
     }
     for s in &p.sl_refs {
         push(
-            Target::External(s.as_str().into()),
+            StoredTarget::External(Cow::Borrowed(s)),
             KIND_EXTERNAL,
             1.0,
             s,
@@ -693,7 +1001,14 @@ fn page_edges(
         );
     }
     if let Some(q) = names.redirect(&p.scope, &p.key) {
-        push(Target::Page(q), KIND_REDIRECT, 1.0, &p.key, None, None);
+        push(
+            StoredTarget::Page(q),
+            KIND_REDIRECT,
+            1.0,
+            &p.key,
+            None,
+            None,
+        );
     }
 }
 

@@ -169,15 +169,20 @@ impl Index {
         for (i, p) in pages.iter().enumerate() {
             let id = p.id();
             let i = i as u32;
+            let graph = &self.data.graph;
             for e in self.out_edges(i) {
                 match &e.to {
                     Target::Missing(k) => out.push(issue(
                         id.clone(),
                         "dangling_link",
-                        Some(k.to_string()),
-                        format!("`{k}` ({}) resolves to no page", e.kind),
+                        Some(graph.text(*k).to_string()),
+                        format!(
+                            "`{}` ({}) resolves to no page",
+                            graph.text(*k),
+                            graph.text(e.kind)
+                        ),
                     )),
-                    Target::Page(t) if *e.kind != *KIND_REDIRECT && !p.is_archived() => {
+                    Target::Page(t) if graph.text(e.kind) != KIND_REDIRECT && !p.is_archived() => {
                         let q = &pages[*t as usize];
                         if q.is_archived() {
                             out.push(issue(

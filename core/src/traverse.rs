@@ -483,7 +483,7 @@ impl Index {
         let mut slot: HashMap<u32, usize> = HashMap::new();
         for (i, e) in edges.iter().enumerate() {
             let Target::Page(t) = e.to else { continue };
-            let typed = is_relation(&e.kind);
+            let typed = is_relation(self.data.graph.text(e.kind));
             match slot.get(&t).map(|&k| &mut by_target[k]) {
                 None => {
                     slot.insert(t, by_target.len());
@@ -559,7 +559,10 @@ impl Index {
                 let mut steps = Vec::new();
                 let mut cur = v;
                 while let Some((parent, edge)) = cur.parent {
-                    steps.push((&*all[edge].kind, &pages[cur.page as usize].title));
+                    steps.push((
+                        self.data.graph.text(all[edge].kind),
+                        &pages[cur.page as usize].title,
+                    ));
                     cur = &kept[parent];
                 }
                 let mut line = pages[cur.page as usize].title.clone();
@@ -585,19 +588,20 @@ impl Index {
 
     pub(crate) fn public_edge(&self, e: &EdgeRecord) -> GraphEdge {
         let pages = self.pages();
-        let (to, target) = match &e.to {
-            Target::Page(t) => (pages[*t as usize].id(), "page"),
-            Target::External(n) => (n.to_string(), "external"),
-            Target::Missing(k) => (k.to_string(), "missing"),
+        let text = |t| self.data.graph.text(t).to_string();
+        let (to, target) = match e.to {
+            Target::Page(t) => (pages[t as usize].id(), "page"),
+            Target::External(n) => (text(n), "external"),
+            Target::Missing(k) => (text(k), "missing"),
         };
         GraphEdge {
             from: pages[e.from as usize].id(),
             to,
             target: target.to_string(),
-            kind: e.kind.to_string(),
+            kind: text(e.kind),
             confidence: e.confidence,
-            written: e.written.to_string(),
-            evidence: e.evidence.as_deref().map(str::to_string),
+            written: text(e.written),
+            evidence: e.evidence.map(text),
             chunk: e.chunk.map(|c| self.chunk_ref_id(c)),
         }
     }

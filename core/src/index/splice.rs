@@ -414,6 +414,8 @@ mod tests {
             allow_dangling: true,
         };
         let (mut gone, mut renamed) = (0, 0);
+        // Writes whose graph had its texts put together in one part, only those it uses.
+        let mut compacted = 0;
         for n in 10..200 {
             let keys: Vec<String> = index.pages().iter().map(|p| p.key.clone()).collect();
             let next = match rng.below(5) {
@@ -454,11 +456,16 @@ mod tests {
             let built = assembled(&config, &index.prior_chunks(), next.pages());
             assert_eq!(next.data, built, "write {n}");
             next.data.lexical.assert_tables();
+            let (parts, only_used) = next.data.graph.text_parts();
+            if parts < index.data.graph.text_parts().0 {
+                assert!(only_used && parts == 1, "write {n}");
+                compacted += 1;
+            }
             index = next;
         }
         assert!(
-            gone > 20 && renamed > 20,
-            "{gone} deletes, {renamed} renames"
+            gone > 20 && renamed > 20 && compacted > 5,
+            "{gone} deletes, {renamed} renames, {compacted} compactions"
         );
         assert!(index
             .data
@@ -467,7 +474,8 @@ mod tests {
             .iter()
             .any(|w| w == "runners"));
         // The writes met every kind of edge.
-        let kinds: HashSet<&str> = (index.data.graph.edges.iter()).map(|e| &*e.kind).collect();
+        let graph = &index.data.graph;
+        let kinds: HashSet<&str> = (graph.edges.iter()).map(|e| graph.text(e.kind)).collect();
         for kind in ["ref", "link", "causes", "redirect"] {
             assert!(kinds.contains(kind), "{kinds:?}");
         }
