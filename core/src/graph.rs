@@ -172,6 +172,77 @@ pub(crate) struct GraphSection {
     pub incoming: Vec<u32>,
     /// The edges' texts.
     pub texts: EdgeTexts,
+    /// What each page writes, as [`GraphSection::spliced`] checks it: made on the first write,
+    /// and spliced by each.
+    written: std::sync::OnceLock<WrittenKeys>,
+}
+
+/// Hashes of what a page's edges depend on besides the names they resolve through: the keys it
+/// writes (refs, links, relation targets, its own key) and the documents its relations'
+/// chunks name. A write checks a kept page against the names it changes by these alone, so it
+/// reads no page that writes none of them (a hash shared by chance only sends a page to the
+/// exact check). Per page, in page order.
+#[derive(Debug, Clone, Default)]
+struct WrittenKeys {
+    hashes: Vec<u64>,
+    /// Page `i`'s hashes are `hashes[ends[i - 1]..ends[i]]` (from 0 for the first).
+    ends: Vec<usize>,
+}
+
+/// The hash [`WrittenKeys`] keeps of a key or a page id.
+fn key_hash(key: &str) -> u64 {
+    use std::hash::BuildHasher;
+    BuildHash::default().hash_one(key)
+}
+
+impl WrittenKeys {
+    fn with_capacity(pages: usize, hashes: usize) -> WrittenKeys {
+        WrittenKeys {
+            hashes: Vec::with_capacity(hashes),
+            ends: Vec::with_capacity(pages),
+        }
+    }
+
+    fn of(pages: &[Arc<Page>]) -> WrittenKeys {
+        let mut keys = WrittenKeys::with_capacity(pages.len(), pages.len());
+        for p in pages {
+            keys.push_page(p);
+        }
+        keys
+    }
+
+    fn start(&self, i: usize) -> usize {
+        i.checked_sub(1).map_or(0, |j| self.ends[j])
+    }
+
+    /// Page `i`'s hashes.
+    fn page(&self, i: usize) -> &[u64] {
+        &self.hashes[self.start(i)..self.ends[i]]
+    }
+
+    /// Adds the hashes of page `p`.
+    fn push_page(&mut self, p: &Page) {
+        let written = (p.refs.iter().chain(&p.links))
+            .chain(p.relations.iter().map(|r| &r.target))
+            .chain([&p.key]);
+        self.hashes.extend(written.map(|k| key_hash(k)));
+        let docs = (p.relations.iter())
+            .filter_map(|r| r.chunk.as_deref().and_then(chunk::parse_chunk_id))
+            .map(|(doc, _)| key_hash(doc));
+        self.hashes.extend(docs);
+        self.ends.push(self.hashes.len());
+    }
+
+    /// Adds the hashes of `other`'s pages `at`.
+    fn push_pages(&mut self, other: &WrittenKeys, at: std::ops::Range<usize>) {
+        if at.is_empty() {
+            return;
+        }
+        let (from, to) = (other.start(at.start), other.ends[at.end - 1]);
+        let base = self.hashes.len();
+        self.hashes.extend_from_slice(&other.hashes[from..to]);
+        (self.ends).extend(other.ends[at].iter().map(|&e| base + (e - from)));
+    }
 }
 
 /// An edge as a blob stores it: its texts written out.
@@ -308,6 +379,7 @@ impl<'de> Deserialize<'de> for GraphSection {
                     edges,
                     incoming,
                     texts: EdgeTexts::default().with(texts),
+                    written: std::sync::OnceLock::new(),
                 })
             }
         }
@@ -403,6 +475,12 @@ impl Names {
             }
         }
         n
+    }
+
+    /// Every key a page claims in `redirect_from`, in any scope (a key claimed in several
+    /// scopes comes once for each).
+    fn claimed(&self) -> impl Iterator<Item = &str> {
+        self.redirect.keys().map(|(_, k)| k.as_str())
     }
 
     fn lookup(map: &HashMap<(Scope, String), u32>, scopes: &[Scope], key: &str) -> Option<u32> {
@@ -586,6 +664,7 @@ impl GraphSection {
             edges,
             incoming,
             texts: EdgeTexts::default().with(texts),
+            written: std::sync::OnceLock::new(),
         }
     }
 
@@ -660,9 +739,18 @@ impl GraphSection {
                 touched.entry(name).or_default().push(&p.scope);
             }
         }
-        let claimed: HashSet<&str, BuildHash> = (old_pages.iter().chain(pages))
-            .flat_map(|p| p.redirect_from.iter().map(String::as_str))
+        let old_names = old_names.get_or_init(|| Names::new(old_pages));
+        let claimed: HashSet<&str, BuildHash> =
+            (old_names.claimed().chain(names.claimed())).collect();
+        // What a kept page's written keys must hash to for its edges to be checked at all.
+        let heeded: HashSet<u64, BuildHash> = (touched.keys().map(String::as_str))
+            .chain(changed_ids.iter().map(String::as_str))
+            .chain(claimed.iter().copied())
+            .map(key_hash)
             .collect();
+        let old_keys = old.written.get_or_init(|| WrittenKeys::of(old_pages));
+        let mut keys = WrittenKeys::with_capacity(pages.len(), old_keys.hashes.len());
+        let mut kept_run = 0..0;
         // Each old page's edges, as a range of the old edges.
         let mut old_edges = vec![(0usize, 0usize); old_pages.len()];
         for (at, e) in old.edges.iter().enumerate() {
@@ -681,6 +769,12 @@ impl GraphSection {
             };
             first = end;
             if let Some(j) = *j {
+                if kept_run.end != j {
+                    keys.push_pages(old_keys, std::mem::replace(&mut kept_run, j..j));
+                }
+                kept_run.end = j + 1;
+                // Read the page only when a hash of what it writes is one to heed.
+                let heeds = |h: &u64| heeded.contains(h);
                 let may_change = || {
                     let touches = |k: &str| {
                         (touched.get(k))
@@ -688,7 +782,6 @@ impl GraphSection {
                     };
                     let resolves_elsewhere = |k: &str| {
                         let before = old_names
-                            .get_or_init(|| Names::new(old_pages))
                             .resolve(old_pages, &p.scope, k)
                             .page
                             .map(|q| kept_pages[q as usize]);
@@ -707,7 +800,7 @@ impl GraphSection {
                         })
                 };
                 let (start, end) = old_edges[j];
-                if !may_change() {
+                if !old_keys.page(j).iter().any(heeds) || !may_change() {
                     // Its old edges, unless one points at what was taken out.
                     let mark = edges.len();
                     let moved = old.edges[start..end].iter().all(|e| {
@@ -722,6 +815,9 @@ impl GraphSection {
                     }
                     edges.truncate(mark);
                 }
+            } else {
+                keys.push_pages(old_keys, std::mem::replace(&mut kept_run, 0..0));
+                keys.push_page(p);
             }
             page_edges(
                 p,
@@ -733,11 +829,13 @@ impl GraphSection {
                 &mut (&mut edges, &mut texts),
             );
         }
+        keys.push_pages(old_keys, kept_run);
         let incoming = incoming_of(&edges);
         let graph = GraphSection {
             edges,
             incoming,
             texts: old.texts.with(texts),
+            written: keys.into(),
         };
         if graph.texts.parts.len() > MAX_TEXT_PARTS {
             graph.compacted()
