@@ -659,7 +659,7 @@ impl GraphSection {
             let out = &mut (&mut edges, &mut texts);
             page_edges(p, i as u32, &names, pages, &ids, &own, out);
         }
-        let incoming = incoming_of(&edges);
+        let incoming = incoming_of(&edges, pages.len());
         GraphSection {
             edges,
             incoming,
@@ -830,7 +830,7 @@ impl GraphSection {
             );
         }
         keys.push_pages(old_keys, kept_run);
-        let incoming = incoming_of(&edges);
+        let incoming = incoming_of(&edges, pages.len());
         let graph = GraphSection {
             edges,
             incoming,
@@ -871,7 +871,7 @@ impl GraphSection {
                 return Err(bad("chunk out of range or empty type"));
             }
         }
-        if incoming_of(&self.edges) != self.incoming {
+        if incoming_of(&self.edges, pages) != self.incoming {
             return Err(Error::corrupt(
                 "graph backward adjacency does not match its edges",
             ));
@@ -897,25 +897,25 @@ pub(crate) fn missing_targets(names: &Names, pages: &[Arc<Page>], at: usize) -> 
     missing
 }
 
-/// The positions of the edges with a page target, by target, then position.
-fn incoming_of(edges: &[EdgeRecord]) -> Vec<u32> {
+/// The positions of the edges with a page target, by target, then position (targets are below
+/// `pages`).
+fn incoming_of(edges: &[EdgeRecord], pages: usize) -> Vec<u32> {
     // A counting sort by target: the edges are taken in order, so each target's stay so.
     let target = |e: &EdgeRecord| match e.to {
         Target::Page(t) => Some(t as usize),
         _ => None,
     };
-    let targets = edges.iter().filter_map(target).max().map_or(0, |t| t + 1);
-    let mut next = vec![0usize; targets + 1];
+    let mut next = vec![0u32; pages + 1];
     for t in edges.iter().filter_map(target) {
         next[t + 1] += 1;
     }
     for t in 1..next.len() {
         next[t] += next[t - 1];
     }
-    let mut incoming = vec![0u32; next[targets]];
+    let mut incoming = vec![0u32; next[pages] as usize];
     for (i, e) in (0u32..).zip(edges) {
         if let Some(t) = target(e) {
-            incoming[next[t]] = i;
+            incoming[next[t] as usize] = i;
             next[t] += 1;
         }
     }
