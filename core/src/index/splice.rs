@@ -15,8 +15,8 @@ use crate::graph::{GraphSection, GraphSplice, Names};
 use crate::index::write::{analyze_chunks, slot, Analyzed, Change, Cuts, Shared};
 use crate::index::Index;
 use crate::lane::lexical::ChunkTerms;
-use crate::lane::phrase::Positions;
-use crate::postings::{LexicalIndex, Source, Splice};
+use crate::lane::phrase::{Positions, Splicing};
+use crate::postings::{LexicalIndex, Splice};
 use crate::text::analyze::{BuildHash, Vocabulary};
 use crate::text::chunk::PriorChunks;
 use crate::text::page::Page;
@@ -100,19 +100,14 @@ impl Index {
         let gone = self.gone_words(change, &kept_chunks, &added.vocabulary);
         let (added_lexical, position) =
             LexicalIndex::build_numbered(added.terms.terms(), added.vocabulary);
-        let mut positions = match (&old.positions, old.config.positions) {
-            (Some(kept), true) => {
-                let added = Positions::build(&added_lexical, &position, &added.terms);
-                let out = Positions::with_capacity(
-                    kept.stored_bytes() + added.stored_bytes(),
-                    old.lexical.all_tfs().len() + added_lexical.all_tfs().len(),
-                );
-                Some((kept, added, out))
-            }
+        let added_positions = match (&old.positions, old.config.positions) {
+            (Some(_), true) => Some(Positions::build(&added_lexical, &position, &added.terms)),
             (None, false) => None,
             _ => return Err(Error::corrupt("positions and their setting disagree")),
         };
         drop(added.terms);
+        let mut positions = (old.positions.as_ref().zip(added_positions.as_ref()))
+            .map(|(kept, added)| Splicing::new((kept, &old.lexical), (added, &added_lexical)));
         let splice = Splice {
             kept: &old.lexical,
             kept_chunks: &kept_chunks,
@@ -123,14 +118,11 @@ impl Index {
             words,
         };
         let lexical = LexicalIndex::spliced(splice, |source| {
-            if let Some((kept, added, out)) = &mut positions {
-                match source {
-                    Source::Kept(at) => out.push_lists(kept, at),
-                    Source::Added(at) => out.push_lists(added, at),
-                }
+            if let Some(positions) = &mut positions {
+                positions.take(source);
             }
         });
-        let positions = positions.map(|(_, _, out)| out);
+        let positions = positions.map(Splicing::finish);
         let graph = GraphSection::spliced(&GraphSplice {
             old: &old.graph,
             old_pages: &old.pages,
@@ -456,6 +448,8 @@ mod tests {
             let built = assembled(&config, &index.prior_chunks(), next.pages());
             assert_eq!(next.data, built, "write {n}");
             next.data.lexical.assert_tables();
+            let positions = next.data.positions.as_ref().unwrap();
+            positions.checked(&next.data.lexical).unwrap();
             let (parts, only_used) = next.data.graph.text_parts();
             if parts < index.data.graph.text_parts().0 {
                 assert!(only_used && parts == 1, "write {n}");

@@ -11,14 +11,16 @@
 //! Stored as one section beside the lexical postings, in their order: for each posting, the
 //! term's positions in the chunk as unsigned LEB128 varints, the first as it is and each next
 //! one as its distance from the one before (at least 1). Nothing else is stored: where each
-//! posting's list starts follows from the term frequencies, and is derived on load.
+//! term's lists start follows from the term frequencies, and is derived on load; where each of
+//! a term's lists starts, the first time a search reads the term's positions.
 
-use serde::{Deserialize, Serialize};
+use std::sync::OnceLock;
 
 pub use super::lexical::FIELD_GAP;
 use super::lexical::{ChunkTerms, LexicalIndex};
 use super::Mask;
 use crate::data::error::{Error, Result};
+use crate::postings::Source;
 
 /// The reason a search gives when its query quotes a phrase and the index has no positions:
 /// the phrase's words were searched, not the phrase.
@@ -26,19 +28,23 @@ pub const NO_POSITIONS: &str = "this index has no term positions (built with `po
      phrases were searched as their words; build it again with positions to match them";
 
 /// The positions of every posting of a [`LexicalIndex`] (see the module docs).
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default)]
 pub struct Positions {
     /// Varint lists, one per posting, in posting order.
     data: Vec<u8>,
-    /// Where each posting's list starts in `data` (one more entry than postings); derived on
-    /// load by [`Positions::index`], never stored.
-    #[serde(skip)]
-    starts: Vec<u32>,
+    /// Where each term's first list starts in `data` (one more entry than terms); derived on
+    /// load, never stored.
+    terms: Vec<u32>,
+    /// Per term: where each of its lists starts in `data` (one more entry than its postings),
+    /// made the first time its positions are read. A list start for every posting (4 bytes
+    /// each, 200 MB at a million pages) was derived on every load and copied by every write;
+    /// a search reads the positions of a few terms.
+    lists: Vec<OnceLock<Box<[u32]>>>,
 }
 
 impl PartialEq for Positions {
     fn eq(&self, other: &Self) -> bool {
-        // `starts` is derived from `data`.
+        // Where lists start is derived from `data`.
         self.data == other.data
     }
 }
@@ -139,18 +145,6 @@ fn skip_list(data: &[u8], at: &mut usize, tf: u32) -> Result<()> {
     Ok(())
 }
 
-/// The postings (a range in posting order) of the terms `terms` of `index`.
-fn postings_of_terms(
-    index: &LexicalIndex,
-    terms: std::ops::Range<usize>,
-) -> std::ops::Range<usize> {
-    if terms.is_empty() {
-        let at = index.posting_range(terms.start).start;
-        return at..at;
-    }
-    index.posting_range(terms.start).start..index.posting_range(terms.end - 1).end
-}
-
 impl Positions {
     /// The positions of `index`'s postings, from the analyzed chunks it was built from (the
     /// same terms, in chunk order, each with its position), their term numbers mapped to the
@@ -179,75 +173,181 @@ impl Positions {
         each_value(index, position, chunks, |posting, v| {
             at[posting] += put_varint_at(&mut data, at[posting] as usize, v);
         });
-        // List `i` now ends where `i + 1` starts: shifted by one, the ends are the starts.
-        at.rotate_right(1);
-        at[0] = 0;
-        let positions = Positions { data, starts: at };
-        debug_assert!({
-            let mut checked = positions.clone();
-            checked.index(index).is_ok() && checked.starts == positions.starts
-        });
+        // List `i` now ends where `i + 1` starts: each term's first list starts where the
+        // list before it ends.
+        let mut terms = Vec::with_capacity(index.term_count() + 1);
+        terms.push(0);
+        terms.extend((0..index.term_count()).map(|t| {
+            let end = index.posting_range(t).end;
+            end.checked_sub(1).map_or(0, |last| at[last])
+        }));
+        drop(at);
+        let positions = Positions::of(data, terms);
+        debug_assert!(positions.checked(index).is_ok());
         positions
     }
 
-    /// Positions with no list yet, to which [`Positions::push_lists`] adds them in posting
-    /// order.
-    pub(crate) fn with_capacity(bytes: usize, postings: usize) -> Positions {
-        let mut starts = Vec::with_capacity(postings + 1);
-        starts.push(0);
-        Positions {
-            data: Vec::with_capacity(bytes),
-            starts,
-        }
+    /// The positions of `data` whose terms' first lists start at `terms`.
+    fn of(data: Vec<u8>, terms: Vec<u32>) -> Positions {
+        let lists = (1..terms.len()).map(|_| OnceLock::new()).collect();
+        Positions { data, terms, lists }
     }
 
-    /// Adds the next postings' lists: those of postings `at` of `from`, as they are (an index
-    /// [`LexicalIndex::spliced`] from others keeps each list).
-    pub(crate) fn push_lists(&mut self, from: &Positions, at: std::ops::Range<usize>) {
-        let (start, end) = (from.starts[at.start], from.starts[at.end]);
-        let base = self.data.len();
-        (self.data).extend_from_slice(&from.data[start as usize..end as usize]);
-        let moved = |s: u32| u32::try_from(base + (s - start) as usize).unwrap_or(u32::MAX);
-        (self.starts).extend(from.starts[at.start + 1..=at.end].iter().map(|&s| moved(s)));
-    }
-
-    /// Checks the lists against `index`'s term frequencies and derives where each starts (run
-    /// on every load, and after a build).
+    /// Checks the lists against `index`'s term frequencies and where its terms start.
     ///
     /// # Errors
-    /// [`Error::Corrupt`] when a list is cut short, a position repeats or overflows, or bytes
-    /// are left over.
-    pub(crate) fn index(&mut self, index: &LexicalIndex) -> Result<()> {
+    /// [`Error::Corrupt`] when a list is cut short, a position repeats or overflows, a term
+    /// starts elsewhere, or bytes are left over.
+    pub(crate) fn checked(&self, index: &LexicalIndex) -> Result<()> {
         let tfs = index.all_tfs();
-        let mut starts = Vec::with_capacity(tfs.len() + 1);
         let mut at = 0usize;
-        for &tf in tfs {
-            starts.push(offset(at)?);
-            skip_list(&self.data, &mut at, tf)?;
+        for t in 0..index.term_count() {
+            if self.terms.get(t) != Some(&offset(at)?) {
+                return Err(Error::corrupt("positions: a term starts elsewhere"));
+            }
+            for p in index.posting_range(t) {
+                skip_list(&self.data, &mut at, tfs[p])?;
+            }
         }
-        if at != self.data.len() {
+        if at != self.data.len() || self.terms.last() != Some(&offset(at)?) {
             return Err(Error::corrupt(
                 "positions: bytes left over after the last list",
             ));
         }
-        starts.push(offset(at)?);
-        self.starts = starts;
         Ok(())
     }
 
     /// The stored bytes of the lists of `index`'s terms `terms` (dictionary positions): one
     /// block of a blob ([`crate::blob`]).
-    pub(crate) fn block(&self, index: &LexicalIndex, terms: std::ops::Range<usize>) -> Vec<u8> {
-        let postings = postings_of_terms(index, terms);
-        match (
-            self.starts.get(postings.start),
-            self.starts.get(postings.end),
-        ) {
+    pub(crate) fn block(&self, terms: std::ops::Range<usize>) -> Vec<u8> {
+        match (self.terms.get(terms.start), self.terms.get(terms.end)) {
             (Some(&s), Some(&e)) => self.data[s as usize..e as usize].to_vec(),
             _ => Vec::new(),
         }
     }
 
+    /// Where each of term `t`'s lists starts in `data`, and where the last ends (`index` the
+    /// index these are the positions of); made on first use. None for a term whose lists are
+    /// not here (every list holds a position, so a term's lists take bytes).
+    fn lists_of(&self, index: &LexicalIndex, t: usize) -> &[u32] {
+        if self.terms.get(t) == self.terms.get(t + 1) {
+            return &[];
+        }
+        self.lists.get(t).map_or(&[], |lists| {
+            lists.get_or_init(|| {
+                let tfs = index.all_tfs();
+                let mut at = self.terms[t] as usize;
+                let mut starts = Vec::with_capacity(index.posting_range(t).len() + 1);
+                for p in index.posting_range(t) {
+                    starts.push(at as u32);
+                    // Checked on load: a list cut short ends where the data does.
+                    for _ in 0..tfs[p] {
+                        if take_varint(&self.data, &mut at).is_none() {
+                            at = self.data.len();
+                        }
+                    }
+                }
+                starts.push(at as u32);
+                starts.into()
+            })
+        })
+    }
+
+    /// Where posting `p` of `index` (in posting order), one of term `t`'s or the one after its
+    /// last, starts in `data`: where the term starts or ends, else from the term's lists.
+    fn start_of(&self, index: &LexicalIndex, t: usize, p: usize) -> usize {
+        let postings = index.posting_range(t);
+        if p == postings.start {
+            self.terms[t] as usize
+        } else if p == postings.end {
+            self.terms[t + 1] as usize
+        } else {
+            self.lists_of(index, t)[p - postings.start] as usize
+        }
+    }
+}
+
+/// Positions made from two others a run of postings at a time, in the order
+/// [`LexicalIndex::spliced`] gives the runs ([`Source`]). Runs of the kept index's term that
+/// follow each other are copied at once: a term whose postings are all kept is one copy, and
+/// only a term whose postings the write changes has its lists' starts read.
+pub(crate) struct Splicing<'a> {
+    kept: (&'a Positions, &'a LexicalIndex),
+    added: (&'a Positions, &'a LexicalIndex),
+    data: Vec<u8>,
+    terms: Vec<u32>,
+    /// A term of `kept` and its postings not copied yet.
+    pending: (usize, std::ops::Range<usize>),
+}
+
+impl<'a> Splicing<'a> {
+    pub(crate) fn new(
+        (kept, kept_index): (&'a Positions, &'a LexicalIndex),
+        (added, added_index): (&'a Positions, &'a LexicalIndex),
+    ) -> Splicing<'a> {
+        let mut terms = Vec::with_capacity(kept.terms.len() + added.terms.len());
+        terms.push(0);
+        Splicing {
+            kept: (kept, kept_index),
+            added: (added, added_index),
+            data: Vec::with_capacity(kept.data.len() + added.data.len()),
+            terms,
+            pending: (0, 0..0),
+        }
+    }
+
+    /// Adds the lists of the postings `source` names, or ends a term.
+    pub(crate) fn take(&mut self, source: Source) {
+        match source {
+            Source::Kept { term, at }
+                if term == self.pending.0 && at.start == self.pending.1.end =>
+            {
+                self.pending.1.end = at.end;
+            }
+            Source::Kept { term, at } => {
+                self.flush();
+                self.pending = (term, at);
+            }
+            Source::Added { term, at } => {
+                self.flush();
+                Splicing::copy(&mut self.data, self.added, term, at);
+            }
+            Source::TermEnd => {
+                self.flush();
+                let end = u32::try_from(self.data.len()).unwrap_or(u32::MAX);
+                self.terms.push(end);
+            }
+        }
+    }
+
+    fn flush(&mut self) {
+        let (term, at) = std::mem::replace(&mut self.pending, (0, 0..0));
+        Splicing::copy(&mut self.data, self.kept, term, at);
+    }
+
+    fn copy(
+        data: &mut Vec<u8>,
+        (from, index): (&Positions, &LexicalIndex),
+        term: usize,
+        at: std::ops::Range<usize>,
+    ) {
+        if !at.is_empty() {
+            let (s, e) = (
+                from.start_of(index, term, at.start),
+                from.start_of(index, term, at.end),
+            );
+            data.extend_from_slice(&from.data[s..e]);
+        }
+    }
+
+    /// The positions made.
+    pub(crate) fn finish(mut self) -> Positions {
+        self.flush();
+        Positions::of(self.data, self.terms)
+    }
+}
+
+impl Positions {
     /// The positions of `index` (made by [`LexicalIndex::from_parts`] with the same `firsts`)
     /// from the blocks at hand: block `i` holds the lists of terms `firsts[i]..firsts[i + 1]`,
     /// `None` when it is not loaded, and then its postings have no positions here (a search
@@ -262,17 +362,18 @@ impl Positions {
     ) -> Result<Positions> {
         let tfs = index.all_tfs();
         let mut data = Vec::new();
-        let mut starts = Vec::with_capacity(tfs.len() + 1);
+        let mut starts = Vec::with_capacity(index.term_count() + 1);
         for (i, block) in blocks.iter().enumerate() {
             let terms = crate::postings::block_range(firsts, i, index.term_count());
-            let postings = postings_of_terms(index, terms);
             match block {
                 Some(bytes) => {
                     let mut at = data.len();
                     data.extend_from_slice(bytes);
-                    for p in postings {
+                    for t in terms {
                         starts.push(offset(at)?);
-                        skip_list(&data, &mut at, tfs.get(p).copied().unwrap_or(0))?;
+                        for p in index.posting_range(t) {
+                            skip_list(&data, &mut at, tfs[p])?;
+                        }
                     }
                     if at != data.len() {
                         return Err(Error::corrupt("positions: bytes left over in a block"));
@@ -280,17 +381,17 @@ impl Positions {
                 }
                 None => {
                     let at = offset(data.len())?;
-                    starts.extend(std::iter::repeat_n(at, postings.len()));
+                    starts.extend(std::iter::repeat_n(at, terms.len()));
                 }
             }
         }
-        if starts.len() != tfs.len() {
+        if starts.len() != index.term_count() {
             return Err(Error::corrupt(
-                "positions: blocks do not cover the postings",
+                "positions: blocks do not cover the dictionary",
             ));
         }
         starts.push(offset(data.len())?);
-        Ok(Positions { data, starts })
+        Ok(Positions::of(data, starts))
     }
 
     /// Size of the stored section in bytes.
@@ -298,10 +399,12 @@ impl Positions {
         self.data.len()
     }
 
-    /// The positions of posting `i` (in posting order), ascending, into `out` (cleared first).
-    fn positions_into(&self, i: usize, out: &mut Vec<u32>) {
+    /// The positions of the `i`-th posting of term `t` of `index`, ascending, into `out`
+    /// (cleared first).
+    fn positions_into(&self, index: &LexicalIndex, t: usize, i: usize, out: &mut Vec<u32>) {
         out.clear();
-        let (Some(&s), Some(&e)) = (self.starts.get(i), self.starts.get(i + 1)) else {
+        let lists = self.lists_of(index, t);
+        let (Some(&s), Some(&e)) = (lists.get(i), lists.get(i + 1)) else {
             return;
         };
         let (mut at, end) = (s as usize, e as usize);
@@ -366,7 +469,7 @@ impl Positions {
         let (chunks, _) = index.postings_of(t);
         match chunks.binary_search(&c) {
             Ok(i) => {
-                self.positions_into(index.posting_range(t).start + i, out);
+                self.positions_into(index, t, i, out);
                 true
             }
             Err(_) => false,
@@ -487,11 +590,10 @@ mod tests {
         let (i, p) = built(&["a b a", "b"]);
         let mut cut = p.clone();
         cut.data.pop();
-        assert!(cut.index(&i).is_err());
+        assert!(cut.checked(&i).is_err());
         let mut padded = p.clone();
         padded.data.push(0);
-        assert!(padded.index(&i).is_err());
-        let mut ok = p.clone();
-        assert!(ok.index(&i).is_ok());
+        assert!(padded.checked(&i).is_err());
+        assert!(p.checked(&i).is_ok());
     }
 }

@@ -11,11 +11,13 @@ use super::LexicalIndex;
 use crate::text::analyze::BuildHash;
 
 /// Where a run of postings of a [`LexicalIndex::spliced`] index comes from: their places in
-/// the posting lists of the index it kept chunks of, or of the index of the chunks it added.
+/// the posting lists of the index it kept chunks of, or of the index of the chunks it added
+/// (with the term of that index they are postings of); or that a term's postings end.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Source {
-    Kept(Range<usize>),
-    Added(Range<usize>),
+    Kept { term: usize, at: Range<usize> },
+    Added { term: usize, at: Range<usize> },
+    TermEnd,
 }
 
 /// What [`LexicalIndex::spliced`] puts together.
@@ -109,6 +111,7 @@ impl LexicalIndex {
                 kept,
                 added,
                 added_chunks,
+                terms: (from_kept.unwrap_or(0), from_added.unwrap_or(0)),
                 each: &mut each,
             };
             let mut pending = from_added.map_or(0..0, |t| added.posting_range(t));
@@ -134,6 +137,7 @@ impl LexicalIndex {
             if out.chunks.len() == start {
                 continue;
             }
+            each(Source::TermEnd);
             match (from_kept, from_added) {
                 (Some(t), _) => {
                     kept_at[t] = n_terms;
@@ -257,6 +261,8 @@ struct Emit<'a, F> {
     kept: &'a LexicalIndex,
     added: &'a LexicalIndex,
     added_chunks: &'a [u32],
+    /// The terms of `kept` and of `added` the postings are of.
+    terms: (usize, usize),
     each: &'a mut F,
 }
 
@@ -269,7 +275,8 @@ impl<F: FnMut(Source)> Emit<'_, F> {
         let chunks = &self.kept.chunks[at.clone()];
         (self.out.chunks).extend(chunks.iter().map(|&c| c.wrapping_add(shift)));
         self.out.tfs.extend_from_slice(&self.kept.tfs[at.clone()]);
-        (self.each)(Source::Kept(at));
+        let term = self.terms.0;
+        (self.each)(Source::Kept { term, at });
     }
 
     /// Added postings `at`, their chunks numbered as `added_chunks` says.
@@ -280,6 +287,7 @@ impl<F: FnMut(Source)> Emit<'_, F> {
         let chunks = &self.added.chunks[at.clone()];
         (self.out.chunks).extend(chunks.iter().map(|&c| self.added_chunks[c as usize]));
         self.out.tfs.extend_from_slice(&self.added.tfs[at.clone()]);
-        (self.each)(Source::Added(at));
+        let term = self.terms.1;
+        (self.each)(Source::Added { term, at });
     }
 }

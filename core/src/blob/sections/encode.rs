@@ -311,11 +311,9 @@ fn lexical_sections(
         .chain(postings)
         .try_for_each(&mut *push)?;
     if let Some(p) = positions {
-        made_apart(term_blocks.len(), |i| {
-            section(&p.block(lexical, terms_of(i)))
-        })?
-        .into_iter()
-        .try_for_each(&mut *push)?;
+        made_apart(term_blocks.len(), |i| section(&p.block(terms_of(i))))?
+            .into_iter()
+            .try_for_each(&mut *push)?;
     }
     Ok(LexicalHead {
         n_terms: u32::try_from(n_terms).map_err(|_| encode_err("over 4 billion terms"))?,
