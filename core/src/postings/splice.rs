@@ -80,15 +80,14 @@ impl LexicalIndex {
             out.lengths[to as usize] = length;
         }
         let runs = runs(kept_chunks);
-        // Surface words not `kept`'s: while there are none and as many are kept, the list is
-        // `kept`'s and so is its look-up table.
-        let mut new_words = 0usize;
         // Per term of `kept`: its position after (`u32::MAX`: no chunk holds it any more).
         let mut kept_at = vec![u32::MAX; kept.terms.len()];
         // The terms after, as they are found: those of a run of `kept`'s terms taken in turn are
         // copied together when the run ends.
         let mut kept_run = 0..0;
         let mut n_terms = 0u32;
+        // The positions after of the terms only `added` has.
+        let mut new_terms = Vec::new();
         let (mut i, mut k) = (0usize, 0usize);
         loop {
             let order = match (kept.terms.get(i), added.terms.get(k)) {
@@ -148,6 +147,7 @@ impl LexicalIndex {
                     kept_run.end = t + 1;
                 }
                 (None, Some(t)) => {
+                    new_terms.push(n_terms);
                     out.terms
                         .extend_from(&kept.terms, std::mem::replace(&mut kept_run, 0..0));
                     out.terms.push(&added.terms[t]);
@@ -169,19 +169,26 @@ impl LexicalIndex {
             .collect();
         crate::data::sort::sort_unstable(&mut new);
         new.dedup_by(|a, b| a.0 == b.0);
-        let old = (kept.surface_words.iter().zip(&kept.surface_terms)).filter_map(|(w, &t)| {
+        // Per surface word of `kept`: its position after (`u32::MAX`: gone), and the positions
+        // of the words that are new.
+        let mut word_at = vec![u32::MAX; kept.surface_words.len()];
+        let mut new_at = Vec::new();
+        let old = (kept
+            .surface_words
+            .iter()
+            .zip(&kept.surface_terms)
+            .enumerate())
+        .filter_map(|(i, (w, &t))| {
             let at = kept_at[t as usize];
-            (at != u32::MAX && !gone.contains(w)).then_some((w, at))
+            (at != u32::MAX && !gone.contains(w)).then_some((w, at, Some(i)))
         });
-        let (mut old, mut new) = (old.peekable(), new.into_iter().peekable());
+        let new = new.into_iter().map(|(w, t)| (w, t, None));
+        let (mut old, mut new) = (old.peekable(), new.peekable());
         loop {
             let next = match (old.peek(), new.peek()) {
                 (Some(a), Some(b)) => match a.0.cmp(b.0) {
                     Ordering::Less => old.next(),
-                    Ordering::Greater => {
-                        new_words += 1;
-                        new.next()
-                    }
+                    Ordering::Greater => new.next(),
                     Ordering::Equal => {
                         // The same word has the same term in any text.
                         new.next();
@@ -189,29 +196,32 @@ impl LexicalIndex {
                     }
                 },
                 (Some(_), None) => old.next(),
-                (None, _) => {
-                    new_words += usize::from(new.peek().is_some());
-                    new.next()
-                }
+                (None, _) => new.next(),
             };
-            let Some((word, term)) = next else {
+            let Some((word, term, from)) = next else {
                 break;
             };
+            let at = u32::try_from(out.surface_words.len()).unwrap_or(u32::MAX);
+            match from {
+                Some(i) => word_at[i] = at,
+                None => new_at.push(at),
+            }
             out.surface_words.push(word);
             out.surface_terms.push(term);
         }
-        // Every term kept and as many as before: the terms are `kept`'s, and so is the table.
-        let same_terms = out.terms.len() == kept.terms.len() && !kept_at.contains(&u32::MAX);
-        out.lookup = if same_terms {
-            kept.lookup.clone()
-        } else {
-            WordTable::new(&out.terms)
+        // The look-up tables: `kept`'s while every word is kept and none added (each is where it
+        // was), moved while every word is kept, made anew otherwise.
+        let table = |old: &WordTable, at: &[u32], added: &[u32], words: &WordList| {
+            if at.contains(&u32::MAX) {
+                WordTable::new(words)
+            } else if added.is_empty() {
+                old.clone()
+            } else {
+                old.moved(at, added, words)
+            }
         };
-        out.surface = if new_words == 0 && out.surface_words.len() == kept.surface_words.len() {
-            kept.surface.clone()
-        } else {
-            WordTable::new(&out.surface_words)
-        };
+        out.lookup = table(&kept.lookup, &kept_at, &new_terms, &out.terms);
+        out.surface = table(&kept.surface, &word_at, &new_at, &out.surface_words);
         out
     }
 }

@@ -195,6 +195,29 @@ impl WordTable {
         WordTable { slots }
     }
 
+    /// The table of `words`, made from this one (of a list every word of which is in `words`,
+    /// word `i` at `at[i]`) and the positions in `words` of the words it adds, `added`: the
+    /// slots copied with their positions moved and the added words put in, no other word
+    /// hashed. Made anew when that would fill more than half of it.
+    pub(super) fn moved(&self, at: &[u32], added: &[u32], words: &WordList) -> WordTable {
+        let size = self.slots.len();
+        if words.len() * 2 > size {
+            return WordTable::new(words);
+        }
+        let mut slots = self.slots.clone();
+        for slot in slots.iter_mut().filter(|s| **s != 0) {
+            *slot = at[*slot as usize - 1] + 1;
+        }
+        for &i in added {
+            let mut s = WordTable::slot(&words[i as usize], size);
+            while slots[s] != 0 {
+                s = (s + 1) & (size - 1);
+            }
+            slots[s] = i + 1;
+        }
+        WordTable { slots }
+    }
+
     /// The position of `word` in `words` (the list the table was made of).
     pub(super) fn get(&self, words: &WordList, word: &str) -> Option<usize> {
         let size = self.slots.len();
