@@ -432,7 +432,7 @@ impl<'de> Deserialize<'de> for GraphSection {
 
 /// The name tables keys resolve through, besides the pages' own keys (found in the pages,
 /// which are in canonical order, by binary search).
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub(crate) struct Names {
     redirect: HashMap<(Scope, String), u32>,
     alias: HashMap<(Scope, String), u32>,
@@ -475,6 +475,46 @@ impl Names {
             }
         }
         n
+    }
+
+    /// The names of `pages`, made from these (the names of `old_pages`) when pages `removed` of
+    /// those were taken out and pages `added` of `pages` put in (positions ascending, as a
+    /// write makes them): the entries renumbered, no page read. Made anew from `pages` when a
+    /// page taken out or put in has names of its own, which another page may claim too.
+    pub(crate) fn after(
+        &self,
+        old_pages: &[Arc<Page>],
+        pages: &[Arc<Page>],
+        removed: &[usize],
+        added: &[usize],
+    ) -> Names {
+        let named = |p: &Page| !p.redirect_from.is_empty() || !p.aliases.is_empty();
+        if removed.iter().any(|&j| named(&old_pages[j])) || added.iter().any(|&i| named(&pages[i]))
+        {
+            return Names::new(pages);
+        }
+        // A kept page's position after: its place among the kept pages, past the pages put in
+        // before it.
+        let moved = |q: u32| {
+            let q = q as usize;
+            let mut at = q - removed.partition_point(|&r| r < q);
+            for &a in added {
+                if a > at {
+                    break;
+                }
+                at += 1;
+            }
+            u32::try_from(at).unwrap_or(u32::MAX)
+        };
+        let remap = |map: &HashMap<(Scope, String), u32>| {
+            (map.iter())
+                .map(|(name, &q)| (name.clone(), moved(q)))
+                .collect()
+        };
+        Names {
+            redirect: remap(&self.redirect),
+            alias: remap(&self.alias),
+        }
     }
 
     /// Every key a page claims in `redirect_from`, in any scope (a key claimed in several

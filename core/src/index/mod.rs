@@ -226,8 +226,21 @@ pub(crate) fn raw_lookup(raw: &crate::text::raw::RawSection) -> (HashMap<String,
     (raw_ids, raw_first)
 }
 
+/// Page `i`'s date in Unix seconds: its frontmatter's, else its file's modification time.
+pub(crate) fn page_date(data: &IndexData, i: usize) -> Option<i64> {
+    (data.pages[i].date())
+        .and_then(|d| crate::data::date::parse(d, false))
+        .or_else(|| data.page_modified.get(i).copied().flatten())
+}
+
 impl Index {
     pub(crate) fn from_data(data: IndexData) -> Index {
+        let page_dates = (0..data.pages.len()).map(|i| page_date(&data, i)).collect();
+        Index::dated(data, page_dates)
+    }
+
+    /// [`Index::from_data`] with the pages' dates at hand.
+    pub(crate) fn dated(data: IndexData, page_dates: Vec<Option<i64>>) -> Index {
         let analyzer = Analyzer::new(data.config.language());
         let scorer = Bm25Scorer::new(&data.lexical, data.config.bm25);
         let chunk_page: Vec<u32> = data.chunks.iter().map(|c| c.page).collect();
@@ -237,16 +250,6 @@ impl Index {
         }
         first_chunk[data.pages.len()] = data.chunks.len() as u32;
         let (raw_ids, raw_first) = raw_lookup(&data.raw);
-        let page_dates = data
-            .pages
-            .iter()
-            .enumerate()
-            .map(|(i, p)| {
-                p.date()
-                    .and_then(|d| crate::data::date::parse(d, false))
-                    .or_else(|| data.page_modified.get(i).copied().flatten())
-            })
-            .collect();
         Index {
             page_dates,
             data,

@@ -343,6 +343,9 @@ mod tests {
         // Names and edges that writes make resolve elsewhere: refs, aliases, redirect
         // claims, relations naming another page's chunk.
         let mut front = format!("summary: {summary}\ntags: [t{}]\n", rng.below(3));
+        if n.is_multiple_of(3) {
+            front.push_str(&format!("updated: 2024-05-{:02}\n", 1 + n % 28));
+        }
         let other = rng.below(12);
         match rng.below(5) {
             0 => front.push_str(&format!("refs: [page-{other}, alias-{}]\n", rng.below(6))),
@@ -448,6 +451,10 @@ mod tests {
             let built = assembled(&config, &index.prior_chunks(), next.pages());
             assert_eq!(next.data, built, "write {n}");
             next.data.lexical.assert_tables();
+            assert_eq!(next.names(), &Names::new(next.pages()), "write {n}");
+            let dates = Index::from_data(next.data.clone()).page_dates;
+            assert_eq!(next.page_dates, dates, "write {n}");
+            assert!(dates.iter().any(Option::is_some));
             let positions = next.data.positions.as_ref().unwrap();
             positions.checked(&next.data.lexical).unwrap();
             let (parts, only_used) = next.data.graph.text_parts();

@@ -531,7 +531,7 @@ impl Index {
             removed: if replaced { vec![at] } else { Vec::new() },
             added: vec![at],
         };
-        let names = Names::new(&pages);
+        let names = (self.names()).after(&self.data.pages, &pages, &change.removed, &change.added);
         let missing = crate::graph::missing_targets(&names, &pages, at);
         if !missing.is_empty() && !opts.allow_dangling {
             return Err(Error::DanglingLinks { page: id, missing });
@@ -586,7 +586,7 @@ impl Index {
             removed: vec![i],
             added: Vec::new(),
         };
-        let names = Names::new(&pages);
+        let names = (self.names()).after(&self.data.pages, &pages, &change.removed, &change.added);
         let next = self.rebuilt(pages, names, &change, model)?;
         let broken = dependents
             .into_iter()
@@ -660,7 +660,7 @@ impl Index {
             removed: vec![i],
             added: vec![at],
         };
-        let names = Names::new(&pages);
+        let names = (self.names()).after(&self.data.pages, &pages, &change.removed, &change.added);
         let next = self.rebuilt(pages, names, &change, model)?;
         Ok((
             next,
@@ -782,7 +782,12 @@ impl Index {
             // `wikidex sync` and any build measure it again).
             data.vectors = data.vectors.take().map(|s| s.with_floor(old.floor));
         }
-        let next = Index::from_data(data);
+        // A kept page keeps its date (and its file time: `times_after`).
+        let from = change.kept_from(self.data.pages.len(), data.pages.len())?;
+        let dates = (from.iter().enumerate())
+            .map(|(i, j)| j.map_or_else(|| super::page_date(&data, i), |j| self.page_dates[j]))
+            .collect();
+        let next = Index::dated(data, dates);
         next.names.get_or_init(|| names);
         Ok(next)
     }
