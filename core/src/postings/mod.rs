@@ -138,7 +138,7 @@ impl LexicalIndex {
             total += df[t as usize] as usize;
             index.offsets.push(u32::try_from(total).unwrap_or(u32::MAX));
         }
-        drop(df);
+        drop((df, terms));
         (index.chunks, index.tfs) = (vec![0; total], vec![0; total]);
         seen.fill(u32::MAX);
         for (chunk, numbers) in (0u32..).zip(chunk_terms) {
