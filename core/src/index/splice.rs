@@ -122,7 +122,7 @@ impl Index {
                 positions.take(source);
             }
         });
-        let positions = positions.map(Splicing::finish);
+        let positions = positions.map(Splicing::finish).transpose()?;
         let graph = GraphSection::spliced(&GraphSplice {
             old: &old.graph,
             old_pages: &old.pages,

@@ -33,7 +33,7 @@ pub struct Positions {
     /// Varint lists, one per posting, in posting order.
     data: Vec<u8>,
     /// Where each term's first list starts in `data` (one more entry than terms); derived on
-    /// load, never stored.
+    /// load (and made by a build or a write), never stored.
     terms: Vec<u32>,
     /// Per term: where each of its lists starts in `data` (one more entry than its postings),
     /// made the first time its positions are read. A list start for every posting (4 bytes
@@ -121,7 +121,7 @@ fn take_varint(data: &[u8], at: &mut usize) -> Option<u32> {
     None
 }
 
-/// Where a list starts in the section, as stored in `starts`.
+/// Where a list starts in the section, as a [`Positions`] keeps it.
 fn offset(at: usize) -> Result<u32> {
     u32::try_from(at).map_err(|_| Error::corrupt("positions: section larger than 4 GiB"))
 }
@@ -217,8 +217,8 @@ impl Positions {
         Ok(())
     }
 
-    /// The stored bytes of the lists of `index`'s terms `terms` (dictionary positions): one
-    /// block of a blob ([`crate::blob`]).
+    /// The stored bytes of the lists of the terms `terms` (dictionary positions): one block of
+    /// a blob ([`crate::blob`]).
     pub(crate) fn block(&self, terms: std::ops::Range<usize>) -> Vec<u8> {
         match (self.terms.get(terms.start), self.terms.get(terms.end)) {
             (Some(&s), Some(&e)) => self.data[s as usize..e as usize].to_vec(),
@@ -227,7 +227,7 @@ impl Positions {
     }
 
     /// Where each of term `t`'s lists starts in `data`, and where the last ends (`index` the
-    /// index these are the positions of); made on first use. None for a term whose lists are
+    /// index these are the positions of); made on first use. Empty for a term whose lists are
     /// not here (every list holds a position, so a term's lists take bytes).
     fn lists_of(&self, index: &LexicalIndex, t: usize) -> &[u32] {
         if self.terms.get(t) == self.terms.get(t + 1) {
@@ -239,7 +239,8 @@ impl Positions {
                 let mut at = self.terms[t] as usize;
                 let mut starts = Vec::with_capacity(index.posting_range(t).len() + 1);
                 for p in index.posting_range(t) {
-                    starts.push(at as u32);
+                    // `data` is at most 4 GiB (a load and a write refuse more).
+                    starts.push(u32::try_from(at).unwrap_or(u32::MAX));
                     // Checked on load: a list cut short ends where the data does.
                     for _ in 0..tfs[p] {
                         if take_varint(&self.data, &mut at).is_none() {
@@ -247,7 +248,7 @@ impl Positions {
                         }
                     }
                 }
-                starts.push(at as u32);
+                starts.push(u32::try_from(at).unwrap_or(u32::MAX));
                 starts.into()
             })
         })
@@ -314,6 +315,7 @@ impl<'a> Splicing<'a> {
             }
             Source::TermEnd => {
                 self.flush();
+                // Past 4 GiB, `finish` refuses the positions.
                 let end = u32::try_from(self.data.len()).unwrap_or(u32::MAX);
                 self.terms.push(end);
             }
@@ -341,9 +343,18 @@ impl<'a> Splicing<'a> {
     }
 
     /// The positions made.
-    pub(crate) fn finish(mut self) -> Positions {
+    ///
+    /// # Errors
+    /// [`Error::Encode`] when they take more than 4 GiB (a term's start would not fit, nor
+    /// would a blob's section).
+    pub(crate) fn finish(mut self) -> Result<Positions> {
         self.flush();
-        Positions::of(self.data, self.terms)
+        if u32::try_from(self.data.len()).is_err() {
+            return Err(Error::Encode {
+                detail: "term positions larger than 4 GiB".into(),
+            });
+        }
+        Ok(Positions::of(self.data, self.terms))
     }
 }
 

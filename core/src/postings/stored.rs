@@ -171,7 +171,8 @@ impl LexicalIndex {
         if dict.dfs.len() != dict.terms.len() {
             return Err(bad("dictionary and frequencies disagree"));
         }
-        // Taken, not copied: a ranged index makes this again whenever shards arrive.
+        // The dictionary's lists taken, not copied (the other surface words are merged into a
+        // list of their own): a ranged index makes this again whenever shards arrive.
         let (surface_words, surface_terms) =
             surface_from(&dict.terms, &dict.own, &dict.other_words, dict.other_terms)
                 .map_err(bad)?;
