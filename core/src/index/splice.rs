@@ -35,8 +35,20 @@ impl Index {
         change: &Change,
         languages: LanguageMix,
     ) -> Result<IndexData> {
+        let from = change.kept_from(self.data.pages.len(), pages.len())?;
+        self.spliced_from(pages, names, change, &from, languages)
+    }
+
+    /// [`Index::spliced`] with the change's [`Change::kept_from`] at hand.
+    pub(crate) fn spliced_from(
+        &self,
+        pages: Vec<Arc<Page>>,
+        names: &Names,
+        change: &Change,
+        from: &[Option<usize>],
+        languages: LanguageMix,
+    ) -> Result<IndexData> {
         let old = &self.data;
-        let from = change.kept_from(old.pages.len(), pages.len())?;
         // The pages put in, cut and analyzed.
         let mut prior = PriorChunks::new();
         for &a in &change.added {
@@ -65,7 +77,7 @@ impl Index {
             .into_iter()
             .zip(std::mem::take(&mut added.numbers))
             .peekable();
-        for (i, from) in (0u32..).zip(&from) {
+        for (i, from) in (0u32..).zip(from) {
             let first = chunks.len();
             match *from {
                 Some(j) => {
@@ -129,7 +141,7 @@ impl Index {
             old_names: &self.names,
             pages: &pages,
             names,
-            from: &from,
+            from,
             kept_chunks: &kept_chunks,
             chunks: &chunks,
             numbers: &numbers,

@@ -714,16 +714,20 @@ impl Index {
     /// index has none): a page keeps its file's time while its text is the one read from the file,
     /// so a kept page keeps its own, and a page put in the one of the page it replaces at its
     /// path when their texts are equal.
-    fn times_after(&self, pages: &[Arc<Page>], change: &Change) -> Result<Vec<Option<i64>>> {
+    fn times_after(
+        &self,
+        pages: &[Arc<Page>],
+        change: &Change,
+        from: &[Option<usize>],
+    ) -> Vec<Option<i64>> {
         let before = &self.data.page_modified;
         if before.is_empty() {
-            return Ok(Vec::new());
+            return Vec::new();
         }
         let replaced: HashMap<&str, usize> = (change.removed.iter())
             .map(|&j| (self.data.pages[j].path.as_str(), j))
             .collect();
-        let from = change.kept_from(self.data.pages.len(), pages.len())?;
-        Ok((pages.iter().zip(from))
+        (pages.iter().zip(from.iter().copied()))
             .map(|(p, from)| {
                 let j = from.or_else(|| {
                     let j = *replaced.get(p.path.as_str())?;
@@ -731,7 +735,7 @@ impl Index {
                 })?;
                 before[j]
             })
-            .collect())
+            .collect()
     }
 
     /// The language mix of `pages`, this index's pages after `change`: this index's mix with
@@ -759,8 +763,10 @@ impl Index {
         model: Option<&dyn Embedder>,
     ) -> Result<Index> {
         let languages = self.languages_after(&pages, change);
-        let mut data = self.spliced(pages, &names, change, languages)?;
-        let times = self.times_after(&data.pages, change)?;
+        // Which page before each page after is, for the splice, the file times and the dates.
+        let from = change.kept_from(self.data.pages.len(), pages.len())?;
+        let mut data = self.spliced_from(pages, &names, change, &from, languages)?;
+        let times = self.times_after(&data.pages, change, &from);
         data.set_page_modified(times);
         if let Some(old) = &self.data.vectors {
             let known = vectors::Known::of(&self.data);
@@ -783,7 +789,6 @@ impl Index {
             data.vectors = data.vectors.take().map(|s| s.with_floor(old.floor));
         }
         // A kept page keeps its date (and its file time: `times_after`).
-        let from = change.kept_from(self.data.pages.len(), data.pages.len())?;
         let dates = (from.iter().enumerate())
             .map(|(i, j)| j.map_or_else(|| super::page_date(&data, i), |j| self.page_dates[j]))
             .collect();
