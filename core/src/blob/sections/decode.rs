@@ -8,7 +8,7 @@ use serde::Deserialize;
 
 use super::head::{is_stub_of, Head};
 use super::{tag, Part, TAG_LEN};
-use crate::blob::inflate::Inflater;
+use crate::blob::inflate::inflate;
 use crate::blob::{IndexData, HEADER_LEN};
 use crate::data::error::{Error, Result};
 use crate::graph::GraphSection;
@@ -53,23 +53,20 @@ pub(crate) fn decode_head(bytes: &[u8]) -> Result<Head> {
     if key[..] != bytes[24..56] {
         return Err(Error::corrupt("head checksum mismatch"));
     }
-    let mut head: Head = inflate_decode(&mut Inflater::new(), head, || "the head".into())?;
+    let mut head: Head = inflate_decode(head, || "the head".into())?;
     head.key = key;
     head.validate()?;
     Ok(head)
 }
 
-/// Inflates a section (or the head) with `inflater` and decodes it; `what` names it in an
-/// error.
+/// Inflates a section (or the head) and decodes it; `what` names it in an error.
 fn inflate_decode<T: serde::de::DeserializeOwned>(
-    inflater: &mut Inflater,
     bytes: &[u8],
     what: impl Fn() -> String,
 ) -> Result<T> {
-    let raw = inflater
-        .inflate(bytes)
-        .map_err(|e| Error::corrupt(format!("cannot inflate {}: {e}", what())))?;
-    from_postcard(raw, what)
+    let raw =
+        inflate(bytes).map_err(|e| Error::corrupt(format!("cannot inflate {}: {e}", what())))?;
+    from_postcard(&raw, what)
 }
 
 /// Decodes the postcard bytes `raw` of a section (or the head) named `what`.
@@ -126,7 +123,7 @@ pub(crate) fn decode_section(
         return Err(Error::corrupt(format!("no section {i}")));
     };
     let bytes = checked_body(head, i, bytes)?;
-    decode_part(head, stubs, part, i, bytes, &mut Inflater::new())
+    decode_part(head, stubs, part, i, bytes)
 }
 
 /// Decodes section `i`, a `part`, from its deflated bytes.
@@ -136,33 +133,30 @@ fn decode_part(
     part: Part,
     i: usize,
     bytes: &[u8],
-    inflater: &mut Inflater,
 ) -> Result<Loaded> {
     let what = || format!("section {i}");
     Ok(match part {
         Part::Dictionary(j) => {
-            let shard: Dictionary = inflate_decode(inflater, bytes, what)?;
+            let shard: Dictionary = inflate_decode(bytes, what)?;
             check_shard(head, j, &shard)?;
             Loaded::Dictionary(shard)
         }
-        Part::Postings(_) => Loaded::Postings(inflate_decode(inflater, bytes, what)?),
+        Part::Postings(_) => Loaded::Postings(inflate_decode(bytes, what)?),
         Part::Positions(_) => {
-            let raw = inflater
-                .inflate(bytes)
+            let raw = inflate(bytes)
                 .map_err(|e| Error::corrupt(format!("cannot inflate section {i}: {e}")))?;
             // A block is stored as a `Vec<u8>`, which postcard writes as it writes bytes.
-            Loaded::Positions(from_postcard::<&[u8]>(raw, what)?.to_vec())
+            Loaded::Positions(from_postcard::<&[u8]>(&raw, what)?.to_vec())
         }
         Part::Pages(b) => {
-            let (pages, spans): (Vec<Page>, Vec<(u32, u32)>) =
-                inflate_decode(inflater, bytes, what)?;
+            let (pages, spans): (Vec<Page>, Vec<(u32, u32)>) = inflate_decode(bytes, what)?;
             check_page_block(head, stubs, b, &pages, &spans)?;
             Loaded::Pages(pages.into_iter().map(Arc::new).collect(), spans)
         }
-        Part::Graph => Loaded::Graph(inflate_decode(inflater, bytes, what)?),
-        Part::Raw => Loaded::Raw(inflate_decode(inflater, bytes, what)?),
+        Part::Graph => Loaded::Graph(inflate_decode(bytes, what)?),
+        Part::Raw => Loaded::Raw(inflate_decode(bytes, what)?),
         Part::Vectors => {
-            let values = inflate_decode(inflater, bytes, what)?;
+            let values = inflate_decode(bytes, what)?;
             // The head lists this part only with its description of the vectors.
             if let Some(meta) = &head.vectors {
                 meta.validate_values(&values, head.chunks.len())?;
@@ -295,7 +289,7 @@ const BYTES_PER_THREAD: usize = 1;
 /// Decodes a whole blob (`bytes` from its first byte to its last) into the index's data, before
 /// the checks and derivations every load makes ([`crate::blob::decode`] goes on with them).
 /// Each section is checked as [`decode_section`] checks it. The sections are shared out over
-/// the cores in runs of about equal bytes, each run inflated with one [`Inflater`] and its page
+/// the cores in runs of about equal bytes, each run decoded on one thread and its page
 /// blocks gathered into one list (the runs' lists then joined into the largest, so few pages
 /// are moved twice). An error is the one of the first bad section in the blob's order,
 /// whatever the threads. The dictionary shards are joined without copying their
@@ -332,7 +326,6 @@ pub(crate) fn decode(bytes: &[u8], threads: usize, keep: Keep) -> Result<IndexDa
     let sizes: Vec<usize> = bodies.iter().map(|b| b.len()).collect();
     let jobs = runs_of(&sizes, threads.max(1));
     let decoded = crate::data::parallel::map(&jobs, jobs.len(), |job| {
-        let inflater = &mut Inflater::new();
         let mut out = Vec::new();
         // The run's page blocks go into lists of the size the head gives them.
         let ranges = job.clone().filter_map(|i| match parts[i] {
@@ -345,10 +338,7 @@ pub(crate) fn decode(bytes: &[u8], threads: usize, keep: Keep) -> Result<IndexDa
         let (mut pages, mut spans) = (Vec::with_capacity(n_pages), Vec::with_capacity(n_chunks));
         for i in job.clone() {
             let body = checked_body(&head, i, bodies[i])?;
-            match (
-                decode_part(&head, &head.pages, parts[i], i, body, inflater)?,
-                keep,
-            ) {
+            match (decode_part(&head, &head.pages, parts[i], i, body)?, keep) {
                 (Loaded::Pages(mut p, mut s), Keep::Index) => {
                     pages.append(&mut p);
                     spans.append(&mut s);
