@@ -180,25 +180,17 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<IndexData> {
 /// As [`decode`].
 #[cfg_attr(not(feature = "fs"), allow(dead_code))] // Saving is a file's.
 pub(crate) fn check(bytes: &[u8]) -> Result<()> {
-    checked(sections::decode(bytes, 1, sections::Keep::Checks)?).map(drop)
+    validate(&sections::decode(bytes, 1, sections::Keep::Checks)?)
 }
 
 /// The checks and derivations every load makes, whole or in parts ([`crate::RangedIndex`]):
-/// the chunk lengths and the chunk hashes the blob leaves out, and the consistency of every
-/// part.
-pub(crate) fn finish(data: IndexData) -> Result<IndexData> {
-    let mut data = checked(data)?;
+/// the consistency of every part, then the chunk hashes the blob leaves out and the lexical
+/// index's look-up maps.
+pub(crate) fn finish(mut data: IndexData) -> Result<IndexData> {
+    validate(&data)?;
     let pages = &data.pages;
     crate::text::chunk::derive_hashes(&mut data.chunks, |p| pages[p].text.as_str());
     data.lexical.index_terms();
-    Ok(data)
-}
-
-/// `data` with the chunk lengths the blob leaves out, once [`validate`] accepts it: what every
-/// load and a save's check make of the sections they decode.
-fn checked(mut data: IndexData) -> Result<IndexData> {
-    data.lexical.derive_lengths(data.chunks.len());
-    validate(&data)?;
     Ok(data)
 }
 

@@ -22,9 +22,14 @@ pub(crate) fn usable(threads: usize, items: usize) -> usize {
     }
 }
 
-/// `f` of each of `items`, in their order, the items shared out in contiguous runs over
-/// `threads` threads, no more than there are items (on the calling thread when that makes
-/// one, and always on wasm). A panic in a thread goes on on the caller's.
+/// How many runs of items [`map`] makes for each of its threads: a thread that finishes its
+/// run early takes the next, so items of unequal cost (a blob's page blocks against its
+/// postings) keep every thread busy to the end.
+pub(crate) const RUNS_PER_THREAD: usize = 8;
+
+/// `f` of each of `items`, in their order, the items cut into contiguous runs that `threads`
+/// threads take one after another, no more threads than there are items (on the calling thread
+/// when that makes one, and always on wasm). A panic in a thread goes on on the caller's.
 pub(crate) fn map<T: Sync, R: Send>(
     items: &[T],
     threads: usize,
@@ -34,21 +39,38 @@ pub(crate) fn map<T: Sync, R: Send>(
     if threads == 1 {
         return items.iter().map(f).collect();
     }
-    let f = &f;
-    std::thread::scope(|s| {
-        let shares: Vec<_> = items
-            .chunks(items.len().div_ceil(threads))
-            .map(|share| s.spawn(move || share.iter().map(f).collect::<Vec<R>>()))
+    let runs: Vec<&[T]> = items
+        .chunks(items.len().div_ceil(threads * RUNS_PER_THREAD))
+        .collect();
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let (f, runs, next) = (&f, &runs, &next);
+    let mut done: Vec<Option<Vec<R>>> = std::thread::scope(|s| {
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                s.spawn(move || {
+                    let mut made = Vec::new();
+                    loop {
+                        let r = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(run) = runs.get(r) else { break made };
+                        made.push((r, run.iter().map(f).collect::<Vec<R>>()));
+                    }
+                })
+            })
             .collect();
-        let mut out = Vec::with_capacity(items.len());
-        for share in shares {
-            match share.join() {
-                Ok(done) => out.extend(done),
+        let mut done: Vec<Option<Vec<R>>> = (0..runs.len()).map(|_| None).collect();
+        for worker in workers {
+            match worker.join() {
+                Ok(made) => made.into_iter().for_each(|(r, out)| done[r] = Some(out)),
                 Err(panic) => std::panic::resume_unwind(panic),
             }
         }
-        out
-    })
+        done
+    });
+    let mut out = Vec::with_capacity(items.len());
+    for run in &mut done {
+        out.append(run.as_mut().expect("every run is taken by a thread"));
+    }
+    out
 }
 
 #[cfg(test)]

@@ -362,7 +362,8 @@ impl Positions {
     /// The positions of `index` (made by [`LexicalIndex::from_parts`] with the same `firsts`)
     /// from the blocks at hand: block `i` holds the lists of terms `firsts[i]..firsts[i + 1]`,
     /// `None` when it is not loaded, and then its postings have no positions here (a search
-    /// must load the blocks of every phrase term it matches).
+    /// must load the blocks of every phrase term it matches). The blocks' lists are walked
+    /// (and checked) on every core.
     ///
     /// # Errors
     /// [`Error::Corrupt`] when a block's lists disagree with the term frequencies.
@@ -371,32 +372,43 @@ impl Positions {
         firsts: &[u32],
         blocks: &[Option<&[u8]>],
     ) -> Result<Positions> {
+        let n = index.term_count();
         let tfs = index.all_tfs();
-        let mut data = Vec::new();
-        let mut starts = Vec::with_capacity(index.term_count() + 1);
-        for (i, block) in blocks.iter().enumerate() {
-            let terms = crate::postings::block_range(firsts, i, index.term_count());
-            match block {
-                Some(bytes) => {
-                    let mut at = data.len();
-                    data.extend_from_slice(bytes);
-                    for t in terms {
-                        starts.push(offset(at)?);
-                        for p in index.posting_range(t) {
-                            skip_list(&data, &mut at, tfs[p])?;
-                        }
-                    }
-                    if at != data.len() {
-                        return Err(Error::corrupt("positions: bytes left over in a block"));
-                    }
-                }
-                None => {
-                    let at = offset(data.len())?;
-                    starts.extend(std::iter::repeat_n(at, terms.len()));
+        // Where each term's lists start in its block.
+        let of_block = |i: &usize| -> Result<Vec<u32>> {
+            let terms = crate::postings::block_range(firsts, *i, n);
+            let Some(bytes) = blocks[*i] else {
+                return Ok(vec![0; terms.len()]);
+            };
+            let mut at = 0;
+            let mut starts = Vec::with_capacity(terms.len());
+            for t in terms {
+                starts.push(offset(at)?);
+                for p in index.posting_range(t) {
+                    skip_list(bytes, &mut at, tfs[p])?;
                 }
             }
+            if at != bytes.len() {
+                return Err(Error::corrupt("positions: bytes left over in a block"));
+            }
+            Ok(starts)
+        };
+        let which: Vec<usize> = (0..blocks.len()).collect();
+        // A thread for every 64k postings at least; the tests walk every index on all cores.
+        let fewest = if cfg!(test) { 1 } else { 1 << 16 };
+        let threads = crate::data::parallel::threads_for(tfs.len(), fewest);
+        let walked = crate::data::parallel::map(&which, threads, of_block);
+        let total: usize = blocks.iter().flatten().map(|b| b.len()).sum();
+        let mut data = Vec::with_capacity(total);
+        let mut starts = Vec::with_capacity(n + 1);
+        for (block, walked) in blocks.iter().zip(walked) {
+            let at = data.len();
+            for s in walked? {
+                starts.push(offset(at + s as usize)?);
+            }
+            data.extend_from_slice(block.unwrap_or_default());
         }
-        if starts.len() != index.term_count() {
+        if starts.len() != n {
             return Err(Error::corrupt(
                 "positions: blocks do not cover the dictionary",
             ));

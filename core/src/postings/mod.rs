@@ -189,9 +189,9 @@ impl LexicalIndex {
         self.surface = WordTable::new(&self.surface_words);
     }
 
-    /// Restores the chunk lengths a whole blob's postings imply (see [`stored`]): each chunk's number
-    /// of terms is the sum of its term frequencies. A chunk id at or past `n_chunks` is left
-    /// for [`LexicalIndex::validate`] to reject.
+    /// The chunk lengths the postings imply: each chunk's number of terms is the sum of its
+    /// term frequencies ([`LexicalIndex::set_blocks`] holds the stored lengths to them). A
+    /// chunk id at or past `n_chunks` is left for the postings' checks to reject.
     pub(crate) fn derive_lengths(&mut self, n_chunks: usize) {
         let mut lengths = vec![0u32; n_chunks];
         for (&c, &tf) in self.chunks.iter().zip(&self.tfs) {
@@ -202,10 +202,21 @@ impl LexicalIndex {
         self.lengths = lengths;
     }
 
-    /// Checks internal consistency against the number of chunks (run on every load).
+    /// Checks a loaded index against the number of chunks (run on every load, whole or once
+    /// every part is in): every posting list is here, with a length for each chunk, and the
+    /// dictionary is sorted. The lists themselves were checked as their blocks were set
+    /// ([`LexicalIndex::set_blocks`]: inside the chunk table, ascending, no zero frequency,
+    /// and the stored chunk lengths the ones they give), so they are not walked again.
     pub(crate) fn validate(&self, n_chunks: usize) -> Result<()> {
-        self.validate_dictionary()?;
-        self.validate_postings(self.terms.len(), n_chunks)
+        if self.partial_dfs.is_some() {
+            return Err(Error::corrupt("lexical index: posting lists are missing"));
+        }
+        if self.lengths.len() != n_chunks {
+            return Err(Error::corrupt(
+                "lexical index: chunk lengths do not match the chunk count",
+            ));
+        }
+        self.validate_dictionary()
     }
 
     /// The dictionary's part of [`LexicalIndex::validate`]: terms and surface words sorted,

@@ -11,16 +11,16 @@ use serde::{Deserialize, Serialize};
 
 use super::{Dictionary, LexicalIndex, WordList};
 use crate::data::error::{Error, Result};
-/// Where each term's list starts (one more entry than `dfs`) and the chunk ids, from each
-/// term's document frequency and its chunk ids stored as gaps (see [the module](self)).
-pub(crate) fn postings_from(
+/// Appends the postings of terms with document frequencies `dfs`, their chunk ids stored as
+/// gaps (see [the module](self)), to `chunks`, and where each term's list ends to `offsets`
+/// (which holds where the first one starts).
+pub(crate) fn push_postings(
     dfs: &[u32],
     gaps: &[u32],
-) -> Result<(Vec<u32>, Vec<u32>), &'static str> {
-    let mut offsets = Vec::with_capacity(dfs.len() + 1);
-    let mut chunks = Vec::with_capacity(gaps.len());
+    offsets: &mut Vec<u32>,
+    chunks: &mut Vec<u32>,
+) -> Result<(), &'static str> {
     let mut at: usize = 0;
-    offsets.push(0);
     for &df in dfs {
         let end = at
             .checked_add(df as usize)
@@ -32,12 +32,12 @@ pub(crate) fn postings_from(
             chunks.push(last);
         }
         at = end;
-        offsets.push(u32::try_from(at).map_err(|_| "too many postings")?);
+        offsets.push(u32::try_from(chunks.len()).map_err(|_| "too many postings")?);
     }
     if at != gaps.len() {
         return Err("postings lengths disagree");
     }
-    Ok((offsets, chunks))
+    Ok(())
 }
 
 /// The surface words (sorted) and their terms, from the terms that are their own word
@@ -214,7 +214,11 @@ impl LexicalIndex {
         let dfs_all: Vec<u32> = (0..n).map(|t| self.df(t) as u32).collect();
         let lengths = &self.lengths;
         let mut dfs = Vec::with_capacity(n);
-        let (mut gaps, mut tfs) = (Vec::new(), Vec::new());
+        // The blocks' chunk ids made from their gaps a block at a time (no list of every gap).
+        let total: usize = blocks.iter().flatten().map(|b| b.gaps.len()).sum();
+        let (mut chunks, mut tfs) = (Vec::with_capacity(total), Vec::with_capacity(total));
+        let mut offsets = Vec::with_capacity(n + 1);
+        offsets.push(0);
         for (i, block) in blocks.iter().enumerate() {
             let Some(range) = dfs_all.get(block_range(firsts, i, n)) else {
                 return Err(bad("a block lies outside the dictionary"));
@@ -226,16 +230,19 @@ impl LexicalIndex {
                         return Err(bad("a block's lists disagree with the frequencies"));
                     }
                     dfs.extend_from_slice(range);
-                    gaps.extend_from_slice(&b.gaps);
+                    push_postings(range, &b.gaps, &mut offsets, &mut chunks).map_err(bad)?;
                     tfs.extend_from_slice(&b.tfs);
                 }
-                None => dfs.extend(std::iter::repeat_n(0, range.len())),
+                None => {
+                    dfs.extend(std::iter::repeat_n(0, range.len()));
+                    let at = offsets.last().copied().unwrap_or(0);
+                    offsets.extend(std::iter::repeat_n(at, range.len()));
+                }
             }
         }
         if dfs.len() != n {
             return Err(bad("blocks do not cover the dictionary"));
         }
-        let (offsets, chunks) = postings_from(&dfs, &gaps).map_err(bad)?;
         // Every posting of the index: its lengths can be checked, and its frequencies are the
         // lists' (a ranged index's dictionary may be some shards, each with all its blocks).
         let complete = whole_dictionary && blocks.iter().all(Option::is_some);
@@ -304,8 +311,31 @@ mod tests {
     }
 
     #[test]
+    fn a_loaded_index_is_valid_once_every_block_is_set_for_its_chunks() {
+        let whole = crate::postings::test_index(&["alpha beta", "beta gamma", "delta alpha"]);
+        let firsts = [0, 2];
+        let n = whole.terms.len();
+        let blocks: Vec<PostingBlock> = [0..2, 2..n].map(|r| whole.posting_block(r)).to_vec();
+        let mut loaded = LexicalIndex::from_dictionary(whole.dictionary()).unwrap();
+        // No postings yet, then one block of two: lists are missing.
+        assert!(loaded.validate(3).is_err());
+        loaded.set_blocks(&firsts, &[Some(&blocks[0]), None], true).unwrap();
+        assert!(loaded.validate(3).is_err());
+        loaded
+            .set_blocks(&firsts, &[Some(&blocks[0]), Some(&blocks[1])], true)
+            .unwrap();
+        loaded.validate(3).unwrap();
+        assert_eq!(loaded, whole);
+        // Lengths for another number of chunks.
+        assert!(loaded.validate(4).is_err());
+    }
+
+    #[test]
     fn stored_frequencies_that_overrun_the_postings_are_an_error() {
-        let decode = |dfs: Vec<u32>, gaps: Vec<u32>| postings_from(&dfs, &gaps);
+        let decode = |dfs: Vec<u32>, gaps: Vec<u32>| {
+            let (mut offsets, mut chunks) = (vec![0], Vec::new());
+            push_postings(&dfs, &gaps, &mut offsets, &mut chunks).map(|()| (offsets, chunks))
+        };
         assert!(decode(vec![1, 1], vec![0, 2]).is_ok());
         // More postings claimed than stored, fewer, more than `u32` chunk ids reach.
         assert!(decode(vec![1, 2], vec![0, 2]).is_err());

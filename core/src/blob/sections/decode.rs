@@ -288,10 +288,10 @@ const BYTES_PER_THREAD: usize = 1;
 
 /// Decodes a whole blob (`bytes` from its first byte to its last) into the index's data, before
 /// the checks and derivations every load makes ([`crate::blob::decode`] goes on with them).
-/// Each section is checked as [`decode_section`] checks it. The sections are shared out over
-/// the cores in runs of about equal bytes, each run decoded on one thread and its page
-/// blocks gathered into one list (the runs' lists then joined into the largest, so few pages
-/// are moved twice). An error is the one of the first bad section in the blob's order,
+/// Each section is checked as [`decode_section`] checks it. The sections are cut into runs of
+/// about equal bytes, a few for each core (page blocks cost more a byte than postings: a
+/// thread done early takes another run), each run decoded on one thread and its page blocks
+/// gathered into one list (the runs' lists then joined into the largest). An error is the one of the first bad section in the blob's order,
 /// whatever the threads. The dictionary shards are joined without copying their
 /// words, and the lexical index's look-up maps are left to [`crate::blob::finish`] (made once).
 ///
@@ -322,10 +322,15 @@ pub(crate) fn decode(bytes: &[u8], threads: usize, keep: Keep) -> Result<IndexDa
             bytes.len() - at
         )));
     }
-    let threads = threads.min((at - start) / BYTES_PER_THREAD);
+    let threads = threads.min((at - start) / BYTES_PER_THREAD).max(1);
     let sizes: Vec<usize> = bodies.iter().map(|b| b.len()).collect();
-    let jobs = runs_of(&sizes, threads.max(1));
-    let decoded = crate::data::parallel::map(&jobs, jobs.len(), |job| {
+    let runs = if threads == 1 {
+        1
+    } else {
+        threads * crate::data::parallel::RUNS_PER_THREAD
+    };
+    let jobs = runs_of(&sizes, runs);
+    let decoded = crate::data::parallel::map(&jobs, threads, |job| {
         let mut out = Vec::new();
         // The run's page blocks go into lists of the size the head gives them.
         let ranges = job.clone().filter_map(|i| match parts[i] {
