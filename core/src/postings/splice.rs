@@ -211,11 +211,9 @@ impl LexicalIndex {
             out.surface_terms.push(term);
         }
         // The look-up tables: `kept`'s while every word is kept and none added (each is where it
-        // was), moved while every word is kept, made anew otherwise.
+        // was), moved otherwise.
         let table = |old: &WordTable, at: &[u32], added: &[u32], words: &WordList| {
-            if at.contains(&u32::MAX) {
-                WordTable::new(words)
-            } else if added.is_empty() {
+            if added.is_empty() && !at.contains(&u32::MAX) {
                 old.clone()
             } else {
                 old.moved(at, added, words)

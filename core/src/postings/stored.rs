@@ -319,7 +319,9 @@ mod tests {
         let mut loaded = LexicalIndex::from_dictionary(whole.dictionary()).unwrap();
         // No postings yet, then one block of two: lists are missing.
         assert!(loaded.validate(3).is_err());
-        loaded.set_blocks(&firsts, &[Some(&blocks[0]), None], true).unwrap();
+        loaded
+            .set_blocks(&firsts, &[Some(&blocks[0]), None], true)
+            .unwrap();
         assert!(loaded.validate(3).is_err());
         loaded
             .set_blocks(&firsts, &[Some(&blocks[0]), Some(&blocks[1])], true)

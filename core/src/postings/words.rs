@@ -183,39 +183,82 @@ impl WordTable {
         if words.is_empty() {
             return WordTable::default();
         }
-        let size = (words.len() * 2).next_power_of_two();
-        let mut slots = vec![0u32; size];
-        for (i, w) in (1u32..).zip(words.iter()) {
-            let mut s = WordTable::slot(w, size);
-            while slots[s] != 0 {
-                s = (s + 1) & (size - 1);
-            }
-            slots[s] = i;
+        let mut table = WordTable {
+            slots: vec![0u32; (words.len() * 2).next_power_of_two()],
+        };
+        for (i, w) in (0u32..).zip(words.iter()) {
+            table.put(w, i);
         }
-        WordTable { slots }
+        table
     }
 
-    /// The table of `words`, made from this one (of a list every word of which is in `words`,
-    /// word `i` at `at[i]`) and the positions in `words` of the words it adds, `added`: the
-    /// slots copied with their positions moved and the added words put in, no other word
-    /// hashed. Made anew when that would fill more than half of it.
+    /// The table of `words`, made from this one (of a list whose word `i` is at `at[i]` in
+    /// `words`, or gone: `u32::MAX`) and the positions in `words` of the words it adds,
+    /// `added`: the slots copied with their positions moved, each gone word's run of filled
+    /// slots cleared and its other words put in again, and the added words put in; no other
+    /// word is hashed. Made anew when that would fill more than half of it.
     pub(super) fn moved(&self, at: &[u32], added: &[u32], words: &WordList) -> WordTable {
+        /// A slot whose word is gone, until its run is put in again.
+        const GONE: u32 = u32::MAX;
         let size = self.slots.len();
         if words.len() * 2 > size {
             return WordTable::new(words);
         }
-        let mut slots = self.slots.clone();
-        for slot in slots.iter_mut().filter(|s| **s != 0) {
-            *slot = at[*slot as usize - 1] + 1;
+        let mut table = self.clone();
+        let mut gone = Vec::new();
+        for (s, slot) in table.slots.iter_mut().enumerate().filter(|(_, v)| **v != 0) {
+            *slot = match at[*slot as usize - 1] {
+                GONE => {
+                    gone.push(s);
+                    GONE
+                }
+                to => to + 1,
+            };
+        }
+        let before = |s: usize| (s + size - 1) & (size - 1);
+        for s in gone {
+            if table.slots[s] != GONE {
+                continue; // its run was put in again with another gone word's
+            }
+            // Every word of a run is found from a slot of the run (a search stops at an empty
+            // slot), so the run's other words, put in again, land in it and nowhere else.
+            let mut first = s;
+            while table.slots[before(first)] != 0 {
+                first = before(first);
+            }
+            let mut kept = Vec::new();
+            let mut j = first;
+            while table.slots[j] != 0 {
+                if table.slots[j] != GONE {
+                    kept.push(table.slots[j] - 1);
+                }
+                table.slots[j] = 0;
+                j = (j + 1) & (size - 1);
+            }
+            for i in kept {
+                table.put(&words[i as usize], i);
+            }
         }
         for &i in added {
-            let mut s = WordTable::slot(&words[i as usize], size);
-            while slots[s] != 0 {
-                s = (s + 1) & (size - 1);
-            }
-            slots[s] = i + 1;
+            table.put(&words[i as usize], i);
         }
-        WordTable { slots }
+        table
+    }
+
+    /// Puts `word`, at position `i` of its list, in the first empty slot from its own.
+    fn put(&mut self, word: &str, i: u32) {
+        let size = self.slots.len();
+        let mut s = WordTable::slot(word, size);
+        while self.slots[s] != 0 {
+            s = (s + 1) & (size - 1);
+        }
+        self.slots[s] = i + 1;
+    }
+
+    /// How many words the table holds.
+    #[cfg(test)]
+    pub(super) fn len(&self) -> usize {
+        self.slots.iter().filter(|&&v| v != 0).count()
     }
 
     /// The position of `word` in `words` (the list the table was made of).
@@ -250,6 +293,53 @@ mod tests {
     use super::*;
 
     proptest::proptest! {
+        /// A table moved to a list that drops some words and adds others finds each word
+        /// where it now is, and holds nothing else.
+        #[test]
+        fn a_moved_word_table_finds_each_word_where_it_now_is(
+            words in proptest::collection::btree_set("[abcé]{1,4}", 0..300),
+            dropped in proptest::collection::vec(proptest::bool::weighted(0.2), 300),
+            added in proptest::collection::btree_set("[abcdé]{1,4}", 0..40),
+        ) {
+            let old: WordList = words.iter().map(String::as_str).collect();
+            // Made for a list of twice as many words, as a table of a dictionary that shrank.
+            let mut table = WordTable::new(&old);
+            if words.len() < 150 {
+                let mut room: Vec<String> = words.iter().cloned().collect();
+                room.extend((0..words.len()).map(|i| format!("zz{i}")));
+                room.sort();
+                let roomy: WordList = room.iter().map(String::as_str).collect();
+                let at: Vec<u32> = room
+                    .iter()
+                    .map(|w| old.binary_search(w).map_or(u32::MAX, |i| i as u32))
+                    .collect();
+                table = WordTable::new(&roomy).moved(&at, &[], &old);
+            }
+            let kept: Vec<&String> = (words.iter().zip(&dropped))
+                .filter(|(_, &d)| !d)
+                .map(|(w, _)| w)
+                .collect();
+            let mut new: Vec<&String> = kept.clone();
+            new.extend(added.iter().filter(|w| !words.contains(*w)));
+            new.sort();
+            let list: WordList = new.iter().map(|w| w.as_str()).collect();
+            let at: Vec<u32> = words
+                .iter()
+                .map(|w| list.binary_search(w).map_or(u32::MAX, |i| i as u32))
+                .collect();
+            let put_in: Vec<u32> = (0..list.len() as u32)
+                .filter(|&i| !words.contains(&list[i as usize]))
+                .collect();
+            let moved = table.moved(&at, &put_in, &list);
+            for (i, w) in list.iter().enumerate() {
+                proptest::prop_assert_eq!(moved.get(&list, w), Some(i));
+            }
+            proptest::prop_assert_eq!(moved.len(), list.len());
+            for w in words.iter().filter(|w| list.binary_search(w).is_err()) {
+                proptest::prop_assert_eq!(moved.get(&list, w), None);
+            }
+        }
+
         /// The word table finds each word of its list at its position, and no other word.
         #[test]
         fn a_word_table_finds_each_word_where_it_is_and_nothing_else(
