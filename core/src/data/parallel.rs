@@ -88,6 +88,17 @@ mod tests {
     }
 
     #[test]
+    #[should_panic(expected = "item 500")]
+    fn a_panic_in_a_thread_goes_on_in_the_caller() {
+        let items: Vec<u32> = (0..1000).collect();
+        super::map(
+            &items,
+            2,
+            |&i| if i == 500 { panic!("item 500") } else { i },
+        );
+    }
+
+    #[test]
     fn a_thread_takes_at_least_its_share_of_items() {
         assert_eq!(super::threads_for(0, 16), 1);
         assert_eq!(super::threads_for(31, 16), 1);

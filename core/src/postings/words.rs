@@ -196,12 +196,13 @@ impl WordTable {
     /// `words`, or gone: `u32::MAX`) and the positions in `words` of the words it adds,
     /// `added`: the slots copied with their positions moved, each gone word's run of filled
     /// slots cleared and its other words put in again, and the added words put in; no other
-    /// word is hashed. Made anew when that would fill more than half of it.
+    /// word is hashed. Made anew when that would fill more than half of it, or less than an
+    /// eighth (a list that lost most of its words).
     pub(super) fn moved(&self, at: &[u32], added: &[u32], words: &WordList) -> WordTable {
         /// A slot whose word is gone, until its run is put in again.
         const GONE: u32 = u32::MAX;
         let size = self.slots.len();
-        if words.len() * 2 > size {
+        if words.len() * 2 > size || words.len() * 8 < size {
             return WordTable::new(words);
         }
         let mut table = self.clone();
@@ -291,6 +292,44 @@ impl WordTable {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_run_across_the_last_slot_is_put_in_again_whole() {
+        // Words whose first slot is the last of 16, or the first: one run across the end.
+        let candidates: Vec<String> = (0..10_000).map(|i| format!("w{i}")).collect();
+        let at = |slot| (candidates.iter()).filter(move |w| WordTable::slot(w, 16) == slot);
+        let mut words: Vec<&str> = (at(15).take(3).chain(at(0).take(2)).chain(at(7).take(1)))
+            .map(String::as_str)
+            .collect();
+        words.sort();
+        let list: WordList = words.iter().copied().collect();
+        let table = WordTable::new(&list);
+        assert_eq!(table.slots.len(), 16);
+        for gone in 0..list.len() {
+            let kept: WordList = (list.iter().enumerate())
+                .filter(|&(i, _)| i != gone)
+                .map(|(_, w)| w)
+                .collect();
+            let at: Vec<u32> = (0..list.len())
+                .map(|i| match i.cmp(&gone) {
+                    std::cmp::Ordering::Less => i as u32,
+                    std::cmp::Ordering::Equal => u32::MAX,
+                    std::cmp::Ordering::Greater => i as u32 - 1,
+                })
+                .collect();
+            let moved = table.moved(&at, &[], &kept);
+            assert_eq!(moved.slots.len(), 16, "moved, not made anew");
+            for (i, w) in kept.iter().enumerate() {
+                assert_eq!(
+                    moved.get(&kept, w),
+                    Some(i),
+                    "{w} with {} gone",
+                    &list[gone]
+                );
+            }
+            assert_eq!(moved.len(), kept.len());
+        }
+    }
 
     proptest::proptest! {
         /// A table moved to a list that drops some words and adds others finds each word

@@ -291,9 +291,10 @@ const BYTES_PER_THREAD: usize = 1;
 /// Each section is checked as [`decode_section`] checks it. The sections are cut into runs of
 /// about equal bytes, a few for each core (page blocks cost more a byte than postings: a
 /// thread done early takes another run), each run decoded on one thread and its page blocks
-/// gathered into one list (the runs' lists then joined into the largest). An error is the one of the first bad section in the blob's order,
-/// whatever the threads. The dictionary shards are joined without copying their
-/// words, and the lexical index's look-up maps are left to [`crate::blob::finish`] (made once).
+/// gathered into one list (the runs' lists then joined into the largest). An error is the one
+/// of the first bad section in the blob's order, whatever the threads. The dictionary shards
+/// are joined without copying their words, and the lexical index's look-up maps are left to
+/// [`crate::blob::finish`] (made once).
 ///
 /// With [`Keep::Checks`], the pages and the vectors' values are checked and dropped section by
 /// section instead.
@@ -463,8 +464,10 @@ fn runs_of(sizes: &[usize], n: usize) -> Vec<std::ops::Range<usize>> {
     let (mut first, mut filled) = (0, 0);
     for (k, size) in sizes.iter().enumerate() {
         filled += size;
-        // The run ends once it holds its share of the bytes so far.
-        if runs.len() + 1 < n && filled * n >= total * (runs.len() + 1) {
+        // The run ends once it holds its share of the bytes so far (in 128 bits: a 32-bit
+        // target's `usize` overflows at a few hundred megabytes times the runs).
+        let share = |k: usize, of: usize| k as u128 * of as u128;
+        if runs.len() + 1 < n && share(filled, n) >= share(total, runs.len() + 1) {
             runs.push(first..k + 1);
             first = k + 1;
         }
@@ -581,6 +584,21 @@ mod tests {
             let deflated = deflate_fields(&fields).unwrap();
             let inflated = miniz_oxide::inflate::decompress_to_vec(&deflated).unwrap();
             assert_eq!(inflated, fields.concat());
+            assert_eq!(inflate(&deflated).unwrap(), fields.concat());
+        }
+        // Fields of every small length, so that the stream ends at every bit within a few
+        // bytes of a flush: what a head of a small index is (its last fields a few bytes).
+        let bytes = crate::blob::inflate::noise(99, 64);
+        for kind in [&bytes[..], &[b'a'; 64][..]] {
+            for a in 0..=24 {
+                for b in 0..=12 {
+                    for c in 0..=12 {
+                        let fields = [kind[..a].to_vec(), kind[..b].to_vec(), kind[..c].to_vec()];
+                        let deflated = deflate_fields(&fields).unwrap();
+                        assert_eq!(inflate(&deflated).unwrap(), fields.concat(), "{a} {b} {c}");
+                    }
+                }
+            }
         }
     }
 

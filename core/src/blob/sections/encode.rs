@@ -389,10 +389,13 @@ fn encode_head(head: &Head, pages: &[Arc<Page>]) -> Result<Vec<u8>> {
 }
 
 /// One deflate stream of `fields` one after another, a full flush after each: each field
-/// starts a new block, with codes of its own.
+/// starts a new block, with codes of its own. Empty fields are left out (a head's fields are
+/// never empty): a flush then an empty final block is a stream zune-inflate refuses (see
+/// [`crate::blob::inflate`]).
 pub(super) fn deflate_fields(fields: &[Vec<u8>]) -> Result<Vec<u8>> {
     use miniz_oxide::deflate::core::TDEFLFlush;
     let mut deflater = Deflater::new(fields.iter().map(Vec::len).sum());
+    let fields: Vec<&Vec<u8>> = fields.iter().filter(|f| !f.is_empty()).collect();
     let Some((last, before)) = fields.split_last() else {
         return deflater.finish();
     };
