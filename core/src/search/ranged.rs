@@ -91,7 +91,7 @@ impl RangedIndex {
     pub fn open(head_bytes: &[u8]) -> Result<RangedIndex> {
         let mut head = blob::decode_head(head_bytes)?;
         // The index takes the page stubs (not a copy); a page block's pages replace them.
-        let pages = std::mem::take(&mut head.pages.0);
+        let pages = std::mem::take(&mut head.pages).into_pages();
         let parts = head.parts();
         let mut starts = Vec::with_capacity(head.sections.len() + 1);
         let mut at = blob::head_end(head_bytes)?;
@@ -219,7 +219,7 @@ impl RangedIndex {
                     let to = (self.starts[i + 1] - start) as usize;
                     let section = blob::decode_section(
                         &self.head,
-                        &self.index.data.pages,
+                        &self.index.data.pages[..],
                         &self.parts,
                         i,
                         &bytes[from..to],

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use serde::Deserialize;
 
-use super::head::{is_stub_of, Head};
+use super::head::{Head, StubOf};
 use super::{tag, Part, TAG_LEN};
 use crate::blob::inflate::inflate;
 use crate::blob::{IndexData, HEADER_LEN};
@@ -114,7 +114,7 @@ pub(crate) enum Loaded {
 /// [`Error::Corrupt`] for bytes that are not that section.
 pub(crate) fn decode_section(
     head: &Head,
-    stubs: &[impl std::borrow::Borrow<Page>],
+    stubs: &(impl StubOf + ?Sized),
     parts: &[Part],
     i: usize,
     bytes: &[u8],
@@ -129,7 +129,7 @@ pub(crate) fn decode_section(
 /// Decodes section `i`, a `part`, from its deflated bytes.
 fn decode_part(
     head: &Head,
-    stubs: &[impl std::borrow::Borrow<Page>],
+    stubs: &(impl StubOf + ?Sized),
     part: Part,
     i: usize,
     bytes: &[u8],
@@ -232,7 +232,7 @@ fn check_shard(head: &Head, j: usize, d: &Dictionary) -> Result<()> {
 /// their chunks, inside its page's text.
 fn check_page_block(
     head: &Head,
-    stubs: &[impl std::borrow::Borrow<Page>],
+    stubs: &(impl StubOf + ?Sized),
     b: usize,
     pages: &[Page],
     spans: &[(u32, u32)],
@@ -246,7 +246,7 @@ fn check_page_block(
         )));
     }
     for (page, p) in pages.iter().zip(range.clone()) {
-        if !stubs.get(p).is_some_and(|s| is_stub_of(s.borrow(), page)) {
+        if !stubs.stub_of(p, page) {
             return Err(Error::corrupt(format!(
                 "page {} differs from its entry in the head",
                 page.key
@@ -388,11 +388,11 @@ pub(crate) fn decode(bytes: &[u8], threads: usize, keep: Keep) -> Result<IndexDa
             // Each part is dropped once what it makes is made, not at the end: a whole load's
             // peak memory is that of the index it gives. The stubs stood in for the pages
             // until their blocks came.
-            drop(std::mem::take(&mut head.pages.0));
+            head.pages = Default::default();
             (pages, spans)
         }
         // The stubs stand for the pages (as many), whose spans the page blocks' checks read.
-        Keep::Checks => (std::mem::take(&mut head.pages.0), Vec::new()),
+        Keep::Checks => (std::mem::take(&mut head.pages).into_pages(), Vec::new()),
     };
     let dictionary = if head.sharded() {
         Dictionary::concat(

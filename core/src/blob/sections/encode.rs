@@ -206,7 +206,7 @@ pub(crate) fn encode_parts(mut data: Cow<'_, IndexData>) -> Result<Parts> {
         config: data.config.clone(),
         languages: data.languages.clone(),
         // Written from the pages by `encode_head` (`StubsOf`).
-        pages: Stubs(Vec::new()),
+        pages: Stubs::default(),
         chunk_counts: {
             let mut counts = vec![0u32; data.pages.len()];
             for c in &data.chunks {
@@ -381,7 +381,7 @@ fn encode_head(head: &Head, pages: &[Arc<Page>]) -> Result<Vec<u8>> {
     // The fields one after another are the head's encoding (each field's own attribute is
     // copied above); checked in debug builds, the tests'.
     debug_assert!(field(&Head {
-        pages: Stubs(pages.iter().map(|p| Arc::new(stub(p))).collect()),
+        pages: Stubs::of(pages.iter().map(|p| stub(p))),
         ..head.clone()
     })
     .is_ok_and(|whole| whole == fields.concat()));

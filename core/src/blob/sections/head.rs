@@ -11,9 +11,9 @@ use crate::data::error::{Error, Result};
 use crate::data::record::LanguageMix;
 use crate::lane::semantic::VectorSection;
 use crate::lane::token::MAX_PREFIX_EXPANSIONS;
-use crate::postings::{block_range, front_coded, Dictionary};
+use crate::postings::{block_range, front_coded, Dictionary, WordList};
 use crate::text::chunk::ChunkRecord;
-use crate::text::page::{Extra, Page};
+use crate::text::page::{Extra, Page, Scope};
 
 /// What every search reads, at the head of a blob (see the module docs).
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -21,8 +21,8 @@ pub(crate) struct Head {
     pub config: Config,
     /// The languages of the pages.
     pub languages: LanguageMix,
-    /// Per page: [`stub`] of it. [`crate::RangedIndex::open`] moves them into its index, where
-    /// a page block's pages replace them.
+    /// Per page: [`stub`] of it. [`crate::RangedIndex::open`] makes them the pages of its
+    /// index ([`Stubs::into_pages`]), where a page block's pages replace them.
     pub pages: Stubs,
     /// Each page's number of chunks: the chunk table without the spans (each page's block
     /// holds its chunks' spans).
@@ -74,57 +74,145 @@ pub(crate) struct Head {
 /// position), without its key. A wiki's pages are mostly bare stubs (CACM's all are), and
 /// opening a head decodes just the keys for them (decoding each of CACM's stubs' 22 fields
 /// took 2.4 of the 4.0 ms of opening its head).
+///
+/// Held as stored too: the keys end to end in one list, and the other stubs with their
+/// places. A whole load only checks each page against its stub ([`StubOf`]); a stub is made
+/// a [`Page`] of its own only for an index read in parts ([`Stubs::into_pages`]). Made for
+/// every page at a load, the stubs of a million pages took half a gigabyte and a tenth of a
+/// second to free.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub(crate) struct Stubs(pub Vec<Arc<Page>>);
-
-impl std::ops::Deref for Stubs {
-    type Target = Vec<Arc<Page>>;
-
-    fn deref(&self) -> &Vec<Arc<Page>> {
-        &self.0
-    }
+pub(crate) struct Stubs {
+    /// Every page's key.
+    keys: WordList,
+    /// The pages whose stub holds more than a key, ascending.
+    places: Vec<u32>,
+    /// Their stubs, keys left empty.
+    others: Vec<Page>,
 }
 
 #[derive(Serialize, Deserialize)]
 struct StubsLayout {
     #[serde(with = "front_coded")]
-    keys: Vec<String>,
+    keys: WordList,
     /// Where each of `others` goes: the number of pages since the one before (the first: its
     /// position). Apart from them, so that the stubs decode as a page block's pages do.
     gaps: Vec<u32>,
     others: Vec<Page>,
 }
 
-/// The layout of `stubs`, each taken as it comes: only the keys and the stubs with more than
-/// a key are kept.
-fn layout(stubs: impl Iterator<Item = Page>) -> StubsLayout {
-    let (mut keys, mut gaps, mut others) = (Vec::new(), Vec::new(), Vec::new());
-    let mut last = 0;
-    for (p, mut page) in stubs.enumerate() {
-        keys.push(std::mem::take(&mut page.key));
-        if page != Page::default() {
-            gaps.push((p - last) as u32);
-            others.push(page);
-            last = p;
+impl Stubs {
+    /// `stubs` (each [`stub`] of its page) as a head holds them.
+    pub(crate) fn of(stubs: impl Iterator<Item = Page>) -> Stubs {
+        let mut out = Stubs::default();
+        for (p, mut page) in (0u32..).zip(stubs) {
+            out.keys.push(&std::mem::take(&mut page.key));
+            if page != Page::default() {
+                out.places.push(p);
+                out.others.push(page);
+            }
+        }
+        out
+    }
+
+    /// How many pages there are.
+    pub(crate) fn len(&self) -> usize {
+        self.keys.len()
+    }
+
+    /// The stub of page `p` but its key: its other stub, or a bare one.
+    fn rest_of(&self, p: usize) -> &Page {
+        static BARE: std::sync::LazyLock<Page> = std::sync::LazyLock::new(Page::default);
+        match self.places.binary_search(&(p as u32)) {
+            Ok(i) => &self.others[i],
+            Err(_) => &BARE,
         }
     }
-    StubsLayout { keys, gaps, others }
+
+    /// Whether the pages are in canonical order (scope, then key), none twice.
+    pub(crate) fn in_canonical_order(&self) -> bool {
+        let mut others = self.places.iter().zip(&self.others).peekable();
+        let global = Scope::Global;
+        let mut last: Option<(&Scope, &str)> = None;
+        for (p, key) in (0u32..).zip(self.keys.iter()) {
+            let scope = match others.next_if(|&(&at, _)| at == p) {
+                Some((_, stub)) => &stub.scope,
+                None => &global,
+            };
+            if last.is_some_and(|l| l >= (scope, key)) {
+                return false;
+            }
+            last = Some((scope, key));
+        }
+        true
+    }
+
+    /// Each stub as a page of its own, as an index holds its pages.
+    pub(crate) fn into_pages(self) -> Vec<Arc<Page>> {
+        let mut others = self.places.into_iter().zip(self.others).peekable();
+        (0u32..)
+            .zip(self.keys.iter())
+            .map(|(p, key)| {
+                let stub = others.next_if(|(at, _)| *at == p).map(|(_, stub)| stub);
+                Arc::new(Page {
+                    key: key.to_string(),
+                    ..stub.unwrap_or_default()
+                })
+            })
+            .collect()
+    }
+}
+
+/// Pages' stubs a page read from a block is checked against: the head's, or the pages of an
+/// index read in parts (stubs until their block comes).
+pub(crate) trait StubOf {
+    /// Whether the stub of page `p` is [`stub`] of `page`.
+    fn stub_of(&self, p: usize, page: &Page) -> bool;
+}
+
+impl StubOf for Stubs {
+    fn stub_of(&self, p: usize, page: &Page) -> bool {
+        self.keys.get(p) == Some(page.key.as_str()) && is_stub_but_key(self.rest_of(p), page)
+    }
+}
+
+impl StubOf for [Arc<Page>] {
+    fn stub_of(&self, p: usize, page: &Page) -> bool {
+        self.get(p)
+            .is_some_and(|s| s.key == page.key && is_stub_but_key(s, page))
+    }
 }
 
 impl Serialize for Stubs {
     fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
-        layout(self.0.iter().map(|p| Page::clone(p))).serialize(s)
+        /// [`StubsLayout`], borrowed.
+        #[derive(Serialize)]
+        struct Layout<'a> {
+            #[serde(with = "front_coded")]
+            keys: &'a WordList,
+            gaps: Vec<u32>,
+            others: &'a [Page],
+        }
+        let mut last = 0;
+        let gaps = (self.places.iter())
+            .map(|&p| p - std::mem::replace(&mut last, p))
+            .collect();
+        Layout {
+            keys: &self.keys,
+            gaps,
+            others: &self.others,
+        }
+        .serialize(s)
     }
 }
 
 /// The [`stub`]s of `pages`, serialized as [`Stubs`] serializes them, each made as it is
-/// written: the encoder does not hold every page's stub at once (half a gigabyte at a million
-/// pages).
+/// written: the encoder does not hold every page's stub as a page of its own (half a
+/// gigabyte at a million pages).
 pub(crate) struct StubsOf<'a>(pub &'a [Arc<Page>]);
 
 impl Serialize for StubsOf<'_> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
-        layout(self.0.iter().map(|p| stub(p))).serialize(s)
+        Stubs::of(self.0.iter().map(|p| stub(p))).serialize(s)
     }
 }
 
@@ -136,15 +224,15 @@ impl<'de> Deserialize<'de> for Stubs {
                 "a position for each page stub, or a page stub for each position",
             ));
         }
-        // Where each of `others` goes, checked before any stub is made.
-        let mut places = Vec::with_capacity(gaps.len());
+        // Where each of `others` goes, checked.
+        let mut places: Vec<u32> = Vec::with_capacity(gaps.len());
         for gap in gaps {
             let p = match places.last() {
-                None => Some(gap as usize),
+                None => Some(gap),
                 Some(_) if gap == 0 => None,
-                Some(&a) => usize::checked_add(a, gap as usize),
+                Some(&a) => a.checked_add(gap),
             };
-            match p.filter(|&p| p < keys.len()) {
+            match p.filter(|&p| (p as usize) < keys.len()) {
                 Some(p) => places.push(p),
                 None => {
                     return Err(crate::data::error::decode_error(
@@ -153,18 +241,11 @@ impl<'de> Deserialize<'de> for Stubs {
                 }
             }
         }
-        // Each stub in an allocation of its own, as the index holds its pages.
-        let mut others = places.into_iter().zip(others).peekable();
-        let pages: Vec<Arc<Page>> = (keys.into_iter().enumerate())
-            .map(|(p, key)| {
-                let stub = others.next_if(|(at, _)| *at == p).map(|(_, stub)| stub);
-                Arc::new(Page {
-                    key,
-                    ..stub.unwrap_or_default()
-                })
-            })
-            .collect();
-        Ok(Stubs(pages))
+        Ok(Stubs {
+            keys,
+            places,
+            others,
+        })
     }
 }
 
@@ -356,7 +437,7 @@ impl Head {
     pub(crate) fn validate(&mut self) -> Result<()> {
         self.config.validate_stored()?;
         // Look-ups by key and by id search the pages by binary search.
-        if !crate::text::page::in_canonical_order(&self.pages) {
+        if !self.pages.in_canonical_order() {
             return Err(Error::corrupt(
                 "pages are not in order of scope and key, each once",
             ));
@@ -484,13 +565,14 @@ pub(crate) fn stub(page: &Page) -> Page {
     }
 }
 
-/// Whether `s` is [`stub`] of `page`, compared field by field rather than made (a whole load
-/// checks every page against the head's stub).
-pub(super) fn is_stub_of(s: &Page, page: &Page) -> bool {
+/// Whether `s` is [`stub`] of `page` but for their keys (compared apart: [`StubOf`]),
+/// compared field by field rather than made (a whole load checks every page against the
+/// head's stub).
+fn is_stub_but_key(s: &Page, page: &Page) -> bool {
     // Every field, so that one added to `Page` is a compile error here until it is sorted
     // into those a stub keeps (compared) and those it leaves empty.
     let Page {
-        key,
+        key: _,
         scope,
         path,
         title,
@@ -518,8 +600,7 @@ pub(super) fn is_stub_of(s: &Page, page: &Page) -> bool {
         .0
         .iter()
         .filter(|(k, _)| crate::text::page::DATE_FIELDS.contains(&k.as_str()));
-    *key == page.key
-        && *scope == page.scope
+    *scope == page.scope
         && *tags == page.tags
         && *kind == page.kind
         && *usage_mode == page.usage_mode
@@ -558,17 +639,20 @@ mod tests {
         let layout: StubsLayout = postcard::from_bytes(&bytes).unwrap();
         assert_eq!(layout.gaps, [0, 1, 1]);
         assert_eq!(postcard::from_bytes::<Stubs>(&bytes).unwrap(), head.pages);
+        // Each stub made a page of its own is the stub of the page a whole load reads.
+        let index = crate::Index::from_bytes(&blob).unwrap();
+        let pages = head.pages.clone().into_pages();
+        assert_eq!(pages.len(), index.pages().len());
+        for (p, (page, own)) in index.pages().iter().zip(&pages).enumerate() {
+            assert_eq!(**own, stub(page));
+            assert!(head.pages.stub_of(p, page) && pages[..].stub_of(p, page));
+            assert!(!head.pages.stub_of((p + 1) % 3, page));
+        }
         // Bare stubs are their keys alone.
-        let bare = Stubs(
-            ["p", "q", "r"]
-                .map(|k| {
-                    Arc::new(Page {
-                        key: k.into(),
-                        ..Page::default()
-                    })
-                })
-                .to_vec(),
-        );
+        let bare = Stubs::of(["p", "q", "r"].into_iter().map(|k| Page {
+            key: k.into(),
+            ..Page::default()
+        }));
         let bytes = postcard::to_allocvec(&bare).unwrap();
         assert!(postcard::from_bytes::<StubsLayout>(&bytes)
             .unwrap()
@@ -585,9 +669,37 @@ mod tests {
             (vec![3], vec![stub.clone()]),
             (vec![0, 1], vec![stub.clone()]),
         ] {
-            let keys = ["p", "q", "r"].map(String::from).to_vec();
+            let keys = ["p", "q", "r"].into_iter().collect();
             let bytes = postcard::to_allocvec(&StubsLayout { keys, gaps, others }).unwrap();
             assert!(postcard::from_bytes::<Stubs>(&bytes).is_err());
+        }
+    }
+
+    #[test]
+    fn stubs_are_in_canonical_order_when_their_scopes_and_keys_ascend() {
+        let stubs = |pages: &[(&str, Option<&str>)]| {
+            Stubs::of(pages.iter().map(|&(key, user)| Page {
+                key: key.into(),
+                scope: user.map_or(Scope::Global, |u| Scope::User(u.into())),
+                ..Page::default()
+            }))
+        };
+        assert!(stubs(&[]).in_canonical_order());
+        assert!(stubs(&[
+            ("a", None),
+            ("b", None),
+            ("a", Some("ann")),
+            ("b", Some("ann"))
+        ])
+        .in_canonical_order());
+        assert!(stubs(&[("a", None), ("a", Some("ann")), ("a", Some("bob"))]).in_canonical_order());
+        for wrong in [
+            &[("b", None), ("a", None)][..],
+            &[("a", None), ("a", None)],
+            &[("a", Some("ann")), ("b", None)],
+            &[("a", Some("bob")), ("a", Some("ann"))],
+        ] {
+            assert!(!stubs(wrong).in_canonical_order(), "{wrong:?}");
         }
     }
 
@@ -677,7 +789,10 @@ mod tests {
             for b in &pages {
                 // Stubs, and pages that are not stubs (a stub with text is no stub).
                 for s in [stub(a), a.clone()] {
-                    assert_eq!(is_stub_of(&s, b), s == stub(b), "{s:?} of {b:?}");
+                    let expected = s == stub(b);
+                    let head = Stubs::of(std::iter::once(s.clone()));
+                    assert_eq!(head.stub_of(0, b), expected, "{s:?} of {b:?}");
+                    assert_eq!([Arc::new(s)][..].stub_of(0, b), expected);
                 }
             }
         }
