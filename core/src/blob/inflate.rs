@@ -4,9 +4,10 @@
 //! time.
 //!
 //! zune-inflate 0.2 refuses one shape of valid stream: an empty stored block (a zlib sync
-//! flush) after a block that ends inside a byte, then an empty final block. The save's
-//! deflater never writes it (one stream a section, flushed only at its end); a blob from
-//! another writer that did would be refused as corrupt, never read wrong.
+//! flush) after a block that ends inside a byte, then an empty final block. The save never
+//! writes it: a section is one stream flushed only at its end, and the head, flushed after
+//! each field, never ends in an empty one (`deflate_fields` leaves empty fields out). A blob
+//! from another writer that did would be refused as corrupt, never read wrong.
 
 use zune_inflate::errors::DecodeErrorStatus;
 use zune_inflate::{DeflateDecoder, DeflateOptions};

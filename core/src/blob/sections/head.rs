@@ -218,7 +218,14 @@ impl Serialize for StubsOf<'_> {
 
 impl<'de> Deserialize<'de> for Stubs {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Stubs, D::Error> {
-        let StubsLayout { keys, gaps, others } = StubsLayout::deserialize(d)?;
+        let StubsLayout {
+            keys,
+            gaps,
+            mut others,
+        } = StubsLayout::deserialize(d)?;
+        // A stored stub's key is the list's (a writer leaves it empty): held empty, so that
+        // stubs of the same pages are equal and write the same bytes.
+        others.iter_mut().for_each(|o| o.key.clear());
         if gaps.len() != others.len() {
             return Err(crate::data::error::decode_error(
                 "a position for each page stub, or a page stub for each position",
@@ -673,6 +680,27 @@ mod tests {
             let bytes = postcard::to_allocvec(&StubsLayout { keys, gaps, others }).unwrap();
             assert!(postcard::from_bytes::<Stubs>(&bytes).is_err());
         }
+        // A key stored in a stub is not its page's (the list's is): it decodes as without one.
+        let layout = |stub: &Page| {
+            let keys = ["p", "q", "r"].into_iter().collect();
+            let others = vec![stub.clone()];
+            postcard::to_allocvec(&StubsLayout {
+                keys,
+                gaps: vec![1],
+                others,
+            })
+            .unwrap()
+        };
+        let keyed = Page {
+            key: "zzz".into(),
+            ..stub.clone()
+        };
+        let decoded = postcard::from_bytes::<Stubs>(&layout(&keyed)).unwrap();
+        assert_eq!(
+            decoded,
+            postcard::from_bytes::<Stubs>(&layout(&stub)).unwrap()
+        );
+        assert_eq!(postcard::to_allocvec(&decoded).unwrap(), layout(&stub));
     }
 
     #[test]
