@@ -44,7 +44,7 @@ pub(crate) fn map<T: Sync, R: Send>(
         .collect();
     let next = std::sync::atomic::AtomicUsize::new(0);
     let (f, runs, next) = (&f, &runs, &next);
-    let mut done: Vec<Option<Vec<R>>> = std::thread::scope(|s| {
+    let mut made: Vec<(usize, Vec<R>)> = std::thread::scope(|s| {
         let workers: Vec<_> = (0..threads)
             .map(|_| {
                 s.spawn(move || {
@@ -57,18 +57,20 @@ pub(crate) fn map<T: Sync, R: Send>(
                 })
             })
             .collect();
-        let mut done: Vec<Option<Vec<R>>> = (0..runs.len()).map(|_| None).collect();
+        let mut made = Vec::with_capacity(runs.len());
         for worker in workers {
             match worker.join() {
-                Ok(made) => made.into_iter().for_each(|(r, out)| done[r] = Some(out)),
+                Ok(runs) => made.extend(runs),
                 Err(panic) => std::panic::resume_unwind(panic),
             }
         }
-        done
+        made
     });
+    // Each run once, tagged with its place.
+    made.sort_unstable_by_key(|&(r, _)| r);
     let mut out = Vec::with_capacity(items.len());
-    for run in &mut done {
-        out.append(run.as_mut().expect("every run is taken by a thread"));
+    for (_, run) in made {
+        out.extend(run);
     }
     out
 }

@@ -45,8 +45,9 @@ impl LexicalIndex {
     /// left empty drops its term), the chunks' lengths carried, the surface words of both
     /// kept unless gone or their term is. `each` is called with the sources of the postings,
     /// in posting order, and with [`Source::TermEnd`] after each term's (the positions record
-    /// where each term starts from it). Linear in the postings, which are copied a run at a time (the chunks
-    /// a run of kept chunks holds are renumbered by one addition); nothing is analyzed.
+    /// where each term starts from it). Linear in the postings, which are copied a run at a
+    /// time (the chunks a run of kept chunks holds are renumbered by one addition); nothing is
+    /// analyzed.
     pub(crate) fn spliced(splice: Splice<'_>, mut each: impl FnMut(Source)) -> LexicalIndex {
         let Splice {
             kept,

@@ -213,7 +213,6 @@ impl LexicalIndex {
         let n = self.terms.len();
         let dfs_all: Vec<u32> = (0..n).map(|t| self.df(t) as u32).collect();
         let lengths = &self.lengths;
-        let mut dfs = Vec::with_capacity(n);
         // The blocks' chunk ids made from their gaps a block at a time (no list of every gap).
         let total: usize = blocks.iter().flatten().map(|b| b.gaps.len()).sum();
         let (mut chunks, mut tfs) = (Vec::with_capacity(total), Vec::with_capacity(total));
@@ -229,18 +228,16 @@ impl LexicalIndex {
                     if b.gaps.len() as u64 != count || b.tfs.len() != b.gaps.len() {
                         return Err(bad("a block's lists disagree with the frequencies"));
                     }
-                    dfs.extend_from_slice(range);
                     push_postings(range, &b.gaps, &mut offsets, &mut chunks).map_err(bad)?;
                     tfs.extend_from_slice(&b.tfs);
                 }
                 None => {
-                    dfs.extend(std::iter::repeat_n(0, range.len()));
                     let at = offsets.last().copied().unwrap_or(0);
                     offsets.extend(std::iter::repeat_n(at, range.len()));
                 }
             }
         }
-        if dfs.len() != n {
+        if offsets.len() != n + 1 {
             return Err(bad("blocks do not cover the dictionary"));
         }
         // Every posting of the index: its lengths can be checked, and its frequencies are the

@@ -462,11 +462,11 @@ fn runs_of(sizes: &[usize], n: usize) -> Vec<std::ops::Range<usize>> {
     let total: usize = sizes.iter().sum();
     let mut runs = Vec::with_capacity(n);
     let (mut first, mut filled) = (0, 0);
+    // In 128 bits: a 32-bit target's `usize` overflows at a few hundred megabytes times the runs.
+    let share = |k: usize, of: usize| k as u128 * of as u128;
     for (k, size) in sizes.iter().enumerate() {
         filled += size;
-        // The run ends once it holds its share of the bytes so far (in 128 bits: a 32-bit
-        // target's `usize` overflows at a few hundred megabytes times the runs).
-        let share = |k: usize, of: usize| k as u128 * of as u128;
+        // The run ends once it holds its share of the bytes so far.
         if runs.len() + 1 < n && share(filled, n) >= share(total, runs.len() + 1) {
             runs.push(first..k + 1);
             first = k + 1;

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use serde::Serialize;
 
-use super::head::{chunks_of, gaps, stub, Head, Stubs, StubsOf};
+use super::head::{chunks_of, gaps, stub, Head, Stubs};
 use super::{tag, Section, BLOCK_BYTES, PAGE_BLOCK_BYTES, TAG_LEN};
 use crate::blob::{IndexData, HEADER_LEN};
 use crate::data::error::{Error, Result};
@@ -205,7 +205,7 @@ pub(crate) fn encode_parts(mut data: Cow<'_, IndexData>) -> Result<Parts> {
     let head = Head {
         config: data.config.clone(),
         languages: data.languages.clone(),
-        // Written from the pages by `encode_head` (`StubsOf`).
+        // Made from the pages by `encode_head`.
         pages: Stubs::default(),
         chunk_counts: {
             let mut counts = vec![0u32; data.pages.len()];
@@ -361,10 +361,11 @@ fn encode_head(head: &Head, pages: &[Arc<Page>]) -> Result<Vec<u8>> {
         dict_bounds: _,
         key: _,
     } = head;
+    let stubs = Stubs::of(pages.iter().map(|p| stub(p)));
     let fields = [
         field(config)?,
         field(languages)?,
-        field(&StubsOf(pages))?,
+        field(&stubs)?,
         field(chunk_counts)?,
         field(chunk_numbers)?,
         field(page_modified)?,
@@ -381,7 +382,7 @@ fn encode_head(head: &Head, pages: &[Arc<Page>]) -> Result<Vec<u8>> {
     // The fields one after another are the head's encoding (each field's own attribute is
     // copied above); checked in debug builds, the tests'.
     debug_assert!(field(&Head {
-        pages: Stubs::of(pages.iter().map(|p| stub(p))),
+        pages: stubs.clone(),
         ..head.clone()
     })
     .is_ok_and(|whole| whole == fields.concat()));

@@ -205,17 +205,6 @@ impl Serialize for Stubs {
     }
 }
 
-/// The [`stub`]s of `pages`, serialized as [`Stubs`] serializes them, each made as it is
-/// written: the encoder does not hold every page's stub as a page of its own (half a
-/// gigabyte at a million pages).
-pub(crate) struct StubsOf<'a>(pub &'a [Arc<Page>]);
-
-impl Serialize for StubsOf<'_> {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
-        Stubs::of(self.0.iter().map(|p| stub(p))).serialize(s)
-    }
-}
-
 impl<'de> Deserialize<'de> for Stubs {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Stubs, D::Error> {
         let StubsLayout {
