@@ -519,13 +519,13 @@ impl prune::Scored for Terms<'_> {
     }
 
     /// The score as the term-at-a-time sum makes it (each term's part added in the query's
-    /// order), then the chunk index (lower first).
-    fn key(&self, units: &mut [Vec<Cursor<'_>>], c: u32) -> u64 {
+    /// order), then the chunk index (lower first); always made whole.
+    fn key(&self, units: &mut [Vec<Cursor<'_>>], c: u32, _: Option<u64>) -> Option<u64> {
         let score = units
             .iter_mut()
             .enumerate()
             .fold(0.0f32, |s, (u, lists)| s + self.part(u, lists, c));
-        chunk_key(score, c)
+        Some(chunk_key(score, c))
     }
 
     fn reach(&self, key: u64) -> f64 {

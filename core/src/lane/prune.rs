@@ -90,19 +90,26 @@ impl<'a> Cursor<'a> {
         Cursor { chunks, at: 0 }
     }
 
-    /// Moves to the first posting at or after chunk `c` (galloping, then a binary search)
-    /// and tells whether it is `c`'s.
+    /// Moves to the first posting at or after chunk `c` and tells whether it is `c`'s.
     pub(crate) fn seek(&mut self, c: u32) -> bool {
-        let (mut lo, mut hi, mut step) = (self.at, self.at, 1);
-        while hi < self.chunks.len() && self.chunks[hi] < c {
-            lo = hi + 1;
-            hi += step;
-            step *= 2;
-        }
-        let hi = hi.min(self.chunks.len());
-        self.at = lo + self.chunks[lo..hi].partition_point(|&x| x < c);
+        self.at = gallop(self.chunks, self.at, c);
         self.chunks.get(self.at) == Some(&c)
     }
+}
+
+/// The first place at or after `from` in ascending `chunks` whose chunk is `c` or later (the
+/// length when none is): galloping from `from`, then a binary search, so a place near `from`
+/// costs a few reads of memory near it, where a binary search of the whole rest would read
+/// scattered lines of a long list.
+fn gallop(chunks: &[u32], from: usize, c: u32) -> usize {
+    let (mut lo, mut hi, mut step) = (from, from, 1);
+    while hi < chunks.len() && chunks[hi] < c {
+        lo = hi + 1;
+        hi += step;
+        step *= 2;
+    }
+    let hi = hi.min(chunks.len());
+    lo + chunks[lo..hi].partition_point(|&x| x < c)
 }
 
 /// What a lane's pruned search asks of its query. Unit `u`'s lists are the cursors the search
@@ -115,8 +122,15 @@ pub(crate) trait Scored {
     fn parts(&self, u: usize, l: usize) -> Parts<'_>;
     /// What unit `u` adds to chunk `c`, its lists' cursors moved there.
     fn part(&self, u: usize, lists: &mut [Cursor<'_>], c: u32) -> f32;
-    /// Chunk `c`'s key, every cursor moved there: exactly what the lane's full pass makes.
-    fn key(&self, units: &mut [Vec<Cursor<'_>>], c: u32) -> Self::Key;
+    /// Chunk `c`'s key, every cursor moved there: exactly what the lane's full pass makes; or
+    /// nothing when the lane finds, before making all of it, that it is at most `floor` (the
+    /// key a chunk must beat), which cannot enter.
+    fn key(
+        &self,
+        units: &mut [Vec<Cursor<'_>>],
+        c: u32,
+        floor: Option<Self::Key>,
+    ) -> Option<Self::Key>;
     /// The sum of the units' parts that the score in `key` stands for.
     fn reach(&self, key: Self::Key) -> f64;
 }
@@ -184,7 +198,7 @@ pub(crate) fn search<S: Scored>(
         for &u in &order[first..] {
             for (l, (list, scan)) in units[u].iter().zip(&mut scan[u]).enumerate() {
                 let from = *scan;
-                let to = from + list.chunks[from..].partition_point(|&c| c < end);
+                let to = gallop(list.chunks, from, end);
                 let chunks = &list.chunks[from..to];
                 let mut add = |c: u32, part: f32| {
                     let at = (c - start) as usize;
@@ -222,8 +236,10 @@ pub(crate) fn search<S: Scored>(
                     open = sure * margin + below[j] >= floor;
                 }
                 if open {
-                    best.offer(scored.key(&mut units, c), group(c));
-                    floor = floor_of(&best);
+                    if let Some(key) = scored.key(&mut units, c, best.floor()) {
+                        best.offer(key, group(c));
+                        floor = floor_of(&best);
+                    }
                 }
             }
         }

@@ -179,10 +179,15 @@ fn search_pruned(
 /// ranks: score descending (a positive float, so its bits order like its value), then more
 /// occurrences, then the shorter chunk, then the lower index.
 fn chunk_key(index: &LexicalIndex, score: f32, occurrences: u32, c: u32) -> u128 {
-    (u128::from(score.to_bits()) << 96)
-        | (u128::from(occurrences) << 64)
+    key_head(score, occurrences)
         | (u128::from(!index.length(c).unwrap_or(0)) << 32)
         | u128::from(!c)
+}
+
+/// What a [`chunk_key`] holds of its score and occurrences: the key of any chunk with them is
+/// this plus at most `u64::MAX`.
+fn key_head(score: f32, occurrences: u32) -> u128 {
+    (u128::from(score.to_bits()) << 96) | (u128::from(occurrences) << 64)
 }
 
 /// The chunk and score of a [`chunk_key`].
@@ -224,15 +229,21 @@ impl prune::Scored for Units<'_> {
     }
 
     /// The key [`search_every`] makes: the credits added in the query's order over the
-    /// units, then the occurrences, the chunk's length and index.
-    fn key(&self, units: &mut [Vec<Cursor<'_>>], c: u32) -> u128 {
+    /// units, then the occurrences, the chunk's length and index. The length is read only
+    /// when the score and occurrences alone do not put the key at or below `floor` (most
+    /// chunks of a large index tie on score, and their lengths lie in scattered memory).
+    fn key(&self, units: &mut [Vec<Cursor<'_>>], c: u32, floor: Option<u128>) -> Option<u128> {
         let (mut acc, mut occurrences) = (0f32, 0u32);
         for (u, lists) in units.iter_mut().enumerate() {
             let (credit, occ) = self.credit(u, lists, c);
             acc += credit;
             occurrences = occurrences.saturating_add(occ);
         }
-        chunk_key(self.index, acc / self.terms.len() as f32, occurrences, c)
+        let score = acc / self.terms.len() as f32;
+        if floor.is_some_and(|f| key_head(score, occurrences) | u128::from(u64::MAX) <= f) {
+            return None;
+        }
+        Some(chunk_key(self.index, score, occurrences, c))
     }
 
     /// A score times the units: the credits it stands for.
