@@ -224,8 +224,15 @@ impl prune::Scored for Units<'_> {
         Parts::All(self.terms[u][l].0)
     }
 
+    /// The credit alone: the occurrences are read only for a chunk that may enter ([`key`]).
+    ///
+    /// [`key`]: prune::Scored::key
     fn part(&self, u: usize, lists: &mut [Cursor<'_>], c: u32) -> f32 {
-        self.credit(u, lists, c).0
+        lists
+            .iter_mut()
+            .zip(&self.terms[u])
+            .filter_map(|(list, &(value, _))| list.seek(c).then_some(value))
+            .fold(0.0, f32::max)
     }
 
     /// The key [`search_every`] makes: the credits added in the query's order over the
