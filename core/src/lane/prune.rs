@@ -260,3 +260,48 @@ pub(crate) fn test_groupings(pages: &[u32]) -> ([Option<Vec<u32>>; 3], usize) {
     together.sort_unstable();
     ([None, Some(together), Some(pages.to_vec())], n_groups)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::gallop;
+    use proptest::prelude::*;
+
+    /// What [`gallop`] must find: a binary search of the rest of the list.
+    fn expected(chunks: &[u32], from: usize, c: u32) -> usize {
+        from + chunks[from..].partition_point(|&x| x < c)
+    }
+
+    #[test]
+    fn gallop_at_the_ends() {
+        assert_eq!(gallop(&[], 0, 0), 0);
+        assert_eq!(gallop(&[], 0, u32::MAX), 0);
+        let chunks = [0, 3, 3, 9, u32::MAX - 1, u32::MAX];
+        for from in 0..=chunks.len() {
+            for c in [0, 1, 3, 4, 9, 10, u32::MAX - 1, u32::MAX] {
+                assert_eq!(
+                    gallop(&chunks, from, c),
+                    expected(&chunks, from, c),
+                    "{from} {c}"
+                );
+            }
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn gallop_finds_what_a_binary_search_finds(
+            mut chunks in proptest::collection::vec(any::<u32>(), 0..300),
+            at in any::<prop::sample::Index>(),
+            c in any::<u32>(),
+            pick in any::<prop::sample::Index>(),
+        ) {
+            chunks.sort_unstable();
+            let from = at.index(chunks.len() + 1);
+            prop_assert_eq!(gallop(&chunks, from, c), expected(&chunks, from, c));
+            if !chunks.is_empty() {
+                let c = chunks[pick.index(chunks.len())];
+                prop_assert_eq!(gallop(&chunks, from, c), expected(&chunks, from, c));
+            }
+        }
+    }
+}
