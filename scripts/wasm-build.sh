@@ -39,8 +39,9 @@
 #    them and says so; WASM_BUILD_STD=0 asks for that. The linker writes each module's
 #    map beside it (scripts/wasm-size.sh reads it).
 # 3. wasm-bindgen-cli of exactly the wasm-bindgen version in Cargo.lock (the two must match),
-#    installed with `cargo install` only when the installed one differs. `--locked` first; when
-#    the index no longer has a locked dependency (a yanked crate), without it.
+#    installed with `cargo install` only when the installed one differs, without its default
+#    features (a TLS stack for the test runner, which this project does not use). `--locked`
+#    first; when the index no longer has a locked dependency (a yanked crate), without it.
 # 4. wasm-bindgen --target web, skipped when the output is newer than the .wasm; its .d.ts
 #    checked to hold the records once (scripts/records.py shipped); then
 #    bindings-wasm/js/ranged.js (and its .d.ts: HTTP range requests for RangedIndex) copied in.
@@ -83,8 +84,11 @@ version=$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/[^0-9.]/, ""); print; 
 installed=$(wasm-bindgen --version 2>/dev/null | awk '{ print $2 }' || true)
 if [ "$installed" != "$version" ]; then
     log "cargo install wasm-bindgen-cli $version (installed: ${installed:-none})"
-    "$cargo" install --locked wasm-bindgen-cli --version "$version" ||
-        { log "--locked failed; installing without it"; "$cargo" install wasm-bindgen-cli --version "$version"; }
+    # Without default features: no TLS stack (ring, rustls), which only the test runner's
+    # downloads use; this project calls `wasm-bindgen` alone.
+    "$cargo" install --locked --no-default-features wasm-bindgen-cli --version "$version" ||
+        { log "--locked failed; installing without it"
+          "$cargo" install --no-default-features wasm-bindgen-cli --version "$version"; }
 fi
 
 size() {
