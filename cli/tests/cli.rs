@@ -2,6 +2,7 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+use std::sync::OnceLock;
 
 use serde_json::Value;
 
@@ -55,11 +56,18 @@ fn build(wiki: &Path, out: &Path, extra: &[&str]) -> Output {
     wikidex(&args)
 }
 
+/// The example wiki built with the default model, once per test process: the tests that take
+/// it only read it (a build embeds every chunk, seconds in a debug binary).
 fn built_example() -> PathBuf {
-    let out = temp("example").join("wiki.wdx");
-    let r = build(&repo().join("examples/wiki"), &out, &[]);
-    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
-    out
+    static BUILT: OnceLock<PathBuf> = OnceLock::new();
+    BUILT
+        .get_or_init(|| {
+            let out = temp("example").join("wiki.wdx");
+            let r = build(&repo().join("examples/wiki"), &out, &[]);
+            assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+            out
+        })
+        .clone()
 }
 
 #[test]
