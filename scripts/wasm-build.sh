@@ -84,8 +84,6 @@ version=$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/[^0-9.]/, ""); print; 
 installed=$(wasm-bindgen --version 2>/dev/null | awk '{ print $2 }' || true)
 if [ "$installed" != "$version" ]; then
     log "cargo install wasm-bindgen-cli $version (installed: ${installed:-none})"
-    # Without default features: no TLS stack (ring, rustls), which only the test runner's
-    # downloads use; this project calls `wasm-bindgen` alone.
     "$cargo" install --locked --no-default-features wasm-bindgen-cli --version "$version" ||
         { log "--locked failed; installing without it"
           "$cargo" install --no-default-features wasm-bindgen-cli --version "$version"; }
