@@ -21,7 +21,8 @@
 #                              # other modules have all twelve); a blob in a language the
 #                              # module lacks is `unsupported_language`
 #
-# 1. The wasm32 toolchain from scripts/wasm-toolchain.sh (skips itself when installed); the
+# 1. The wasm32 toolchain from scripts/wasm-toolchain.sh (with rustup, the target and
+#    rust-src; skips itself when installed); the
 #    records (types/records.d.ts) copied into bindings-wasm/types.d.ts, the module's TypeScript
 #    section, by scripts/records.py (only when they differ: cargo sees no change otherwise).
 # 2. cargo build (as `cargo rustc`) of wikidex-wasm for wasm32-unknown-unknown in the
@@ -30,7 +31,7 @@
 #    rustc session with the rlib that Cargo.toml also asks for (for the workspace's native
 #    builds), the same LTO left a module 143 KB larger raw, 12 KB larger gzipped. With rustup, std is rebuilt with the
 #    module (-Zbuild-std, which RUSTC_BOOTSTRAP=1 allows on stable; the `rust-src` component
-#    is added when missing) so that it is optimized for size and LTO'd with it, and with two
+#    that wasm-toolchain.sh adds) so that it is optimized for size and LTO'd with it, and with two
 #    flags that only change what a panic leaves behind: -Cpanic=immediate-abort (a panic traps at once instead of formatting a message
 #    that wasm32-unknown-unknown has nowhere to write; either way JavaScript sees
 #    `RuntimeError: unreachable`) and -Zlocation-detail=none (no file names and lines for
@@ -40,8 +41,12 @@
 #    map beside it (scripts/wasm-size.sh reads it).
 # 3. wasm-bindgen-cli of exactly the wasm-bindgen version in Cargo.lock (the two must match),
 #    installed with `cargo install` only when the installed one differs, without its default
-#    features (a TLS stack for the test runner, which this project does not use). `--locked`
-#    first; when the index no longer has a locked dependency (a yanked crate), without it.
+#    features (a TLS stack for the test runner, which this project does not use), its
+#    `wasm-bindgen` binary alone, unoptimized and without debug info (a cold install took
+#    1m32s against 3m35s for the optimized three binaries; it turns the full module into the
+#    same bytes in 16 s against 4 s, the others in under 2 s). `--locked` first; when the
+#    index no longer has a locked dependency (a yanked crate), without it. `--force`: cargo's
+#    own record may still list a version whose binary is gone.
 # 4. wasm-bindgen --target web, skipped when the output is newer than the .wasm; its .d.ts
 #    checked to hold the records once (scripts/records.py shipped); then
 #    bindings-wasm/js/ranged.js (and its .d.ts: HTTP range requests for RangedIndex) copied in.
@@ -62,11 +67,8 @@ size_flags=(-Zunstable-options -Cpanic=immediate-abort -Zlocation-detail=none)
 if [ "${WASM_BUILD_STD:-1}" = 0 ]; then
     log "WASM_BUILD_STD=0: the toolchain's prebuilt std (to measure what rebuilding it saves)"
 elif [ "$WASM_CARGO" = "$cargo" ]; then
-    # rustup's toolchain: its std for wasm32 is prebuilt (opt-level 3, panics with messages).
-    if ! rustup component list --installed 2>/dev/null | grep -q '^rust-src'; then
-        log "rustup component add rust-src (to rebuild std for size)"
-        rustup component add rust-src >&2 || true
-    fi
+    # rustup's toolchain: its std for wasm32 is prebuilt (opt-level 3, panics with messages);
+    # wasm-toolchain.sh added rust-src, its sources, when it could.
     if ! rustup component list --installed 2>/dev/null | grep -q '^rust-src'; then
         log "WARNING: no rust-src component: std is not rebuilt for size (about 30 KB more gzipped)"
     elif ! RUSTC_BOOTSTRAP=1 rustc "${size_flags[@]}" --target "$target" --print cfg >/dev/null 2>&1; then
@@ -84,9 +86,10 @@ version=$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/[^0-9.]/, ""); print; 
 installed=$(wasm-bindgen --version 2>/dev/null | awk '{ print $2 }' || true)
 if [ "$installed" != "$version" ]; then
     log "cargo install wasm-bindgen-cli $version (installed: ${installed:-none})"
-    "$cargo" install --locked --no-default-features wasm-bindgen-cli --version "$version" ||
-        { log "--locked failed; installing without it"
-          "$cargo" install --no-default-features wasm-bindgen-cli --version "$version"; }
+    install=(--config profile.dev.debug=false install --force --debug --bin wasm-bindgen
+             --no-default-features wasm-bindgen-cli --version "$version")
+    "$cargo" "${install[@]}" --locked ||
+        { log "--locked failed; installing without it"; "$cargo" "${install[@]}"; }
 fi
 
 size() {

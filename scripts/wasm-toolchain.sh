@@ -9,7 +9,9 @@
 # go to stderr; the exit status is not 0 when no toolchain could be set up.
 #
 # 1. rustup (the usual case): `rustup target add wasm32-unknown-unknown`, skipped when
-#    `rustup target list --installed` already lists it. Prints `$CARGO` (default `cargo`).
+#    `rustup target list --installed` already lists it, and the `rust-src` component, which
+#    scripts/wasm-build.sh rebuilds std from (it builds without when rust-src cannot be had).
+#    Prints `$CARGO` (default `cargo`).
 # 2. Fallback, when there is no rustup or it cannot add the target (offline mirror, a distro
 #    Rust): Debian's rustc-web 1.85 with its std sources (rust-web-src), cargo-web, and lld-19
 #    for wasm-ld, from apt (root; `apt-get update` runs first only when apt does not know the
@@ -31,6 +33,10 @@ cargo="${CARGO:-cargo}"
 log() { echo "wasm-toolchain: $*" >&2; }
 
 if [ "${WASM_TOOLCHAIN:-}" != debian ] && command -v rustup >/dev/null 2>&1; then
+    if ! rustup component list --installed 2>/dev/null | grep -q '^rust-src'; then
+        log "rustup component add rust-src"
+        rustup component add rust-src >&2 || log "rustup could not add rust-src"
+    fi
     if rustup target list --installed 2>/dev/null | grep -qx "$target"; then
         echo "$cargo"
         exit 0
