@@ -26,7 +26,7 @@ MLING_CROSS := target/eval/multilingual-cross
 SITE      ?= target/book
 SITE_PORT ?= 8080
 
-.PHONY: all demo test book test-mcp test-python test-node node node-deps wasm test-wasm site serve-site chromium wheel dist-models dist dist-check lint fmt eval bench models check-tools wasm-check release clean fuzz fuzz-seeds fuzz-tools
+.PHONY: all demo test test-rust test-setup book test-mcp test-python test-node node node-deps wasm test-wasm site serve-site chromium wheel dist-models dist dist-check lint fmt eval bench models check-tools wasm-check release clean fuzz fuzz-seeds fuzz-tools
 
 all: test
 
@@ -56,18 +56,40 @@ DOC_PACKAGES := -p wikidex -p wikidex-cli -p workspace-hack
 
 ## make test: every test suite (Rust unit, integration, CLI, doc tests, cross-language vectors,
 ## the fuzz corpora replayed, the benches compiled and run once as tests, the browser module's
-## vectors in Node and in headless Chromium, the patched whatlang's own tests (vendor/), the book (make book, in test-wasm) and a real
-## docs project searched in Chromium, every code block of the READMEs and the book), after the
-## wasm modules (the CLI carries the search module: cli/build.rs), the linters and the wasm32
-## core build.
-test: check-tools models wasm lint wasm-check
+## vectors in Node and in headless Chromium, the patched whatlang's own tests (vendor/), the
+## book (make book, in test-wasm) and a real docs project searched in Chromium, every code
+## block of the READMEs and the book), after the wasm modules (the CLI carries the search
+## module: cli/build.rs), the linters and the wasm32 core build. Two jobs at a time (make -j2),
+## in two stages: make test-rust, with what the other suites install beside it (test-setup);
+## then the Python suite beside MCP's, Node's and the browser's, each suite's output shown
+## whole when it ends (--output-sync). Before them, one after the other, what two jobs must not
+## do at once: the records' copies written (make wasm and make node write them, make lint
+## checks them), the wasm32 toolchain (rustup takes no turns) and Chromium (apt-get). Cargo
+## commands of one profile wait on each other's lock (target/debug), and scripts/py-env.sh
+## installs one requirements file at a time.
+test: check-tools
+	python3 scripts/records.py write
+	CARGO="$(CARGO)" scripts/wasm-toolchain.sh >/dev/null
+	scripts/chromium.sh >/dev/null
+	$(MAKE) --no-print-directory -j2 test-rust test-setup
+	$(MAKE) --no-print-directory -j2 --output-sync=target test-python test-mcp test-node test-wasm WASM_BUILT=1
+
+## make test-rust: the modules, the linters and the wasm32 check, then the Rust suites: the
+## workspace's tests (the CLI's and the benches' too), the patched whatlang's and the doc tests
+## (without make's MAKEFLAGS: rustdoc would look for the job server, whose pipe make passes to
+## recursive makes only, and warn).
+test-rust: wasm lint wasm-check models
 	$(CARGO) test --workspace --all-targets
 	$(CARGO) test --manifest-path vendor/whatlang/Cargo.toml --target-dir target --lib
-	$(CARGO) test --doc $(DOC_PACKAGES)
-	$(MAKE) --no-print-directory test-mcp
-	$(MAKE) --no-print-directory test-python
-	$(MAKE) --no-print-directory test-node WASM_BUILT=1
-	$(MAKE) --no-print-directory test-wasm WASM_BUILT=1
+	MAKEFLAGS= $(CARGO) test --doc $(DOC_PACKAGES)
+
+# What the Python, MCP, Node and browser suites install, so that make test does it beside
+# the Rust build: the model packages, npm's packages, Chromium and each requirements file of
+# .venv (scripts/py-env.sh skips what is installed).
+test-setup: dist-models node-deps chromium
+	@for r in bindings-py/requirements-dev.txt tests/mcp/requirements.txt docs/requirements.txt \
+		bench/docs-sites/requirements.txt; do \
+		scripts/py-env.sh $$r >/dev/null || exit 1; done
 
 ## make book: the book (docs/) as a docs site with search, made as a user of wikidex makes one:
 ## MkDocs builds it (examples/docs-site/mkdocs.yml: the built-in theme, overrides/ adding the
@@ -139,9 +161,9 @@ test-node: node dist-models wasm
 ## the browser). scripts/wasm-build.sh: the wasm32 toolchain, wasm-bindgen-cli of the crate's
 ## version, each installed only when missing; prints the sizes. WASM_MODULES="lexical search"
 ## leaves the full module out (its cold build is about 8 CPU minutes). WASM_BUILT=1 skips it:
-## make test passes that to the suites it runs after building the modules once (cargo would
-## build the lexical and search modules again each time: they are one crate with other
-## features, and cargo keeps one fingerprint for its cdylib).
+## make test passes that to its second stage, after building the modules once in the first
+## (cargo would build the lexical and search modules again each time: they are one crate with
+## other features, and cargo keeps one fingerprint for its cdylib).
 wasm: check-tools
 	@if [ -n "$(WASM_BUILT)" ]; then echo "make wasm: built earlier in this run (WASM_BUILT)"; \
 	else CARGO="$(CARGO)" scripts/wasm-build.sh; fi

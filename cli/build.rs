@@ -6,8 +6,8 @@
 //!
 //! A checkout built before `make wasm` has no search module yet: the binary is built without
 //! it, and `wikidex site` says so and what to run (without the model runner's module, `--model`
-//! does). `WIKIDEX_REQUIRE_SITE_BUNDLE=1` (set by `make dist` and `make test`) makes a missing
-//! file an error here instead.
+//! does). `WIKIDEX_REQUIRE_SITE_BUNDLE=1` (set by `make dist`; `make test` builds the modules
+//! before its Rust tests) makes a missing file an error here instead.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};

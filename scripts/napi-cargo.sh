@@ -3,8 +3,9 @@
 # `--target <triple>`, and cargo builds a target given by name into target/<triple>/, apart
 # from the units `cargo test --workspace` built in target/debug/: a cold `make test` compiled
 # the core's dependency tree twice. For this machine's own triple this drops the flag, so the
-# build shares those units, then links the library to target/<triple>/<profile>/, where napi
-# copies it from. Any other target passes through unchanged.
+# build shares those units, then links the addon's library (libwikidex_node.so) to
+# target/<triple>/<profile>/, where napi copies it from (only it: in make test, maturin may be
+# linking the Python module's library beside it). Any other target passes through unchanged.
 set -euo pipefail
 
 cargo=${NAPI_REAL_CARGO:-cargo}
@@ -30,7 +31,5 @@ done
 if [ -n "$dropped" ]; then
 	target_dir=${CARGO_TARGET_DIR:-$(cd "$(dirname "$0")/.." && pwd)/target}
 	mkdir -p "$target_dir/$host/$profile"
-	for lib in "$target_dir/$profile"/lib*.so; do
-		ln -f "$lib" "$target_dir/$host/$profile/"
-	done
+	ln -f "$target_dir/$profile/libwikidex_node.so" "$target_dir/$host/$profile/"
 fi

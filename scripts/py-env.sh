@@ -31,6 +31,15 @@ req_name="${req#"$root"/}"
 stamp="$venv/.req-${req_name//\//_}.sha256"
 base_python="${PYTHON:-python3}"
 
+# One of these at a time per checkout (make test runs two jobs at once, and pip must not
+# install into one venv twice at once): the others wait here. flock is util-linux's; where it
+# is missing (macOS), calls are not serialized.
+if command -v flock >/dev/null 2>&1; then
+    mkdir -p "$root/target"
+    exec 9>"$root/target/py-env.lock"
+    flock 9
+fi
+
 if ! command -v "$base_python" >/dev/null 2>&1; then
     echo "py-env: '$base_python' not found; install Python 3 (3.10+) or set PYTHON=/path/to/python3" >&2
     exit 1
