@@ -64,9 +64,11 @@ DOC_PACKAGES := -p wikidex -p wikidex-cli -p workspace-hack
 ## then the Python suite beside MCP's, Node's and the browser's, each suite's output shown
 ## whole when it ends (--output-sync). Before them, one after the other, what two jobs must not
 ## do at once: the records' copies written (make wasm and make node write them, make lint
-## checks them), the wasm32 toolchain (rustup takes no turns) and Chromium (apt-get). Cargo
-## commands of one profile wait on each other's lock (target/debug), and scripts/py-env.sh
-## installs one requirements file at a time.
+## checks them), the wasm32 toolchain (rustup takes no turns) and Chromium (apt-get). The
+## builds of the first stage take their turns from make's job server (their lines start with
+## `+`, which hands it to them), so that two of them run two compilers in all, not four. Cargo
+## commands of one profile also wait on each other's lock (target/debug), and
+## scripts/py-env.sh installs one requirements file at a time.
 test: check-tools
 	python3 scripts/records.py write
 	CARGO="$(CARGO)" scripts/wasm-toolchain.sh >/dev/null
@@ -75,13 +77,11 @@ test: check-tools
 	$(MAKE) --no-print-directory -j2 --output-sync=target test-python test-mcp test-node test-wasm WASM_BUILT=1
 
 ## make test-rust: the modules, the linters and the wasm32 check, then the Rust suites: the
-## workspace's tests (the CLI's and the benches' too), the patched whatlang's and the doc tests
-## (without make's MAKEFLAGS: rustdoc would look for the job server, whose pipe make passes to
-## recursive makes only, and warn).
+## workspace's tests (the CLI's and the benches' too), the patched whatlang's and the doc tests.
 test-rust: wasm lint wasm-check models
-	$(CARGO) test --workspace --all-targets
-	$(CARGO) test --manifest-path vendor/whatlang/Cargo.toml --target-dir target --lib
-	MAKEFLAGS= $(CARGO) test --doc $(DOC_PACKAGES)
+	+$(CARGO) test --workspace --all-targets
+	+$(CARGO) test --manifest-path vendor/whatlang/Cargo.toml --target-dir target --lib
+	+$(CARGO) test --doc $(DOC_PACKAGES)
 
 # What the Python, MCP, Node and browser suites install, so that make test does it beside
 # the Rust build: the model packages, npm's packages, Chromium and each requirements file of
@@ -165,7 +165,7 @@ test-node: node dist-models wasm
 ## (cargo would build the lexical and search modules again each time: they are one crate with
 ## other features, and cargo keeps one fingerprint for its cdylib).
 wasm: check-tools
-	@if [ -n "$(WASM_BUILT)" ]; then echo "make wasm: built earlier in this run (WASM_BUILT)"; \
+	+@if [ -n "$(WASM_BUILT)" ]; then echo "make wasm: built earlier in this run (WASM_BUILT)"; \
 	else CARGO="$(CARGO)" scripts/wasm-build.sh; fi
 
 ## make wasm-size: what the browser module is made of: twiggy's largest items and what nothing
@@ -256,14 +256,14 @@ lint: check-tools node-deps
 	bindings-node/node_modules/.bin/tsc --noEmit --strict --types node --typeRoots bindings-node/node_modules/@types \
 		--target es2022 --module nodenext --moduleResolution nodenext types/check.ts
 	$(CARGO) fmt --all -- --check
-	$(CARGO) clippy --workspace --all-targets --features wikidex-wasm/model -- -D warnings
-	$(CARGO) clippy -p wikidex --no-default-features -p workspace-hack -- -D warnings
-	$(CARGO) clippy -p wikidex-wasm --no-default-features -p workspace-hack -- -D warnings
+	+$(CARGO) clippy --workspace --all-targets --features wikidex-wasm/model -- -D warnings
+	+$(CARGO) clippy -p wikidex --no-default-features -p workspace-hack -- -D warnings
+	+$(CARGO) clippy -p wikidex-wasm --no-default-features -p workspace-hack -- -D warnings
 	python3 scripts/shared-units.py wikidex-py --features extension-module
 	python3 scripts/shared-units.py wikidex-node
 	python3 scripts/shared-units.py -- test --doc $(DOC_PACKAGES)
 	python3 scripts/shared-units.py -- build -p wikidex-cli -p workspace-hack
-	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --no-deps -p wikidex -p workspace-hack
+	+RUSTDOCFLAGS="-D warnings" $(CARGO) doc --no-deps -p wikidex -p workspace-hack
 
 fmt:
 	$(CARGO) fmt --all
@@ -274,7 +274,7 @@ fmt:
 ## target, else Debian's rustc-web (1.85: enough without `embed`; tract needs 1.91, so the full
 ## module needs rustup's).
 wasm-check: check-tools
-	WASM_CARGO=$$(CARGO="$(CARGO)" scripts/wasm-toolchain.sh) && \
+	+WASM_CARGO=$$(CARGO="$(CARGO)" scripts/wasm-toolchain.sh) && \
 	env $$WASM_CARGO check -p wikidex --no-default-features --target wasm32-unknown-unknown
 
 ## make eval: nDCG@10, MAP and recall@100 per lane and fused, with each model of EVAL_MODELS
