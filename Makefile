@@ -66,13 +66,12 @@ DOC_PACKAGES := -p wikidex -p wikidex-cli -p workspace-hack
 ## do at once: the records' copies written (make wasm and make node write them, make lint
 ## checks them), the wasm32 toolchain (rustup takes no turns) and Chromium (apt-get). The
 ## builds of the first stage take their turns from make's job server (their lines start with
-## `+`, which hands it to them), so that two of them run two compilers in all, not four. Cargo
-## commands of one profile also wait on each other's lock (target/debug), and
-## scripts/py-env.sh installs one requirements file at a time.
-test: check-tools
+## `+`, which hands it to them, and which `make -n` runs too), so that two of them run two
+## compilers in all, not four. Cargo commands of one profile also wait on each other's lock
+## (target/debug), and scripts/py-env.sh installs one requirements file at a time.
+test: check-tools chromium
 	python3 scripts/records.py write
 	CARGO="$(CARGO)" scripts/wasm-toolchain.sh >/dev/null
-	scripts/chromium.sh >/dev/null
 	$(MAKE) --no-print-directory -j2 test-rust test-setup
 	$(MAKE) --no-print-directory -j2 --output-sync=target test-python test-mcp test-node test-wasm WASM_BUILT=1
 
@@ -84,9 +83,9 @@ test-rust: wasm lint wasm-check models
 	+$(CARGO) test --doc $(DOC_PACKAGES)
 
 # What the Python, MCP, Node and browser suites install, so that make test does it beside
-# the Rust build: the model packages, npm's packages, Chromium and each requirements file of
-# .venv (scripts/py-env.sh skips what is installed).
-test-setup: dist-models node-deps chromium
+# the Rust build: the model packages, npm's packages and each requirements file of .venv
+# (scripts/py-env.sh skips what is installed). Chromium is a prerequisite of make test itself.
+test-setup: dist-models node-deps
 	@for r in bindings-py/requirements-dev.txt tests/mcp/requirements.txt docs/requirements.txt \
 		bench/docs-sites/requirements.txt; do \
 		scripts/py-env.sh $$r >/dev/null || exit 1; done
