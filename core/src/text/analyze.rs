@@ -608,23 +608,24 @@ pub fn words(text: &str) -> impl Iterator<Item = (usize, &str)> {
     let mut at = 0;
     let mut start: Option<(usize, bool)> = None;
     std::iter::from_fn(move || {
+        // Most words are ASCII between ASCII: such a word is taken at once.
+        if start.is_none() {
+            at = skip_ascii(bytes, at, false);
+            if bytes.get(at).is_some_and(u8::is_ascii_alphanumeric) {
+                let s = at;
+                at = skip_ascii(bytes, at, true);
+                if bytes.get(at).is_none_or(u8::is_ascii) {
+                    return Some((s, &text[s..at]));
+                }
+                start = Some((s, false));
+            }
+        }
         while at <= bytes.len() {
             // Runs of ASCII, most text, in a tight loop: alphanumerics continue a word that
             // is not a CJK run, other characters are skipped between words.
             match start {
-                Some((_, false)) => {
-                    while bytes.get(at).is_some_and(u8::is_ascii_alphanumeric) {
-                        at += 1;
-                    }
-                }
-                None => {
-                    while bytes
-                        .get(at)
-                        .is_some_and(|b| b.is_ascii() && !b.is_ascii_alphanumeric())
-                    {
-                        at += 1;
-                    }
-                }
+                Some((_, false)) => at = skip_ascii(bytes, at, true),
+                None => at = skip_ascii(bytes, at, false),
                 Some((_, true)) => {}
             }
             let i = at;
@@ -663,6 +664,55 @@ pub fn words(text: &str) -> impl Iterator<Item = (usize, &str)> {
         }
         None
     })
+}
+
+/// The high bit of each of eight bytes.
+const HIGH_BITS: u64 = 0x8080_8080_8080_8080;
+
+/// `b` in each of eight bytes.
+const fn splat(b: u8) -> u64 {
+    0x0101_0101_0101_0101 * b as u64
+}
+
+/// For eight bytes read as one little-endian `u64`: the high bit of each byte set where it is
+/// an ASCII letter or digit. Exact for every byte before the first non-ASCII one (a byte of
+/// 0x80 or more may carry into the bytes after it).
+fn alphanumeric_bits(x: u64) -> u64 {
+    // Each ASCII byte plus `0x80 - lo` reaches 0x80 exactly when it is `lo` or more, and
+    // stays below 0x100, so nothing carries between ASCII bytes.
+    let at_least = |x: u64, lo: u8| x.wrapping_add(splat(0x80 - lo)) & HIGH_BITS;
+    let digit = at_least(x, b'0') & !at_least(x, b'9' + 1);
+    let lower = x | splat(0x20);
+    let letter = at_least(lower, b'a') & !at_least(lower, b'z' + 1);
+    digit | letter
+}
+
+/// From `at`, past the bytes that are ASCII and alphanumeric (`word`) or ASCII and not
+/// (`!word`), eight at a time while eight are left; the caller reads the rest a byte at a time.
+fn ascii_run(bytes: &[u8], mut at: usize, word: bool) -> usize {
+    while let Some(eight) = bytes.get(at..at + 8) {
+        let x = u64::from_le_bytes(eight.try_into().unwrap_or_default());
+        let alnum = alphanumeric_bits(x);
+        let stop = (x & HIGH_BITS) | if word { !alnum & HIGH_BITS } else { alnum };
+        if stop != 0 {
+            return at + (stop.trailing_zeros() / 8) as usize;
+        }
+        at += 8;
+    }
+    at
+}
+
+/// From `at`, past every byte that is ASCII and alphanumeric (`word`) or ASCII and not
+/// (`!word`).
+fn skip_ascii(bytes: &[u8], at: usize, word: bool) -> usize {
+    let mut at = ascii_run(bytes, at, word);
+    while bytes
+        .get(at)
+        .is_some_and(|b| b.is_ascii() && b.is_ascii_alphanumeric() == word)
+    {
+        at += 1;
+    }
+    at
 }
 
 /// Whether `c` is written without spaces between words and so segmented into bigrams: Han
@@ -1178,10 +1228,40 @@ mod tests {
         out
     }
 
+    #[test]
+    fn alphanumeric_bits_mark_each_ascii_letter_and_digit_in_any_of_eight_places() {
+        for b in 0u8..0x80 {
+            for at in 0..8 {
+                let mut eight = [b' '; 8];
+                eight[at] = b;
+                let want = if b.is_ascii_alphanumeric() {
+                    0x80 << (8 * at)
+                } else {
+                    0
+                };
+                assert_eq!(
+                    alphanumeric_bits(u64::from_le_bytes(eight)),
+                    want,
+                    "{b:#x} at {at}"
+                );
+            }
+        }
+    }
+
     proptest::proptest! {
         #[test]
         fn the_ascii_shortcut_splits_words_as_reading_every_character_does(
             text in "[a-zA-Z09 _.,'\\-\n\u{301}\u{3099}éß語言かなｶﾞ한국Ω١٢]{0,40}",
+        ) {
+            proptest::prop_assert_eq!(words(&text).collect::<Vec<_>>(), words_by_char(&text));
+        }
+
+        /// Eight bytes at a time: every ASCII byte (the ones either side of `0-9`, `A-Z` and
+        /// `a-z` among them), runs longer than eight, and non-ASCII bytes in any place of an
+        /// eight.
+        #[test]
+        fn eight_bytes_at_a_time_split_words_as_reading_every_character_does(
+            text in "([\\x00-\\x7f]{0,20}|[/09:@AZ\\[`az{]{1,12}|[é語\u{301}ß])*",
         ) {
             proptest::prop_assert_eq!(words(&text).collect::<Vec<_>>(), words_by_char(&text));
         }
