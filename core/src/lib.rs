@@ -106,9 +106,9 @@ pub use lane::{Lane, LaneStatus, StatusKind, NO_QUERY_TERMS};
 pub use lint::{LintIssue, LintReport, Severity};
 pub use search::ranged::RangedIndex;
 pub use search::{
-    AlwaysMode, Explanation, FacetCount, Facets, Found, Highlight, Hit, LaneHit, LaneReport,
-    PhraseReport, Ranked, SearchOptions, SearchResults, Snippet, DEFAULT_LIMIT, MAX_LIMIT,
-    MAX_RANK_THREADS,
+    AlwaysMode, Explanation, FacetCount, Facets, Found, Highlight, Hit, HitList, LaneHit,
+    LaneReport, PhraseReport, Ranked, SearchOptions, SearchResults, Snippet, DEFAULT_LIMIT,
+    MAX_LIMIT, MAX_RANK_THREADS,
 };
 pub use text::analyze::Language;
 pub use text::chunk::ChunkConfig;

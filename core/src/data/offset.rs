@@ -59,6 +59,15 @@ impl OffsetUnit {
         }
     }
 
+    /// How many of this unit `c` takes.
+    pub(crate) fn units(self, c: char) -> usize {
+        match self {
+            OffsetUnit::Byte => c.len_utf8(),
+            OffsetUnit::Char => 1,
+            OffsetUnit::Utf16 => c.len_utf16(),
+        }
+    }
+
     /// [`OffsetUnit::convert`] as the `u32` records store.
     pub(crate) fn convert_u32(self, text: &str, byte: usize) -> u32 {
         u32::try_from(self.convert(text, byte)).unwrap_or(u32::MAX)

@@ -5,7 +5,8 @@ use std::sync::{Arc, OnceLock};
 
 use super::hits::{HitContext, MatchTerms};
 use super::{
-    AlwaysMode, Facets, Hit, LaneReport, PhraseReport, Phrases, Reads, SearchOptions, SearchResults,
+    AlwaysMode, Facets, Hit, LaneReport, PhraseReport, Phrases, Reads, SearchOptions,
+    SearchResults, Snippet,
 };
 use crate::data::error::Result;
 use crate::data::offset::OffsetUnit;
@@ -129,21 +130,66 @@ impl<I: Deref<Target = Index>> Found<I> {
 
     /// Hit `i` of [`SearchResults::hits`], made now; `None` past the end.
     pub fn hit(&self, i: usize) -> Option<Hit> {
-        let ctx = self.context();
+        self.made(HitList::Hits, i, self.snippets)
+    }
+
+    /// Hit `i` of [`SearchResults::always`], made now; `None` past the end.
+    pub fn always_hit(&self, i: usize) -> Option<Hit> {
+        self.made(HitList::Always, i, self.snippets)
+    }
+
+    /// Hit `i` of `list`, made now without its snippet (`snippet` is `None` even when the
+    /// search makes snippets): [`Found::snippet`] makes that, so a caller that reads a hit's
+    /// other fields does not pay for its snippet (about three quarters of a hit's cost).
+    /// `None` past the end.
+    pub fn hit_fields(&self, list: HitList, i: usize) -> Option<Hit> {
+        self.made(list, i, false)
+    }
+
+    /// The snippet of hit `i` of `list`, made now: the one [`Found::hit`] gives it. `None`
+    /// past the end, or when the search was made with [`SearchOptions::snippets`] off.
+    pub fn snippet(&self, list: HitList, i: usize) -> Option<Snippet> {
+        if !self.snippets {
+            return None;
+        }
+        let ctx = self.context(true);
+        match self.slot(list, i)? {
+            Slot::Ranked(f) => Some(ctx.snippet(f.chunk)),
+            Slot::Always(page) => Some(ctx.snippet(ctx.always_chunk(page))),
+        }
+    }
+
+    /// How many hits `list` holds.
+    pub fn len_of(&self, list: HitList) -> usize {
+        match list {
+            HitList::Hits => self.hits_len(),
+            HitList::Always => self.always_len(),
+        }
+    }
+
+    fn made(&self, list: HitList, i: usize, snippets: bool) -> Option<Hit> {
+        let ctx = self.context(snippets);
+        Some(match self.slot(list, i)? {
+            Slot::Ranked(f) => ctx.hit(f),
+            Slot::Always(page) => ctx.always_hit(page),
+        })
+    }
+
+    /// What hit `i` of `list` is made from.
+    fn slot(&self, list: HitList, i: usize) -> Option<Slot<'_>> {
         let first = if self.always_first {
             self.always.len()
         } else {
             0
         };
-        match i.checked_sub(first) {
-            None => Some(ctx.always_hit(self.always[i])),
-            Some(j) => self.picked.get(j).map(|f| ctx.hit(f)),
+        match list {
+            HitList::Always if self.always_first => None,
+            HitList::Always => self.always.get(i).map(|&p| Slot::Always(p)),
+            HitList::Hits => match i.checked_sub(first) {
+                None => Some(Slot::Always(self.always[i])),
+                Some(j) => self.picked.get(j).map(Slot::Ranked),
+            },
         }
-    }
-
-    /// Hit `i` of [`SearchResults::always`], made now; `None` past the end.
-    pub fn always_hit(&self, i: usize) -> Option<Hit> {
-        (i < self.always_len()).then(|| self.context().always_hit(self.always[i]))
     }
 
     /// The ranked chunks' ids, best first (no `always` page), as the query log keeps them.
@@ -179,7 +225,7 @@ impl<I: Deref<Target = Index>> Found<I> {
     /// Every hit made, as [`Index::search`] returns them.
     pub fn results(&self) -> SearchResults {
         // One context, so the hits share its matcher and what it learned of the words.
-        let ctx = self.context();
+        let ctx = self.context(self.snippets);
         let always = self.always.iter().map(|&p| ctx.always_hit(p));
         let ranked = self.picked.iter().map(|f| ctx.hit(f));
         let (hits, always) = if self.always_first {
@@ -194,14 +240,14 @@ impl<I: Deref<Target = Index>> Found<I> {
         }
     }
 
-    fn context(&self) -> HitContext<'_> {
+    fn context(&self, snippets: bool) -> HitContext<'_> {
         HitContext {
             index: &self.index,
             unit: self.unit,
             qterms: self.qterms.get(),
             typos: &self.typos,
             reports: &self.reports,
-            snippets: self.snippets,
+            snippets,
             explain: self.explain,
             positions: self
                 .index
@@ -213,6 +259,22 @@ impl<I: Deref<Target = Index>> Found<I> {
             matcher: Default::default(),
         }
     }
+}
+
+/// Which list of [`SearchResults`] a hit of a [`Found`] is in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HitList {
+    /// [`SearchResults::hits`].
+    Hits,
+    /// [`SearchResults::always`].
+    Always,
+}
+
+/// A hit before it is made: a ranked chunk, or an `always` page (its position in
+/// [`Index::pages`]).
+enum Slot<'f> {
+    Ranked(&'f Fused),
+    Always(usize),
 }
 
 impl<I: Deref<Target = Index>> std::fmt::Debug for Found<I> {

@@ -122,8 +122,6 @@ impl<'a> HitContext<'a> {
     /// An `always` page: not ranked by any lane (they are masked out), score 0, with the chunk
     /// that contains the most query terms.
     pub(super) fn always_hit(&self, page: usize) -> Hit {
-        let first = self.index.first_chunk[page];
-        let end = self.index.first_chunk[page + 1];
         let lanes = self
             .reports
             .iter()
@@ -136,8 +134,14 @@ impl<'a> HitContext<'a> {
                 chunk: None,
             })
             .collect();
-        let best = self.best_chunk_by_terms(first, end);
-        self.base(best, 0.0, lanes)
+        self.base(self.always_chunk(page), 0.0, lanes)
+    }
+
+    /// The chunk an `always` page's hit shows ([`HitContext::always_hit`]).
+    pub(super) fn always_chunk(&self, page: usize) -> u32 {
+        let first = self.index.first_chunk[page];
+        let end = self.index.first_chunk[page + 1];
+        self.best_chunk_by_terms(first, end)
     }
 
     /// The chunk of `first..end` that contains the most query terms (the first on ties).
@@ -159,20 +163,24 @@ impl<'a> HitContext<'a> {
             .unwrap_or(first)
     }
 
+    /// The snippet of chunk `c`, whatever [`HitContext::snippets`] says.
+    pub(super) fn snippet(&self, c: u32) -> Snippet {
+        let index = self.index;
+        let matcher = self.matcher.get_or_init(|| {
+            let what = self.match_terms.get_or_init(|| {
+                MatchTerms::new(index, &self.qterms, self.typos, self.positions.is_some())
+            });
+            Matcher::new(what, self.positions)
+        });
+        snippet(index, self.unit, matcher, c)
+    }
+
     fn base(&self, c: u32, score: f32, lanes: Vec<LaneHit>) -> Hit {
         let index = self.index;
         let page_index = index.chunk_page[c as usize];
         let p: &Page = &index.data.pages[page_index as usize];
         let record = &index.data.chunks[c as usize];
-        let snippet = self.snippets.then(|| {
-            let matcher = self.matcher.get_or_init(|| {
-                let what = self.match_terms.get_or_init(|| {
-                    MatchTerms::new(index, &self.qterms, self.typos, self.positions.is_some())
-                });
-                Matcher::new(what, self.positions)
-            });
-            snippet(index, self.unit, matcher, c)
-        });
+        let snippet = self.snippets.then(|| self.snippet(c));
         let page_id = p.id();
         let (line_start, line_end) =
             crate::text::chunk::line_range(&p.text, record.start as usize, record.end as usize);
@@ -289,20 +297,23 @@ pub(super) struct Matcher<'a> {
     by_position: Option<(&'a Positions, &'a [usize])>,
     /// (raw token text, is a CJK token) → whether it matches.
     seen: RefCell<HashMap<(&'a str, bool), bool, BuildHash>>,
-    /// A snippet's cut points, matches and wanted token ordinals, kept between hits for their
-    /// memory.
-    scratch: RefCell<Scratch<'a>>,
 }
 
-/// Where a snippet may be cut (a word or a CJK character: start, text), its matches (start,
-/// end) in bytes of the chunk, the ordinals of the chunk's tokens that match (with whether
-/// the match is exact, else to be checked against the prefixes), and one term's positions.
-type Scratch<'a> = (
-    Vec<(usize, &'a str)>,
+/// Where a snippet may be cut (a word or a CJK character: start and length in bytes), its
+/// matches (start, end) in bytes of the chunk, the ordinals of the chunk's tokens that match
+/// (with whether the match is exact, else to be checked against the prefixes), and one term's
+/// positions: a thread's buffers for its snippets, kept between them for their memory (a
+/// binding makes each hit's snippet in a call of its own).
+type Scratch = (
+    Vec<(usize, usize)>,
     Vec<(usize, usize)>,
     Vec<(u32, bool)>,
     Vec<u32>,
 );
+
+thread_local! {
+    static SCRATCH: RefCell<Scratch> = RefCell::default();
+}
 
 /// Distinct words a search's snippets meet, about, to size [`Matcher::seen`] once (on its
 /// first word: a snippet matched by term positions never fills it) rather than grow it from
@@ -319,7 +330,6 @@ impl<'a> Matcher<'a> {
             what,
             by_position: positions.zip(what.prefixed.as_deref()),
             seen: RefCell::default(),
-            scratch: RefCell::default(),
         }
     }
 
@@ -373,25 +383,25 @@ fn first_position(page: &Page, start: usize, text: &str) -> u32 {
 /// word, or a CJK run's overlapping bigrams).
 fn walk<'a>(
     text: &'a str,
-    cuts: &mut Vec<(usize, &'a str)>,
+    cuts: &mut Vec<(usize, usize)>,
     mut token: impl FnMut(usize, &'a str, bool),
 ) {
     cuts.clear();
     for (s, w) in analyze::words(text) {
         if !w.starts_with(analyze::is_cjk) {
-            cuts.push((s, w));
+            cuts.push((s, w.len()));
             token(s, w, false);
             continue;
         }
         let first = cuts.len();
-        cuts.extend(analyze::cjk_chars(s, w));
+        cuts.extend(analyze::cjk_chars(s, w).map(|(c, t)| (c, t.len())));
         let chars = &cuts[first..];
         if let [(c, _)] = chars {
             token(*c, &text[*c..s + w.len()], true);
         }
         for pair in chars.windows(2) {
-            let ((a, _), (b, bw)) = (pair[0], pair[1]);
-            token(a, &text[a..b + bw.len()], true);
+            let ((a, _), (b, bn)) = (pair[0], pair[1]);
+            token(a, &text[a..b + bn], true);
         }
     }
 }
@@ -410,11 +420,27 @@ fn add_match(matched: &mut Vec<(usize, usize)>, start: usize, end: usize) {
 /// terms (and the terms typo tolerance took them for), with their offsets in the index's
 /// unit; its offset counts from the start of the page's body.
 fn snippet<'a>(index: &'a Index, unit: OffsetUnit, matcher: &Matcher<'a>, c: u32) -> Snippet {
+    let text = index.chunk_text(c);
+    crate::lane::with_reused(&SCRATCH, |(words, matched, wanted, list)| {
+        snippet_in(index, unit, matcher, c, text, words, matched, wanted, list)
+    })
+}
+
+/// [`snippet`] with its buffers.
+#[allow(clippy::too_many_arguments)]
+fn snippet_in<'a>(
+    index: &'a Index,
+    unit: OffsetUnit,
+    matcher: &Matcher<'a>,
+    c: u32,
+    text: &'a str,
+    words: &mut Vec<(usize, usize)>,
+    matched: &mut Vec<(usize, usize)>,
+    wanted: &mut Vec<(u32, bool)>,
+    list: &mut Vec<u32>,
+) -> Snippet {
     let record = &index.data.chunks[c as usize];
     let page = &index.data.pages[record.page as usize];
-    let text = index.chunk_text(c);
-    let mut scratch = matcher.scratch.borrow_mut();
-    let (words, matched, wanted, list) = &mut *scratch;
     matched.clear();
     if let Some((positions, prefixed)) = &matcher.by_position {
         let lexical = &index.data.lexical;
@@ -490,48 +516,50 @@ fn snippet<'a>(index: &'a Index, unit: OffsetUnit, matcher: &Matcher<'a>, c: u32
         .last()
         .map_or(start, |(i, c)| start + i + c.len_utf8());
     // Do not cut a word in half.
-    let end = match words.iter().find(|&&(s, w)| s < end && s + w.len() > end) {
+    let end = match words.iter().find(|&&(s, n)| s < end && s + n > end) {
         Some(&(ws, _)) if end < text.len() && ws > start => ws,
         _ => end,
     };
     // Collapse whitespace runs (newlines included) to one space; map highlights onto the
-    // collapsed text.
+    // collapsed text, counting its units as it is written. A highlight's start or end maps
+    // to where the character at (or after) it lands; one at the slice's end to the text's end.
     let slice = text[start..end].trim_end();
     let lead_ws = slice.len() - slice.trim_start().len();
     let from = start + lead_ws;
-    let mut out = String::with_capacity(slice.len());
-    let mut byte_pos: Vec<(usize, usize)> = Vec::with_capacity(slice.len()); // (byte in text, byte in out)
-    let mut in_space = false;
-    for (i, c) in text[from..start + slice.len()].char_indices() {
-        byte_pos.push((from + i, out.len()));
-        if c.is_whitespace() {
-            if !in_space {
-                out.push(' ');
-            }
-            in_space = true;
-        } else {
-            out.push(c);
-            in_space = false;
-        }
-    }
     let to = start + slice.len();
-    let at = |byte: usize| -> usize {
-        if byte >= to {
-            return out.len();
-        }
-        byte_pos
-            .binary_search_by(|&(b, _)| b.cmp(&byte))
-            .map_or_else(
-                |i| byte_pos.get(i).map_or(out.len(), |p| p.1),
-                |i| byte_pos[i].1,
-            )
-    };
-    let highlights = matched
+    let mut bounds = matched
         .iter()
         .filter(|&&(s, e)| s >= from && e <= to)
-        .map(|&(s, e)| Highlight {
-            start: unit.convert_u32(&out, at(s)),
-            end: unit.convert_u32(&out, at(e)),
+        .flat_map(|&(s, e)| [s, e])
+        .peekable();
+    let mut marks: Vec<u32> = Vec::new();
+    let mut out = String::with_capacity(slice.len());
+    let mut units = 0usize;
+    let mut in_space = false;
+    for (i, ch) in text[from..to].char_indices() {
+        while bounds.next_if(|&b| b <= from + i).is_some() {
+            marks.push(u32::try_from(units).unwrap_or(u32::MAX));
+        }
+        let put = if ch.is_whitespace() {
+            let put = (!in_space).then_some(' ');
+            in_space = true;
+            put
+        } else {
+            in_space = false;
+            Some(ch)
+        };
+        if let Some(put) = put {
+            out.push(put);
+            units += unit.units(put);
+        }
+    }
+    let total = u32::try_from(units).unwrap_or(u32::MAX);
+    marks.extend(bounds.map(|_| total));
+    let highlights = marks
+        .chunks_exact(2)
+        .map(|m| Highlight {
+            start: m[0],
+            end: m[1],
         })
         .collect();
     Snippet {
@@ -564,9 +592,9 @@ mod tests {
             let mut want_cuts = Vec::new();
             for (s, w) in analyze::words(&text) {
                 if w.starts_with(analyze::is_cjk) {
-                    want_cuts.extend(analyze::cjk_chars(s, w));
+                    want_cuts.extend(analyze::cjk_chars(s, w).map(|(c, t)| (c, t.len())));
                 } else {
-                    want_cuts.push((s, w));
+                    want_cuts.push((s, w.len()));
                 }
             }
             proptest::prop_assert_eq!(cuts, want_cuts);

@@ -8,7 +8,7 @@ mod options;
 pub mod ranged;
 mod results;
 
-pub use found::Found;
+pub use found::{Found, HitList};
 pub use options::{
     AlwaysMode, SearchOptions, DEFAULT_LIMIT, MAX_CANDIDATES, MAX_LIMIT, MAX_RANK_THREADS,
     SNIPPET_CHARS,
