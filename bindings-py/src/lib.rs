@@ -918,6 +918,7 @@ fn _wikidex(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Model>()?;
     m.add_class::<ranking::Ranking>()?;
     m.add_class::<found::Found>()?;
+    m.add_class::<found::Hit>()?;
     m.add_class::<file::NativeIndexFile>()?;
     m.add_function(wrap_pyfunction!(parse_headers, m)?)?;
     m.add_function(wrap_pyfunction!(default_model, m)?)?;

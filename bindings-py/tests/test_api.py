@@ -68,6 +68,31 @@ def test_search_records_are_made_when_read_from_the_index_as_it_was_searched():
     assert type(again) is wikidex.SearchResults and again == r and repr(again) == repr(r)
 
 
+def test_a_hit_read_field_by_field_is_a_record_of_the_index_as_it_was_searched():
+    index = small()
+    hit = index.search("outage pipeline", limit=1).hits[0]
+    # Read for its title first: the snippet, made later, still shows the index searched.
+    assert hit.title == "On-call" and hit["page_id"] == "oncall"
+    index.upsert_page("global/oncall.md", "---\ntitle: Gone\n---\nNothing here.")
+    text = "the on-call engineer for any outage of the nightly pipeline."
+    assert hit.snippet.text == text
+    assert [text[m.start : m.end] for m in hit.snippet.highlights] == ["outage", "pipeline"]
+    fields = list(hit)
+    assert fields[:5] == ["key", "page_id", "scope", "path", "title"] and len(hit) == len(fields) == 20
+    assert "snippet" in hit and "nope" not in hit and hit.get("nope") is None
+    with pytest.raises(KeyError):
+        hit["nope"]
+    with pytest.raises(AttributeError):
+        hit.nope
+    with pytest.raises(AttributeError):
+        hit.title = "x"
+    assert hit.tags == ("ops",) and hit.lanes[0].lane == "lexical" and hit.lanes[0].rank == 1
+    assert repr(hit).startswith("Record(key='oncall', page_id='oncall', scope='global'")
+    again = pickle.loads(pickle.dumps(hit))
+    assert type(again) is wikidex.Record and again == hit and again.to_dict() == hit.to_dict()
+    assert hash(again) == hash(hit) and dict(hit) == {k: hit[k] for k in fields}
+
+
 def test_search_results_render_as_an_html_table_with_marked_snippets(example):
     html = example.search("nightly job crash", limit=3)._repr_html_()
     assert html.count("<tr>") == 5  # header, the always page (its own list, shown first), 3 hits

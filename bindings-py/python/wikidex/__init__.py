@@ -138,11 +138,11 @@ class Record(Mapping):
         return hash(json.dumps(self.to_dict(), sort_keys=True))
 
     def __dir__(self) -> Iterable[str]:
-        return list(self._data)
+        return list(self)
 
     def to_dict(self) -> Dict[str, Any]:
         """The record as plain dicts and lists."""
-        return {k: _thaw(v) for k, v in self._data.items()}
+        return {k: _thaw(self[k]) for k in self}
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, Record):
@@ -152,11 +152,58 @@ class Record(Mapping):
         return NotImplemented
 
     def __repr__(self) -> str:
-        fields = ", ".join(f"{k}={_short(self[k])}" for k in self._data)
+        fields = ", ".join(f"{k}={_short(self[k])}" for k in self)
         return f"{type(self).__name__}({fields})"
 
     def __reduce__(self):
         return (type(self), (self.to_dict(),))
+
+
+class _Hit(Record):
+    """A hit of :class:`SearchResults`, a :class:`Record` like the others: each field is
+    converted from the core's record when first read, and the snippet made then, so reading a
+    hit's title costs no snippet. It pickles as a plain :class:`Record` of its fields."""
+
+    __slots__ = ("_hit",)
+
+    def __init__(self, hit: Any):
+        object.__setattr__(self, "_hit", hit)
+        object.__setattr__(self, "_data", {})
+
+    def __getitem__(self, key: str) -> Any:
+        data = self._data
+        value = data.get(key, _UNSET)
+        if value is _UNSET:
+            value = data[key] = _freeze(self._hit.field(key))
+        return value
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(_HIT_FIELDS)
+
+    def __len__(self) -> int:
+        return len(_HIT_FIELDS)
+
+    def __contains__(self, key: object) -> bool:
+        return key in _HIT_FIELDS
+
+    def __repr__(self) -> str:
+        return "Record" + super().__repr__()[len(type(self).__name__):]
+
+    def __reduce__(self):
+        return (Record, (self.to_dict(),))
+
+
+_UNSET = object()
+_HIT_FIELDS: Tuple[str, ...] = tuple(_wikidex.FoundHit.FIELDS)
+
+
+def _field(name: str) -> property:
+    return property(lambda self: self[name])
+
+
+# Each field a property, so `hit.title` skips the failed attribute look-up `__getattr__` needs.
+for _name in _HIT_FIELDS:
+    setattr(_Hit, _name, _field(_name))
 
 
 def _short(v: Any) -> str:
@@ -177,17 +224,27 @@ class SearchResults(Record):
     ``None``).
     In a notebook it shows as a table of hits with their lane ranks and snippets.
 
-    The search itself only ranks: the records (each hit with its snippet) are made in the
-    core when a field of the results is first read, so a caller that keeps only some results,
-    or reads none, does not pay for the others. They are made from the index as it was
+    The search itself only ranks: the hits are made in the core when a field of the results
+    is first read, each hit's fields become Python objects when first read, and its snippet is
+    made then, so a caller that keeps only some results, or reads none, or reads hits without
+    their snippets, does not pay for the rest. They are made from the index as it was
     searched: a later write does not change them."""
 
     __slots__ = ()
 
     @classmethod
     def _of(cls, found: Any) -> "SearchResults":
-        """The results that the core's ``Found`` (``NativeIndex.find``) holds."""
-        results: SearchResults = cls._later(lambda: json.loads(found.results()))
+        """The results that the core's ``Found`` (``NativeIndex.find``) holds: the head read
+        when a field is first read, the hits made then without their snippets (each hit's
+        fields converted, its snippet made, when read)."""
+
+        def load() -> Dict[str, Any]:
+            data: Dict[str, Any] = json.loads(found.head())
+            data["hits"] = tuple(map(_Hit, found.hits()))
+            data["always"] = tuple(map(_Hit, found.hits(always=True)))
+            return data
+
+        results: SearchResults = cls._later(load)
         return results
 
     def __repr__(self) -> str:

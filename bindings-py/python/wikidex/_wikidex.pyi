@@ -12,7 +12,7 @@ import numpy
 import numpy.typing
 from typing_extensions import NotRequired
 
-__all__ = ["HEADER_LEN", "Found", "Model", "NativeIndex", "NativeIndexFile", "Ranking", "default_model", "folder_files", "parse_headers", "__version__"]
+__all__ = ["HEADER_LEN", "Found", "FoundHit", "Model", "NativeIndex", "NativeIndexFile", "Ranking", "default_model", "folder_files", "parse_headers", "__version__"]
 
 __version__: str
 #: Bytes of a blob's header (magic, version, flags, length, checksum).
@@ -27,8 +27,20 @@ class Found:
     """A search ranked (``NativeIndex.find``), its hits made when read: the package's
     ``SearchResults`` reads it."""
 
-    def results(self) -> str:
-        """The SearchResults (JSON), every hit made now."""
+    def head(self) -> str:
+        """The SearchResults without their hits (JSON): ``hits`` and ``always`` empty."""
+    def hits(self, always: bool = False) -> List[FoundHit]:
+        """The hits of ``hits`` (or of ``always``), made now without their snippets."""
+
+@final
+class FoundHit:
+    """One hit of a ``Found``: the core's record, each field converted when asked for."""
+
+    #: The field names, in the order of the core's record (``Hit``'s keys).
+    FIELDS: List[str]
+    def field(self, name: str) -> Any:
+        """Field ``name`` as ``json.loads`` of the record gives it; ``snippet`` is made now.
+        Raises ``KeyError`` for a name that is no field."""
 
 @final
 class NativeIndexFile:
@@ -210,7 +222,7 @@ class NativeIndex:
         """Number of chunks."""
     def find(self, query: str, options: Optional[str] = None, query_vector: Optional[_F32] = None) -> Found:
         """The search for `query` with SearchOptions (JSON) and a 1-D float32 query vector,
-        ranked; its hits are made when read (``Found.results``)."""
+        ranked; its hits are made when read (``Found.hits``, each field of a ``FoundHit``)."""
     def rank(
         self, query: str, options: Optional[str] = None, query_vector: Optional[_F32] = None
     ) -> Ranking:
