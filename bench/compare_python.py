@@ -17,7 +17,8 @@ arrays of document ids and scores. Beside it: `rank(...).to_list()`, which makes
 over 4 threads, the GIL released once), `Index.search` with 100 hits and no snippets, every
 hit read (q/s records), and `Index.search` as a user calls it for 10 hits and for 100: the
 call alone (it ranks; each hit, with its snippet, is made when first read), and the call with
-every hit's page id, title and snippet read. bm25s is timed with its faster backend. With threads, each thread takes a quarter of the queries; bm25s holds the GIL while
+every hit's page id, title and snippet read, and with every hit's page id and title read
+(no snippet made). bm25s is timed with its faster backend. With threads, each thread takes a quarter of the queries; bm25s holds the GIL while
 it scores, wikidex releases it.
 
 Usage (from the repo root; `make bench` does this):
@@ -96,7 +97,15 @@ def wikidex_side(coll, repeats, rounds):
             return out
         return read
 
+    def run_titles(limit):
+        # Every hit read for what a list of results shows without snippets: no snippet made.
+        def read():
+            return [[(h.page_id, h.title) for h in index.search(q, limit=limit, lanes="lexical").hits]
+                    for q in q_texts]
+        return read
+
     single = threads = tuples = records = batch = search10 = search100 = read10 = read100 = float("inf")
+    titles10 = float("inf")
     for _ in range(rounds):
         s, results = cb.best_time(lambda: run(q_texts), repeats)
         single = min(single, s)
@@ -114,6 +123,7 @@ def wikidex_side(coll, repeats, rounds):
         search100 = min(search100, cb.best_time(run_search(cb.DEPTH), repeats)[0])
         read10 = min(read10, cb.best_time(run_read(10), repeats)[0])
         read100 = min(read100, cb.best_time(run_read(cb.DEPTH), repeats)[0])
+        titles10 = min(titles10, cb.best_time(run_titles(10), repeats)[0])
     runs = {qid: [doc_ids[int(p[1:])] for p, _ in r] for qid, r in zip(q_ids, results)}
     same = all([h.page_id for h in f.hits] == [p for p, _ in r] for f, r in zip(full, results))
     if not same:
@@ -129,6 +139,7 @@ def wikidex_side(coll, repeats, rounds):
         "qps_search100": len(q_ids) / search100,
         "qps_read10": len(q_ids) / read10,
         "qps_read100": len(q_ids) / read100,
+        "qps_titles10": len(q_ids) / titles10,
         **cb.evaluate(runs, qrels),
     }
 
@@ -195,6 +206,7 @@ def main():
                 "rank_vs_search100": wx["qps"] / wx["qps_search100"],
                 "read10_vs_bm25s": wx["qps_read10"] / bm["qps"],
                 "rank_vs_read100": wx["qps"] / wx["qps_read100"],
+                "titles10_vs_bm25s": wx["qps_titles10"] / bm["qps"],
             },
         }
     if args.json:
@@ -215,7 +227,8 @@ def main():
         print(f"wikidex Index.search with 100 full records per query, no snippets: {wx['qps_records']:.0f} q/s")
         print(f"wikidex Index.search, 10 hits (made when read): {wx['qps_search10']:.0f} q/s "
               f"({ra['search10_vs_bm25s']:.2f}x bm25s's top 100); every hit read with its snippet: "
-              f"{wx['qps_read10']:.0f} q/s ({ra['read10_vs_bm25s']:.2f}x)")
+              f"{wx['qps_read10']:.0f} q/s ({ra['read10_vs_bm25s']:.2f}x); every hit's page id and title "
+              f"read, no snippet: {wx['qps_titles10']:.0f} q/s ({ra['titles10_vs_bm25s']:.2f}x)")
         print(f"wikidex Index.search, 100 hits (made when read): {wx['qps_search100']:.0f} q/s "
               f"(Index.rank {ra['rank_vs_search100']:.1f}x faster); every hit read with its snippet: "
               f"{wx['qps_read100']:.0f} q/s (Index.rank {ra['rank_vs_read100']:.1f}x faster)")

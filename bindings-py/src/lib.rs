@@ -2,7 +2,8 @@
 //!
 //! Thin by rule (CONTRIBUTING.md, "The core's layers"): each method converts its arguments, calls one
 //! core function, and converts the result back. Records cross as the core's own serde JSON
-//! (the Python package turns them into frozen records), options arrive as JSON of the core's
+//! (the Python package turns them into frozen records), a search's hits as native objects
+//! that convert a field when it is read (`found.rs`), options arrive as JSON of the core's
 //! option structs, and a core error becomes the `wikidex` exception for its code
 //! (`wikidex._errors.from_record`). The GIL is released around every call that does work.
 //! Offsets count code points (`OffsetUnit::Char`), so they index Python strings directly.
