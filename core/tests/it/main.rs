@@ -7,6 +7,7 @@ mod cjk;
 mod dates;
 mod embed;
 mod facets;
+mod found;
 mod fusion;
 mod fuzz_replay;
 mod hostile;
