@@ -79,10 +79,11 @@ def test_a_hit_read_field_by_field_is_a_record_of_the_index_as_it_was_searched()
     assert [text[m.start : m.end] for m in hit.snippet.highlights] == ["outage", "pipeline"]
     fields = list(hit)
     assert fields[:5] == ["key", "page_id", "scope", "path", "title"] and len(hit) == len(fields) == 20
-    assert "snippet" in hit and "nope" not in hit and hit.get("nope") is None
-    with pytest.raises(KeyError):
-        hit["nope"]
-    with pytest.raises(AttributeError):
+    assert "snippet" in hit and "nope" not in hit and hit.get("nope") is None and hit.get(0) is None
+    for key in ["nope", 0]:
+        with pytest.raises(KeyError):
+            hit[key]
+    with pytest.raises(AttributeError, match="Record has no field 'nope'"):
         hit.nope
     with pytest.raises(AttributeError):
         hit.title = "x"

@@ -138,11 +138,11 @@ class Record(Mapping):
         return hash(json.dumps(self.to_dict(), sort_keys=True))
 
     def __dir__(self) -> Iterable[str]:
-        return list(self)
+        return list(self._data)
 
     def to_dict(self) -> Dict[str, Any]:
         """The record as plain dicts and lists."""
-        return {k: _thaw(self[k]) for k in self}
+        return {k: _thaw(v) for k, v in self._data.items()}
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, Record):
@@ -152,7 +152,7 @@ class Record(Mapping):
         return NotImplemented
 
     def __repr__(self) -> str:
-        fields = ", ".join(f"{k}={_short(self[k])}" for k in self)
+        fields = ", ".join(f"{k}={_short(self[k])}" for k in self._data)
         return f"{type(self).__name__}({fields})"
 
     def __reduce__(self):
@@ -162,7 +162,8 @@ class Record(Mapping):
 class _Hit(Record):
     """A hit of :class:`SearchResults`, a :class:`Record` like the others: each field is
     converted from the core's record when first read, and the snippet made then, so reading a
-    hit's title costs no snippet. It pickles as a plain :class:`Record` of its fields."""
+    hit's title costs no snippet. Like its results, it holds the index as it was searched
+    (for its snippet). It pickles as a plain :class:`Record` of its fields."""
 
     __slots__ = ("_hit",)
 
@@ -174,8 +175,14 @@ class _Hit(Record):
         data = self._data
         value = data.get(key, _UNSET)
         if value is _UNSET:
+            if key not in _HIT_FIELD_SET:
+                raise KeyError(key)
             value = data[key] = _freeze(self._hit.field(key))
         return value
+
+    def __getattr__(self, name: str) -> Any:
+        # Every field is a property: only other names come here.
+        raise AttributeError(f"Record has no field {name!r}")
 
     def __iter__(self) -> Iterator[str]:
         return iter(_HIT_FIELDS)
@@ -184,10 +191,18 @@ class _Hit(Record):
         return len(_HIT_FIELDS)
 
     def __contains__(self, key: object) -> bool:
-        return key in _HIT_FIELDS
+        return key in _HIT_FIELD_SET
+
+    def __dir__(self) -> Iterable[str]:
+        return list(_HIT_FIELDS)
+
+    def to_dict(self) -> Dict[str, Any]:
+        """The hit as plain dicts and lists (every field converted, the snippet made)."""
+        return {k: _thaw(self[k]) for k in _HIT_FIELDS}
 
     def __repr__(self) -> str:
-        return "Record" + super().__repr__()[len(type(self).__name__):]
+        fields = ", ".join(f"{k}={_short(self[k])}" for k in _HIT_FIELDS)
+        return f"Record({fields})"
 
     def __reduce__(self):
         return (Record, (self.to_dict(),))
@@ -195,6 +210,7 @@ class _Hit(Record):
 
 _UNSET = object()
 _HIT_FIELDS: Tuple[str, ...] = tuple(_wikidex.FoundHit.FIELDS)
+_HIT_FIELD_SET = frozenset(_HIT_FIELDS)
 
 
 def _field(name: str) -> property:
