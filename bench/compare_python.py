@@ -87,21 +87,16 @@ def wikidex_side(coll, repeats, rounds):
         # The call as a user makes it: the ranking, each hit made when read.
         return lambda: [index.search(q, limit=limit, lanes="lexical") for q in q_texts]
 
-    def run_read(limit):
-        # And every hit of it read, with its snippet: the full records.
+    def run_read(limit, snippets=True):
+        # And every hit of it read: with its snippet (the full records), or for its page id and
+        # title only (what a list of results without snippets shows; no snippet is made).
         def read():
             out = []
             for q in q_texts:
-                out.append([(h.page_id, h.title, h.snippet.text) for h in
-                            index.search(q, limit=limit, lanes="lexical").hits])
+                hits = index.search(q, limit=limit, lanes="lexical").hits
+                out.append([(h.page_id, h.title, h.snippet.text) if snippets else (h.page_id, h.title)
+                            for h in hits])
             return out
-        return read
-
-    def run_titles(limit):
-        # Every hit read for what a list of results shows without snippets: no snippet made.
-        def read():
-            return [[(h.page_id, h.title) for h in index.search(q, limit=limit, lanes="lexical").hits]
-                    for q in q_texts]
         return read
 
     single = threads = tuples = records = batch = search10 = search100 = read10 = read100 = float("inf")
@@ -123,7 +118,7 @@ def wikidex_side(coll, repeats, rounds):
         search100 = min(search100, cb.best_time(run_search(cb.DEPTH), repeats)[0])
         read10 = min(read10, cb.best_time(run_read(10), repeats)[0])
         read100 = min(read100, cb.best_time(run_read(cb.DEPTH), repeats)[0])
-        titles10 = min(titles10, cb.best_time(run_titles(10), repeats)[0])
+        titles10 = min(titles10, cb.best_time(run_read(10, snippets=False), repeats)[0])
     runs = {qid: [doc_ids[int(p[1:])] for p, _ in r] for qid, r in zip(q_ids, results)}
     same = all([h.page_id for h in f.hits] == [p for p, _ in r] for f, r in zip(full, results))
     if not same:

@@ -51,13 +51,14 @@ impl Found {
     #[pyo3(signature = (always=false))]
     fn hits(&self, py: Python<'_>, always: bool) -> PyResult<Vec<Hit>> {
         let list = list_of(always);
-        let made = py.detach(|| {
-            (0..self.found.len_of(list))
-                .filter_map(|i| self.found.hit_fields(list, i).map(|h| (i, h)))
-                .collect::<Vec<_>>()
+        let made: Vec<wikidex::Hit> = py.detach(|| {
+            (0..)
+                .map_while(|i| self.found.hit_fields(list, i))
+                .collect()
         });
         Ok(made
             .into_iter()
+            .enumerate()
             .map(|(i, hit)| Hit {
                 hit,
                 found: Arc::clone(&self.found),

@@ -420,25 +420,20 @@ fn add_match(matched: &mut Vec<(usize, usize)>, start: usize, end: usize) {
 /// terms (and the terms typo tolerance took them for), with their offsets in the index's
 /// unit; its offset counts from the start of the page's body.
 fn snippet<'a>(index: &'a Index, unit: OffsetUnit, matcher: &Matcher<'a>, c: u32) -> Snippet {
-    let text = index.chunk_text(c);
-    crate::lane::with_reused(&SCRATCH, |(words, matched, wanted, list)| {
-        snippet_in(index, unit, matcher, c, text, words, matched, wanted, list)
+    crate::lane::with_reused(&SCRATCH, |scratch| {
+        snippet_in(index, unit, matcher, c, scratch)
     })
 }
 
-/// [`snippet`] with its buffers.
-#[allow(clippy::too_many_arguments)]
+/// [`snippet`] with this thread's buffers.
 fn snippet_in<'a>(
     index: &'a Index,
     unit: OffsetUnit,
     matcher: &Matcher<'a>,
     c: u32,
-    text: &'a str,
-    words: &mut Vec<(usize, usize)>,
-    matched: &mut Vec<(usize, usize)>,
-    wanted: &mut Vec<(u32, bool)>,
-    list: &mut Vec<u32>,
+    (words, matched, wanted, list): &mut Scratch,
 ) -> Snippet {
+    let text = index.chunk_text(c);
     let record = &index.data.chunks[c as usize];
     let page = &index.data.pages[record.page as usize];
     matched.clear();

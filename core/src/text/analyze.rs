@@ -687,9 +687,9 @@ fn alphanumeric_bits(x: u64) -> u64 {
     digit | letter
 }
 
-/// From `at`, past the bytes that are ASCII and alphanumeric (`word`) or ASCII and not
-/// (`!word`), eight at a time while eight are left; the caller reads the rest a byte at a time.
-fn ascii_run(bytes: &[u8], mut at: usize, word: bool) -> usize {
+/// From `at`, past every byte that is ASCII and alphanumeric (`word`) or ASCII and not
+/// (`!word`): eight at a time while eight are left, then a byte at a time.
+fn skip_ascii(bytes: &[u8], mut at: usize, word: bool) -> usize {
     while let Some(eight) = bytes.get(at..at + 8) {
         let x = u64::from_le_bytes(eight.try_into().unwrap_or_default());
         let alnum = alphanumeric_bits(x);
@@ -699,13 +699,6 @@ fn ascii_run(bytes: &[u8], mut at: usize, word: bool) -> usize {
         }
         at += 8;
     }
-    at
-}
-
-/// From `at`, past every byte that is ASCII and alphanumeric (`word`) or ASCII and not
-/// (`!word`).
-fn skip_ascii(bytes: &[u8], at: usize, word: bool) -> usize {
-    let mut at = ascii_run(bytes, at, word);
     while bytes
         .get(at)
         .is_some_and(|b| b.is_ascii() && b.is_ascii_alphanumeric() == word)
