@@ -509,7 +509,7 @@ impl prune::Scored for Terms<'_> {
         Parts::Each(self.impacts[u], self.weights[u])
     }
 
-    fn part(&self, u: usize, lists: &mut [Cursor<'_>], c: u32) -> f32 {
+    fn part(&self, u: usize, lists: &mut [Cursor<'_>], c: u32, _: f64) -> f32 {
         let list = &mut lists[0];
         if list.seek(c) {
             self.weights[u] * self.impacts[u][list.at]
@@ -521,10 +521,9 @@ impl prune::Scored for Terms<'_> {
     /// The score as the term-at-a-time sum makes it (each term's part added in the query's
     /// order), then the chunk index (lower first); always made whole.
     fn key(&self, units: &mut [Vec<Cursor<'_>>], c: u32, _: Option<u64>) -> Option<u64> {
-        let score = units
-            .iter_mut()
-            .enumerate()
-            .fold(0.0f32, |s, (u, lists)| s + self.part(u, lists, c));
+        let score = units.iter_mut().enumerate().fold(0.0f32, |s, (u, lists)| {
+            s + self.part(u, lists, c, f64::NEG_INFINITY)
+        });
         Some(chunk_key(score, c))
     }
 

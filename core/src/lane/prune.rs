@@ -9,7 +9,10 @@
 //! in the rest only while they can still reach that score (a tie may still win on what the
 //! key orders next, so reaching is enough). Chunks are taken a window at a time: the
 //! essential units add their postings' parts term at a time, then the chunks they touched are
-//! judged in order. A chunk that may enter gets its key from the lane ([`Scored::key`]),
+//! judged in order. Within a unit, a list whose postings all add less than the unit's bound
+//! stops proposing chunks once no chunk can reach the floor through it, and the lane may pass
+//! it over when it looks a chunk up ([`Scored::part`]'s `need`). A chunk that may enter gets
+//! its key from the lane ([`Scored::key`]),
 //! exactly as the lane's pass over every posting makes it, so both ways give the same
 //! candidates with the same scores, bit for bit.
 
@@ -120,8 +123,10 @@ pub(crate) trait Scored {
     /// What each posting of list `l` of unit `u` adds to its chunk at most (added up over a
     /// window's essential postings as a bound).
     fn parts(&self, u: usize, l: usize) -> Parts<'_>;
-    /// What unit `u` adds to chunk `c`, its lists' cursors moved there.
-    fn part(&self, u: usize, lists: &mut [Cursor<'_>], c: u32) -> f32;
+    /// What unit `u` adds to chunk `c`, its lists' cursors moved there. A chunk given less
+    /// than `need` cannot enter, whatever it is given: a lane may leave out the lists whose
+    /// every posting adds less (their cursors stay where they are).
+    fn part(&self, u: usize, lists: &mut [Cursor<'_>], c: u32, need: f64) -> f32;
     /// Chunk `c`'s key, every cursor moved there: exactly what the lane's full pass makes; or
     /// nothing when the lane finds, before making all of it, that it is at most `floor` (the
     /// key a chunk must beat), which cannot enter.
@@ -175,6 +180,7 @@ pub(crate) fn search<S: Scored>(
             Some(*sum * margin)
         }))
         .collect();
+    let all: f64 = bounds.iter().sum();
     let mut best = Leaders::new(n);
     let floor_of =
         |best: &Leaders<S::Key>| best.floor().map_or(f64::NEG_INFINITY, |k| scored.reach(k));
@@ -232,7 +238,8 @@ pub(crate) fn search<S: Scored>(
                         break;
                     }
                     let u = order[j];
-                    sure += f64::from(scored.part(u, &mut units[u], c));
+                    let need = (floor - below[j]) / margin - sure;
+                    sure += f64::from(scored.part(u, &mut units[u], c, need));
                     open = sure * margin + below[j] >= floor;
                 }
                 if open {
@@ -245,6 +252,19 @@ pub(crate) fn search<S: Scored>(
         }
         while first < order.len() && below[first + 1] < floor {
             first += 1;
+        }
+        // A list of an essential unit whose postings all add less than the unit's bound,
+        // through which no chunk can reach the floor even with every other unit's bound,
+        // proposes no more chunks (the floor only rises): a chunk it holds can reach the floor
+        // only through a list of the unit that adds more, and that list still proposes it.
+        for &u in &order[first..] {
+            for (l, scan) in scan[u].iter_mut().enumerate() {
+                if let Parts::All(part) = scored.parts(u, l) {
+                    if (all - bounds[u] + f64::from(part)) * margin < floor {
+                        *scan = units[u][l].chunks.len();
+                    }
+                }
+            }
         }
     }
     best.into_sorted()

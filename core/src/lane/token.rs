@@ -225,12 +225,16 @@ impl prune::Scored for Units<'_> {
     }
 
     /// The credit alone: the occurrences are read only for a chunk that may enter ([`key`]).
+    /// A term whose credit is below `need` is not sought: once the best chunks all hold
+    /// every word exactly, the terms a word's prefix or typos credit at 0.5 or less are
+    /// passed over.
     ///
     /// [`key`]: prune::Scored::key
-    fn part(&self, u: usize, lists: &mut [Cursor<'_>], c: u32) -> f32 {
+    fn part(&self, u: usize, lists: &mut [Cursor<'_>], c: u32, need: f64) -> f32 {
         lists
             .iter_mut()
             .zip(&self.terms[u])
+            .filter(|(_, &(value, _))| f64::from(value) >= need)
             .filter_map(|(list, &(value, _))| list.seek(c).then_some(value))
             .fold(0.0, f32::max)
     }
