@@ -68,6 +68,25 @@ def test_search_records_are_made_when_read_from_the_index_as_it_was_searched():
     assert type(again) is wikidex.SearchResults and again == r and repr(again) == repr(r)
 
 
+def test_hits_read_before_the_rest_of_the_results_are_the_ones_the_results_hold():
+    index = small()
+    both = {}
+    for first in ["hits", "head"]:
+        r = index.search("outage pipeline revenue", always="separate")
+        if first == "hits":
+            hits, always = r.hits, r.always
+            assert r["hits"] is hits and r["always"] is always
+        else:
+            assert r.query == "outage pipeline revenue" and r.terms
+            hits, always = r.hits, r.always
+        assert r["hits"] is r.hits is hits and r.always is always
+        assert [h.page_id for h in hits] == ["oncall", "revenue"] and always == ()
+        assert sorted(r) == ["always", "facets", "hits", "lanes", "phrases", "query", "terms", "truncated"]
+        both[first] = r.to_dict()
+    assert both["hits"] == both["head"]
+    assert both["hits"]["hits"] == [h.to_dict() for h in hits]
+
+
 def test_a_hit_read_field_by_field_is_a_record_of_the_index_as_it_was_searched():
     index = small()
     hit = index.search("outage pipeline", limit=1).hits[0]

@@ -240,28 +240,40 @@ class SearchResults(Record):
     ``None``).
     In a notebook it shows as a table of hits with their lane ranks and snippets.
 
-    The search itself only ranks: the hits are made in the core when a field of the results
-    is first read, each hit's fields become Python objects when first read, and its snippet is
-    made then, so a caller that keeps only some results, or reads none, or reads hits without
-    their snippets, does not pay for the rest. They are made from the index as it was
+    The search itself only ranks: the hits are made in the core when ``hits`` (or ``always``)
+    is first read, the other fields when one of them is, each hit's fields become Python
+    objects when first read, and its snippet is made then, so a caller that keeps only some
+    results, or reads none, or reads hits without their snippets, does not pay for the rest. They are made from the index as it was
     searched: a later write does not change them."""
 
-    __slots__ = ()
+    __slots__ = ("_lists",)
 
     @classmethod
     def _of(cls, found: Any) -> "SearchResults":
-        """The results that the core's ``Found`` (``NativeIndex.find``) holds: the head read
-        when a field is first read, the hits made then without their snippets (each hit's
-        fields converted, its snippet made, when read)."""
+        """The results that the core's ``Found`` (``NativeIndex.find``) holds: ``hits`` and
+        ``always`` made when first read, without their snippets (each hit's fields converted,
+        its snippet made, when read); the rest of the fields read when one of them is."""
+        lists: Dict[str, Any] = {"found": found}
 
         def load() -> Dict[str, Any]:
             data: Dict[str, Any] = json.loads(found.head())
-            data["hits"] = tuple(map(_Hit, found.hits()))
-            data["always"] = tuple(map(_Hit, found.hits(always=True)))
+            data["hits"] = _hit_list(lists, "hits")
+            data["always"] = _hit_list(lists, "always")
             return data
 
         results: SearchResults = cls._later(load)
+        object.__setattr__(results, "_lists", lists)
         return results
+
+    @property
+    def hits(self) -> Tuple["_Hit", ...]:
+        """The ranked hits (made without reading the rest of the results)."""
+        return _hit_list(self._lists, "hits")
+
+    @property
+    def always(self) -> Tuple["_Hit", ...]:
+        """The ``usage_mode: always`` pages, when kept apart (made without reading the rest)."""
+        return _hit_list(self._lists, "always")
 
     def __repr__(self) -> str:
         lines = [f"SearchResults(query={self.query!r}, {len(self.hits)} hits)"]
@@ -288,6 +300,14 @@ class SearchResults(Record):
             f"<table><thead><tr><th>#</th><th>page</th><th>score</th>{head}<th>snippet</th></tr></thead>"
             f"<tbody>{''.join(rows)}</tbody></table>"
         )
+
+
+def _hit_list(lists: Dict[str, Any], name: str) -> Tuple["_Hit", ...]:
+    """The hits ``name`` (``hits`` or ``always``) of a search's ``Found``, made once."""
+    hits = lists.get(name)
+    if hits is None:
+        hits = lists[name] = tuple(map(_Hit, lists["found"].hits(always=name == "always")))
+    return hits
 
 
 def _marked(snippet: Record) -> str:
