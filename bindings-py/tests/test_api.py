@@ -85,6 +85,9 @@ def test_hits_read_before_the_rest_of_the_results_are_the_ones_the_results_hold(
         both[first] = r.to_dict()
     assert both["hits"] == both["head"]
     assert both["hits"]["hits"] == [h.to_dict() for h in hits]
+    # Results made from their fields (as unpickled) give the same hits.
+    again = pickle.loads(pickle.dumps(r))
+    assert again.hits == r.hits and again.hits is again["hits"] and again.always == ()
 
 
 def test_a_hit_read_field_by_field_is_a_record_of_the_index_as_it_was_searched():

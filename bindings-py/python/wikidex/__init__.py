@@ -268,12 +268,20 @@ class SearchResults(Record):
     @property
     def hits(self) -> Tuple["_Hit", ...]:
         """The ranked hits (made without reading the rest of the results)."""
-        return _hit_list(self._lists, "hits")
+        return self._list("hits")
 
     @property
     def always(self) -> Tuple["_Hit", ...]:
         """The ``usage_mode: always`` pages, when kept apart (made without reading the rest)."""
-        return _hit_list(self._lists, "always")
+        return self._list("always")
+
+    def _list(self, name: str) -> Tuple["_Hit", ...]:
+        try:
+            lists = object.__getattribute__(self, "_lists")
+        except AttributeError:  # results made from their fields (a pickle, IndexFile)
+            hits: Tuple["_Hit", ...] = self[name]
+            return hits
+        return _hit_list(lists, name)
 
     def __repr__(self) -> str:
         lines = [f"SearchResults(query={self.query!r}, {len(self.hits)} hits)"]
@@ -306,7 +314,10 @@ def _hit_list(lists: Dict[str, Any], name: str) -> Tuple["_Hit", ...]:
     """The hits ``name`` (``hits`` or ``always``) of a search's ``Found``, made once."""
     hits = lists.get(name)
     if hits is None:
-        hits = lists[name] = tuple(map(_Hit, lists["found"].hits(always=name == "always")))
+        # Two threads may make the list at once (the core call releases the GIL): the first
+        # one kept is the one every read gets.
+        made = tuple(map(_Hit, lists["found"].hits(always=name == "always")))
+        hits = lists.setdefault(name, made)
     return hits
 
 
