@@ -159,14 +159,6 @@ impl<I: Deref<Target = Index>> Found<I> {
         }
     }
 
-    /// How many hits `list` holds.
-    pub fn len_of(&self, list: HitList) -> usize {
-        match list {
-            HitList::Hits => self.hits_len(),
-            HitList::Always => self.always_len(),
-        }
-    }
-
     fn made(&self, list: HitList, i: usize, snippets: bool) -> Option<Hit> {
         let ctx = self.context(snippets);
         Some(match self.slot(list, i)? {

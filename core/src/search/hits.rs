@@ -527,13 +527,21 @@ fn snippet_in<'a>(
         .filter(|&&(s, e)| s >= from && e <= to)
         .flat_map(|&(s, e)| [s, e])
         .peekable();
-    let mut marks: Vec<u32> = Vec::new();
+    // Each highlight's start waits here for its end.
+    let (mut highlights, mut open) = (Vec::new(), None);
+    let mut mark = |at: usize| {
+        let at = u32::try_from(at).unwrap_or(u32::MAX);
+        match open.take() {
+            None => open = Some(at),
+            Some(start) => highlights.push(Highlight { start, end: at }),
+        }
+    };
     let mut out = String::with_capacity(slice.len());
     let mut units = 0usize;
     let mut in_space = false;
     for (i, ch) in text[from..to].char_indices() {
         while bounds.next_if(|&b| b <= from + i).is_some() {
-            marks.push(u32::try_from(units).unwrap_or(u32::MAX));
+            mark(units);
         }
         let put = if ch.is_whitespace() {
             let put = (!in_space).then_some(' ');
@@ -548,15 +556,7 @@ fn snippet_in<'a>(
             units += unit.units(put);
         }
     }
-    let total = u32::try_from(units).unwrap_or(u32::MAX);
-    marks.extend(bounds.map(|_| total));
-    let highlights = marks
-        .chunks_exact(2)
-        .map(|m| Highlight {
-            start: m[0],
-            end: m[1],
-        })
-        .collect();
+    bounds.for_each(|_| mark(units));
     Snippet {
         offset: unit.convert_u32(
             page.body(),

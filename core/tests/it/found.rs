@@ -43,11 +43,11 @@ fn a_hit_without_its_snippet_and_the_snippet_apart_are_the_hit() {
             session
                 .upsert_page("global/pipeline.md", "Gone.", &Default::default())
                 .unwrap();
-            for (list, want) in [
-                (HitList::Hits, &whole.hits),
-                (HitList::Always, &whole.always),
+            for (list, want, len) in [
+                (HitList::Hits, &whole.hits, found.hits_len()),
+                (HitList::Always, &whole.always, found.always_len()),
             ] {
-                assert_eq!(found.len_of(list), want.len(), "{unit:?} {always:?}");
+                assert_eq!(len, want.len(), "{unit:?} {always:?}");
                 for (i, hit) in want.iter().enumerate() {
                     let mut made = found.hit_fields(list, i).unwrap();
                     assert_eq!(made.snippet, None);
@@ -74,7 +74,7 @@ fn a_search_without_snippets_makes_none_apart() {
         ..Default::default()
     };
     let found = session().find("nightly pipeline", &opts).unwrap();
-    assert!(found.len_of(HitList::Hits) > 0);
+    assert!(found.hits_len() > 0);
     assert_eq!(found.snippet(HitList::Hits, 0), None);
     assert_eq!(found.hit_fields(HitList::Hits, 0), found.hit(0));
 }
