@@ -11,30 +11,43 @@ use serde::{Deserialize, Serialize};
 
 use super::{Dictionary, LexicalIndex, WordList};
 use crate::data::error::{Error, Result};
-/// Appends the postings of terms with document frequencies `dfs`, their chunk ids stored as
-/// gaps (see [the module](self)), to `chunks`, and where each term's list ends to `offsets`
-/// (which holds where the first one starts).
-pub(crate) fn push_postings(
+
+/// What a posting list that is not ascending, leaves the chunk table or holds a zero frequency
+/// is.
+const OUT_OF_ORDER: &str = "a posting list is out of order or out of range";
+
+/// Writes the chunk ids of the posting lists of terms with document frequencies `dfs` (their
+/// gaps stored, see [the module](self), `gaps` as many as the frequencies add up to) into
+/// `chunks` (as many), checking each list as [`LexicalIndex::validate`] relies on: ascending,
+/// and every chunk id below `n_chunks`.
+pub(crate) fn decode_postings(
     dfs: &[u32],
     gaps: &[u32],
-    offsets: &mut Vec<u32>,
-    chunks: &mut Vec<u32>,
+    n_chunks: usize,
+    chunks: &mut [u32],
 ) -> Result<(), &'static str> {
     let mut at: usize = 0;
     for &df in dfs {
         let end = at
             .checked_add(df as usize)
-            .filter(|&e| e <= gaps.len())
+            .filter(|&e| e <= gaps.len() && e <= chunks.len())
             .ok_or("a posting list lies outside the postings")?;
-        let mut last: u32 = 0;
-        for &gap in &gaps[at..end] {
-            last = last.checked_add(gap).ok_or("a chunk id overflows")?;
-            chunks.push(last);
+        let mut last: Option<u32> = None;
+        for (&gap, out) in gaps[at..end].iter().zip(&mut chunks[at..end]) {
+            let c = match last {
+                None => gap,
+                Some(_) if gap == 0 => return Err(OUT_OF_ORDER),
+                Some(l) => l.checked_add(gap).ok_or("a chunk id overflows")?,
+            };
+            if c as usize >= n_chunks {
+                return Err(OUT_OF_ORDER);
+            }
+            *out = c;
+            last = Some(c);
         }
         at = end;
-        offsets.push(u32::try_from(chunks.len()).map_err(|_| "too many postings")?);
     }
-    if at != gaps.len() {
+    if at != gaps.len() || at != chunks.len() {
         return Err("postings lengths disagree");
     }
     Ok(())
@@ -74,6 +87,10 @@ pub(crate) fn surface_from(
     }
     Ok((surface_words, surface_terms))
 }
+
+/// A whole load makes the chunk ids of its postings on a thread for every this many postings
+/// at least; the tests make every index's on all the cores.
+const POSTINGS_A_THREAD: usize = if cfg!(test) { 1 } else { 1 << 16 };
 
 /// The posting lists of a block of consecutive terms, as a blob stores them: each
 /// term's chunk ids as gaps (its document frequency is in the [`Dictionary`]) and their term
@@ -213,13 +230,15 @@ impl LexicalIndex {
         let n = self.terms.len();
         let dfs_all: Vec<u32> = (0..n).map(|t| self.df(t) as u32).collect();
         let lengths = &self.lengths;
-        // The blocks' chunk ids made from their gaps a block at a time (no list of every gap).
-        let total: usize = blocks.iter().flatten().map(|b| b.gaps.len()).sum();
-        let (mut chunks, mut tfs) = (Vec::with_capacity(total), Vec::with_capacity(total));
-        let mut offsets = Vec::with_capacity(n + 1);
+        // Where each term's list ends, from the frequencies, and the terms of each block at
+        // hand.
+        let mut offsets: Vec<u32> = Vec::with_capacity(n + 1);
         offsets.push(0);
+        let mut at: u64 = 0;
+        let mut present = Vec::new();
         for (i, block) in blocks.iter().enumerate() {
-            let Some(range) = dfs_all.get(block_range(firsts, i, n)) else {
+            let terms = block_range(firsts, i, n);
+            let Some(range) = dfs_all.get(terms.clone()) else {
                 return Err(bad("a block lies outside the dictionary"));
             };
             match block {
@@ -228,8 +247,11 @@ impl LexicalIndex {
                     if b.gaps.len() as u64 != count || b.tfs.len() != b.gaps.len() {
                         return Err(bad("a block's lists disagree with the frequencies"));
                     }
-                    push_postings(range, &b.gaps, &mut offsets, &mut chunks).map_err(bad)?;
-                    tfs.extend_from_slice(&b.tfs);
+                    for &df in range {
+                        at += u64::from(df);
+                        offsets.push(u32::try_from(at).map_err(|_| bad("too many postings"))?);
+                    }
+                    present.push((*b, terms));
                 }
                 None => {
                     let at = offsets.last().copied().unwrap_or(0);
@@ -240,6 +262,37 @@ impl LexicalIndex {
         if offsets.len() != n + 1 {
             return Err(bad("blocks do not cover the dictionary"));
         }
+        // Each block's chunk ids made from its gaps in its place in the one list, and its
+        // lists checked there, on every core (a whole load's are tens of millions).
+        let total = at as usize;
+        let (mut chunks, mut tfs) = (vec![0u32; total], vec![0u32; total]);
+        let mut places = Vec::with_capacity(present.len());
+        let (mut rest_chunks, mut rest_tfs) = (&mut chunks[..], &mut tfs[..]);
+        for (b, terms) in present {
+            let (c, r) = std::mem::take(&mut rest_chunks).split_at_mut(b.gaps.len());
+            let (t, rt) = std::mem::take(&mut rest_tfs).split_at_mut(b.gaps.len());
+            (rest_chunks, rest_tfs) = (r, rt);
+            places.push(std::sync::Mutex::new((b, terms, c, t)));
+        }
+        let n_chunks = lengths.len();
+        let threads = crate::data::parallel::threads_for(total, POSTINGS_A_THREAD);
+        let decoded = crate::data::parallel::map(&places, threads, |place| {
+            let mut place = place
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            let (b, terms, chunks, tfs) = &mut *place;
+            decode_postings(&dfs_all[terms.clone()], &b.gaps, n_chunks, chunks)?;
+            if b.tfs.contains(&0) {
+                return Err(OUT_OF_ORDER);
+            }
+            tfs.copy_from_slice(&b.tfs);
+            Ok(())
+        });
+        drop(places);
+        decoded
+            .into_iter()
+            .collect::<Result<(), _>>()
+            .map_err(bad)?;
         // Every posting of the index: its lengths can be checked, and its frequencies are the
         // lists' (a ranged index's dictionary may be some shards, each with all its blocks).
         let complete = whole_dictionary && blocks.iter().all(Option::is_some);
@@ -332,14 +385,46 @@ mod tests {
     #[test]
     fn stored_frequencies_that_overrun_the_postings_are_an_error() {
         let decode = |dfs: Vec<u32>, gaps: Vec<u32>| {
-            let (mut offsets, mut chunks) = (vec![0], Vec::new());
-            push_postings(&dfs, &gaps, &mut offsets, &mut chunks).map(|()| (offsets, chunks))
+            let mut chunks = vec![0; gaps.len()];
+            decode_postings(&dfs, &gaps, 1 << 20, &mut chunks).map(|()| chunks)
         };
-        assert!(decode(vec![1, 1], vec![0, 2]).is_ok());
+        assert_eq!(decode(vec![1, 2], vec![0, 2, 3]), Ok(vec![0, 2, 5]));
         // More postings claimed than stored, fewer, more than `u32` chunk ids reach.
         assert!(decode(vec![1, 2], vec![0, 2]).is_err());
         assert!(decode(vec![1, 0], vec![0, 2]).is_err());
         assert!(decode(vec![0, 2], vec![u32::MAX, 1]).is_err());
+        // A chunk twice in a list (a gap of 0 after its first), one past the chunk table.
+        assert!(decode(vec![2], vec![3, 0]).is_err());
+        assert!(decode(vec![1, 1], vec![3, 0]).is_ok());
+        let past = |gaps: Vec<u32>| decode_postings(&[2], &gaps, 5, &mut [0, 0]);
+        assert!(past(vec![1, 3]).is_ok());
+        assert!(past(vec![1, 4]).is_err());
+    }
+
+    #[test]
+    fn a_block_whose_lists_leave_the_chunk_table_or_hold_a_zero_frequency_is_refused() {
+        let whole = crate::postings::test_index(&["alpha beta", "beta gamma", "delta alpha"]);
+        let n = whole.terms.len();
+        let firsts = [0, 2];
+        let blocks: Vec<PostingBlock> = [0..2, 2..n].map(|r| whole.posting_block(r)).to_vec();
+        // As some shards of a dictionary set them (so the chunk lengths are not held to the
+        // lists): only the lists' own checks refuse them.
+        let set = |second: &PostingBlock| {
+            let mut loaded = LexicalIndex::from_dictionary(whole.dictionary()).unwrap();
+            let before = loaded.clone();
+            let r = loaded.set_blocks(&firsts, &[Some(&blocks[0]), Some(second)], false);
+            (r, loaded == before)
+        };
+        assert!(set(&blocks[1]).0.is_ok());
+        let mut zero = blocks[1].clone();
+        zero.tfs[0] = 0;
+        let mut outside = blocks[1].clone();
+        outside.gaps[0] = 3;
+        for bad in [zero, outside] {
+            let (r, unchanged) = set(&bad);
+            assert_eq!(r.unwrap_err().code(), "corrupt_index");
+            assert!(unchanged, "nothing changes on an error");
+        }
     }
 
     #[test]
