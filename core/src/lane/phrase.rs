@@ -20,7 +20,7 @@ pub use super::lexical::FIELD_GAP;
 use super::lexical::{ChunkTerms, LexicalIndex};
 use super::Mask;
 use crate::data::error::{Error, Result};
-use crate::postings::Source;
+use crate::postings::{take_varint, Source};
 
 /// The reason a search gives when its query quotes a phrase and the index has no positions:
 /// the phrase's words were searched, not the phrase.
@@ -101,24 +101,6 @@ fn put_varint_at(data: &mut [u8], at: usize, mut v: u32) -> u32 {
     }
     data[i] = v as u8;
     (i + 1 - at) as u32
-}
-
-/// Reads an unsigned LEB128 varint of at most 32 bits at `*at`, moving past it.
-fn take_varint(data: &[u8], at: &mut usize) -> Option<u32> {
-    let mut v: u32 = 0;
-    for shift in (0..35).step_by(7) {
-        let b = *data.get(*at)?;
-        *at += 1;
-        let bits = u32::from(b & 0x7f);
-        if shift == 28 && bits > 0x0f {
-            return None;
-        }
-        v |= bits << shift;
-        if b & 0x80 == 0 {
-            return Some(v);
-        }
-    }
-    None
 }
 
 /// Where a list starts in the section, as a [`Positions`] keeps it.

@@ -14,7 +14,7 @@ mod words;
 
 pub(crate) use dictionary::{front_coded, Dictionary};
 pub(crate) use splice::{Source, Splice};
-pub(crate) use stored::{block_range, PostingBlock};
+pub(crate) use stored::{block_range, take_varint, PostingBlock};
 pub(crate) use words::WordList;
 use words::WordTable;
 

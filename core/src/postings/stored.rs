@@ -7,7 +7,7 @@
 //! (`system`), and those are one bit per term; only the words whose term differs
 //! (`computers` → `comput`) are stored with their term.
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use super::{Dictionary, LexicalIndex, WordList};
 use crate::data::error::{Error, Result};
@@ -17,23 +17,25 @@ use crate::data::error::{Error, Result};
 const OUT_OF_ORDER: &str = "a posting list is out of order or out of range";
 
 /// Writes the chunk ids of the posting lists of terms with document frequencies `dfs` (their
-/// gaps stored, see [the module](self), `gaps` as many as the frequencies add up to) into
-/// `chunks` (as many), checking each list as [`LexicalIndex::validate`] relies on: ascending,
-/// and every chunk id below `n_chunks`.
+/// gaps stored, see [the module](self), as many as the frequencies add up to) into `chunks`
+/// (as many), checking each list as [`LexicalIndex::validate`] relies on: ascending, and every
+/// chunk id below `n_chunks`.
 pub(crate) fn decode_postings(
     dfs: &[u32],
-    gaps: &[u32],
+    gaps: impl IntoIterator<Item = u32>,
     n_chunks: usize,
     chunks: &mut [u32],
 ) -> Result<(), &'static str> {
+    let mut gaps = gaps.into_iter();
     let mut at: usize = 0;
     for &df in dfs {
         let end = at
             .checked_add(df as usize)
-            .filter(|&e| e <= gaps.len() && e <= chunks.len())
+            .filter(|&e| e <= chunks.len())
             .ok_or("a posting list lies outside the postings")?;
         let mut last: Option<u32> = None;
-        for (&gap, out) in gaps[at..end].iter().zip(&mut chunks[at..end]) {
+        for out in &mut chunks[at..end] {
+            let gap = gaps.next().ok_or("postings lengths disagree")?;
             let c = match last {
                 None => gap,
                 Some(_) if gap == 0 => return Err(OUT_OF_ORDER),
@@ -47,7 +49,7 @@ pub(crate) fn decode_postings(
         }
         at = end;
     }
-    if at != gaps.len() || at != chunks.len() {
+    if at != chunks.len() || gaps.next().is_some() {
         return Err("postings lengths disagree");
     }
     Ok(())
@@ -92,13 +94,106 @@ pub(crate) fn surface_from(
 /// at least; the tests make every index's on all the cores.
 const POSTINGS_A_THREAD: usize = if cfg!(test) { 1 } else { 1 << 16 };
 
-/// The posting lists of a block of consecutive terms, as a blob stores them: each
-/// term's chunk ids as gaps (its document frequency is in the [`Dictionary`]) and their term
-/// frequencies.
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+/// The posting lists of a block of consecutive terms, as a blob stores them: each term's chunk
+/// ids as gaps (its document frequency is in the [`Dictionary`]) and their term frequencies,
+/// the postcard encoding of [`StoredBlock`]. A load keeps a block as the bytes it inflated to,
+/// checked well formed, and makes its numbers only where the lexical index holds them
+/// ([`LexicalIndex::set_blocks`]): as bytes a block takes a third of the memory of its numbers
+/// or less (most gaps and frequencies are a byte).
+#[derive(Debug, Clone, Default)]
 pub(crate) struct PostingBlock {
+    /// The postcard bytes: the number of postings, their gaps, the number again, their term
+    /// frequencies, each a varint of at most 32 bits.
+    bytes: Vec<u8>,
+    /// How many postings.
+    len: usize,
+    /// Where the gaps start in `bytes`, and the term frequencies.
+    gaps_at: usize,
+    tfs_at: usize,
+}
+
+/// A block of postings as a save writes it ([`PostingBlock`]).
+#[derive(Debug, Default, Serialize)]
+pub(crate) struct StoredBlock {
     gaps: Vec<u32>,
     tfs: Vec<u32>,
+}
+
+impl PostingBlock {
+    /// The block of the postcard bytes `bytes` (inflated), checked: two lists of as many
+    /// numbers, each number a varint of at most 32 bits.
+    ///
+    /// # Errors
+    /// What is wrong with them, for bytes that are not such lists.
+    pub(crate) fn from_bytes(bytes: Vec<u8>) -> Result<PostingBlock, &'static str> {
+        let bad = "a block of postings is not two lists of as many numbers";
+        // Each number takes a byte at least, so a list's length is checked against the bytes
+        // before the walk.
+        let list = |at: &mut usize| -> Result<(usize, usize), &'static str> {
+            let len = take_varint(&bytes, at).ok_or(bad)? as usize;
+            let start = *at;
+            if len > bytes.len() - start {
+                return Err(bad);
+            }
+            for _ in 0..len {
+                take_varint(&bytes, at).ok_or(bad)?;
+            }
+            Ok((len, start))
+        };
+        let mut at = 0;
+        let (len, gaps_at) = list(&mut at)?;
+        let (tfs_len, tfs_at) = list(&mut at)?;
+        if tfs_len != len || at != bytes.len() {
+            return Err(bad);
+        }
+        Ok(PostingBlock {
+            bytes,
+            len,
+            gaps_at,
+            tfs_at,
+        })
+    }
+
+    /// The `len` numbers from byte `at` (checked by [`PostingBlock::from_bytes`]).
+    fn numbers(&self, at: usize) -> impl Iterator<Item = u32> + '_ {
+        let mut at = at;
+        std::iter::from_fn(move || take_varint(&self.bytes, &mut at)).take(self.len)
+    }
+
+    /// The chunk ids' gaps.
+    fn gaps(&self) -> impl Iterator<Item = u32> + '_ {
+        self.numbers(self.gaps_at)
+    }
+
+    /// The term frequencies.
+    fn tfs(&self) -> impl Iterator<Item = u32> + '_ {
+        self.numbers(self.tfs_at)
+    }
+
+    /// The block of `stored`, as a load reads it.
+    #[cfg(test)]
+    pub(crate) fn of(stored: &StoredBlock) -> PostingBlock {
+        PostingBlock::from_bytes(postcard::to_allocvec(stored).unwrap()).unwrap()
+    }
+}
+
+/// Reads an unsigned LEB128 varint of at most 32 bits (as postcard writes a `u32`) at `*at`,
+/// moving past it.
+pub(crate) fn take_varint(data: &[u8], at: &mut usize) -> Option<u32> {
+    let mut v: u32 = 0;
+    for shift in (0..35).step_by(7) {
+        let b = *data.get(*at)?;
+        *at += 1;
+        let bits = u32::from(b & 0x7f);
+        if shift == 28 && bits > 0x0f {
+            return None;
+        }
+        v |= bits << shift;
+        if b & 0x80 == 0 {
+            return Some(v);
+        }
+    }
+    None
 }
 
 impl LexicalIndex {
@@ -131,9 +226,9 @@ impl LexicalIndex {
         }
     }
 
-    /// The postings of terms `terms` (dictionary positions) as a [`PostingBlock`].
-    pub(crate) fn posting_block(&self, terms: std::ops::Range<usize>) -> PostingBlock {
-        let mut block = PostingBlock::default();
+    /// The postings of terms `terms` (dictionary positions) as a save writes them.
+    pub(crate) fn posting_block(&self, terms: std::ops::Range<usize>) -> StoredBlock {
+        let mut block = StoredBlock::default();
         for t in terms {
             let (chunks, tfs) = self.postings_of(t);
             let mut last = 0;
@@ -244,7 +339,7 @@ impl LexicalIndex {
             match block {
                 Some(b) => {
                     let count: u64 = range.iter().map(|&d| u64::from(d)).sum();
-                    if b.gaps.len() as u64 != count || b.tfs.len() != b.gaps.len() {
+                    if b.len as u64 != count {
                         return Err(bad("a block's lists disagree with the frequencies"));
                     }
                     for &df in range {
@@ -269,8 +364,8 @@ impl LexicalIndex {
         let mut places = Vec::with_capacity(present.len());
         let (mut rest_chunks, mut rest_tfs) = (&mut chunks[..], &mut tfs[..]);
         for (b, terms) in present {
-            let (c, r) = std::mem::take(&mut rest_chunks).split_at_mut(b.gaps.len());
-            let (t, rt) = std::mem::take(&mut rest_tfs).split_at_mut(b.gaps.len());
+            let (c, r) = std::mem::take(&mut rest_chunks).split_at_mut(b.len);
+            let (t, rt) = std::mem::take(&mut rest_tfs).split_at_mut(b.len);
             (rest_chunks, rest_tfs) = (r, rt);
             places.push(std::sync::Mutex::new((b, terms, c, t)));
         }
@@ -281,11 +376,13 @@ impl LexicalIndex {
                 .lock()
                 .unwrap_or_else(std::sync::PoisonError::into_inner);
             let (b, terms, chunks, tfs) = &mut *place;
-            decode_postings(&dfs_all[terms.clone()], &b.gaps, n_chunks, chunks)?;
-            if b.tfs.contains(&0) {
-                return Err(OUT_OF_ORDER);
+            decode_postings(&dfs_all[terms.clone()], b.gaps(), n_chunks, chunks)?;
+            for (out, tf) in tfs.iter_mut().zip(b.tfs()) {
+                if tf == 0 {
+                    return Err(OUT_OF_ORDER);
+                }
+                *out = tf;
             }
-            tfs.copy_from_slice(&b.tfs);
             Ok(())
         });
         drop(places);
@@ -365,7 +462,9 @@ mod tests {
         let whole = crate::postings::test_index(&["alpha beta", "beta gamma", "delta alpha"]);
         let firsts = [0, 2];
         let n = whole.terms.len();
-        let blocks: Vec<PostingBlock> = [0..2, 2..n].map(|r| whole.posting_block(r)).to_vec();
+        let blocks: Vec<PostingBlock> = [0..2, 2..n]
+            .map(|r| PostingBlock::of(&whole.posting_block(r)))
+            .to_vec();
         let mut loaded = LexicalIndex::from_dictionary(whole.dictionary()).unwrap();
         // No postings yet, then one block of two: lists are missing.
         assert!(loaded.validate(3).is_err());
@@ -386,7 +485,7 @@ mod tests {
     fn stored_frequencies_that_overrun_the_postings_are_an_error() {
         let decode = |dfs: Vec<u32>, gaps: Vec<u32>| {
             let mut chunks = vec![0; gaps.len()];
-            decode_postings(&dfs, &gaps, 1 << 20, &mut chunks).map(|()| chunks)
+            decode_postings(&dfs, gaps, 1 << 20, &mut chunks).map(|()| chunks)
         };
         assert_eq!(decode(vec![1, 2], vec![0, 2, 3]), Ok(vec![0, 2, 5]));
         // More postings claimed than stored, fewer, more than `u32` chunk ids reach.
@@ -396,9 +495,38 @@ mod tests {
         // A chunk twice in a list (a gap of 0 after its first), one past the chunk table.
         assert!(decode(vec![2], vec![3, 0]).is_err());
         assert!(decode(vec![1, 1], vec![3, 0]).is_ok());
-        let past = |gaps: Vec<u32>| decode_postings(&[2], &gaps, 5, &mut [0, 0]);
+        let past = |gaps: Vec<u32>| decode_postings(&[2], gaps, 5, &mut [0, 0]);
         assert!(past(vec![1, 3]).is_ok());
         assert!(past(vec![1, 4]).is_err());
+    }
+
+    #[test]
+    fn a_block_read_as_bytes_gives_back_its_numbers_and_refuses_bytes_that_are_not_two_lists() {
+        let stored = StoredBlock {
+            gaps: vec![0, 127, 128, u32::MAX],
+            tfs: vec![1, 300, 2, 16_384],
+        };
+        let bytes = postcard::to_allocvec(&stored).unwrap();
+        let block = PostingBlock::from_bytes(bytes.clone()).unwrap();
+        assert_eq!(block.gaps().collect::<Vec<_>>(), stored.gaps);
+        assert_eq!(block.tfs().collect::<Vec<_>>(), stored.tfs);
+        // Cut short anywhere, a byte more, lists of unequal lengths, a number past 32 bits.
+        for cut in 0..bytes.len() {
+            assert!(
+                PostingBlock::from_bytes(bytes[..cut].to_vec()).is_err(),
+                "{cut}"
+            );
+        }
+        assert!(PostingBlock::from_bytes([&bytes[..], &[0]].concat()).is_err());
+        let unequal = StoredBlock {
+            gaps: vec![1, 2],
+            tfs: vec![1],
+        };
+        assert!(PostingBlock::from_bytes(postcard::to_allocvec(&unequal).unwrap()).is_err());
+        assert!(PostingBlock::from_bytes(vec![1, 0xff, 0xff, 0xff, 0xff, 0x1f, 1, 1]).is_err());
+        assert!(PostingBlock::from_bytes(vec![1, 0xff, 0xff, 0xff, 0xff, 0x0f, 1, 1]).is_ok());
+        // A length claiming more numbers than there are bytes.
+        assert!(PostingBlock::from_bytes(vec![0xff, 0xff, 0x03, 0]).is_err());
     }
 
     #[test]
@@ -406,7 +534,9 @@ mod tests {
         let whole = crate::postings::test_index(&["alpha beta", "beta gamma", "delta alpha"]);
         let n = whole.terms.len();
         let firsts = [0, 2];
-        let blocks: Vec<PostingBlock> = [0..2, 2..n].map(|r| whole.posting_block(r)).to_vec();
+        let blocks: Vec<PostingBlock> = [0..2, 2..n]
+            .map(|r| PostingBlock::of(&whole.posting_block(r)))
+            .to_vec();
         // As some shards of a dictionary set them (so the chunk lengths are not held to the
         // lists): only the lists' own checks refuse them.
         let set = |second: &PostingBlock| {
@@ -416,11 +546,11 @@ mod tests {
             (r, loaded == before)
         };
         assert!(set(&blocks[1]).0.is_ok());
-        let mut zero = blocks[1].clone();
+        let mut zero = whole.posting_block(2..n);
         zero.tfs[0] = 0;
-        let mut outside = blocks[1].clone();
+        let mut outside = whole.posting_block(2..n);
         outside.gaps[0] = 3;
-        for bad in [zero, outside] {
+        for bad in [zero, outside].map(|b| PostingBlock::of(&b)) {
             let (r, unchanged) = set(&bad);
             assert_eq!(r.unwrap_err().code(), "corrupt_index");
             assert!(unchanged, "nothing changes on an error");

@@ -141,7 +141,13 @@ fn decode_part(
             check_shard(head, j, &shard)?;
             Loaded::Dictionary(shard)
         }
-        Part::Postings(_) => Loaded::Postings(inflate_decode(bytes, what)?),
+        Part::Postings(_) => {
+            let raw = inflate(bytes)
+                .map_err(|e| Error::corrupt(format!("cannot inflate section {i}: {e}")))?;
+            let block = PostingBlock::from_bytes(raw)
+                .map_err(|e| Error::corrupt(format!("cannot decode section {i}: {e}")))?;
+            Loaded::Postings(block)
+        }
         Part::Positions(_) => {
             let raw = inflate(bytes)
                 .map_err(|e| Error::corrupt(format!("cannot inflate section {i}: {e}")))?;
