@@ -238,9 +238,9 @@ impl LexicalIndex {
         Ok(())
     }
 
-    /// The postings' part of [`LexicalIndex::validate`], for a dictionary of `n_terms`: the
-    /// lengths and offsets agree (each list, ascending, inside the chunk table, with no zero
-    /// frequency, was checked as its block was decoded: [`LexicalIndex::set_blocks`]).
+    /// The shape of the postings [`LexicalIndex::set_blocks`] made, for a dictionary of
+    /// `n_terms`: the lengths and offsets agree (each list, ascending, inside the chunk table,
+    /// with no zero frequency, was checked as its block was decoded).
     fn validate_postings(&self, n_terms: usize, n_chunks: usize) -> Result<()> {
         let bad = |d: &str| Err(Error::corrupt(format!("lexical index: {d}")));
         if self.lengths.len() != n_chunks {

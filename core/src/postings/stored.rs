@@ -19,7 +19,8 @@ const OUT_OF_ORDER: &str = "a posting list is out of order or out of range";
 /// Writes the chunk ids of the posting lists of terms with document frequencies `dfs` (their
 /// gaps stored, see [the module](self), as many as the frequencies add up to) into `chunks`
 /// (as many), checking each list as [`LexicalIndex::validate`] relies on: ascending, and every
-/// chunk id below `n_chunks`.
+/// chunk id below `n_chunks`. The lengths are checked too, though `set_blocks` gives it a
+/// block's gaps and place after holding their length to the frequencies.
 pub(crate) fn decode_postings(
     dfs: &[u32],
     gaps: impl IntoIterator<Item = u32>,
@@ -90,8 +91,8 @@ pub(crate) fn surface_from(
     Ok((surface_words, surface_terms))
 }
 
-/// A whole load makes the chunk ids of its postings on a thread for every this many postings
-/// at least; the tests make every index's on all the cores.
+/// A load makes the chunk ids of its postings on a thread for every this many postings at
+/// least; the tests make every index's on all the cores.
 const POSTINGS_A_THREAD: usize = if cfg!(test) { 1 } else { 1 << 16 };
 
 /// The posting lists of a block of consecutive terms, as a blob stores them: each term's chunk
@@ -100,7 +101,7 @@ const POSTINGS_A_THREAD: usize = if cfg!(test) { 1 } else { 1 << 16 };
 /// checked well formed, and makes its numbers only where the lexical index holds them
 /// ([`LexicalIndex::set_blocks`]): as bytes a block takes a third of the memory of its numbers
 /// or less (most gaps and frequencies are a byte).
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub(crate) struct PostingBlock {
     /// The postcard bytes: the number of postings, their gaps, the number again, their term
     /// frequencies, each a varint of at most 32 bits.
@@ -121,7 +122,7 @@ pub(crate) struct StoredBlock {
 
 impl PostingBlock {
     /// The block of the postcard bytes `bytes` (inflated), checked: two lists of as many
-    /// numbers, each number a varint of at most 32 bits.
+    /// numbers, each number a varint of at most 32 bits, and nothing after them.
     ///
     /// # Errors
     /// What is wrong with them, for bytes that are not such lists.
@@ -146,6 +147,9 @@ impl PostingBlock {
         if tfs_len != len || at != bytes.len() {
             return Err(bad);
         }
+        // A ranged index keeps its blocks: not the room the inflater left.
+        let mut bytes = bytes;
+        bytes.shrink_to_fit();
         Ok(PostingBlock {
             bytes,
             len,
@@ -306,8 +310,9 @@ impl LexicalIndex {
     /// the blocks of every term it scores. Nothing changes on an error.
     ///
     /// # Errors
-    /// [`Error::Corrupt`] when a block's lists disagree with the frequencies or fail the
-    /// postings' checks of [`LexicalIndex::validate`], or (with every block, of the whole
+    /// [`Error::Corrupt`] when a block's lists disagree with the frequencies (every block's
+    /// lengths are checked before any list), a list is not ascending, leaves the chunk table or
+    /// holds a zero frequency (the first such block's), or (with every block, of the whole
     /// dictionary: `whole_dictionary`, not some of its shards) the stored chunk lengths are
     /// not the ones the postings give.
     pub(crate) fn set_blocks(

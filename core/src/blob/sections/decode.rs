@@ -145,7 +145,7 @@ fn decode_part(
             let raw = inflate(bytes)
                 .map_err(|e| Error::corrupt(format!("cannot inflate section {i}: {e}")))?;
             let block = PostingBlock::from_bytes(raw)
-                .map_err(|e| Error::corrupt(format!("cannot decode section {i}: {e}")))?;
+                .map_err(|e| Error::corrupt(format!("cannot decode {}: {e}", what())))?;
             Loaded::Postings(block)
         }
         Part::Positions(_) => {
