@@ -39,11 +39,47 @@ pub(crate) fn map<T: Sync, R: Send>(
     if threads == 1 {
         return items.iter().map(f).collect();
     }
-    let runs: Vec<&[T]> = items
-        .chunks(items.len().div_ceil(threads * RUNS_PER_THREAD))
-        .collect();
+    let runs: Vec<&[T]> = items.chunks(run_len(items.len(), threads)).collect();
+    over_runs(runs.len(), threads, |r| runs[r].iter().map(&f).collect())
+}
+
+/// [`map`] of items given away: `f` takes each item itself (a part of a list to fill, say).
+pub(crate) fn map_owned<T: Send, R: Send>(
+    items: Vec<T>,
+    threads: usize,
+    f: impl Fn(T) -> R + Sync,
+) -> Vec<R> {
+    let threads = usable(threads, items.len());
+    if threads == 1 {
+        return items.into_iter().map(f).collect();
+    }
+    let len = run_len(items.len(), threads);
+    let mut runs = Vec::new();
+    let mut items = items.into_iter().peekable();
+    while items.peek().is_some() {
+        runs.push(std::sync::Mutex::new(
+            items.by_ref().take(len).collect::<Vec<T>>(),
+        ));
+    }
+    // Each run is taken by one thread only, once.
+    over_runs(runs.len(), threads, |r| {
+        let mut run = runs[r]
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        std::mem::take(&mut *run).into_iter().map(&f).collect()
+    })
+}
+
+/// How many items a run of [`map`] holds.
+fn run_len(items: usize, threads: usize) -> usize {
+    items.div_ceil(threads * RUNS_PER_THREAD).max(1)
+}
+
+/// `run(r)` for each of `runs` runs, taken one after another by `threads` threads, joined in
+/// the runs' order.
+fn over_runs<R: Send>(runs: usize, threads: usize, run: impl Fn(usize) -> Vec<R> + Sync) -> Vec<R> {
     let next = std::sync::atomic::AtomicUsize::new(0);
-    let (f, runs, next) = (&f, &runs, &next);
+    let (run, next) = (&run, &next);
     let mut made: Vec<(usize, Vec<R>)> = std::thread::scope(|s| {
         let workers: Vec<_> = (0..threads)
             .map(|_| {
@@ -51,13 +87,15 @@ pub(crate) fn map<T: Sync, R: Send>(
                     let mut made = Vec::new();
                     loop {
                         let r = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                        let Some(run) = runs.get(r) else { break made };
-                        made.push((r, run.iter().map(f).collect::<Vec<R>>()));
+                        if r >= runs {
+                            break made;
+                        }
+                        made.push((r, run(r)));
                     }
                 })
             })
             .collect();
-        let mut made = Vec::with_capacity(runs.len());
+        let mut made = Vec::with_capacity(runs);
         for worker in workers {
             match worker.join() {
                 Ok(runs) => made.extend(runs),
@@ -68,7 +106,7 @@ pub(crate) fn map<T: Sync, R: Send>(
     });
     // Each run once, tagged with its place.
     made.sort_unstable_by_key(|&(r, _)| r);
-    let mut out = Vec::with_capacity(items.len());
+    let mut out = Vec::with_capacity(made.iter().map(|(_, run)| run.len()).sum());
     for (_, run) in made {
         out.extend(run);
     }
@@ -87,6 +125,13 @@ mod tests {
             );
         }
         assert!(super::map(&[] as &[u32], 4, |&i| i).is_empty());
+        for threads in [1, 2, 3, 7, 5000] {
+            assert_eq!(
+                super::map_owned(items.clone(), threads, |i| i * 2),
+                items.iter().map(|&i| i * 2).collect::<Vec<_>>()
+            );
+        }
+        assert!(super::map_owned(Vec::<u32>::new(), 4, |i| i).is_empty());
     }
 
     #[test]

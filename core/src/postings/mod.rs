@@ -189,19 +189,6 @@ impl LexicalIndex {
         self.surface = WordTable::new(&self.surface_words);
     }
 
-    /// The chunk lengths the postings imply: each chunk's number of terms is the sum of its
-    /// term frequencies ([`LexicalIndex::set_blocks`] holds the stored lengths to them). A
-    /// chunk id at or past `n_chunks` is left for the postings' checks to reject.
-    pub(crate) fn derive_lengths(&mut self, n_chunks: usize) {
-        let mut lengths = vec![0u32; n_chunks];
-        for (&c, &tf) in self.chunks.iter().zip(&self.tfs) {
-            if let Some(l) = lengths.get_mut(c as usize) {
-                *l = l.saturating_add(tf);
-            }
-        }
-        self.lengths = lengths;
-    }
-
     /// Checks a loaded index against the number of chunks (run on every load, whole or once
     /// every part is in): every posting list is here, with a length for each chunk, and the
     /// dictionary is sorted. The lists themselves were checked as their blocks were set
@@ -234,28 +221,6 @@ impl LexicalIndex {
                 .any(|&t| t as usize >= self.terms.len())
         {
             return bad("surface words are unsorted or point outside the dictionary");
-        }
-        Ok(())
-    }
-
-    /// The shape of the postings [`LexicalIndex::set_blocks`] made, for a dictionary of
-    /// `n_terms`: the lengths and offsets agree (each list, ascending, inside the chunk table,
-    /// with no zero frequency, was checked as its block was decoded).
-    fn validate_postings(&self, n_terms: usize, n_chunks: usize) -> Result<()> {
-        let bad = |d: &str| Err(Error::corrupt(format!("lexical index: {d}")));
-        if self.lengths.len() != n_chunks {
-            return bad("chunk lengths do not match the chunk count");
-        }
-        if self.offsets.len() != n_terms + 1 || self.offsets.first() != Some(&0) {
-            return bad("term offsets do not match the dictionary");
-        }
-        if self.chunks.len() != self.tfs.len()
-            || self.offsets.last().map(|&o| o as usize) != Some(self.chunks.len())
-        {
-            return bad("postings lengths disagree");
-        }
-        if self.offsets.windows(2).any(|w| w[0] > w[1]) {
-            return bad("term offsets are not ascending");
         }
         Ok(())
     }

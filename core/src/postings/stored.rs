@@ -126,7 +126,7 @@ impl PostingBlock {
     ///
     /// # Errors
     /// What is wrong with them, for bytes that are not such lists.
-    pub(crate) fn from_bytes(bytes: Vec<u8>) -> Result<PostingBlock, &'static str> {
+    pub(crate) fn from_bytes(mut bytes: Vec<u8>) -> Result<PostingBlock, &'static str> {
         let bad = "a block of postings is not two lists of as many numbers";
         // Each number takes a byte at least, so a list's length is checked against the bytes
         // before the walk.
@@ -148,7 +148,6 @@ impl PostingBlock {
             return Err(bad);
         }
         // A ranged index keeps its blocks: not the room the inflater left.
-        let mut bytes = bytes;
         bytes.shrink_to_fit();
         Ok(PostingBlock {
             bytes,
@@ -372,16 +371,13 @@ impl LexicalIndex {
             let (c, r) = std::mem::take(&mut rest_chunks).split_at_mut(b.len);
             let (t, rt) = std::mem::take(&mut rest_tfs).split_at_mut(b.len);
             (rest_chunks, rest_tfs) = (r, rt);
-            places.push(std::sync::Mutex::new((b, terms, c, t)));
+            places.push((b, terms, c, t));
         }
         let n_chunks = lengths.len();
         let threads = crate::data::parallel::threads_for(total, POSTINGS_A_THREAD);
-        let decoded = crate::data::parallel::map(&places, threads, |place| {
-            let mut place = place
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner);
-            let (b, terms, chunks, tfs) = &mut *place;
-            decode_postings(&dfs_all[terms.clone()], b.gaps(), n_chunks, chunks)?;
+        let decoded = crate::data::parallel::map_owned(places, threads, |place| {
+            let (b, terms, chunks, tfs) = place;
+            decode_postings(&dfs_all[terms], b.gaps(), n_chunks, chunks)?;
             for (out, tf) in tfs.iter_mut().zip(b.tfs()) {
                 if tf == 0 {
                     return Err(OUT_OF_ORDER);
@@ -390,34 +386,33 @@ impl LexicalIndex {
             }
             Ok(())
         });
-        drop(places);
         decoded
             .into_iter()
             .collect::<Result<(), _>>()
             .map_err(bad)?;
         // Every posting of the index: its lengths can be checked, and its frequencies are the
         // lists' (a ranged index's dictionary may be some shards, each with all its blocks).
+        // The stored lengths must be the ones the postings give, as a whole load derives them.
         let complete = whole_dictionary && blocks.iter().all(Option::is_some);
-        let mut next = LexicalIndex {
-            offsets,
-            chunks,
-            tfs,
-            lengths: lengths.clone(),
-            ..LexicalIndex::default()
-        };
-        next.validate_postings(n, lengths.len())?;
-        if complete {
-            // The stored lengths must be the ones the postings give, as a whole load derives them.
-            next.derive_lengths(lengths.len());
-            if next.lengths != *lengths {
-                return Err(bad("chunk lengths disagree with the postings"));
-            }
+        if complete && lengths_of(&chunks, &tfs, n_chunks) != *lengths {
+            return Err(bad("chunk lengths disagree with the postings"));
         }
-        (self.offsets, self.chunks, self.tfs, self.lengths) =
-            (next.offsets, next.chunks, next.tfs, next.lengths);
+        (self.offsets, self.chunks, self.tfs) = (offsets, chunks, tfs);
         self.partial_dfs = (!complete).then_some(dfs_all);
         Ok(())
     }
+}
+
+/// The chunk lengths postings imply: each chunk's number of terms is the sum of its term
+/// frequencies (every chunk id below `n_chunks`, as [`decode_postings`] checks).
+fn lengths_of(chunks: &[u32], tfs: &[u32], n_chunks: usize) -> Vec<u32> {
+    let mut lengths = vec![0u32; n_chunks];
+    for (&c, &tf) in chunks.iter().zip(tfs) {
+        if let Some(l) = lengths.get_mut(c as usize) {
+            *l = l.saturating_add(tf);
+        }
+    }
+    lengths
 }
 
 /// The items of block `i` of blocks that start at `firsts` (ascending), over `0..n`.
