@@ -6,6 +6,7 @@ use super::SearchOptions;
 use super::{Explanation, Highlight, Hit, LaneHit, LaneReport, Snippet, SNIPPET_CHARS};
 use std::cell::{OnceCell, RefCell};
 use std::collections::HashMap;
+use std::ops::ControlFlow;
 use std::sync::OnceLock;
 
 use crate::data::offset::OffsetUnit;
@@ -377,33 +378,53 @@ fn first_position(page: &Page, start: usize, text: &str) -> u32 {
     at
 }
 
-/// One pass over the words of `text`: where a snippet may be cut into `cuts` (cleared first:
-/// each word's start and text, and each character of a CJK run, which has no spaces), and
-/// `token(start, text, cjk)` for each token in order, as [`analyze::tokens`] gives them (a
-/// word, or a CJK run's overlapping bigrams).
+/// One pass over the words of `text` from byte `from` (a word's start, or where an earlier
+/// walk stopped): where a snippet may be cut, appended to `cuts` (each word's start and length,
+/// and each character of a CJK run, which has no spaces), and `token(start, text, cjk)` for each
+/// token in order, as [`analyze::tokens`] gives them (a word, or a CJK run's overlapping
+/// bigrams). It stops after the word of the token for which `token` breaks, and returns where
+/// it stopped: that word's end, else `text`'s.
 fn walk<'a>(
     text: &'a str,
+    from: usize,
     cuts: &mut Vec<(usize, usize)>,
-    mut token: impl FnMut(usize, &'a str, bool),
-) {
-    cuts.clear();
-    for (s, w) in analyze::words(text) {
+    mut token: impl FnMut(usize, &'a str, bool) -> ControlFlow<()>,
+) -> usize {
+    if text[from..].is_ascii() {
+        for (s, end) in analyze::ascii_words(&text[from..]) {
+            let (s, end) = (from + s, from + end);
+            cuts.push((s, end - s));
+            if token(s, &text[s..end], false).is_break() {
+                return end;
+            }
+        }
+        return text.len();
+    }
+    for (s, w) in analyze::words(&text[from..]) {
+        let (s, end) = (from + s, from + s + w.len());
         if !w.starts_with(analyze::is_cjk) {
             cuts.push((s, w.len()));
-            token(s, w, false);
+            if token(s, &text[s..end], false).is_break() {
+                return end;
+            }
             continue;
         }
         let first = cuts.len();
-        cuts.extend(analyze::cjk_chars(s, w).map(|(c, t)| (c, t.len())));
+        cuts.extend(analyze::cjk_chars(s, &text[s..end]).map(|(c, t)| (c, t.len())));
         let chars = &cuts[first..];
-        if let [(c, _)] = chars {
-            token(*c, &text[*c..s + w.len()], true);
-        }
-        for pair in chars.windows(2) {
-            let ((a, _), (b, bn)) = (pair[0], pair[1]);
-            token(a, &text[a..b + bn], true);
+        let flow = if let [(c, _)] = chars {
+            token(*c, &text[*c..end], true)
+        } else {
+            (chars.windows(2)).try_for_each(|pair| {
+                let ((a, _), (b, bn)) = (pair[0], pair[1]);
+                token(a, &text[a..b + bn], true)
+            })
+        };
+        if flow.is_break() {
+            return end;
         }
     }
+    text.len()
 }
 
 /// Adds the token `start..end` of a chunk to its matches. CJK bigrams overlap: matched
@@ -437,7 +458,9 @@ fn snippet_in<'a>(
     let record = &index.data.chunks[c as usize];
     let page = &index.data.pages[record.page as usize];
     matched.clear();
-    if let Some((positions, prefixed)) = &matcher.by_position {
+    words.clear();
+    // How far the walk went: with positions, it stops at the last token they name.
+    let walked = if let Some((positions, prefixed)) = &matcher.by_position {
         let lexical = &index.data.lexical;
         let first = first_position(page, record.start as usize, text);
         wanted.clear();
@@ -454,33 +477,44 @@ fn snippet_in<'a>(
         // By ordinal, an exact match before a prefix's candidate at the same token.
         wanted.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)));
         wanted.dedup_by_key(|w| w.0);
-        let (mut ordinal, mut next) = (0u32, 0usize);
-        walk(text, words, |start, t, _| {
-            let i = ordinal;
-            ordinal += 1;
-            while wanted.get(next).is_some_and(|w| w.0 < i) {
-                next += 1;
+        match wanted.last() {
+            None => 0,
+            Some(&(last, _)) => {
+                let (mut ordinal, mut next) = (0u32, 0usize);
+                walk(text, 0, words, |start, t, _| {
+                    let i = ordinal;
+                    ordinal += 1;
+                    while wanted.get(next).is_some_and(|w| w.0 < i) {
+                        next += 1;
+                    }
+                    match wanted.get(next) {
+                        Some(&(o, exact))
+                            if o == i
+                                && (exact
+                                    || matcher
+                                        .what
+                                        .starts_with_prefix(&index.analyzer.normalize(t))) =>
+                        {
+                            add_match(matched, start, start + t.len());
+                        }
+                        _ => {}
+                    }
+                    if i >= last {
+                        ControlFlow::Break(())
+                    } else {
+                        ControlFlow::Continue(())
+                    }
+                })
             }
-            match wanted.get(next) {
-                Some(&(o, exact))
-                    if o == i
-                        && (exact
-                            || matcher
-                                .what
-                                .starts_with_prefix(&index.analyzer.normalize(t))) =>
-                {
-                    add_match(matched, start, start + t.len());
-                }
-                _ => {}
-            }
-        });
+        }
     } else {
-        walk(text, words, |start, t, cjk| {
+        walk(text, 0, words, |start, t, cjk| {
             if matcher.matches(index, t, cjk) {
                 add_match(matched, start, start + t.len());
             }
-        });
-    }
+            ControlFlow::Continue(())
+        })
+    };
     // Window start: the match that has the most other matches within SNIPPET_CHARS bytes
     // after it (bytes approximate characters well enough to choose a window).
     let mut start = 0;
@@ -495,24 +529,33 @@ fn snippet_in<'a>(
             start = s;
         }
     }
-    // Back up a few words for context, then cut at word boundaries.
+    // Back up a few words for context, then cut at word boundaries (the cut points, ascending,
+    // hold every word before the walk's stop, and the matches are before it).
     let lead = SNIPPET_CHARS / 5;
     if start > 0 {
         let floor = start.saturating_sub(lead);
+        let at = words.partition_point(|&(s, _)| s < floor);
         start = words
-            .iter()
+            .get(at)
             .map(|&(s, _)| s)
-            .find(|&s| s >= floor && s <= start)
+            .filter(|&s| s <= start)
             .unwrap_or(start);
     }
-    let end = text[start..]
-        .char_indices()
-        .take(SNIPPET_CHARS)
-        .last()
-        .map_or(start, |(i, c)| start + i + c.len_utf8());
-    // Do not cut a word in half.
-    let end = match words.iter().find(|&&(s, n)| s < end && s + n > end) {
-        Some(&(ws, _)) if end < text.len() && ws > start => ws,
+    let end = window_end(text, start);
+    // The cut points up to the window's end, where the matches' walk stopped before it.
+    if walked < end {
+        walk(text, walked, words, |s, _, _| {
+            if s >= end {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            }
+        });
+    }
+    // Do not cut a word in half (cut points do not overlap: one word at most holds `end`).
+    let before = words.partition_point(|&(s, _)| s < end);
+    let end = match before.checked_sub(1).map(|i| words[i]) {
+        Some((ws, n)) if ws + n > end && end < text.len() && ws > start => ws,
         _ => end,
     };
     // Collapse whitespace runs (newlines included) to one space; map highlights onto the
@@ -536,13 +579,35 @@ fn snippet_in<'a>(
             Some(start) => highlights.push(Highlight { start, end: at }),
         }
     };
-    let mut out = String::with_capacity(slice.len());
+    let shown = &text[from..to];
+    let bytes = shown.as_bytes();
+    let mut out = String::with_capacity(shown.len());
     let mut units = 0usize;
     let mut in_space = false;
-    for (i, ch) in text[from..to].char_indices() {
+    let mut i = 0;
+    while i < bytes.len() {
         while bounds.next_if(|&b| b <= from + i).is_some() {
             mark(units);
         }
+        // A run of ASCII characters that are not spaces, up to the next highlight's bound:
+        // copied at once, a unit a character in every unit.
+        let stop = bounds
+            .peek()
+            .map_or(bytes.len(), |&b| b - from)
+            .min(bytes.len());
+        let run = bytes[i..stop]
+            .iter()
+            .position(|&b| !b.is_ascii() || b.is_ascii_whitespace() || b == 0x0b)
+            .map_or(stop, |n| i + n);
+        if run > i {
+            out.push_str(&shown[i..run]);
+            units += run - i;
+            in_space = false;
+            i = run;
+            continue;
+        }
+        let ch = shown[i..].chars().next().unwrap_or(' ');
+        i += ch.len_utf8();
         let put = if ch.is_whitespace() {
             let put = (!in_space).then_some(' ');
             in_space = true;
@@ -567,6 +632,20 @@ fn snippet_in<'a>(
     }
 }
 
+/// One past the last byte of the [`SNIPPET_CHARS`] characters of `text` from byte `start`
+/// (its end when fewer are left).
+fn window_end(text: &str, start: usize) -> usize {
+    let rest = &text[start..];
+    let n = rest.len().min(SNIPPET_CHARS);
+    if rest.as_bytes()[..n].is_ascii() {
+        return start + n;
+    }
+    rest.char_indices()
+        .take(SNIPPET_CHARS)
+        .last()
+        .map_or(start, |(i, c)| start + i + c.len_utf8())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -580,7 +659,10 @@ mod tests {
         ) {
             let mut cuts = Vec::new();
             let mut got = Vec::new();
-            walk(&text, &mut cuts, |s, t, cjk| got.push((s, t, cjk)));
+            walk(&text, 0, &mut cuts, |s, t, cjk| {
+                got.push((s, t, cjk));
+                ControlFlow::Continue(())
+            });
             let want: Vec<(usize, &str, bool)> =
                 analyze::tokens(&text).map(|t| (t.start, t.text, t.cjk)).collect();
             proptest::prop_assert_eq!(got, want);

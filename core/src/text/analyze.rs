@@ -666,6 +666,42 @@ pub fn words(text: &str) -> impl Iterator<Item = (usize, &str)> {
     })
 }
 
+/// The words of `text`, which must be ASCII, as byte ranges `(start, end)`: what [`words`]
+/// gives for it (with no other characters, a word is a run of ASCII letters and digits), eight
+/// bytes at a time, each word's ends taken from a mask of the eight bytes rather than found
+/// byte by byte. A snippet walks a chunk's words this way (about a third of a word's time).
+pub(crate) fn ascii_words(text: &str) -> impl Iterator<Item = (usize, usize)> + '_ {
+    debug_assert!(text.is_ascii());
+    let bytes = text.as_bytes();
+    // The group of eight bytes at `at` (`next` is the one after it), its word edges not yet
+    // taken (the high bit of a byte where a word starts or ends: the first byte of a word,
+    // the first one past it), whether the byte before `next` is alphanumeric (bit 7), and the
+    // start of a word whose end is not yet met.
+    let (mut at, mut next, mut edges, mut before, mut open) = (0, 0, 0u64, 0u64, None);
+    std::iter::from_fn(move || loop {
+        if edges != 0 {
+            let i = at + (edges.trailing_zeros() / 8) as usize;
+            edges &= edges - 1;
+            match open.take() {
+                None => open = Some(i),
+                Some(s) => return Some((s, i)),
+            }
+            continue;
+        }
+        if next >= bytes.len() {
+            return open.take().map(|s| (s, bytes.len()));
+        }
+        // Past the end, zeros: not alphanumeric, so a word there ends at the text's end.
+        let mut eight = [0u8; 8];
+        let tail = &bytes[next..bytes.len().min(next + 8)];
+        eight[..tail.len()].copy_from_slice(tail);
+        let alnum = alphanumeric_bits(u64::from_le_bytes(eight));
+        edges = alnum ^ ((alnum << 8) | before);
+        before = (alnum >> 56) & 0x80;
+        (at, next) = (next, next + 8);
+    })
+}
+
 /// The high bit of each of eight bytes.
 const HIGH_BITS: u64 = 0x8080_8080_8080_8080;
 
@@ -1172,6 +1208,17 @@ mod tests {
             let ours: Vec<_> = cjk_chars(0, &text).collect();
             let clusters: Vec<_> = text.grapheme_indices(true).collect();
             proptest::prop_assert_eq!(ours, clusters);
+        }
+    }
+
+    proptest::proptest! {
+        /// [`ascii_words`] gives the words [`words`] gives, on ASCII text of any length (words
+        /// across and at the ends of its groups of eight bytes, the last group cut short).
+        #[test]
+        fn ascii_words_are_the_words_of_ascii_text(text in "[a-zA-Z09 ./:@\\[`{\\-\t\n\x0b]{0,40}") {
+            let ours: Vec<_> = ascii_words(&text).collect();
+            let want: Vec<_> = words(&text).map(|(s, w)| (s, s + w.len())).collect();
+            proptest::prop_assert_eq!(ours, want);
         }
     }
 
