@@ -597,7 +597,7 @@ fn snippet_in<'a>(
             .min(bytes.len());
         let run = bytes[i..stop]
             .iter()
-            .position(|&b| !b.is_ascii() || b.is_ascii_whitespace() || b == 0x0b)
+            .position(|&b| !b.is_ascii() || char::from(b).is_whitespace())
             .map_or(stop, |n| i + n);
         if run > i {
             out.push_str(&shown[i..run]);

@@ -669,7 +669,7 @@ pub fn words(text: &str) -> impl Iterator<Item = (usize, &str)> {
 /// The words of `text`, which must be ASCII, as byte ranges `(start, end)`: what [`words`]
 /// gives for it (with no other characters, a word is a run of ASCII letters and digits), eight
 /// bytes at a time, each word's ends taken from a mask of the eight bytes rather than found
-/// byte by byte. A snippet walks a chunk's words this way (about a third of a word's time).
+/// byte by byte. A snippet walks an ASCII chunk's words this way.
 pub(crate) fn ascii_words(text: &str) -> impl Iterator<Item = (usize, usize)> + '_ {
     debug_assert!(text.is_ascii());
     let bytes = text.as_bytes();
