@@ -163,6 +163,22 @@ pub(crate) fn calibrate_floor(data: &mut IndexData, embedder: &dyn Embedder) -> 
     let Some(section) = &data.vectors else {
         return Ok(());
     };
+    let floor = measure_floor(section, embedder, |q| {
+        (section.search(q, None, None, 1, None).first()).map(|&(_, s)| s)
+    })?;
+    data.vectors = data.vectors.take().map(|s| s.with_floor(floor));
+    Ok(())
+}
+
+/// The relevance floor of vectors like `section`'s (its model's, after its prompts) where
+/// `best` gives the highest score of any of them for a unit query vector: the highest best
+/// score of the [`semantic::floor_probes`] embedded with `embedder`, or 0 when their best
+/// scores lie within [`semantic::FLOOR_MIN_SPREAD`] of each other.
+pub(crate) fn measure_floor(
+    section: &VectorSection,
+    embedder: &dyn Embedder,
+    best: impl Fn(&[f32]) -> Option<f32>,
+) -> Result<f32> {
     let probes = crate::lane::semantic::floor_probes();
     let probes: Vec<&str> = probes.iter().map(String::as_str).collect();
     let prompted = section.prompts.apply_all(Some(PromptKind::Query), &probes);
@@ -173,10 +189,7 @@ pub(crate) fn calibrate_floor(data: &mut IndexData, embedder: &dyn Embedder) -> 
         .filter(|v| v.len() == section.dim as usize)
         .filter_map(|mut v| {
             crate::embed::normalize(&mut v);
-            section
-                .search(&v, None, None, 1, None)
-                .first()
-                .map(|&(_, s)| s)
+            best(&v)
         })
         .collect();
     let (low, high) = best
@@ -185,13 +198,11 @@ pub(crate) fn calibrate_floor(data: &mut IndexData, embedder: &dyn Embedder) -> 
     // A model that gives every nonsense string nearly the same best score (multilingual-e5
     // on the example wiki: 0.807 to 0.830, where a German question about an English page
     // scores 0.778) does not tell nonsense from text by score here: no floor then.
-    let floor = if high - low >= crate::lane::semantic::FLOOR_MIN_SPREAD {
+    Ok(if high - low >= crate::lane::semantic::FLOOR_MIN_SPREAD {
         high.clamp(0.0, 1.0)
     } else {
         0.0
-    };
-    data.vectors = data.vectors.take().map(|s| s.with_floor(floor));
-    Ok(())
+    })
 }
 
 /// The vectors an index holds, by the passage each was made from: a build or a page write

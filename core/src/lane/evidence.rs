@@ -42,7 +42,7 @@ pub(crate) fn known_share(
     let (mut total, mut known) = (0f64, 0f64);
     for (i, q) in query.iter().enumerate() {
         let exact = index.lookup(&q.term);
-        let df = exact.map_or(0, |t| index.postings_of(t).0.len());
+        let df = exact.map_or(0, |t| index.df(t));
         let weight = f64::from(q.count) * f64::from(idf(index, df));
         let mut credit = 0f32;
         if i + 1 == query.len() {

@@ -219,14 +219,37 @@ impl Bm25Scorer {
     pub fn new(index: &LexicalIndex, params: Bm25Params) -> Bm25Scorer {
         let lengths = index.lengths();
         let total: u64 = lengths.iter().map(|&l| u64::from(l)).sum();
-        let avgdl = if lengths.is_empty() {
+        Bm25Scorer::with_norms(index, params, total, lengths.len(), None)
+    }
+
+    /// A scorer for `index` as one shard of a wiki of `chunks` chunks holding `total` terms,
+    /// in which each of `index`'s terms is in `dfs[t]` chunks: its scores are those an index
+    /// of the whole wiki gives the same chunks, bit for bit (the same lengths, averages and
+    /// frequencies go into the same arithmetic).
+    pub(crate) fn for_shard(
+        index: &LexicalIndex,
+        params: Bm25Params,
+        (chunks, total): (usize, u64),
+        dfs: Vec<u32>,
+    ) -> Bm25Scorer {
+        debug_assert_eq!(dfs.len(), index.term_count());
+        Bm25Scorer::with_norms(index, params, total, chunks, Some((chunks, dfs)))
+    }
+
+    fn with_norms(
+        index: &LexicalIndex,
+        params: Bm25Params,
+        total: u64,
+        chunks: usize,
+        wiki: Option<(usize, Vec<u32>)>,
+    ) -> Bm25Scorer {
+        let avgdl = if chunks == 0 {
             1.0
         } else {
-            (total as f64 / lengths.len() as f64).max(1e-9)
+            (total as f64 / chunks as f64).max(1e-9)
         };
         let (k1, b) = (f64::from(params.k1), f64::from(params.b));
-        let norms: Vec<f32> = lengths
-            .iter()
+        let norms: Vec<f32> = (index.lengths().iter())
             .map(|&l| (k1 * (1.0 - b + b * f64::from(l) / avgdl)) as f32)
             .collect();
         Bm25Scorer {
@@ -235,13 +258,19 @@ impl Bm25Scorer {
             terms: std::iter::repeat_with(OnceLock::new)
                 .take(index.term_count())
                 .collect(),
+            wiki,
         }
     }
 }
 
 /// The inverse document frequency of a term in `df` of `index`'s chunks.
 pub(crate) fn idf(index: &LexicalIndex, df: usize) -> f32 {
-    let n = index.chunk_count() as f64;
+    idf_in(index.chunk_count(), df)
+}
+
+/// The inverse document frequency of a term in `df` of `chunks` chunks.
+fn idf_in(chunks: usize, df: usize) -> f32 {
+    let n = chunks as f64;
     let df = df as f64;
     (1.0 + (n - df + 0.5) / (df + 0.5)).ln() as f32
 }
@@ -260,6 +289,9 @@ pub struct Bm25Scorer {
     norms: Vec<f32>,
     /// Per term, made when a query first reads it.
     terms: Vec<OnceLock<Impacts>>,
+    /// For a shard of a wiki ([`Bm25Scorer::for_shard`]): the wiki's chunk count and, per
+    /// term of this index, the wiki's document frequency.
+    wiki: Option<(usize, Vec<u32>)>,
 }
 
 /// One term's BM25 score in each chunk that holds it.
@@ -283,7 +315,10 @@ impl Bm25Scorer {
                     most: 0.0,
                 };
             }
-            let idf = idf(index, chunks.len());
+            let idf = match &self.wiki {
+                Some((n, dfs)) => idf_in(*n, dfs[t] as usize),
+                None => idf(index, chunks.len()),
+            };
             let each: Box<[f32]> = (chunks.iter().zip(tfs))
                 .map(|(&c, &tf)| impact(self.params, idf, tf as f32, self.norms[c as usize]))
                 .collect();

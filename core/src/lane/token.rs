@@ -34,25 +34,79 @@ pub fn long_enough_for_prefix(word: &str) -> bool {
     n >= MIN_PREFIX_CHARS || (n == 1 && word.chars().all(crate::text::analyze::is_cjk))
 }
 
-/// The `n` best chunks by term overlap with the query's terms (exactly, as prefixes of the
-/// term or of the unstemmed word it came from, or as the terms `typos` takes them for). From
-/// [`PRUNE_TOKEN_FROM`] chunks on, the chunks that cannot make the best `n` are skipped
-/// ([`search_pruned`]); the answer is the same.
-pub(crate) fn search(
+/// What each query term earns credit from, in query order: the terms [`term_credits`] gives
+/// it and their credits, in the order it gives them (a term given twice is listed twice).
+/// What the lane ranks by ([`search`]); worked out once per query, on the dictionary whose
+/// prefixes and typo matches decide it (a sharded search's union of every shard's).
+pub(crate) type Credits = Vec<Vec<(usize, f32)>>;
+
+/// The [`Credits`] of `query` in `index`, with its `typos`.
+pub(crate) fn credits(
     index: &LexicalIndex,
     query: &[QueryTerm<'_>],
     typos: &[Expansion],
+) -> Credits {
+    (0..query.len())
+        .map(|i| {
+            let mut terms = Vec::new();
+            term_credits(index, query, typos, i, |t, credit| terms.push((t, credit)));
+            terms
+        })
+        .collect()
+}
+
+/// The `n` best chunks by term overlap with the query, as its [`Credits`] give it (each query
+/// term matched exactly, as prefixes of the term or of the unstemmed word it came from, or as
+/// the terms typo tolerance takes it for). From [`PRUNE_TOKEN_FROM`] chunks on, the chunks
+/// that cannot make the best `n` are skipped ([`search_pruned`]); the answer is the same.
+pub(crate) fn search(
+    index: &LexicalIndex,
+    credits: &[Vec<(usize, f32)>],
     mask: Mask<'_>,
     groups: Option<(&[u32], usize)>,
     n: usize,
 ) -> Vec<(u32, f32)> {
-    if query.is_empty() {
+    search_keys(index, credits, mask, groups, n)
+        .into_iter()
+        .map(from_key)
+        .collect()
+}
+
+/// [`search`] with each chunk's place among chunks of equal score: what the lane orders ties
+/// by before the chunk index (more occurrences, then the shorter chunk), larger first. A
+/// sharded search merges the shards' candidates by score, then this, then the chunk's place
+/// in the whole wiki.
+pub(crate) fn search_tied(
+    index: &LexicalIndex,
+    credits: &[Vec<(usize, f32)>],
+    mask: Mask<'_>,
+    groups: Option<(&[u32], usize)>,
+    n: usize,
+) -> Vec<(u32, f32, u64)> {
+    search_keys(index, credits, mask, groups, n)
+        .into_iter()
+        .map(|key| {
+            let (c, score) = from_key(key);
+            (c, score, (key >> 32) as u64)
+        })
+        .collect()
+}
+
+/// The [`chunk_key`]s of [`search`]'s chunks, best first.
+fn search_keys(
+    index: &LexicalIndex,
+    credits: &[Vec<(usize, f32)>],
+    mask: Mask<'_>,
+    groups: Option<(&[u32], usize)>,
+    n: usize,
+) -> Vec<u128> {
+    if credits.is_empty() {
         return Vec::new();
     }
     if index.chunk_count() >= PRUNE_TOKEN_FROM {
-        search_pruned(index, query, typos, mask, groups, n)
+        search_pruned(index, credits, mask, groups, n)
     } else {
-        search_every(index, query, typos, mask, groups, n)
+        search_every(index, credits, mask, groups, n)
     }
 }
 
@@ -60,13 +114,12 @@ pub(crate) fn search(
 /// one score per chunk, then keeping the best.
 fn search_every(
     index: &LexicalIndex,
-    query: &[QueryTerm<'_>],
-    typos: &[Expansion],
+    credits: &[Vec<(usize, f32)>],
     mask: Mask<'_>,
     groups: Option<(&[u32], usize)>,
     n: usize,
-) -> Vec<(u32, f32)> {
-    let units = query.len();
+) -> Vec<u128> {
+    let units = credits.len();
     thread_local! {
         static SCRATCH: std::cell::RefCell<Scratch> = std::cell::RefCell::new(Scratch::default());
     }
@@ -86,10 +139,10 @@ fn search_every(
             seen,
         } = sc;
         touched.clear();
-        for i in 0..query.len() {
-            term_credits(index, query, typos, i, |t, w| {
+        for unit in credits {
+            for &(t, w) in unit {
                 give(index.postings_of(t), w, mask, credit, credited, occurrences);
-            });
+            }
             for c in credited.drain(..) {
                 let ci = c as usize;
                 if acc[ci] == 0.0 {
@@ -125,7 +178,7 @@ fn search_every(
             "occurrences left dirty"
         );
         debug_assert!(best.iter().all(|&x| x == 0), "group buffer left dirty");
-        keys.into_iter().map(from_key).collect()
+        keys
     })
 }
 
@@ -134,26 +187,25 @@ fn search_every(
 /// [`search_every`] credits it, so both give the same chunks with the same scores.
 fn search_pruned(
     index: &LexicalIndex,
-    query: &[QueryTerm<'_>],
-    typos: &[Expansion],
+    credits: &[Vec<(usize, f32)>],
     mask: Mask<'_>,
     groups: Option<(&[u32], usize)>,
     n: usize,
-) -> Vec<(u32, f32)> {
-    // Each unit's terms, in the order `term_credits` gives them (a term it gives twice is
-    // listed twice, as `search_every` counts its occurrences twice).
-    let mut units = Vec::with_capacity(query.len());
+) -> Vec<u128> {
+    // Each unit's terms, in the order of its credits (a term listed twice counts twice, as
+    // `search_every` counts its occurrences twice).
+    let mut units = Vec::with_capacity(credits.len());
     let mut units_of = Units {
         index,
-        terms: Vec::with_capacity(query.len()),
+        terms: Vec::with_capacity(credits.len()),
     };
-    for i in 0..query.len() {
+    for unit in credits {
         let (mut lists, mut terms) = (Vec::new(), Vec::new());
-        term_credits(index, query, typos, i, |t, credit| {
+        for &(t, credit) in unit {
             let (chunks, tfs) = index.postings_of(t);
             lists.push(Cursor::new(chunks));
             terms.push((credit, tfs));
-        });
+        }
         units.push(lists);
         units_of.terms.push(terms);
     }
@@ -170,9 +222,6 @@ fn search_pruned(
         |c| groups.map_or(c, |(g, _)| g[c as usize]),
         n,
     )
-    .into_iter()
-    .map(from_key)
-    .collect()
 }
 
 /// Chunk `c` with `score` and its matched `occurrences` as one integer that orders as the lane
@@ -384,6 +433,18 @@ mod tests {
 
     use crate::postings::test_index as idx;
 
+    /// [`search`] of `query` with its `typos`.
+    fn ranked(
+        index: &LexicalIndex,
+        query: &[QueryTerm<'_>],
+        typos: &[Expansion],
+        mask: Mask<'_>,
+        groups: Option<(&[u32], usize)>,
+        n: usize,
+    ) -> Vec<(u32, f32)> {
+        search(index, &credits(index, query, typos), mask, groups, n)
+    }
+
     fn q<'a>(v: &[&'a str]) -> Vec<QueryTerm<'a>> {
         v.iter()
             .map(|x| QueryTerm {
@@ -397,14 +458,14 @@ mod tests {
     #[test]
     fn ties_go_to_more_occurrences_then_shorter_chunks() {
         let i = idx(&["revenu x", "x revenu revenu y z", "revenu"]);
-        let hits = search(&i, &q(&["rev"]), &[], &[true; 3], None, 10);
+        let hits = ranked(&i, &q(&["rev"]), &[], &[true; 3], None, 10);
         assert_eq!(hits.iter().map(|h| h.0).collect::<Vec<_>>(), [1, 2, 0]);
     }
 
     #[test]
     fn more_overlap_ranks_first_and_shorter_breaks_ties() {
         let i = idx(&["a b c d", "a b", "a x y z q", "a"]);
-        let hits = search(&i, &q(&["a", "b"]), &[], &[true; 4], None, 10);
+        let hits = ranked(&i, &q(&["a", "b"]), &[], &[true; 4], None, 10);
         let order: Vec<u32> = hits.iter().map(|h| h.0).collect();
         assert_eq!(order, [1, 0, 3, 2]);
         assert_eq!(hits[0].1, 1.0);
@@ -414,7 +475,7 @@ mod tests {
     #[test]
     fn prefixes_get_half_credit_once() {
         let i = idx(&["revenu review", "rev"]);
-        let hits = search(&i, &q(&["rev"]), &[], &[true; 2], None, 10);
+        let hits = ranked(&i, &q(&["rev"]), &[], &[true; 2], None, 10);
         assert_eq!(hits, [(1, 1.0), (0, 0.5)]);
     }
 
@@ -422,18 +483,18 @@ mod tests {
     fn known_words_before_the_last_are_matched_exactly() {
         let i = idx(&["revenu", "revenues", "rev"]);
         // "rev" is known and not last: exact only. "reve" is last: prefixes too.
-        let hits = search(&i, &q(&["rev", "zzz"]), &[], &[true; 3], None, 10);
+        let hits = ranked(&i, &q(&["rev", "zzz"]), &[], &[true; 3], None, 10);
         assert_eq!(hits.iter().map(|h| h.0).collect::<Vec<_>>(), [2]);
-        let hits = search(&i, &q(&["zzz", "rev"]), &[], &[true; 3], None, 10);
+        let hits = ranked(&i, &q(&["zzz", "rev"]), &[], &[true; 3], None, 10);
         assert_eq!(hits.len(), 3);
     }
 
     #[test]
     fn one_cjk_character_is_matched_as_a_prefix_one_latin_letter_is_not() {
         let i = idx(&["晴れ", "r", "rx"]);
-        let hits = search(&i, &q(&["晴"]), &[], &[true; 3], None, 10);
+        let hits = ranked(&i, &q(&["晴"]), &[], &[true; 3], None, 10);
         assert_eq!(hits, [(0, 0.5)]);
-        let hits = search(&i, &q(&["r"]), &[], &[true; 3], None, 10);
+        let hits = ranked(&i, &q(&["r"]), &[], &[true; 3], None, 10);
         assert_eq!(hits, [(1, 1.0)]);
         assert!(long_enough_for_prefix("晴") && long_enough_for_prefix("re"));
         assert!(!long_enough_for_prefix("r") && !long_enough_for_prefix(""));
@@ -472,12 +533,10 @@ mod tests {
             for mask in [&all, &mask] {
                 for group in &groupings {
                     let groups = group.as_ref().map(|g| (&g[..], n_groups));
-                    let every = search_every(&i, &query, &typos, mask, groups, n);
-                    let pruned = search_pruned(&i, &query, &typos, mask, groups, n);
-                    let bits = |v: &[(u32, f32)]| -> Vec<(u32, u32)> {
-                        v.iter().map(|&(c, x)| (c, x.to_bits())).collect()
-                    };
-                    proptest::prop_assert_eq!(bits(&every), bits(&pruned));
+                    let credits = credits(&i, &query, &typos);
+                    let every = search_every(&i, &credits, mask, groups, n);
+                    let pruned = search_pruned(&i, &credits, mask, groups, n);
+                    proptest::prop_assert_eq!(every, pruned);
                 }
             }
         }
@@ -486,6 +545,6 @@ mod tests {
     #[test]
     fn empty_query_gives_nothing() {
         let i = idx(&["a"]);
-        assert!(search(&i, &[], &[], &[true], None, 10).is_empty());
+        assert!(ranked(&i, &[], &[], &[true], None, 10).is_empty());
     }
 }

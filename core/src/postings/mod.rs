@@ -172,6 +172,51 @@ impl LexicalIndex {
         (index, position)
     }
 
+    /// The dictionary of a wiki indexed as `parts` (shards, each with its own chunk table):
+    /// every part's terms and surface words, each term with the wiki's document frequency (the
+    /// sum of the parts'), and every part's chunk lengths, one part after another; no posting
+    /// lists. Query analysis reads it as the dictionary of one index of the whole wiki
+    /// ([`crate::ShardedIndex`]). Also returns, per part, the wiki's frequency of each of the
+    /// part's terms.
+    pub(crate) fn union(parts: &[&LexicalIndex]) -> (LexicalIndex, Vec<Vec<u32>>) {
+        use std::collections::BTreeMap;
+        let mut dfs: BTreeMap<&str, u32> = BTreeMap::new();
+        let mut surface: BTreeMap<&str, &str> = BTreeMap::new();
+        for part in parts {
+            for (t, term) in part.terms.iter().enumerate() {
+                let df = u32::try_from(part.df(t)).unwrap_or(u32::MAX);
+                let d = dfs.entry(term).or_insert(0);
+                *d = d.saturating_add(df);
+            }
+            for (word, &t) in part.surface_words.iter().zip(&part.surface_terms) {
+                surface.entry(word).or_insert(&part.terms[t as usize]);
+            }
+        }
+        let mut index = LexicalIndex {
+            terms: dfs.keys().copied().collect(),
+            lengths: parts
+                .iter()
+                .flat_map(|p| p.lengths.iter().copied())
+                .collect(),
+            surface_words: surface.keys().copied().collect(),
+            ..LexicalIndex::default()
+        };
+        let at = |term: &str| {
+            index
+                .terms
+                .binary_search(term)
+                .map_or(u32::MAX, |t| t as u32)
+        };
+        index.surface_terms = surface.values().map(|term| at(term)).collect();
+        let wiki: Vec<Vec<u32>> = parts
+            .iter()
+            .map(|part| part.terms.iter().map(|term| dfs[term]).collect())
+            .collect();
+        index.partial_dfs = Some(dfs.into_values().collect());
+        index.index_terms();
+        (index, wiki)
+    }
+
     /// The index term of a normalized word, if the indexed text contains the word.
     pub fn surface_term(&self, word: &str) -> Option<&str> {
         self.surface_term_at(word).and_then(|t| self.terms.get(t))

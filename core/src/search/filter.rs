@@ -98,6 +98,30 @@ impl Index {
     /// Per page: may this search return it? Applies lifecycle, usage mode, scope (with
     /// shadowing) and the tag and type filters.
     pub(crate) fn visible_pages(&self, opts: &SearchOptions) -> Vec<bool> {
+        self.visible_pages_shadowed(opts, &self.shadowed(opts))
+    }
+
+    /// The keys of the pages of the user `opts` scopes the search to that stand in for the
+    /// global pages of the same key (none without a user scope). A user's archived or `never`
+    /// page no longer stands in for the global one.
+    pub(crate) fn shadowed(&self, opts: &SearchOptions) -> HashSet<&str> {
+        match &opts.scope {
+            Some(Scope::User(name)) => (self.data.pages.iter())
+                .filter(|p| matches!(&p.scope, Scope::User(n) if n == name))
+                .filter(|p| !p.is_archived() && p.usage_mode != UsageMode::Never)
+                .map(|p| p.key.as_str())
+                .collect(),
+            _ => HashSet::new(),
+        }
+    }
+
+    /// [`Index::visible_pages`] with the global pages of the keys in `shadowed` out of a
+    /// user's scope (a sharded search's: the user's pages may be in other shards).
+    pub(crate) fn visible_pages_shadowed(
+        &self,
+        opts: &SearchOptions,
+        shadowed: &HashSet<&str>,
+    ) -> Vec<bool> {
         let pages = &self.data.pages;
         // `validate` has read them already: a bad value cannot reach here.
         let (since, until) = opts.date_range().unwrap_or((None, None));
@@ -113,16 +137,6 @@ impl Index {
         };
         let tags = lower(&opts.tags);
         let types = lower(&opts.types);
-        // A user's archived or `never` page no longer stands in for the global one.
-        let shadowed: HashSet<&str> = match &opts.scope {
-            Some(Scope::User(name)) => pages
-                .iter()
-                .filter(|p| matches!(&p.scope, Scope::User(n) if n == name))
-                .filter(|p| !p.is_archived() && p.usage_mode != UsageMode::Never)
-                .map(|p| p.key.as_str())
-                .collect(),
-            _ => HashSet::new(),
-        };
         pages
             .iter()
             .enumerate()

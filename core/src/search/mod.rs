@@ -7,6 +7,7 @@ mod hits;
 mod options;
 pub mod ranged;
 mod results;
+pub mod sharded;
 
 pub use found::{Found, HitList};
 pub use options::{
@@ -44,6 +45,9 @@ pub(crate) struct Reads<'c> {
     pub pages: &'c dyn Fn(&[usize]) -> Result<()>,
 }
 
+/// A query's quoted phrases, each with its terms and their offsets.
+pub(crate) type Quoted<'a> = Vec<(&'a str, Vec<(Cow<'a, str>, u32)>)>;
+
 /// A query as the lanes read it ([`Index::analyzed`]).
 pub(crate) struct Analyzed<'a> {
     /// The query, cut to the configured length.
@@ -54,8 +58,7 @@ pub(crate) struct Analyzed<'a> {
     /// Each query term's dictionary position, if the index has it.
     known: Vec<Option<usize>>,
     /// The quoted phrases with their terms and offsets.
-    #[allow(clippy::type_complexity)]
-    quoted: Vec<(&'a str, Vec<(Cow<'a, str>, u32)>)>,
+    quoted: Quoted<'a>,
     /// The terms typo tolerance took query terms for (and prefix expansions of the last).
     typos: Vec<Expansion>,
 }
@@ -99,17 +102,56 @@ struct Allowed<'m> {
     held: Option<&'m [bool]>,
 }
 
+/// The threads a batch of queries with `opts` runs on: `threads` (`None`: the cores), at most
+/// [`MAX_RANK_THREADS`].
+///
+/// # Errors
+/// `invalid_argument` for `threads` 0, options that do not validate or hold a query vector
+/// (one vector cannot stand for many queries).
+pub(crate) fn batch_threads(opts: &SearchOptions, threads: Option<usize>) -> Result<usize> {
+    opts.validate()?;
+    if opts.query_vector.is_some() {
+        return Err(Error::invalid_argument(
+            "rank_many takes no query vector: one vector cannot stand for many queries",
+        ));
+    }
+    let threads = match threads {
+        Some(0) => return Err(Error::invalid_argument("threads must be at least 1")),
+        Some(n) => n,
+        None => crate::data::parallel::cores(),
+    };
+    Ok(threads.min(MAX_RANK_THREADS))
+}
+
+/// A lane's candidate: its chunk first.
+pub(crate) trait Candidate: Copy {
+    /// The chunk.
+    fn chunk(&self) -> u32;
+}
+
+impl Candidate for (u32, f32) {
+    fn chunk(&self) -> u32 {
+        self.0
+    }
+}
+
+impl Candidate for (u32, f32, u64) {
+    fn chunk(&self) -> u32 {
+        self.0
+    }
+}
+
 /// One lane's `n` candidates with the chunks of `held` first: `rank(Some(held))` ranks those,
 /// `rank(None)` every chunk the lane may return, and fills what the first leaves, each page
 /// (with `groups`) or chunk once. Without `held`, `rank(None)`.
-fn held_first<E>(
+pub(crate) fn held_first<T: Candidate, E>(
     held: Option<&[bool]>,
     groups: Option<&[u32]>,
     n: usize,
-    mut rank: impl FnMut(Option<&[bool]>) -> std::result::Result<Vec<(u32, f32)>, E>,
-) -> std::result::Result<Vec<(u32, f32)>, E> {
+    mut rank: impl FnMut(Option<&[bool]>) -> std::result::Result<Vec<T>, E>,
+) -> std::result::Result<Vec<T>, E> {
     // One call site for `rank`, so the lane's search is not inlined twice.
-    let mut out: Vec<(u32, f32)> = Vec::new();
+    let mut out: Vec<T> = Vec::new();
     let mut taken: HashSet<u32> = HashSet::new();
     let key = |c: u32| groups.map_or(c, |g| g[c as usize]);
     for pass in [held, None] {
@@ -119,7 +161,7 @@ fn held_first<E>(
                 return Ok(ranked);
             }
             // Every chunk (or page) of `held` the lane scores is here: fewer than `n` came.
-            taken.extend(ranked.iter().map(|&(c, _)| key(c)));
+            taken.extend(ranked.iter().map(|c| key(c.chunk())));
             out = ranked;
         } else if out.is_empty() {
             return Ok(ranked);
@@ -127,12 +169,83 @@ fn held_first<E>(
             out.extend(
                 ranked
                     .into_iter()
-                    .filter(|&(c, _)| !taken.contains(&key(c))),
+                    .filter(|c| !taken.contains(&key(c.chunk()))),
             );
         }
     }
     out.truncate(n);
     Ok(out)
+}
+
+/// Fuses lane rankings of pages (each lane lists each page once, by its best chunk in that
+/// lane), so a page gets the votes of every lane even when the lanes preferred different
+/// chunks of it. The chunk shown for a page is the one from the lane that contributed most
+/// to its fused score, among the chunks that hold the query's phrases (`held`) when a lane
+/// chose one. `page_of`: a chunk's page; `page_order`: the order of two pages' ids.
+pub(crate) fn fuse_pages(
+    k: f32,
+    rankings: &[LaneRanking],
+    held: impl Fn(u32) -> bool,
+    page_of: impl Fn(u32) -> u32,
+    page_order: impl Fn(u32, u32) -> std::cmp::Ordering,
+) -> Vec<Fused> {
+    if let [_] = rankings {
+        // One lane already lists each page once, best chunk first: its order is the fused
+        // order.
+        return fusion::rrf(k, rankings, |a, b| a.cmp(&b));
+    }
+    let by_page: Vec<LaneRanking> = rankings
+        .iter()
+        .map(|r| LaneRanking {
+            lane: r.lane,
+            weight: r.weight,
+            ranked: r.ranked.iter().map(|&(c, s)| (page_of(c), s)).collect(),
+        })
+        .collect();
+    let mut fused = fusion::rrf(k, &by_page, page_order);
+    for f in &mut fused {
+        // Ranks were computed over pages: point each lane's entry at that lane's chunk.
+        for r in rankings {
+            if let Some(at) = fusion::lane_rank_mut(f, r.lane) {
+                if let Some(&(chunk, _)) = r.ranked.get(at.rank as usize - 1) {
+                    at.chunk = chunk;
+                }
+            }
+        }
+        let any_held = rankings
+            .iter()
+            .any(|r| fusion::lane_rank(f, r.lane).is_some_and(|at| held(at.chunk)));
+        let best = rankings
+            .iter()
+            .filter_map(|r| {
+                let at = fusion::lane_rank(f, r.lane)?;
+                Some((r.weight / (k + at.rank as f32), at.chunk))
+            })
+            .filter(|&(_, c)| !any_held || held(c))
+            .fold(None::<(f32, u32)>, |best, (w, c)| match best {
+                Some((bw, _)) if bw >= w => best,
+                _ => Some((w, c)),
+            });
+        if let Some((_, chunk)) = best {
+            f.chunk = chunk;
+        }
+    }
+    fused
+}
+
+/// The order of two chunks' ids (`{page id}::{number}`, [`crate::text::chunk::chunk_id`]) from
+/// whether they are of the same page, their numbers and, for two pages, the pages' ids.
+pub(crate) fn chunk_id_order(
+    same_page: bool,
+    (a, b): (u32, u32),
+    page_ids: impl FnOnce() -> (String, String),
+) -> std::cmp::Ordering {
+    if same_page {
+        // Ids differ only in the number, compared as the id strings are.
+        return a.to_string().cmp(&b.to_string());
+    }
+    let (a, b) = page_ids();
+    format!("{a}::").cmp(&format!("{b}::"))
 }
 
 impl Index {
@@ -226,18 +339,8 @@ impl Index {
         threads: Option<usize>,
         model: Option<&dyn Embedder>,
     ) -> Result<Vec<Vec<Ranked>>> {
-        opts.validate()?;
-        if opts.query_vector.is_some() {
-            return Err(Error::invalid_argument(
-                "rank_many takes no query vector: one vector cannot stand for many queries",
-            ));
-        }
-        let threads = match threads {
-            Some(0) => return Err(Error::invalid_argument("threads must be at least 1")),
-            Some(n) => n,
-            None => crate::data::parallel::cores(),
-        };
-        crate::data::parallel::map(queries, threads.min(MAX_RANK_THREADS), |q| {
+        let threads = batch_threads(opts, threads)?;
+        crate::data::parallel::map(queries, threads, |q| {
             self.rank_with(q.as_ref(), opts, model)
         })
         .into_iter()
@@ -409,19 +512,21 @@ impl Index {
                         })?;
                         (LaneStatus::Ok, ranked)
                     }
-                    Lane::Token => (
-                        LaneStatus::Ok,
-                        held_first(held, groups, candidates, |first| {
-                            Ok::<_, Error>(token::search(
-                                &self.data.lexical,
-                                &qterms,
-                                &typos,
-                                first.unwrap_or(&mask),
-                                groups.map(|g| (g, self.data.pages.len())),
-                                candidates,
-                            ))
-                        })?,
-                    ),
+                    Lane::Token => {
+                        let credits = token::credits(lexical, &qterms, &typos);
+                        (
+                            LaneStatus::Ok,
+                            held_first(held, groups, candidates, |first| {
+                                Ok::<_, Error>(token::search(
+                                    lexical,
+                                    &credits,
+                                    first.unwrap_or(&mask),
+                                    groups.map(|g| (g, self.data.pages.len())),
+                                    candidates,
+                                ))
+                            })?,
+                        )
+                    }
                     Lane::Semantic => {
                         let filter =
                             (!self.unfiltered().all || opts.has_filters()).then_some(&mask[..]);
@@ -506,9 +611,8 @@ impl Index {
     /// The query's quoted phrases ([`analyze::quoted`]) that have a searchable word, each with
     /// its terms and their offsets ([`Analyzer::phrase_with`](crate::text::analyze::Analyzer::phrase_with)),
     /// the same phrase once.
-    #[allow(clippy::type_complexity)]
-    fn quoted_phrases<'q>(&'q self, query: &'q str) -> Vec<(&'q str, Vec<(Cow<'q, str>, u32)>)> {
-        let mut out: Vec<(&str, Vec<(Cow<'_, str>, u32)>)> = Vec::new();
+    fn quoted_phrases<'q>(&'q self, query: &'q str) -> Quoted<'q> {
+        let mut out: Quoted<'q> = Vec::new();
         if !query.contains(['"', '\u{201C}']) {
             return out;
         }
@@ -537,95 +641,60 @@ impl Index {
         let Some(section) = &self.data.vectors else {
             return Ok((LaneStatus::skipped(semantic::NO_VECTORS), Vec::new()));
         };
+        let q = match self.semantic_query(query, opts, model)? {
+            Ok(q) => q,
+            Err(status) => return Ok((status, Vec::new())),
+        };
+        let paged = groups.map(|g| (g, self.data.pages.len()));
+        let codes = self.codes.get_or_init(|| Codes::of(section));
+        let ranked = held_first(held, groups, candidates, |first| {
+            let mask = first.or(filter);
+            Ok::<_, Error>(section.search(&q, mask, paged, candidates, codes.as_ref()))
+        })?;
+        // Words the index does not know, and no closer to anything here than
+        // nonsense is: no evidence at all, so no hits (the content-gap signal).
+        if unknown_words && ranked.first().is_some_and(|&(_, s)| section.below_floor(s)) {
+            return Ok((LaneStatus::skipped(semantic::BELOW_FLOOR), Vec::new()));
+        }
+        Ok((LaneStatus::Ok, ranked))
+    }
+
+    /// The semantic lane's query vector (the caller's in the options, else `model`'s for the
+    /// text), or the status the lane ends with without one: skipped when there is neither,
+    /// failed when the embedder fails. An error for a malformed query vector.
+    pub(crate) fn semantic_query(
+        &self,
+        query: &str,
+        opts: &SearchOptions,
+        model: Option<&dyn Embedder>,
+    ) -> Result<std::result::Result<Vec<f32>, LaneStatus>> {
         match self.query_vector(query, opts.query_vector.as_deref(), model) {
-            Ok(Some(q)) => {
-                let paged = groups.map(|g| (g, self.data.pages.len()));
-                let codes = self.codes.get_or_init(|| Codes::of(section));
-                let ranked = held_first(held, groups, candidates, |first| {
-                    let mask = first.or(filter);
-                    Ok::<_, Error>(section.search(&q, mask, paged, candidates, codes.as_ref()))
-                })?;
-                // Words the index does not know, and no closer to anything here than
-                // nonsense is: no evidence at all, so no hits (the content-gap signal).
-                if unknown_words && ranked.first().is_some_and(|&(_, s)| section.below_floor(s)) {
-                    return Ok((LaneStatus::skipped(semantic::BELOW_FLOOR), Vec::new()));
-                }
-                Ok((LaneStatus::Ok, ranked))
-            }
-            Ok(None) => Ok((LaneStatus::skipped(semantic::NO_QUERY_VECTOR), Vec::new())),
+            Ok(Some(q)) => Ok(Ok(q)),
+            Ok(None) => Ok(Err(LaneStatus::skipped(semantic::NO_QUERY_VECTOR))),
             Err(e @ Error::InvalidArgument { .. }) => Err(e),
-            Err(e) => Ok((LaneStatus::failed(&e), Vec::new())),
+            Err(e) => Ok(Err(LaneStatus::failed(&e))),
         }
     }
 
-    /// Fuses lane rankings of pages (each lane lists each page once, by its best chunk in that
-    /// lane), so a page gets the votes of every lane even when the lanes preferred different
-    /// chunks of it. The chunk shown for a page is the one from the lane that contributed most
-    /// to its fused score, among the chunks of `held` (that hold the query's phrases) when a lane
-    /// chose one.
+    /// [`fuse_pages`] over this index's pages.
     fn fuse_pages(&self, rankings: &[LaneRanking], held: Option<&[bool]>) -> Vec<Fused> {
-        if let [_] = rankings {
-            // One lane already lists each page once, best chunk first: its order is the fused
-            // order.
-            return fusion::rrf(self.data.config.fusion.k, rankings, |a, b| a.cmp(&b));
-        }
-        let by_page: Vec<LaneRanking> = rankings
-            .iter()
-            .map(|r| LaneRanking {
-                lane: r.lane,
-                weight: r.weight,
-                ranked: r
-                    .ranked
-                    .iter()
-                    .map(|&(c, s)| (self.chunk_page[c as usize], s))
-                    .collect(),
-            })
-            .collect();
-        let k = self.data.config.fusion.k;
-        let mut fused = fusion::rrf(k, &by_page, |a, b| {
-            let (a, b) = (&self.data.pages[a as usize], &self.data.pages[b as usize]);
-            a.id().cmp(&b.id())
-        });
-        for f in &mut fused {
-            // Ranks were computed over pages: point each lane's entry at that lane's chunk.
-            for r in rankings {
-                if let Some(at) = fusion::lane_rank_mut(f, r.lane) {
-                    if let Some(&(chunk, _)) = r.ranked.get(at.rank as usize - 1) {
-                        at.chunk = chunk;
-                    }
-                }
-            }
-            let holds = |c: u32| held.is_some_and(|h| h[c as usize]);
-            let any_held = rankings
-                .iter()
-                .any(|r| fusion::lane_rank(f, r.lane).is_some_and(|at| holds(at.chunk)));
-            let best = rankings
-                .iter()
-                .filter_map(|r| {
-                    let at = fusion::lane_rank(f, r.lane)?;
-                    Some((r.weight / (k + at.rank as f32), at.chunk))
-                })
-                .filter(|&(_, c)| !any_held || holds(c))
-                .fold(None::<(f32, u32)>, |best, (w, c)| match best {
-                    Some((bw, _)) if bw >= w => best,
-                    _ => Some((w, c)),
-                });
-            if let Some((_, chunk)) = best {
-                f.chunk = chunk;
-            }
-        }
-        fused
+        let pages = &self.data.pages;
+        fuse_pages(
+            self.data.config.fusion.k,
+            rankings,
+            |c| held.is_some_and(|h| h[c as usize]),
+            |c| self.chunk_page[c as usize],
+            |a, b| pages[a as usize].id().cmp(&pages[b as usize].id()),
+        )
     }
 
     fn cmp_chunk_ids(&self, a: u32, b: u32) -> std::cmp::Ordering {
         let (pa, pb) = (self.chunk_page[a as usize], self.chunk_page[b as usize]);
-        if pa == pb {
-            // Same page: ids differ only in the number, compared as the id strings are.
-            let oa = self.chunk_number(a).to_string();
-            let ob = self.chunk_number(b).to_string();
-            return oa.cmp(&ob);
-        }
-        let (a, b) = (&self.data.pages[pa as usize], &self.data.pages[pb as usize]);
-        format!("{}::", a.id()).cmp(&format!("{}::", b.id()))
+        let pages = &self.data.pages;
+        chunk_id_order(
+            pa == pb,
+            (self.chunk_number(a), self.chunk_number(b)),
+            || (pages[pa as usize].id(), pages[pb as usize].id()),
+        )
     }
 }
