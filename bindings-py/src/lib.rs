@@ -13,6 +13,7 @@
 mod file;
 mod found;
 mod ranking;
+mod sharded;
 
 use std::collections::HashMap;
 use std::ops::ControlFlow;
@@ -147,9 +148,10 @@ struct NativeIndex {
 
 /// The page ids of one snapshot as Python strings, made on the first `rank` after a write:
 /// `rank` then hands out new references to them rather than making a string per hit. It
-/// holds its snapshot, so a newer one is never mistaken for it.
+/// holds its snapshot, so a newer one is never mistaken for it (none: the ids of a sharded
+/// index's shards, one after another, made with it).
 pub(crate) struct PageIds {
-    snapshot: Arc<Index>,
+    snapshot: Option<Arc<Index>>,
     pub(crate) ids: Vec<Py<PyString>>,
 }
 
@@ -683,7 +685,9 @@ impl NativeIndex {
     fn page_ids(&self, py: Python<'_>, snap: Arc<Index>) -> Arc<PageIds> {
         let mut cached = self.ids.lock().unwrap_or_else(|e| e.into_inner());
         match &*cached {
-            Some(ids) if Arc::ptr_eq(&ids.snapshot, &snap) => Arc::clone(ids),
+            Some(ids) if ids.snapshot.as_ref().is_some_and(|s| Arc::ptr_eq(s, &snap)) => {
+                Arc::clone(ids)
+            }
             _ => {
                 let ids = snap
                     .pages()
@@ -691,7 +695,7 @@ impl NativeIndex {
                     .map(|p| PyString::new(py, &p.id()).unbind())
                     .collect();
                 let made = Arc::new(PageIds {
-                    snapshot: snap,
+                    snapshot: Some(snap),
                     ids,
                 });
                 *cached = Some(Arc::clone(&made));
@@ -921,6 +925,7 @@ fn _wikidex(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<found::Found>()?;
     m.add_class::<found::Hit>()?;
     m.add_class::<file::NativeIndexFile>()?;
+    m.add_class::<sharded::NativeSharded>()?;
     m.add_function(wrap_pyfunction!(parse_headers, m)?)?;
     m.add_function(wrap_pyfunction!(default_model, m)?)?;
     m.add_function(wrap_pyfunction!(folder_files, m)?)?;

@@ -1,5 +1,6 @@
-"""Shards merged into one index (`Index.merge`) and the sharded build on a local Ray cluster
-(`wikidex.distributed`): CACM in four shards gives the single index's bytes and rankings.
+"""Shards merged into one index (`Index.merge`), searched together (`ShardedIndex`), and the
+sharded build on a local Ray cluster (`wikidex.distributed`): CACM in four shards gives the
+single index's bytes and rankings, merged and searched together.
 
 CACM is read from `$DATA/cacm` (default `../shared/data`, beside the repo, as `make eval`
 reads it); the model is the all-MiniLM-L6-v2 that `make models` puts in models/."""
@@ -114,6 +115,49 @@ def test_distributed_build_refuses_a_model_by_name():
         distributed.build({"a.md": "x"}, model="all-MiniLM-L6-v2")  # type: ignore[arg-type]
 
 
+# -- ShardedIndex, in process --------------------------------------------------------------
+
+
+def test_shards_searched_together_rank_as_one_index(model):
+    files = _read_wiki()
+    whole = wikidex.Index.build(files, model=model)
+    shards = [wikidex.Index.build(dict(part), model=model) for part in distributed.deal(files, 3)]
+    sharded = wikidex.ShardedIndex(shards, model=model)
+    assert (sharded.page_count, sharded.chunk_count) == (
+        whole.build_report().pages,
+        whole.build_report().chunks,
+    )
+    queries = [
+        "who should I call when production is down",
+        "revenue retention",
+        "nightly pipline",  # a typo
+        "warehou",  # a word being typed
+        '"data retention"',
+        "zzqx",  # nothing known: the semantic floor decides
+    ]
+    for q in queries:
+        for options in ({}, {"lanes": ["semantic"]}, {"chunks": True}, {"scope": "bob"}, {"tags": "pii"}):
+            assert sharded.rank(q, limit=20, **options) == whole.rank(q, limit=20, **options), (q, options)
+    assert sharded.rank_many(queries, limit=5) == whole.rank_many(queries, limit=5)
+    assert "3 shards" in repr(sharded)
+
+
+def test_a_sharded_index_refuses_what_cannot_be_one_wiki():
+    files = _read_wiki()
+    one = wikidex.Index.build(files, model=False)
+    with pytest.raises(TypeError, match="wikidex.Index"):
+        wikidex.ShardedIndex([b"not an index"])  # type: ignore[list-item]
+    with pytest.raises(TypeError, match="model must be"):
+        wikidex.ShardedIndex([one], model="all-MiniLM-L6-v2")  # type: ignore[arg-type]
+    with pytest.raises(wikidex.InvalidArgumentError, match="at least one shard"):
+        wikidex.ShardedIndex([])
+    with pytest.raises(wikidex.InvalidArgumentError, match="is in shard 0 and in shard 1"):
+        wikidex.ShardedIndex([one, one])
+    other = wikidex.Index.build({"a.md": "x"}, {"chunk": {"max_tokens": 64, "overlap_tokens": 8}}, model=False)
+    with pytest.raises(wikidex.InvalidArgumentError, match="other settings"):
+        wikidex.ShardedIndex([one, other])
+
+
 # -- on a local Ray cluster ----------------------------------------------------------------
 
 
@@ -144,6 +188,23 @@ def test_cacm_in_four_shards_on_ray_gives_the_single_index(ray_cluster):
     assert stages[-1][0] == "pages"
 
 
+def test_cacm_in_four_shards_on_ray_searched_together_ranks_as_the_single_index(ray_cluster):
+    files, queries = _cacm()
+    single = wikidex.Index.build(files, model=False)
+    stages = []
+    sharded = distributed.build_sharded(
+        files, model=False, shards=4, progress=lambda s, d, t: stages.append((s, d, t))
+    )
+    assert len(sharded.shards) == 4
+    assert sharded.page_count == single.build_report().pages
+    assert sharded.rank_many(queries, limit=100) == single.rank_many(queries, limit=100)
+    for options in ({"lanes": "lexical"}, {"lanes": "token"}, {"chunks": True}, {"typos": False}):
+        assert sharded.rank_many(queries, limit=20, **options) == single.rank_many(
+            queries, limit=20, **options
+        ), options
+    assert stages[-1] == ("shards", 4, 4)
+
+
 def test_cacm_embedded_in_shards_on_ray_keeps_every_vector(ray_cluster, model):
     files, queries = _cacm()
     files = dict(sorted(files.items())[:400])
@@ -152,6 +213,10 @@ def test_cacm_embedded_in_shards_on_ray_keeps_every_vector(ray_cluster, model):
     assert built.to_bytes() == single.to_bytes()
     assert _rankings(built, queries) == _rankings(single, queries)
     assert _rankings(built, queries, lanes=["semantic"]) == _rankings(single, queries, lanes=["semantic"])
+    sharded = distributed.build_sharded(files, model=model, shards=4)
+    for q in queries[:20]:
+        assert sharded.rank(q, limit=20) == single.rank(q, limit=20), q
+        assert sharded.rank(q, limit=20, lanes="semantic") == single.rank(q, limit=20, lanes="semantic"), q
 
 
 def test_a_folder_in_shards_on_ray_gives_the_folders_index(ray_cluster, tmp_path):

@@ -56,6 +56,7 @@ __all__ = [
     "Ranking",
     "Record",
     "SearchResults",
+    "ShardedIndex",
     "parse_headers",
     "WikidexError",
     "InvalidArgumentError",
@@ -1024,6 +1025,100 @@ class IndexFile:
     def __repr__(self) -> str:
         read, length = self.loaded
         return f"IndexFile({read} of {length} bytes read)"
+
+
+class ShardedIndex:
+    """Indexes of parts of one wiki (shards, each built from some of its files, as
+    :func:`wikidex.distributed.build_sharded` builds them on a Ray cluster) searched as one,
+    without merging them: :meth:`rank` gives what one index of all their pages gives, the same
+    pages in the same order with the same scores. A query is analyzed against the wiki's
+    dictionary (every shard's words, with their frequencies summed), each shard scores its
+    chunks with the wiki's statistics, and the lanes' candidates of every shard are fused once.
+
+    It searches the shards as they were when it was made (a later write to one is not seen).
+    ``model`` (default: the first shard's) embeds text queries for the semantic lane and
+    measures the lane's relevance floor over every shard's vectors. The semantic lane is exact
+    while each shard holds fewer than 50,000 vectors; above, each shard's binary codes choose
+    which vectors it scores, as one index's do, so candidates may differ where scores nearly
+    tie.
+
+    :raises TypeError: for a shard that is not a :class:`wikidex.Index`, or a model that is not
+        a :class:`wikidex.Model`.
+    :raises wikidex.InvalidArgumentError: for no shards, shards built with different settings
+        or whose vectors come from different models, or a page in two shards.
+    """
+
+    __slots__ = ("_native", "_shards")
+
+    def __init__(self, shards: Sequence[Index], *, model: Optional[Model] = None):
+        shards = tuple(shards)
+        for shard in shards:
+            if not isinstance(shard, Index):
+                raise TypeError(f"shards must be wikidex.Index objects, got {type(shard).__name__}")
+        if model is not None and not isinstance(model, Model):
+            raise TypeError(f"model must be a wikidex.Model or None, got {type(model).__name__}")
+        self._native = _wikidex.NativeSharded([s._native for s in shards], model)
+        self._shards = shards
+
+    @property
+    def shards(self) -> Tuple[Index, ...]:
+        """The shards, in the order given."""
+        return self._shards
+
+    @property
+    def page_count(self) -> int:
+        """Pages over every shard."""
+        return int(self._native.page_count)
+
+    @property
+    def chunk_count(self) -> int:
+        """Chunks over every shard."""
+        return int(self._native.chunk_count)
+
+    def rank(
+        self,
+        query: str,
+        *,
+        limit: Optional[int] = None,
+        lanes: Union[str, Sequence[str], None] = None,
+        tags: Union[str, Sequence[str], None] = None,
+        types: Union[str, Sequence[str], None] = None,
+        scope: Optional[str] = None,
+        chunks: bool = False,
+        query_vector: Optional[VectorLike] = None,
+        typos: bool = True,
+    ) -> Ranking:
+        """``(page id, fused score)`` per hit, as :meth:`Index.rank` of one index of every
+        shard's pages gives them."""
+        opts = _options_for(query, limit, lanes, tags, types, scope, chunks, bool(typos))
+        return self._native.rank(query, opts, None if query_vector is None else _array(query_vector))
+
+    def rank_many(
+        self,
+        queries: Sequence[str],
+        *,
+        limit: Optional[int] = None,
+        lanes: Union[str, Sequence[str], None] = None,
+        tags: Union[str, Sequence[str], None] = None,
+        types: Union[str, Sequence[str], None] = None,
+        scope: Optional[str] = None,
+        chunks: bool = False,
+        threads: Optional[int] = None,
+        typos: bool = True,
+    ) -> List[Ranking]:
+        """:meth:`rank` for many queries with the same options, as :meth:`Index.rank_many`."""
+        if isinstance(queries, str):
+            raise TypeError("queries must be a sequence of str, not one str")
+        opts = _search_options(
+            "", limit, lanes, tags, types, scope, chunks, typos=None if typos else False
+        )
+        return self._native.rank_many(list(queries), opts, threads)
+
+    def __repr__(self) -> str:
+        return (
+            f"ShardedIndex({len(self._shards)} shards, {self.page_count} pages, "
+            f"{self.chunk_count} chunks)"
+        )
 
 
 def parse_headers(text: str) -> tuple:

@@ -12,7 +12,7 @@ import numpy
 import numpy.typing
 from typing_extensions import NotRequired
 
-__all__ = ["HEADER_LEN", "Found", "FoundHit", "Model", "NativeIndex", "NativeIndexFile", "Ranking", "default_model", "folder_files", "parse_headers", "__version__"]
+__all__ = ["HEADER_LEN", "Found", "FoundHit", "Model", "NativeIndex", "NativeIndexFile", "NativeSharded", "Ranking", "default_model", "folder_files", "parse_headers", "__version__"]
 
 __version__: str
 #: Bytes of a blob's header (magic, version, flags, length, checksum).
@@ -138,6 +138,26 @@ class Ranking(Sequence[Tuple[str, float]]):
         """The hits as a list of ``(page id, score)`` tuples."""
     def __eq__(self, other: object) -> bool: ...
     def __reduce__(self) -> Tuple[Any, Tuple[List[Tuple[str, float]]]]: ...
+
+@final
+class NativeSharded:
+    """Indexes of parts of one wiki searched as one (the core's ShardedIndex): its rankings
+    are one index's of every shard's pages."""
+    def __new__(cls, shards: Sequence[NativeIndex], model: Optional[Model] = None) -> "NativeSharded": ...
+    def rank(
+        self, query: str, options: Optional[str] = None, query_vector: Optional[_F32] = None
+    ) -> Ranking:
+        """(page id, score) of the ranked hits, as one index of every shard's pages gives them."""
+    def rank_many(
+        self, queries: Sequence[str], options: Optional[str] = None, threads: Optional[int] = None
+    ) -> List[Ranking]:
+        """rank for each query, answers in query order, over ``threads`` threads."""
+    @property
+    def page_count(self) -> int:
+        """Pages over every shard."""
+    @property
+    def chunk_count(self) -> int:
+        """Chunks over every shard."""
 
 @final
 class NativeIndex:

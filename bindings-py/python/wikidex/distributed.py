@@ -17,6 +17,12 @@ statistics, the link graph and the semantic floor again over all the pages. What
 workers is the shards' work: parsing, chunking and above all embedding. The merge reads every
 page again on the caller, without embedding.
 
+:func:`build_sharded` builds the same shards and keeps them apart: a
+:class:`wikidex.ShardedIndex` searches them together and ranks as the merged index does.
+
+>>> sharded = distributed.build_sharded(files, model=model)   # doctest: +SKIP
+>>> sharded.rank("boundary layer transition")                  # doctest: +SKIP
+
 Needs ``ray`` (``pip install "wikidex[ray]"``; a Dataset needs Ray Data: ``ray[data]``).
 """
 
@@ -30,13 +36,13 @@ from typing import (
     Union, cast,
 )
 
-from . import Index, Model, Progress, _build_args, _wikidex
+from . import Index, Model, Progress, ShardedIndex, _build_args, _wikidex
 
 Files = Union[Mapping[str, str], Iterable[Tuple[str, str]]]
 # A ray.data.Dataset with the columns path and text (Ray Data is imported by its user only).
 Dataset = Any
 
-__all__ = ["build", "deal"]
+__all__ = ["build", "build_sharded", "deal"]
 
 _T = TypeVar("_T")
 
@@ -187,11 +193,62 @@ def build(
     :raises wikidex.WikidexIOError: for a folder that cannot be read (``InvalidArgumentError``
         for a path that is not a folder).
     """
+    options, report, _, candidates = _build_args(config, strict, vectors, progress, model)
+    built, _ = _shards(files, model, options, candidates, shards, num_cpus, report)
+    return Index.merge(
+        built,
+        config,
+        strict=strict,
+        vectors=vectors,
+        progress=report,
+        model=model,
+    )
+
+
+def build_sharded(
+    files: Union[Files, str, "os.PathLike[str]", Dataset],
+    *,
+    model: Union[Model, Literal[False], None] = None,
+    config: Optional[Mapping[str, Any]] = None,
+    strict: bool = False,
+    vectors: str = "f32",
+    shards: Optional[int] = None,
+    num_cpus: float = 1,
+    progress: Union[bool, Progress, None] = None,
+) -> ShardedIndex:
+    """The shards :func:`build` builds on the Ray cluster, not merged: a
+    :class:`wikidex.ShardedIndex` that searches them together, ranking as the merged index
+    does (the same pages, order and scores), without the merge's pass over every page on
+    this process. Its shards are :class:`wikidex.Index` objects (``.shards``): save each, and
+    open them again into a :class:`wikidex.ShardedIndex` with the model they were embedded
+    with. The arguments are :func:`build`'s; ``progress`` reports the stage ``shards``.
+
+    :raises ImportError: when ``ray`` is not installed.
+    :raises TypeError: as :func:`build`.
+    :raises ValueError: as :func:`build`.
+    :raises wikidex.WikidexIOError: as :func:`build`.
+    """
+    options, report, _, candidates = _build_args(config, strict, vectors, progress, model)
+    built, shard_model = _shards(files, model, options, candidates, shards, num_cpus, report)
+    return ShardedIndex(built, model=shard_model)
+
+
+def _shards(
+    files: Union[Files, str, "os.PathLike[str]", Dataset],
+    model: Union[Model, Literal[False], None],
+    options: str,
+    candidates: Optional[List[str]],
+    shards: Optional[int],
+    num_cpus: float,
+    report: Optional[Progress],
+) -> Tuple[List[Index], Optional[Model]]:
+    """The shards of ``files`` built on the Ray cluster (started here when none is), and the
+    model they were embedded with (``None``: no vectors). Arguments as :func:`build`'s, the
+    options as ``_build_args`` made them."""
     try:
         import ray
     except ImportError as e:
         raise ImportError('wikidex.distributed needs Ray: pip install "wikidex[ray]"') from e
-    options, report, _, candidates = _build_args(config, strict, vectors, progress, model)
     dataset = _dataset(files)
     folder = os.fspath(files) if isinstance(files, (str, os.PathLike)) else None
     # Listed before Ray starts: a folder that cannot be read fails at once.
@@ -230,14 +287,7 @@ def build(
         built = _run_tasks(build_one, tasks, shard, num_cpus, report)
     else:
         built = _run_dataset(dataset, shards, shard, num_cpus, report)
-    return Index.merge(
-        built,
-        config,
-        strict=strict,
-        vectors=vectors,
-        progress=report,
-        model=model,
-    )
+    return built, shard_model
 
 
 def _run_tasks(
