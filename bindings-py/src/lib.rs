@@ -866,24 +866,24 @@ impl Model {
     }
 }
 
-/// What `default_model` reads: `(path, text)` pairs, or a wiki folder.
+/// What `wiki_choices` reads: `(path, text)` pairs, or a wiki folder.
 #[derive(FromPyObject)]
 enum Files {
     Pairs(Vec<(String, String)>),
     Folder(PathBuf),
 }
 
-/// The model folder and ONNX file a build of `files` (`(path, text)` pairs, or a wiki folder)
-/// with `options` takes by default among `candidates` (the core's `default_model`), else
-/// `None`.
+/// What a build of `files` (`(path, text)` pairs, or a wiki folder) with `options` decides
+/// from all its pages (the core's `wiki_choices`): the analysis language's name and, with
+/// `candidates`, the model folder and ONNX file it takes by default (`None` when none is).
 #[pyfunction]
-#[pyo3(signature = (files, options, candidates))]
-fn default_model(
+#[pyo3(signature = (files, options, candidates=None))]
+fn wiki_choices(
     py: Python<'_>,
     files: Files,
     options: Option<&str>,
-    candidates: Vec<PathBuf>,
-) -> PyResult<Option<(PathBuf, PathBuf)>> {
+    candidates: Option<Vec<PathBuf>>,
+) -> PyResult<(&'static str, Option<(PathBuf, PathBuf)>)> {
     run(py, || {
         let options: BuildOptions = from_json("build options", options)?;
         let source = match files {
@@ -895,8 +895,12 @@ fn default_model(
             ),
             Files::Folder(root) => Source::Folder(root),
         };
-        let found = wikidex::default_model(source, &options, &candidates, Surface::Python)?;
-        Ok(found.map(|f| (f.dir, f.onnx)))
+        let choices =
+            wikidex::wiki_choices(source, &options, candidates.as_deref(), Surface::Python)?;
+        Ok((
+            choices.language.name(),
+            choices.model.map(|f| (f.dir, f.onnx)),
+        ))
     })
 }
 
@@ -927,7 +931,7 @@ fn _wikidex(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<file::NativeIndexFile>()?;
     m.add_class::<sharded::NativeSharded>()?;
     m.add_function(wrap_pyfunction!(parse_headers, m)?)?;
-    m.add_function(wrap_pyfunction!(default_model, m)?)?;
+    m.add_function(wrap_pyfunction!(wiki_choices, m)?)?;
     m.add_function(wrap_pyfunction!(folder_files, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("HEADER_LEN", wikidex::blob::HEADER_LEN)?;

@@ -100,6 +100,11 @@ impl NativeSharded {
         Ok(ranked.iter().map(|r| self.ranking(r)).collect())
     }
 
+    /// `ShardedIndex::shard_of`: the position of the shard holding the page with this id.
+    fn shard_of(&self, page_id: &str) -> Option<usize> {
+        self.index.shard_of(page_id)
+    }
+
     /// Pages over every shard.
     #[getter]
     fn page_count(&self) -> usize {

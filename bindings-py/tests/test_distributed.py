@@ -140,6 +140,10 @@ def test_shards_searched_together_rank_as_one_index(model):
             assert sharded.rank(q, limit=20, **options) == whole.rank(q, limit=20, **options), (q, options)
     assert sharded.rank_many(queries, limit=5) == whole.rank_many(queries, limit=5)
     assert "3 shards" in repr(sharded)
+    for page_id, _ in sharded.rank("revenue retention", limit=5):
+        shard = sharded.shard_of(page_id)
+        assert shard is not None and shard.page(page_id).title == whole.page(page_id).title
+    assert sharded.shard_of("no-such-page") is None
 
 
 def test_a_sharded_index_refuses_what_cannot_be_one_wiki():
@@ -203,6 +207,29 @@ def test_cacm_in_four_shards_on_ray_searched_together_ranks_as_the_single_index(
             queries, limit=20, **options
         ), options
     assert stages[-1] == ("shards", 4, 4)
+
+
+def test_shards_built_to_be_searched_together_analyze_in_the_wikis_language(ray_cluster):
+    german = (
+        "Die Datenbank wird jede Nacht gesichert, und die Sicherungen werden dreißig Tage lang "
+        "aufbewahrt. Wer eine Sicherung wiederherstellen muss, fragt das Betriebsteam."
+    )
+    english = (
+        "The warehouse is backed up every night, and the backups are kept for thirty days. "
+        "Whoever needs a backup restored asks the operations team on call."
+    )
+    # Dealt in turn by path: one shard holds only the German pages, the other the English.
+    files = {"a.md": german, "b.md": english, "c.md": german + " Noch einmal.", "d.md": english + " Again."}
+    alone = [wikidex.Index.build(dict(part), model=False) for part in distributed.deal(files, 2)]
+    with pytest.raises(wikidex.InvalidArgumentError, match="other settings"):
+        wikidex.ShardedIndex(alone)
+    single = wikidex.Index.build(files, model=False)
+    sharded = distributed.build_sharded(files, model=False, shards=2)
+    for q in ("Sicherungen wiederherstellen", "backups restored", "nacht backup"):
+        assert sharded.rank(q) == single.rank(q), q
+    german_config = {"language": "german"}
+    pinned = distributed.build_sharded(files, model=False, shards=2, config=german_config)
+    assert pinned.rank("Sicherungen") == wikidex.Index.build(files, german_config, model=False).rank("Sicherungen")
 
 
 def test_cacm_embedded_in_shards_on_ray_keeps_every_vector(ray_cluster, model):

@@ -87,7 +87,9 @@ pub use embed::{Embedder, PromptKind, Prompts};
 pub use embed::{OnnxEmbedder, OnnxOptions};
 #[cfg(feature = "fs")]
 pub use front::build::sync_file;
-pub use front::build::{build, default_model, BuildOptions, ModelChoice, Source, SyncRecord};
+pub use front::build::{
+    build, wiki_choices, BuildOptions, ModelChoice, Source, SyncRecord, WikiChoices,
+};
 pub use front::builder::IndexBuilder;
 pub use front::eval::{Collection, Metrics};
 pub use front::querylog::{Insights, LogEntry, QueryLog};

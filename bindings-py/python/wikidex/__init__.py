@@ -1065,6 +1065,13 @@ class ShardedIndex:
         """The shards, in the order given."""
         return self._shards
 
+    def shard_of(self, page_id: str) -> Optional[Index]:
+        """The shard holding the page with this id (``key`` or ``user/<name>/<key>``, as
+        :meth:`rank` gives it), or ``None``: where to read a hit's page
+        (``shard.page(page_id)``), its chunks or its links."""
+        at = self._native.shard_of(page_id)
+        return None if at is None else self._shards[at]
+
     @property
     def page_count(self) -> int:
         """Pages over every shard."""

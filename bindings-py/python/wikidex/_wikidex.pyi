@@ -12,7 +12,7 @@ import numpy
 import numpy.typing
 from typing_extensions import NotRequired
 
-__all__ = ["HEADER_LEN", "Found", "FoundHit", "Model", "NativeIndex", "NativeIndexFile", "NativeSharded", "Ranking", "default_model", "folder_files", "parse_headers", "__version__"]
+__all__ = ["HEADER_LEN", "Found", "FoundHit", "Model", "NativeIndex", "NativeIndexFile", "NativeSharded", "Ranking", "folder_files", "parse_headers", "wiki_choices", "__version__"]
 
 __version__: str
 #: Bytes of a blob's header (magic, version, flags, length, checksum).
@@ -152,6 +152,8 @@ class NativeSharded:
         self, queries: Sequence[str], options: Optional[str] = None, threads: Optional[int] = None
     ) -> List[Ranking]:
         """rank for each query, answers in query order, over ``threads`` threads."""
+    def shard_of(self, page_id: str) -> Optional[int]:
+        """The position of the shard holding the page with this id."""
     @property
     def page_count(self) -> int:
         """Pages over every shard."""
@@ -299,14 +301,15 @@ class NativeIndex:
 def parse_headers(text: str) -> str:
     """The citation headers in `text` (JSON list)."""
 
-def default_model(
+def wiki_choices(
     files: Union[Sequence[Tuple[str, str]], _Path],
     options: Optional[str],
-    candidates: Sequence[_Path],
-) -> Optional[Tuple[PurePath, PurePath]]:
-    """The model folder and ONNX file a build of `files` (`(path, text)` pairs, or a wiki
-    folder) with `options` (BuildOptions JSON) takes by default among `candidates`:
-    $WIKIDEX_MODEL, else by the pages' languages; else None."""
+    candidates: Optional[Sequence[_Path]] = None,
+) -> Tuple[str, Optional[Tuple[PurePath, PurePath]]]:
+    """What a build of `files` (`(path, text)` pairs, or a wiki folder) with `options`
+    (BuildOptions JSON) decides from all its pages: the analysis language's name (the config's,
+    else by the pages' languages) and, with `candidates`, the model folder and ONNX file it
+    takes by default ($WIKIDEX_MODEL, else by the pages' languages; else None)."""
 
 def folder_files(root: _Path, options: Optional[str] = None) -> List[str]:
     """The files a build of the wiki folder `root` with `options` (BuildOptions JSON) reads:

@@ -28,6 +28,7 @@ Needs ``ray`` (``pip install "wikidex[ray]"``; a Dataset needs Ray Data: ``ray[d
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 from collections.abc import Mapping
@@ -223,13 +224,20 @@ def build_sharded(
     open them again into a :class:`wikidex.ShardedIndex` with the model they were embedded
     with. The arguments are :func:`build`'s; ``progress`` reports the stage ``shards``.
 
+    Every shard analyzes its text in one language: ``config``'s ``language``, else the one a
+    build of all the files would choose from their languages (each shard alone might choose
+    another from its own pages, and shards analyzed apart cannot rank as one index). So the
+    files are read once on this process for their languages, as they are for ``model=None``:
+    a folder's files, a Dataset's rows.
+
     :raises ImportError: when ``ray`` is not installed.
     :raises TypeError: as :func:`build`.
     :raises ValueError: as :func:`build`.
     :raises wikidex.WikidexIOError: as :func:`build`.
     """
     options, report, _, candidates = _build_args(config, strict, vectors, progress, model)
-    built, shard_model = _shards(files, model, options, candidates, shards, num_cpus, report)
+    pin = config is None or "language" not in config
+    built, shard_model = _shards(files, model, options, candidates, shards, num_cpus, report, pin)
     return ShardedIndex(built, model=shard_model)
 
 
@@ -241,10 +249,13 @@ def _shards(
     shards: Optional[int],
     num_cpus: float,
     report: Optional[Progress],
+    pin_language: bool = False,
 ) -> Tuple[List[Index], Optional[Model]]:
     """The shards of ``files`` built on the Ray cluster (started here when none is), and the
     model they were embedded with (``None``: no vectors). Arguments as :func:`build`'s, the
-    options as ``_build_args`` made them."""
+    options as ``_build_args`` made them; with ``pin_language``, every shard analyzes in the
+    language one build of all the files would (read here once), as shards searched together
+    must."""
     try:
         import ray
     except ImportError as e:
@@ -269,7 +280,9 @@ def _shards(
     # The merge below resolves `model=None` again over all the pages, to the same folder, and
     # so keeps the shards' vectors (and says in its report which model and why).
     shard_model = model if isinstance(model, Model) else None
-    if candidates is not None:  # model=None: the default model, by every page's language
+    if candidates is not None or pin_language:
+        # model=None: the default model, by every page's language; shards searched together:
+        # the analysis language of every page, for all of them.
         pairs: Any
         if folder is not None:
             pairs = folder  # read once here, by core, for the pages' languages
@@ -279,9 +292,13 @@ def _shards(
             # Read once: the shards' blocks come from the same materialized rows.
             dataset = dataset.materialize()
             pairs = [(row["path"], row["text"]) for row in dataset.iter_rows()]
-        found = _wikidex.default_model(pairs, options, candidates)
+        language, found = _wikidex.wiki_choices(pairs, options, candidates)
         if found is not None:
             shard_model = Model(found[0], onnx=os.path.relpath(found[1], found[0]))
+        if pin_language:
+            pinned = json.loads(options)
+            pinned.setdefault("config", {})["language"] = language
+            options = json.dumps(pinned)
     shard = _Shard(options, shard_model)
     if dataset is None:
         built = _run_tasks(build_one, tasks, shard, num_cpus, report)

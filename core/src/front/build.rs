@@ -288,30 +288,49 @@ fn builder_for<'p>(
     Ok(builder)
 }
 
-/// The model folder a build of `source` with `options` takes by default
-/// ([`ModelChoice::Default`]): the one `$WIKIDEX_MODEL` names, else the one of `candidates`
-/// chosen by the languages of all the pages ([`crate::embed::choose()`]); `None` when none is
-/// usable. A sharded build asks once, for all the files, so that every shard embeds with the
-/// model one build would take (each shard alone sees only its pages' languages).
+/// What a build of `source` with `options` decides from all its pages, and a sharded build
+/// therefore decides once, for every shard (each shard alone sees only its pages' languages):
+/// the analysis language ([`WikiChoices::language`]) and, with `candidates`, the default
+/// model ([`ModelChoice::Default`]): the one `$WIKIDEX_MODEL` names, else the one of
+/// `candidates` chosen by the languages of all the pages ([`crate::embed::choose()`]).
 ///
 /// # Errors
 /// As [`build`] reading `source`; as [`crate::embed::choose()`].
-pub fn default_model(
+pub fn wiki_choices(
     source: Source,
     options: &BuildOptions,
-    candidates: &[std::path::PathBuf],
+    candidates: Option<&[std::path::PathBuf]>,
     surface: Surface,
-) -> Result<Option<crate::embed::Found>> {
+) -> Result<WikiChoices> {
     let mut builder = builder_for(source, options, None)?;
-    let env = std::env::var_os(crate::embed::MODEL_ENV);
-    let chosen = crate::embed::choose(
-        None,
-        env.as_deref(),
-        candidates,
-        builder.languages(),
-        surface,
-    )?;
-    Ok(chosen.found)
+    let language = (options.config.language)
+        .unwrap_or_else(|| crate::Language::for_mix(builder.languages()).0);
+    let model = match candidates {
+        Some(candidates) => {
+            let env = std::env::var_os(crate::embed::MODEL_ENV);
+            crate::embed::choose(
+                None,
+                env.as_deref(),
+                candidates,
+                builder.languages(),
+                surface,
+            )?
+            .found
+        }
+        None => None,
+    };
+    Ok(WikiChoices { language, model })
+}
+
+/// What [`wiki_choices`] decides for a whole wiki.
+#[derive(Debug, Clone)]
+pub struct WikiChoices {
+    /// The analysis language: the configuration's, else the one the pages' languages choose
+    /// ([`crate::Language::for_mix`]). Shards searched together ([`crate::ShardedIndex`]) must
+    /// all analyze in it: give it to each shard's build as `config.language`.
+    pub language: crate::Language,
+    /// The default model, when the candidates were asked and one is usable.
+    pub model: Option<crate::embed::Found>,
 }
 
 /// What [`sync_file`] did: what changed since the blob, whether every file was indexed, and

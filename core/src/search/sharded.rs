@@ -224,6 +224,14 @@ impl ShardedIndex {
         &self.shards[hit.shard].pages()[hit.page]
     }
 
+    /// The shard holding the page with this id (`key` or `user/<name>/<key>`, as
+    /// [`Page::id`] gives it), if one does: where to read a hit's page, chunks or links.
+    pub fn shard_of(&self, page_id: &str) -> Option<usize> {
+        self.shards
+            .iter()
+            .position(|s| s.page_by_id(page_id).is_some())
+    }
+
     /// Number of pages over every shard.
     pub fn page_count(&self) -> usize {
         self.pages.len()
@@ -288,10 +296,6 @@ impl ShardedIndex {
         let views: Vec<ShardView<'_>> = (self.shards.iter())
             .map(|shard| ShardView::new(shard, opts, &shadowed, &analyzed.quoted))
             .collect();
-        // Some chunk of the wiki holds every phrase: each lane ranks those first.
-        let any_held = views
-            .iter()
-            .any(|v| v.held.as_ref().is_some_and(|h| h.contains(&true)));
         let fusion_cfg = self.wiki.data.config.fusion;
         let no_terms = analyzed.qterms.is_empty() && opts.query_vector.is_none();
         let (mut rankings, mut reports) = (Vec::new(), Vec::new());
@@ -317,7 +321,7 @@ impl ShardedIndex {
                                 let local: Vec<(usize, f32)> = (weighted.iter())
                                     .filter_map(|&(term, w)| Some((lexical.lookup(term)?, w)))
                                     .collect();
-                                held_first(v.first(any_held), v.groups, candidates, |first| {
+                                held_first(v.first(), v.groups, candidates, |first| {
                                     Ok::<_, Error>(untied(scorer.search(
                                         lexical,
                                         &local,
@@ -328,10 +332,7 @@ impl ShardedIndex {
                                 })
                             })
                             .collect::<Result<Vec<_>>>()?;
-                        (
-                            LaneStatus::Ok,
-                            self.merged(&views, lists, any_held, candidates),
-                        )
+                        (LaneStatus::Ok, self.merged(&views, lists, candidates))
                     }
                     Lane::Token => {
                         let credits = token::credits(wiki, &analyzed.qterms, &analyzed.typos);
@@ -348,7 +349,7 @@ impl ShardedIndex {
                                             .collect()
                                     })
                                     .collect();
-                                held_first(v.first(any_held), v.groups, candidates, |first| {
+                                held_first(v.first(), v.groups, candidates, |first| {
                                     Ok::<_, Error>(token::search_tied(
                                         lexical,
                                         &local,
@@ -359,14 +360,9 @@ impl ShardedIndex {
                                 })
                             })
                             .collect::<Result<Vec<_>>>()?;
-                        (
-                            LaneStatus::Ok,
-                            self.merged(&views, lists, any_held, candidates),
-                        )
+                        (LaneStatus::Ok, self.merged(&views, lists, candidates))
                     }
-                    Lane::Semantic => {
-                        self.semantic(query, opts, &analyzed, &views, any_held, candidates)?
-                    }
+                    Lane::Semantic => self.semantic(query, opts, &analyzed, &views, candidates)?,
                 }
             };
             reports.push(LaneReport {
@@ -392,7 +388,7 @@ impl ShardedIndex {
         );
         let held = |c: u32| {
             let (s, local) = self.at[c as usize];
-            any_held && views[s as usize].holds(local)
+            views[s as usize].holds(local)
         };
         let mut fused: Vec<Fused> = if opts.chunks {
             fusion::rrf(fusion_cfg.k, &rankings, |a, b| self.cmp_chunk_ids(a, b))
@@ -405,9 +401,8 @@ impl ShardedIndex {
                 |a, b| self.page_at(a).id().cmp(&self.page_at(b).id()),
             )
         };
-        if any_held {
-            crate::data::sort::sort_by_key(&mut fused, |f| !held(f.chunk));
-        }
+        // Hits that hold every phrase first; a stable sort keeps the fused order in each.
+        crate::data::sort::sort_by_key(&mut fused, |f| !held(f.chunk));
         fused.truncate(limit);
         Ok(fused)
     }
@@ -419,7 +414,6 @@ impl ShardedIndex {
         opts: &SearchOptions,
         analyzed: &super::Analyzed<'_>,
         views: &[ShardView<'_>],
-        any_held: bool,
         candidates: usize,
     ) -> Result<(LaneStatus, Vec<(u32, f32)>)> {
         let first = &self.shards[0];
@@ -437,7 +431,7 @@ impl ShardedIndex {
                     return Ok(Vec::new());
                 };
                 let codes = v.shard.codes.get_or_init(|| Codes::of(section));
-                held_first(v.first(any_held), v.groups, candidates, |first| {
+                held_first(v.first(), v.groups, candidates, |first| {
                     Ok::<_, Error>(untied(section.search(
                         &q,
                         first.or(v.filter()),
@@ -448,7 +442,7 @@ impl ShardedIndex {
                 })
             })
             .collect::<Result<Vec<_>>>()?;
-        let ranked = self.merged(views, lists, any_held, candidates);
+        let ranked = self.merged(views, lists, candidates);
         let unknown = analyzed.known.iter().all(Option::is_none) && analyzed.typos.is_empty();
         if unknown
             && ranked
@@ -462,26 +456,19 @@ impl ShardedIndex {
 
     /// One lane's candidates of every shard (`lists[s]`, each chunk with its score and its
     /// place among equal scores, best first) as one index ranks them: the chunks holding the
-    /// query's phrases first (with `any_held`), then by score, place among equal scores and
+    /// query's phrases first, then by score, place among equal scores and
     /// place in the wiki; the best `n`, in the wiki's chunk order.
     fn merged(
         &self,
         views: &[ShardView<'_>],
         lists: Vec<Vec<(u32, f32, u64)>>,
-        any_held: bool,
         n: usize,
     ) -> Vec<(u32, f32)> {
         let mut all: Vec<(bool, f32, u64, u32)> = (lists.into_iter().enumerate())
             .flat_map(|(s, list)| {
                 let v = &views[s];
-                list.into_iter().map(move |(c, score, tie)| {
-                    (
-                        any_held && v.holds(c),
-                        score,
-                        tie,
-                        self.place[s][c as usize],
-                    )
-                })
+                list.into_iter()
+                    .map(move |(c, score, tie)| (v.holds(c), score, tie, self.place[s][c as usize]))
             })
             .collect();
         crate::data::sort::sort_by(&mut all, |a, b| {
@@ -607,10 +594,11 @@ impl<'a> ShardView<'a> {
         self.groups.map(|g| (g, self.shard.data.pages.len()))
     }
 
-    /// The chunks a lane ranks first: those holding every phrase, when some chunk of the
-    /// wiki does (`any_held`).
-    fn first(&self, any_held: bool) -> Option<&[bool]> {
-        self.held.as_deref().filter(|_| any_held)
+    /// The chunks a lane ranks first: those holding every phrase. A shard none of whose
+    /// chunks holds them ranks as without them (the first pass of [`held_first`] finds
+    /// nothing), as one index does whose other chunks hold them.
+    fn first(&self) -> Option<&[bool]> {
+        self.held.as_deref()
     }
 
     /// Whether chunk `c` holds every quoted phrase.
@@ -676,8 +664,13 @@ mod tests {
         (path, text)
     }
 
+    /// An index of `files`, analyzed in English whatever each part's pages (shards searched
+    /// together must share their settings, the language included: see `wiki_choices`).
     fn build(files: &[&(String, String)], vectors: bool) -> Arc<Index> {
-        let mut config = Config::default();
+        let mut config = Config {
+            language: Some(crate::Language::English),
+            ..Config::default()
+        };
         config.chunk.max_tokens = 16;
         config.chunk.overlap_tokens = 4;
         let mut b = IndexBuilder::new(config).unwrap();
@@ -736,8 +729,8 @@ mod tests {
             pages in proptest::collection::vec(page_spec(), 2..24),
             deal in proptest::collection::vec(0usize..4, 24),
             queries in proptest::collection::vec(
-                (proptest::collection::vec(0usize..20, 1..4), 0u8..4, 0u8..6, 1usize..12),
-                6,
+                (proptest::collection::vec(0usize..20, 1..4), 0u8..6, 0u8..6, 1usize..12, 0usize..1000),
+                8,
             ),
         ) {
             let mut files: Vec<(String, String)> = pages.iter().map(file).collect();
@@ -756,7 +749,7 @@ mod tests {
             // Misspelled and cut-short words beside the wiki's own.
             const ASKED: [&str; 4] = ["revenu", "chrun", "marg", "gamm"];
             let mut found = 0;
-            for (words, form, opts_kind, limit) in &queries {
+            for (words, form, opts_kind, limit, at) in &queries {
                 let words: Vec<&str> = words
                     .iter()
                     .map(|&w| if w < WORDS.len() { WORDS[w] } else { ASKED[w - WORDS.len()] })
@@ -765,6 +758,16 @@ mod tests {
                     0 => words.join(" "),
                     1 => format!("\"{}\"", words.join(" ")),
                     2 => format!("{} \"{}\"", words[0], words.join(" ")),
+                    // Two words as a page has them, quoted, beside other words: the chunks
+                    // holding the phrase rank first, above better scores.
+                    3 | 4 => {
+                        let (_, _, _, sections) = &pages[at % pages.len()];
+                        let text = &sections[at % sections.len()];
+                        let i = at % text.len();
+                        let pair = [text[i], text[(i + 1) % text.len()]]
+                            .map(|w| WORDS[w as usize % WORDS.len()]);
+                        format!("{} \"{} {}\" {}", words.join(" "), pair[0], pair[1], words[0])
+                    }
                     _ => words.join(" ").to_uppercase(),
                 };
                 let mut opts = SearchOptions { limit: Some(*limit), ..Default::default() };
@@ -784,6 +787,59 @@ mod tests {
             // Most queries find something (a test of empty answers would prove nothing).
             proptest::prop_assert!(found >= 2, "{} of {} queries found hits", found, queries.len());
         }
+    }
+
+    #[test]
+    fn a_phrase_puts_its_chunks_first_across_shards() {
+        let file = |key: &str, text: &str| (format!("global/{key}.md"), format!("{text}\n"));
+        let holds = file(
+            "holds",
+            "alpha beta once, among other words: zeta delta cost month.",
+        );
+        let scores = file(
+            "scores",
+            "beta alpha gamma beta alpha gamma beta alpha gamma.",
+        );
+        let more = file("more", "gamma beta gamma alpha gamma beta.");
+        let all = [&holds, &scores, &more];
+        let one = build(&all, false);
+        let many = ShardedIndex::new(
+            vec![build(&[&holds], false), build(&[&scores, &more], false)],
+            None,
+        )
+        .unwrap();
+        let opts = SearchOptions::default();
+        let ids = |q: &str| whole(&one, &one.rank(q, &opts).unwrap());
+        // Without quotes the page holding the words in order is not first; quoted, it is.
+        assert_ne!(ids("alpha beta gamma")[0].0, "holds");
+        let quoted = "alpha beta gamma \"alpha beta\"";
+        assert_eq!(ids(quoted)[0].0, "holds");
+        assert_eq!(
+            sharded(&many, &many.rank(quoted, &opts).unwrap()),
+            ids(quoted)
+        );
+        for lanes in [vec![Lane::Lexical], vec![Lane::Token]] {
+            let opts = SearchOptions {
+                lanes: Some(lanes),
+                chunks: true,
+                ..Default::default()
+            };
+            let expected = whole(&one, &one.rank(quoted, &opts).unwrap());
+            assert_eq!(expected[0].0, "holds");
+            assert_eq!(sharded(&many, &many.rank(quoted, &opts).unwrap()), expected);
+        }
+    }
+
+    #[test]
+    fn a_page_is_found_in_its_shard() {
+        let a = ("global/a.md".to_string(), "Revenue.".to_string());
+        let b = ("user/ann/b.md".to_string(), "Churn.".to_string());
+        let many = ShardedIndex::new(vec![build(&[&a], false), build(&[&b], false)], None).unwrap();
+        assert_eq!(many.shard_of("a"), Some(0));
+        assert_eq!(many.shard_of("user/ann/b"), Some(1));
+        assert_eq!(many.shard_of("b"), None);
+        let hit = many.rank("churn", &SearchOptions::default()).unwrap()[0];
+        assert_eq!(many.shard_of(&many.page(&hit).id()), Some(hit.shard));
     }
 
     #[test]

@@ -400,10 +400,10 @@ fn a_build_with_no_model_argument_loads_the_model_its_languages_choose() {
     std::fs::remove_dir_all(&root).unwrap();
 }
 
-/// What a sharded build asks before it deals the files out: the default model of all of them,
-/// by the same rule a build follows.
+/// What a sharded build asks before it deals the files out: the default model and the analysis
+/// language of all of them, by the same rules a build follows.
 #[test]
-fn the_default_model_of_files_is_the_one_their_build_would_take() {
+fn the_choices_of_files_are_the_ones_their_build_would_make() {
     if std::env::var_os(MODEL_ENV).is_some_and(|v| !v.is_empty()) {
         eprintln!("skipped: {MODEL_ENV} is set, and wins");
         return;
@@ -411,25 +411,47 @@ fn the_default_model_of_files_is_the_one_their_build_would_take() {
     let root = tmp("default-model");
     let candidates = both(&root);
     let options = BuildOptions::default();
-    let name = |pages: &[(&str, &str)]| {
-        let found = wikidex::default_model(
+    let choices = |pages: &[(&str, &str)], candidates: Option<&[std::path::PathBuf]>| {
+        wikidex::wiki_choices(
             Source::Files(files(pages)),
             &options,
-            &candidates,
+            candidates,
             Surface::Python,
         )
         .unwrap()
-        .expect("a model");
+    };
+    let name = |pages: &[(&str, &str)]| {
+        let found = choices(pages, Some(&candidates)).model.expect("a model");
         found.name()
     };
     assert_eq!(name(&RUSSIAN), "multilingual-e5-small");
     assert_eq!(name(&ENGLISH), "all-MiniLM-L6-v2");
-    let none = wikidex::default_model(
+    assert!(choices(&ENGLISH, Some(&[])).model.is_none());
+    assert!(choices(&ENGLISH, None).model.is_none());
+    for pages in [&RUSSIAN[..], &ENGLISH[..]] {
+        let built = wikidex::build(
+            Source::Files(files(pages)),
+            &options,
+            ModelChoice::Off,
+            None,
+            &mut |_, _, _| std::ops::ControlFlow::Continue(()),
+        )
+        .unwrap()
+        .0;
+        assert_eq!(choices(pages, None).language, built.config().language());
+    }
+    let pinned = BuildOptions {
+        config: Config {
+            language: Some(Language::German),
+            ..Default::default()
+        },
+        ..BuildOptions::default()
+    };
+    let german = wikidex::wiki_choices(
         Source::Files(files(&ENGLISH)),
-        &options,
-        &[],
+        &pinned,
+        None,
         Surface::Python,
-    )
-    .unwrap();
-    assert!(none.is_none());
+    );
+    assert_eq!(german.unwrap().language, Language::German);
 }
