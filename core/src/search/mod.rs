@@ -123,6 +123,45 @@ pub(crate) fn batch_threads(opts: &SearchOptions, threads: Option<usize>) -> Res
     Ok(threads.min(MAX_RANK_THREADS))
 }
 
+/// Runs each lane with `run`, in [`Lane::ALL`] order, unless `opts` does not ask for it or the
+/// query has no searchable word and no vector (`no_terms`): a skipped lane says why. Returns
+/// the rankings of the lanes that ran, with their fusion weights, and every lane's report.
+///
+/// # Errors
+/// What `run` returns.
+pub(crate) fn run_lanes(
+    opts: &SearchOptions,
+    no_terms: bool,
+    fusion: crate::lane::fusion::FusionConfig,
+    mut run: impl FnMut(Lane) -> Result<(LaneStatus, Vec<(u32, f32)>)>,
+) -> Result<(Vec<LaneRanking>, Vec<LaneReport>)> {
+    let (mut rankings, mut reports) = (Vec::new(), Vec::new());
+    for lane in Lane::ALL {
+        let (status, ranked) = if !opts.wants(lane) {
+            (LaneStatus::skipped(NOT_REQUESTED), Vec::new())
+        } else if no_terms {
+            (LaneStatus::skipped(NO_QUERY_TERMS), Vec::new())
+        } else {
+            run(lane)?
+        };
+        reports.push(LaneReport {
+            lane,
+            status: status.clone(),
+            candidates: ranked.len(),
+            weight: fusion.weight(lane),
+            known: None,
+        });
+        if status == LaneStatus::Ok {
+            rankings.push(LaneRanking {
+                lane,
+                weight: fusion.weight(lane),
+                ranked,
+            });
+        }
+    }
+    Ok((rankings, reports))
+}
+
 /// A lane's candidate: its chunk first.
 pub(crate) trait Candidate: Copy {
     /// The chunk.
@@ -477,86 +516,64 @@ impl Index {
         });
         let held = phrases.as_ref().and_then(Phrases::first);
         let fusion_cfg = self.data.config.fusion;
-        let mut rankings = Vec::new();
-        let mut reports = Vec::new();
         let no_terms = qterms.is_empty() && opts.query_vector.is_none();
-        for lane in Lane::ALL {
-            let (status, ranked) = if !opts.wants(lane) {
-                (LaneStatus::skipped(NOT_REQUESTED), Vec::new())
-            } else if no_terms {
-                (LaneStatus::skipped(NO_QUERY_TERMS), Vec::new())
-            } else {
-                match lane {
-                    Lane::Lexical => {
-                        // A typo match weighs what the query term would, discounted per edit;
-                        // the lexical lane takes whole words only (no prefixes).
-                        let weighted: Vec<(usize, f32)> = known
-                            .iter()
-                            .zip(&qterms)
-                            .filter_map(|(t, q)| t.map(|t| (t, q.count as f32)))
-                            .chain(typos.iter().filter(|e| !e.prefix).map(|e| {
-                                let count = qterms[e.query].count as f32;
-                                (e.term, count * typo::discount(e.edits))
-                            }))
-                            .collect();
-                        let filter =
-                            (!self.unfiltered().all || opts.has_filters()).then_some(&mask[..]);
-                        let ranked = held_first(held, groups, candidates, |first| {
-                            Ok::<_, Error>(self.scorer.search(
-                                &self.data.lexical,
-                                &weighted,
-                                first.or(filter),
+        let (mut rankings, mut reports) = run_lanes(opts, no_terms, fusion_cfg, |lane| {
+            Ok(match lane {
+                Lane::Lexical => {
+                    // A typo match weighs what the query term would, discounted per edit;
+                    // the lexical lane takes whole words only (no prefixes).
+                    let weighted: Vec<(usize, f32)> = known
+                        .iter()
+                        .zip(&qterms)
+                        .filter_map(|(t, q)| t.map(|t| (t, q.count as f32)))
+                        .chain(typos.iter().filter(|e| !e.prefix).map(|e| {
+                            let count = qterms[e.query].count as f32;
+                            (e.term, count * typo::discount(e.edits))
+                        }))
+                        .collect();
+                    let filter =
+                        (!self.unfiltered().all || opts.has_filters()).then_some(&mask[..]);
+                    let ranked = held_first(held, groups, candidates, |first| {
+                        Ok::<_, Error>(self.scorer.search(
+                            &self.data.lexical,
+                            &weighted,
+                            first.or(filter),
+                            groups.map(|g| (g, self.data.pages.len())),
+                            candidates,
+                        ))
+                    })?;
+                    (LaneStatus::Ok, ranked)
+                }
+                Lane::Token => {
+                    let credits = token::credits(lexical, &qterms, &typos);
+                    (
+                        LaneStatus::Ok,
+                        held_first(held, groups, candidates, |first| {
+                            Ok::<_, Error>(token::search(
+                                lexical,
+                                &credits,
+                                first.unwrap_or(&mask),
                                 groups.map(|g| (g, self.data.pages.len())),
                                 candidates,
                             ))
-                        })?;
-                        (LaneStatus::Ok, ranked)
-                    }
-                    Lane::Token => {
-                        let credits = token::credits(lexical, &qterms, &typos);
-                        (
-                            LaneStatus::Ok,
-                            held_first(held, groups, candidates, |first| {
-                                Ok::<_, Error>(token::search(
-                                    lexical,
-                                    &credits,
-                                    first.unwrap_or(&mask),
-                                    groups.map(|g| (g, self.data.pages.len())),
-                                    candidates,
-                                ))
-                            })?,
-                        )
-                    }
-                    Lane::Semantic => {
-                        let filter =
-                            (!self.unfiltered().all || opts.has_filters()).then_some(&mask[..]);
-                        // The floor judges only queries none of whose words the index knows.
-                        let unknown = known.iter().all(Option::is_none) && typos.is_empty();
-                        self.semantic_lane(
-                            (query, opts, model),
-                            Allowed { filter, held },
-                            groups,
-                            candidates,
-                            unknown,
-                        )?
-                    }
+                        })?,
+                    )
                 }
-            };
-            reports.push(LaneReport {
-                lane,
-                status: status.clone(),
-                candidates: ranked.len(),
-                weight: fusion_cfg.weight(lane),
-                known: None,
-            });
-            if status == LaneStatus::Ok {
-                rankings.push(LaneRanking {
-                    lane,
-                    weight: fusion_cfg.weight(lane),
-                    ranked,
-                });
-            }
-        }
+                Lane::Semantic => {
+                    let filter =
+                        (!self.unfiltered().all || opts.has_filters()).then_some(&mask[..]);
+                    // The floor judges only queries none of whose words the index knows.
+                    let unknown = known.iter().all(Option::is_none) && typos.is_empty();
+                    self.semantic_lane(
+                        (query, opts, model),
+                        Allowed { filter, held },
+                        groups,
+                        candidates,
+                        unknown,
+                    )?
+                }
+            })
+        })?;
         self.adapt_weights(&qterms, &typos, &mut rankings, &mut reports);
         let mut fused: Vec<Fused> = if opts.chunks {
             fusion::rrf(fusion_cfg.k, &rankings, |a, b| self.cmp_chunk_ids(a, b))

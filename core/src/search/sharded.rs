@@ -45,19 +45,18 @@
 use std::collections::HashSet;
 use std::sync::Arc;
 
-use super::{chunk_id_order, fuse_pages, held_first, SearchOptions};
+use super::{chunk_id_order, fuse_pages, held_first, run_lanes, SearchOptions};
 use super::{DEFAULT_LIMIT, MAX_CANDIDATES, MAX_LIMIT};
 use crate::blob::IndexData;
 use crate::data::error::{Error, Result};
 use crate::embed::Embedder;
 use crate::index::Index;
-use crate::lane::fusion::{self, Fused, LaneRanking};
+use crate::lane::fusion::{self, Fused};
 use crate::lane::lexical::Bm25Scorer;
 use crate::lane::semantic::codes::Codes;
 use crate::lane::typo;
-use crate::lane::{semantic, token, Lane, LaneStatus, NOT_REQUESTED, NO_QUERY_TERMS};
+use crate::lane::{semantic, token, Lane, LaneStatus};
 use crate::postings::LexicalIndex;
-use crate::search::LaneReport;
 use crate::text::page::{canonical, Page};
 
 /// Indexes of parts of one wiki searched as one (see the module docs).
@@ -298,88 +297,66 @@ impl ShardedIndex {
             .collect();
         let fusion_cfg = self.wiki.data.config.fusion;
         let no_terms = analyzed.qterms.is_empty() && opts.query_vector.is_none();
-        let (mut rankings, mut reports) = (Vec::new(), Vec::new());
-        for lane in Lane::ALL {
-            let (status, ranked) = if !opts.wants(lane) {
-                (LaneStatus::skipped(NOT_REQUESTED), Vec::new())
-            } else if no_terms {
-                (LaneStatus::skipped(NO_QUERY_TERMS), Vec::new())
-            } else {
-                match lane {
-                    Lane::Lexical => {
-                        let weighted: Vec<(&str, f32)> =
-                            (analyzed.known.iter().zip(&analyzed.qterms))
-                                .filter_map(|(t, q)| t.map(|t| (wiki.term(t), q.count as f32)))
-                                .chain(analyzed.typos.iter().filter(|e| !e.prefix).map(|e| {
-                                    let count = analyzed.qterms[e.query].count as f32;
-                                    (wiki.term(e.term), count * typo::discount(e.edits))
-                                }))
+        let (mut rankings, mut reports) = run_lanes(opts, no_terms, fusion_cfg, |lane| {
+            Ok(match lane {
+                Lane::Lexical => {
+                    let weighted: Vec<(&str, f32)> = (analyzed.known.iter().zip(&analyzed.qterms))
+                        .filter_map(|(t, q)| t.map(|t| (wiki.term(t), q.count as f32)))
+                        .chain(analyzed.typos.iter().filter(|e| !e.prefix).map(|e| {
+                            let count = analyzed.qterms[e.query].count as f32;
+                            (wiki.term(e.term), count * typo::discount(e.edits))
+                        }))
+                        .collect();
+                    let lists = (views.iter().zip(&self.scorers))
+                        .map(|(v, scorer)| {
+                            let lexical = &v.shard.data.lexical;
+                            let local: Vec<(usize, f32)> = (weighted.iter())
+                                .filter_map(|&(term, w)| Some((lexical.lookup(term)?, w)))
                                 .collect();
-                        let lists = (views.iter().zip(&self.scorers))
-                            .map(|(v, scorer)| {
-                                let lexical = &v.shard.data.lexical;
-                                let local: Vec<(usize, f32)> = (weighted.iter())
-                                    .filter_map(|&(term, w)| Some((lexical.lookup(term)?, w)))
-                                    .collect();
-                                held_first(v.first(), v.groups, candidates, |first| {
-                                    Ok::<_, Error>(untied(scorer.search(
-                                        lexical,
-                                        &local,
-                                        first.or(v.filter()),
-                                        v.paged(),
-                                        candidates,
-                                    )))
-                                })
+                            held_first(v.first(), v.groups, candidates, |first| {
+                                Ok::<_, Error>(untied(scorer.search(
+                                    lexical,
+                                    &local,
+                                    first.or(v.filter()),
+                                    v.paged(),
+                                    candidates,
+                                )))
                             })
-                            .collect::<Result<Vec<_>>>()?;
-                        (LaneStatus::Ok, self.merged(&views, lists, candidates))
-                    }
-                    Lane::Token => {
-                        let credits = token::credits(wiki, &analyzed.qterms, &analyzed.typos);
-                        let lists = views
-                            .iter()
-                            .map(|v| {
-                                let lexical = &v.shard.data.lexical;
-                                let local: token::Credits = (credits.iter())
-                                    .map(|unit| {
-                                        (unit.iter())
-                                            .filter_map(|&(t, w)| {
-                                                Some((lexical.lookup(wiki.term(t))?, w))
-                                            })
-                                            .collect()
-                                    })
-                                    .collect();
-                                held_first(v.first(), v.groups, candidates, |first| {
-                                    Ok::<_, Error>(token::search_tied(
-                                        lexical,
-                                        &local,
-                                        first.unwrap_or(&v.mask),
-                                        v.paged(),
-                                        candidates,
-                                    ))
-                                })
-                            })
-                            .collect::<Result<Vec<_>>>()?;
-                        (LaneStatus::Ok, self.merged(&views, lists, candidates))
-                    }
-                    Lane::Semantic => self.semantic(query, opts, &analyzed, &views, candidates)?,
+                        })
+                        .collect::<Result<Vec<_>>>()?;
+                    (LaneStatus::Ok, self.merged(&views, lists, candidates))
                 }
-            };
-            reports.push(LaneReport {
-                lane,
-                status: status.clone(),
-                candidates: ranked.len(),
-                weight: fusion_cfg.weight(lane),
-                known: None,
-            });
-            if status == LaneStatus::Ok {
-                rankings.push(LaneRanking {
-                    lane,
-                    weight: fusion_cfg.weight(lane),
-                    ranked,
-                });
-            }
-        }
+                Lane::Token => {
+                    let credits = token::credits(wiki, &analyzed.qterms, &analyzed.typos);
+                    let lists = views
+                        .iter()
+                        .map(|v| {
+                            let lexical = &v.shard.data.lexical;
+                            let local: token::Credits = (credits.iter())
+                                .map(|unit| {
+                                    (unit.iter())
+                                        .filter_map(|&(t, w)| {
+                                            Some((lexical.lookup(wiki.term(t))?, w))
+                                        })
+                                        .collect()
+                                })
+                                .collect();
+                            held_first(v.first(), v.groups, candidates, |first| {
+                                Ok::<_, Error>(token::search_tied(
+                                    lexical,
+                                    &local,
+                                    first.unwrap_or(&v.mask),
+                                    v.paged(),
+                                    candidates,
+                                ))
+                            })
+                        })
+                        .collect::<Result<Vec<_>>>()?;
+                    (LaneStatus::Ok, self.merged(&views, lists, candidates))
+                }
+                Lane::Semantic => self.semantic(query, opts, &analyzed, &views, candidates)?,
+            })
+        })?;
         self.wiki.adapt_weights(
             &analyzed.qterms,
             &analyzed.typos,
