@@ -144,6 +144,9 @@ def test_shards_searched_together_rank_as_one_index(model):
         shard = sharded.shard_of(page_id)
         assert shard is not None and shard.page(page_id).title == whole.page(page_id).title
     assert sharded.shard_of("no-such-page") is None
+    copy = pickle.loads(pickle.dumps(sharded))
+    assert copy.rank(queries[0], lanes="semantic") == sharded.rank(queries[0], lanes="semantic")
+    assert copy.page_count == sharded.page_count
 
 
 def test_a_sharded_index_refuses_what_cannot_be_one_wiki():

@@ -1036,6 +1036,8 @@ class ShardedIndex:
     chunks with the wiki's statistics, and the lanes' candidates of every shard are fused once.
 
     It searches the shards as they were when it was made (a later write to one is not seen).
+    It pickles as its shards and the model given, so it crosses to Ray workers and
+    ``multiprocessing`` as an :class:`Index` does.
     ``model`` (default: the first shard's) embeds text queries for the semantic lane and
     measures the lane's relevance floor over every shard's vectors. The semantic lane is exact
     while each shard holds fewer than 50,000 vectors; above, each shard's binary codes choose
@@ -1048,7 +1050,7 @@ class ShardedIndex:
         or whose vectors come from different models, or a page in two shards.
     """
 
-    __slots__ = ("_native", "_shards")
+    __slots__ = ("_native", "_shards", "_model")
 
     def __init__(self, shards: Sequence[Index], *, model: Optional[Model] = None):
         shards = tuple(shards)
@@ -1059,6 +1061,12 @@ class ShardedIndex:
             raise TypeError(f"model must be a wikidex.Model or None, got {type(model).__name__}")
         self._native = _wikidex.NativeSharded([s._native for s in shards], model)
         self._shards = shards
+        self._model = model
+
+    def __reduce__(self):
+        # As its shards (their blobs) and the model given (its folder and options): it
+        # crosses to Ray workers, multiprocessing and joblib as an Index does.
+        return (_sharded, (self._shards, self._model))
 
     @property
     def shards(self) -> Tuple[Index, ...]:
@@ -1126,6 +1134,11 @@ class ShardedIndex:
             f"ShardedIndex({len(self._shards)} shards, {self.page_count} pages, "
             f"{self.chunk_count} chunks)"
         )
+
+
+def _sharded(shards: Sequence[Index], model: Optional[Model]) -> ShardedIndex:
+    """A :class:`ShardedIndex` unpickled."""
+    return ShardedIndex(shards, model=model)
 
 
 def parse_headers(text: str) -> tuple:
