@@ -5,7 +5,6 @@
 use std::sync::Arc;
 
 use pyo3::prelude::*;
-use pyo3::types::PyString;
 use wikidex::{Embedder, Index, ShardRanked, ShardedIndex};
 
 use crate::ranking::Ranking;
@@ -45,16 +44,13 @@ impl NativeSharded {
             Some(m) => Some(Arc::clone(&m.inner) as Arc<dyn Embedder>),
             None => shards.first().and_then(|s| s.session.model()),
         };
+        // Each shard's page ids as its own `rank` holds them (made once per snapshot).
         let mut starts = Vec::with_capacity(snapshots.len());
         let mut ids = Vec::new();
-        for shard in &snapshots {
+        for (shard, snapshot) in shards.iter().zip(&snapshots) {
             starts.push(ids.len());
-            ids.extend(
-                shard
-                    .pages()
-                    .iter()
-                    .map(|p| PyString::new(py, &p.id()).unbind()),
-            );
+            let own = shard.page_ids(py, Arc::clone(snapshot));
+            ids.extend(own.ids.iter().map(|id| id.clone_ref(py)));
         }
         let index = run(py, || ShardedIndex::new(snapshots, model))?;
         Ok(NativeSharded {

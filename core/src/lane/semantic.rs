@@ -148,6 +148,12 @@ pub const FLOOR_MIN_SPREAD: f32 = 0.05;
 pub const BELOW_FLOOR: &str = "the index knows none of the query's words and no passage is \
      closer to it than the model's relevance floor for this index";
 
+/// Whether a best score `score` is below the relevance floor `floor` (0: none, see
+/// [`VectorSection::floor`]).
+pub(crate) fn below(floor: f32, score: f32) -> bool {
+    floor > 0.0 && score < floor
+}
+
 /// The [`FLOOR_PROBES`] nonsense queries.
 pub fn floor_probes() -> Vec<String> {
     // xorshift64*, seeded: the same probes on every machine.
@@ -304,7 +310,7 @@ impl VectorSection {
     /// [`VectorSection::floor`]). A floor of 0 is none: vectors brought without one may score
     /// below 0 and are still above it.
     pub fn below_floor(&self, score: f32) -> bool {
-        self.floor > 0.0 && score < self.floor
+        below(self.floor, score)
     }
 
     /// How the values are stored.

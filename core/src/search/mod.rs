@@ -94,12 +94,64 @@ impl Phrases<'_> {
     }
 }
 
-/// The chunks a lane may return (`filter`; `None`: every chunk) and those it ranks first
-/// (`held`, see [`held_first`]).
-#[derive(Clone, Copy)]
-struct Allowed<'m> {
-    filter: Option<&'m [bool]>,
-    held: Option<&'m [bool]>,
+/// One index as one search reads it: the pages and chunks its filters let through, how its
+/// lanes group chunks into pages, and the chunks that hold the query's quoted phrases
+/// ([`Index::view`]).
+pub(crate) struct View<'a> {
+    pub(crate) index: &'a Index,
+    /// Per page: may the search return it.
+    pub(crate) page_ok: Cow<'a, [bool]>,
+    /// Per chunk: may a lane return it (from `page_ok`).
+    pub(crate) mask: Cow<'a, [bool]>,
+    /// Whether a lane that scores only what it finds must read `mask` (some chunk is out).
+    filtered: bool,
+    /// Chunk → page, unless every page is one chunk (grouping would be the identity) or the
+    /// search ranks chunks.
+    pub(crate) groups: Option<&'a [u32]>,
+    /// Per chunk: holds every quoted phrase and may be returned; `None` without phrases or
+    /// positions.
+    pub(crate) held: Option<Vec<bool>>,
+}
+
+impl View<'_> {
+    /// The mask a lane that scores only what it finds reads, if it must.
+    pub(crate) fn filter(&self) -> Option<&[bool]> {
+        self.filtered.then_some(&self.mask[..])
+    }
+
+    /// Chunk → page and the page count, for a lane's page grouping.
+    pub(crate) fn paged(&self) -> Option<(&[u32], usize)> {
+        self.groups.map(|g| (g, self.index.data.pages.len()))
+    }
+
+    /// The chunks each lane ranks first ([`held_first`]): those that hold every phrase, if
+    /// any does.
+    pub(crate) fn first(&self) -> Option<&[bool]> {
+        self.held.as_deref().filter(|h| h.contains(&true))
+    }
+
+    /// Whether chunk `c` holds every quoted phrase.
+    pub(crate) fn holds(&self, c: u32) -> bool {
+        self.held.as_ref().is_some_and(|h| h[c as usize])
+    }
+}
+
+/// The terms the lexical lane scores for a query, each with its weight: each known query term
+/// weighs its count in the query, and a typo match what its query term would, discounted per
+/// edit (whole words only: no prefixes). As dictionary positions of the index that analyzed
+/// the query (`known`, `typos`).
+pub(crate) fn lexical_terms(
+    qterms: &[QueryTerm<'_>],
+    known: &[Option<usize>],
+    typos: &[Expansion],
+) -> Vec<(usize, f32)> {
+    (known.iter().zip(qterms))
+        .filter_map(|(t, q)| t.map(|t| (t, q.count as f32)))
+        .chain(typos.iter().filter(|e| !e.prefix).map(|e| {
+            let count = qterms[e.query].count as f32;
+            (e.term, count * typo::discount(e.edits))
+        }))
+        .collect()
 }
 
 /// The threads a batch of queries with `opts` runs on: `threads` (`None`: the cores), at most
@@ -488,57 +540,19 @@ impl Index {
             quoted,
             typos,
         } = analyzed;
-        let (page_ok, mask): (Cow<'_, [bool]>, Cow<'_, [bool]>) = if opts.has_filters() {
-            let page_ok = self.visible_pages(opts);
-            let mask = self.chunk_mask(&page_ok);
-            (Cow::Owned(page_ok), Cow::Owned(mask))
-        } else {
-            let unfiltered = self.unfiltered();
-            (
-                Cow::Borrowed(&unfiltered.pages[..]),
-                Cow::Borrowed(&unfiltered.chunks[..]),
-            )
-        };
-        // Page hits: each lane ranks pages (by their best chunk), so `candidates` are that many
-        // different pages and collapsing after fusion cannot leave fewer hits than the limit.
-        // (When every page is one chunk, grouping is the identity and is skipped.)
-        let groups = (!opts.chunks && self.chunk_page.len() != self.data.pages.len())
-            .then_some(&self.chunk_page[..]);
-        let phrases = (!quoted.is_empty()).then(|| Phrases {
-            held: self.data.positions.as_ref().map(|p| {
-                let ids: Vec<Vec<(Option<usize>, u32)>> = quoted
-                    .iter()
-                    .map(|(_, terms)| terms.iter().map(|(t, o)| (lexical.lookup(t), *o)).collect())
-                    .collect();
-                p.matching(lexical, &ids, &mask)
-            }),
-            texts: quoted.iter().map(|(text, _)| *text).collect(),
-        });
-        let held = phrases.as_ref().and_then(Phrases::first);
+        let view = self.view(opts, None, &quoted);
         let fusion_cfg = self.data.config.fusion;
         let no_terms = qterms.is_empty() && opts.query_vector.is_none();
         let (mut rankings, mut reports) = run_lanes(opts, no_terms, fusion_cfg, |lane| {
             Ok(match lane {
                 Lane::Lexical => {
-                    // A typo match weighs what the query term would, discounted per edit;
-                    // the lexical lane takes whole words only (no prefixes).
-                    let weighted: Vec<(usize, f32)> = known
-                        .iter()
-                        .zip(&qterms)
-                        .filter_map(|(t, q)| t.map(|t| (t, q.count as f32)))
-                        .chain(typos.iter().filter(|e| !e.prefix).map(|e| {
-                            let count = qterms[e.query].count as f32;
-                            (e.term, count * typo::discount(e.edits))
-                        }))
-                        .collect();
-                    let filter =
-                        (!self.unfiltered().all || opts.has_filters()).then_some(&mask[..]);
-                    let ranked = held_first(held, groups, candidates, |first| {
+                    let weighted = lexical_terms(&qterms, &known, &typos);
+                    let ranked = held_first(view.first(), view.groups, candidates, |first| {
                         Ok::<_, Error>(self.scorer.search(
-                            &self.data.lexical,
+                            lexical,
                             &weighted,
-                            first.or(filter),
-                            groups.map(|g| (g, self.data.pages.len())),
+                            first.or(view.filter()),
+                            view.paged(),
                             candidates,
                         ))
                     })?;
@@ -548,33 +562,26 @@ impl Index {
                     let credits = token::credits(lexical, &qterms, &typos);
                     (
                         LaneStatus::Ok,
-                        held_first(held, groups, candidates, |first| {
+                        held_first(view.first(), view.groups, candidates, |first| {
                             Ok::<_, Error>(token::search(
                                 lexical,
                                 &credits,
-                                first.unwrap_or(&mask),
-                                groups.map(|g| (g, self.data.pages.len())),
+                                first.unwrap_or(&view.mask),
+                                view.paged(),
                                 candidates,
                             ))
                         })?,
                     )
                 }
                 Lane::Semantic => {
-                    let filter =
-                        (!self.unfiltered().all || opts.has_filters()).then_some(&mask[..]);
                     // The floor judges only queries none of whose words the index knows.
                     let unknown = known.iter().all(Option::is_none) && typos.is_empty();
-                    self.semantic_lane(
-                        (query, opts, model),
-                        Allowed { filter, held },
-                        groups,
-                        candidates,
-                        unknown,
-                    )?
+                    self.semantic_lane((query, opts, model), &view, candidates, unknown)?
                 }
             })
         })?;
         self.adapt_weights(&qterms, &typos, &mut rankings, &mut reports);
+        let held = view.first();
         let mut fused: Vec<Fused> = if opts.chunks {
             fusion::rrf(fusion_cfg.k, &rankings, |a, b| self.cmp_chunk_ids(a, b))
         } else {
@@ -586,6 +593,16 @@ impl Index {
         }
         fused.truncate(limit);
         let picked = fused;
+        let View {
+            page_ok,
+            mask,
+            held,
+            ..
+        } = view;
+        let phrases = (!quoted.is_empty()).then(|| Phrases {
+            held,
+            texts: quoted.iter().map(|(text, _)| *text).collect(),
+        });
         Ok(Ranking {
             query,
             truncated,
@@ -649,12 +666,10 @@ impl Index {
     fn semantic_lane(
         &self,
         (query, opts, model): (&str, &SearchOptions, Option<&dyn Embedder>),
-        allowed: Allowed<'_>,
-        groups: Option<&[u32]>,
+        view: &View<'_>,
         candidates: usize,
         unknown_words: bool,
     ) -> Result<(LaneStatus, Vec<(u32, f32)>)> {
-        let Allowed { filter, held } = allowed;
         let Some(section) = &self.data.vectors else {
             return Ok((LaneStatus::skipped(semantic::NO_VECTORS), Vec::new()));
         };
@@ -662,11 +677,10 @@ impl Index {
             Ok(q) => q,
             Err(status) => return Ok((status, Vec::new())),
         };
-        let paged = groups.map(|g| (g, self.data.pages.len()));
-        let codes = self.codes.get_or_init(|| Codes::of(section));
-        let ranked = held_first(held, groups, candidates, |first| {
-            let mask = first.or(filter);
-            Ok::<_, Error>(section.search(&q, mask, paged, candidates, codes.as_ref()))
+        let codes = self.vector_codes(section);
+        let ranked = held_first(view.first(), view.groups, candidates, |first| {
+            let mask = first.or(view.filter());
+            Ok::<_, Error>(section.search(&q, mask, view.paged(), candidates, codes))
         })?;
         // Words the index does not know, and no closer to anything here than
         // nonsense is: no evidence at all, so no hits (the content-gap signal).
@@ -674,6 +688,66 @@ impl Index {
             return Ok((LaneStatus::skipped(semantic::BELOW_FLOOR), Vec::new()));
         }
         Ok((LaneStatus::Ok, ranked))
+    }
+
+    /// The binary codes of `section` (this index's vectors), made by the first semantic search
+    /// ([`Codes::of`]: none for a small section).
+    pub(crate) fn vector_codes(&self, section: &semantic::VectorSection) -> Option<&Codes> {
+        self.codes.get_or_init(|| Codes::of(section)).as_ref()
+    }
+
+    /// How one search with `opts` reads this index ([`View`]): the pages and chunks its
+    /// filters let through (with `shadowed`, the global pages hidden by a user's pages in a
+    /// user scope; `None`: this index's own user pages decide), the lanes' page grouping, and
+    /// the chunks that hold every one of the `quoted` phrases.
+    pub(crate) fn view<'a>(
+        &'a self,
+        opts: &SearchOptions,
+        shadowed: Option<&HashSet<&str>>,
+        quoted: &Quoted<'_>,
+    ) -> View<'a> {
+        let (page_ok, mask, filtered) = if opts.has_filters() {
+            let page_ok = match shadowed {
+                Some(shadowed) => self.visible_pages_shadowed(opts, shadowed),
+                None => self.visible_pages(opts),
+            };
+            let mask = self.chunk_mask(&page_ok);
+            (Cow::Owned(page_ok), Cow::Owned(mask), true)
+        } else {
+            let unfiltered = self.unfiltered();
+            (
+                Cow::Borrowed(&unfiltered.pages[..]),
+                Cow::Borrowed(&unfiltered.chunks[..]),
+                !unfiltered.all,
+            )
+        };
+        // Page hits: each lane ranks pages (by their best chunk), so `candidates` are that many
+        // different pages and collapsing after fusion cannot leave fewer hits than the limit.
+        // (When every page is one chunk, grouping is the identity and is skipped.)
+        let groups = (!opts.chunks && self.chunk_page.len() != self.data.pages.len())
+            .then_some(&self.chunk_page[..]);
+        let lexical = &self.data.lexical;
+        let held = (!quoted.is_empty())
+            .then(|| {
+                self.data.positions.as_ref().map(|p| {
+                    let ids: Vec<Vec<(Option<usize>, u32)>> = quoted
+                        .iter()
+                        .map(|(_, terms)| {
+                            terms.iter().map(|(t, o)| (lexical.lookup(t), *o)).collect()
+                        })
+                        .collect();
+                    p.matching(lexical, &ids, &mask)
+                })
+            })
+            .flatten();
+        View {
+            index: self,
+            page_ok,
+            mask,
+            filtered,
+            groups,
+            held,
+        }
     }
 
     /// The semantic lane's query vector (the caller's in the options, else `model`'s for the

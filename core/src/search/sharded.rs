@@ -45,7 +45,9 @@
 use std::collections::HashSet;
 use std::sync::Arc;
 
-use super::{chunk_id_order, fuse_pages, held_first, run_lanes, SearchOptions};
+use super::{
+    chunk_id_order, fuse_pages, held_first, lexical_terms, run_lanes, SearchOptions, View,
+};
 use super::{DEFAULT_LIMIT, MAX_CANDIDATES, MAX_LIMIT};
 use crate::blob::IndexData;
 use crate::data::error::{Error, Result};
@@ -53,8 +55,6 @@ use crate::embed::Embedder;
 use crate::index::Index;
 use crate::lane::fusion::{self, Fused};
 use crate::lane::lexical::Bm25Scorer;
-use crate::lane::semantic::codes::Codes;
-use crate::lane::typo;
 use crate::lane::{semantic, token, Lane, LaneStatus};
 use crate::postings::LexicalIndex;
 use crate::text::page::{canonical, Page};
@@ -122,18 +122,15 @@ impl ShardedIndex {
                 "a sharded index needs at least one shard",
             ));
         };
+        fn model_of(i: &Index) -> Option<(&str, u32)> {
+            (i.data.vectors.as_ref()).map(|v| (v.fingerprint.as_str(), v.dim))
+        }
         for (s, shard) in shards.iter().enumerate().skip(1) {
             if shard.data.config != first.data.config {
                 return Err(Error::invalid_argument(format!(
                     "shard {s} was built with other settings than shard 0"
                 )));
             }
-            let model_of = |i: &Index| {
-                i.data
-                    .vectors
-                    .as_ref()
-                    .map(|v| (v.fingerprint.clone(), v.dim))
-            };
             if model_of(shard) != model_of(first) {
                 return Err(Error::invalid_argument(format!(
                     "shard {s}'s vectors are not from shard 0's model (or one has none)"
@@ -292,67 +289,51 @@ impl ShardedIndex {
         } else {
             HashSet::new()
         };
-        let views: Vec<ShardView<'_>> = (self.shards.iter())
-            .map(|shard| ShardView::new(shard, opts, &shadowed, &analyzed.quoted))
+        let views: Vec<View<'_>> = (self.shards.iter())
+            .map(|shard| shard.view(opts, Some(&shadowed), &analyzed.quoted))
             .collect();
+        // The wiki's dictionary position of a term, as a shard's (`None`: the shard lacks it).
+        let local = |v: &View<'_>, t: usize| v.index.data.lexical.lookup(wiki.term(t));
         let fusion_cfg = self.wiki.data.config.fusion;
         let no_terms = analyzed.qterms.is_empty() && opts.query_vector.is_none();
         let (mut rankings, mut reports) = run_lanes(opts, no_terms, fusion_cfg, |lane| {
             Ok(match lane {
                 Lane::Lexical => {
-                    let weighted: Vec<(&str, f32)> = (analyzed.known.iter().zip(&analyzed.qterms))
-                        .filter_map(|(t, q)| t.map(|t| (wiki.term(t), q.count as f32)))
-                        .chain(analyzed.typos.iter().filter(|e| !e.prefix).map(|e| {
-                            let count = analyzed.qterms[e.query].count as f32;
-                            (wiki.term(e.term), count * typo::discount(e.edits))
-                        }))
-                        .collect();
-                    let lists = (views.iter().zip(&self.scorers))
-                        .map(|(v, scorer)| {
-                            let lexical = &v.shard.data.lexical;
-                            let local: Vec<(usize, f32)> = (weighted.iter())
-                                .filter_map(|&(term, w)| Some((lexical.lookup(term)?, w)))
-                                .collect();
-                            held_first(v.first(), v.groups, candidates, |first| {
-                                Ok::<_, Error>(untied(scorer.search(
-                                    lexical,
-                                    &local,
-                                    first.or(v.filter()),
-                                    v.paged(),
-                                    candidates,
-                                )))
-                            })
-                        })
-                        .collect::<Result<Vec<_>>>()?;
-                    (LaneStatus::Ok, self.merged(&views, lists, candidates))
+                    let weighted =
+                        lexical_terms(&analyzed.qterms, &analyzed.known, &analyzed.typos);
+                    let ranked = self.lane(&views, candidates, |s, v, first| {
+                        let terms: Vec<(usize, f32)> = (weighted.iter())
+                            .filter_map(|&(t, w)| Some((local(v, t)?, w)))
+                            .collect();
+                        untied(self.scorers[s].search(
+                            &v.index.data.lexical,
+                            &terms,
+                            first.or(v.filter()),
+                            v.paged(),
+                            candidates,
+                        ))
+                    });
+                    (LaneStatus::Ok, ranked)
                 }
                 Lane::Token => {
                     let credits = token::credits(wiki, &analyzed.qterms, &analyzed.typos);
-                    let lists = views
-                        .iter()
-                        .map(|v| {
-                            let lexical = &v.shard.data.lexical;
-                            let local: token::Credits = (credits.iter())
-                                .map(|unit| {
-                                    (unit.iter())
-                                        .filter_map(|&(t, w)| {
-                                            Some((lexical.lookup(wiki.term(t))?, w))
-                                        })
-                                        .collect()
-                                })
-                                .collect();
-                            held_first(v.first(), v.groups, candidates, |first| {
-                                Ok::<_, Error>(token::search_tied(
-                                    lexical,
-                                    &local,
-                                    first.unwrap_or(&v.mask),
-                                    v.paged(),
-                                    candidates,
-                                ))
+                    let ranked = self.lane(&views, candidates, |_, v, first| {
+                        let credits: token::Credits = (credits.iter())
+                            .map(|unit| {
+                                (unit.iter())
+                                    .filter_map(|&(t, w)| Some((local(v, t)?, w)))
+                                    .collect()
                             })
-                        })
-                        .collect::<Result<Vec<_>>>()?;
-                    (LaneStatus::Ok, self.merged(&views, lists, candidates))
+                            .collect();
+                        token::search_tied(
+                            &v.index.data.lexical,
+                            &credits,
+                            first.unwrap_or(&v.mask),
+                            v.paged(),
+                            candidates,
+                        )
+                    });
+                    (LaneStatus::Ok, ranked)
                 }
                 Lane::Semantic => self.semantic(query, opts, &analyzed, &views, candidates)?,
             })
@@ -390,7 +371,7 @@ impl ShardedIndex {
         query: &str,
         opts: &SearchOptions,
         analyzed: &super::Analyzed<'_>,
-        views: &[ShardView<'_>],
+        views: &[View<'_>],
         candidates: usize,
     ) -> Result<(LaneStatus, Vec<(u32, f32)>)> {
         let first = &self.shards[0];
@@ -401,34 +382,50 @@ impl ShardedIndex {
             Ok(q) => q,
             Err(status) => return Ok((status, Vec::new())),
         };
-        let lists = views
-            .iter()
-            .map(|v| {
-                let Some(section) = &v.shard.data.vectors else {
-                    return Ok(Vec::new());
-                };
-                let codes = v.shard.codes.get_or_init(|| Codes::of(section));
-                held_first(v.first(), v.groups, candidates, |first| {
-                    Ok::<_, Error>(untied(section.search(
-                        &q,
-                        first.or(v.filter()),
-                        v.paged(),
-                        candidates,
-                        codes.as_ref(),
-                    )))
-                })
-            })
-            .collect::<Result<Vec<_>>>()?;
-        let ranked = self.merged(views, lists, candidates);
+        let ranked = self.lane(views, candidates, |_, v, first| {
+            let Some(section) = &v.index.data.vectors else {
+                return Vec::new();
+            };
+            untied(section.search(
+                &q,
+                first.or(v.filter()),
+                v.paged(),
+                candidates,
+                v.index.vector_codes(section),
+            ))
+        });
         let unknown = analyzed.known.iter().all(Option::is_none) && analyzed.typos.is_empty();
         if unknown
             && ranked
                 .first()
-                .is_some_and(|&(_, s)| self.floor > 0.0 && s < self.floor)
+                .is_some_and(|&(_, s)| semantic::below(self.floor, s))
         {
             return Ok((LaneStatus::skipped(semantic::BELOW_FLOOR), Vec::new()));
         }
         Ok((LaneStatus::Ok, ranked))
+    }
+
+    /// One lane's best `n` candidates over every shard, in one index's order ([`merged`]):
+    /// `rank(s, view, first)` ranks shard `s`'s chunks (those of `first` only, when given),
+    /// each with its place among equal scores, as [`held_first`] asks.
+    ///
+    /// [`merged`]: ShardedIndex::merged
+    fn lane(
+        &self,
+        views: &[View<'_>],
+        n: usize,
+        rank: impl Fn(usize, &View<'_>, Option<&[bool]>) -> Vec<(u32, f32, u64)>,
+    ) -> Vec<(u32, f32)> {
+        let lists = (views.iter().enumerate())
+            .map(|(s, v)| {
+                let Ok(list) =
+                    held_first::<_, std::convert::Infallible>(v.first(), v.groups, n, |first| {
+                        Ok(rank(s, v, first))
+                    });
+                list
+            })
+            .collect();
+        self.merged(views, lists, n)
     }
 
     /// One lane's candidates of every shard (`lists[s]`, each chunk with its score and its
@@ -437,7 +434,7 @@ impl ShardedIndex {
     /// place in the wiki; the best `n`, in the wiki's chunk order.
     fn merged(
         &self,
-        views: &[ShardView<'_>],
+        views: &[View<'_>],
         lists: Vec<Vec<(u32, f32, u64)>>,
         n: usize,
     ) -> Vec<(u32, f32)> {
@@ -502,86 +499,6 @@ fn wiki_pages(shards: &[Arc<Index>]) -> Result<Vec<(u32, u32)>> {
         )));
     }
     Ok(pages)
-}
-
-/// One shard as one query reads it: the chunks its filters let through and those that hold
-/// the query's phrases.
-struct ShardView<'a> {
-    shard: &'a Index,
-    /// Per chunk: may a lane return it (the search's filters, or the unfiltered mask).
-    mask: std::borrow::Cow<'a, [bool]>,
-    /// Whether a lane must read `mask` (some chunk is out).
-    filtered: bool,
-    /// Chunk → page, unless every page is one chunk (or the search ranks chunks).
-    groups: Option<&'a [u32]>,
-    /// Per chunk: holds every quoted phrase and may be returned; `None` without phrases or
-    /// positions.
-    held: Option<Vec<bool>>,
-}
-
-impl<'a> ShardView<'a> {
-    fn new(
-        shard: &'a Index,
-        opts: &SearchOptions,
-        shadowed: &HashSet<&str>,
-        quoted: &super::Quoted<'_>,
-    ) -> ShardView<'a> {
-        let (mask, filtered) = if opts.has_filters() {
-            let page_ok = shard.visible_pages_shadowed(opts, shadowed);
-            (std::borrow::Cow::Owned(shard.chunk_mask(&page_ok)), true)
-        } else {
-            let unfiltered = shard.unfiltered();
-            (
-                std::borrow::Cow::Borrowed(&unfiltered.chunks[..]),
-                !unfiltered.all,
-            )
-        };
-        let groups = (!opts.chunks && shard.chunk_page.len() != shard.data.pages.len())
-            .then_some(&shard.chunk_page[..]);
-        let lexical = &shard.data.lexical;
-        let held = (!quoted.is_empty())
-            .then(|| {
-                shard.data.positions.as_ref().map(|p| {
-                    let ids: Vec<Vec<(Option<usize>, u32)>> = quoted
-                        .iter()
-                        .map(|(_, terms)| {
-                            terms.iter().map(|(t, o)| (lexical.lookup(t), *o)).collect()
-                        })
-                        .collect();
-                    p.matching(lexical, &ids, &mask)
-                })
-            })
-            .flatten();
-        ShardView {
-            shard,
-            mask,
-            filtered,
-            groups,
-            held,
-        }
-    }
-
-    /// The mask a lane that scores only what it finds reads, if it must.
-    fn filter(&self) -> Option<&[bool]> {
-        self.filtered.then_some(&self.mask[..])
-    }
-
-    /// Chunk → page and the page count, for a lane's page grouping.
-    fn paged(&self) -> Option<(&[u32], usize)> {
-        self.groups.map(|g| (g, self.shard.data.pages.len()))
-    }
-
-    /// The chunks a lane ranks first: those holding every phrase. A shard none of whose
-    /// chunks holds them ranks as without them (the first pass of [`held_first`] finds
-    /// nothing), as one index does whose other chunks hold them.
-    fn first(&self) -> Option<&[bool]> {
-        self.held.as_deref()
-    }
-
-    /// Whether chunk `c` holds every quoted phrase.
-    fn holds(&self, c: u32) -> bool {
-        self.held.as_ref().is_some_and(|h| h[c as usize])
-    }
 }
 
 #[cfg(test)]
