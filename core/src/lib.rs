@@ -107,7 +107,10 @@ pub use lane::semantic::{VectorEncoding, VectorSection};
 pub use lane::{Lane, LaneStatus, StatusKind, NO_QUERY_TERMS};
 pub use lint::{LintIssue, LintReport, Severity};
 pub use search::ranged::RangedIndex;
-pub use search::sharded::{ShardRanked, ShardedIndex};
+pub use search::sharded::{
+    over_bytes, Ask, Coordinator, ShardAnswer, ShardQuery, ShardRanked, ShardReply, ShardRequest,
+    ShardSearcher, ShardSummary, ShardedIndex, WikiRanked,
+};
 pub use search::{
     AlwaysMode, Explanation, FacetCount, Facets, Found, Highlight, Hit, HitList, LaneHit,
     LaneReport, PhraseReport, Ranked, SearchOptions, SearchResults, Snippet, DEFAULT_LIMIT,

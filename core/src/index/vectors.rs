@@ -179,30 +179,46 @@ pub(crate) fn measure_floor(
     embedder: &dyn Embedder,
     best: impl Fn(&[f32]) -> Option<f32>,
 ) -> Result<f32> {
+    let probes = floor_probe_vectors(section, embedder)?;
+    let best: Vec<f32> = probes.iter().filter_map(|v| best(v)).collect();
+    Ok(floor_of(&best))
+}
+
+/// The [`semantic::floor_probes`] embedded with `embedder` as queries of `section`'s vectors
+/// (its prompts, unit length), those of the wrong dimension left out.
+pub(crate) fn floor_probe_vectors(
+    section: &VectorSection,
+    embedder: &dyn Embedder,
+) -> Result<Vec<Vec<f32>>> {
     let probes = crate::lane::semantic::floor_probes();
     let probes: Vec<&str> = probes.iter().map(String::as_str).collect();
     let prompted = section.prompts.apply_all(Some(PromptKind::Query), &probes);
     let texts: Vec<&str> = prompted.iter().map(|t| t.as_ref()).collect();
-    let best: Vec<f32> = embedder
+    Ok(embedder
         .embed(&texts)?
         .into_iter()
         .filter(|v| v.len() == section.dim as usize)
-        .filter_map(|mut v| {
+        .map(|mut v| {
             crate::embed::normalize(&mut v);
-            best(&v)
+            v
         })
-        .collect();
+        .collect())
+}
+
+/// The relevance floor from the floor probes' best scores: the highest, or 0 when they lie
+/// within [`semantic::FLOOR_MIN_SPREAD`] of each other.
+pub(crate) fn floor_of(best: &[f32]) -> f32 {
     let (low, high) = best
         .iter()
         .fold((f32::INFINITY, 0.0f32), |(l, h), &s| (l.min(s), h.max(s)));
     // A model that gives every nonsense string nearly the same best score (multilingual-e5
     // on the example wiki: 0.807 to 0.830, where a German question about an English page
     // scores 0.778) does not tell nonsense from text by score here: no floor then.
-    Ok(if high - low >= crate::lane::semantic::FLOOR_MIN_SPREAD {
+    if high - low >= crate::lane::semantic::FLOOR_MIN_SPREAD {
         high.clamp(0.0, 1.0)
     } else {
         0.0
-    })
+    }
 }
 
 /// The vectors an index holds, by the passage each was made from: a build or a page write

@@ -42,6 +42,22 @@ pub struct LexicalIndex {
     /// [`crate::search::ranged::RangedIndex`]); `None` when every posting is here and a term's
     /// frequency is the length of its list.
     partial_dfs: Option<Vec<u32>>,
+    /// The chunk count of a dictionary without chunk lengths (a sharded search's union of its
+    /// shards' dictionaries); `None`: one length per chunk is here.
+    dictionary_chunks: Option<usize>,
+}
+
+/// A lexical index's dictionary as a sharded search's coordinator reads it: its terms with
+/// their document frequencies, its surface words with their terms, its chunk count and its
+/// number of terms over all chunks ([`LexicalIndex::words`], [`LexicalIndex::union`]).
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub(crate) struct Words {
+    terms: Vec<String>,
+    dfs: Vec<u32>,
+    surface_words: Vec<String>,
+    surface_terms: Vec<u32>,
+    chunks: u64,
+    length: u64,
 }
 
 impl PartialEq for LexicalIndex {
@@ -172,33 +188,61 @@ impl LexicalIndex {
         (index, position)
     }
 
-    /// The dictionary of a wiki indexed as `parts` (shards, each with its own chunk table):
-    /// every part's terms and surface words, each term with the wiki's document frequency (the
-    /// sum of the parts'), and every part's chunk lengths, one part after another; no posting
-    /// lists. Query analysis reads it as the dictionary of one index of the whole wiki
-    /// ([`crate::ShardedIndex`]). Also returns, per part, the wiki's frequency of each of the
-    /// part's terms.
-    pub(crate) fn union(parts: &[&LexicalIndex]) -> (LexicalIndex, Vec<Vec<u32>>) {
+    /// This index's dictionary as a sharded search's coordinator reads it ([`Words`]).
+    pub(crate) fn words(&self) -> Words {
+        Words {
+            terms: self.terms.iter().map(str::to_owned).collect(),
+            dfs: (0..self.terms.len())
+                .map(|t| u32::try_from(self.df(t)).unwrap_or(u32::MAX))
+                .collect(),
+            surface_words: self.surface_words.iter().map(str::to_owned).collect(),
+            surface_terms: self.surface_terms.clone(),
+            chunks: self.chunk_count() as u64,
+            length: self.lengths.iter().map(|&l| u64::from(l)).sum(),
+        }
+    }
+
+    /// The dictionary of a wiki indexed as `parts` (shards, each with its own chunk table, as
+    /// [`LexicalIndex::words`] gives them): every part's terms and surface words, each term
+    /// with the wiki's document frequency (the sum of the parts'), the wiki's chunk count;
+    /// no posting lists and no chunk lengths. Query analysis reads it as the dictionary of
+    /// one index of the whole wiki ([`crate::ShardedIndex`]). Also returns the wiki's number
+    /// of terms over all its chunks and, per part, the wiki's frequency of each of the part's
+    /// terms.
+    ///
+    /// # Errors
+    /// `invalid_argument` for a part whose lists do not match (a frequency or a term for each
+    /// term and surface word, terms sorted and distinct).
+    pub(crate) fn union(parts: &[&Words]) -> Result<(LexicalIndex, u64, Vec<Vec<u32>>)> {
         use std::collections::BTreeMap;
         let mut dfs: BTreeMap<&str, u32> = BTreeMap::new();
         let mut surface: BTreeMap<&str, &str> = BTreeMap::new();
+        let (mut chunks, mut length) = (0u64, 0u64);
         for part in parts {
-            for (t, term) in part.terms.iter().enumerate() {
-                let df = u32::try_from(part.df(t)).unwrap_or(u32::MAX);
+            let sorted = part.terms.windows(2).all(|w| w[0] < w[1]);
+            if !sorted
+                || part.dfs.len() != part.terms.len()
+                || part.surface_terms.len() != part.surface_words.len()
+                || (part.surface_terms.iter()).any(|&t| t as usize >= part.terms.len())
+            {
+                return Err(Error::invalid_argument(
+                    "a shard's dictionary does not hold together",
+                ));
+            }
+            for (term, &df) in part.terms.iter().zip(&part.dfs) {
                 let d = dfs.entry(term).or_insert(0);
                 *d = d.saturating_add(df);
             }
             for (word, &t) in part.surface_words.iter().zip(&part.surface_terms) {
                 surface.entry(word).or_insert(&part.terms[t as usize]);
             }
+            chunks = chunks.saturating_add(part.chunks);
+            length = length.saturating_add(part.length);
         }
         let mut index = LexicalIndex {
             terms: dfs.keys().copied().collect(),
-            lengths: parts
-                .iter()
-                .flat_map(|p| p.lengths.iter().copied())
-                .collect(),
             surface_words: surface.keys().copied().collect(),
+            dictionary_chunks: Some(usize::try_from(chunks).unwrap_or(usize::MAX)),
             ..LexicalIndex::default()
         };
         let at = |term: &str| {
@@ -210,11 +254,11 @@ impl LexicalIndex {
         index.surface_terms = surface.values().map(|term| at(term)).collect();
         let wiki: Vec<Vec<u32>> = parts
             .iter()
-            .map(|part| part.terms.iter().map(|term| dfs[term]).collect())
+            .map(|part| part.terms.iter().map(|term| dfs[term.as_str()]).collect())
             .collect();
         index.partial_dfs = Some(dfs.into_values().collect());
         index.index_terms();
-        (index, wiki)
+        Ok((index, length, wiki))
     }
 
     /// The index term of a normalized word, if the indexed text contains the word.
@@ -272,7 +316,7 @@ impl LexicalIndex {
 
     /// Number of chunks indexed.
     pub fn chunk_count(&self) -> usize {
-        self.lengths.len()
+        self.dictionary_chunks.unwrap_or(self.lengths.len())
     }
 
     /// Checks the look-up tables find every term and surface word where it is (the tables are

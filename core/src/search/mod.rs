@@ -324,6 +324,25 @@ pub(crate) fn fuse_pages(
     fused
 }
 
+/// Sets the lexical and token lanes' weights from the share of the query the index can read
+/// (`known`, [`crate::lane::evidence::known_share`]), in `rankings` and in their `reports`,
+/// when the semantic lane ran beside them.
+pub(crate) fn weigh_known(known: f32, rankings: &mut [LaneRanking], reports: &mut [LaneReport]) {
+    if !rankings.iter().any(|r| r.lane == Lane::Semantic) {
+        return;
+    }
+    let factor = evidence::weight_factor(known);
+    for r in rankings.iter_mut().filter(|r| r.lane != Lane::Semantic) {
+        r.weight *= factor;
+    }
+    for report in reports.iter_mut() {
+        if report.lane != Lane::Semantic && report.status == LaneStatus::Ok {
+            report.weight *= factor;
+            report.known = Some(known);
+        }
+    }
+}
+
 /// The order of two chunks' ids (`{page id}::{number}`, [`crate::text::chunk::chunk_id`]) from
 /// whether they are of the same page, their numbers and, for two pages, the pages' ids.
 pub(crate) fn chunk_id_order(
@@ -630,16 +649,7 @@ impl Index {
             return;
         }
         let known = evidence::known_share(&self.data.lexical, qterms, typos);
-        let factor = evidence::weight_factor(known);
-        for r in rankings.iter_mut().filter(|r| r.lane != Lane::Semantic) {
-            r.weight *= factor;
-        }
-        for report in reports.iter_mut() {
-            if report.lane != Lane::Semantic && report.status == LaneStatus::Ok {
-                report.weight *= factor;
-                report.known = Some(known);
-            }
-        }
+        weigh_known(known, rankings, reports);
     }
 
     /// The query's quoted phrases ([`analyze::quoted`]) that have a searchable word, each with

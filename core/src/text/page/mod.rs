@@ -294,10 +294,7 @@ impl Page {
     /// The page's id: its key for global pages, `user/<name>/<key>` for a user's page.
     /// Chunk ids are `{page_id}::chunk_{n}` (see [`crate::Chunk::id`]).
     pub fn id(&self) -> String {
-        match &self.scope {
-            Scope::Global => self.key.clone(),
-            Scope::User(name) => format!("user/{name}/{}", self.key),
-        }
+        id_of(&self.scope, &self.key)
     }
 
     /// The body (the text after the frontmatter).
@@ -329,6 +326,14 @@ pub struct ParsedPage {
     pub page: Page,
     /// Problems that did not stop the parse (a field of the wrong type, ...).
     pub warnings: Vec<String>,
+}
+
+/// The id of the page with `key` in `scope` ([`Page::id`]).
+pub(crate) fn id_of(scope: &Scope, key: &str) -> String {
+    match scope {
+        Scope::Global => key.to_owned(),
+        Scope::User(name) => format!("user/{name}/{key}"),
+    }
 }
 
 /// The canonical order of pages, an index's: by scope, then key.

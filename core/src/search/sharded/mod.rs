@@ -42,51 +42,36 @@
 //! # Ok::<(), wikidex::Error>(())
 //! ```
 
-use std::collections::HashSet;
 use std::sync::Arc;
 
-use super::{
-    chunk_id_order, fuse_pages, held_first, lexical_terms, run_lanes, SearchOptions, View,
-};
-use super::{DEFAULT_LIMIT, MAX_CANDIDATES, MAX_LIMIT};
-use crate::blob::IndexData;
-use crate::data::error::{Error, Result};
+use crate::data::error::Result;
 use crate::embed::Embedder;
 use crate::index::Index;
-use crate::lane::fusion::{self, Fused};
-use crate::lane::lexical::Bm25Scorer;
-use crate::lane::{semantic, token, Lane, LaneStatus};
-use crate::postings::LexicalIndex;
-use crate::text::page::{canonical, Page};
+use crate::text::page::Page;
 
-/// Indexes of parts of one wiki searched as one (see the module docs).
+use super::SearchOptions;
+
+mod parts;
+
+pub use parts::{
+    over_bytes, Ask, Coordinator, ShardAnswer, ShardQuery, ShardReply, ShardRequest, ShardSearcher,
+    ShardSummary, WikiRanked,
+};
+
+/// Indexes of parts of one wiki searched as one (see the module docs): a [`Coordinator`] and
+/// a [`ShardSearcher`] per shard, in one process.
 pub struct ShardedIndex {
     shards: Vec<Arc<Index>>,
-    /// The wiki's dictionary, as an index without pages the query analysis reads
-    /// ([`LexicalIndex::union`]).
-    wiki: Index,
-    /// Per shard: BM25 with the wiki's statistics.
-    scorers: Vec<Bm25Scorer>,
-    /// Per shard, per chunk of its table: the chunk's place in the wiki's chunk order (its
-    /// pages in canonical order, each page's chunks in its shard's order).
-    place: Vec<Vec<u32>>,
-    /// Per place in the wiki's chunk order: the shard and the chunk there.
-    at: Vec<(u32, u32)>,
-    /// Per place in the wiki's chunk order: its page's place in the wiki's page order.
-    chunk_page: Vec<u32>,
-    /// Per place in the wiki's page order: the shard and the page there.
-    pages: Vec<(u32, u32)>,
-    /// The semantic lane's relevance floor over every shard's vectors (0: none).
-    floor: f32,
-    model: Option<Arc<dyn Embedder>>,
+    searchers: Vec<ShardSearcher>,
+    coordinator: Coordinator,
 }
 
 impl std::fmt::Debug for ShardedIndex {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ShardedIndex")
             .field("shards", &self.shards.len())
-            .field("pages", &self.pages.len())
-            .field("chunks", &self.at.len())
+            .field("pages", &self.page_count())
+            .field("chunks", &self.chunk_count())
             .finish_non_exhaustive()
     }
 }
@@ -113,100 +98,18 @@ impl ShardedIndex {
     ///
     /// # Errors
     /// `invalid_argument` for no shards, shards built with different settings or whose vectors
-    /// come from different models (or some without vectors), the same page in two shards, or
-    /// more than 4,294,967,295 chunks; what `model` returns when it fails to embed the floor's
-    /// probes.
+    /// come from different models (or some without vectors), or the same page in two shards;
+    /// what `model` returns when it fails to embed the floor's probes.
     pub fn new(shards: Vec<Arc<Index>>, model: Option<Arc<dyn Embedder>>) -> Result<ShardedIndex> {
-        let Some(first) = shards.first() else {
-            return Err(Error::invalid_argument(
-                "a sharded index needs at least one shard",
-            ));
-        };
-        fn model_of(i: &Index) -> Option<(&str, u32)> {
-            (i.data.vectors.as_ref()).map(|v| (v.fingerprint.as_str(), v.dim))
-        }
-        for (s, shard) in shards.iter().enumerate().skip(1) {
-            if shard.data.config != first.data.config {
-                return Err(Error::invalid_argument(format!(
-                    "shard {s} was built with other settings than shard 0"
-                )));
-            }
-            if model_of(shard) != model_of(first) {
-                return Err(Error::invalid_argument(format!(
-                    "shard {s}'s vectors are not from shard 0's model (or one has none)"
-                )));
-            }
-        }
-        let pages = wiki_pages(&shards)?;
-        let (mut place, mut at, mut chunk_page) = (Vec::new(), Vec::new(), Vec::new());
-        for shard in &shards {
-            place.push(vec![0u32; shard.chunk_page.len()]);
-        }
-        for (p, &(s, page)) in (0u32..).zip(&pages) {
-            let shard = &shards[s as usize];
-            let page = page as usize;
-            for c in shard.first_chunk[page]..shard.first_chunk[page + 1] {
-                let here = u32::try_from(at.len()).map_err(|_| {
-                    Error::invalid_argument("a sharded index holds at most 2^32 - 1 chunks")
-                })?;
-                place[s as usize][c as usize] = here;
-                at.push((s, c));
-                chunk_page.push(p);
-            }
-        }
-        let parts: Vec<&LexicalIndex> = shards.iter().map(|s| &s.data.lexical).collect();
-        let (lexical, dfs) = LexicalIndex::union(&parts);
-        let totals = (
-            lexical.chunk_count(),
-            lexical.lengths().iter().map(|&l| u64::from(l)).sum(),
-        );
-        let params = first.data.config.bm25;
-        let scorers = (shards.iter().zip(dfs))
-            .map(|(shard, dfs)| Bm25Scorer::for_shard(&shard.data.lexical, params, totals, dfs))
+        let searchers: Vec<ShardSearcher> = (shards.iter())
+            .map(|s| ShardSearcher::new(Arc::clone(s)))
             .collect();
-        let wiki = Index::from_data(IndexData {
-            config: first.data.config.clone(),
-            languages: Default::default(),
-            pages: Vec::new(),
-            chunks: Vec::new(),
-            lexical,
-            vectors: None,
-            graph: Default::default(),
-            raw: Default::default(),
-            chunk_numbers: Vec::new(),
-            page_modified: Vec::new(),
-            positions: None,
-        });
-        let floor = match (&first.data.vectors, model.as_deref()) {
-            (None, _) => 0.0,
-            (Some(section), Some(model)) => {
-                crate::index::vectors::measure_floor(section, model, |q| {
-                    (shards.iter())
-                        .filter_map(|s| {
-                            s.data
-                                .vectors
-                                .as_ref()?
-                                .search(q, None, None, 1, None)
-                                .first()
-                                .map(|&(_, x)| x)
-                        })
-                        .reduce(f32::max)
-                })?
-            }
-            (Some(_), None) => (shards.iter())
-                .filter_map(|s| s.data.vectors.as_ref().map(|v| v.floor))
-                .fold(0.0, f32::max),
-        };
+        let summaries = searchers.iter().map(ShardSearcher::summary).collect();
+        let coordinator = Coordinator::new(summaries, model, &mut in_process(&searchers))?;
         Ok(ShardedIndex {
             shards,
-            wiki,
-            scorers,
-            place,
-            at,
-            chunk_page,
-            pages,
-            floor,
-            model,
+            searchers,
+            coordinator,
         })
     }
 
@@ -230,12 +133,12 @@ impl ShardedIndex {
 
     /// Number of pages over every shard.
     pub fn page_count(&self) -> usize {
-        self.pages.len()
+        self.coordinator.page_count()
     }
 
     /// Number of chunks over every shard.
     pub fn chunk_count(&self) -> usize {
-        self.at.len()
+        self.coordinator.chunk_count()
     }
 
     /// Ranks the wiki's chunks as [`Index::rank`] ranks those of one index of all its pages:
@@ -244,18 +147,14 @@ impl ShardedIndex {
     /// # Errors
     /// As [`Index::rank`].
     pub fn rank(&self, query: &str, opts: &SearchOptions) -> Result<Vec<ShardRanked>> {
-        let picked = self.ranking(query, opts)?;
-        Ok(picked
-            .iter()
-            .map(|f| {
-                let (s, c) = self.at[f.chunk as usize];
-                let shard = &self.shards[s as usize];
-                ShardRanked {
-                    shard: s as usize,
-                    page: shard.chunk_page[c as usize] as usize,
-                    chunk: c as usize,
-                    score: f.score,
-                }
+        let ranked = (self.coordinator).rank(query, opts, &mut in_process(&self.searchers))?;
+        Ok(ranked
+            .into_iter()
+            .map(|r| ShardRanked {
+                shard: r.shard,
+                page: r.page,
+                chunk: r.chunk,
+                score: r.score,
             })
             .collect())
     }
@@ -276,235 +175,23 @@ impl ShardedIndex {
             .into_iter()
             .collect()
     }
-
-    /// What one index's ranking picks, over the wiki's chunk order.
-    fn ranking(&self, query: &str, opts: &SearchOptions) -> Result<Vec<Fused>> {
-        opts.validate()?;
-        let limit = opts.limit.unwrap_or(DEFAULT_LIMIT).clamp(1, MAX_LIMIT);
-        let candidates = (limit * 3).min(MAX_CANDIDATES);
-        let analyzed = self.wiki.analyzed(query, opts, None)?;
-        let wiki = &self.wiki.data.lexical;
-        let shadowed: HashSet<&str> = if opts.has_filters() {
-            self.shards.iter().flat_map(|s| s.shadowed(opts)).collect()
-        } else {
-            HashSet::new()
-        };
-        let views: Vec<View<'_>> = (self.shards.iter())
-            .map(|shard| shard.view(opts, Some(&shadowed), &analyzed.quoted))
-            .collect();
-        // The wiki's dictionary position of a term, as a shard's (`None`: the shard lacks it).
-        let local = |v: &View<'_>, t: usize| v.index.data.lexical.lookup(wiki.term(t));
-        let fusion_cfg = self.wiki.data.config.fusion;
-        let no_terms = analyzed.qterms.is_empty() && opts.query_vector.is_none();
-        let (mut rankings, mut reports) = run_lanes(opts, no_terms, fusion_cfg, |lane| {
-            Ok(match lane {
-                Lane::Lexical => {
-                    let weighted =
-                        lexical_terms(&analyzed.qterms, &analyzed.known, &analyzed.typos);
-                    let ranked = self.lane(&views, candidates, |s, v, first| {
-                        let terms: Vec<(usize, f32)> = (weighted.iter())
-                            .filter_map(|&(t, w)| Some((local(v, t)?, w)))
-                            .collect();
-                        untied(self.scorers[s].search(
-                            &v.index.data.lexical,
-                            &terms,
-                            first.or(v.filter()),
-                            v.paged(),
-                            candidates,
-                        ))
-                    });
-                    (LaneStatus::Ok, ranked)
-                }
-                Lane::Token => {
-                    let credits = token::credits(wiki, &analyzed.qterms, &analyzed.typos);
-                    let ranked = self.lane(&views, candidates, |_, v, first| {
-                        let credits: token::Credits = (credits.iter())
-                            .map(|unit| {
-                                (unit.iter())
-                                    .filter_map(|&(t, w)| Some((local(v, t)?, w)))
-                                    .collect()
-                            })
-                            .collect();
-                        token::search_tied(
-                            &v.index.data.lexical,
-                            &credits,
-                            first.unwrap_or(&v.mask),
-                            v.paged(),
-                            candidates,
-                        )
-                    });
-                    (LaneStatus::Ok, ranked)
-                }
-                Lane::Semantic => self.semantic(query, opts, &analyzed, &views, candidates)?,
-            })
-        })?;
-        self.wiki.adapt_weights(
-            &analyzed.qterms,
-            &analyzed.typos,
-            &mut rankings,
-            &mut reports,
-        );
-        let held = |c: u32| {
-            let (s, local) = self.at[c as usize];
-            views[s as usize].holds(local)
-        };
-        let mut fused: Vec<Fused> = if opts.chunks {
-            fusion::rrf(fusion_cfg.k, &rankings, |a, b| self.cmp_chunk_ids(a, b))
-        } else {
-            fuse_pages(
-                fusion_cfg.k,
-                &rankings,
-                held,
-                |c| self.chunk_page[c as usize],
-                |a, b| self.page_at(a).id().cmp(&self.page_at(b).id()),
-            )
-        };
-        // Hits that hold every phrase first; a stable sort keeps the fused order in each.
-        crate::data::sort::sort_by_key(&mut fused, |f| !held(f.chunk));
-        fused.truncate(limit);
-        Ok(fused)
-    }
-
-    /// The semantic lane over every shard, as [`Index`]'s runs it over one.
-    fn semantic(
-        &self,
-        query: &str,
-        opts: &SearchOptions,
-        analyzed: &super::Analyzed<'_>,
-        views: &[View<'_>],
-        candidates: usize,
-    ) -> Result<(LaneStatus, Vec<(u32, f32)>)> {
-        let first = &self.shards[0];
-        if first.data.vectors.is_none() {
-            return Ok((LaneStatus::skipped(semantic::NO_VECTORS), Vec::new()));
-        }
-        let q = match first.semantic_query(query, opts, self.model.as_deref())? {
-            Ok(q) => q,
-            Err(status) => return Ok((status, Vec::new())),
-        };
-        let ranked = self.lane(views, candidates, |_, v, first| {
-            let Some(section) = &v.index.data.vectors else {
-                return Vec::new();
-            };
-            untied(section.search(
-                &q,
-                first.or(v.filter()),
-                v.paged(),
-                candidates,
-                v.index.vector_codes(section),
-            ))
-        });
-        let unknown = analyzed.known.iter().all(Option::is_none) && analyzed.typos.is_empty();
-        if unknown
-            && ranked
-                .first()
-                .is_some_and(|&(_, s)| semantic::below(self.floor, s))
-        {
-            return Ok((LaneStatus::skipped(semantic::BELOW_FLOOR), Vec::new()));
-        }
-        Ok((LaneStatus::Ok, ranked))
-    }
-
-    /// One lane's best `n` candidates over every shard, in one index's order ([`merged`]):
-    /// `rank(s, view, first)` ranks shard `s`'s chunks (those of `first` only, when given),
-    /// each with its place among equal scores, as [`held_first`] asks.
-    ///
-    /// [`merged`]: ShardedIndex::merged
-    fn lane(
-        &self,
-        views: &[View<'_>],
-        n: usize,
-        rank: impl Fn(usize, &View<'_>, Option<&[bool]>) -> Vec<(u32, f32, u64)>,
-    ) -> Vec<(u32, f32)> {
-        let lists = (views.iter().enumerate())
-            .map(|(s, v)| {
-                let Ok(list) =
-                    held_first::<_, std::convert::Infallible>(v.first(), v.groups, n, |first| {
-                        Ok(rank(s, v, first))
-                    });
-                list
-            })
-            .collect();
-        self.merged(views, lists, n)
-    }
-
-    /// One lane's candidates of every shard (`lists[s]`, each chunk with its score and its
-    /// place among equal scores, best first) as one index ranks them: the chunks holding the
-    /// query's phrases first, then by score, place among equal scores and
-    /// place in the wiki; the best `n`, in the wiki's chunk order.
-    fn merged(
-        &self,
-        views: &[View<'_>],
-        lists: Vec<Vec<(u32, f32, u64)>>,
-        n: usize,
-    ) -> Vec<(u32, f32)> {
-        let mut all: Vec<(bool, f32, u64, u32)> = (lists.into_iter().enumerate())
-            .flat_map(|(s, list)| {
-                let v = &views[s];
-                list.into_iter()
-                    .map(move |(c, score, tie)| (v.holds(c), score, tie, self.place[s][c as usize]))
-            })
-            .collect();
-        crate::data::sort::sort_by(&mut all, |a, b| {
-            (b.0.cmp(&a.0))
-                .then_with(|| b.1.total_cmp(&a.1))
-                .then_with(|| b.2.cmp(&a.2))
-                .then_with(|| a.3.cmp(&b.3))
-        });
-        all.truncate(n);
-        all.into_iter().map(|(_, score, _, c)| (c, score)).collect()
-    }
-
-    /// The page at place `p` of the wiki's page order.
-    fn page_at(&self, p: u32) -> &Page {
-        let (s, page) = self.pages[p as usize];
-        &self.shards[s as usize].pages()[page as usize]
-    }
-
-    /// [`Index`]'s order of chunk ids, over the wiki's chunk order.
-    fn cmp_chunk_ids(&self, a: u32, b: u32) -> std::cmp::Ordering {
-        let ((sa, ca), (sb, cb)) = (self.at[a as usize], self.at[b as usize]);
-        let (pa, pb) = (self.chunk_page[a as usize], self.chunk_page[b as usize]);
-        let number = |s: u32, c: u32| self.shards[s as usize].chunk_number(c);
-        chunk_id_order(pa == pb, (number(sa, ca), number(sb, cb)), || {
-            (self.page_at(pa).id(), self.page_at(pb).id())
-        })
-    }
 }
 
-/// A lane's candidates without a place among equal scores: their chunk order alone breaks ties.
-fn untied(ranked: Vec<(u32, f32)>) -> Vec<(u32, f32, u64)> {
-    ranked.into_iter().map(|(c, s)| (c, s, 0)).collect()
-}
-
-/// The wiki's pages in canonical order, each as its shard and its position there.
-fn wiki_pages(shards: &[Arc<Index>]) -> Result<Vec<(u32, u32)>> {
-    let mut pages: Vec<(u32, u32)> = Vec::new();
-    for (s, shard) in (0u32..).zip(shards) {
-        let n = u32::try_from(shard.pages().len())
-            .map_err(|_| Error::invalid_argument("a shard holds at most 2^32 - 1 pages"))?;
-        pages.extend((0..n).map(|p| (s, p)));
+/// The [`Ask`] of shards in this process: each request to its searcher.
+fn in_process(
+    searchers: &[ShardSearcher],
+) -> impl FnMut(Vec<ShardRequest>) -> Result<Vec<ShardReply>> + '_ {
+    |requests| {
+        Ok((searchers.iter().zip(&requests))
+            .map(|(s, r)| s.reply(r))
+            .collect())
     }
-    let page = |&(s, p): &(u32, u32)| &shards[s as usize].pages()[p as usize];
-    crate::data::sort::sort_by(&mut pages, |a, b| canonical(page(a), page(b)));
-    if let Some(w) = pages
-        .windows(2)
-        .find(|w| canonical(page(&w[0]), page(&w[1])).is_eq())
-    {
-        return Err(Error::invalid_argument(format!(
-            "page {} is in shard {} and in shard {}",
-            page(&w[0]).id(),
-            w[0].0,
-            w[1].0
-        )));
-    }
-    Ok(pages)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{Config, IndexBuilder};
+    use crate::{Config, IndexBuilder, Lane};
 
     /// A model of four dimensions from a text's letters: texts sharing letters score alike,
     /// so the semantic lane ties and near-ties often.
@@ -638,6 +325,16 @@ mod tests {
                 .map(|part| build(&part, vectors))
                 .collect();
             let model: Option<Arc<dyn Embedder>> = vectors.then(|| Arc::new(Letters) as Arc<dyn Embedder>);
+            // The same shards apart, every request and reply crossing as bytes.
+            let apart: Vec<ShardSearcher> =
+                shards.iter().map(|s| ShardSearcher::new(Arc::clone(s))).collect();
+            let mut ask = over_bytes(|requests: Vec<Vec<u8>>| {
+                Ok(apart.iter().zip(requests).map(|(s, r)| s.reply_bytes(&r)).collect())
+            });
+            let summaries: Vec<ShardSummary> = (apart.iter())
+                .map(|s| ShardSummary::from_bytes(&s.summary().to_bytes()).unwrap())
+                .collect();
+            let coordinator = Coordinator::new(summaries, model.clone(), &mut ask).unwrap();
             let many = ShardedIndex::new(shards, model.clone()).unwrap();
             proptest::prop_assert_eq!(many.chunk_count(), one.chunk_count());
             // Misspelled and cut-short words beside the wiki's own.
@@ -675,6 +372,10 @@ mod tests {
                 }
                 let expected = whole(&one, &one.rank_with(&query, &opts, model.as_deref()).unwrap());
                 let got = sharded(&many, &many.rank(&query, &opts).unwrap());
+                let far: Vec<(String, String, u32)> = (coordinator.rank(&query, &opts, &mut ask).unwrap().iter())
+                    .map(|r| (r.page_id.clone(), many.shards()[r.shard].chunk_id(r.chunk as u32), r.score.to_bits()))
+                    .collect();
+                proptest::prop_assert_eq!(&far, &got, "apart: query {:?}, options {:?}", query, opts_kind);
                 found += usize::from(!expected.is_empty());
                 proptest::prop_assert_eq!(got, expected, "query {:?}, options {:?}", query, opts_kind);
             }
@@ -722,6 +423,79 @@ mod tests {
             assert_eq!(expected[0].0, "holds");
             assert_eq!(sharded(&many, &many.rank(quoted, &opts).unwrap()), expected);
         }
+    }
+
+    #[test]
+    fn shards_apart_refuse_what_does_not_fit() {
+        let a = ("global/a.md".to_string(), "Revenue and churn.".to_string());
+        let b = ("global/b.md".to_string(), "Churn.".to_string());
+        let apart = [
+            ShardSearcher::new(build(&[&a], false)),
+            ShardSearcher::new(build(&[&b], false)),
+        ];
+        let summaries = || apart.iter().map(ShardSearcher::summary).collect::<Vec<_>>();
+        let mut ask = over_bytes(|requests: Vec<Vec<u8>>| {
+            Ok(apart
+                .iter()
+                .zip(requests)
+                .map(|(s, r)| s.reply_bytes(&r))
+                .collect())
+        });
+        // A shard asked before it has the wiki's statistics says so.
+        let opts = SearchOptions::default();
+        let early = apart[0].reply(&ShardRequest::Query(
+            serde_json::from_str(
+                r#"{"options":{},"shadowed":[],"phrases":[],"candidates":30,"lexical":[["churn",1.0]],"token":null,"semantic":null}"#,
+            )
+            .unwrap(),
+        ));
+        assert!(
+            matches!(&early, ShardReply::Failed { code, message } if code == "invalid_argument" && message.contains("statistics")),
+            "{early:?}"
+        );
+        // Another version of wikidex on one side.
+        let mut old: serde_json::Value =
+            serde_json::from_slice(&apart[1].summary().to_bytes()).unwrap();
+        old["version"] = "0.0.0".into();
+        let old = ShardSummary::from_bytes(&serde_json::to_vec(&old).unwrap()).unwrap();
+        let err = Coordinator::new(vec![apart[0].summary(), old], None, &mut ask).unwrap_err();
+        assert!(
+            err.to_string().contains("shard 1 runs wikidex 0.0.0"),
+            "{err}"
+        );
+        assert_eq!(
+            ShardRequest::from_bytes(b"{}").unwrap_err().code(),
+            "invalid_argument"
+        );
+        let wiki = Coordinator::new(summaries(), None, &mut ask).unwrap();
+        assert_eq!(
+            (wiki.page_count(), wiki.chunk_count(), wiki.shard_count()),
+            (2, 2, 2)
+        );
+        // A coordinator made again prepares the shards again.
+        let wiki = Coordinator::new(summaries(), None, &mut ask).unwrap();
+        let hits = wiki.rank("churn", &opts, &mut ask).unwrap();
+        assert_eq!(hits.len(), 2);
+        // Replies that do not answer the request, or too few of them.
+        let mut wrong = |_: Vec<ShardRequest>| Ok(vec![ShardReply::Prepared, ShardReply::Prepared]);
+        let err = wiki.rank("churn", &opts, &mut wrong).unwrap_err();
+        assert!(err.to_string().contains("not the one asked for"), "{err}");
+        let mut failing = |_: Vec<ShardRequest>| {
+            let failed = ShardReply::Failed {
+                code: "corrupt".into(),
+                message: "bad bytes".into(),
+            };
+            Ok(vec![failed, ShardReply::Prepared])
+        };
+        let err = wiki.rank("churn", &opts, &mut failing).unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("shard 0 failed (corrupt): bad bytes"),
+            "{err}"
+        );
+        let mut short = |_: Vec<ShardRequest>| Ok(vec![ShardReply::Prepared]);
+        let err = wiki.rank("churn", &opts, &mut short).unwrap_err();
+        assert!(err.to_string().contains("1 replies from 2 shards"), "{err}");
     }
 
     #[test]
