@@ -930,6 +930,8 @@ fn _wikidex(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<found::Hit>()?;
     m.add_class::<file::NativeIndexFile>()?;
     m.add_class::<sharded::NativeSharded>()?;
+    m.add_class::<sharded::NativeShardSearcher>()?;
+    m.add_class::<sharded::NativeCoordinator>()?;
     m.add_function(wrap_pyfunction!(parse_headers, m)?)?;
     m.add_function(wrap_pyfunction!(wiki_choices, m)?)?;
     m.add_function(wrap_pyfunction!(folder_files, m)?)?;

@@ -1,14 +1,19 @@
 //! `NativeSharded`: the core's `ShardedIndex`, the indexes of parts of one wiki searched as
 //! one, for the package's `ShardedIndex`. Its rankings are `Ranking`s over the page ids of
-//! every shard, one shard's after another's.
+//! every shard, one shard's after another's. `NativeShardSearcher` and `NativeCoordinator`:
+//! the two sides of the same search for shards held apart (by Ray actors), talking in bytes.
 
 use std::sync::Arc;
 
 use pyo3::prelude::*;
-use wikidex::{Embedder, Index, ShardRanked, ShardedIndex};
+use pyo3::types::{PyBytes, PyString};
+use wikidex::{
+    over_bytes, Coordinator, Embedder, Error, Index, ShardRanked, ShardReply, ShardRequest,
+    ShardSearcher, ShardSummary, ShardedIndex,
+};
 
 use crate::ranking::Ranking;
-use crate::{run, search_options, Model, NativeIndex, PageIds};
+use crate::{raise, run, search_options, Model, NativeIndex, PageIds};
 
 #[pyclass(module = "wikidex._wikidex", frozen)]
 pub(crate) struct NativeSharded {
@@ -111,5 +116,154 @@ impl NativeSharded {
     #[getter]
     fn chunk_count(&self) -> usize {
         self.index.chunk_count()
+    }
+}
+
+/// `NativeShardSearcher`: one shard's side of a sharded search held apart from its
+/// coordinator (the core's `ShardSearcher`), as a Ray actor holds it: requests and replies as
+/// bytes.
+#[pyclass(module = "wikidex._wikidex", frozen)]
+pub(crate) struct NativeShardSearcher {
+    searcher: ShardSearcher,
+}
+
+#[pymethods]
+impl NativeShardSearcher {
+    /// The searcher of the index's current snapshot.
+    #[new]
+    fn new(index: PyRef<'_, NativeIndex>) -> Self {
+        NativeShardSearcher {
+            searcher: ShardSearcher::new(index.session.index()),
+        }
+    }
+
+    /// `ShardSearcher::summary`, as bytes.
+    fn summary<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        let bytes = py.detach(|| self.searcher.summary().to_bytes());
+        PyBytes::new(py, &bytes)
+    }
+
+    /// `ShardSearcher::reply_bytes`.
+    fn reply<'py>(&self, py: Python<'py>, request: &[u8]) -> Bound<'py, PyBytes> {
+        let bytes = py.detach(|| self.searcher.reply_bytes(request));
+        PyBytes::new(py, &bytes)
+    }
+}
+
+/// `NativeCoordinator`: the coordinator of shards held apart (the core's `Coordinator`); each
+/// round of requests goes through `ask`, a Python callable that takes one request per shard
+/// (bytes) and returns one reply per shard.
+#[pyclass(module = "wikidex._wikidex", frozen)]
+pub(crate) struct NativeCoordinator {
+    coordinator: Coordinator,
+}
+
+/// The core's `Ask` over the Python callable `ask`; a Python exception it raises is kept in
+/// `raised` (and stops the round), to be raised as it is.
+fn asking<'a>(
+    ask: &'a Py<PyAny>,
+    raised: &'a mut Option<PyErr>,
+) -> impl FnMut(Vec<ShardRequest>) -> wikidex::Result<Vec<ShardReply>> + 'a {
+    over_bytes(move |requests: Vec<Vec<u8>>| {
+        Python::attach(|py| {
+            let sent: Vec<Bound<'_, PyBytes>> =
+                requests.iter().map(|r| PyBytes::new(py, r)).collect();
+            ask.bind(py)
+                .call1((sent,))
+                .and_then(|replies| replies.extract::<Vec<Vec<u8>>>())
+                .map_err(|e| {
+                    *raised = Some(e);
+                    Error::InvalidArgument {
+                        detail: "the shards' replies did not come".into(),
+                    }
+                })
+        })
+    })
+}
+
+/// `result`, or the Python exception `ask` raised, else the core's error raised.
+fn asked<T>(py: Python<'_>, result: wikidex::Result<T>, raised: Option<PyErr>) -> PyResult<T> {
+    match (result, raised) {
+        (Ok(v), _) => Ok(v),
+        (Err(_), Some(e)) => Err(e),
+        (Err(e), None) => Err(raise(py, &e)),
+    }
+}
+
+#[pymethods]
+impl NativeCoordinator {
+    /// `Coordinator::new` over the shards' summaries (bytes), asking them through `ask`.
+    #[new]
+    #[pyo3(signature = (summaries, ask, model=None))]
+    fn new(
+        py: Python<'_>,
+        summaries: Vec<Vec<u8>>,
+        ask: Py<PyAny>,
+        model: Option<PyRef<'_, Model>>,
+    ) -> PyResult<Self> {
+        let model: Option<Arc<dyn Embedder>> =
+            model.map(|m| Arc::clone(&m.inner) as Arc<dyn Embedder>);
+        let mut raised = None;
+        let result = py.detach(|| {
+            let summaries = (summaries.iter())
+                .map(|s| ShardSummary::from_bytes(s))
+                .collect::<wikidex::Result<Vec<_>>>()?;
+            Coordinator::new(summaries, model, &mut asking(&ask, &mut raised))
+        });
+        let coordinator = asked(py, result, raised)?;
+        Ok(NativeCoordinator { coordinator })
+    }
+
+    /// `Coordinator::rank`, as `NativeIndex.rank` takes its arguments, asking the shards
+    /// through `ask`.
+    #[pyo3(signature = (query, ask, options=None, query_vector=None))]
+    fn rank(
+        &self,
+        py: Python<'_>,
+        query: &str,
+        ask: Py<PyAny>,
+        options: Option<&str>,
+        query_vector: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Ranking> {
+        let vector = crate::query_vector(py, query_vector)?;
+        let mut raised = None;
+        let result = py.detach(|| {
+            let opts = search_options(options, vector)?;
+            (self.coordinator).rank(query, &opts, &mut asking(&ask, &mut raised))
+        });
+        let ranked = asked(py, result, raised)?;
+        let ids = (ranked.iter())
+            .map(|r| PyString::new(py, &r.page_id).unbind())
+            .collect();
+        let hits = ranked
+            .iter()
+            .enumerate()
+            .map(|(i, r)| (i, r.score))
+            .collect();
+        Ok(Ranking::new(
+            Arc::new(PageIds {
+                snapshot: None,
+                ids,
+            }),
+            hits,
+        ))
+    }
+
+    /// Shards.
+    #[getter]
+    fn shard_count(&self) -> usize {
+        self.coordinator.shard_count()
+    }
+
+    /// Pages over every shard.
+    #[getter]
+    fn page_count(&self) -> usize {
+        self.coordinator.page_count()
+    }
+
+    /// Chunks over every shard.
+    #[getter]
+    fn chunk_count(&self) -> usize {
+        self.coordinator.chunk_count()
     }
 }

@@ -212,6 +212,76 @@ def test_cacm_in_four_shards_on_ray_searched_together_ranks_as_the_single_index(
     assert stages[-1] == ("shards", 4, 4)
 
 
+def test_cacm_in_four_shards_held_by_ray_actors_ranks_as_the_single_index(ray_cluster, tmp_path):
+    files, queries = _cacm()
+    single = wikidex.Index.build(files, model=False)
+    sharded = distributed.build_sharded(files, model=False, shards=4)
+    # Two shards sent to their actors as blobs, two opened by their actors from saved files.
+    paths = []
+    for i, shard in enumerate(sharded.shards[2:]):
+        shard.save(tmp_path / f"shard-{i}.wdx")
+        paths.append(tmp_path / f"shard-{i}.wdx")
+    with distributed.serve([*sharded.shards[:2], *paths]) as remote:
+        assert len(remote.actors) == 4
+        assert (remote.page_count, remote.chunk_count) == (
+            single.build_report().pages,
+            single.build_report().chunks,
+        )
+        assert "4 shards" in repr(remote)
+        for q in queries:
+            assert remote.rank(q, limit=100) == single.rank(q, limit=100), q
+        for options in ({"lanes": "lexical"}, {"lanes": "token"}, {"chunks": True}, {"typos": False}):
+            for q in queries[:16]:
+                assert remote.rank(q, limit=20, **options) == single.rank(q, limit=20, **options), (q, options)
+        page_id = remote.rank(queries[0], limit=1).ids[0]
+        assert remote.page_record(page_id)["title"] == single.page_record(page_id)["title"]
+        with pytest.raises(wikidex.NotFoundError, match="no shard holds the page nowhere"):
+            remote.page_record("nowhere")
+        with pytest.raises(wikidex.InvalidArgumentError, match="limit"):
+            remote.rank("x", limit=0)
+        actors = remote.actors
+    # Closed: the actors are gone, and a query says so.
+    import ray
+
+    with pytest.raises(ray.exceptions.RayActorError):
+        ray.get(actors[0].summary.remote())
+
+
+def test_shards_held_by_ray_actors_rank_the_example_wiki_in_every_lane(ray_cluster, model):
+    files = _read_wiki()
+    whole = wikidex.Index.build(files, model=model)
+    shards = [wikidex.Index.build(dict(part), model=model) for part in distributed.deal(files, 3)]
+    with distributed.serve(shards, model=model) as remote:
+        for q in ("who should I call when production is down", "nightly pipline", '"data retention"', "zzqx"):
+            for options in ({}, {"lanes": ["semantic"]}, {"scope": "bob"}, {"tags": "pii"}):
+                assert remote.rank(q, limit=20, **options) == whole.rank(q, limit=20, **options), (q, options)
+        vector = model.embed(["who should I call when production is down"])[0]
+        assert remote.rank("", query_vector=vector, lanes="semantic") == whole.rank(
+            "", query_vector=vector, lanes="semantic"
+        )
+    # Without the model, a text query does not rank semantically: the lane says why.
+    with distributed.serve(shards) as remote:
+        assert remote.rank("production is down", lanes="semantic").ids == []
+
+
+def test_serve_refuses_what_cannot_be_one_wiki(ray_cluster, tmp_path):
+    files = _read_wiki()
+    one = wikidex.Index.build(files, model=False)
+    with pytest.raises(TypeError, match="Index objects or paths"):
+        distributed.serve([b"not an index"])  # type: ignore[list-item]
+    with pytest.raises(TypeError, match="model must be"):
+        distributed.serve([one], model="all-MiniLM-L6-v2")  # type: ignore[arg-type]
+    with pytest.raises(wikidex.InvalidArgumentError, match="at least one shard"):
+        distributed.serve([])
+    with pytest.raises(wikidex.InvalidArgumentError, match="is in shard 0 and in shard 1"):
+        distributed.serve([one, one])
+    import ray
+
+    # A path its actor cannot open fails where the actor runs.
+    with pytest.raises(ray.exceptions.RayActorError):
+        distributed.serve([tmp_path / "missing.wdx"])
+
+
 def test_shards_built_to_be_searched_together_analyze_in_the_wikis_language(ray_cluster):
     german = (
         "Die Datenbank wird jede Nacht gesichert, und die Sicherungen werden dreißig Tage lang "

@@ -12,7 +12,7 @@ import numpy
 import numpy.typing
 from typing_extensions import NotRequired
 
-__all__ = ["HEADER_LEN", "Found", "FoundHit", "Model", "NativeIndex", "NativeIndexFile", "NativeSharded", "Ranking", "folder_files", "parse_headers", "wiki_choices", "__version__"]
+__all__ = ["HEADER_LEN", "Found", "FoundHit", "Model", "NativeIndex", "NativeIndexFile", "NativeCoordinator", "NativeShardSearcher", "NativeSharded", "Ranking", "folder_files", "parse_headers", "wiki_choices", "__version__"]
 
 __version__: str
 #: Bytes of a blob's header (magic, version, flags, length, checksum).
@@ -154,6 +154,44 @@ class NativeSharded:
         """rank for each query, answers in query order, over ``threads`` threads."""
     def shard_of(self, page_id: str) -> Optional[int]:
         """The position of the shard holding the page with this id."""
+    @property
+    def page_count(self) -> int:
+        """Pages over every shard."""
+    @property
+    def chunk_count(self) -> int:
+        """Chunks over every shard."""
+
+@final
+class NativeShardSearcher:
+    """One shard's side of a sharded search held apart from its coordinator (the core's
+    ShardSearcher): requests and replies as bytes."""
+    def __new__(cls, index: NativeIndex) -> "NativeShardSearcher": ...
+    def summary(self) -> bytes:
+        """What the coordinator needs of the shard: its settings and dictionary."""
+    def reply(self, request: bytes) -> bytes:
+        """The reply to one of the coordinator's requests (a failure is a reply too)."""
+
+@final
+class NativeCoordinator:
+    """The coordinator of shards held apart (the core's Coordinator): each round of requests
+    goes through ``ask``, which takes one request per shard and returns one reply per shard."""
+    def __new__(
+        cls,
+        summaries: Sequence[bytes],
+        ask: Callable[[List[bytes]], Sequence[bytes]],
+        model: Optional[Model] = None,
+    ) -> "NativeCoordinator": ...
+    def rank(
+        self,
+        query: str,
+        ask: Callable[[List[bytes]], Sequence[bytes]],
+        options: Optional[str] = None,
+        query_vector: Optional[_F32] = None,
+    ) -> Ranking:
+        """(page id, score) of the ranked hits, as one index of every shard's pages gives them."""
+    @property
+    def shard_count(self) -> int:
+        """Shards."""
     @property
     def page_count(self) -> int:
         """Pages over every shard."""

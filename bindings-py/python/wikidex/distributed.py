@@ -23,6 +23,13 @@ page again on the caller, without embedding.
 >>> sharded = distributed.build_sharded(files, model=model)   # doctest: +SKIP
 >>> sharded.rank("boundary layer transition")                  # doctest: +SKIP
 
+For shards too large to hold together on one machine, :func:`serve` puts each in a Ray actor
+(on any node) and returns a :class:`RemoteShardedIndex`, which ranks as the merged index does
+while this process holds only the wiki's dictionary:
+
+>>> remote = distributed.serve(["/shared/shard-0.wdx", "/shared/shard-1.wdx"], model=model)  # doctest: +SKIP
+>>> remote.rank("boundary layer transition")                                               # doctest: +SKIP
+
 Needs ``ray`` (``pip install "wikidex[ray]"``; a Dataset needs Ray Data: ``ray[data]``).
 """
 
@@ -37,13 +44,17 @@ from typing import (
     Union, cast,
 )
 
-from . import Index, Model, Progress, ShardedIndex, _build_args, _wikidex
+from ._errors import NotFoundError
+from . import (
+    Index, Model, Progress, Ranking, Record, ShardedIndex, VectorLike, _array, _build_args,
+    _options_for, _wikidex,
+)
 
 Files = Union[Mapping[str, str], Iterable[Tuple[str, str]]]
 # A ray.data.Dataset with the columns path and text (Ray Data is imported by its user only).
 Dataset = Any
 
-__all__ = ["build", "build_sharded", "deal"]
+__all__ = ["RemoteShardedIndex", "build", "build_sharded", "deal", "serve"]
 
 _T = TypeVar("_T")
 
@@ -353,3 +364,186 @@ def _run_dataset(
     if report is not None and len(built) < shards:  # empty blocks built nothing
         report("shards", len(built), len(built))
     return built
+
+
+class _ShardHolder:
+    """One shard held by a Ray actor where it runs: its index and its side of a sharded
+    search (:class:`_wikidex.NativeShardSearcher`), answering the coordinator's requests."""
+
+    def __init__(self, source: Union[Index, str]):
+        self._index = source if isinstance(source, Index) else Index.open(source)
+        self._searcher = _wikidex.NativeShardSearcher(self._index._native)
+
+    def summary(self) -> bytes:
+        """What the coordinator needs of the shard: its settings and dictionary."""
+        return self._searcher.summary()
+
+    def reply(self, request: bytes) -> bytes:
+        """The reply to one of the coordinator's requests."""
+        return self._searcher.reply(request)
+
+    def page_record(self, key: str, scope: Optional[str]) -> Optional[Dict[str, Any]]:
+        """The page's record, if this shard holds it."""
+        try:
+            return dict(self._index.page_record(key, scope))
+        except NotFoundError:
+            return None
+
+
+class RemoteShardedIndex:
+    """Shards held by Ray actors (one each, on any node of the cluster) searched as one from
+    this process, which holds only the wiki's dictionary: :meth:`rank` gives what one index of
+    all their pages gives, the same pages in the same order with the same scores, as
+    :class:`wikidex.ShardedIndex` does in one process. Made by :func:`serve`.
+
+    Each query takes one round trip to every actor (two for a ``scope`` of a user, whose pages
+    in one shard hide global pages in another): the query is analyzed here against the
+    wiki's dictionary, each actor scores its chunks with the wiki's statistics and returns
+    its best candidates in each lane, and they are fused here. ``model`` embeds text queries
+    for the semantic lane (and measured its floor over every shard); without one, only a
+    ``query_vector`` ranks semantically. The actors live as long as this object (or until
+    :meth:`close`).
+    """
+
+    __slots__ = ("_native", "_actors", "__weakref__")
+
+    def __init__(self, native: Any, actors: List[Any]):
+        self._native = native
+        self._actors = actors
+
+    def _ask(self, requests: List[bytes]) -> List[bytes]:
+        """One round: each actor's request sent, every reply waited for."""
+        import ray
+
+        return ray.get([a.reply.remote(r) for a, r in zip(self._actors, requests)])
+
+    @property
+    def actors(self) -> Tuple[Any, ...]:
+        """The Ray actors holding the shards, in the order given."""
+        return tuple(self._actors)
+
+    @property
+    def page_count(self) -> int:
+        """Pages over every shard."""
+        return int(self._native.page_count)
+
+    @property
+    def chunk_count(self) -> int:
+        """Chunks over every shard."""
+        return int(self._native.chunk_count)
+
+    def rank(
+        self,
+        query: str,
+        *,
+        limit: Optional[int] = None,
+        lanes: Union[str, Sequence[str], None] = None,
+        tags: Union[str, Sequence[str], None] = None,
+        types: Union[str, Sequence[str], None] = None,
+        scope: Optional[str] = None,
+        chunks: bool = False,
+        query_vector: Optional[VectorLike] = None,
+        typos: bool = True,
+    ) -> Ranking:
+        """``(page id, fused score)`` per hit, as :meth:`wikidex.Index.rank` of one index of
+        every shard's pages gives them.
+
+        :raises wikidex.InvalidArgumentError: for bad options, or a shard whose reply failed
+            (its error's code and message in the text).
+        :raises ray.exceptions.RayActorError: when an actor is gone.
+        """
+        opts = _options_for(query, limit, lanes, tags, types, scope, chunks, bool(typos))
+        vector = None if query_vector is None else _array(query_vector)
+        return self._native.rank(query, self._ask, opts, vector)
+
+    def page_record(self, key: str, scope: Optional[str] = None) -> Record:
+        """A hit's page, as :meth:`wikidex.Index.page_record` gives it, from the shard that
+        holds it (every actor is asked).
+
+        :raises wikidex.NotFoundError: when no shard holds it.
+        """
+        import ray
+
+        found = ray.get([a.page_record.remote(key, scope) for a in self._actors])
+        for record in found:
+            if record is not None:
+                return Record(record)
+        where = f" in scope {scope}" if scope else ""
+        raise NotFoundError(f"no shard holds the page {key}{where}", "unknown_page")
+
+    def close(self) -> None:
+        """Ends the actors (the object cannot rank after)."""
+        import ray
+
+        for actor in self._actors:
+            ray.kill(actor)
+        self._actors = []
+
+    def __enter__(self) -> "RemoteShardedIndex":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return (
+            f"RemoteShardedIndex({len(self._actors)} shards, {self.page_count} pages, "
+            f"{self.chunk_count} chunks)"
+        )
+
+
+def serve(
+    shards: Sequence[Union[Index, str, "os.PathLike[str]"]],
+    *,
+    model: Optional[Model] = None,
+    num_cpus: float = 0,
+) -> RemoteShardedIndex:
+    """Puts each of ``shards`` in a Ray actor, on whichever node Ray places it, and returns the
+    :class:`RemoteShardedIndex` that searches them together from this process. A shard is a
+    :class:`wikidex.Index` (sent to its actor as its blob) or the path of a saved one (opened
+    where its actor runs: on a cluster, a path every node can read, a shared file system).
+    The shards are indexes built each from part of one wiki's files with the same settings,
+    as :func:`build_sharded` builds them (save each with :meth:`wikidex.Index.save`).
+
+    ``model`` (a :class:`wikidex.Model`, the one the shards' vectors were made with) embeds
+    text queries here and measures the semantic floor over every shard; without it, the
+    semantic lane ranks only a ``query_vector``. ``num_cpus`` is what each actor reserves for
+    its lifetime (default 0, as Ray's own default for a running actor: the shards' actors share
+    their nodes' CPUs; an actor that reserves one keeps it, so a cluster of two CPUs would
+    place only two such actors and wait for the rest).
+
+    :raises ImportError: when ``ray`` is not installed.
+    :raises TypeError: for a shard that is neither an index nor a path, or a model that is not
+        a :class:`wikidex.Model`.
+    :raises wikidex.InvalidArgumentError: for no shards, shards built with different settings
+        or whose vectors come from different models, or a page in two shards.
+    """
+    try:
+        import ray
+    except ImportError as e:
+        raise ImportError('wikidex.distributed needs Ray: pip install "wikidex[ray]"') from e
+    sources: List[Union[Index, str]] = []
+    for shard in shards:
+        if isinstance(shard, Index):
+            sources.append(shard)
+        elif isinstance(shard, (str, os.PathLike)):
+            sources.append(os.fspath(shard))
+        else:
+            raise TypeError(
+                f"shards must be wikidex.Index objects or paths, got {type(shard).__name__}"
+            )
+    if model is not None and not isinstance(model, Model):
+        raise TypeError(f"model must be a wikidex.Model or None, got {type(model).__name__}")
+    if not ray.is_initialized():
+        ray.init()
+    holder: Any = ray.remote(num_cpus=num_cpus)(_ShardHolder)
+    actors: List[Any] = [holder.remote(source) for source in sources]
+    try:
+        summaries = ray.get([a.summary.remote() for a in actors])
+        remote = RemoteShardedIndex(None, actors)
+        remote._native = _wikidex.NativeCoordinator(summaries, remote._ask, model)
+    except BaseException:
+        for actor in actors:
+            ray.kill(actor)
+        raise
+    return remote
