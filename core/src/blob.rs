@@ -56,7 +56,7 @@ use std::sync::Arc;
 mod inflate;
 mod sections;
 
-pub(crate) use sections::{decode_head, decode_section, empty_like, head_end, Head, Loaded, Part};
+pub(crate) use sections::{decode_head, decode_section, head_end, Head, Loaded, Part};
 pub use sections::{BLOCK_BYTES, PAGE_BLOCK_BYTES};
 
 /// Magic bytes at the start of every blob.

@@ -109,7 +109,7 @@ pub use lint::{LintIssue, LintReport, Severity};
 pub use search::ranged::RangedIndex;
 pub use search::sharded::{
     over_bytes, Ask, Coordinator, ShardAnswer, ShardQuery, ShardRanked, ShardReply, ShardRequest,
-    ShardSearcher, ShardSummary, ShardedIndex, WikiRanked,
+    ShardSearcher, ShardSummary, ShardedIndex,
 };
 pub use search::{
     AlwaysMode, Explanation, FacetCount, Facets, Found, Highlight, Hit, HitList, LaneHit,

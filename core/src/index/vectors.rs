@@ -163,9 +163,7 @@ pub(crate) fn calibrate_floor(data: &mut IndexData, embedder: &dyn Embedder) -> 
     let Some(section) = &data.vectors else {
         return Ok(());
     };
-    let floor = measure_floor(section, embedder, |q| {
-        (section.search(q, None, None, 1, None).first()).map(|&(_, s)| s)
-    })?;
+    let floor = measure_floor(section, embedder, |q| section.best_score(q))?;
     data.vectors = data.vectors.take().map(|s| s.with_floor(floor));
     Ok(())
 }

@@ -300,6 +300,30 @@ impl VectorSection {
         self
     }
 
+    /// This section's model, dimension, prompts and floor without its rows (the vectors are
+    /// not copied).
+    pub(crate) fn without_rows(&self) -> VectorSection {
+        VectorSection {
+            model_id: self.model_id.clone(),
+            dim: self.dim,
+            fingerprint: self.fingerprint.clone(),
+            values: match &self.values {
+                VectorValues::F32(_) => VectorValues::F32(Vec::new()),
+                VectorValues::Int8 { .. } => VectorValues::Int8 {
+                    values: Vec::new(),
+                    scales: Vec::new(),
+                },
+            },
+            prompts: self.prompts.clone(),
+            floor: self.floor,
+        }
+    }
+
+    /// The best score of any of these vectors for the unit query vector `q` (`None`: no rows).
+    pub(crate) fn best_score(&self, q: &[f32]) -> Option<f32> {
+        self.search(q, None, None, 1, None).first().map(|&(_, s)| s)
+    }
+
     /// The section with its relevance floor set (see [`VectorSection::floor`]).
     pub fn with_floor(mut self, floor: f32) -> VectorSection {
         self.floor = floor;

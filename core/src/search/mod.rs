@@ -325,12 +325,17 @@ pub(crate) fn fuse_pages(
 }
 
 /// Sets the lexical and token lanes' weights from the share of the query the index can read
-/// (`known`, [`crate::lane::evidence::known_share`]), in `rankings` and in their `reports`,
-/// when the semantic lane ran beside them.
-pub(crate) fn weigh_known(known: f32, rankings: &mut [LaneRanking], reports: &mut [LaneReport]) {
+/// (`known`, worked out only then: [`crate::lane::evidence::known_share`]), in `rankings` and
+/// in their `reports`, when the semantic lane ran beside them.
+pub(crate) fn weigh_known(
+    known: impl FnOnce() -> f32,
+    rankings: &mut [LaneRanking],
+    reports: &mut [LaneReport],
+) {
     if !rankings.iter().any(|r| r.lane == Lane::Semantic) {
         return;
     }
+    let known = known();
     let factor = evidence::weight_factor(known);
     for r in rankings.iter_mut().filter(|r| r.lane != Lane::Semantic) {
         r.weight *= factor;
@@ -599,7 +604,8 @@ impl Index {
                 }
             })
         })?;
-        self.adapt_weights(&qterms, &typos, &mut rankings, &mut reports);
+        let known = || evidence::known_share(&self.data.lexical, &qterms, &typos);
+        weigh_known(known, &mut rankings, &mut reports);
         let held = view.first();
         let mut fused: Vec<Fused> = if opts.chunks {
             fusion::rrf(fusion_cfg.k, &rankings, |a, b| self.cmp_chunk_ids(a, b))
@@ -633,23 +639,6 @@ impl Index {
             mask,
             phrases,
         })
-    }
-
-    /// Sets the lexical and token lanes' weights for this query from the share of it the index
-    /// can read ([`crate::lane::evidence`]), in `rankings` and in their `reports`, when the
-    /// semantic lane ran beside them.
-    fn adapt_weights(
-        &self,
-        qterms: &[QueryTerm<'_>],
-        typos: &[Expansion],
-        rankings: &mut [LaneRanking],
-        reports: &mut [LaneReport],
-    ) {
-        if !rankings.iter().any(|r| r.lane == Lane::Semantic) {
-            return;
-        }
-        let known = evidence::known_share(&self.data.lexical, qterms, typos);
-        weigh_known(known, rankings, reports);
     }
 
     /// The query's quoted phrases ([`analyze::quoted`]) that have a searchable word, each with

@@ -107,10 +107,7 @@ impl RangedIndex {
         let positions = vec![None; n_blocks];
         // The head's vector section without values (a head that holds some is not trusted
         // with them: the values come from their own section, checked when it loads).
-        let vectors = head.vectors.as_ref().map(|v| VectorSection {
-            values: blob::empty_like(&v.values),
-            ..v.clone()
-        });
+        let vectors = head.vectors.as_ref().map(VectorSection::without_rows);
         let shards = vec![None; head.dict_blocks.len()];
         let data = blob::IndexData {
             config: head.config.clone(),

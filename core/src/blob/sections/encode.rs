@@ -10,7 +10,7 @@ use super::head::{chunks_of, gaps, stub, Head, Stubs};
 use super::{tag, Section, BLOCK_BYTES, PAGE_BLOCK_BYTES, TAG_LEN};
 use crate::blob::{IndexData, HEADER_LEN};
 use crate::data::error::{Error, Result};
-use crate::lane::semantic::{VectorSection, VectorValues};
+use crate::lane::semantic::VectorSection;
 use crate::postings::{block_range, front_coded, Dictionary, LexicalIndex};
 use crate::text::page::Page;
 
@@ -218,10 +218,7 @@ pub(crate) fn encode_parts(mut data: Cow<'_, IndexData>) -> Result<Parts> {
         chunk_numbers: data.chunk_numbers.clone(),
         page_modified: data.page_modified.clone(),
         dictionary: lexical.lengths,
-        vectors: data.vectors.as_ref().map(|v| VectorSection {
-            values: empty_like(&v.values),
-            ..v.clone()
-        }),
+        vectors: data.vectors.as_ref().map(VectorSection::without_rows),
         positions: lexical.positions,
         term_blocks: lexical.term_blocks,
         page_blocks,
@@ -421,15 +418,4 @@ pub(super) fn assemble(head_bytes: &[u8], bodies: &[Vec<u8>]) -> Vec<u8> {
         out.extend_from_slice(b);
     }
     out
-}
-
-/// Vector values of the same encoding with no rows.
-pub(crate) fn empty_like(values: &VectorValues) -> VectorValues {
-    match values {
-        VectorValues::F32(_) => VectorValues::F32(Vec::new()),
-        VectorValues::Int8 { .. } => VectorValues::Int8 {
-            values: Vec::new(),
-            scales: Vec::new(),
-        },
-    }
 }

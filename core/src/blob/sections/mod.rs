@@ -45,7 +45,7 @@ mod encode;
 mod head;
 
 pub(crate) use decode::{decode, decode_head, decode_section, head_end, Keep, Loaded};
-pub(crate) use encode::{empty_like, encode};
+pub(crate) use encode::encode;
 #[cfg(feature = "fs")]
 pub(crate) use encode::{encode_parts, Parts};
 pub(crate) use head::Head;

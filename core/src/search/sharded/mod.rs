@@ -54,8 +54,8 @@ use super::SearchOptions;
 mod parts;
 
 pub use parts::{
-    over_bytes, Ask, Coordinator, ShardAnswer, ShardQuery, ShardReply, ShardRequest, ShardSearcher,
-    ShardSummary, WikiRanked,
+    over_bytes, Ask, Coordinator, ShardAnswer, ShardQuery, ShardRanked, ShardReply, ShardRequest,
+    ShardSearcher, ShardSummary,
 };
 
 /// Indexes of parts of one wiki searched as one (see the module docs): a [`Coordinator`] and
@@ -74,19 +74,6 @@ impl std::fmt::Debug for ShardedIndex {
             .field("chunks", &self.chunk_count())
             .finish_non_exhaustive()
     }
-}
-
-/// One ranked hit of a [`ShardedIndex`]: which shard holds it, and where.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct ShardRanked {
-    /// The shard (its position in the list [`ShardedIndex::new`] took).
-    pub shard: usize,
-    /// Position of the page in that shard's [`Index::pages`].
-    pub page: usize,
-    /// Position of the best chunk in that shard's chunk table.
-    pub chunk: usize,
-    /// Fused score.
-    pub score: f32,
 }
 
 impl ShardedIndex {
@@ -147,16 +134,7 @@ impl ShardedIndex {
     /// # Errors
     /// As [`Index::rank`].
     pub fn rank(&self, query: &str, opts: &SearchOptions) -> Result<Vec<ShardRanked>> {
-        let ranked = (self.coordinator).rank(query, opts, &mut in_process(&self.searchers))?;
-        Ok(ranked
-            .into_iter()
-            .map(|r| ShardRanked {
-                shard: r.shard,
-                page: r.page,
-                chunk: r.chunk,
-                score: r.score,
-            })
-            .collect())
+        (self.coordinator).rank(query, opts, &mut in_process(&self.searchers))
     }
 
     /// [`ShardedIndex::rank`] for many queries with one set of options, answers in query
@@ -506,7 +484,10 @@ mod tests {
         assert_eq!(many.shard_of("a"), Some(0));
         assert_eq!(many.shard_of("user/ann/b"), Some(1));
         assert_eq!(many.shard_of("b"), None);
-        let hit = many.rank("churn", &SearchOptions::default()).unwrap()[0];
+        let hit = many
+            .rank("churn", &SearchOptions::default())
+            .unwrap()
+            .remove(0);
         assert_eq!(many.shard_of(&many.page(&hit).id()), Some(hit.shard));
     }
 

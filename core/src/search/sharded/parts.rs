@@ -56,7 +56,7 @@ use crate::index::vectors::{floor_of, floor_probe_vectors};
 use crate::index::Index;
 use crate::lane::fusion::{self, Fused};
 use crate::lane::lexical::Bm25Scorer;
-use crate::lane::semantic::{self, VectorSection, VectorValues};
+use crate::lane::semantic::{self, VectorSection};
 use crate::lane::{evidence, token, Lane, LaneStatus};
 use crate::postings::{LexicalIndex, Words};
 use crate::text::page::{id_of, Scope};
@@ -261,14 +261,7 @@ impl ShardSearcher {
         ShardSummary {
             version: env!("CARGO_PKG_VERSION").to_owned(),
             config: data.config.clone(),
-            vectors: data.vectors.as_ref().map(|v| VectorSection {
-                values: VectorValues::F32(Vec::new()),
-                model_id: v.model_id.clone(),
-                dim: v.dim,
-                fingerprint: v.fingerprint.clone(),
-                prompts: v.prompts.clone(),
-                floor: v.floor,
-            }),
+            vectors: data.vectors.as_ref().map(VectorSection::without_rows),
             words: data.lexical.words(),
             pages: (self.index.pages().iter())
                 .map(|p| (p.scope.clone(), p.key.clone()))
@@ -332,8 +325,7 @@ impl ShardSearcher {
                         if q.len() != section.dim as usize {
                             return None;
                         }
-                        let best = section.search(q, None, None, 1, None);
-                        best.first().map(|&(_, s)| s)
+                        section.best_score(q)
                     })
                     .collect(),
             },
@@ -473,10 +465,12 @@ pub fn over_bytes<'a>(
     }
 }
 
-/// One ranked hit of a sharded search: its shard, page, chunk, fused score and page id.
+/// One ranked hit of a sharded search: which shard holds it, where, its fused score and its
+/// page's id.
 #[derive(Debug, Clone, PartialEq)]
-pub struct WikiRanked {
-    /// The shard (its position in the summaries [`Coordinator::new`] took).
+pub struct ShardRanked {
+    /// The shard (its position in the shards [`crate::ShardedIndex::new`] or the summaries
+    /// [`Coordinator::new`] took).
     pub shard: usize,
     /// Position of the page in that shard's [`Index::pages`].
     pub page: usize,
@@ -650,7 +644,7 @@ impl Coordinator {
         query: &str,
         opts: &SearchOptions,
         ask: &mut Ask<'_>,
-    ) -> Result<Vec<WikiRanked>> {
+    ) -> Result<Vec<ShardRanked>> {
         opts.validate()?;
         let limit = opts.limit.unwrap_or(DEFAULT_LIMIT).clamp(1, MAX_LIMIT);
         let candidates = (limit * 3).min(MAX_CANDIDATES);
@@ -734,10 +728,8 @@ impl Coordinator {
                 },
             })
         })?;
-        if rankings.iter().any(|r| r.lane == Lane::Semantic) {
-            let known = evidence::known_share(wiki, &analyzed.qterms, &analyzed.typos);
-            weigh_known(known, &mut rankings, &mut reports);
-        }
+        let known = || evidence::known_share(wiki, &analyzed.qterms, &analyzed.typos);
+        weigh_known(known, &mut rankings, &mut reports);
         let held = |c: u32| table.slots[c as usize].held;
         let mut fused: Vec<Fused> = if opts.chunks {
             fusion::rrf(fusion_cfg.k, &rankings, |a, b| table.cmp_chunk_ids(a, b))
@@ -758,7 +750,7 @@ impl Coordinator {
             .map(|f| {
                 let slot = &table.slots[f.chunk as usize];
                 let page = &table.pages[slot.page as usize];
-                WikiRanked {
+                ShardRanked {
                     shard: slot.shard as usize,
                     page: page.page as usize,
                     chunk: slot.chunk as usize,
