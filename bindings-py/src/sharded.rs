@@ -163,7 +163,7 @@ pub(crate) struct NativeCoordinator {
 fn asking<'a>(
     ask: &'a Py<PyAny>,
     raised: &'a mut Option<PyErr>,
-) -> impl FnMut(Vec<ShardRequest>) -> wikidex::Result<Vec<ShardReply>> + 'a {
+) -> impl FnMut(&[ShardRequest]) -> wikidex::Result<Vec<ShardReply>> + 'a {
     over_bytes(move |requests: Vec<Vec<u8>>| {
         Python::attach(|py| {
             let sent: Vec<Bound<'_, PyBytes>> =
@@ -188,6 +188,23 @@ fn asked<T>(py: Python<'_>, result: wikidex::Result<T>, raised: Option<PyErr>) -
         (Err(_), Some(e)) => Err(e),
         (Err(e), None) => Err(raise(py, &e)),
     }
+}
+
+/// A coordinator's ranked hits as a `Ranking` over their own page ids.
+fn ranking_of(py: Python<'_>, ranked: &[ShardRanked]) -> Ranking {
+    let ids = (ranked.iter())
+        .map(|r| PyString::new(py, &r.page_id).unbind())
+        .collect();
+    let hits = (ranked.iter().enumerate())
+        .map(|(i, r)| (i, r.score))
+        .collect();
+    Ranking::new(
+        Arc::new(PageIds {
+            snapshot: None,
+            ids,
+        }),
+        hits,
+    )
 }
 
 #[pymethods]
@@ -231,22 +248,26 @@ impl NativeCoordinator {
             let opts = search_options(options, vector)?;
             (self.coordinator).rank(query, &opts, &mut asking(&ask, &mut raised))
         });
+        Ok(ranking_of(py, &asked(py, result, raised)?))
+    }
+
+    /// `Coordinator::rank_many`, as `NativeIndex.rank_many` takes its queries and options:
+    /// one round through `ask` for all of them (two for a user's scope).
+    #[pyo3(signature = (queries, ask, options=None))]
+    fn rank_many(
+        &self,
+        py: Python<'_>,
+        queries: Vec<String>,
+        ask: Py<PyAny>,
+        options: Option<&str>,
+    ) -> PyResult<Vec<Ranking>> {
+        let mut raised = None;
+        let result = py.detach(|| {
+            let opts = search_options(options, None)?;
+            (self.coordinator).rank_many(&queries, &opts, &mut asking(&ask, &mut raised))
+        });
         let ranked = asked(py, result, raised)?;
-        let ids = (ranked.iter())
-            .map(|r| PyString::new(py, &r.page_id).unbind())
-            .collect();
-        let hits = ranked
-            .iter()
-            .enumerate()
-            .map(|(i, r)| (i, r.score))
-            .collect();
-        Ok(Ranking::new(
-            Arc::new(PageIds {
-                snapshot: None,
-                ids,
-            }),
-            hits,
-        ))
+        Ok(ranked.iter().map(|r| ranking_of(py, r)).collect())
     }
 
     /// Shards.

@@ -212,7 +212,9 @@ def test_cacm_in_four_shards_on_ray_searched_together_ranks_as_the_single_index(
     assert stages[-1] == ("shards", 4, 4)
 
 
-def test_cacm_in_four_shards_held_by_ray_actors_ranks_as_the_single_index(ray_cluster, tmp_path):
+def test_cacm_in_four_shards_held_by_ray_actors_ranks_as_the_single_index(
+    ray_cluster, tmp_path, monkeypatch
+):
     files, queries = _cacm()
     single = wikidex.Index.build(files, model=False)
     sharded = distributed.build_sharded(files, model=False, shards=4)
@@ -233,6 +235,29 @@ def test_cacm_in_four_shards_held_by_ray_actors_ranks_as_the_single_index(ray_cl
         for options in ({"lanes": "lexical"}, {"lanes": "token"}, {"chunks": True}, {"typos": False}):
             for q in queries[:16]:
                 assert remote.rank(q, limit=20, **options) == single.rank(q, limit=20, **options), (q, options)
+        # Batches of queries: one round trip to each actor a batch, the same rankings.
+        rounds = []
+        ask = distributed.RemoteShardedIndex._ask
+
+        def counted(self: distributed.RemoteShardedIndex, requests: list) -> list:
+            rounds.append(len(requests))
+            return ask(self, requests)
+
+        monkeypatch.setattr(distributed.RemoteShardedIndex, "_ask", counted)
+        expected = single.rank_many(queries, limit=100)
+        assert remote.rank_many(queries, limit=100, batch_size=20) == expected
+        assert len(rounds) == -(-len(queries) // 20)
+        assert remote.rank_many(queries, limit=100) == expected
+        assert remote.rank_many(queries[:16], lanes="token", scope="global") == single.rank_many(
+            queries[:16], lanes="token", scope="global"
+        )
+        assert remote.rank_many([]) == []
+        with pytest.raises(TypeError, match="not one str"):
+            remote.rank_many("one query")
+        with pytest.raises(ValueError, match="batch_size"):
+            remote.rank_many(queries, batch_size=0)
+        with pytest.raises(wikidex.InvalidArgumentError, match="limit"):
+            remote.rank_many(queries, limit=0)
         page_id = remote.rank(queries[0], limit=1).ids[0]
         assert remote.page_record(page_id)["title"] == single.page_record(page_id)["title"]
         with pytest.raises(wikidex.NotFoundError, match="no shard holds the page nowhere"):
@@ -255,6 +280,11 @@ def test_shards_held_by_ray_actors_rank_the_example_wiki_in_every_lane(ray_clust
         for q in ("who should I call when production is down", "nightly pipline", '"data retention"', "zzqx"):
             for options in ({}, {"lanes": ["semantic"]}, {"scope": "bob"}, {"tags": "pii"}):
                 assert remote.rank(q, limit=20, **options) == whole.rank(q, limit=20, **options), (q, options)
+        asked = ["who should I call when production is down", "nightly pipline", "zzqx", ""]
+        for options in ({}, {"lanes": ["semantic"]}, {"scope": "bob"}):
+            assert remote.rank_many(asked, limit=20, **options) == whole.rank_many(
+                asked, limit=20, **options
+            ), options
         vector = model.embed(["who should I call when production is down"])[0]
         assert remote.rank("", query_vector=vector, lanes="semantic") == whole.rank(
             "", query_vector=vector, lanes="semantic"
@@ -262,6 +292,24 @@ def test_shards_held_by_ray_actors_rank_the_example_wiki_in_every_lane(ray_clust
     # Without the model, a text query does not rank semantically: the lane says why.
     with distributed.serve(shards) as remote:
         assert remote.rank("production is down", lanes="semantic").ids == []
+
+
+def test_an_actor_started_again_ranks_as_before(ray_cluster):
+    import ray
+
+    files = _read_wiki()
+    whole = wikidex.Index.build(files, model=False)
+    shards = [wikidex.Index.build(dict(part), model=False) for part in distributed.deal(files, 2)]
+    asked = ["who should I call when production is down", "nightly pipline", "data retention"]
+    with distributed.serve(shards, max_restarts=1) as remote:
+        expected = whole.rank_many(asked)
+        assert remote.rank_many(asked) == expected
+        # Its process killed: Ray starts it again, with its blob, and it is prepared again.
+        ray.kill(remote.actors[1], no_restart=False)
+        assert remote.rank_many(asked) == expected
+        assert remote.rank(asked[0]) == expected[0]
+    with pytest.raises(ValueError, match="max_restarts"):
+        distributed.serve(shards, max_restarts=-2)
 
 
 def test_serve_refuses_what_cannot_be_one_wiki(ray_cluster, tmp_path):

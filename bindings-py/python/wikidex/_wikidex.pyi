@@ -189,6 +189,13 @@ class NativeCoordinator:
         query_vector: Optional[_F32] = None,
     ) -> Ranking:
         """(page id, score) of the ranked hits, as one index of every shard's pages gives them."""
+    def rank_many(
+        self,
+        queries: Sequence[str],
+        ask: Callable[[List[bytes]], Sequence[bytes]],
+        options: Optional[str] = None,
+    ) -> List[Ranking]:
+        """``rank`` for many queries with one set of options, in one round through ``ask``."""
     @property
     def shard_count(self) -> int:
         """Shards."""

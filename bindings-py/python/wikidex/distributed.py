@@ -397,7 +397,8 @@ class RemoteShardedIndex:
     :class:`wikidex.ShardedIndex` does in one process. Made by :func:`serve`.
 
     Each query takes one round trip to every actor (two for a ``scope`` of a user, whose pages
-    in one shard hide global pages in another): the query is analyzed here against the
+    in one shard hide global pages in another), and so does each batch of
+    :meth:`rank_many`'s queries: the query is analyzed here against the
     wiki's dictionary, each actor scores its chunks with the wiki's statistics and returns
     its best candidates in each lane, and they are fused here. ``model`` embeds text queries
     for the semantic lane (and measured its floor over every shard); without one, only a
@@ -456,6 +457,42 @@ class RemoteShardedIndex:
         vector = None if query_vector is None else _array(query_vector)
         return self._native.rank(query, self._ask, opts, vector)
 
+    def rank_many(
+        self,
+        queries: Sequence[str],
+        *,
+        limit: Optional[int] = None,
+        lanes: Union[str, Sequence[str], None] = None,
+        tags: Union[str, Sequence[str], None] = None,
+        types: Union[str, Sequence[str], None] = None,
+        scope: Optional[str] = None,
+        chunks: bool = False,
+        typos: bool = True,
+        batch_size: int = 256,
+    ) -> List[Ranking]:
+        """:meth:`rank` for many queries with the same options, one :class:`Ranking` per query
+        in order, as :meth:`wikidex.Index.rank_many` gives them. The queries go to the actors
+        ``batch_size`` at a time: one round trip to every actor a batch (two for a ``scope``
+        of a user), each actor answering its batch on all of its node's cores. A batch's reply
+        holds about ``3 × limit`` candidates a lane and a query (``limit`` 10: a few KB a
+        query).
+
+        :raises TypeError: for one ``str`` instead of a sequence of them.
+        :raises ValueError: for a ``batch_size`` below 1.
+        :raises wikidex.InvalidArgumentError: as :meth:`rank`.
+        :raises ray.exceptions.RayActorError: when an actor is gone.
+        """
+        if isinstance(queries, str):
+            raise TypeError("queries must be a sequence of str, not one str")
+        if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
+            raise ValueError(f"batch_size must be a positive int, got {batch_size!r}")
+        opts = _options_for("", limit, lanes, tags, types, scope, chunks, bool(typos))
+        queries = list(queries)
+        out: List[Ranking] = []
+        for at in range(0, len(queries), batch_size):
+            out.extend(self._native.rank_many(queries[at : at + batch_size], self._ask, opts))
+        return out
+
     def page_record(self, key: str, scope: Optional[str] = None) -> Record:
         """A hit's page, as :meth:`wikidex.Index.page_record` gives it, from the shard that
         holds it (every actor is asked).
@@ -497,6 +534,7 @@ def serve(
     *,
     model: Optional[Model] = None,
     num_cpus: float = 0,
+    max_restarts: int = 0,
 ) -> RemoteShardedIndex:
     """Puts each of ``shards`` in a Ray actor, on whichever node Ray places it, and returns the
     :class:`RemoteShardedIndex` that searches them together from this process. A shard is a
@@ -510,11 +548,16 @@ def serve(
     semantic lane ranks only a ``query_vector``. ``num_cpus`` is what each actor reserves for
     its lifetime (default 0, as Ray's own default for a running actor: the shards' actors share
     their nodes' CPUs; an actor that reserves one keeps it, so a cluster of two CPUs would
-    place only two such actors and wait for the rest).
+    place only two such actors and wait for the rest). ``max_restarts`` is how many times Ray
+    starts an actor again after its process or node died (``-1``: always; default 0, Ray's
+    own): the actor opens its shard again (from its path, or its blob in the object store), a
+    query waiting on it is retried, and the coordinator gives it the wiki's statistics again
+    (a shard whose pages changed is refused, not ranked with the old ones).
 
     :raises ImportError: when ``ray`` is not installed.
     :raises TypeError: for a shard that is neither an index nor a path, or a model that is not
         a :class:`wikidex.Model`.
+    :raises ValueError: for ``max_restarts`` below -1.
     :raises wikidex.InvalidArgumentError: for no shards, shards built with different settings
         or whose vectors come from different models, or a page in two shards.
     """
@@ -534,9 +577,13 @@ def serve(
             )
     if model is not None and not isinstance(model, Model):
         raise TypeError(f"model must be a wikidex.Model or None, got {type(model).__name__}")
+    if isinstance(max_restarts, bool) or not isinstance(max_restarts, int) or max_restarts < -1:
+        raise ValueError(f"max_restarts must be an int of -1 or more, got {max_restarts!r}")
     if not ray.is_initialized():
         ray.init()
-    holder: Any = ray.remote(num_cpus=num_cpus)(_ShardHolder)
+    holder: Any = ray.remote(
+        num_cpus=num_cpus, max_restarts=max_restarts, max_task_retries=max_restarts
+    )(_ShardHolder)
     actors: List[Any] = [holder.remote(source) for source in sources]
     try:
         summaries = ray.get([a.summary.remote() for a in actors])

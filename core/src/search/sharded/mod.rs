@@ -158,9 +158,9 @@ impl ShardedIndex {
 /// The [`Ask`] of shards in this process: each request to its searcher.
 fn in_process(
     searchers: &[ShardSearcher],
-) -> impl FnMut(Vec<ShardRequest>) -> Result<Vec<ShardReply>> + '_ {
-    |requests| {
-        Ok((searchers.iter().zip(&requests))
+) -> impl FnMut(&[ShardRequest]) -> Result<Vec<ShardReply>> + '_ {
+    |requests: &[ShardRequest]| {
+        Ok((searchers.iter().zip(requests))
             .map(|(s, r)| s.reply(r))
             .collect())
     }
@@ -354,6 +354,13 @@ mod tests {
                     .map(|r| (r.page_id.clone(), many.shards()[r.shard].chunk_id(r.chunk as u32), r.score.to_bits()))
                     .collect();
                 proptest::prop_assert_eq!(&far, &got, "apart: query {:?}, options {:?}", query, opts_kind);
+                // The query asked in a batch beside others (one with no terms: no lane runs).
+                let batch = [query.as_str(), "", words[0]];
+                let apart = coordinator.rank_many(&batch, &opts, &mut ask).unwrap();
+                for (q, ranked) in batch.iter().zip(&apart) {
+                    let alone = coordinator.rank(q, &opts, &mut ask).unwrap();
+                    proptest::prop_assert_eq!(ranked, &alone, "batch: query {:?}, options {:?}", q, opts_kind);
+                }
                 found += usize::from(!expected.is_empty());
                 proptest::prop_assert_eq!(got, expected, "query {:?}, options {:?}", query, opts_kind);
             }
@@ -421,16 +428,13 @@ mod tests {
         });
         // A shard asked before it has the wiki's statistics says so.
         let opts = SearchOptions::default();
-        let early = apart[0].reply(&ShardRequest::Query(
-            serde_json::from_str(
-                r#"{"options":{},"shadowed":[],"phrases":[],"candidates":30,"lexical":[["churn",1.0]],"token":null,"semantic":null}"#,
+        let early = apart[0].reply(
+            &ShardRequest::from_bytes(
+                br#"{"Queries":{"options":{},"shadowed":[],"candidates":30,"queries":[{"phrases":[],"lexical":[["churn",1.0]],"token":null,"semantic":null}]}}"#,
             )
             .unwrap(),
-        ));
-        assert!(
-            matches!(&early, ShardReply::Failed { code, message } if code == "invalid_argument" && message.contains("statistics")),
-            "{early:?}"
         );
+        assert!(matches!(&early, ShardReply::Unprepared), "{early:?}");
         // Another version of wikidex on one side.
         let mut old: serde_json::Value =
             serde_json::from_slice(&apart[1].summary().to_bytes()).unwrap();
@@ -455,10 +459,10 @@ mod tests {
         let hits = wiki.rank("churn", &opts, &mut ask).unwrap();
         assert_eq!(hits.len(), 2);
         // Replies that do not answer the request, or too few of them.
-        let mut wrong = |_: Vec<ShardRequest>| Ok(vec![ShardReply::Prepared, ShardReply::Prepared]);
+        let mut wrong = |_: &[ShardRequest]| Ok(vec![ShardReply::Prepared, ShardReply::Prepared]);
         let err = wiki.rank("churn", &opts, &mut wrong).unwrap_err();
         assert!(err.to_string().contains("not the one asked for"), "{err}");
-        let mut failing = |_: Vec<ShardRequest>| {
+        let mut failing = |_: &[ShardRequest]| {
             let failed = ShardReply::Failed {
                 code: "corrupt".into(),
                 message: "bad bytes".into(),
@@ -471,9 +475,120 @@ mod tests {
                 .contains("shard 0 failed (corrupt): bad bytes"),
             "{err}"
         );
-        let mut short = |_: Vec<ShardRequest>| Ok(vec![ShardReply::Prepared]);
+        let mut short = |_: &[ShardRequest]| Ok(vec![ShardReply::Prepared]);
         let err = wiki.rank("churn", &opts, &mut short).unwrap_err();
         assert!(err.to_string().contains("1 replies from 2 shards"), "{err}");
+    }
+
+    #[test]
+    fn a_shard_started_again_is_given_the_statistics_again() {
+        let a = ("global/a.md".to_string(), "Revenue and churn.".to_string());
+        let b = (
+            "global/b.md".to_string(),
+            "Churn, monthly churn.".to_string(),
+        );
+        let c = ("global/c.md".to_string(), "Monthly revenue.".to_string());
+        let (one, two) = (build(&[&a], false), build(&[&b], false));
+        let apart = std::cell::RefCell::new(vec![
+            ShardSearcher::new(Arc::clone(&one)),
+            ShardSearcher::new(Arc::clone(&two)),
+        ]);
+        let mut ask = over_bytes(|requests: Vec<Vec<u8>>| {
+            Ok((apart.borrow().iter().zip(requests))
+                .map(|(s, r)| s.reply_bytes(&r))
+                .collect())
+        });
+        let summaries = apart.borrow().iter().map(ShardSearcher::summary).collect();
+        let wiki = Coordinator::new(summaries, None, &mut ask).unwrap();
+        let opts = SearchOptions::default();
+        let before = wiki.rank("churn revenue", &opts, &mut ask).unwrap();
+        assert_eq!(before.len(), 2);
+        // Shard 1 started again over the same index: it has no statistics until given them.
+        apart.borrow_mut()[1] = ShardSearcher::new(Arc::clone(&two));
+        assert_eq!(wiki.rank("churn revenue", &opts, &mut ask).unwrap(), before);
+        let batch = wiki.rank_many(&["churn", "revenue"], &opts, &mut ask);
+        assert_eq!(batch.unwrap().len(), 2);
+        // Started again over other pages: refused, not ranked with the wiki's old statistics.
+        apart.borrow_mut()[1] = ShardSearcher::new(build(&[&b, &c], false));
+        let err = wiki.rank("churn revenue", &opts, &mut ask).unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("not the one the coordinator was made over"),
+            "{err}"
+        );
+        // A shard that forgets what it is given: an error, not a loop.
+        let mut forgets = |requests: &[ShardRequest]| {
+            Ok((requests.iter())
+                .map(|r| match r {
+                    ShardRequest::Prepare { .. } => ShardReply::Prepared,
+                    _ => ShardReply::Unprepared,
+                })
+                .collect())
+        };
+        let err = wiki.rank("churn", &opts, &mut forgets).unwrap_err();
+        assert!(err.to_string().contains("does not keep"), "{err}");
+    }
+
+    #[test]
+    fn queries_in_a_batch_take_one_round() {
+        let a = ("global/a.md".to_string(), "Revenue and churn.".to_string());
+        let b = ("user/ann/a.md".to_string(), "Churn, monthly.".to_string());
+        let c = ("global/c.md".to_string(), "Monthly revenue.".to_string());
+        let apart = [
+            ShardSearcher::new(build(&[&a, &c], false)),
+            ShardSearcher::new(build(&[&b], false)),
+        ];
+        let rounds = std::cell::Cell::new(0);
+        let mut ask = over_bytes(|requests: Vec<Vec<u8>>| {
+            rounds.set(rounds.get() + 1);
+            Ok(apart
+                .iter()
+                .zip(requests)
+                .map(|(s, r)| s.reply_bytes(&r))
+                .collect())
+        });
+        let summaries = apart.iter().map(ShardSearcher::summary).collect();
+        let wiki = Coordinator::new(summaries, None, &mut ask).unwrap();
+        let queries = ["churn", "monthly revenue", "", "zeta", "revenue"];
+        for (opts, asked) in [
+            (SearchOptions::default(), 1),
+            // A user's pages hide global ones of the same key: one more round, for the batch.
+            (
+                SearchOptions {
+                    scope: Some(crate::Scope::User("ann".into())),
+                    ..Default::default()
+                },
+                2,
+            ),
+        ] {
+            rounds.set(0);
+            let batch = wiki.rank_many(&queries, &opts, &mut ask).unwrap();
+            assert_eq!(rounds.get(), asked);
+            let ids = |r: &[ShardRanked]| r.iter().map(|r| r.page_id.clone()).collect::<Vec<_>>();
+            for (q, ranked) in queries.iter().zip(&batch) {
+                assert_eq!(ranked, &wiki.rank(q, &opts, &mut ask).unwrap());
+            }
+            assert_eq!(batch[2], Vec::new());
+            let mut churn = ids(&batch[0]);
+            churn.sort();
+            let scoped = opts.scope.is_some();
+            assert_eq!(
+                churn,
+                if scoped {
+                    vec!["user/ann/a"]
+                } else {
+                    vec!["a", "user/ann/a"]
+                }
+            );
+        }
+        // No query, no round.
+        rounds.set(0);
+        let none: [&str; 0] = [];
+        assert!(wiki
+            .rank_many(&none, &SearchOptions::default(), &mut ask)
+            .unwrap()
+            .is_empty());
+        assert_eq!(rounds.get(), 0);
     }
 
     #[test]

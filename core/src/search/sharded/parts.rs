@@ -8,8 +8,12 @@
 //! ([`ShardRequest::to_bytes`], [`ShardReply::from_bytes`]) over whatever carries them; each
 //! round sends one request to every shard and waits for every reply ([`Ask`]). Setting up
 //! takes one round to give each shard the wiki's statistics (two with a model: the semantic
-//! floor's probes go to every shard); a query takes one round (two when it is scoped to a
-//! user, whose pages in one shard hide global pages in another). A [`crate::ShardedIndex`] is
+//! floor's probes go to every shard), given again to a shard started since (it answers
+//! [`ShardReply::Unprepared`]; a shard whose pages or words changed refuses them); a query
+//! takes one round (two when it is scoped to a
+//! user, whose pages in one shard hide global pages in another), and so does a batch of
+//! queries ([`Coordinator::rank_many`]), which each shard answers on its cores. A
+//! [`crate::ShardedIndex`] is
 //! the two sides in one process, so its rankings, equal to one index's, are theirs.
 //!
 //! ```
@@ -44,8 +48,8 @@ use std::sync::{Arc, RwLock};
 use serde::{Deserialize, Serialize};
 
 use super::super::{
-    chunk_id_order, fuse_pages, held_first, lexical_terms, run_lanes, weigh_known, Quoted,
-    SearchOptions, View,
+    chunk_id_order, fuse_pages, held_first, lexical_terms, run_lanes, weigh_known, Analyzed,
+    Quoted, SearchOptions, View,
 };
 use super::super::{DEFAULT_LIMIT, MAX_CANDIDATES, MAX_LIMIT};
 use crate::blob::IndexData;
@@ -79,8 +83,12 @@ pub struct ShardSummary {
 pub enum ShardRequest {
     /// Score BM25 with the wiki's statistics: its chunk count, its number of terms over all
     /// chunks, and the wiki's document frequency of each of this shard's terms (in its
-    /// dictionary's order). Answered [`ShardReply::Prepared`]; asked once, before any query.
+    /// dictionary's order). Answered [`ShardReply::Prepared`]; asked before the first query,
+    /// and again of a shard that answers [`ShardReply::Unprepared`] (one started again).
     Prepare {
+        /// [`ShardSummary::digest`] of the summary the coordinator was made with: a shard
+        /// whose own differs (its pages or words changed) refuses.
+        summary: String,
         /// Chunks in the wiki.
         chunks: u64,
         /// Terms over all the wiki's chunks.
@@ -100,22 +108,26 @@ pub enum ShardRequest {
         /// The search's options.
         options: SearchOptions,
     },
-    /// A query's candidates in each lane. Answered [`ShardReply::Answer`].
-    Query(ShardQuery),
+    /// Queries with one set of options: each one's candidates in each lane, answered on the
+    /// shard's cores. Answered [`ShardReply::Answers`], in the queries' order.
+    Queries {
+        /// The filters (the query vector left out: it is each query's `semantic`).
+        options: SearchOptions,
+        /// Keys of user pages in other shards that hide global pages in this one.
+        shadowed: Vec<String>,
+        /// How many candidates each lane keeps.
+        candidates: usize,
+        /// The queries.
+        queries: Vec<ShardQuery>,
+    },
 }
 
 /// One query as every shard runs it: what each lane scores, analyzed against the wiki's
-/// dictionary, and the search's filters.
+/// dictionary.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ShardQuery {
-    /// The filters (the query vector left out: it is `semantic`).
-    options: SearchOptions,
-    /// Keys of user pages in other shards that hide global pages in this one.
-    shadowed: Vec<String>,
     /// Per quoted phrase: its terms with their offsets.
     phrases: Vec<Vec<(String, u32)>>,
-    /// How many candidates each lane keeps.
-    candidates: usize,
     /// The lexical lane's terms with their weights, if it runs.
     lexical: Option<Vec<(String, f32)>>,
     /// The token lane's credits per query term, if it runs.
@@ -139,8 +151,12 @@ pub enum ShardReply {
         /// The keys.
         keys: Vec<String>,
     },
-    /// A query's candidates.
-    Answer(ShardAnswer),
+    /// Each query's candidates, in the order asked.
+    Answers(Vec<ShardAnswer>),
+    /// Queries asked of a shard that has not been given the wiki's statistics (a shard
+    /// started again since the coordinator prepared it): the coordinator prepares it again
+    /// and asks once more.
+    Unprepared,
     /// The request failed, with the error's code and message.
     Failed {
         /// [`Error::code`].
@@ -216,6 +232,12 @@ impl ShardSummary {
     /// Pages in the shard.
     pub fn page_count(&self) -> usize {
         self.pages.len()
+    }
+
+    /// The BLAKE3 hash of its bytes, in hex: the same for the summaries of two searchers of
+    /// one index, whatever made them.
+    pub fn digest(&self) -> String {
+        blake3::hash(&self.to_bytes()).to_hex().to_string()
     }
 }
 
@@ -295,10 +317,17 @@ impl ShardSearcher {
         let index = &*self.index;
         Ok(match request {
             ShardRequest::Prepare {
+                summary,
                 chunks,
                 length,
                 dfs,
             } => {
+                if *summary != self.summary().digest() {
+                    return Err(Error::invalid_argument(
+                        "this shard is not the one the coordinator was made over (its pages or \
+                         words changed)",
+                    ));
+                }
                 let lexical = &index.data.lexical;
                 if dfs.len() != lexical.term_count() {
                     return Err(Error::invalid_argument(format!(
@@ -334,26 +363,43 @@ impl ShardSearcher {
                     .map(str::to_owned)
                     .collect(),
             },
-            ShardRequest::Query(query) => ShardReply::Answer(self.answer(query)?),
+            ShardRequest::Queries {
+                options,
+                shadowed,
+                candidates,
+                queries,
+            } => {
+                let Some(scorer) = self.scorer() else {
+                    return Ok(ShardReply::Unprepared);
+                };
+                options.validate()?;
+                if *candidates > MAX_CANDIDATES {
+                    return Err(Error::invalid_argument(format!(
+                        "at most {MAX_CANDIDATES} candidates a lane"
+                    )));
+                }
+                let shadowed: HashSet<&str> = shadowed.iter().map(String::as_str).collect();
+                let threads = crate::data::parallel::cores();
+                let answers = crate::data::parallel::map(queries, threads, |q| {
+                    self.answer(&scorer, options, &shadowed, *candidates, q)
+                });
+                ShardReply::Answers(answers.into_iter().collect::<Result<_>>()?)
+            }
         })
     }
 
     /// This shard's candidates for `q` in each lane it runs, as [`Index`] ranks them within one
     /// index: the chunks holding every phrase first, then by score (and the token lane's
     /// ties).
-    fn answer(&self, q: &ShardQuery) -> Result<ShardAnswer> {
-        let scorer = self.scorer().ok_or_else(|| {
-            Error::invalid_argument("this shard has not been given the wiki's statistics")
-        })?;
-        q.options.validate()?;
-        if q.candidates > MAX_CANDIDATES {
-            return Err(Error::invalid_argument(format!(
-                "at most {MAX_CANDIDATES} candidates a lane"
-            )));
-        }
+    fn answer(
+        &self,
+        scorer: &Bm25Scorer,
+        options: &SearchOptions,
+        shadowed: &HashSet<&str>,
+        n: usize,
+        q: &ShardQuery,
+    ) -> Result<ShardAnswer> {
         let index = &*self.index;
-        let n = q.candidates;
-        let shadowed: HashSet<&str> = q.shadowed.iter().map(String::as_str).collect();
         let quoted: Quoted<'_> = (q.phrases.iter())
             .map(|terms| {
                 let terms = (terms.iter())
@@ -362,7 +408,7 @@ impl ShardSearcher {
                 ("", terms)
             })
             .collect();
-        let v = index.view(&q.options, Some(&shadowed), &quoted);
+        let v = index.view(options, Some(shadowed), &quoted);
         let lexical = &index.data.lexical;
         let local = |terms: &[(String, f32)]| -> Vec<(usize, f32)> {
             (terms.iter())
@@ -449,14 +495,14 @@ fn untied(ranked: Vec<(u32, f32)>) -> Vec<Tied> {
 
 /// One round of a sharded search: `requests[s]` goes to shard `s`, and the replies come back
 /// in shard order. An error stops the setup or the query that asked.
-pub type Ask<'a> = dyn FnMut(Vec<ShardRequest>) -> Result<Vec<ShardReply>> + 'a;
+pub type Ask<'a> = dyn FnMut(&[ShardRequest]) -> Result<Vec<ShardReply>> + 'a;
 
 /// An [`Ask`] over `f`, which carries each shard's request as bytes and returns each shard's
 /// reply as bytes ([`ShardSearcher::reply_bytes`] on the other side).
 pub fn over_bytes<'a>(
     mut f: impl FnMut(Vec<Vec<u8>>) -> Result<Vec<Vec<u8>>> + 'a,
-) -> impl FnMut(Vec<ShardRequest>) -> Result<Vec<ShardReply>> + 'a {
-    move |requests| {
+) -> impl FnMut(&[ShardRequest]) -> Result<Vec<ShardReply>> + 'a {
+    move |requests: &[ShardRequest]| {
         let sent = requests.iter().map(ShardRequest::to_bytes).collect();
         f(sent)?
             .iter()
@@ -491,6 +537,9 @@ pub struct Coordinator {
     shards: usize,
     pages: usize,
     model: Option<Arc<dyn Embedder>>,
+    /// Per shard: the request that gives it the wiki's statistics, kept to give them again to
+    /// a shard started again.
+    prepare: Vec<ShardRequest>,
 }
 
 impl std::fmt::Debug for Coordinator {
@@ -551,15 +600,15 @@ impl Coordinator {
         let words: Vec<&Words> = summaries.iter().map(|s| &s.words).collect();
         let (lexical, length, dfs) = LexicalIndex::union(&words)?;
         let chunks = lexical.chunk_count() as u64;
-        let prepare = dfs
-            .into_iter()
-            .map(|dfs| ShardRequest::Prepare {
+        let prepare: Vec<ShardRequest> = (summaries.iter().zip(dfs))
+            .map(|(summary, dfs)| ShardRequest::Prepare {
+                summary: summary.digest(),
                 chunks,
                 length,
                 dfs,
             })
             .collect();
-        for (s, reply) in replies(ask, prepare, summaries.len())? {
+        for (s, reply) in replies(ask, &prepare, summaries.len())? {
             if !matches!(reply, ShardReply::Prepared) {
                 return Err(unexpected(s));
             }
@@ -572,7 +621,7 @@ impl Coordinator {
                     vectors: probes.clone(),
                 };
                 let mut best: Vec<Option<f32>> = vec![None; probes.len()];
-                for (s, reply) in replies(ask, vec![request; summaries.len()], summaries.len())? {
+                for (s, reply) in replies(ask, &vec![request; summaries.len()], summaries.len())? {
                     let ShardReply::Best { scores } = reply else {
                         return Err(unexpected(s));
                     };
@@ -614,6 +663,7 @@ impl Coordinator {
             shards: summaries.len(),
             pages,
             model,
+            prepare,
         })
     }
 
@@ -645,9 +695,98 @@ impl Coordinator {
         opts: &SearchOptions,
         ask: &mut Ask<'_>,
     ) -> Result<Vec<ShardRanked>> {
+        let mut ranked = self.rank_many(&[query], opts, ask)?;
+        Ok(ranked.pop().unwrap_or_default())
+    }
+
+    /// [`Coordinator::rank`] for many queries with one set of options, answers in query order:
+    /// one round for all of them (two for a search scoped to a user), each shard answering
+    /// them on its cores. A caller bounds a round's messages by the queries it gives at once
+    /// (each shard's reply holds about `3 × limit` candidates a lane and a query).
+    ///
+    /// # Errors
+    /// As [`Coordinator::rank`]: the first query's error that fails, else the round's.
+    pub fn rank_many<Q: AsRef<str>>(
+        &self,
+        queries: &[Q],
+        opts: &SearchOptions,
+        ask: &mut Ask<'_>,
+    ) -> Result<Vec<Vec<ShardRanked>>> {
         opts.validate()?;
         let limit = opts.limit.unwrap_or(DEFAULT_LIMIT).clamp(1, MAX_LIMIT);
         let candidates = (limit * 3).min(MAX_CANDIDATES);
+        let mut plans = (queries.iter())
+            .map(|q| self.plan(q.as_ref(), opts))
+            .collect::<Result<Vec<Plan<'_>>>>()?;
+        let asked: Vec<usize> = (0..plans.len())
+            .filter(|&q| plans[q].query.is_some())
+            .collect();
+        let mut tables: Vec<Table> = plans.iter().map(|_| Table::default()).collect();
+        if !asked.is_empty() {
+            let request = ShardRequest::Queries {
+                options: SearchOptions {
+                    query_vector: None,
+                    ..opts.clone()
+                },
+                shadowed: self.shadowed(opts, ask)?,
+                candidates,
+                queries: (asked.iter())
+                    .filter_map(|&q| plans[q].query.take())
+                    .collect(),
+            };
+            for (s, reply) in self.round(ask, &vec![request; self.shards])? {
+                let ShardReply::Answers(answers) = reply else {
+                    return Err(unexpected(s));
+                };
+                if answers.len() != asked.len() {
+                    return Err(unexpected(s));
+                }
+                for (&q, answer) in asked.iter().zip(answers) {
+                    tables[q].add(s, answer)?;
+                }
+            }
+        }
+        (plans.into_iter().zip(tables))
+            .map(|(plan, table)| self.fused(plan, table, opts, limit, candidates))
+            .collect()
+    }
+
+    /// A round of queries: a shard that answers [`ShardReply::Unprepared`] (started again
+    /// since this coordinator prepared it) is given the wiki's statistics again, every shard
+    /// once more, and the round asked again, once.
+    fn round(
+        &self,
+        ask: &mut Ask<'_>,
+        requests: &[ShardRequest],
+    ) -> Result<impl Iterator<Item = (usize, ShardReply)>> {
+        let unprepared = |replies: &[ShardReply]| {
+            (replies.iter()).position(|r| matches!(r, ShardReply::Unprepared))
+        };
+        let first: Vec<ShardReply> = replies(ask, requests, self.shards)?
+            .map(|(_, r)| r)
+            .collect();
+        if unprepared(&first).is_none() {
+            return Ok(first.into_iter().enumerate());
+        }
+        for (s, reply) in replies(ask, &self.prepare, self.shards)? {
+            if !matches!(reply, ShardReply::Prepared) {
+                return Err(unexpected(s));
+            }
+        }
+        let second: Vec<ShardReply> = replies(ask, requests, self.shards)?
+            .map(|(_, r)| r)
+            .collect();
+        if let Some(s) = unprepared(&second) {
+            return Err(Error::invalid_argument(format!(
+                "shard {s} does not keep the wiki's statistics it is given"
+            )));
+        }
+        Ok(second.into_iter().enumerate())
+    }
+
+    /// `query` analyzed against the wiki's dictionary, and what each shard's lanes score for
+    /// it (`None` when no lane runs).
+    fn plan<'q>(&'q self, query: &'q str, opts: &SearchOptions) -> Result<Plan<'q>> {
         let analyzed = self.wiki.analyzed(query, opts, None)?;
         let wiki = &self.wiki.data.lexical;
         let no_terms = analyzed.qterms.is_empty() && opts.query_vector.is_none();
@@ -679,32 +818,41 @@ impl Coordinator {
                     .semantic_query(query, opts, self.model.as_deref())?,
             )
         };
-        let mut table = Table::default();
         let vector = semantic.as_ref().and_then(|s| s.as_ref().ok().cloned());
-        if lexical.is_some() || token.is_some() || vector.is_some() {
-            let shadowed = self.shadowed(opts, ask)?;
-            let query = ShardQuery {
-                options: SearchOptions {
-                    query_vector: None,
-                    ..opts.clone()
-                },
-                shadowed,
+        let query =
+            (lexical.is_some() || token.is_some() || vector.is_some()).then(|| ShardQuery {
                 phrases: (analyzed.quoted.iter())
                     .map(|(_, terms)| terms.iter().map(|(t, o)| (t.to_string(), *o)).collect())
                     .collect(),
-                candidates,
                 lexical,
                 token,
                 semantic: vector,
-            };
-            let request = ShardRequest::Query(query);
-            for (s, reply) in replies(ask, vec![request; self.shards], self.shards)? {
-                let ShardReply::Answer(answer) = reply else {
-                    return Err(unexpected(s));
-                };
-                table.add(s, answer)?;
-            }
-        }
+            });
+        Ok(Plan {
+            analyzed,
+            no_terms,
+            semantic,
+            query,
+        })
+    }
+
+    /// A query's ranked hits from every shard's candidates (`table`): its lanes merged, then
+    /// fused as one index fuses them.
+    fn fused(
+        &self,
+        plan: Plan<'_>,
+        mut table: Table,
+        opts: &SearchOptions,
+        limit: usize,
+        candidates: usize,
+    ) -> Result<Vec<ShardRanked>> {
+        let Plan {
+            analyzed,
+            no_terms,
+            semantic,
+            ..
+        } = plan;
+        let wiki = &self.wiki.data.lexical;
         let fusion_cfg = self.wiki.data.config.fusion;
         let (mut rankings, mut reports) = run_lanes(opts, no_terms, fusion_cfg, |lane| {
             Ok(match lane {
@@ -774,7 +922,7 @@ impl Coordinator {
             },
         };
         let mut keys = Vec::new();
-        for (s, reply) in replies(ask, vec![request; self.shards], self.shards)? {
+        for (s, reply) in replies(ask, &vec![request; self.shards], self.shards)? {
             let ShardReply::Shadowed { keys: more } = reply else {
                 return Err(unexpected(s));
             };
@@ -784,6 +932,17 @@ impl Coordinator {
         keys.dedup();
         Ok(keys)
     }
+}
+
+/// One query of a [`Coordinator::rank_many`], analyzed: what fusing its shards' candidates
+/// reads, and what it asks of them until it is asked.
+struct Plan<'q> {
+    analyzed: Analyzed<'q>,
+    /// Neither a term nor a query vector: no lane runs.
+    no_terms: bool,
+    /// The semantic lane's query vector, or why it does not run (`None`: not asked for).
+    semantic: Option<std::result::Result<Vec<f32>, LaneStatus>>,
+    query: Option<ShardQuery>,
 }
 
 /// Every page's scope and key over `summaries`, checked distinct: their number.
@@ -811,7 +970,7 @@ fn distinct_pages(summaries: &[ShardSummary]) -> Result<usize> {
 /// One round: `requests` through `ask`, each reply with its shard, a failed one an error.
 fn replies(
     ask: &mut Ask<'_>,
-    requests: Vec<ShardRequest>,
+    requests: &[ShardRequest],
     shards: usize,
 ) -> Result<impl Iterator<Item = (usize, ShardReply)>> {
     let replies = ask(requests)?;
