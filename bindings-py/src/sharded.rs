@@ -170,7 +170,11 @@ fn asking<'a>(
                 requests.iter().map(|r| PyBytes::new(py, r)).collect();
             ask.bind(py)
                 .call1((sent,))
-                .and_then(|replies| replies.extract::<Vec<Vec<u8>>>())
+                .and_then(|replies| {
+                    // As `bytes` objects: a `Vec<u8>` would be read a Python int at a time.
+                    let replies = replies.extract::<Vec<Bound<'_, PyBytes>>>()?;
+                    Ok(replies.iter().map(|r| r.as_bytes().to_vec()).collect())
+                })
                 .map_err(|e| {
                     *raised = Some(e);
                     Error::InvalidArgument {

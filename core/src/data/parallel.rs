@@ -1,9 +1,11 @@
 //! Work shared out over threads: one body of code for the few places that spread independent
 //! items over the cores (a batch of queries, the pages whose language a build detects).
 
-/// The cores available (1 when unknown).
+/// The cores available (1 when unknown), asked once: the standard library reads the cgroup's
+/// files each time it is asked (a few µs of system calls), and a shard asks for every batch.
 pub(crate) fn cores() -> usize {
-    std::thread::available_parallelism().map_or(1, usize::from)
+    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, usize::from))
 }
 
 /// Threads for `items` items of which each thread should take at least `fewest` (fewer are not

@@ -426,20 +426,11 @@ mod tests {
                 .map(|(s, r)| s.reply_bytes(&r))
                 .collect())
         });
-        // A shard asked before it has the wiki's statistics says so.
         let opts = SearchOptions::default();
-        let early = apart[0].reply(
-            &ShardRequest::from_bytes(
-                br#"{"Queries":{"options":{},"shadowed":[],"candidates":30,"queries":[{"phrases":[],"lexical":[["churn",1.0]],"token":null,"semantic":null}]}}"#,
-            )
-            .unwrap(),
-        );
-        assert!(matches!(&early, ShardReply::Unprepared), "{early:?}");
         // Another version of wikidex on one side.
-        let mut old: serde_json::Value =
-            serde_json::from_slice(&apart[1].summary().to_bytes()).unwrap();
+        let mut old = serde_json::to_value(apart[1].summary()).unwrap();
         old["version"] = "0.0.0".into();
-        let old = ShardSummary::from_bytes(&serde_json::to_vec(&old).unwrap()).unwrap();
+        let old: ShardSummary = serde_json::from_value(old).unwrap();
         let err = Coordinator::new(vec![apart[0].summary(), old], None, &mut ask).unwrap_err();
         assert!(
             err.to_string().contains("shard 1 runs wikidex 0.0.0"),
@@ -456,8 +447,16 @@ mod tests {
         );
         // A coordinator made again prepares the shards again.
         let wiki = Coordinator::new(summaries(), None, &mut ask).unwrap();
-        let hits = wiki.rank("churn", &opts, &mut ask).unwrap();
+        let mut asked = Vec::new();
+        let hits = (wiki.rank("churn", &opts, &mut |r: &[ShardRequest]| {
+            asked.push(ShardRequest::from_bytes(&r[0].to_bytes())?);
+            ask(r)
+        }))
+        .unwrap();
         assert_eq!(hits.len(), 2);
+        // A shard asked before it has the wiki's statistics says so.
+        let early = ShardSearcher::new(Arc::clone(apart[0].index())).reply(&asked[0]);
+        assert!(matches!(&early, ShardReply::Unprepared), "{early:?}");
         // Replies that do not answer the request, or too few of them.
         let mut wrong = |_: &[ShardRequest]| Ok(vec![ShardReply::Prepared, ShardReply::Prepared]);
         let err = wiki.rank("churn", &opts, &mut wrong).unwrap_err();

@@ -42,7 +42,7 @@
 //! ```
 
 use std::borrow::Cow;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::sync::{Arc, RwLock};
 
 use serde::{Deserialize, Serialize};
@@ -204,17 +204,19 @@ struct Candidate {
 macro_rules! bytes {
     ($($t:ty, $what:literal;)*) => {$(
         impl $t {
-            /// The message as bytes (JSON), for whatever carries it to the other side.
+            /// The message as bytes (postcard, as the blob's sections: a reply is about a
+            /// fifth of its JSON's size), for whatever carries it to the other side.
             pub fn to_bytes(&self) -> Vec<u8> {
-                serde_json::to_vec(self).expect("a shard message serializes")
+                postcard::to_allocvec(self).expect("a shard message serializes")
             }
 
-            /// The message from [`to_bytes`](Self::to_bytes)'s bytes.
+            /// The message from [`to_bytes`](Self::to_bytes)'s bytes (of the same wikidex
+            /// version: the coordinator checks each shard's).
             ///
             /// # Errors
             /// `invalid_argument` for bytes that are not such a message.
             pub fn from_bytes(bytes: &[u8]) -> Result<Self> {
-                serde_json::from_slice(bytes).map_err(|e| {
+                postcard::from_bytes(bytes).map_err(|e| {
                     Error::invalid_argument(format!(concat!("not ", $what, ": {}"), e))
                 })
             }
@@ -455,7 +457,7 @@ impl ShardSearcher {
     fn candidates(&self, v: &View<'_>, lanes: [Vec<Tied>; 3]) -> ShardAnswer {
         let index = &*self.index;
         let mut pages: Vec<AnswerPage> = Vec::new();
-        let mut at: HashMap<u32, u32> = HashMap::new();
+        let mut at: rustc_hash::FxHashMap<u32, u32> = Default::default();
         let lanes = lanes.map(|ranked| {
             (ranked.into_iter())
                 .map(|(chunk, score, tie)| {
@@ -887,7 +889,11 @@ impl Coordinator {
                 &rankings,
                 held,
                 |c| table.slots[c as usize].page,
-                |a, b| table.pages[a as usize].id.cmp(&table.pages[b as usize].id),
+                |a, b| {
+                    table.pages[a as usize]
+                        .id()
+                        .cmp(table.pages[b as usize].id())
+                },
             )
         };
         // Hits that hold every phrase first; a stable sort keeps the fused order in each.
@@ -903,7 +909,7 @@ impl Coordinator {
                     page: page.page as usize,
                     chunk: slot.chunk as usize,
                     score: f.score,
-                    page_id: page.id.clone(),
+                    page_id: page.id().to_owned(),
                 }
             })
             .collect())
@@ -1002,7 +1008,7 @@ struct Table {
     pages: Vec<PageSlot>,
     /// Per lane: (holds the phrases, score, place among equal scores, slot).
     lanes: [Vec<(bool, f32, u64, u32)>; 3],
-    at: HashMap<(u32, u32), u32>,
+    at: rustc_hash::FxHashMap<(u32, u32), u32>,
 }
 
 struct Slot {
@@ -1020,7 +1026,14 @@ struct PageSlot {
     page: u32,
     scope: Scope,
     key: String,
-    id: String,
+    /// Made when first asked for: most pages of an answer are not among the hits.
+    id: std::cell::OnceCell<String>,
+}
+
+impl PageSlot {
+    fn id(&self) -> &str {
+        self.id.get_or_init(|| id_of(&self.scope, &self.key))
+    }
 }
 
 impl Table {
@@ -1031,15 +1044,13 @@ impl Table {
         let broken =
             || Error::invalid_argument(format!("shard {s}'s answer does not hold together"));
         let firsts: Vec<u32> = answer.pages.iter().map(|p| p.first).collect();
-        for p in answer.pages {
-            let id = id_of(&p.scope, &p.key);
-            self.pages.push(PageSlot {
+        self.pages
+            .extend(answer.pages.into_iter().map(|p| PageSlot {
                 page: p.page,
                 scope: p.scope,
                 key: p.key,
-                id,
-            });
-        }
+                id: Default::default(),
+            }));
         for (lane, candidates) in self.lanes.iter_mut().zip(answer.lanes) {
             for c in candidates {
                 let first = *firsts.get(c.page as usize).ok_or_else(broken)?;
@@ -1073,15 +1084,22 @@ impl Table {
             let page = &pages[slot.page as usize];
             ((&page.scope, page.key.as_str()), slot.in_page)
         };
-        let all = &mut self.lanes[l];
-        crate::data::sort::sort_by(all, |a, b| {
+        // No two candidates compare equal: each chunk is a lane's candidate once.
+        let order = |a: &(bool, f32, u64, u32), b: &(bool, f32, u64, u32)| {
             (b.0.cmp(&a.0))
                 .then_with(|| b.1.total_cmp(&a.1))
                 .then_with(|| b.2.cmp(&a.2))
                 .then_with(|| place(a.3).cmp(&place(b.3)))
-        });
-        all.iter()
-            .take(n)
+        };
+        let all = &mut self.lanes[l];
+        let n = n.min(all.len());
+        if n == 0 {
+            return Vec::new();
+        }
+        crate::data::sort::select_first(all, n, order);
+        crate::data::sort::sort_unstable_by(&mut all[..n], order);
+        all[..n]
+            .iter()
             .map(|&(_, score, _, c)| (c, score))
             .collect()
     }
@@ -1091,8 +1109,8 @@ impl Table {
         let (a, b) = (&self.slots[a as usize], &self.slots[b as usize]);
         chunk_id_order(a.page == b.page, (a.number, b.number), || {
             (
-                self.pages[a.page as usize].id.clone(),
-                self.pages[b.page as usize].id.clone(),
+                self.pages[a.page as usize].id().to_owned(),
+                self.pages[b.page as usize].id().to_owned(),
             )
         })
     }
