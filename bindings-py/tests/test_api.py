@@ -114,6 +114,21 @@ def test_a_hit_read_field_by_field_is_a_record_of_the_index_as_it_was_searched()
     again = pickle.loads(pickle.dumps(hit))
     assert type(again) is wikidex.Record and again == hit and again.to_dict() == hit.to_dict()
     assert hash(again) == hash(hit) and dict(hit) == {k: hit[k] for k in fields}
+    # Its snippet is a record too, read by attribute or key, shown and pickled as one.
+    snippet = hit.snippet
+    assert isinstance(snippet, wikidex.Record) and snippet is hit["snippet"]
+    assert snippet["text"] == snippet.text and snippet.offset == snippet["offset"] >= 0
+    assert snippet.highlights == snippet["highlights"] and snippet.highlights[0].start >= 0
+    assert list(snippet) == ["text", "highlights", "offset"] and len(snippet) == 3
+    assert repr(snippet).startswith("Record(text='the on-call engineer")
+    highlights = [m.to_dict() for m in snippet.highlights]
+    assert snippet.to_dict() == {"text": text, "highlights": highlights, "offset": snippet.offset}
+    with pytest.raises(AttributeError):
+        snippet.text = "x"
+    with pytest.raises(AttributeError, match="Record has no field 'nope'"):
+        snippet.nope
+    again = pickle.loads(pickle.dumps(snippet))
+    assert type(again) is wikidex.Record and again == snippet and hash(again) == hash(snippet)
 
 
 def test_search_results_render_as_an_html_table_with_marked_snippets(example):

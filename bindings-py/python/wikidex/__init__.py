@@ -178,7 +178,8 @@ class _Hit(Record):
         if value is _UNSET:
             if key not in _HIT_FIELD_SET:
                 raise KeyError(key)
-            value = data[key] = _freeze(self._hit.field(key))
+            value = self._hit.field(key)
+            value = data[key] = _Snippet(value) if key == "snippet" and value else _freeze(value)
         return value
 
     def __getattr__(self, name: str) -> Any:
@@ -204,6 +205,40 @@ class _Hit(Record):
     def __repr__(self) -> str:
         fields = ", ".join(f"{k}={_short(self[k])}" for k in _HIT_FIELDS)
         return f"Record({fields})"
+
+    def __reduce__(self):
+        return (Record, (self.to_dict(),))
+
+
+class _Snippet(Record):
+    """A hit's snippet, a :class:`Record` like the others whose fields (``text``,
+    ``highlights``, ``offset``) are properties: read without the failed attribute look-up a
+    record's other fields take, over the binding's own dict (not copied). It pickles as a
+    plain :class:`Record`."""
+
+    __slots__ = ()
+
+    def __init__(self, data: Dict[str, Any]):
+        object.__setattr__(self, "_data", data)
+
+    @property
+    def text(self) -> str:
+        return self._data["text"]
+
+    @property
+    def offset(self) -> int:
+        return self._data["offset"]
+
+    @property
+    def highlights(self) -> Any:
+        return self["highlights"]
+
+    def __getattr__(self, name: str) -> Any:
+        # Every field is a property: only other names come here.
+        raise AttributeError(f"Record has no field {name!r}")
+
+    def __repr__(self) -> str:
+        return "Record" + super().__repr__()[len("_Snippet") :]
 
     def __reduce__(self):
         return (Record, (self.to_dict(),))
