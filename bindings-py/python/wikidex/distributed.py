@@ -474,8 +474,8 @@ class RemoteShardedIndex:
         in order, as :meth:`wikidex.Index.rank_many` gives them. The queries go to the actors
         ``batch_size`` at a time: one round trip to every actor a batch (two for a ``scope``
         of a user), each actor answering its batch on all of its node's cores. A batch's reply
-        holds about ``3 × limit`` candidates a lane and a query (``limit`` 10: a few KB a
-        query).
+        holds about ``3 × limit`` candidates a lane and a query (``limit`` 10: about 1.6 KB
+        a query from each actor).
 
         :raises TypeError: for one ``str`` instead of a sequence of them.
         :raises ValueError: for a ``batch_size`` below 1.
