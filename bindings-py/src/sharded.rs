@@ -6,6 +6,7 @@
 use std::sync::Arc;
 
 use pyo3::prelude::*;
+use pyo3::pybacked::PyBackedBytes;
 use pyo3::types::{PyBytes, PyString};
 use wikidex::{
     over_bytes, Coordinator, Embedder, Error, Index, ShardRanked, ShardReply, ShardRequest,
@@ -171,9 +172,9 @@ fn asking<'a>(
             ask.bind(py)
                 .call1((sent,))
                 .and_then(|replies| {
-                    // As `bytes` objects: a `Vec<u8>` would be read a Python int at a time.
-                    let replies = replies.extract::<Vec<Bound<'_, PyBytes>>>()?;
-                    Ok(replies.iter().map(|r| r.as_bytes().to_vec()).collect())
+                    // Each read whole: a `Vec<u8>` would be read a Python int at a time.
+                    let replies = replies.extract::<Vec<PyBackedBytes>>()?;
+                    Ok(replies.iter().map(|r| r.to_vec()).collect())
                 })
                 .map_err(|e| {
                     *raised = Some(e);

@@ -160,7 +160,26 @@ class Record(Mapping):
         return (type(self), (self.to_dict(),))
 
 
-class _Hit(Record):
+class _Fields(Record):
+    """A core record whose fields are properties (set on each subclass below): another name
+    is no field, without the failed attribute look-up a :class:`Record` takes first. It
+    shows and pickles as a plain :class:`Record` of its fields."""
+
+    __slots__ = ()
+
+    def __getattr__(self, name: str) -> Any:
+        # Every field is a property: only other names come here.
+        raise AttributeError(f"Record has no field {name!r}")
+
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{k}={_short(self[k])}" for k in self)
+        return f"Record({fields})"
+
+    def __reduce__(self):
+        return (Record, (self.to_dict(),))
+
+
+class _Hit(_Fields):
     """A hit of :class:`SearchResults`, a :class:`Record` like the others: each field is
     converted from the core's record when first read, and the snippet made then, so reading a
     hit's title costs no snippet. Like its results, it holds the index as it was searched
@@ -182,10 +201,6 @@ class _Hit(Record):
             value = data[key] = _Snippet(value) if key == "snippet" and value else _freeze(value)
         return value
 
-    def __getattr__(self, name: str) -> Any:
-        # Every field is a property: only other names come here.
-        raise AttributeError(f"Record has no field {name!r}")
-
     def __iter__(self) -> Iterator[str]:
         return iter(_HIT_FIELDS)
 
@@ -202,46 +217,15 @@ class _Hit(Record):
         """The hit as plain dicts and lists (every field converted, the snippet made)."""
         return {k: _thaw(self[k]) for k in _HIT_FIELDS}
 
-    def __repr__(self) -> str:
-        fields = ", ".join(f"{k}={_short(self[k])}" for k in _HIT_FIELDS)
-        return f"Record({fields})"
 
-    def __reduce__(self):
-        return (Record, (self.to_dict(),))
-
-
-class _Snippet(Record):
-    """A hit's snippet, a :class:`Record` like the others whose fields (``text``,
-    ``highlights``, ``offset``) are properties: read without the failed attribute look-up a
-    record's other fields take, over the binding's own dict (not copied). It pickles as a
-    plain :class:`Record`."""
+class _Snippet(_Fields):
+    """A hit's snippet (``text``, ``highlights``, ``offset``), over the binding's own dict
+    (not copied)."""
 
     __slots__ = ()
 
     def __init__(self, data: Dict[str, Any]):
         object.__setattr__(self, "_data", data)
-
-    @property
-    def text(self) -> str:
-        return self._data["text"]
-
-    @property
-    def offset(self) -> int:
-        return self._data["offset"]
-
-    @property
-    def highlights(self) -> Any:
-        return self["highlights"]
-
-    def __getattr__(self, name: str) -> Any:
-        # Every field is a property: only other names come here.
-        raise AttributeError(f"Record has no field {name!r}")
-
-    def __repr__(self) -> str:
-        return "Record" + super().__repr__()[len("_Snippet") :]
-
-    def __reduce__(self):
-        return (Record, (self.to_dict(),))
 
 
 _UNSET = object()
@@ -256,6 +240,8 @@ def _field(name: str) -> property:
 # Each field a property, so `hit.title` skips the failed attribute look-up `__getattr__` needs.
 for _name in _HIT_FIELDS:
     setattr(_Hit, _name, _field(_name))
+for _name in ("text", "highlights", "offset"):
+    setattr(_Snippet, _name, _field(_name))
 
 
 def _short(v: Any) -> str:

@@ -76,6 +76,29 @@ pub(crate) fn select_first<T>(v: &mut [T], n: usize, cmp: impl FnMut(&T, &T) -> 
     v.select_nth_unstable_by(n - 1, cmp);
 }
 
+/// Sorts the `n` first elements in `cmp`'s order to the front of `v`, the others after them in
+/// any order (`n` at most `v.len()`): [`select_first`], then [`sort_unstable_by`] of the
+/// front, whose rule for `cmp` holds here. In the browser module, one whole sort.
+#[inline]
+pub(crate) fn sort_first<T>(v: &mut [T], n: usize, cmp: impl FnMut(&T, &T) -> Ordering) {
+    #[cfg(target_family = "wasm")]
+    {
+        let _ = n;
+        sort_by(v, cmp);
+    }
+    #[cfg(not(target_family = "wasm"))]
+    {
+        let mut cmp = cmp;
+        if n == 0 {
+            return;
+        }
+        if n < v.len() {
+            v.select_nth_unstable_by(n - 1, &mut cmp);
+        }
+        v[..n].sort_unstable_by(cmp);
+    }
+}
+
 /// The positions of `n` elements in the stable order `cmp` (comparing two positions) gives:
 /// a top-down merge sort, insertion sort below 12 elements. One copy for every element type.
 #[cfg(any(test, target_family = "wasm"))]
@@ -166,9 +189,12 @@ mod tests {
             select_first(&mut front, n, |a, b| b.cmp(a));
             front.truncate(n);
             sort_unstable(&mut front);
+            let mut sorted = v.clone();
+            sort_first(&mut sorted, n, |a, b| b.cmp(a));
             let mut all = v;
             all.sort_unstable_by(|a, b| b.cmp(a));
             all.truncate(n);
+            proptest::prop_assert_eq!(&sorted[..n], &all[..]);
             all.sort_unstable();
             proptest::prop_assert_eq!(front, all);
         }

@@ -176,11 +176,9 @@ pub(crate) fn top_keys<K: Ord + Copy>(keys: impl IntoIterator<Item = K>, n: usiz
             floor = Some(buf[n - 1]);
         }
     }
-    if buf.len() > n {
-        crate::data::sort::select_first(&mut buf, n, desc);
-        buf.truncate(n);
-    }
-    crate::data::sort::sort_unstable_by(&mut buf, desc);
+    let n = n.min(buf.len());
+    crate::data::sort::sort_first(&mut buf, n, desc);
+    buf.truncate(n);
     buf
 }
 

@@ -1093,11 +1093,7 @@ impl Table {
         };
         let all = &mut self.lanes[l];
         let n = n.min(all.len());
-        if n == 0 {
-            return Vec::new();
-        }
-        crate::data::sort::select_first(all, n, order);
-        crate::data::sort::sort_unstable_by(&mut all[..n], order);
+        crate::data::sort::sort_first(all, n, order);
         all[..n]
             .iter()
             .map(|&(_, score, _, c)| (c, score))
