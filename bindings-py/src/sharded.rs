@@ -1,6 +1,7 @@
 //! `NativeSharded`: the core's `ShardedIndex`, the indexes of parts of one wiki searched as
 //! one, for the package's `ShardedIndex`. Its rankings are `Ranking`s over the page ids of
-//! every shard, one shard's after another's. `NativeShardSearcher` and `NativeCoordinator`:
+//! every shard, one shard's after another's; its searches whole SearchResults (JSON), as
+//! `NativeIndexFile`'s. `NativeShardSearcher` and `NativeCoordinator`:
 //! the two sides of the same search for shards held apart (by Ray actors), talking in bytes.
 
 use std::sync::Arc;
@@ -9,12 +10,12 @@ use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedBytes;
 use pyo3::types::{PyBytes, PyString};
 use wikidex::{
-    over_bytes, Coordinator, Embedder, Error, Index, ShardRanked, ShardReply, ShardRequest,
-    ShardSearcher, ShardSummary, ShardedIndex,
+    over_bytes, Coordinator, Embedder, Error, Index, OffsetUnit, ShardRanked, ShardReply,
+    ShardRequest, ShardSearcher, ShardSummary, ShardedIndex,
 };
 
 use crate::ranking::Ranking;
-use crate::{raise, run, search_options, Model, NativeIndex, PageIds};
+use crate::{raise, run, search_options, to_json, Model, NativeIndex, PageIds};
 
 #[pyclass(module = "wikidex._wikidex", frozen)]
 pub(crate) struct NativeSharded {
@@ -58,7 +59,8 @@ impl NativeSharded {
             let own = shard.page_ids(py, Arc::clone(snapshot));
             ids.extend(own.ids.iter().map(|id| id.clone_ref(py)));
         }
-        let index = run(py, || ShardedIndex::new(snapshots, model))?;
+        let mut index = run(py, || ShardedIndex::new(snapshots, model))?;
+        index.set_offset_unit(OffsetUnit::Char);
         Ok(NativeSharded {
             index,
             ids: Arc::new(PageIds {
@@ -84,6 +86,22 @@ impl NativeSharded {
             self.index.rank(query, &opts)
         })?;
         Ok(self.ranking(&ranked))
+    }
+
+    /// `ShardedIndex::search`: the whole SearchResults (JSON), offsets in code points.
+    #[pyo3(signature = (query, options=None, query_vector=None))]
+    fn search(
+        &self,
+        py: Python<'_>,
+        query: &str,
+        options: Option<&str>,
+        query_vector: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<String> {
+        let vector = crate::query_vector(py, query_vector)?;
+        run(py, || {
+            let opts = search_options(options, vector)?;
+            to_json(&self.index.search(query, &opts)?)
+        })
     }
 
     /// `ShardedIndex::rank_many`, as `NativeIndex.rank_many` takes its arguments.
@@ -254,6 +272,27 @@ impl NativeCoordinator {
             (self.coordinator).rank(query, &opts, &mut asking(&ask, &mut raised))
         });
         Ok(ranking_of(py, &asked(py, result, raised)?))
+    }
+
+    /// `Coordinator::search`: the whole SearchResults (JSON), offsets in code points, asking
+    /// the shards through `ask` (two rounds; three for a user's scope).
+    #[pyo3(signature = (query, ask, options=None, query_vector=None))]
+    fn search(
+        &self,
+        py: Python<'_>,
+        query: &str,
+        ask: Py<PyAny>,
+        options: Option<&str>,
+        query_vector: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<String> {
+        let vector = crate::query_vector(py, query_vector)?;
+        let mut raised = None;
+        let result = py.detach(|| {
+            let opts = search_options(options, vector)?;
+            let mut ask = asking(&ask, &mut raised);
+            to_json(&(self.coordinator).search(query, &opts, OffsetUnit::Char, &mut ask)?)
+        });
+        asked(py, result, raised)
     }
 
     /// `Coordinator::rank_many`, as `NativeIndex.rank_many` takes its queries and options:

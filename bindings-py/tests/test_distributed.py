@@ -139,6 +139,22 @@ def test_shards_searched_together_rank_as_one_index(model):
         for options in ({}, {"lanes": ["semantic"]}, {"chunks": True}, {"scope": "bob"}, {"tags": "pii"}):
             assert sharded.rank(q, limit=20, **options) == whole.rank(q, limit=20, **options), (q, options)
     assert sharded.rank_many(queries, limit=5) == whole.rank_many(queries, limit=5)
+    # The whole answer, record for record: snippets (offsets in code points), lanes,
+    # explanations, the always pages, facets and phrases.
+    searched = 0
+    for q in queries:
+        for options in (
+            {},
+            {"explain": True, "facets": True},
+            {"always": "first", "limit": 3},
+            {"chunks": True, "lanes": ["lexical", "token"]},
+            {"scope": "bob"},
+            {"tags": "pii", "snippets": False},
+        ):
+            got = sharded.search(q, **options)
+            assert got == whole.search(q, **options), (q, options)
+            searched += len(got.hits)
+    assert searched > 50
     assert "3 shards" in repr(sharded)
     for page_id, _ in sharded.rank("revenue retention", limit=5):
         shard = sharded.shard_of(page_id)
@@ -258,6 +274,11 @@ def test_cacm_in_four_shards_held_by_ray_actors_ranks_as_the_single_index(
             remote.rank_many(queries, batch_size=0)
         with pytest.raises(wikidex.InvalidArgumentError, match="limit"):
             remote.rank_many(queries, limit=0)
+        # Whole answers: one round for the query, one for the records of the hits.
+        rounds.clear()
+        for q in queries[:8]:
+            assert remote.search(q, explain=True, facets=True) == single.search(q, explain=True, facets=True), q
+        assert len(rounds) == 16
         page_id = remote.rank(queries[0], limit=1).ids[0]
         assert remote.page_record(page_id)["title"] == single.page_record(page_id)["title"]
         with pytest.raises(wikidex.NotFoundError, match="no shard holds the page nowhere"):
@@ -285,6 +306,9 @@ def test_shards_held_by_ray_actors_rank_the_example_wiki_in_every_lane(ray_clust
             assert remote.rank_many(asked, limit=20, **options) == whole.rank_many(
                 asked, limit=20, **options
             ), options
+        for q in asked:
+            for options in ({}, {"scope": "bob", "facets": True}, {"always": "first", "explain": True}):
+                assert remote.search(q, **options) == whole.search(q, **options), (q, options)
         vector = model.embed(["who should I call when production is down"])[0]
         assert remote.rank("", query_vector=vector, lanes="semantic") == whole.rank(
             "", query_vector=vector, lanes="semantic"

@@ -108,8 +108,8 @@ pub use lane::{Lane, LaneStatus, StatusKind, NO_QUERY_TERMS};
 pub use lint::{LintIssue, LintReport, Severity};
 pub use search::ranged::RangedIndex;
 pub use search::sharded::{
-    over_bytes, Ask, Coordinator, ShardAnswer, ShardQuery, ShardRanked, ShardReply, ShardRequest,
-    ShardSearcher, ShardSummary, ShardedIndex,
+    over_bytes, Ask, Coordinator, HitsAsk, ShardAnswer, ShardHits, ShardQuery, ShardRanked,
+    ShardReply, ShardRequest, ShardSearcher, ShardSummary, ShardedIndex,
 };
 pub use search::{
     AlwaysMode, Explanation, FacetCount, Facets, Found, Highlight, Hit, HitList, LaneHit,

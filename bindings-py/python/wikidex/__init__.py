@@ -1129,6 +1129,37 @@ class ShardedIndex:
         opts = _options_for(query, limit, lanes, tags, types, scope, chunks, bool(typos))
         return self._native.rank(query, opts, None if query_vector is None else _array(query_vector))
 
+    def search(
+        self,
+        query: str,
+        *,
+        limit: Optional[int] = None,
+        lanes: Union[str, Sequence[str], None] = None,
+        tags: Union[str, Sequence[str], None] = None,
+        types: Union[str, Sequence[str], None] = None,
+        scope: Optional[str] = None,
+        usage_modes: Union[str, Sequence[str], None] = None,
+        explain: bool = False,
+        chunks: bool = False,
+        always: Optional[str] = None,
+        snippets: bool = True,
+        query_vector: Optional[VectorLike] = None,
+        facets: bool = False,
+        since: Optional[str] = None,
+        until: Optional[str] = None,
+        typos: bool = True,
+    ) -> SearchResults:
+        """Searches as :meth:`Index.search` of one index of every shard's pages does, with the
+        same arguments and the same answers, record for record: the hits with their snippets,
+        lanes and explanations, the ``always`` pages, facets and phrases. Each hit's record is
+        made by the shard holding its page."""
+        opts = _options_for(
+            query, limit, lanes, tags, types, scope, chunks,
+            bool(typos), usage_modes, bool(explain), always, bool(snippets), bool(facets), since, until,
+        )
+        vector = None if query_vector is None else _array(query_vector)
+        return SearchResults(json.loads(self._native.search(query, opts, vector)))
+
     def rank_many(
         self,
         queries: Sequence[str],

@@ -152,6 +152,10 @@ class NativeSharded:
         self, queries: Sequence[str], options: Optional[str] = None, threads: Optional[int] = None
     ) -> List[Ranking]:
         """rank for each query, answers in query order, over ``threads`` threads."""
+    def search(
+        self, query: str, options: Optional[str] = None, query_vector: Optional[_F32] = None
+    ) -> str:
+        """The whole SearchResults (JSON) one index of every shard's pages gives."""
     def shard_of(self, page_id: str) -> Optional[int]:
         """The position of the shard holding the page with this id."""
     @property
@@ -196,6 +200,15 @@ class NativeCoordinator:
         options: Optional[str] = None,
     ) -> List[Ranking]:
         """``rank`` for many queries with one set of options, in one round through ``ask``."""
+    def search(
+        self,
+        query: str,
+        ask: Callable[[List[bytes]], Sequence[bytes]],
+        options: Optional[str] = None,
+        query_vector: Optional[_F32] = None,
+    ) -> str:
+        """The whole SearchResults (JSON) one index of every shard's pages gives, in two rounds
+        through ``ask`` (three for a user's scope)."""
     @property
     def shard_count(self) -> int:
         """Shards."""

@@ -46,8 +46,8 @@ from typing import (
 
 from ._errors import NotFoundError
 from . import (
-    Index, Model, Progress, Ranking, Record, ShardedIndex, VectorLike, _array, _build_args,
-    _options_for, _wikidex,
+    Index, Model, Progress, Ranking, Record, SearchResults, ShardedIndex, VectorLike, _array,
+    _build_args, _options_for, _wikidex,
 )
 
 Files = Union[Mapping[str, str], Iterable[Tuple[str, str]]]
@@ -456,6 +456,42 @@ class RemoteShardedIndex:
         opts = _options_for(query, limit, lanes, tags, types, scope, chunks, bool(typos))
         vector = None if query_vector is None else _array(query_vector)
         return self._native.rank(query, self._ask, opts, vector)
+
+    def search(
+        self,
+        query: str,
+        *,
+        limit: Optional[int] = None,
+        lanes: Union[str, Sequence[str], None] = None,
+        tags: Union[str, Sequence[str], None] = None,
+        types: Union[str, Sequence[str], None] = None,
+        scope: Optional[str] = None,
+        usage_modes: Union[str, Sequence[str], None] = None,
+        explain: bool = False,
+        chunks: bool = False,
+        always: Optional[str] = None,
+        snippets: bool = True,
+        query_vector: Optional[VectorLike] = None,
+        facets: bool = False,
+        since: Optional[str] = None,
+        until: Optional[str] = None,
+        typos: bool = True,
+    ) -> SearchResults:
+        """Searches as :meth:`wikidex.Index.search` of one index of every shard's pages does,
+        with the same arguments and the same answers, record for record (the hits with their
+        snippets, lanes and explanations, the ``always`` pages, facets and phrases): one round
+        trip to every actor for the query, one more for the records of the hits each holds
+        (and one before them for a ``scope`` of a user).
+
+        :raises wikidex.InvalidArgumentError: as :meth:`rank`.
+        :raises ray.exceptions.RayActorError: when an actor is gone.
+        """
+        opts = _options_for(
+            query, limit, lanes, tags, types, scope, chunks,
+            bool(typos), usage_modes, bool(explain), always, bool(snippets), bool(facets), since, until,
+        )
+        vector = None if query_vector is None else _array(query_vector)
+        return SearchResults(json.loads(self._native.search(query, self._ask, opts, vector)))
 
     def rank_many(
         self,

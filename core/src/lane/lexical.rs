@@ -315,16 +315,25 @@ impl Bm25Scorer {
                     most: 0.0,
                 };
             }
-            let idf = match &self.wiki {
-                Some((n, dfs)) => idf_in(*n, dfs[t] as usize),
-                None => idf(index, chunks.len()),
-            };
+            let (_, idf) = self.df_idf(index, t);
             let each: Box<[f32]> = (chunks.iter().zip(tfs))
                 .map(|(&c, &tf)| impact(self.params, idf, tf as f32, self.norms[c as usize]))
                 .collect();
             let most = each.iter().copied().fold(0f32, f32::max);
             Impacts { each, most }
         })
+    }
+
+    /// Term `t`'s document frequency and idf: in `index`, or for a shard of a wiki
+    /// ([`Bm25Scorer::for_shard`]) in the wiki.
+    fn df_idf(&self, index: &LexicalIndex, t: usize) -> (usize, f32) {
+        match &self.wiki {
+            Some((n, dfs)) => (dfs[t] as usize, idf_in(*n, dfs[t] as usize)),
+            None => {
+                let df = index.postings_of(t).0.len();
+                (df, idf(index, df))
+            }
+        }
     }
 
     /// The `n` best chunks for the query `terms` (dictionary positions, as from
@@ -488,7 +497,8 @@ impl Bm25Scorer {
                     Some(t) => {
                         let (chunks, tfs) = index.postings_of(t);
                         let tf = chunks.binary_search(&c).map_or(0, |i| tfs[i]);
-                        (tf, chunks.len(), idf(index, chunks.len()))
+                        let (df, idf) = self.df_idf(index, t);
+                        (tf, df, idf)
                     }
                     None => (0, 0, 0.0),
                 };

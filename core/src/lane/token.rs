@@ -335,16 +335,27 @@ pub(crate) fn matching_chunks(
     typos: &[Expansion],
     mask: Mask<'_>,
 ) -> Vec<u32> {
+    let mut terms = Vec::new();
+    for i in 0..query.len() {
+        term_credits(index, query, typos, i, |t, _| terms.push(t));
+    }
+    chunks_holding(index, terms, mask)
+}
+
+/// Every chunk `mask` lets through that holds one of `terms` (dictionary positions).
+/// Ascending, each once.
+pub(crate) fn chunks_holding(
+    index: &LexicalIndex,
+    terms: impl IntoIterator<Item = usize>,
+    mask: Mask<'_>,
+) -> Vec<u32> {
     let mut hit = vec![false; index.chunk_count()];
-    let mut mark = |t: usize| {
+    for t in terms {
         for &c in index.postings_of(t).0 {
             if mask[c as usize] {
                 hit[c as usize] = true;
             }
         }
-    };
-    for i in 0..query.len() {
-        term_credits(index, query, typos, i, |t, _| mark(t));
     }
     (0..hit.len() as u32).filter(|&c| hit[c as usize]).collect()
 }
@@ -365,7 +376,7 @@ pub(crate) fn term_credits(
         credit(t, 1.0);
     }
     let mut given: [std::ops::Range<usize>; 2] = [0..0, 0..0];
-    for (prefix, given) in prefixes(exact, i, query).zip(&mut given) {
+    for (prefix, given) in prefixes(exact.is_some(), i, query).zip(&mut given) {
         *given = index.prefixed(prefix, MAX_PREFIX_EXPANSIONS);
         for t in given.clone().filter(|&t| Some(t) != exact) {
             credit(t, 0.5);
@@ -382,23 +393,23 @@ pub(crate) fn term_credits(
     }
 }
 
-/// Whether query term `i` of `n` (found at `exact` in the dictionary, or not) also matches as
-/// a prefix: the last word (the one being typed) and words the index does not contain.
-fn matches_as_prefix(exact: Option<usize>, i: usize, n: usize) -> bool {
-    exact.is_none() || i + 1 == n
+/// Whether query term `i` of `n` (`known`: its term is in the dictionary) also matches as a
+/// prefix: the last word (the one being typed) and words the index does not contain.
+fn matches_as_prefix(known: bool, i: usize, n: usize) -> bool {
+    !known || i + 1 == n
 }
 
-/// What query term `i` (found at `exact` in the dictionary, or not) is also matched as a
-/// prefix of: its term and its unstemmed word when it [`matches_as_prefix`], each only if
+/// What query term `i` (`known`: its term is in the dictionary) is also matched as a prefix
+/// of: its term and its unstemmed word when it [`matches_as_prefix`], each only if
 /// [`long_enough_for_prefix`]. What [`term_credits`] credits the terms of, snippets highlight
 /// and a ranged search loads the dictionary shards of.
 pub(crate) fn prefixes<'a>(
-    exact: Option<usize>,
+    known: bool,
     i: usize,
     query: &'a [QueryTerm<'_>],
 ) -> impl Iterator<Item = &'a str> {
     let q = &query[i];
-    let on = matches_as_prefix(exact, i, query.len());
+    let on = matches_as_prefix(known, i, query.len());
     [q.term.as_ref(), q.word.as_ref()]
         .into_iter()
         .filter(move |p| on && long_enough_for_prefix(p))

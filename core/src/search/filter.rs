@@ -10,6 +10,46 @@ use crate::lane::typo::Expansion;
 use crate::text::analyze::QueryTerm;
 use crate::text::page::{Scope, UsageMode};
 
+/// The facet counts of some pages ([`Index::facet_tally`]), before they are sorted into
+/// [`Facets`]: per value folded to lower case, the value as the first of the pages (in page
+/// order) that has it writes it, how many pages have it, and that first page.
+#[derive(Debug, Default)]
+pub(super) struct FacetTally {
+    pub(super) pages: usize,
+    pub(super) tags: HashMap<String, (String, usize, u32)>,
+    pub(super) types: HashMap<String, (String, usize, u32)>,
+}
+
+impl FacetTally {
+    /// The [`Facets`]: each list by count, most first, then by value.
+    pub(super) fn sorted(self) -> Facets {
+        Facets {
+            pages: self.pages,
+            tags: sorted_counts(
+                self.tags
+                    .into_values()
+                    .map(|(value, count, _)| (value, count)),
+            ),
+            types: sorted_counts(
+                self.types
+                    .into_values()
+                    .map(|(value, count, _)| (value, count)),
+            ),
+        }
+    }
+}
+
+/// Facet values with their counts, by count (most first), then by value.
+pub(super) fn sorted_counts(counts: impl Iterator<Item = (String, usize)>) -> Vec<FacetCount> {
+    let mut v: Vec<FacetCount> = counts
+        .map(|(value, count)| FacetCount { value, count })
+        .collect();
+    crate::data::sort::sort_by(&mut v, |a, b| {
+        b.count.cmp(&a.count).then_with(|| a.value.cmp(&b.value))
+    });
+    v
+}
+
 impl Index {
     /// The [`Facets`](crate::Facets) of the pages whose chunks hold a query term (as the token lane matches
     /// them, typo matches included) among the chunks `mask` lets through.
@@ -19,51 +59,44 @@ impl Index {
         typos: &[Expansion],
         mask: &[bool],
     ) -> Facets {
+        let chunks = token::matching_chunks(&self.data.lexical, qterms, typos, mask);
+        self.facet_tally(&chunks).sorted()
+    }
+
+    /// The facet counts of the pages of `chunks`, not yet sorted.
+    pub(super) fn facet_tally(&self, chunks: &[u32]) -> FacetTally {
         let mut matched = vec![false; self.data.pages.len()];
-        for c in token::matching_chunks(&self.data.lexical, qterms, typos, mask) {
+        for &c in chunks {
             matched[self.chunk_page[c as usize] as usize] = true;
         }
-        let mut tags: HashMap<String, (String, usize)> = HashMap::new();
-        let mut types: HashMap<String, (String, usize)> = HashMap::new();
-        let mut pages = 0;
-        for (p, page) in self.data.pages.iter().enumerate() {
-            if !matched[p] {
+        let mut tally = FacetTally::default();
+        let mut seen: Vec<String> = Vec::new();
+        for (p, page) in (0u32..).zip(self.data.pages.iter()) {
+            if !matched[p as usize] {
                 continue;
             }
-            pages += 1;
-            let mut seen: Vec<String> = Vec::new();
+            tally.pages += 1;
+            seen.clear();
             for t in &page.tags {
                 let folded = crate::text::analyze::lowercase(t).into_owned();
                 if seen.contains(&folded) {
                     continue;
                 }
-                tags.entry(folded.clone())
-                    .or_insert_with(|| (t.clone(), 0))
+                tally
+                    .tags
+                    .entry(folded.clone())
+                    .or_insert_with(|| (t.clone(), 0, p))
                     .1 += 1;
                 seen.push(folded);
             }
             if let Some(k) = &page.kind {
-                types
+                (tally.types)
                     .entry(crate::text::analyze::lowercase(k).into_owned())
-                    .or_insert_with(|| (k.clone(), 0))
+                    .or_insert_with(|| (k.clone(), 0, p))
                     .1 += 1;
             }
         }
-        let sorted = |m: HashMap<String, (String, usize)>| {
-            let mut v: Vec<FacetCount> = m
-                .into_values()
-                .map(|(value, count)| FacetCount { value, count })
-                .collect();
-            crate::data::sort::sort_by(&mut v, |a, b| {
-                b.count.cmp(&a.count).then_with(|| a.value.cmp(&b.value))
-            });
-            v
-        };
-        Facets {
-            pages,
-            tags: sorted(tags),
-            types: sorted(types),
-        }
+        tally
     }
 
     /// Per chunk: may a lane return it? Its page is visible and not an `always` page (those

@@ -235,6 +235,8 @@ impl<I: Deref<Target = Index>> Found<I> {
     fn context(&self, snippets: bool) -> HitContext<'_> {
         HitContext {
             index: &self.index,
+            scorer: &self.index.scorer,
+            known: None,
             unit: self.unit,
             qterms: self.qterms.get(),
             typos: &self.typos,

@@ -12,7 +12,7 @@ use std::sync::OnceLock;
 use crate::data::offset::OffsetUnit;
 use crate::index::Index;
 use crate::lane::fusion::{self, Fused};
-use crate::lane::lexical::{Explained, TermScore};
+use crate::lane::lexical::{Bm25Scorer, Explained, TermScore};
 use crate::lane::phrase::Positions;
 use crate::lane::typo::{self, Expansion};
 use crate::lane::{token, Lane};
@@ -22,6 +22,13 @@ use crate::text::page::{Page, UsageMode};
 
 pub(super) struct HitContext<'a> {
     pub(super) index: &'a Index,
+    /// What explanations score by: the index's own scorer, or a shard's with its wiki's
+    /// statistics.
+    pub(super) scorer: &'a Bm25Scorer,
+    /// Per query term: whether the dictionary the query was analyzed against holds it (a
+    /// shard's hits: the wiki's, which decides the prefixes snippets match); `None`: this
+    /// index's.
+    pub(super) known: Option<&'a [bool]>,
     /// The unit of the offsets in the hits.
     pub(super) unit: OffsetUnit,
     pub(super) qterms: Vec<QueryTerm<'a>>,
@@ -68,13 +75,25 @@ impl<'a> HitContext<'a> {
                 }
             })
             .collect();
-        let mut hit = self.base(f.chunk, f.score, lanes);
+        // The lexical lane's own chunk of this page, so the terms add up to its score.
+        let explained = fusion::lane_rank(f, Lane::Lexical).map_or(f.chunk, |r| r.chunk);
+        self.ranked_hit(f.chunk, f.score, lanes, explained)
+    }
+
+    /// The hit of chunk `c`, ranked with `score` and `lanes`, its explanation (when asked for)
+    /// of chunk `explained` (the lexical lane's chunk of its page).
+    pub(super) fn ranked_hit(
+        &self,
+        c: u32,
+        score: f32,
+        lanes: Vec<LaneHit>,
+        explained: u32,
+    ) -> Hit {
+        let mut hit = self.base(c, score, lanes);
         if self.explain {
-            // The lexical lane's own chunk of this page, so the terms add up to its score.
-            let chunk = fusion::lane_rank(f, Lane::Lexical).map_or(f.chunk, |r| r.chunk);
             hit.explain = Some(Explanation {
-                lexical: self.explain_lexical(chunk),
-                k: fusion_cfg.k,
+                lexical: self.explain_lexical(explained),
+                k: self.index.data.config.fusion.k,
             });
         }
         hit
@@ -85,7 +104,7 @@ impl<'a> HitContext<'a> {
     /// contains none).
     fn explain_lexical(&self, c: u32) -> Vec<TermScore> {
         let lexical = &self.index.data.lexical;
-        let scorer = &self.index.scorer;
+        let scorer = self.scorer;
         let mut out = Vec::new();
         for (i, q) in self.qterms.iter().enumerate() {
             let count = q.count as f32;
@@ -169,7 +188,12 @@ impl<'a> HitContext<'a> {
         let index = self.index;
         let matcher = self.matcher.get_or_init(|| {
             let what = self.match_terms.get_or_init(|| {
-                MatchTerms::new(index, &self.qterms, self.typos, self.positions.is_some())
+                MatchTerms::new(
+                    index,
+                    (&self.qterms, self.known),
+                    self.typos,
+                    self.positions.is_some(),
+                )
             });
             Matcher::new(what, self.positions)
         });
@@ -248,13 +272,17 @@ pub(super) struct MatchTerms {
 }
 
 impl MatchTerms {
+    /// What a search of `qterms` matches (`known`: per term, whether the dictionary the query
+    /// was analyzed against holds it; `None`: `index`'s).
     pub(super) fn new(
         index: &Index,
-        qterms: &[QueryTerm<'_>],
+        (qterms, known): (&[QueryTerm<'_>], Option<&[bool]>),
         typos: &[Expansion],
         by_positions: bool,
     ) -> Self {
         let lexical = &index.data.lexical;
+        let known =
+            |i: usize| known.map_or_else(|| lexical.lookup(&qterms[i].term).is_some(), |k| k[i]);
         // A query term the index lacks is in no chunk: nothing to match.
         let terms: Vec<usize> = qterms
             .iter()
@@ -262,7 +290,7 @@ impl MatchTerms {
             .chain(typos.iter().map(|e| e.term))
             .collect();
         let prefixes: Vec<String> = (0..qterms.len())
-            .flat_map(|i| token::prefixes(lexical.lookup(&qterms[i].term), i, qterms))
+            .flat_map(|i| token::prefixes(known(i), i, qterms))
             .map(str::to_string)
             .collect();
         let prefixed = by_positions

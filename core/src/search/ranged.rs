@@ -416,7 +416,7 @@ impl RangedIndex {
             need[head.word_shard(&q.term)] = true;
             postings.extend(head.term_postings(&q.term, false).map(Part::Postings));
             if i + 1 == n {
-                for p in token::prefixes(None, i, qterms) {
+                for p in token::prefixes(false, i, qterms) {
                     need[head.prefix_shards(p)].fill(true);
                     postings.extend(head.term_postings(p, true).map(Part::Postings));
                 }
@@ -429,7 +429,7 @@ impl RangedIndex {
         let known: Vec<Option<usize>> = qterms.iter().map(|q| lexical.lookup(&q.term)).collect();
         let mut chars: Vec<char> = Vec::new();
         for i in 0..n {
-            for p in token::prefixes(known[i], i, qterms) {
+            for p in token::prefixes(known[i].is_some(), i, qterms) {
                 need[head.prefix_shards(p)].fill(true);
             }
             if typos && typo::expands(lexical, qterms, &known, i) {

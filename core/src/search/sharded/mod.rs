@@ -13,6 +13,11 @@
 //! - fusion runs once over the merged lanes, with the semantic lane's relevance floor
 //!   measured over every shard's vectors.
 //!
+//! Its searches ([`ShardedIndex::search`]) are one index's too, record for record: after the
+//! fusion, each shard makes the records of the hits it holds (their fields, snippets and
+//! explanations) with the query as the wiki's dictionary analyzed it, and gives its `always`
+//! pages and facet counts, which are merged in the wiki's page order.
+//!
 //! The semantic lane is exact while each shard scores every vector (below 50,000 vectors a
 //! shard); above, each shard's binary codes choose the vectors it scores, as one index's do,
 //! from a different set of rows, so its candidates may differ where scores nearly tie.
@@ -49,13 +54,14 @@ use crate::embed::Embedder;
 use crate::index::Index;
 use crate::text::page::Page;
 
-use super::SearchOptions;
+use super::{SearchOptions, SearchResults};
+use crate::data::offset::OffsetUnit;
 
 mod parts;
 
 pub use parts::{
-    over_bytes, Ask, Coordinator, ShardAnswer, ShardQuery, ShardRanked, ShardReply, ShardRequest,
-    ShardSearcher, ShardSummary,
+    over_bytes, Ask, Coordinator, HitsAsk, ShardAnswer, ShardHits, ShardQuery, ShardRanked,
+    ShardReply, ShardRequest, ShardSearcher, ShardSummary,
 };
 
 /// Indexes of parts of one wiki searched as one (see the module docs): a [`Coordinator`] and
@@ -64,6 +70,7 @@ pub struct ShardedIndex {
     shards: Vec<Arc<Index>>,
     searchers: Vec<ShardSearcher>,
     coordinator: Coordinator,
+    unit: OffsetUnit,
 }
 
 impl std::fmt::Debug for ShardedIndex {
@@ -97,7 +104,14 @@ impl ShardedIndex {
             shards,
             searchers,
             coordinator,
+            unit: OffsetUnit::default(),
         })
+    }
+
+    /// Sets how the records [`ShardedIndex::search`] returns count offsets (default
+    /// [`OffsetUnit::Byte`]; see [`crate::data::offset`]).
+    pub fn set_offset_unit(&mut self, unit: OffsetUnit) {
+        self.unit = unit;
     }
 
     /// The shards, in the order [`ShardedIndex::new`] took them.
@@ -135,6 +149,16 @@ impl ShardedIndex {
     /// As [`Index::rank`].
     pub fn rank(&self, query: &str, opts: &SearchOptions) -> Result<Vec<ShardRanked>> {
         (self.coordinator).rank(query, opts, &mut in_process(&self.searchers))
+    }
+
+    /// Searches the wiki as [`Index::search`] searches one index of all its pages: the same
+    /// results, record for record (hits with their snippets, lanes and explanations, the
+    /// `always` pages, facets and phrases), each hit's record made by the shard holding it.
+    ///
+    /// # Errors
+    /// As [`Index::search`].
+    pub fn search(&self, query: &str, opts: &SearchOptions) -> Result<SearchResults> {
+        (self.coordinator).search(query, opts, self.unit, &mut in_process(&self.searchers))
     }
 
     /// [`ShardedIndex::rank`] for many queries with one set of options, answers in query
@@ -211,8 +235,21 @@ mod tests {
             Some(u) => format!("user/u{u}/k{key}.md"),
             None => format!("global/k{key}.md"),
         };
-        let tags: Vec<String> = tags.iter().map(|t| format!("t{t}")).collect();
-        let mut text = format!("---\ntitle: Page {key}\ntags: [{}]\n---\n", tags.join(", "));
+        // Tag 3 is tag 1 spelt otherwise: a facet counts both, as the first page writes it.
+        let tags: Vec<String> = (tags.iter())
+            .map(|&t| if t == 3 { "T1".into() } else { format!("t{t}") })
+            .collect();
+        // Some pages are always shown, and some have a type.
+        let usage = if key % 9 == 4 {
+            "usage_mode: always\n"
+        } else {
+            ""
+        };
+        let kind = ["", "type: note\n", "type: Note\n"][*key as usize % 3];
+        let mut text = format!(
+            "---\ntitle: Page {key}\ntags: [{}]\n{usage}{kind}---\n",
+            tags.join(", ")
+        );
         for (i, words) in sections.iter().enumerate() {
             let words: Vec<&str> = words
                 .iter()
@@ -272,7 +309,7 @@ mod tests {
         (
             proptest::option::weighted(0.2, 0u8..2),
             0u8..40,
-            proptest::collection::vec(0u8..3, 0..3),
+            proptest::collection::vec(0u8..4, 0..3),
             proptest::collection::vec(proptest::collection::vec(0u8..16, 1..30), 1..4),
         )
     }
@@ -288,7 +325,7 @@ mod tests {
             pages in proptest::collection::vec(page_spec(), 2..24),
             deal in proptest::collection::vec(0usize..4, 24),
             queries in proptest::collection::vec(
-                (proptest::collection::vec(0usize..20, 1..4), 0u8..6, 0u8..6, 1usize..12, 0usize..1000),
+                (proptest::collection::vec(0usize..20, 1..4), 0u8..6, 0u8..8, 1usize..12, 0usize..1000),
                 8,
             ),
         ) {
@@ -313,7 +350,9 @@ mod tests {
                 .map(|s| ShardSummary::from_bytes(&s.summary().to_bytes()).unwrap())
                 .collect();
             let coordinator = Coordinator::new(summaries, model.clone(), &mut ask).unwrap();
-            let many = ShardedIndex::new(shards, model.clone()).unwrap();
+            let mut many = ShardedIndex::new(shards, model.clone()).unwrap();
+            many.set_offset_unit(OffsetUnit::Char);
+            let caller = crate::index::Caller { model: model.as_deref(), unit: OffsetUnit::Char };
             proptest::prop_assert_eq!(many.chunk_count(), one.chunk_count());
             // Misspelled and cut-short words beside the wiki's own.
             const ASKED: [&str; 4] = ["revenu", "chrun", "marg", "gamm"];
@@ -346,8 +385,20 @@ mod tests {
                     3 => opts.scope = Some(crate::Scope::User("u0".into())),
                     4 => opts.typos = false,
                     5 => opts.lanes = Some(vec![Lane::Token, Lane::Semantic]),
+                    6 => {
+                        opts.explain = true;
+                        opts.facets = true;
+                    }
+                    7 => opts.always = crate::AlwaysMode::First,
                     _ => {}
                 }
+                // The whole answer, record for record: hits with snippets, lanes and
+                // explanations, the `always` pages, facets and phrases.
+                let results = one.search_checked(&query, &opts, None, caller).unwrap();
+                let together = many.search(&query, &opts).unwrap();
+                proptest::prop_assert_eq!(&together, &results, "search: query {:?}, options {:?}", query, opts_kind);
+                let far = coordinator.search(&query, &opts, OffsetUnit::Char, &mut ask).unwrap();
+                proptest::prop_assert_eq!(&far, &results, "search apart: query {:?}, options {:?}", query, opts_kind);
                 let expected = whole(&one, &one.rank_with(&query, &opts, model.as_deref()).unwrap());
                 let got = sharded(&many, &many.rank(&query, &opts).unwrap());
                 let far: Vec<(String, String, u32)> = (coordinator.rank(&query, &opts, &mut ask).unwrap().iter())

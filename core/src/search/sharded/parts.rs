@@ -12,7 +12,8 @@
 //! [`ShardReply::Unprepared`]; a shard whose pages or words changed refuses them); a query
 //! takes one round (two when it is scoped to a
 //! user, whose pages in one shard hide global pages in another), and so does a batch of
-//! queries ([`Coordinator::rank_many`]), which each shard answers on its cores. A
+//! queries ([`Coordinator::rank_many`]), which each shard answers on its cores; a search with
+//! its records ([`Coordinator::search`]) takes one round more, for the records. A
 //! [`crate::ShardedIndex`] is
 //! the two sides in one process, so its rankings, equal to one index's, are theirs.
 //!
@@ -47,22 +48,29 @@ use std::sync::{Arc, RwLock};
 
 use serde::{Deserialize, Serialize};
 
+use super::super::filter::sorted_counts;
+use super::super::hits::HitContext;
 use super::super::{
-    chunk_id_order, fuse_pages, held_first, lexical_terms, run_lanes, weigh_known, Analyzed,
-    Quoted, SearchOptions, View,
+    chunk_id_order, fuse_pages, held_first, lexical_terms, run_lanes, weigh_known, AlwaysMode,
+    Analyzed, Facets, Hit, LaneHit, LaneReport, PhraseReport, Quoted, SearchOptions, SearchResults,
+    View,
 };
 use super::super::{DEFAULT_LIMIT, MAX_CANDIDATES, MAX_LIMIT};
 use crate::blob::IndexData;
 use crate::data::config::Config;
 use crate::data::error::{Error, Result};
+use crate::data::offset::OffsetUnit;
 use crate::embed::Embedder;
 use crate::index::vectors::{floor_of, floor_probe_vectors};
 use crate::index::Index;
 use crate::lane::fusion::{self, Fused};
-use crate::lane::lexical::Bm25Scorer;
+use crate::lane::lexical::{self, Bm25Scorer};
+use crate::lane::phrase::NO_POSITIONS;
 use crate::lane::semantic::{self, VectorSection};
+use crate::lane::typo::Expansion;
 use crate::lane::{evidence, token, Lane, LaneStatus};
 use crate::postings::{LexicalIndex, Words};
+use crate::text::analyze::QueryTerm;
 use crate::text::page::{id_of, Scope};
 
 /// What a shard tells the coordinator once ([`ShardSearcher::summary`]): the wikidex version,
@@ -108,6 +116,9 @@ pub enum ShardRequest {
         /// The search's options.
         options: SearchOptions,
     },
+    /// The records of a search's hits this shard holds, its `always` pages and its facet
+    /// counts. Answered [`ShardReply::Hits`].
+    Hits(HitsAsk),
     /// Queries with one set of options: each one's candidates in each lane, answered on the
     /// shard's cores. Answered [`ShardReply::Answers`], in the queries' order.
     Queries {
@@ -153,6 +164,8 @@ pub enum ShardReply {
     },
     /// Each query's candidates, in the order asked.
     Answers(Vec<ShardAnswer>),
+    /// The records a [`ShardRequest::Hits`] asked for.
+    Hits(ShardHits),
     /// Queries asked of a shard that has not been given the wiki's statistics (a shard
     /// started again since the coordinator prepared it): the coordinator prepares it again
     /// and asks once more.
@@ -199,6 +212,59 @@ struct Candidate {
     held: bool,
     /// Its number in its page (the chunk id's).
     number: u32,
+}
+
+/// What a shard makes a search's records from ([`ShardRequest::Hits`]): the query as the
+/// wiki's dictionary analyzed it, and the ranked hits the shard holds.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct HitsAsk {
+    /// The search's options (its filters, snippets, explanations, facets and `always` mode;
+    /// the query vector left out).
+    options: SearchOptions,
+    /// What the records' offsets count.
+    unit: OffsetUnit,
+    /// Keys of user pages in other shards that hide global pages in this one.
+    shadowed: Vec<String>,
+    /// The query's terms: the term, its word, its count in the query, and whether the wiki's
+    /// dictionary holds it (which decides the prefixes a snippet matches).
+    terms: Vec<(String, String, u32, bool)>,
+    /// What typo tolerance took the query's terms for: the query term, the term, the edits,
+    /// a prefix match.
+    typos: Vec<(u32, String, u8, bool)>,
+    /// With facets: the terms whose chunks' pages are counted (those the token lane credits).
+    facet_terms: Option<Vec<String>>,
+    /// The ranked hits this shard holds, best first: each one's chunk, and the chunk its
+    /// explanation reads (the lexical lane's of its page).
+    hits: Vec<(u32, u32)>,
+}
+
+/// A shard's records of a search ([`ShardReply::Hits`]): its ranked hits in the order asked
+/// (their score and lanes left for the coordinator, which fused them), its `always` pages the
+/// search's filters keep in page order, and its facet counts when asked for.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ShardHits {
+    hits: Vec<Hit>,
+    always: Vec<Hit>,
+    facets: Option<ShardFacets>,
+}
+
+/// A shard's facet counts: the pages its search matched, and per facet value (folded to lower
+/// case) as the first of its pages with the value writes it, how many of its pages have it,
+/// and that page.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct ShardFacets {
+    pages: usize,
+    tags: Vec<FacetValue>,
+    types: Vec<FacetValue>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct FacetValue {
+    folded: String,
+    value: String,
+    count: usize,
+    /// The first page with it: its scope and key.
+    first: (Scope, String),
 }
 
 macro_rules! bytes {
@@ -365,6 +431,13 @@ impl ShardSearcher {
                     .map(str::to_owned)
                     .collect(),
             },
+            ShardRequest::Hits(ask) => {
+                let Some(scorer) = self.scorer() else {
+                    return Ok(ShardReply::Unprepared);
+                };
+                ask.options.validate()?;
+                ShardReply::Hits(self.hits(&scorer, ask)?)
+            }
             ShardRequest::Queries {
                 options,
                 shadowed,
@@ -451,6 +524,99 @@ impl ShardSearcher {
             });
         }
         Ok(self.candidates(&v, lanes))
+    }
+
+    /// The records `ask` asks for, made as one index makes them: the hits' fields and
+    /// snippets from this shard's pages, their explanations with the wiki's statistics.
+    fn hits(&self, scorer: &Bm25Scorer, ask: &HitsAsk) -> Result<ShardHits> {
+        let index = &*self.index;
+        let lexical = &index.data.lexical;
+        let qterms: Vec<QueryTerm<'_>> = (ask.terms.iter())
+            .map(|(term, word, count, _)| QueryTerm {
+                term: Cow::Borrowed(term),
+                word: Cow::Borrowed(word),
+                count: *count,
+            })
+            .collect();
+        let known: Vec<bool> = ask.terms.iter().map(|t| t.3).collect();
+        let mut typos = Vec::with_capacity(ask.typos.len());
+        for (query, term, edits, prefix) in &ask.typos {
+            if *query as usize >= qterms.len() {
+                return Err(Error::invalid_argument(format!(
+                    "a typo match of query term {query} of {}",
+                    qterms.len()
+                )));
+            }
+            // A term this shard lacks is in none of its chunks: nothing to match or explain.
+            if let Some(t) = lexical.lookup(term) {
+                typos.push(Expansion {
+                    query: *query as usize,
+                    term: t,
+                    edits: *edits,
+                    prefix: *prefix,
+                });
+            }
+        }
+        let chunks = index.chunk_page.len();
+        if let Some(&(c, e)) =
+            (ask.hits.iter()).find(|(c, e)| *c as usize >= chunks || *e as usize >= chunks)
+        {
+            return Err(Error::invalid_argument(format!(
+                "chunk {} of a shard of {chunks} chunks",
+                c.max(e)
+            )));
+        }
+        let shadowed: HashSet<&str> = ask.shadowed.iter().map(String::as_str).collect();
+        let v = index.view(&ask.options, Some(&shadowed), &Vec::new());
+        let match_terms = std::sync::OnceLock::new();
+        let ctx = HitContext {
+            index,
+            scorer,
+            known: Some(&known),
+            unit: ask.unit,
+            qterms,
+            typos: &typos,
+            reports: &[],
+            snippets: ask.options.snippets,
+            explain: ask.options.explain,
+            positions: index.data.positions.as_ref(),
+            match_terms: &match_terms,
+            matcher: Default::default(),
+        };
+        let hits = (ask.hits.iter())
+            .map(|&(c, explained)| ctx.ranked_hit(c, 0.0, Vec::new(), explained))
+            .collect();
+        let always = (index.unfiltered().always.iter())
+            .filter(|&&p| v.page_ok[p])
+            .map(|&p| ctx.always_hit(p))
+            .collect();
+        let facets = ask.facet_terms.as_ref().map(|terms| {
+            let terms = terms.iter().filter_map(|t| lexical.lookup(t));
+            let tally = index.facet_tally(&token::chunks_holding(lexical, terms, &v.mask));
+            let values = |counts: std::collections::HashMap<String, (String, usize, u32)>| {
+                (counts.into_iter())
+                    .map(|(folded, (value, count, p))| {
+                        let page = &index.pages()[p as usize];
+                        FacetValue {
+                            folded,
+                            value,
+                            count,
+                            first: (page.scope.clone(), page.key.clone()),
+                        }
+                    })
+                    .collect()
+            };
+            ShardFacets {
+                pages: tally.pages,
+                tags: values(tally.tags),
+                types: values(tally.types),
+            }
+        });
+        Ok(ShardHits {
+            hits,
+            always,
+            facets,
+        })
     }
 
     /// The lanes' ranked chunks as an answer's candidates, with their pages.
@@ -715,42 +881,222 @@ impl Coordinator {
         ask: &mut Ask<'_>,
     ) -> Result<Vec<Vec<ShardRanked>>> {
         opts.validate()?;
-        let limit = opts.limit.unwrap_or(DEFAULT_LIMIT).clamp(1, MAX_LIMIT);
-        let candidates = (limit * 3).min(MAX_CANDIDATES);
+        let (limit, candidates) = limits(opts);
         let mut plans = (queries.iter())
             .map(|q| self.plan(q.as_ref(), opts))
             .collect::<Result<Vec<Plan<'_>>>>()?;
+        let shadowed = if plans.iter().any(|p| p.query.is_some()) {
+            self.shadowed(opts, ask)?
+        } else {
+            Vec::new()
+        };
+        let tables = self.tables(&mut plans, opts, &shadowed, candidates, ask)?;
+        (plans.iter().zip(tables))
+            .map(|(plan, mut table)| {
+                let (fused, _) = self.fused(plan, &mut table, opts, limit, candidates)?;
+                Ok(fused.iter().map(|f| table.ranked(f)).collect())
+            })
+            .collect()
+    }
+
+    /// Searches the wiki as [`Index::search`] searches one index of all the shards' pages:
+    /// the same results, record for record (the `always` pages, facets, snippets and
+    /// explanations too), with offsets in `unit`. `ask` carries two rounds (three for a search
+    /// scoped to a user): the query, then the records of the hits each shard holds.
+    ///
+    /// # Errors
+    /// As [`Coordinator::rank`].
+    pub fn search(
+        &self,
+        query: &str,
+        opts: &SearchOptions,
+        unit: OffsetUnit,
+        ask: &mut Ask<'_>,
+    ) -> Result<SearchResults> {
+        opts.validate()?;
+        let (limit, candidates) = limits(opts);
+        let mut plans = vec![self.plan(query, opts)?];
+        let shadowed = self.shadowed(opts, ask)?;
+        let mut table = (self.tables(&mut plans, opts, &shadowed, candidates, ask)?)
+            .pop()
+            .unwrap_or_default();
+        let plan = &plans[0];
+        let (fused, reports) = self.fused(plan, &mut table, opts, limit, candidates)?;
+        let a = &plan.analyzed;
+        let wiki = &self.wiki.data.lexical;
+        let facet_terms = opts.facets.then(|| {
+            let mut terms = Vec::new();
+            for i in 0..a.qterms.len() {
+                token::term_credits(wiki, &a.qterms, &a.typos, i, |t, _| {
+                    terms.push(wiki.term(t).to_owned());
+                });
+            }
+            terms
+        });
+        let base = HitsAsk {
+            options: SearchOptions {
+                query_vector: None,
+                ..opts.clone()
+            },
+            unit,
+            shadowed,
+            terms: (a.qterms.iter())
+                .map(|q| {
+                    let known = wiki.lookup(&q.term).is_some();
+                    (q.term.to_string(), q.word.to_string(), q.count, known)
+                })
+                .collect(),
+            typos: (a.typos.iter())
+                .map(|e| {
+                    (
+                        e.query as u32,
+                        wiki.term(e.term).to_owned(),
+                        e.edits,
+                        e.prefix,
+                    )
+                })
+                .collect(),
+            facet_terms,
+            hits: Vec::new(),
+        };
+        let mut asks = vec![base; self.shards];
+        for f in &fused {
+            let slot = &table.slots[f.chunk as usize];
+            let explained = fusion::lane_rank(f, Lane::Lexical).map_or(f.chunk, |r| r.chunk);
+            let explained = &table.slots[explained as usize];
+            if explained.shard != slot.shard {
+                return Err(unexpected(slot.shard as usize));
+            }
+            asks[slot.shard as usize]
+                .hits
+                .push((slot.chunk, explained.chunk));
+        }
+        let asked: Vec<usize> = asks.iter().map(|a| a.hits.len()).collect();
+        let requests: Vec<ShardRequest> = asks.into_iter().map(ShardRequest::Hits).collect();
+        let mut shards = Vec::with_capacity(self.shards);
+        for (s, reply) in self.round(ask, &requests)? {
+            match reply {
+                ShardReply::Hits(hits)
+                    if hits.hits.len() == asked[s] && hits.facets.is_some() == opts.facets =>
+                {
+                    shards.push(hits);
+                }
+                _ => return Err(unexpected(s)),
+            }
+        }
+        let k = self.wiki.data.config.fusion.k;
+        let lanes = |f: Option<&Fused>| -> Vec<LaneHit> {
+            (reports.iter())
+                .map(|r| {
+                    let at = f.and_then(|f| fusion::lane_rank(f, r.lane));
+                    LaneHit {
+                        lane: r.lane,
+                        status: r.status.kind(),
+                        rank: at.map(|a| a.rank),
+                        score: at.map(|a| a.score),
+                        contribution: at.map(|a| r.weight / (k + a.rank as f32)),
+                        chunk: (at.zip(f))
+                            .filter(|(a, f)| a.chunk != f.chunk)
+                            .map(|(a, _)| table.chunk_id(a.chunk)),
+                    }
+                })
+                .collect()
+        };
+        let mut made: Vec<std::vec::IntoIter<Hit>> = (shards.iter_mut())
+            .map(|s| std::mem::take(&mut s.hits).into_iter())
+            .collect();
+        let mut ranked = Vec::with_capacity(fused.len());
+        for f in &fused {
+            let s = table.slots[f.chunk as usize].shard as usize;
+            let mut hit = made[s].next().ok_or_else(|| unexpected(s))?;
+            hit.score = f.score;
+            hit.lanes = lanes(Some(f));
+            if let Some(e) = &mut hit.explain {
+                for t in &mut e.lexical {
+                    // The wiki's document frequency, which a shard lacking the term cannot give.
+                    let term = t.matched.as_deref().unwrap_or(&t.term);
+                    let df = wiki.lookup(term).map_or(0, |at| wiki.df(at));
+                    t.df = u32::try_from(df).unwrap_or(u32::MAX);
+                    t.idf = if df == 0 { 0.0 } else { lexical::idf(wiki, df) };
+                }
+            }
+            ranked.push(hit);
+        }
+        let mut always: Vec<Hit> = (shards.iter_mut())
+            .flat_map(|s| std::mem::take(&mut s.always))
+            .map(|mut hit| {
+                hit.lanes = lanes(None);
+                hit
+            })
+            .collect();
+        crate::data::sort::sort_by(&mut always, |a, b| {
+            (&a.scope, &a.key).cmp(&(&b.scope, &b.key))
+        });
+        let facets = opts.facets.then(|| merged_facets(&shards));
+        let phrases = (!a.quoted.is_empty()).then(|| PhraseReport {
+            phrases: a.quoted.iter().map(|(t, _)| t.trim().to_string()).collect(),
+            matched: (fused.iter())
+                .take_while(|f| table.slots[f.chunk as usize].held)
+                .count(),
+            reason: (!self.wiki.data.config.positions).then(|| NO_POSITIONS.to_string()),
+        });
+        let (hits, always) = if opts.always == AlwaysMode::First {
+            (always.into_iter().chain(ranked).collect(), Vec::new())
+        } else {
+            (ranked, always)
+        };
+        Ok(SearchResults {
+            query: a.query.to_string(),
+            truncated: a.truncated,
+            terms: a.qterms.iter().map(|q| q.term.to_string()).collect(),
+            lanes: reports,
+            hits,
+            always,
+            facets,
+            phrases,
+        })
+    }
+
+    /// Each planned query's candidates from every shard (one round for all the queries
+    /// asked), with `shadowed` the keys of user pages hiding global ones in other shards.
+    fn tables(
+        &self,
+        plans: &mut [Plan<'_>],
+        opts: &SearchOptions,
+        shadowed: &[String],
+        candidates: usize,
+        ask: &mut Ask<'_>,
+    ) -> Result<Vec<Table>> {
         let asked: Vec<usize> = (0..plans.len())
             .filter(|&q| plans[q].query.is_some())
             .collect();
         let mut tables: Vec<Table> = plans.iter().map(|_| Table::default()).collect();
-        if !asked.is_empty() {
-            let request = ShardRequest::Queries {
-                options: SearchOptions {
-                    query_vector: None,
-                    ..opts.clone()
-                },
-                shadowed: self.shadowed(opts, ask)?,
-                candidates,
-                queries: (asked.iter())
-                    .filter_map(|&q| plans[q].query.take())
-                    .collect(),
+        if asked.is_empty() {
+            return Ok(tables);
+        }
+        let request = ShardRequest::Queries {
+            options: SearchOptions {
+                query_vector: None,
+                ..opts.clone()
+            },
+            shadowed: shadowed.to_vec(),
+            candidates,
+            queries: (asked.iter())
+                .filter_map(|&q| plans[q].query.take())
+                .collect(),
+        };
+        for (s, reply) in self.round(ask, &vec![request; self.shards])? {
+            let ShardReply::Answers(answers) = reply else {
+                return Err(unexpected(s));
             };
-            for (s, reply) in self.round(ask, &vec![request; self.shards])? {
-                let ShardReply::Answers(answers) = reply else {
-                    return Err(unexpected(s));
-                };
-                if answers.len() != asked.len() {
-                    return Err(unexpected(s));
-                }
-                for (&q, answer) in asked.iter().zip(answers) {
-                    tables[q].add(s, answer)?;
-                }
+            if answers.len() != asked.len() {
+                return Err(unexpected(s));
+            }
+            for (&q, answer) in asked.iter().zip(answers) {
+                tables[q].add(s, answer)?;
             }
         }
-        (plans.into_iter().zip(tables))
-            .map(|(plan, table)| self.fused(plan, table, opts, limit, candidates))
-            .collect()
+        Ok(tables)
     }
 
     /// A round of queries: a shard that answers [`ShardReply::Unprepared`] (started again
@@ -839,21 +1185,22 @@ impl Coordinator {
     }
 
     /// A query's ranked hits from every shard's candidates (`table`): its lanes merged, then
-    /// fused as one index fuses them.
+    /// fused as one index fuses them; with the lanes' reports.
     fn fused(
         &self,
-        plan: Plan<'_>,
-        mut table: Table,
+        plan: &Plan<'_>,
+        table: &mut Table,
         opts: &SearchOptions,
         limit: usize,
         candidates: usize,
-    ) -> Result<Vec<ShardRanked>> {
+    ) -> Result<(Vec<Fused>, Vec<LaneReport>)> {
         let Plan {
             analyzed,
             no_terms,
             semantic,
             ..
         } = plan;
+        let no_terms = *no_terms;
         let wiki = &self.wiki.data.lexical;
         let fusion_cfg = self.wiki.data.config.fusion;
         let (mut rankings, mut reports) = run_lanes(opts, no_terms, fusion_cfg, |lane| {
@@ -899,20 +1246,7 @@ impl Coordinator {
         // Hits that hold every phrase first; a stable sort keeps the fused order in each.
         crate::data::sort::sort_by_key(&mut fused, |f| !held(f.chunk));
         fused.truncate(limit);
-        Ok(fused
-            .iter()
-            .map(|f| {
-                let slot = &table.slots[f.chunk as usize];
-                let page = &table.pages[slot.page as usize];
-                ShardRanked {
-                    shard: slot.shard as usize,
-                    page: page.page as usize,
-                    chunk: slot.chunk as usize,
-                    score: f.score,
-                    page_id: page.id().to_owned(),
-                }
-            })
-            .collect())
+        Ok((fused, reports))
     }
 
     /// The keys of the user pages that hide global pages of the same keys in a search with
@@ -949,6 +1283,40 @@ struct Plan<'q> {
     /// The semantic lane's query vector, or why it does not run (`None`: not asked for).
     semantic: Option<std::result::Result<Vec<f32>, LaneStatus>>,
     query: Option<ShardQuery>,
+}
+
+/// A search's hits and the candidates each lane keeps, as one index takes them from `opts`.
+fn limits(opts: &SearchOptions) -> (usize, usize) {
+    let limit = opts.limit.unwrap_or(DEFAULT_LIMIT).clamp(1, MAX_LIMIT);
+    (limit, (limit * 3).min(MAX_CANDIDATES))
+}
+
+/// The wiki's facets from every shard's counts: each value counted over every shard and
+/// written as the first page (in the wiki's page order) with it writes it.
+fn merged_facets(shards: &[ShardHits]) -> Facets {
+    type Merged<'a> = std::collections::HashMap<&'a str, (&'a FacetValue, usize)>;
+    fn add<'a>(merged: &mut Merged<'a>, values: &'a [FacetValue]) {
+        for v in values {
+            let e = merged.entry(&v.folded).or_insert((v, 0));
+            e.1 += v.count;
+            if v.first < e.0.first {
+                e.0 = v;
+            }
+        }
+    }
+    let (mut pages, mut tags, mut types) = (0, Merged::default(), Merged::default());
+    for f in shards.iter().filter_map(|s| s.facets.as_ref()) {
+        pages += f.pages;
+        add(&mut tags, &f.tags);
+        add(&mut types, &f.types);
+    }
+    let sorted =
+        |m: Merged<'_>| sorted_counts(m.into_values().map(|(v, count)| (v.value.clone(), count)));
+    Facets {
+        pages,
+        tags: sorted(tags),
+        types: sorted(types),
+    }
 }
 
 /// Every page's scope and key over `summaries`, checked distinct: their number.
@@ -1098,6 +1466,25 @@ impl Table {
             .iter()
             .map(|&(_, score, _, c)| (c, score))
             .collect()
+    }
+
+    /// The [`ShardRanked`] of fused hit `f`.
+    fn ranked(&self, f: &Fused) -> ShardRanked {
+        let slot = &self.slots[f.chunk as usize];
+        let page = &self.pages[slot.page as usize];
+        ShardRanked {
+            shard: slot.shard as usize,
+            page: page.page as usize,
+            chunk: slot.chunk as usize,
+            score: f.score,
+            page_id: page.id().to_owned(),
+        }
+    }
+
+    /// The id of the chunk in slot `c`.
+    fn chunk_id(&self, c: u32) -> String {
+        let slot = &self.slots[c as usize];
+        crate::text::chunk::chunk_id(self.pages[slot.page as usize].id(), slot.number as usize)
     }
 
     /// [`Index`]'s order of chunk ids, over the table's slots.
