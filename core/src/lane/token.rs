@@ -335,11 +335,21 @@ pub(crate) fn matching_chunks(
     typos: &[Expansion],
     mask: Mask<'_>,
 ) -> Vec<u32> {
+    chunks_holding(index, credited_terms(index, query, typos), mask)
+}
+
+/// Every term [`term_credits`] gives any of `query`'s terms, in query order (a term given
+/// twice is listed twice).
+pub(crate) fn credited_terms(
+    index: &LexicalIndex,
+    query: &[QueryTerm<'_>],
+    typos: &[Expansion],
+) -> Vec<usize> {
     let mut terms = Vec::new();
     for i in 0..query.len() {
         term_credits(index, query, typos, i, |t, _| terms.push(t));
     }
-    chunks_holding(index, terms, mask)
+    terms
 }
 
 /// Every chunk `mask` lets through that holds one of `terms` (dictionary positions).

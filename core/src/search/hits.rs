@@ -51,33 +51,9 @@ pub(super) struct HitContext<'a> {
 
 impl<'a> HitContext<'a> {
     pub(super) fn hit(&self, f: &Fused) -> Hit {
-        let fusion_cfg = self.index.data.config.fusion;
-        let lanes = self
-            .reports
-            .iter()
-            .map(|r| {
-                let at = fusion::lane_rank(f, r.lane);
-                LaneHit {
-                    lane: r.lane,
-                    status: r.status.kind(),
-                    rank: at.map(|a| a.rank),
-                    score: at.map(|a| a.score),
-                    contribution: at.map(|a| r.weight / (fusion_cfg.k + a.rank as f32)),
-                    chunk: at
-                        .map(|a| {
-                            if a.chunk == f.chunk {
-                                None
-                            } else {
-                                Some(self.index.chunk_id(a.chunk))
-                            }
-                        })
-                        .unwrap_or(None),
-                }
-            })
-            .collect();
-        // The lexical lane's own chunk of this page, so the terms add up to its score.
-        let explained = fusion::lane_rank(f, Lane::Lexical).map_or(f.chunk, |r| r.chunk);
-        self.ranked_hit(f.chunk, f.score, lanes, explained)
+        let k = self.index.data.config.fusion.k;
+        let lanes = lane_hits(self.reports, k, Some(f), |c| self.index.chunk_id(c));
+        self.ranked_hit(f.chunk, f.score, lanes, explained_chunk(f))
     }
 
     /// The hit of chunk `c`, ranked with `score` and `lanes`, its explanation (when asked for)
@@ -142,18 +118,7 @@ impl<'a> HitContext<'a> {
     /// An `always` page: not ranked by any lane (they are masked out), score 0, with the chunk
     /// that contains the most query terms.
     pub(super) fn always_hit(&self, page: usize) -> Hit {
-        let lanes = self
-            .reports
-            .iter()
-            .map(|r| LaneHit {
-                lane: r.lane,
-                status: r.status.kind(),
-                rank: None,
-                score: None,
-                contribution: None,
-                chunk: None,
-            })
-            .collect();
+        let lanes = lane_hits(self.reports, 0.0, None, |_| String::new());
         self.base(self.always_chunk(page), 0.0, lanes)
     }
 
@@ -236,6 +201,38 @@ impl<'a> HitContext<'a> {
             explain: None,
         }
     }
+}
+
+/// A hit's part of each lane in `reports` (RRF constant `k`): its rank, score and share of the
+/// fused hit `f`, and the chunk the lane ranked when it is not the hit's (`chunk_id` names
+/// it); no rank for an `always` page (`f` is `None`).
+pub(super) fn lane_hits(
+    reports: &[LaneReport],
+    k: f32,
+    f: Option<&Fused>,
+    chunk_id: impl Fn(u32) -> String,
+) -> Vec<LaneHit> {
+    (reports.iter())
+        .map(|r| {
+            let at = f.and_then(|f| fusion::lane_rank(f, r.lane));
+            LaneHit {
+                lane: r.lane,
+                status: r.status.kind(),
+                rank: at.map(|a| a.rank),
+                score: at.map(|a| a.score),
+                contribution: at.map(|a| r.weight / (k + a.rank as f32)),
+                chunk: (at.zip(f))
+                    .filter(|(a, f)| a.chunk != f.chunk)
+                    .map(|(a, _)| chunk_id(a.chunk)),
+            }
+        })
+        .collect()
+}
+
+/// The chunk a fused hit's explanation reads: the lexical lane's own chunk of its page, so the
+/// terms add up to that lane's score.
+pub(super) fn explained_chunk(f: &Fused) -> u32 {
+    fusion::lane_rank(f, Lane::Lexical).map_or(f.chunk, |r| r.chunk)
 }
 
 /// The date a hit shows: the one the date filters read. The frontmatter's, as written, when

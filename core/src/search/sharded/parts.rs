@@ -49,11 +49,10 @@ use std::sync::{Arc, RwLock};
 use serde::{Deserialize, Serialize};
 
 use super::super::filter::sorted_counts;
-use super::super::hits::HitContext;
+use super::super::hits::{explained_chunk, lane_hits, HitContext};
 use super::super::{
     chunk_id_order, fuse_pages, held_first, lexical_terms, run_lanes, weigh_known, AlwaysMode,
-    Analyzed, Facets, Hit, LaneHit, LaneReport, PhraseReport, Quoted, SearchOptions, SearchResults,
-    View,
+    Analyzed, Facets, Hit, LaneReport, PhraseReport, Quoted, SearchOptions, SearchResults, View,
 };
 use super::super::{DEFAULT_LIMIT, MAX_CANDIDATES, MAX_LIMIT};
 use crate::blob::IndexData;
@@ -925,13 +924,9 @@ impl Coordinator {
         let a = &plan.analyzed;
         let wiki = &self.wiki.data.lexical;
         let facet_terms = opts.facets.then(|| {
-            let mut terms = Vec::new();
-            for i in 0..a.qterms.len() {
-                token::term_credits(wiki, &a.qterms, &a.typos, i, |t, _| {
-                    terms.push(wiki.term(t).to_owned());
-                });
-            }
-            terms
+            (token::credited_terms(wiki, &a.qterms, &a.typos).into_iter())
+                .map(|t| wiki.term(t).to_owned())
+                .collect()
         });
         let base = HitsAsk {
             options: SearchOptions {
@@ -962,8 +957,7 @@ impl Coordinator {
         let mut asks = vec![base; self.shards];
         for f in &fused {
             let slot = &table.slots[f.chunk as usize];
-            let explained = fusion::lane_rank(f, Lane::Lexical).map_or(f.chunk, |r| r.chunk);
-            let explained = &table.slots[explained as usize];
+            let explained = &table.slots[explained_chunk(f) as usize];
             if explained.shard != slot.shard {
                 return Err(unexpected(slot.shard as usize));
             }
@@ -985,23 +979,7 @@ impl Coordinator {
             }
         }
         let k = self.wiki.data.config.fusion.k;
-        let lanes = |f: Option<&Fused>| -> Vec<LaneHit> {
-            (reports.iter())
-                .map(|r| {
-                    let at = f.and_then(|f| fusion::lane_rank(f, r.lane));
-                    LaneHit {
-                        lane: r.lane,
-                        status: r.status.kind(),
-                        rank: at.map(|a| a.rank),
-                        score: at.map(|a| a.score),
-                        contribution: at.map(|a| r.weight / (k + a.rank as f32)),
-                        chunk: (at.zip(f))
-                            .filter(|(a, f)| a.chunk != f.chunk)
-                            .map(|(a, _)| table.chunk_id(a.chunk)),
-                    }
-                })
-                .collect()
-        };
+        let lanes = |f| lane_hits(&reports, k, f, |c| table.chunk_id(c));
         let mut made: Vec<std::vec::IntoIter<Hit>> = (shards.iter_mut())
             .map(|s| std::mem::take(&mut s.hits).into_iter())
             .collect();
