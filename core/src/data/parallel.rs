@@ -77,6 +77,36 @@ fn run_len(items: usize, threads: usize) -> usize {
     items.div_ceil(threads * RUNS_PER_THREAD).max(1)
 }
 
+std::thread_local! {
+    /// Whether this thread is one of [`map`]'s: its work is already one share of the cores.
+    static SHARED_OUT: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Whether work on this thread may take a second thread: not on one of [`map`]'s threads
+/// (the cores are already shared out, a batch's queries say), not on wasm, not with one core.
+pub(crate) fn may_spread() -> bool {
+    !cfg!(target_family = "wasm") && cores() > 1 && !SHARED_OUT.with(std::cell::Cell::get)
+}
+
+/// `apart()` on a thread of its own while `here()` runs on this one (the two one after
+/// another unless [`may_spread`]); a panic in either goes on on the caller's.
+pub(crate) fn beside<A: Send, B>(
+    apart: impl FnOnce() -> A + Send,
+    here: impl FnOnce() -> B,
+) -> (A, B) {
+    if !may_spread() {
+        return (apart(), here());
+    }
+    std::thread::scope(|s| {
+        let other = s.spawn(apart);
+        let b = here();
+        match other.join() {
+            Ok(a) => (a, b),
+            Err(panic) => std::panic::resume_unwind(panic),
+        }
+    })
+}
+
 /// `run(r)` for each of `runs` runs, taken one after another by `threads` threads, joined in
 /// the runs' order.
 fn over_runs<R: Send>(runs: usize, threads: usize, run: impl Fn(usize) -> Vec<R> + Sync) -> Vec<R> {
@@ -86,6 +116,7 @@ fn over_runs<R: Send>(runs: usize, threads: usize, run: impl Fn(usize) -> Vec<R>
         let workers: Vec<_> = (0..threads)
             .map(|_| {
                 s.spawn(move || {
+                    SHARED_OUT.with(|c| c.set(true));
                     let mut made = Vec::new();
                     loop {
                         let r = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
@@ -145,6 +176,29 @@ mod tests {
             2,
             |&i| if i == 500 { panic!("item 500") } else { i },
         );
+    }
+
+    #[test]
+    fn work_beside_runs_apart_but_not_on_a_shared_out_thread() {
+        let here = std::thread::current().id();
+        let (apart, mine) = super::beside(|| std::thread::current().id(), || 7);
+        assert_eq!(mine, 7);
+        assert_eq!(apart != here, super::cores() > 1);
+        // On one of `map`'s threads the two run on that thread.
+        let same = super::map(&[0u32, 1], 2, |_| {
+            let (a, b) = super::beside(
+                || std::thread::current().id(),
+                || std::thread::current().id(),
+            );
+            (a == b, super::may_spread())
+        });
+        assert_eq!(same, vec![(true, false); 2]);
+    }
+
+    #[test]
+    #[should_panic(expected = "apart")]
+    fn a_panic_beside_goes_on_in_the_caller() {
+        super::beside(|| panic!("apart"), || ());
     }
 
     #[test]

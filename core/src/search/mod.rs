@@ -23,10 +23,12 @@ use std::borrow::Cow;
 use std::collections::HashSet;
 
 use crate::data::error::{Error, Result};
+use crate::data::parallel;
 use crate::embed::Embedder;
 use crate::index::{Caller, Index};
 use crate::lane::evidence;
 use crate::lane::fusion::{self, Fused, LaneRanking};
+use crate::lane::prune::PRUNE_LEXICAL_FROM;
 use crate::lane::semantic::codes::Codes;
 use crate::lane::typo::{self, Expansion};
 use crate::lane::{semantic, token, Lane, LaneStatus, NOT_REQUESTED, NO_QUERY_TERMS};
@@ -135,6 +137,11 @@ impl View<'_> {
         self.held.as_ref().is_some_and(|h| h[c as usize])
     }
 }
+
+/// From this many chunks a search runs its two word lanes at once, the lexical lane on a thread
+/// of its own: there both lanes prune ([`PRUNE_LEXICAL_FROM`]), keeping no buffer a chunk on the
+/// thread they run on, and each takes hundreds of µs, against tens for a thread's start.
+pub(crate) const LANES_APART_FROM: usize = PRUNE_LEXICAL_FROM;
 
 /// The terms the lexical lane scores for a query, each with its weight: each known query term
 /// weighs its count in the query, and a typo match what its query term would, discounted per
@@ -548,6 +555,20 @@ impl Index {
         reads: Option<&Reads<'_>>,
         model: Option<&dyn Embedder>,
     ) -> Result<Ranking<'a>> {
+        let apart = self.chunk_count() >= LANES_APART_FROM;
+        self.ranking_lanes(query, opts, reads, model, apart)
+    }
+
+    /// [`Index::ranking`], the two word lanes run at once on two threads when `apart` (and
+    /// both run, and [`parallel::may_spread`]): the same ranking either way.
+    fn ranking_lanes<'a>(
+        &'a self,
+        query: &'a str,
+        opts: &SearchOptions,
+        reads: Option<&Reads<'_>>,
+        model: Option<&dyn Embedder>,
+        apart: bool,
+    ) -> Result<Ranking<'a>> {
         opts.validate()?;
         let limit = opts.limit.unwrap_or(DEFAULT_LIMIT).clamp(1, MAX_LIMIT);
         let candidates = (limit * 3).min(MAX_CANDIDATES);
@@ -567,36 +588,45 @@ impl Index {
         let view = self.view(opts, None, &quoted);
         let fusion_cfg = self.data.config.fusion;
         let no_terms = qterms.is_empty() && opts.query_vector.is_none();
+        let lexical_lane = || {
+            let weighted = lexical_terms(&qterms, &known, &typos);
+            held_first(view.first(), view.groups, candidates, |first| {
+                Ok::<_, Error>(self.scorer.search(
+                    lexical,
+                    &weighted,
+                    first.or(view.filter()),
+                    view.paged(),
+                    candidates,
+                ))
+            })
+        };
+        let token_lane = || {
+            let credits = token::credits(lexical, &qterms, &typos);
+            held_first(view.first(), view.groups, candidates, |first| {
+                Ok::<_, Error>(token::search(
+                    lexical,
+                    &credits,
+                    first.unwrap_or(&view.mask),
+                    view.paged(),
+                    candidates,
+                ))
+            })
+        };
+        // The lexical lane on a thread of its own while this one runs the token lane.
+        let apart = apart && opts.wants(Lane::Token);
+        let mut token_ranked = None;
         let (mut rankings, mut reports) = run_lanes(opts, no_terms, fusion_cfg, |lane| {
             Ok(match lane {
-                Lane::Lexical => {
-                    let weighted = lexical_terms(&qterms, &known, &typos);
-                    let ranked = held_first(view.first(), view.groups, candidates, |first| {
-                        Ok::<_, Error>(self.scorer.search(
-                            lexical,
-                            &weighted,
-                            first.or(view.filter()),
-                            view.paged(),
-                            candidates,
-                        ))
-                    })?;
-                    (LaneStatus::Ok, ranked)
+                Lane::Lexical if apart => {
+                    let (ranked, token) = parallel::beside(lexical_lane, token_lane);
+                    token_ranked = Some(token);
+                    (LaneStatus::Ok, ranked?)
                 }
-                Lane::Token => {
-                    let credits = token::credits(lexical, &qterms, &typos);
-                    (
-                        LaneStatus::Ok,
-                        held_first(view.first(), view.groups, candidates, |first| {
-                            Ok::<_, Error>(token::search(
-                                lexical,
-                                &credits,
-                                first.unwrap_or(&view.mask),
-                                view.paged(),
-                                candidates,
-                            ))
-                        })?,
-                    )
-                }
+                Lane::Lexical => (LaneStatus::Ok, lexical_lane()?),
+                Lane::Token => (
+                    LaneStatus::Ok,
+                    token_ranked.take().unwrap_or_else(token_lane)?,
+                ),
                 Lane::Semantic => {
                     // The floor judges only queries none of whose words the index knows.
                     let unknown = known.iter().all(Option::is_none) && typos.is_empty();
@@ -786,5 +816,63 @@ impl Index {
             (self.chunk_number(a), self.chunk_number(b)),
             || (pages[pa as usize].id(), pages[pb as usize].id()),
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{Config, IndexBuilder, Lane, SearchOptions};
+
+    #[test]
+    fn word_lanes_apart_rank_as_one_after_another() {
+        let mut b = IndexBuilder::new(Config::default()).unwrap();
+        let pages = [
+            ("a.md", "# Boundary layers\n\nThe boundary layer of a flat plate.\n\n## Transition\n\nTransition to turbulence in the layer."),
+            ("b.md", "# Heat\n\nHeat transfer near the leading edge of a plate, with a layer of \"boundary flow\"."),
+            ("c.md", "---\ntags: [flow]\n---\n# Flow\n\nTurbulent flow and laminar flow; the transition point moves."),
+        ];
+        for (path, text) in pages {
+            b.add_file(path, text.as_bytes()).unwrap();
+        }
+        let index = b.build().unwrap().0;
+        let lanes = |names: &[Lane]| Some(names.to_vec());
+        let cases = [
+            ("boundary layer transition", SearchOptions::default()),
+            ("boundry layr", SearchOptions::default()),
+            ("\"boundary layer\" plate", SearchOptions::default()),
+            (
+                "flow",
+                SearchOptions {
+                    chunks: true,
+                    ..SearchOptions::default()
+                },
+            ),
+            (
+                "trans plate",
+                SearchOptions {
+                    lanes: lanes(&[Lane::Lexical, Lane::Token]),
+                    ..SearchOptions::default()
+                },
+            ),
+            (
+                "layer",
+                SearchOptions {
+                    lanes: lanes(&[Lane::Token]),
+                    ..SearchOptions::default()
+                },
+            ),
+            ("nothing here at all", SearchOptions::default()),
+        ];
+        for (query, opts) in cases {
+            let one = index
+                .ranking_lanes(query, &opts, None, None, false)
+                .unwrap();
+            let two = index.ranking_lanes(query, &opts, None, None, true).unwrap();
+            assert_eq!(one.picked, two.picked, "{query}");
+            assert_eq!(one.reports, two.reports, "{query}");
+            if query.starts_with("boundary layer") {
+                assert!(one.picked.len() >= 2, "the case ranks something");
+            }
+        }
     }
 }
