@@ -15,9 +15,10 @@ pub(crate) fn threads_for(items: usize, fewest: usize) -> usize {
 }
 
 /// How many of `threads` work on `items` items: no more than there are items, at least one,
-/// and one on wasm (no threads there).
+/// and one on wasm (no threads there) or on a thread of [`map`]'s own (the cores are already
+/// shared out).
 pub(crate) fn usable(threads: usize, items: usize) -> usize {
-    if cfg!(target_family = "wasm") {
+    if cfg!(target_family = "wasm") || SHARED_OUT.with(std::cell::Cell::get) {
         1
     } else {
         threads.min(items).max(1)
@@ -88,13 +89,15 @@ pub(crate) fn may_spread() -> bool {
     !cfg!(target_family = "wasm") && cores() > 1 && !SHARED_OUT.with(std::cell::Cell::get)
 }
 
-/// `apart()` on a thread of its own while `here()` runs on this one (the two one after
-/// another unless [`may_spread`]); a panic in either goes on on the caller's.
+/// With `spread`, `apart()` on a thread of its own while `here()` runs on this one; else, or
+/// unless [`may_spread`], the two one after the other here. A panic in either goes on on the
+/// caller's.
 pub(crate) fn beside<A: Send, B>(
+    spread: bool,
     apart: impl FnOnce() -> A + Send,
     here: impl FnOnce() -> B,
 ) -> (A, B) {
-    if !may_spread() {
+    if !spread || !may_spread() {
         return (apart(), here());
     }
     std::thread::scope(|s| {
@@ -181,16 +184,24 @@ mod tests {
     #[test]
     fn work_beside_runs_apart_but_not_on_a_shared_out_thread() {
         let here = std::thread::current().id();
-        let (apart, mine) = super::beside(|| std::thread::current().id(), || 7);
+        let (apart, mine) = super::beside(true, || std::thread::current().id(), || 7);
         assert_eq!(mine, 7);
         assert_eq!(apart != here, super::cores() > 1);
-        // On one of `map`'s threads the two run on that thread.
+        let (apart, _) = super::beside(false, || std::thread::current().id(), || ());
+        assert_eq!(apart, here);
+        // On one of `map`'s threads the two run on that thread, and a `map` there too.
         let same = super::map(&[0u32, 1], 2, |_| {
+            let me = std::thread::current().id();
             let (a, b) = super::beside(
+                true,
                 || std::thread::current().id(),
                 || std::thread::current().id(),
             );
-            (a == b, super::may_spread())
+            let inner = super::map(&[0u32, 1, 2, 3], 4, |_| std::thread::current().id());
+            (
+                a == b && inner.iter().all(|&t| t == me),
+                super::may_spread(),
+            )
         });
         assert_eq!(same, vec![(true, false); 2]);
     }
@@ -198,7 +209,7 @@ mod tests {
     #[test]
     #[should_panic(expected = "apart")]
     fn a_panic_beside_goes_on_in_the_caller() {
-        super::beside(|| panic!("apart"), || ());
+        super::beside(true, || panic!("apart"), || ());
     }
 
     #[test]

@@ -140,8 +140,11 @@ impl View<'_> {
 
 /// From this many chunks a search runs its two word lanes at once, the lexical lane on a thread
 /// of its own: there both lanes prune ([`PRUNE_LEXICAL_FROM`]), keeping no buffer a chunk on the
-/// thread they run on, and each takes hundreds of µs, against tens for a thread's start.
-pub(crate) const LANES_APART_FROM: usize = PRUNE_LEXICAL_FROM;
+/// thread they run on, and each takes hundreds of µs, against tens for a thread's start. The
+/// crate's own tests count every index of a chunk or more as large, so both ways are tested:
+/// its unit tests run the lanes apart, the integration tests and the bindings' one after the
+/// other.
+pub(crate) const LANES_APART_FROM: usize = if cfg!(test) { 1 } else { PRUNE_LEXICAL_FROM };
 
 /// The terms the lexical lane scores for a query, each with its weight: each known query term
 /// weighs its count in the query, and a typo match what its query term would, discounted per
@@ -612,13 +615,13 @@ impl Index {
                 ))
             })
         };
-        // The lexical lane on a thread of its own while this one runs the token lane.
-        let apart = apart && opts.wants(Lane::Token);
         let mut token_ranked = None;
         let (mut rankings, mut reports) = run_lanes(opts, no_terms, fusion_cfg, |lane| {
             Ok(match lane {
-                Lane::Lexical if apart => {
-                    let (ranked, token) = parallel::beside(lexical_lane, token_lane);
+                Lane::Lexical if opts.wants(Lane::Token) => {
+                    // With `apart`, the lexical lane on a thread of its own while this one runs
+                    // the token lane.
+                    let (ranked, token) = parallel::beside(apart, lexical_lane, token_lane);
                     token_ranked = Some(token);
                     (LaneStatus::Ok, ranked?)
                 }

@@ -50,6 +50,7 @@
 use std::sync::Arc;
 
 use crate::data::error::Result;
+use crate::data::parallel;
 use crate::embed::Embedder;
 use crate::index::Index;
 use crate::text::page::Page;
@@ -99,7 +100,7 @@ impl ShardedIndex {
             .map(|s| ShardSearcher::new(Arc::clone(s)))
             .collect();
         let summaries = searchers.iter().map(ShardSearcher::summary).collect();
-        let coordinator = Coordinator::new(summaries, model, &mut in_process(&searchers))?;
+        let coordinator = Coordinator::new(summaries, model, &mut in_process(&searchers, false))?;
         Ok(ShardedIndex {
             shards,
             searchers,
@@ -148,7 +149,7 @@ impl ShardedIndex {
     /// # Errors
     /// As [`Index::rank`].
     pub fn rank(&self, query: &str, opts: &SearchOptions) -> Result<Vec<ShardRanked>> {
-        (self.coordinator).rank(query, opts, &mut in_process(&self.searchers))
+        (self.coordinator).rank(query, opts, &mut in_process(&self.searchers, self.spread()))
     }
 
     /// Searches the wiki as [`Index::search`] searches one index of all its pages: the same
@@ -158,7 +159,14 @@ impl ShardedIndex {
     /// # Errors
     /// As [`Index::search`].
     pub fn search(&self, query: &str, opts: &SearchOptions) -> Result<SearchResults> {
-        (self.coordinator).search(query, opts, self.unit, &mut in_process(&self.searchers))
+        let ask = &mut in_process(&self.searchers, self.spread());
+        (self.coordinator).search(query, opts, self.unit, ask)
+    }
+
+    /// Whether a query's shards are asked on every core at once: from as many chunks as one
+    /// index runs its word lanes apart from ([`super::LANES_APART_FROM`]).
+    fn spread(&self) -> bool {
+        self.chunk_count() >= super::LANES_APART_FROM
     }
 
     /// [`ShardedIndex::rank`] for many queries with one set of options, answers in query
@@ -173,20 +181,22 @@ impl ShardedIndex {
         threads: Option<usize>,
     ) -> Result<Vec<Vec<ShardRanked>>> {
         let threads = super::batch_threads(opts, threads)?;
-        crate::data::parallel::map(queries, threads, |q| self.rank(q.as_ref(), opts))
+        parallel::map(queries, threads, |q| self.rank(q.as_ref(), opts))
             .into_iter()
             .collect()
     }
 }
 
-/// The [`Ask`] of shards in this process: each request to its searcher.
+/// The [`Ask`] of shards in this process: each request to its searcher, the shards spread over
+/// the cores when `spread`.
 fn in_process(
     searchers: &[ShardSearcher],
+    spread: bool,
 ) -> impl FnMut(&[ShardRequest]) -> Result<Vec<ShardReply>> + '_ {
-    |requests: &[ShardRequest]| {
-        Ok((searchers.iter().zip(requests))
-            .map(|(s, r)| s.reply(r))
-            .collect())
+    move |requests: &[ShardRequest]| {
+        let asked: Vec<(&ShardSearcher, &ShardRequest)> = searchers.iter().zip(requests).collect();
+        let threads = if spread { parallel::cores() } else { 1 };
+        Ok(parallel::map(&asked, threads, |(s, r)| s.reply(r)))
     }
 }
 

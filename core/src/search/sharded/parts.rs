@@ -59,6 +59,7 @@ use crate::blob::IndexData;
 use crate::data::config::Config;
 use crate::data::error::{Error, Result};
 use crate::data::offset::OffsetUnit;
+use crate::data::parallel;
 use crate::embed::Embedder;
 use crate::index::vectors::{floor_of, floor_probe_vectors};
 use crate::index::Index;
@@ -453,8 +454,8 @@ impl ShardSearcher {
                     )));
                 }
                 let shadowed: HashSet<&str> = shadowed.iter().map(String::as_str).collect();
-                let threads = crate::data::parallel::cores();
-                let answers = crate::data::parallel::map(queries, threads, |q| {
+                let threads = parallel::cores();
+                let answers = parallel::map(queries, threads, |q| {
                     self.answer(&scorer, options, &shadowed, *candidates, q)
                 });
                 ShardReply::Answers(answers.into_iter().collect::<Result<_>>()?)
@@ -489,25 +490,36 @@ impl ShardSearcher {
                 .filter_map(|(t, w)| Some((lexical.lookup(t)?, *w)))
                 .collect()
         };
-        let ranked = |rank: &dyn Fn(Option<&[bool]>) -> Vec<Tied>| {
+        let ranked = |rank: &(dyn Fn(Option<&[bool]>) -> Vec<Tied> + Sync)| {
             let Ok(list) =
                 held_first::<_, std::convert::Infallible>(v.first(), v.groups, n, |first| {
                     Ok(rank(first))
                 });
             list
         };
-        let mut lanes: [Vec<Tied>; 3] = Default::default();
-        if let Some(terms) = &q.lexical {
-            let terms = local(terms);
-            lanes[0] = ranked(&|first| {
+        let lexical_lane = || {
+            let terms = local(q.lexical.as_deref().unwrap_or_default());
+            ranked(&|first| {
                 untied(scorer.search(lexical, &terms, first.or(v.filter()), v.paged(), n))
-            });
-        }
-        if let Some(credits) = &q.token {
-            let credits: token::Credits = credits.iter().map(|unit| local(unit)).collect();
-            lanes[1] = ranked(&|first| {
+            })
+        };
+        let token_lane = || {
+            let credits: token::Credits =
+                (q.token.iter().flatten()).map(|unit| local(unit)).collect();
+            ranked(&|first| {
                 token::search_tied(lexical, &credits, first.unwrap_or(&v.mask), v.paged(), n)
-            });
+            })
+        };
+        let mut lanes: [Vec<Tied>; 3] = Default::default();
+        match (q.lexical.is_some(), q.token.is_some()) {
+            (true, true) => {
+                // As one index runs them: apart from as many chunks on.
+                let apart = index.chunk_count() >= crate::search::LANES_APART_FROM;
+                (lanes[0], lanes[1]) = parallel::beside(apart, lexical_lane, token_lane);
+            }
+            (true, false) => lanes[0] = lexical_lane(),
+            (false, true) => lanes[1] = token_lane(),
+            (false, false) => {}
         }
         if let (Some(vector), Some(section)) = (&q.semantic, &index.data.vectors) {
             if vector.len() != section.dim as usize {
