@@ -26,6 +26,9 @@ const MAX_DIM: usize = 16_384;
 /// Rows summed (for the mean) or encoded per task.
 const BLOCK: usize = 4096;
 
+/// Rows a task measures the distance of, for a query (a few hundred µs of work).
+const NEAREST_BLOCK: usize = 8 * BLOCK;
+
 /// The rows a search of `n` results among `rows` vectors scores exactly: the nearest codes,
 /// many more than `n` since a code's distance only estimates the angle, and more in a larger
 /// section, where more rows crowd near the best. Chosen on MiniLM vectors at 1.1M chunks
@@ -121,24 +124,38 @@ impl Codes {
         let mut q = vec![0u64; words];
         self.encode(query, &mut q);
         let far = (words * 64 + 1) as u16;
-        let mut counts = vec![0usize; usize::from(far) + 1];
-        let distances: Vec<u16> = self
-            .bits
-            .chunks_exact(words)
-            .enumerate()
-            .map(|(i, code)| {
-                let d = if mask.is_some_and(|m| !m[i]) {
-                    far
-                } else {
-                    code.iter()
-                        .zip(&q)
-                        .map(|(a, b)| (a ^ b).count_ones())
-                        .sum::<u32>() as u16
-                };
-                counts[usize::from(d)] += 1;
-                d
-            })
+        // Every row's distance, blocks of rows on every core (each block's distances in row
+        // order, and how many rows are at each distance).
+        let rows = self.bits.len() / words.max(1);
+        let blocks: Vec<Range<usize>> = (0..rows)
+            .step_by(NEAREST_BLOCK)
+            .map(|start| start..(start + NEAREST_BLOCK).min(rows))
             .collect();
+        let parts = parallel::map(&blocks, parallel::cores(), |rows| {
+            let mut counts = vec![0usize; usize::from(far) + 1];
+            let codes = self.bits[rows.start * words..rows.end * words].chunks_exact(words);
+            let distances: Vec<u16> = (rows.clone().zip(codes))
+                .map(|(i, code)| {
+                    let d = if mask.is_some_and(|m| !m[i]) {
+                        far
+                    } else {
+                        code.iter()
+                            .zip(&q)
+                            .map(|(a, b)| (a ^ b).count_ones())
+                            .sum::<u32>() as u16
+                    };
+                    counts[usize::from(d)] += 1;
+                    d
+                })
+                .collect();
+            (distances, counts)
+        });
+        let mut counts = vec![0usize; usize::from(far) + 1];
+        for (_, part) in &parts {
+            for (c, n) in counts.iter_mut().zip(part) {
+                *c += n;
+            }
+        }
         // The least distance `cut` with `depth` rows at or below it: every row nearer than
         // `cut`, then rows at `cut` in order until `depth`.
         let mut cut = 0usize;
@@ -148,8 +165,9 @@ impl Codes {
             cut += 1;
         }
         let mut at_cut = depth.saturating_sub(below);
-        let mut out = Vec::with_capacity(depth.min(distances.len()));
-        for (i, &d) in distances.iter().enumerate() {
+        let mut out = Vec::with_capacity(depth.min(rows));
+        let distances = parts.iter().flat_map(|(distances, _)| distances);
+        for (i, &d) in distances.enumerate() {
             let d = usize::from(d);
             if d < cut || (d == cut && d < usize::from(far) && at_cut > 0) {
                 if d == cut {
@@ -167,6 +185,39 @@ mod tests {
     use super::*;
     use crate::lane::semantic::tests::clustered;
     use crate::lane::semantic::VectorEncoding;
+
+    #[test]
+    fn nearest_codes_over_many_blocks_are_the_nearest_by_distance_then_row() {
+        let rows = 2 * NEAREST_BLOCK + 1234;
+        let vs = clustered(rows, 8);
+        let section = VectorSection::new("m", "f", 8, &vs, VectorEncoding::F32).unwrap();
+        let codes = Codes::new(&section);
+        let mask: Vec<bool> = (0..rows).map(|i| i % 3 != 1).collect();
+        for (q, depth) in [
+            (3usize, 2048),
+            (NEAREST_BLOCK + 9, 5000),
+            (rows - 1, 40_000),
+        ] {
+            let query = section.vector(q).unwrap();
+            let mut code = vec![0u64; 1];
+            codes.encode(&query, &mut code);
+            for mask in [None, Some(&mask[..])] {
+                // Every allowed row by (distance, row), the first `depth`, in row order.
+                let mut want: Vec<(u32, u32)> = (0..rows)
+                    .filter(|&i| mask.is_none_or(|m| m[i]))
+                    .map(|i| ((codes.bits[i] ^ code[0]).count_ones(), i as u32))
+                    .collect();
+                want.sort_unstable();
+                let mut want: Vec<u32> = want.iter().take(depth).map(|&(_, i)| i).collect();
+                want.sort_unstable();
+                assert_eq!(
+                    codes.nearest(&query, mask, depth),
+                    want,
+                    "row {q}, depth {depth}"
+                );
+            }
+        }
+    }
 
     #[test]
     fn nearest_codes_hold_the_exact_best_and_honour_the_mask() {
