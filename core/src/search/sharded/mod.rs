@@ -425,8 +425,10 @@ mod tests {
                 found += usize::from(!expected.is_empty());
                 proptest::prop_assert_eq!(got, expected, "query {:?}, options {:?}", query, opts_kind);
             }
-            // Most queries find something (a test of empty answers would prove nothing).
-            proptest::prop_assert!(found >= 2, "{} of {} queries found hits", found, queries.len());
+            // A case whose queries find next to nothing proves little (its pages can be all
+            // `always` pages or miss every word): it does not count, and proptest fails the
+            // run if such cases are common (its limit on rejected cases).
+            proptest::prop_assume!(found >= 2, "fewer than two queries found hits");
         }
     }
 
