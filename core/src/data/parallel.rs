@@ -18,7 +18,7 @@ pub(crate) fn threads_for(items: usize, fewest: usize) -> usize {
 /// and one on wasm (no threads there) or on a thread of [`map`]'s own (the cores are already
 /// shared out).
 pub(crate) fn usable(threads: usize, items: usize) -> usize {
-    if cfg!(target_family = "wasm") || SHARED_OUT.with(std::cell::Cell::get) {
+    if alone() {
         1
     } else {
         threads.min(items).max(1)
@@ -83,10 +83,15 @@ std::thread_local! {
     static SHARED_OUT: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
-/// Whether work on this thread may take a second thread: not on one of [`map`]'s threads
-/// (the cores are already shared out, a batch's queries say), not on wasm, not with one core.
+/// Whether work on this thread stays on it: on wasm (no threads there) or on one of [`map`]'s
+/// threads (the cores are already shared out, a batch's queries say).
+fn alone() -> bool {
+    cfg!(target_family = "wasm") || SHARED_OUT.with(std::cell::Cell::get)
+}
+
+/// Whether work on this thread may take a second thread: not [`alone`], not with one core.
 pub(crate) fn may_spread() -> bool {
-    !cfg!(target_family = "wasm") && cores() > 1 && !SHARED_OUT.with(std::cell::Cell::get)
+    !alone() && cores() > 1
 }
 
 /// With `spread`, `apart()` on a thread of its own while `here()` runs on this one; else, or

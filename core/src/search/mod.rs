@@ -146,6 +146,12 @@ impl View<'_> {
 /// other.
 pub(crate) const LANES_APART_FROM: usize = if cfg!(test) { 1 } else { PRUNE_LEXICAL_FROM };
 
+/// Whether a search over `chunks` chunks runs its word lanes (or its shards) at once
+/// ([`LANES_APART_FROM`]).
+pub(crate) fn lanes_apart(chunks: usize) -> bool {
+    chunks >= LANES_APART_FROM
+}
+
 /// The terms the lexical lane scores for a query, each with its weight: each known query term
 /// weighs its count in the query, and a typo match what its query term would, discounted per
 /// edit (whole words only: no prefixes). As dictionary positions of the index that analyzed
@@ -558,8 +564,7 @@ impl Index {
         reads: Option<&Reads<'_>>,
         model: Option<&dyn Embedder>,
     ) -> Result<Ranking<'a>> {
-        let apart = self.chunk_count() >= LANES_APART_FROM;
-        self.ranking_lanes(query, opts, reads, model, apart)
+        self.ranking_lanes(query, opts, reads, model, lanes_apart(self.chunk_count()))
     }
 
     /// [`Index::ranking`], the two word lanes run at once on two threads when `apart` (and

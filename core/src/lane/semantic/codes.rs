@@ -29,6 +29,15 @@ const BLOCK: usize = 4096;
 /// Rows a task measures the distance of, for a query (a few hundred µs of work).
 const NEAREST_BLOCK: usize = 8 * BLOCK;
 
+/// Rows `0..rows` cut into blocks of `size` (the last one shorter), the tasks of
+/// [`parallel::map`].
+fn row_blocks(rows: usize, size: usize) -> Vec<Range<usize>> {
+    (0..rows)
+        .step_by(size)
+        .map(|start| start..(start + size).min(rows))
+        .collect()
+}
+
 /// The rows a search of `n` results among `rows` vectors scores exactly: the nearest codes,
 /// many more than `n` since a code's distance only estimates the angle, and more in a larger
 /// section, where more rows crowd near the best. Chosen on MiniLM vectors at 1.1M chunks
@@ -62,10 +71,7 @@ impl Codes {
     pub(super) fn new(section: &VectorSection) -> Codes {
         let dim = section.dim as usize;
         let n = section.len();
-        let blocks: Vec<Range<usize>> = (0..n)
-            .step_by(BLOCK)
-            .map(|start| start..(start + BLOCK).min(n))
-            .collect();
+        let blocks = row_blocks(n, BLOCK);
         let threads = parallel::cores();
         let sums = parallel::map(&blocks, threads, |rows| {
             let mut sum = vec![0f64; dim];
@@ -127,10 +133,7 @@ impl Codes {
         // Every row's distance, blocks of rows on every core (each block's distances in row
         // order, and how many rows are at each distance).
         let rows = self.bits.len() / words.max(1);
-        let blocks: Vec<Range<usize>> = (0..rows)
-            .step_by(NEAREST_BLOCK)
-            .map(|start| start..(start + NEAREST_BLOCK).min(rows))
-            .collect();
+        let blocks = row_blocks(rows, NEAREST_BLOCK);
         let parts = parallel::map(&blocks, parallel::cores(), |rows| {
             let mut counts = vec![0usize; usize::from(far) + 1];
             let codes = self.bits[rows.start * words..rows.end * words].chunks_exact(words);

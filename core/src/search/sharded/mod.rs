@@ -164,9 +164,9 @@ impl ShardedIndex {
     }
 
     /// Whether a query's shards are asked on every core at once: from as many chunks as one
-    /// index runs its word lanes apart from ([`super::LANES_APART_FROM`]).
+    /// index runs its word lanes apart from ([`super::lanes_apart`]).
     fn spread(&self) -> bool {
-        self.chunk_count() >= super::LANES_APART_FROM
+        super::lanes_apart(self.chunk_count())
     }
 
     /// [`ShardedIndex::rank`] for many queries with one set of options, answers in query

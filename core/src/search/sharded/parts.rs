@@ -514,7 +514,7 @@ impl ShardSearcher {
         match (q.lexical.is_some(), q.token.is_some()) {
             (true, true) => {
                 // As one index runs them: apart from as many chunks on.
-                let apart = index.chunk_count() >= crate::search::LANES_APART_FROM;
+                let apart = crate::search::lanes_apart(index.chunk_count());
                 (lanes[0], lanes[1]) = parallel::beside(apart, lexical_lane, token_lane);
             }
             (true, false) => lanes[0] = lexical_lane(),
