@@ -188,8 +188,6 @@ pub(crate) fn check(bytes: &[u8]) -> Result<()> {
 /// index's look-up maps.
 pub(crate) fn finish(mut data: IndexData) -> Result<IndexData> {
     validate(&data)?;
-    let pages = &data.pages;
-    crate::text::chunk::derive_hashes(&mut data.chunks, |p| pages[p].text.as_str());
     data.lexical.index_terms();
     Ok(data)
 }

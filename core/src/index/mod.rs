@@ -210,6 +210,10 @@ pub struct Index {
     /// ([`crate::lane::semantic::codes::Codes::of`]: none for a small section; a write makes a new
     /// `Index`, so they are never stale).
     pub(crate) codes: std::sync::OnceLock<Option<crate::lane::semantic::codes::Codes>>,
+    /// Per chunk: its content hash, made the first time it is asked for ([`Index::chunk_hash`]):
+    /// a blob stores none, and a load hashes none (at a million chunks that was a sixth of a
+    /// whole load).
+    pub(crate) hashes: Vec<std::sync::OnceLock<ChunkHash>>,
 }
 
 /// The raw layer's look-ups: each raw document's position by id, and the position of each one's
@@ -224,6 +228,11 @@ pub(crate) fn raw_lookup(raw: &crate::text::raw::RawSection) -> (HashMap<String,
         .map(|(i, d)| (d.id.clone(), i as u32))
         .collect();
     (raw_ids, raw_first)
+}
+
+/// A chunk hash cache of `n` chunks, none made yet ([`Index::chunk_hash`]).
+pub(crate) fn unhashed(n: usize) -> Vec<std::sync::OnceLock<ChunkHash>> {
+    (0..n).map(|_| std::sync::OnceLock::new()).collect()
 }
 
 /// Page `i`'s date in Unix seconds: its frontmatter's, else its file's modification time.
@@ -250,6 +259,7 @@ impl Index {
         }
         first_chunk[data.pages.len()] = data.chunks.len() as u32;
         let (raw_ids, raw_first) = raw_lookup(&data.raw);
+        let data_chunks = data.chunks.len();
         Index {
             page_dates,
             data,
@@ -264,6 +274,7 @@ impl Index {
             support: std::sync::OnceLock::new(),
             typo: std::sync::OnceLock::new(),
             codes: std::sync::OnceLock::new(),
+            hashes: unhashed(data_chunks),
         }
     }
 
@@ -476,7 +487,7 @@ impl Index {
             path: page.path.clone(),
             start,
             end,
-            hash: rec.hash.to_string(),
+            hash: self.chunk_hash(c).to_string(),
             text: self.chunk_text(c).to_string(),
             raw: false,
         }
@@ -526,7 +537,7 @@ impl Index {
                 let (start, end) = body_span(page, rec, unit);
                 ChunkSpan {
                     id: self.chunk_id(c),
-                    hash: rec.hash.to_string(),
+                    hash: self.chunk_hash(c).to_string(),
                     start,
                     end,
                 }
@@ -589,7 +600,7 @@ impl Index {
             path: doc.path.clone(),
             start: unit.convert_u32(&doc.text, rec.start as usize),
             end: unit.convert_u32(&doc.text, rec.end as usize),
-            hash: rec.hash.to_string(),
+            hash: rec.hash(&doc.text).to_string(),
             text: doc.text[rec.start as usize..rec.end as usize].to_string(),
             raw: true,
         }
@@ -632,13 +643,18 @@ impl Index {
     pub(crate) fn numbered_chunks(&self, p: usize) -> Vec<(ChunkHash, u32)> {
         (self.first_chunk[p]..)
             .zip(self.page_chunks(p))
-            .map(|(c, rec)| (rec.hash, self.chunk_number(c)))
+            .map(|(c, _)| (self.chunk_hash(c), self.chunk_number(c)))
             .collect()
     }
 
     /// The chunks of page `p` (its position in [`Index::pages`]).
     pub(crate) fn page_chunks(&self, p: usize) -> &[ChunkRecord] {
         &self.data.chunks[self.first_chunk[p] as usize..self.first_chunk[p + 1] as usize]
+    }
+
+    /// The content hash of chunk `c`, made from its text the first time it is asked for.
+    pub(crate) fn chunk_hash(&self, c: u32) -> ChunkHash {
+        *self.hashes[c as usize].get_or_init(|| ChunkHash::of(self.chunk_text(c)))
     }
 
     pub(crate) fn chunk_text(&self, c: u32) -> &str {

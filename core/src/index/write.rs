@@ -381,24 +381,25 @@ impl Shared<'_> {
                 .collect(),
         };
         analyze_chunks(analyzer, page, &spans, &mut out.vocabulary, &mut out.terms);
-        for (at, &(start, end)) in spans.iter().enumerate() {
-            let hash = match cut {
-                Some(cut) => cut[at].hash,
-                None => chunk::ChunkHash::of(&page.text[start..end]),
-            };
+        for &(start, end) in &spans {
             let offset =
                 |o: usize| u32::try_from(o).map_err(|_| Error::invalid_argument("page > 4 GiB"));
             out.chunks.push(ChunkRecord {
                 page: pi as u32,
                 start: offset(start)?,
                 end: offset(end)?,
-                hash,
             });
         }
-        let hashes: Vec<chunk::ChunkHash> = out.chunks[first..].iter().map(|c| c.hash).collect();
+        // Only a page the previous index held has its chunks hashed, to carry their numbers.
         let page_numbers = match prior.get(&page.id()) {
-            Some(old) => chunk::carry_numbers(&hashes, old),
-            None => (0..hashes.len() as u32).collect(),
+            Some(old) => {
+                let hashes: Vec<chunk::ChunkHash> = out.chunks[first..]
+                    .iter()
+                    .map(|c| c.hash(&page.text))
+                    .collect();
+                chunk::carry_numbers(&hashes, old)
+            }
+            None => (0..spans.len() as u32).collect(),
         };
         out.positional &= page_numbers.iter().zip(0u32..).all(|(&n, at)| n == at);
         out.numbers.extend(page_numbers);
@@ -873,6 +874,52 @@ mod tests {
         )
     }
 
+    /// A chunk's hash is its text's, asked for before or after a write: a write's snapshot
+    /// does not take the hashes its source had made for chunks whose text moved or changed.
+    #[test]
+    fn chunk_hashes_are_of_the_text_before_and_after_a_write() {
+        let data = analyzed_on(1, &pages(6), &mut |_, _| ControlFlow::Continue(())).unwrap();
+        let index = Index::from_data(data);
+        let all = |ix: &Index| -> Vec<(String, chunk::ChunkHash)> {
+            (0..ix.chunk_count() as u32)
+                .map(|c| (ix.chunk_id(c), ix.chunk_hash(c)))
+                .collect()
+        };
+        let text_hashes = |ix: &Index| -> Vec<(String, chunk::ChunkHash)> {
+            (0..ix.chunk_count() as u32)
+                .map(|c| (ix.chunk_id(c), chunk::ChunkHash::of(ix.chunk_text(c))))
+                .collect()
+        };
+        let before = all(&index);
+        assert_eq!(before, text_hashes(&index));
+        assert_eq!(
+            before,
+            all(&index),
+            "asked again, the cache answers the same"
+        );
+        // A page that sorts first gets a new text: every chunk after it moves down the table.
+        let path = &index.pages()[0].path;
+        let edited = format!(
+            "{}\n\nOne line more, to change its last chunk.",
+            index.pages()[0].text
+        );
+        let (next, _) = index
+            .upsert_page(path, &edited, &WriteOptions::default(), None)
+            .unwrap();
+        let after = all(&next);
+        assert_eq!(after, text_hashes(&next));
+        assert_ne!(after, before);
+        // The other pages' chunks keep their ids and hashes.
+        let kept = |v: &[(String, chunk::ChunkHash)]| -> Vec<(String, chunk::ChunkHash)> {
+            let first = &index.pages()[0].key;
+            v.iter()
+                .filter(|(id, _)| !id.starts_with(first.as_str()))
+                .cloned()
+                .collect()
+        };
+        assert_eq!(kept(&after), kept(&before));
+    }
+
     #[test]
     fn a_change_that_does_not_fit_its_pages_is_refused() {
         let change = |removed: &[usize], added: &[usize]| Change {
@@ -963,7 +1010,7 @@ mod tests {
         // Page 3 (long) had its chunks numbered backwards.
         let id = pages[3].id();
         let page = fresh.chunks.iter().filter(|c| c.page == 3);
-        let hashes: Vec<chunk::ChunkHash> = page.map(|c| c.hash).collect();
+        let hashes: Vec<chunk::ChunkHash> = page.map(|c| c.hash(&pages[3].text)).collect();
         assert!(hashes.len() > 1);
         let numbered = hashes.iter().rev().zip(0u32..).map(|(h, n)| (*h, n + 7));
         let prior = chunk::PriorChunks::from([(id, numbered.collect())]);

@@ -192,7 +192,7 @@ impl<'a> HitContext<'a> {
             kind: p.kind.clone(),
             tags: p.tags.clone(),
             score,
-            chunk_hash: record.hash.to_string(),
+            chunk_hash: index.chunk_hash(c).to_string(),
             snippet,
             lanes,
             always: p.usage_mode == UsageMode::Always,

@@ -36,8 +36,15 @@ pub(crate) struct ChunkRecord {
     pub start: u32,
     /// Byte span end (exclusive).
     pub end: u32,
-    /// Content hash of the chunk text.
-    pub hash: ChunkHash,
+}
+
+impl ChunkRecord {
+    /// The content hash of the chunk, cut from `text`, its page's (or raw document's) text. A
+    /// blob stores none: an index makes a chunk's when it is first asked for
+    /// ([`crate::Index::chunk_hash`]), a raw chunk's each time.
+    pub(crate) fn hash(&self, text: &str) -> ChunkHash {
+        ChunkHash::of(&text[self.start as usize..self.end as usize])
+    }
 }
 
 /// A chunk's content hash: the first 128 bits of the BLAKE3 hash of its text. It reads and
@@ -92,26 +99,6 @@ impl<'de> Deserialize<'de> for ChunkHash {
         let hex = String::deserialize(d)?;
         ChunkHash::parse(&hex)
             .ok_or_else(|| serde::de::Error::custom("a chunk hash is 32 hex digits"))
-    }
-}
-
-/// Chunks whose hashes are worth a thread of their own ([`derive_hashes`]; in the tests, few
-/// enough that small tables are shared out).
-const CHUNKS_A_THREAD: usize = if cfg!(test) { 2 } else { 1 << 14 };
-
-/// Sets each chunk's content hash from the text it cuts (a blob stores none), for a
-/// chunk table [`validate_chunk_table`] has accepted against these texts: every load does,
-/// the chunks shared out over the cores in runs.
-pub(crate) fn derive_hashes<'a>(
-    chunks: &mut [ChunkRecord],
-    text: impl Fn(usize) -> &'a str + Sync,
-) {
-    let threads = crate::data::parallel::threads_for(chunks.len(), CHUNKS_A_THREAD);
-    let hashes = crate::data::parallel::map(chunks, threads, |c| {
-        ChunkHash::of(&text(c.page as usize)[c.start as usize..c.end as usize])
-    });
-    for (c, hash) in chunks.iter_mut().zip(hashes) {
-        c.hash = hash;
     }
 }
 

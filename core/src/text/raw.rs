@@ -109,13 +109,11 @@ impl RawSection {
         let mut chunks = Vec::new();
         for (di, doc) in docs.iter().enumerate() {
             for span in chunk::split(&doc.text, config) {
-                let text = &doc.text[span.start..span.end];
                 let too_big = || Error::invalid_argument("raw document > 4 GiB");
                 chunks.push(ChunkRecord {
                     page: u32::try_from(di).map_err(|_| too_big())?,
                     start: u32::try_from(span.start).map_err(|_| too_big())?,
                     end: u32::try_from(span.end).map_err(|_| too_big())?,
-                    hash: chunk::ChunkHash::of(text),
                 });
             }
         }

@@ -477,7 +477,6 @@ impl Head {
                     page,
                     start: 0,
                     end: 0,
-                    hash: Default::default(),
                 })
             })
             .collect();
