@@ -2,14 +2,14 @@
 // the event loop, threads, the model, the examples.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join, dirname, sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Worker } from 'node:worker_threads'
 import { execFileSync, spawnSync } from 'node:child_process'
 import { createRequire } from 'node:module'
 import { Index, Model, parseHeaders, version } from '../index.mjs'
+import { scratch } from './scratch.mjs'
 
 const HERE = dirname(fileURLToPath(import.meta.url))
 const ROOT = join(HERE, '..', '..')
@@ -134,7 +134,7 @@ test('every core error arrives with its code and details', async () => {
   await rejects(() => Index.buildSync({ 'x.md': '---\na: [\n---\n' }, { strict: true }), 'invalid_page')
   await rejects(() => example.verify('x'.repeat(2 * 1024 * 1024), []), 'too_large')
   await rejects(() => Model.load('/nonexistent/model'), 'io')
-  const junk = mkdtempSync(join(tmpdir(), 'wikidex-model-'))
+  const junk = scratch('wikidex-model-')
   writeFileSync(join(junk, 'model.onnx'), 'not onnx')
   writeFileSync(join(junk, 'tokenizer.json'), '{}')
   await rejects(() => Model.load(junk), 'model')
@@ -317,7 +317,7 @@ test('a model with prompts (multilingual-e5-small) puts them before queries and 
 })
 
 test('save and open round trip', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'wikidex-'))
+  const dir = scratch('wikidex-')
   const path = join(dir, 'wiki.wdx')
   await example.save(path)
   const again = await Index.open(path)
@@ -339,7 +339,7 @@ test('the blob is format 1 and loads back with the same answers', async () => {
 })
 
 test('save and saveSync refuse a missing folder and arguments that are not paths', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'wikidex-'))
+  const dir = scratch('wikidex-')
   const path = join(dir, 'wiki.wdx')
   await rejects(() => example.save(join(dir, 'no_such_dir', 'wiki.wdx')), 'io')
   await rejects(() => example.saveSync(join(dir, 'no_such_dir', 'wiki.wdx')), 'io')
@@ -374,7 +374,7 @@ test('agent tools, prompt block, verification and the query log', async () => {
     await new Promise((r) => setTimeout(r, 10))
   }
   assert.deepEqual(entries.map((e) => [e.origin, e.kind]), [['test', 'search'], ['test', 'verify']])
-  const dir = mkdtempSync(join(tmpdir(), 'wikidex-log-'))
+  const dir = scratch('wikidex-log-')
   index.setQueryLog(join(dir, 'log.jsonl'))
   index.searchSync('outage')
   index.setQueryLog(null)
@@ -448,7 +448,7 @@ test('a limit of 0 is refused, as on every surface', async () => {
 })
 
 test('a FIFO or a device is refused as a blob, without blocking', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'wikidex-fifo-'))
+  const dir = scratch('wikidex-fifo-')
   const fifo = join(dir, 'blob.fifo')
   execFileSync('mkfifo', [fifo])
   for (const path of [fifo, '/dev/zero']) {
@@ -458,7 +458,7 @@ test('a FIFO or a device is refused as a blob, without blocking', async () => {
 })
 
 test('sync builds an index file, then reads only what changed, and never replaces a page', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'wikidex-sync-'))
+  const dir = scratch('wikidex-sync-')
   const wiki = join(dir, 'wiki')
   const pages = join(wiki, 'global')
   execFileSync('mkdir', ['-p', pages])

@@ -2,17 +2,17 @@
 // part of the file for it, and refuses what `Index.open` refuses.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join, dirname } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Index, IndexFile, Model } from '../index.mjs'
+import { scratch } from './scratch.mjs'
 
 const HERE = dirname(fileURLToPath(import.meta.url))
 const ROOT = join(HERE, '..', '..')
 const WIKI = join(ROOT, 'examples', 'wiki')
 const MODEL = join(ROOT, 'models', 'all-MiniLM-L6-v2')
-const DIR = mkdtempSync(join(tmpdir(), 'wikidex-file-'))
+const DIR = scratch('wikidex-file-')
 const PATH = join(DIR, 'wiki.wdx')
 Index.buildSync(WIKI).saveSync(PATH)
 const whole = Index.openSync(PATH)

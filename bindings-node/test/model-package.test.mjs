@@ -6,11 +6,12 @@
 // installed is the test's choice, not the environment's.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs'
+import { existsSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, dirname } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { execFileSync, spawnSync } from 'node:child_process'
+import { scratch } from './scratch.mjs'
 
 const HERE = dirname(fileURLToPath(import.meta.url))
 const ROOT = join(HERE, '..', '..')
@@ -34,7 +35,7 @@ const options = JSON.parse(process.argv[1])
 `
 
 function folder(name) {
-  const dir = mkdtempSync(join(tmpdir(), `wikidex-${name}-`))
+  const dir = scratch(`wikidex-${name}-`)
   writeFileSync(join(dir, 'package.json'), '{"private": true}\n')
   return dir
 }

@@ -2,11 +2,11 @@
 // files this package ships in site/, and coded errors for what it cannot do.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { existsSync, mkdtempSync, readFileSync, readdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { existsSync, readFileSync, readdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join, dirname } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { spawnSync } from 'node:child_process'
+import { scratch } from './scratch.mjs'
 
 const HERE = dirname(fileURLToPath(import.meta.url))
 const ROOT = join(HERE, '..', '..')
@@ -16,7 +16,7 @@ const DOCS = join(ROOT, 'docs')
 const run = (args) => spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8' })
 
 test('npx wikidex site writes the bundle the CLI writes, touching nothing else', () => {
-  const out = mkdtempSync(join(tmpdir(), 'wikidex-site-node-'))
+  const out = scratch('wikidex-site-node-')
   writeFileSync(join(out, 'index.html'), '<!doctype html><title>mine</title>')
   const r = run(['site', DOCS, '--out', out, '--layout', 'mkdocs', '--json'])
   assert.equal(r.status, 0, r.stderr + r.stdout)
@@ -33,7 +33,7 @@ test('npx wikidex site writes the bundle the CLI writes, touching nothing else',
   // The CLI writes the same bundle from the same sources.
   const cli = process.env.WIKIDEX_BIN
   if (cli) {
-    const cliOut = mkdtempSync(join(tmpdir(), 'wikidex-site-cli-'))
+    const cliOut = scratch('wikidex-site-cli-')
     const c = spawnSync(cli, ['site', DOCS, '--out', cliOut, '--layout', 'mkdocs', '--json'], { encoding: 'utf8' })
     assert.equal(c.status, 0, c.stderr)
     assert.deepEqual(JSON.parse(readFileSync(join(cliOut, 'wikidex', 'site.json'), 'utf8')), site)
@@ -44,11 +44,11 @@ test('npx wikidex site writes the bundle the CLI writes, touching nothing else',
 test('npx wikidex site --model: the model and its runner for the semantic toggle, as the CLI writes them', { timeout: 180_000 }, (t) => {
   const minilm = join(ROOT, 'models', 'all-MiniLM-L6-v2')
   if (!existsSync(join(minilm, 'model-int8.onnx'))) return t.skip(`no model at ${minilm}`)
-  const model = mkdtempSync(join(tmpdir(), 'wikidex-site-model-'))
+  const model = scratch('wikidex-site-model-')
   symlinkSync(join(minilm, 'model-int8.onnx'), join(model, 'model.onnx'))
   symlinkSync(join(minilm, 'tokenizer.json'), join(model, 'tokenizer.json'))
   const wiki = join(ROOT, 'examples', 'wiki')
-  const out = mkdtempSync(join(tmpdir(), 'wikidex-site-node-'))
+  const out = scratch('wikidex-site-node-')
   const r = run(['site', wiki, '--out', out, '--layout', 'mkdocs', '--model', model, '--json'])
   assert.equal(r.status, 0, r.stderr + r.stdout)
   const site = JSON.parse(r.stdout).manifest
@@ -58,7 +58,7 @@ test('npx wikidex site --model: the model and its runner for the semantic toggle
   assert.equal(site.semantic.bytes, files.reduce((n, f) => n + statSync(join(out, 'wikidex', 'semantic', f)).size, 0))
   const cli = process.env.WIKIDEX_BIN
   if (cli) {
-    const cliOut = mkdtempSync(join(tmpdir(), 'wikidex-site-cli-'))
+    const cliOut = scratch('wikidex-site-cli-')
     const c = spawnSync(cli, ['site', wiki, '--out', cliOut, '--layout', 'mkdocs', '--model', model, '--json'], { encoding: 'utf8' })
     assert.equal(c.status, 0, c.stderr)
     assert.deepEqual(JSON.parse(readFileSync(join(cliOut, 'wikidex', 'site.json'), 'utf8')), site)
@@ -69,7 +69,7 @@ test('npx wikidex site --model: the model and its runner for the semantic toggle
 })
 
 test('npx wikidex site: coded errors for bad arguments', () => {
-  const out = mkdtempSync(join(tmpdir(), 'wikidex-site-node-'))
+  const out = scratch('wikidex-site-node-')
   const code = (args) => {
     const r = run([...args, '--json'])
     assert.notEqual(r.status, 0)

@@ -37,8 +37,11 @@ fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
+/// A folder for test `name`'s files under Cargo's folder for integration tests' files
+/// (`target/tmp`, which `cargo clean` empties), not the system's `/tmp`.
 fn temp(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("wikidex-cli-{}-{name}", std::process::id()));
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("wikidex-cli-{}-{name}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     dir
 }

@@ -523,6 +523,7 @@ mod tests {
             .unwrap();
         assert_eq!(found.source, ModelSource::Explicit);
         assert_eq!(found.dir, Path::new("/given"));
+        std::fs::remove_dir_all(&root).unwrap();
     }
 
     #[test]
@@ -534,6 +535,7 @@ mod tests {
             .unwrap();
         assert_eq!(found.source, ModelSource::Env);
         assert_eq!(found.onnx, Path::new("/no/such/model/model.onnx"));
+        std::fs::remove_dir_all(&root).unwrap();
     }
 
     #[test]
@@ -545,6 +547,7 @@ mod tests {
             .unwrap();
         assert_eq!(found.source, ModelSource::Installed);
         assert_eq!(found.onnx, pkg.join("model-int8.onnx"));
+        std::fs::remove_dir_all(&root).unwrap();
     }
 
     #[test]
@@ -560,6 +563,7 @@ mod tests {
         assert_eq!(found.manifest.unwrap().package, MODEL_PACKAGES[0]);
         let found = discover(None, None, &[other, e5.clone()]).unwrap().unwrap();
         assert_eq!(found.dir, e5);
+        std::fs::remove_dir_all(&root).unwrap();
     }
 
     #[test]
@@ -569,6 +573,7 @@ mod tests {
         let b = folder(&root, "b", "model.onnx", Some("someone-elses-model"));
         let found = discover(None, None, &[b.clone(), a]).unwrap().unwrap();
         assert_eq!(found.dir, b);
+        std::fs::remove_dir_all(&root).unwrap();
     }
 
     #[test]
@@ -589,6 +594,7 @@ mod tests {
         // Named explicitly, the same broken folder is an error, not a silent fallback.
         let err = discover(Some(&broken), None, &[]).unwrap_err();
         assert_eq!(err.code(), "model");
+        std::fs::remove_dir_all(&root).unwrap();
     }
 
     #[test]

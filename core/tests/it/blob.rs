@@ -87,10 +87,11 @@ fn expected_code_at(offset: usize) -> &'static str {
     }
 }
 
-/// A fresh, empty folder for one test (shared by the test modules).
+/// A fresh, empty folder for one test (shared by the test modules), under Cargo's folder for
+/// integration tests' files (`target/tmp`, which `cargo clean` empties), not the system's `/tmp`.
 pub(crate) fn temp_dir(tag: &str) -> PathBuf {
     static N: AtomicUsize = AtomicUsize::new(0);
-    let dir = std::env::temp_dir().join(format!(
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!(
         "wikidex-it-{tag}-{}-{}",
         std::process::id(),
         N.fetch_add(1, Ordering::Relaxed)

@@ -856,7 +856,8 @@ fn check_answer_merges_the_ids_written_in_the_answer_in_linear_time() {
 // ---- the file system ----
 
 fn temp(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("wikidex-hostile-{}-{name}", std::process::id()));
+    // Under Cargo's folder for integration tests' files (`target/tmp`), replaced each run.
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("wikidex-hostile-{name}"));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     dir

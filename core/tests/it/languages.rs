@@ -95,7 +95,8 @@ fn report_of(pages: &[(&str, &str)], config: Config) -> (Arc<Index>, BuildReport
 }
 
 fn tmp(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("wikidex-languages-{name}-{}", std::process::id()));
+    // Under Cargo's folder for integration tests' files (`target/tmp`), replaced each run.
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("wikidex-languages-{name}"));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     dir

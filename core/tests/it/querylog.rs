@@ -150,7 +150,7 @@ fn a_session_logs_the_searches_and_verdicts_of_its_tools_and_evidence_queries() 
 
 #[test]
 fn a_jsonl_log_round_trips_and_insights_find_the_content_gaps() {
-    let dir = std::env::temp_dir().join(format!("wikidex-querylog-{}", std::process::id()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("wikidex-querylog");
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("queries.jsonl");
     let _ = std::fs::remove_file(&path);
