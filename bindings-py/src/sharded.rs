@@ -104,6 +104,23 @@ impl NativeSharded {
         })
     }
 
+    /// `ShardedIndex::verify`, as `NativeIndex.verify` takes its arguments.
+    fn verify(
+        &self,
+        py: Python<'_>,
+        answer: &str,
+        cited: Vec<String>,
+        offered: Vec<String>,
+    ) -> PyResult<String> {
+        run(py, || {
+            to_json(
+                &self
+                    .index
+                    .verify(answer, &crate::parse_cited(&cited), &offered)?,
+            )
+        })
+    }
+
     /// `ShardedIndex::rank_many`, as `NativeIndex.rank_many` takes its arguments.
     #[pyo3(signature = (queries, options=None, threads=None))]
     fn rank_many(

@@ -160,6 +160,16 @@ def test_shards_searched_together_rank_as_one_index(model):
         shard = sharded.shard_of(page_id)
         assert shard is not None and shard.page(page_id).title == whole.page(page_id).title
     assert sharded.shard_of("no-such-page") is None
+    # An answer's citations, verified where their chunks are: quotes of the top hits' chunks,
+    # a page named by key, a chunk no shard has, and a hash the model saw that has changed.
+    hits = whole.search("who should I call when production is down", limit=4).hits
+    answer = " ".join(whole.chunk(h.chunk).text for h in hits[:2])
+    cited = [h.chunk for h in hits[:3]] + [hits[0].page_id, "nowhere::chunk_0", hits[3].chunk + "@" + "0" * 32]
+    for offered in ((), [hits[0].chunk, hits[2].chunk]):
+        verified = sharded.verify(answer, cited, offered)
+        assert verified == whole.verify(answer, cited, offered), offered
+    statuses = [v.status for v in sharded.verify(answer, cited).citations]
+    assert {"quote", "none", "unknown", "drifted"} <= set(statuses), statuses
     copy = pickle.loads(pickle.dumps(sharded))
     assert copy.rank(queries[0], lanes="semantic") == sharded.rank(queries[0], lanes="semantic")
     assert copy.page_count == sharded.page_count

@@ -39,7 +39,7 @@ use unicode_segmentation::UnicodeSegmentation;
 
 use crate::data::error::{Error, Result};
 use crate::data::offset::OffsetUnit;
-use crate::index::{Index, TermTable};
+use crate::index::{Chunk, Index, TermTable};
 use crate::search::SearchResults;
 use crate::text::analyze;
 use crate::text::chunk;
@@ -521,112 +521,7 @@ impl Index {
         offered: &[String],
         unit: OffsetUnit,
     ) -> Result<Verification> {
-        check_answer(answer)?;
-        if cited.len() > MAX_CITATIONS {
-            return Err(Error::too_large("cited ids", MAX_CITATIONS, cited.len()));
-        }
-        if offered.len() > MAX_CITATIONS {
-            return Err(Error::too_large(
-                "offered ids",
-                MAX_CITATIONS,
-                offered.len(),
-            ));
-        }
-        let offered_set: HashSet<&str> = offered.iter().map(String::as_str).collect();
-        let mut words: Option<AnswerWords> = None;
-        let offered_docs: HashSet<&str> = offered
-            .iter()
-            .filter_map(|o| chunk::parse_chunk_id(o).map(|(d, _)| d))
-            .collect();
-        let mut seen = HashSet::new();
-        let mut citations = Vec::new();
-        for c in cited {
-            if !seen.insert(c.id.as_str()) {
-                continue;
-            }
-            citations.push(self.verdict(
-                answer,
-                &mut words,
-                c,
-                (&offered_set, &offered_docs),
-                unit,
-            ));
-        }
-        for o in offered {
-            if !seen.insert(o.as_str()) {
-                continue;
-            }
-            let v = match self.chunk(o) {
-                Ok(ch) => Verdict {
-                    id: o.clone(),
-                    status: CitationStatus::Uncited,
-                    page_id: Some(ch.key_id()),
-                    hash: Some(ch.hash),
-                    quote: None,
-                },
-                Err(_) => unknown(o),
-            };
-            citations.push(v);
-        }
-        let passed = citations
-            .iter()
-            .all(|v| !matches!(v.status, CitationStatus::Unknown | CitationStatus::Drifted));
-        Ok(Verification { citations, passed })
-    }
-
-    fn verdict(
-        &self,
-        answer: &str,
-        words: &mut Option<AnswerWords>,
-        c: &Cited,
-        (offered, offered_docs): (&HashSet<&str>, &HashSet<&str>),
-        unit: OffsetUnit,
-    ) -> Verdict {
-        let Ok(ch) = self.chunk(&c.id) else {
-            return match self
-                .page_by_id(&c.id)
-                .or_else(|| self.page(&c.id, None).ok())
-            {
-                Some(p) => Verdict {
-                    id: c.id.clone(),
-                    status: CitationStatus::None,
-                    page_id: Some(p.id()),
-                    hash: None,
-                    quote: None,
-                },
-                None => unknown(&c.id),
-            };
-        };
-        let page = ch.key_id();
-        let mut v = Verdict {
-            id: c.id.clone(),
-            status: CitationStatus::Paraphrase,
-            page_id: Some(page.clone()),
-            hash: Some(ch.hash.clone()),
-            quote: None,
-        };
-        // A hash means the model saw the chunk: an edit since is drift, whatever was offered.
-        if c.hash.as_deref().is_some_and(|h| h != ch.hash) {
-            v.status = CitationStatus::Drifted;
-        } else if !offered.is_empty()
-            && !offered.contains(c.id.as_str())
-            && !offered_docs.contains(page.as_str())
-        {
-            v.status = CitationStatus::None;
-        } else if let Some(q) = words
-            .get_or_insert_with(|| AnswerWords::new(answer))
-            .quote(&ch.text)
-        {
-            v.status = CitationStatus::Quote;
-            v.quote = Some(QuoteSpan {
-                answer_start: unit.convert(answer, q.answer_start),
-                answer_end: unit.convert(answer, q.answer_end),
-                chunk_start: unit.convert(&ch.text, q.chunk_start),
-                chunk_end: unit.convert(&ch.text, q.chunk_end),
-                words: q.words,
-            });
-        }
-        v
+        verify_over(self, answer, cited, offered, unit)
     }
 
     /// Answer sentences that a chunk supports but that cite nothing, and sentences no chunk
@@ -799,6 +694,141 @@ impl Index {
         }
         PromptBlock { text, offered }
     }
+}
+
+/// What a verification reads of a wiki: the chunk a cited id names, and the page a cited id
+/// names when it is not a chunk's. One index answers from itself; a sharded wiki from the shard
+/// holding the chunk or page.
+pub(crate) trait CitedLookup {
+    /// The chunk (a page's or a raw document's) with this id, if there is one.
+    fn cited_chunk(&self, id: &str) -> Option<Chunk>;
+    /// The id of the page this id names (a page id, else a global page's key), if one does.
+    fn cited_page(&self, id: &str) -> Option<String>;
+}
+
+impl CitedLookup for Index {
+    fn cited_chunk(&self, id: &str) -> Option<Chunk> {
+        self.chunk(id).ok()
+    }
+
+    fn cited_page(&self, id: &str) -> Option<String> {
+        (self.page_by_id(id).or_else(|| self.page(id, None).ok())).map(|p| p.id())
+    }
+}
+
+/// [`Index::verify`] over `wiki`: one index, or every shard of a wiki
+/// ([`crate::ShardedIndex::verify`]), with the quote spans in `unit`.
+pub(crate) fn verify_over(
+    wiki: &impl CitedLookup,
+    answer: &str,
+    cited: &[Cited],
+    offered: &[String],
+    unit: OffsetUnit,
+) -> Result<Verification> {
+    check_answer(answer)?;
+    if cited.len() > MAX_CITATIONS {
+        return Err(Error::too_large("cited ids", MAX_CITATIONS, cited.len()));
+    }
+    if offered.len() > MAX_CITATIONS {
+        return Err(Error::too_large(
+            "offered ids",
+            MAX_CITATIONS,
+            offered.len(),
+        ));
+    }
+    let offered_set: HashSet<&str> = offered.iter().map(String::as_str).collect();
+    let mut words: Option<AnswerWords> = None;
+    let offered_docs: HashSet<&str> = offered
+        .iter()
+        .filter_map(|o| chunk::parse_chunk_id(o).map(|(d, _)| d))
+        .collect();
+    let mut seen = HashSet::new();
+    let mut citations = Vec::new();
+    for c in cited {
+        if !seen.insert(c.id.as_str()) {
+            continue;
+        }
+        citations.push(verdict(
+            wiki,
+            answer,
+            &mut words,
+            c,
+            (&offered_set, &offered_docs),
+            unit,
+        ));
+    }
+    for o in offered {
+        if !seen.insert(o.as_str()) {
+            continue;
+        }
+        let v = match wiki.cited_chunk(o) {
+            Some(ch) => Verdict {
+                id: o.clone(),
+                status: CitationStatus::Uncited,
+                page_id: Some(ch.key_id()),
+                hash: Some(ch.hash),
+                quote: None,
+            },
+            None => unknown(o),
+        };
+        citations.push(v);
+    }
+    let passed = citations
+        .iter()
+        .all(|v| !matches!(v.status, CitationStatus::Unknown | CitationStatus::Drifted));
+    Ok(Verification { citations, passed })
+}
+
+fn verdict(
+    wiki: &impl CitedLookup,
+    answer: &str,
+    words: &mut Option<AnswerWords>,
+    c: &Cited,
+    (offered, offered_docs): (&HashSet<&str>, &HashSet<&str>),
+    unit: OffsetUnit,
+) -> Verdict {
+    let Some(ch) = wiki.cited_chunk(&c.id) else {
+        return match wiki.cited_page(&c.id) {
+            Some(page_id) => Verdict {
+                id: c.id.clone(),
+                status: CitationStatus::None,
+                page_id: Some(page_id),
+                hash: None,
+                quote: None,
+            },
+            None => unknown(&c.id),
+        };
+    };
+    let page = ch.key_id();
+    let mut v = Verdict {
+        id: c.id.clone(),
+        status: CitationStatus::Paraphrase,
+        page_id: Some(page.clone()),
+        hash: Some(ch.hash.clone()),
+        quote: None,
+    };
+    // A hash means the model saw the chunk: an edit since is drift, whatever was offered.
+    if c.hash.as_deref().is_some_and(|h| h != ch.hash) {
+        v.status = CitationStatus::Drifted;
+    } else if !offered.is_empty()
+        && !offered.contains(c.id.as_str())
+        && !offered_docs.contains(page.as_str())
+    {
+        v.status = CitationStatus::None;
+    } else if let Some(q) = words
+        .get_or_insert_with(|| AnswerWords::new(answer))
+        .quote(&ch.text)
+    {
+        v.status = CitationStatus::Quote;
+        v.quote = Some(QuoteSpan {
+            answer_start: unit.convert(answer, q.answer_start),
+            answer_end: unit.convert(answer, q.answer_end),
+            chunk_start: unit.convert(&ch.text, q.chunk_start),
+            chunk_end: unit.convert(&ch.text, q.chunk_end),
+            words: q.words,
+        });
+    }
+    v
 }
 
 fn unknown(id: &str) -> Verdict {

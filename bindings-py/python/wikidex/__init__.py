@@ -1160,6 +1160,11 @@ class ShardedIndex:
         vector = None if query_vector is None else _array(query_vector)
         return SearchResults(json.loads(self._native.search(query, opts, vector)))
 
+    def verify(self, answer: str, cited: Sequence[str] = (), offered: Sequence[str] = ()) -> Record:
+        """Each citation's verdict, as :meth:`Index.verify` of one index of every shard's pages
+        gives them: each cited or offered id read from the shard holding its chunk or page."""
+        return Record(json.loads(self._native.verify(answer, _strings("cited", cited) or [], _strings("offered", offered) or [])))
+
     def rank_many(
         self,
         queries: Sequence[str],

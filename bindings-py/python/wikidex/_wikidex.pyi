@@ -156,6 +156,8 @@ class NativeSharded:
         self, query: str, options: Optional[str] = None, query_vector: Optional[_F32] = None
     ) -> str:
         """The whole SearchResults (JSON) one index of every shard's pages gives."""
+    def verify(self, answer: str, cited: Sequence[str], offered: Sequence[str]) -> str:
+        """The citations' verdicts (JSON) one index of every shard's pages gives."""
     def shard_of(self, page_id: str) -> Optional[int]:
         """The position of the shard holding the page with this id."""
     @property

@@ -163,6 +163,22 @@ impl ShardedIndex {
         (self.coordinator).search(query, opts, self.unit, ask)
     }
 
+    /// Verifies an answer's citations as [`Index::verify`] does over one index of every
+    /// shard's pages, the same verdicts in the same order: each cited or offered id read from
+    /// the shard holding its chunk or page, the quote spans in the unit set by
+    /// [`ShardedIndex::set_offset_unit`].
+    ///
+    /// # Errors
+    /// As [`Index::verify`].
+    pub fn verify(
+        &self,
+        answer: &str,
+        cited: &[crate::cite::Cited],
+        offered: &[String],
+    ) -> Result<crate::cite::Verification> {
+        crate::cite::verify_over(self, answer, cited, offered, self.unit)
+    }
+
     /// Whether a query's shards are asked on every core at once: from as many chunks as one
     /// index runs its word lanes apart from ([`super::lanes_apart`]).
     fn spread(&self) -> bool {
@@ -184,6 +200,27 @@ impl ShardedIndex {
         parallel::map(queries, threads, |q| self.rank(q.as_ref(), opts))
             .into_iter()
             .collect()
+    }
+}
+
+/// A page, a chunk or a raw document is in one shard: the first that has it answers.
+impl crate::cite::CitedLookup for ShardedIndex {
+    fn cited_chunk(&self, id: &str) -> Option<crate::index::Chunk> {
+        self.shards.iter().find_map(|s| s.cited_chunk(id))
+    }
+
+    fn cited_page(&self, id: &str) -> Option<String> {
+        // As one index looks a bare id up (`Index::page` with no scope): as a page id, then as
+        // the id its key normalizes to, then the first page of that key in the wiki's order.
+        let key = crate::text::page::normalize_key(id);
+        let by_id = |id: &str| self.shards.iter().find_map(|s| s.page_by_id(id));
+        (by_id(id).or_else(|| by_id(&key)))
+            .or_else(|| {
+                (self.shards.iter())
+                    .filter_map(|s| s.page(&key, None).ok())
+                    .min_by(|a, b| (&a.scope, &a.key).cmp(&(&b.scope, &b.key)))
+            })
+            .map(Page::id)
     }
 }
 
@@ -425,6 +462,37 @@ mod tests {
                 found += usize::from(!expected.is_empty());
                 proptest::prop_assert_eq!(got, expected, "query {:?}, options {:?}", query, opts_kind);
             }
+            // An answer's citations are verified as one index verifies them: quotes of two
+            // pages, their chunks, pages named by key, a chunk and a page no shard has, a hash
+            // the model saw that is not the chunk's, and what was offered.
+            let (_, _, _, first) = &pages[deal[0] % pages.len()];
+            let (_, _, _, second) = &pages[deal[1] % pages.len()];
+            let quoted = |words: &[u8]| -> String {
+                words.iter().map(|&w| WORDS[w as usize % WORDS.len()]).collect::<Vec<_>>().join(" ")
+            };
+            let answer = format!("As the wiki says: {}. And: {}.", quoted(&first[0]), quoted(&second[0]));
+            let id = |(user, key, _, _): &PageSpec| match user {
+                Some(u) => format!("user/u{u}/k{key}"),
+                None => format!("k{key}"),
+            };
+            let mut cited: Vec<crate::cite::Cited> = Vec::new();
+            for (i, spec) in pages.iter().enumerate().take(6) {
+                cited.push(crate::cite::Cited::id(format!("{}::chunk_{}", id(spec), i % 2)));
+            }
+            cited.push(crate::cite::Cited::id(id(&pages[deal[2] % pages.len()])));
+            // A key as a person writes it, which may name a user's page only.
+            for (_, key, _, _) in pages.iter().take(3) {
+                cited.push(crate::cite::Cited::id(format!("K{key}")));
+            }
+            cited.push(crate::cite::Cited::parse(&format!("{}::chunk_0@{}", id(&pages[0]), "0".repeat(32))));
+            cited.push(crate::cite::Cited::id("k99::chunk_0"));
+            cited.push(crate::cite::Cited::id("k99"));
+            let offered: Vec<String> = match deal[3] % 3 {
+                0 => Vec::new(),
+                _ => pages.iter().skip(1).take(4).map(|spec| format!("{}::chunk_0", id(spec))).collect(),
+            };
+            let verified = one.verify_in(&answer, &cited, &offered, OffsetUnit::Char).unwrap();
+            proptest::prop_assert_eq!(many.verify(&answer, &cited, &offered).unwrap(), verified);
             // A case whose queries find next to nothing proves little (its pages can be all
             // `always` pages or miss every word): it does not count, and proptest fails the
             // run if such cases are common (its limit on rejected cases).
@@ -651,6 +719,66 @@ mod tests {
             .unwrap()
             .is_empty());
         assert_eq!(rounds.get(), 0);
+    }
+
+    /// A citation is read where its chunk, page or raw document is, and a bare key names the
+    /// first page of that key in the wiki's order (not in the shards' order), as in one index.
+    #[test]
+    fn citations_are_verified_where_their_pages_are() {
+        let file = |path: &str, text: &str| (path.to_string(), text.to_string());
+        let ann = file("user/ann/x.md", "Ann keeps the revenue ledger every month.");
+        let bob = file("user/bob/x.md", "Bob keeps the churn ledger every quarter.");
+        let raw = file(
+            "raw/call.md",
+            "The call notes say churn rose in the spring quarter.",
+        );
+        let global = file(
+            "global/y.md",
+            "Revenue is recognized monthly by the finance team.",
+        );
+        let one = build(&[&ann, &bob, &raw, &global], false);
+        // Bob's page in the first shard, Ann's in the second: the wiki's order is Ann's first.
+        let many = ShardedIndex::new(
+            vec![build(&[&bob, &global], false), build(&[&ann, &raw], false)],
+            None,
+        )
+        .unwrap();
+        let answer = "The call notes say churn rose in the spring quarter, and revenue is \
+            recognized monthly by the finance team.";
+        let cited: Vec<crate::cite::Cited> = [
+            "X",
+            "user/bob/x",
+            "raw/call::chunk_0",
+            "y::chunk_0",
+            "user/ann/x::chunk_0",
+            "nowhere::chunk_0",
+        ]
+        .into_iter()
+        .map(crate::cite::Cited::id)
+        .collect();
+        let offered = vec!["user/bob/x::chunk_0".to_string()];
+        let v = one.verify(answer, &cited, &offered).unwrap();
+        let names: Vec<(&str, Option<&str>)> = (v.citations.iter())
+            .map(|c| (c.status.name(), c.page_id.as_deref()))
+            .collect();
+        assert_eq!(
+            names,
+            [
+                ("none", Some("user/ann/x")),
+                ("none", Some("user/bob/x")),
+                ("none", Some("raw/call")),
+                ("none", Some("y")),
+                ("none", Some("user/ann/x")),
+                ("unknown", None),
+                ("uncited", Some("user/bob/x")),
+            ]
+        );
+        assert_eq!(many.verify(answer, &cited, &offered).unwrap(), v);
+        // Offered nothing, the quotes are quotes.
+        let v = one.verify(answer, &cited, &[]).unwrap();
+        assert_eq!(v.citations[2].status.name(), "quote");
+        assert_eq!(v.citations[3].status.name(), "quote");
+        assert_eq!(many.verify(answer, &cited, &[]).unwrap(), v);
     }
 
     #[test]
