@@ -121,6 +121,28 @@ impl NativeSharded {
         })
     }
 
+    /// `ShardedIndex::check_answer`, as `NativeIndex.check_answer` takes its arguments.
+    fn check_answer(
+        &self,
+        py: Python<'_>,
+        answer: &str,
+        cited: Vec<String>,
+        offered: Vec<String>,
+    ) -> PyResult<String> {
+        run(py, || {
+            to_json(
+                &self
+                    .index
+                    .check_answer(answer, &crate::parse_cited(&cited), &offered)?,
+            )
+        })
+    }
+
+    /// `ShardedIndex::uncited_support`.
+    fn uncited_support(&self, py: Python<'_>, answer: &str) -> PyResult<String> {
+        run(py, || to_json(&self.index.uncited_support(answer)?))
+    }
+
     /// `ShardedIndex::rank_many`, as `NativeIndex.rank_many` takes its arguments.
     #[pyo3(signature = (queries, options=None, threads=None))]
     fn rank_many(

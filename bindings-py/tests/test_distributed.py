@@ -168,6 +168,10 @@ def test_shards_searched_together_rank_as_one_index(model):
     for offered in ((), [hits[0].chunk, hits[2].chunk]):
         verified = sharded.verify(answer, cited, offered)
         assert verified == whole.verify(answer, cited, offered), offered
+        checked = sharded.check_answer(answer + " Revenue is recognized monthly.", cited, offered)
+        assert checked == whole.check_answer(answer + " Revenue is recognized monthly.", cited, offered)
+    assert sharded.uncited_support(answer) == whole.uncited_support(answer)
+    assert sharded.uncited_support(answer).uncited, "the quoted chunks support the answer"
     statuses = [v.status for v in sharded.verify(answer, cited).citations]
     assert {"quote", "none", "unknown", "drifted"} <= set(statuses), statuses
     copy = pickle.loads(pickle.dumps(sharded))

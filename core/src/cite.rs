@@ -43,6 +43,7 @@ use crate::index::{Chunk, Index, TermTable};
 use crate::search::SearchResults;
 use crate::text::analyze;
 use crate::text::chunk;
+use crate::text::page::Scope;
 
 /// Fewest consecutive words that make a quote (unless the whole chunk is shorter).
 pub const QUOTE_MIN_WORDS: usize = 8;
@@ -537,55 +538,54 @@ impl Index {
 
     /// [`Index::uncited_support`] with the sentence spans in `unit`.
     pub(crate) fn uncited_support_in(&self, answer: &str, unit: OffsetUnit) -> Result<Support> {
-        check_answer(answer)?;
+        uncited_support_over(self, answer, unit)
+    }
+
+    /// The chunk (at its place in the term table: the wiki's chunks, then the raw chunks)
+    /// sharing most of `terms`, and how many it shares; the first in table order on ties.
+    pub(crate) fn best_support_at(&self, terms: &HashSet<String>) -> Option<(u32, usize)> {
         let table = self.support.get_or_init(|| term_table(self));
-        let wiki = self.chunk_count() as u32;
-        let mut out = Support::default();
         let mut shared: HashMap<u32, usize> = HashMap::new();
-        for (start, sentence) in answer.split_sentence_bound_indices() {
-            let (cites, plain) = id_spans(sentence);
-            let terms: HashSet<String> = self.analyzer.terms(&plain).into_iter().collect();
-            if terms.len() < MIN_SENTENCE_TERMS {
-                continue;
-            }
-            shared.clear();
-            for t in &terms {
-                for &c in table.postings.get(t).map_or(&[][..], Vec::as_slice) {
-                    *shared.entry(c).or_default() += 1;
-                }
-            }
-            // The chunk sharing most terms; the first in table order on ties.
-            let best = shared
-                .iter()
-                .max_by(|a, b| a.1.cmp(b.1).then_with(|| b.0.cmp(a.0)))
-                .map(|(&c, &n)| (c, n));
-            let best_id = best.map(|(c, _)| {
-                if c < wiki {
-                    self.chunk_id(c)
-                } else {
-                    self.raw_chunk_id(c - wiki)
-                }
-            });
-            let score = best.map_or(0.0, |(_, n)| n as f32 / terms.len() as f32);
-            let trimmed = sentence.trim();
-            let lead = sentence.len() - sentence.trim_start().len();
-            let s = SentenceSupport {
-                start: unit.convert(answer, start + lead),
-                end: unit.convert(answer, start + lead + trimmed.len()),
-                text: trimmed.to_string(),
-                cites: cites.clone(),
-                best_chunk: best_id,
-                score,
-            };
-            if score >= SUPPORT_THRESHOLD {
-                if cites.is_empty() {
-                    out.uncited.push(s);
-                }
-            } else {
-                out.unsupported.push(s);
+        for t in terms {
+            for &c in table.postings.get(t).map_or(&[][..], Vec::as_slice) {
+                *shared.entry(c).or_default() += 1;
             }
         }
-        Ok(out)
+        shared
+            .into_iter()
+            .max_by(|a, b| a.1.cmp(&b.1).then_with(|| b.0.cmp(&a.0)))
+    }
+
+    /// The id of the chunk at place `c` of the term table.
+    fn support_chunk_id(&self, c: u32) -> String {
+        let wiki = self.chunk_count() as u32;
+        if c < wiki {
+            self.chunk_id(c)
+        } else {
+            self.raw_chunk_id(c - wiki)
+        }
+    }
+
+    /// Where the chunk at place `c` of the term table comes in the wiki's order of chunks,
+    /// whatever index holds it: a page's chunks by page (scope, key) and place in the page,
+    /// then the raw documents' by id and place.
+    fn support_order(&self, c: u32) -> (bool, Scope, String, u32) {
+        let wiki = self.chunk_count() as u32;
+        if c < wiki {
+            let p = self.chunk_page[c as usize] as usize;
+            let page = &self.pages()[p];
+            (
+                false,
+                page.scope.clone(),
+                page.key.clone(),
+                c - self.first_chunk[p],
+            )
+        } else {
+            let r = c - wiki;
+            let d = self.data.raw.chunks[r as usize].page as usize;
+            let id = self.data.raw.docs[d].id.clone();
+            (true, Scope::Global, id, r - self.raw_first[d])
+        }
     }
 
     /// Checks an answer the way an agent loop needs it, in one call: [`Index::verify`] over the
@@ -615,35 +615,7 @@ impl Index {
         offered: &[String],
         unit: OffsetUnit,
     ) -> crate::Result<AnswerCheck> {
-        check_answer(answer)?;
-        let mut all: Vec<Cited> = cited.to_vec();
-        let mut seen: HashSet<String> = cited.iter().map(|c| c.id.clone()).collect();
-        for id in cited_ids(answer) {
-            if seen.insert(id.to_string()) {
-                all.push(Cited::id(id));
-            }
-        }
-        let verification = self.verify_in(answer, &all, offered, unit)?;
-        let mut support = self.uncited_support_in(answer, unit)?;
-        // A sentence is cited when a cited chunk is its best support, or when a quote of a
-        // cited chunk lies in it (spans are in the same offset unit).
-        let quotes: Vec<(usize, usize)> = verification
-            .citations
-            .iter()
-            .filter_map(|v| v.quote.map(|q| (q.answer_start, q.answer_end)))
-            .collect();
-        support.uncited.retain(|s| {
-            let by_best = s
-                .best_chunk
-                .as_ref()
-                .is_some_and(|b| all.iter().any(|c| &c.id == b));
-            let quoted = quotes.iter().any(|&(a, b)| a < s.end && b > s.start);
-            !by_best && !quoted
-        });
-        Ok(AnswerCheck {
-            verification,
-            support,
-        })
+        check_answer_over(self, answer, cited, offered, unit)
     }
 
     /// A compact block for an agent's context: per hit, its [citation header](format_header),
@@ -704,6 +676,11 @@ pub(crate) trait CitedLookup {
     fn cited_chunk(&self, id: &str) -> Option<Chunk>;
     /// The id of the page this id names (a page id, else a global page's key), if one does.
     fn cited_page(&self, id: &str) -> Option<String>;
+    /// The terms of `text` as the wiki analyzes them.
+    fn terms_of(&self, text: &str) -> HashSet<String>;
+    /// The id of the chunk (a page's or a raw document's) sharing most of `terms`, and how
+    /// many it shares: the first in the wiki's order of chunks on ties.
+    fn best_support(&self, terms: &HashSet<String>) -> Option<(String, usize)>;
 }
 
 impl CitedLookup for Index {
@@ -714,6 +691,30 @@ impl CitedLookup for Index {
     fn cited_page(&self, id: &str) -> Option<String> {
         (self.page_by_id(id).or_else(|| self.page(id, None).ok())).map(|p| p.id())
     }
+
+    fn terms_of(&self, text: &str) -> HashSet<String> {
+        self.analyzer.terms(text).into_iter().collect()
+    }
+
+    fn best_support(&self, terms: &HashSet<String>) -> Option<(String, usize)> {
+        (self.best_support_at(terms)).map(|(c, n)| (self.support_chunk_id(c), n))
+    }
+}
+
+/// The chunk sharing most of `terms` over `shards`, as one index of all their chunks would
+/// choose it (the most terms, then the first in the wiki's order of chunks), with how many
+/// it shares.
+pub(crate) fn best_support_over(
+    shards: &[std::sync::Arc<Index>],
+    terms: &HashSet<String>,
+) -> Option<(String, usize)> {
+    (shards.iter())
+        .filter_map(|s| {
+            s.best_support_at(terms)
+                .map(|(c, n)| (n, s.support_order(c), s, c))
+        })
+        .max_by(|a, b| a.0.cmp(&b.0).then_with(|| b.1.cmp(&a.1)))
+        .map(|(n, _, s, c)| (s.support_chunk_id(c), n))
 }
 
 /// [`Index::verify`] over `wiki`: one index, or every shard of a wiki
@@ -829,6 +830,88 @@ fn verdict(
         });
     }
     v
+}
+
+/// [`Index::uncited_support`] over `wiki`: one index, or every shard of a wiki
+/// ([`crate::ShardedIndex::uncited_support`]), with the sentence spans in `unit`.
+pub(crate) fn uncited_support_over(
+    wiki: &impl CitedLookup,
+    answer: &str,
+    unit: OffsetUnit,
+) -> Result<Support> {
+    check_answer(answer)?;
+    let mut out = Support::default();
+    for (start, sentence) in answer.split_sentence_bound_indices() {
+        let (cites, plain) = id_spans(sentence);
+        let terms = wiki.terms_of(&plain);
+        if terms.len() < MIN_SENTENCE_TERMS {
+            continue;
+        }
+        // The chunk sharing most terms; the first in the wiki's chunk order on ties.
+        let best = wiki.best_support(&terms);
+        let score = best
+            .as_ref()
+            .map_or(0.0, |(_, n)| *n as f32 / terms.len() as f32);
+        let best_id = best.map(|(id, _)| id);
+        let trimmed = sentence.trim();
+        let lead = sentence.len() - sentence.trim_start().len();
+        let s = SentenceSupport {
+            start: unit.convert(answer, start + lead),
+            end: unit.convert(answer, start + lead + trimmed.len()),
+            text: trimmed.to_string(),
+            cites: cites.clone(),
+            best_chunk: best_id,
+            score,
+        };
+        if score >= SUPPORT_THRESHOLD {
+            if cites.is_empty() {
+                out.uncited.push(s);
+            }
+        } else {
+            out.unsupported.push(s);
+        }
+    }
+    Ok(out)
+}
+
+/// [`Index::check_answer`] over `wiki`: one index, or every shard of a wiki
+/// ([`crate::ShardedIndex::check_answer`]), with the spans in `unit`.
+pub(crate) fn check_answer_over(
+    wiki: &impl CitedLookup,
+    answer: &str,
+    cited: &[Cited],
+    offered: &[String],
+    unit: OffsetUnit,
+) -> crate::Result<AnswerCheck> {
+    check_answer(answer)?;
+    let mut all: Vec<Cited> = cited.to_vec();
+    let mut seen: HashSet<String> = cited.iter().map(|c| c.id.clone()).collect();
+    for id in cited_ids(answer) {
+        if seen.insert(id.to_string()) {
+            all.push(Cited::id(id));
+        }
+    }
+    let verification = verify_over(wiki, answer, &all, offered, unit)?;
+    let mut support = uncited_support_over(wiki, answer, unit)?;
+    // A sentence is cited when a cited chunk is its best support, or when a quote of a
+    // cited chunk lies in it (spans are in the same offset unit).
+    let quotes: Vec<(usize, usize)> = verification
+        .citations
+        .iter()
+        .filter_map(|v| v.quote.map(|q| (q.answer_start, q.answer_end)))
+        .collect();
+    support.uncited.retain(|s| {
+        let by_best = s
+            .best_chunk
+            .as_ref()
+            .is_some_and(|b| all.iter().any(|c| &c.id == b));
+        let quoted = quotes.iter().any(|&(a, b)| a < s.end && b > s.start);
+        !by_best && !quoted
+    });
+    Ok(AnswerCheck {
+        verification,
+        support,
+    })
 }
 
 fn unknown(id: &str) -> Verdict {

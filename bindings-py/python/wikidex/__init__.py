@@ -1165,6 +1165,18 @@ class ShardedIndex:
         gives them: each cited or offered id read from the shard holding its chunk or page."""
         return Record(json.loads(self._native.verify(answer, _strings("cited", cited) or [], _strings("offered", offered) or [])))
 
+    def check_answer(self, answer: str, cited: Sequence[str] = (), offered: Sequence[str] = ()) -> Record:
+        """:meth:`verify` with the ids written in the answer merged in, plus the sentences that
+        cite nothing or that nothing supports, as :meth:`Index.check_answer` of one index of
+        every shard's pages gives them."""
+        return Record(json.loads(self._native.check_answer(answer, _strings("cited", cited) or [], _strings("offered", offered) or [])))
+
+    def uncited_support(self, answer: str) -> Record:
+        """The answer's sentences that a chunk supports but that cite nothing, and those no
+        chunk supports, as :meth:`Index.uncited_support` of one index of every shard's chunks
+        finds them (each sentence's best support the best over the shards)."""
+        return Record(json.loads(self._native.uncited_support(answer)))
+
     def rank_many(
         self,
         queries: Sequence[str],

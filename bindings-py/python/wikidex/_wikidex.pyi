@@ -158,6 +158,10 @@ class NativeSharded:
         """The whole SearchResults (JSON) one index of every shard's pages gives."""
     def verify(self, answer: str, cited: Sequence[str], offered: Sequence[str]) -> str:
         """The citations' verdicts (JSON) one index of every shard's pages gives."""
+    def check_answer(self, answer: str, cited: Sequence[str], offered: Sequence[str]) -> str:
+        """The answer's check (JSON) one index of every shard's pages gives."""
+    def uncited_support(self, answer: str) -> str:
+        """The answer's sentences' support (JSON) one index of every shard's chunks gives."""
     def shard_of(self, page_id: str) -> Optional[int]:
         """The position of the shard holding the page with this id."""
     @property

@@ -179,6 +179,31 @@ impl ShardedIndex {
         crate::cite::verify_over(self, answer, cited, offered, self.unit)
     }
 
+    /// The answer's sentences that a chunk supports but that cite nothing, and those no chunk
+    /// supports, as [`Index::uncited_support`] finds them over one index of every shard's
+    /// chunks: each sentence's best support is the best of the shards' (the most terms
+    /// shared, then the first in the wiki's order of chunks).
+    ///
+    /// # Errors
+    /// As [`Index::uncited_support`].
+    pub fn uncited_support(&self, answer: &str) -> Result<crate::cite::Support> {
+        crate::cite::uncited_support_over(self, answer, self.unit)
+    }
+
+    /// [`ShardedIndex::verify`] and [`ShardedIndex::uncited_support`] in one call, as
+    /// [`Index::check_answer`] gives them over one index of every shard's pages.
+    ///
+    /// # Errors
+    /// As [`Index::check_answer`].
+    pub fn check_answer(
+        &self,
+        answer: &str,
+        cited: &[crate::cite::Cited],
+        offered: &[String],
+    ) -> Result<crate::cite::AnswerCheck> {
+        crate::cite::check_answer_over(self, answer, cited, offered, self.unit)
+    }
+
     /// Whether a query's shards are asked on every core at once: from as many chunks as one
     /// index runs its word lanes apart from ([`super::lanes_apart`]).
     fn spread(&self) -> bool {
@@ -221,6 +246,15 @@ impl crate::cite::CitedLookup for ShardedIndex {
                     .min_by(|a, b| (&a.scope, &a.key).cmp(&(&b.scope, &b.key)))
             })
             .map(Page::id)
+    }
+
+    fn terms_of(&self, text: &str) -> std::collections::HashSet<String> {
+        // Every shard analyzes as the others do (`ShardedIndex::new` checks their settings).
+        self.shards[0].terms_of(text)
+    }
+
+    fn best_support(&self, terms: &std::collections::HashSet<String>) -> Option<(String, usize)> {
+        crate::cite::best_support_over(&self.shards, terms)
     }
 }
 
@@ -493,6 +527,10 @@ mod tests {
             };
             let verified = one.verify_in(&answer, &cited, &offered, OffsetUnit::Char).unwrap();
             proptest::prop_assert_eq!(many.verify(&answer, &cited, &offered).unwrap(), verified);
+            // The whole check: the ids written in the answer, and each sentence's best support.
+            let answer = format!("{answer} See {}::chunk_0. {}.", id(&pages[1 % pages.len()]), quoted(&second[second.len() - 1]));
+            let checked = one.check_answer_in(&answer, &cited, &offered, OffsetUnit::Char).unwrap();
+            proptest::prop_assert_eq!(many.check_answer(&answer, &cited, &offered).unwrap(), checked);
             // A case whose queries find next to nothing proves little (its pages can be all
             // `always` pages or miss every word): it does not count, and proptest fails the
             // run if such cases are common (its limit on rejected cases).
@@ -779,6 +817,43 @@ mod tests {
         assert_eq!(v.citations[2].status.name(), "quote");
         assert_eq!(v.citations[3].status.name(), "quote");
         assert_eq!(many.verify(answer, &cited, &[]).unwrap(), v);
+    }
+
+    /// A sentence two chunks support as well is the first's in the wiki's order, whichever
+    /// shard comes first: a page's chunk before a raw document's, page `a` before page `b`.
+    #[test]
+    fn an_answers_support_is_the_first_chunk_in_the_wikis_order() {
+        let text = "The nightly pipeline pages the on-call engineer after midnight.";
+        let file = |path: &str| (path.to_string(), text.to_string());
+        let (a, b, raw) = (file("global/a.md"), file("global/b.md"), file("raw/log.md"));
+        let other = (
+            "global/c.md".to_string(),
+            "Revenue is recognized monthly.".to_string(),
+        );
+        let one = build(&[&a, &b, &raw, &other], false);
+        let deals = [
+            (vec![&raw, &b], vec![&a, &other]),
+            (vec![&b, &other], vec![&raw, &a]),
+            (vec![&raw], vec![&b, &a, &other]),
+        ];
+        let answer = format!(
+            "{text} Revenue is recognized monthly [c::chunk_0]. Quantum widgets oscillate beneath purple glaciers."
+        );
+        let expected = one.check_answer(&answer, &[], &[]).unwrap();
+        assert_eq!(
+            expected.support.uncited[0].best_chunk.as_deref(),
+            Some("a::chunk_0")
+        );
+        assert_eq!(expected.support.unsupported.len(), 1);
+        for (first, second) in deals {
+            let many =
+                ShardedIndex::new(vec![build(&first, false), build(&second, false)], None).unwrap();
+            assert_eq!(many.check_answer(&answer, &[], &[]).unwrap(), expected);
+            assert_eq!(
+                many.uncited_support(&answer).unwrap(),
+                one.uncited_support(&answer).unwrap()
+            );
+        }
     }
 
     #[test]
