@@ -177,8 +177,8 @@ pub struct PageRecord {
 }
 
 /// A searchable index: pages, chunks, postings and configuration, loaded from or saved to one
-/// blob. Immutable while searching; [`Index::upsert_page`] and [`Index::delete_page`] change
-/// it in place.
+/// blob. Never changed once made: [`Index::upsert_page`] and [`Index::delete_page`] return
+/// the next index, and leave this one as it was (a [`crate::Session`] keeps the current one).
 #[derive(Debug)]
 pub struct Index {
     pub(crate) data: IndexData,
