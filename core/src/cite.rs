@@ -668,9 +668,10 @@ impl Index {
     }
 }
 
-/// What a verification reads of a wiki: the chunk a cited id names, and the page a cited id
-/// names when it is not a chunk's. One index answers from itself; a sharded wiki from the shard
-/// holding the chunk or page.
+/// What the answer checks read of a wiki: the chunk a cited id names, the page a cited id names
+/// when it is not a chunk's, a sentence's terms and its best-supporting chunk. One index answers
+/// from itself; a sharded wiki from the shard holding the chunk or page, and the best support
+/// of all the shards'.
 pub(crate) trait CitedLookup {
     /// The chunk (a page's or a raw document's) with this id, if there is one.
     fn cited_chunk(&self, id: &str) -> Option<Chunk>;
@@ -689,7 +690,7 @@ impl CitedLookup for Index {
     }
 
     fn cited_page(&self, id: &str) -> Option<String> {
-        (self.page_by_id(id).or_else(|| self.page(id, None).ok())).map(|p| p.id())
+        (self.page_named(id)).map(|(_, i)| self.pages()[i as usize].id())
     }
 
     fn terms_of(&self, text: &str) -> HashSet<String> {

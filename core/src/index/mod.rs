@@ -230,6 +230,16 @@ pub(crate) fn raw_lookup(raw: &crate::text::raw::RawSection) -> (HashMap<String,
     (raw_ids, raw_first)
 }
 
+/// How a key given with no scope names a page ([`Index::page_named`]), in the order they are
+/// tried: a page id (or an un-normalized key, as BEIR ids are) as given, the id its key
+/// normalizes to, then the key of the first page in page order that has it (a user's page).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum Named {
+    Id,
+    NormalizedId,
+    Key,
+}
+
 /// A chunk hash cache of `n` chunks, none made yet ([`Index::chunk_hash`]).
 pub(crate) fn unhashed(n: usize) -> Vec<std::sync::OnceLock<ChunkHash>> {
     (0..n).map(|_| std::sync::OnceLock::new()).collect()
@@ -259,7 +269,7 @@ impl Index {
         }
         first_chunk[data.pages.len()] = data.chunks.len() as u32;
         let (raw_ids, raw_first) = raw_lookup(&data.raw);
-        let data_chunks = data.chunks.len();
+        let hashes = unhashed(data.chunks.len());
         Index {
             page_dates,
             data,
@@ -274,7 +284,7 @@ impl Index {
             support: std::sync::OnceLock::new(),
             typo: std::sync::OnceLock::new(),
             codes: std::sync::OnceLock::new(),
-            hashes: unhashed(data_chunks),
+            hashes,
         }
     }
 
@@ -397,6 +407,9 @@ impl Index {
     }
 
     pub(crate) fn page_index(&self, key: &str, scope: Option<&Scope>) -> Option<u32> {
+        let Some(scope) = scope else {
+            return self.page_named(key).map(|(_, i)| i);
+        };
         // A page id (or an un-normalized key, as BEIR ids are) found as given wins over the
         // normalized form.
         let exact = self.page_of_id(key);
@@ -405,29 +418,33 @@ impl Index {
         } else {
             page::normalize_key(key)
         };
-        if let Some(user @ Scope::User(_)) = scope {
+        if let user @ Scope::User(_) = scope {
             if let Some(i) = page::find(&self.data.pages, user, &key) {
                 return Some(u32::try_from(i).unwrap_or(u32::MAX));
             }
         }
-        if let Some(i) = exact.or_else(|| self.page_of_id(&key)) {
-            let found = &self.data.pages[i as usize].scope;
-            let visible = match scope {
-                None => true,
-                Some(Scope::Global) => *found == Scope::Global,
-                Some(s) => found == s || *found == Scope::Global,
-            };
-            return visible.then_some(i);
+        let i = exact.or_else(|| self.page_of_id(&key))?;
+        let found = &self.data.pages[i as usize].scope;
+        let visible = match scope {
+            Scope::Global => *found == Scope::Global,
+            s => found == s || *found == Scope::Global,
+        };
+        visible.then_some(i)
+    }
+
+    /// The page `key` names when no scope is given ([`Index::page`] with `None`), and how it
+    /// names it. A wiki in shards names the page one index of it would by taking, over the
+    /// shards, the least of how, then the first page in the wiki's order.
+    pub(crate) fn page_named(&self, key: &str) -> Option<(Named, u32)> {
+        if let Some(i) = self.page_of_id(key) {
+            return Some((Named::Id, i));
         }
-        if scope.is_none() {
-            return self
-                .data
-                .pages
-                .iter()
-                .position(|p| p.key == key)
-                .map(|i| i as u32);
+        let key = page::normalize_key(key);
+        if let Some(i) = self.page_of_id(&key) {
+            return Some((Named::NormalizedId, i));
         }
-        None
+        let i = self.data.pages.iter().position(|p| p.key == key)?;
+        Some((Named::Key, i as u32))
     }
 
     /// The page with this id (`key` or `user/<name>/<key>`).
@@ -641,9 +658,8 @@ impl Index {
 
     /// The content hash and id number of each chunk of page `p`, in order.
     pub(crate) fn numbered_chunks(&self, p: usize) -> Vec<(ChunkHash, u32)> {
-        (self.first_chunk[p]..)
-            .zip(self.page_chunks(p))
-            .map(|(c, _)| (self.chunk_hash(c), self.chunk_number(c)))
+        (self.first_chunk[p]..self.first_chunk[p + 1])
+            .map(|c| (self.chunk_hash(c), self.chunk_number(c)))
             .collect()
     }
 

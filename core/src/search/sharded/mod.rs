@@ -235,17 +235,12 @@ impl crate::cite::CitedLookup for ShardedIndex {
     }
 
     fn cited_page(&self, id: &str) -> Option<String> {
-        // As one index looks a bare id up (`Index::page` with no scope): as a page id, then as
-        // the id its key normalizes to, then the first page of that key in the wiki's order.
-        let key = crate::text::page::normalize_key(id);
-        let by_id = |id: &str| self.shards.iter().find_map(|s| s.page_by_id(id));
-        (by_id(id).or_else(|| by_id(&key)))
-            .or_else(|| {
-                (self.shards.iter())
-                    .filter_map(|s| s.page(&key, None).ok())
-                    .min_by(|a, b| (&a.scope, &a.key).cmp(&(&b.scope, &b.key)))
-            })
-            .map(Page::id)
+        // The page one index would name: the least of how each shard names one, then the
+        // first in the wiki's page order.
+        (self.shards.iter())
+            .filter_map(|s| (s.page_named(id)).map(|(how, i)| (how, &s.pages()[i as usize])))
+            .min_by(|(a, p), (b, q)| (a, &p.scope, &p.key).cmp(&(b, &q.scope, &q.key)))
+            .map(|(_, p)| p.id())
     }
 
     fn terms_of(&self, text: &str) -> std::collections::HashSet<String> {
